@@ -1,0 +1,31 @@
+// Runs every test file under test/ with node's built-in runner (Node 20 has no --test globs).
+// Usage: node scripts/test.mjs [substring ...] to run only files whose path contains one.
+import { readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { spawnSync } from "node:child_process";
+
+function findTests(dir) {
+  const out = [];
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) out.push(...findTests(path));
+    else if (name.endsWith(".test.ts")) out.push(path);
+  }
+  return out;
+}
+
+const filters = process.argv.slice(2);
+const files = findTests("test")
+  .filter((f) => filters.length === 0 || filters.some((s) => f.includes(s)))
+  .sort();
+if (files.length === 0) {
+  console.error("no test files matched");
+  process.exit(1);
+}
+const concurrency = process.env.LEDGERD_TEST_CONCURRENCY ?? "2";
+const result = spawnSync(
+  process.execPath,
+  ["--import", "tsx", "--test", `--test-concurrency=${concurrency}`, "--test-reporter=spec", ...files],
+  { stdio: "inherit" },
+);
+process.exit(result.status ?? 1);

@@ -1,0 +1,65 @@
+// The one catalog of error codes (STYLE rule 4). Every error the node reports has a code here,
+// with its HTTP status and how its message is framed. Codes are never reused or renumbered.
+// `docs/errors.md` lists the same codes; a test keeps the two in sync.
+
+/** How the HTTP message of an error is framed (BigchainDB `web/views/transactions.py`). */
+export type MessageFrame =
+  /** `Invalid transaction (<Code>): <message>` — every ValidationError subclass. */
+  | "validation"
+  /** `Invalid transaction schema: <message>` — SchemaValidationError. */
+  | "schema"
+  /** The message as it is. */
+  | "plain";
+
+export interface CodeSpec {
+  readonly status: number;
+  readonly frame: MessageFrame;
+  readonly summary: string;
+}
+
+export const codes = {
+  // Transaction rejections (BigchainDB `common/exceptions.py` class names, kept as the codes).
+  InvalidHash: { status: 400, frame: "validation", summary: "The id is missing or is not the hash of the body." },
+  SchemaValidationError: { status: 400, frame: "schema", summary: "The transaction does not match the v2.0 schema." },
+  ValidationError: { status: 400, frame: "validation", summary: "A key rule, language rule or other structural rule failed." },
+  InvalidSignature: { status: 400, frame: "validation", summary: "A fulfillment does not parse, verify, or match its condition." },
+  AmountError: { status: 400, frame: "validation", summary: "An amount is out of range or inputs and outputs do not balance." },
+  DuplicateTransaction: { status: 400, frame: "validation", summary: "A CREATE with this id is already committed or pending." },
+  InputDoesNotExist: { status: 400, frame: "validation", summary: "A TRANSFER spends an output that does not exist." },
+  DoubleSpend: { status: 400, frame: "validation", summary: "An output is already spent, or spent twice in one transaction." },
+  AssetIdMismatch: { status: 400, frame: "validation", summary: "The inputs and the transaction name different assets." },
+  ThresholdTooDeep: { status: 400, frame: "validation", summary: "Threshold conditions are nested too deep." },
+  // Request errors.
+  BadJson: { status: 400, frame: "plain", summary: "The body is not valid JSON, or is not an object." },
+  JsonTooDeep: { status: 400, frame: "plain", summary: "The body nests deeper than the limit." },
+  BodyTooLarge: { status: 413, frame: "plain", summary: "The body is larger than the limit." },
+  BadParameter: { status: 400, frame: "plain", summary: "A query parameter is missing, unknown or malformed." },
+  NotFound: { status: 404, frame: "plain", summary: "No such resource." },
+  MethodNotAllowed: { status: 405, frame: "plain", summary: "The path exists but not with this method." },
+  UnsupportedMediaType: { status: 415, frame: "plain", summary: "The body's content type cannot be read." },
+  // Engine and node state.
+  PendingTransaction: { status: 400, frame: "plain", summary: "The same transaction is already pending." },
+  MempoolFull: { status: 503, frame: "plain", summary: "The pending pool is full; try again later." },
+  EngineUnavailable: { status: 503, frame: "plain", summary: "The consensus engine cannot be reached." },
+  CommitTimeout: { status: 504, frame: "plain", summary: "Not committed within the configured time; it may still commit." },
+  ShuttingDown: { status: 503, frame: "plain", summary: "The node is shutting down." },
+  Internal: { status: 500, frame: "plain", summary: "A bug in ledgerd." },
+} as const satisfies Record<string, CodeSpec>;
+
+export type ErrorCode = keyof typeof codes;
+
+/** Codes a transaction can be rejected with (validation), as opposed to request errors. */
+export const rejectionCodes = [
+  "InvalidHash",
+  "SchemaValidationError",
+  "ValidationError",
+  "InvalidSignature",
+  "AmountError",
+  "DuplicateTransaction",
+  "InputDoesNotExist",
+  "DoubleSpend",
+  "AssetIdMismatch",
+  "ThresholdTooDeep",
+] as const satisfies readonly ErrorCode[];
+
+export type RejectionCode = (typeof rejectionCodes)[number];

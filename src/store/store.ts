@@ -1,0 +1,140 @@
+// The Store interface: everything the ledger and the HTTP API read and write.
+//
+// One interface, several backends (`sqlite/` now, `postgres/` later), one conformance suite
+// (`test/unit/store/conformance.ts`) that every backend passes unchanged. The interface is
+// async so that a networked backend fits; the SQLite backend answers synchronously inside.
+//
+// Text (JSON) is stored and returned as text: the HTTP layer writes it into responses without
+// parsing it again, which keeps reads cheap.
+
+export interface OutputRef {
+  readonly transactionId: string;
+  readonly outputIndex: number;
+}
+
+/** The key of an output in maps: `<transaction id>:<output index>`. */
+export function outputKey(ref: OutputRef): string {
+  return `${ref.transactionId}:${ref.outputIndex}`;
+}
+
+export interface CommittedOutput {
+  readonly outputIndex: number;
+  readonly amount: bigint;
+  /** The condition URI recomputed from `condition.details` at commit (what a spender must match). */
+  readonly conditionUri: string;
+  /** Every public key anywhere in `condition.details`, threshold subconditions included, unique. */
+  readonly publicKeys: readonly string[];
+}
+
+export type Operation = "CREATE" | "TRANSFER";
+
+/** A transaction as the ledger hands it to the store at commit. */
+export interface CommittedTx {
+  readonly id: string;
+  readonly operation: Operation;
+  /** The asset id: the transaction's own id for a CREATE, `asset.id` for a TRANSFER. */
+  readonly assetId: string;
+  /** The whole transaction as posted, compact JSON; what GET returns. */
+  readonly json: string;
+  /** `asset.data` as compact JSON for a CREATE whose data is an object; otherwise null. */
+  readonly assetData: string | null;
+  /** `metadata` as compact JSON when it is an object; otherwise null. */
+  readonly metadata: string | null;
+  readonly outputs: readonly CommittedOutput[];
+  /** The outputs this transaction spends (its inputs' `fulfills`); empty for a CREATE. */
+  readonly spends: readonly OutputRef[];
+}
+
+/** An output as the validator sees it when a transaction tries to spend it. */
+export interface StoredOutput extends CommittedOutput {
+  readonly transactionId: string;
+  readonly assetId: string;
+  /** The id of the committed transaction that spent it, or null while unspent. */
+  readonly spentBy: string | null;
+}
+
+export interface Validator {
+  /** The Ed25519 public key, 64 lowercase hex characters. */
+  readonly publicKey: string;
+  readonly power: number;
+}
+
+export interface ChainState {
+  /** Height of the last committed block; 0 before the first. */
+  readonly height: number;
+  /** App hash after the last committed block, 64 hex characters; "" before the first. */
+  readonly appHash: string;
+  /** The chain id given at initChain, or null before it. */
+  readonly chainId: string | null;
+}
+
+export interface BlockWrite {
+  readonly height: number;
+  readonly appHash: string;
+  /** Only the transactions that passed validation, in block order. */
+  readonly txs: readonly CommittedTx[];
+  /** When the block changed the validator set: the whole new set, effective from `height + 1`. */
+  readonly validators?: readonly Validator[];
+}
+
+export interface BlockRecord {
+  readonly height: number;
+  readonly appHash: string;
+  readonly txIds: readonly string[];
+}
+
+export interface SearchHit {
+  readonly id: string;
+  /** The asset data or metadata object, compact JSON. */
+  readonly json: string;
+}
+
+export interface Store {
+  /** The backend's name, e.g. `sqlite`. */
+  readonly backend: string;
+
+  getChainState(): Promise<ChainState>;
+  /** Records the chain id and the first validator set (effective from height 1). Once only. */
+  initChain(chainId: string, validators: readonly Validator[]): Promise<void>;
+  /**
+   * Writes one block and everything derived from it in one database transaction: all or nothing.
+   * The height must be the last committed height + 1 (asserted). Empty blocks are stored too.
+   */
+  commitBlock(block: BlockWrite): Promise<void>;
+
+  // Reads the validator uses (batched: one call per block, not per input).
+  /** Which of these ids are committed transactions. */
+  findTransactions(ids: readonly string[]): Promise<Set<string>>;
+  /** The committed outputs among these references, keyed by `outputKey`; missing ones are absent. */
+  getOutputs(refs: readonly OutputRef[]): Promise<Map<string, StoredOutput>>;
+
+  // Reads the HTTP API makes.
+  /** The committed transaction as posted (compact JSON), or null. */
+  getTransaction(id: string): Promise<string | null>;
+  /**
+   * Transactions of an asset in commit order: its CREATE and every TRANSFER of it. With
+   * `operation` only those; with `lastOnly` only the last one that matches.
+   */
+  getTransactionsByAsset(
+    assetId: string,
+    options?: { operation?: Operation; lastOnly?: boolean },
+  ): Promise<string[]>;
+  /**
+   * Outputs whose condition names this key anywhere, in commit order. `spent` true: only spent;
+   * false: only unspent; undefined: all.
+   */
+  getOutputsByPublicKey(publicKey: string, spent?: boolean): Promise<OutputRef[]>;
+  /** Text search over asset data (DECISIONS #12); `limit` 0 means all. Best match first. */
+  searchAssets(query: string, limit: number): Promise<SearchHit[]>;
+  /** Text search over metadata (DECISIONS #12); `limit` 0 means all. Best match first. */
+  searchMetadata(query: string, limit: number): Promise<SearchHit[]>;
+  getBlock(height: number): Promise<BlockRecord | null>;
+  /** The transactions of a block as posted, in block order; null when there is no such block. */
+  getBlockTransactions(height: number): Promise<string[] | null>;
+  /** The height of the block that holds this transaction, or null. */
+  getBlockHeightOfTransaction(id: string): Promise<number | null>;
+  /** The validator set in force at `height` (default: the latest). */
+  getValidators(height?: number): Promise<Validator[]>;
+
+  close(): Promise<void>;
+}
