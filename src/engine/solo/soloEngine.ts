@@ -1,0 +1,137 @@
+// The embedded engine: one in-process validator (the node's own key) that cuts blocks from its
+// pending pool every `blockIntervalMs`, or at once when `txsPerBlockMax` wait, and never makes
+// empty blocks. It drives the ledger exactly as CometBFT would (checkTx, finalizeBlock, commit).
+import { LedgerError, toLedgerError } from "../../errors/ledgerError.js";
+import type { LedgerApp } from "../../ledger/ledgerApp.js";
+import type { Validator } from "../../store/store.js";
+import type { PreparedTx } from "../../transaction/types.js";
+import type { BroadcastMode, Broadcaster } from "../broadcaster.js";
+import { soloEngineOptionsDefault, type SoloEngineOptions } from "./options.js";
+
+export interface SoloEngineDeps {
+  readonly ledger: LedgerApp;
+  /** This node's validator key; the whole validator set in solo mode. */
+  readonly validator: Validator;
+  /** Called once if block production fails: a broken invariant or a failed disk. */
+  readonly onFatal?: (error: unknown) => void;
+}
+
+interface Waiting {
+  readonly bytes: Uint8Array;
+  readonly tx: PreparedTx;
+  readonly committed: ((error: LedgerError | null) => void)[];
+}
+
+export class SoloEngine implements Broadcaster {
+  private readonly options: SoloEngineOptions;
+  private queue: Waiting[] = [];
+  /** The batch of the block being produced, so a failure can answer its waiters. */
+  private inFlight: Waiting[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private producing: Promise<void> | null = null;
+  private stopping = false;
+  private fatal: unknown = null;
+
+  private constructor(options: Partial<SoloEngineOptions>, private readonly deps: SoloEngineDeps) {
+    this.options = { ...soloEngineOptionsDefault, ...options };
+  }
+
+  /** Starts on the store's last committed height; a new store gets its chain and validator. */
+  static async start(options: Partial<SoloEngineOptions>, deps: SoloEngineDeps): Promise<SoloEngine> {
+    const engine = new SoloEngine(options, deps);
+    if (deps.ledger.info().height === 0) {
+      await deps.ledger.initChain(engine.options.chainId, [deps.validator]).catch((error: unknown) => {
+        // A store that already has its chain (restart before the first block) keeps it.
+        if (!(error instanceof Error && /already/i.test(error.message))) throw error;
+      });
+    }
+    return engine;
+  }
+
+  async broadcast(bytes: Uint8Array, mode: BroadcastMode): Promise<PreparedTx> {
+    if (this.stopping || this.fatal !== null) throw new LedgerError("ShuttingDown", "The node is shutting down");
+    const checked = await this.deps.ledger.checkTx(bytes);
+    if (!checked.ok) throw toLedgerError(checked.rejection);
+    const waiting: Waiting = { bytes, tx: checked.tx, committed: [] };
+    const done = mode === "commit" ? this.waitForCommit(waiting) : null;
+    this.queue.push(waiting);
+    this.schedule();
+    if (done !== null) await done;
+    return checked.tx;
+  }
+
+  /** Stop taking transactions, finish the block in progress and those already waiting. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    while (this.producing !== null || (this.queue.length > 0 && this.fatal === null)) {
+      await (this.producing ?? this.produce());
+    }
+  }
+
+  private waitForCommit(waiting: Waiting): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const timeout = setTimeout(() => {
+        reject(new LedgerError("CommitTimeout", `Transaction \`${waiting.tx.id}\` was not committed within ${this.options.commitTimeoutMs} ms; it may still commit`));
+      }, this.options.commitTimeoutMs);
+      waiting.committed.push((error) => {
+        clearTimeout(timeout);
+        if (error === null) resolve();
+        else reject(error);
+      });
+    });
+  }
+
+  private schedule(): void {
+    if (this.producing !== null || this.fatal !== null) return;
+    if (this.queue.length >= this.options.txsPerBlockMax) {
+      if (this.timer !== null) clearTimeout(this.timer);
+      this.timer = null;
+      void this.produce();
+      return;
+    }
+    if (this.timer === null && this.queue.length > 0) {
+      this.timer = setTimeout(() => {
+        this.timer = null;
+        void this.produce();
+      }, this.options.blockIntervalMs);
+    }
+  }
+
+  private produce(): Promise<void> {
+    if (this.producing !== null) return this.producing;
+    this.producing = this.produceBlock()
+      .catch((error: unknown) => this.fail(error))
+      .finally(() => {
+        this.producing = null;
+        if (!this.stopping) this.schedule();
+      });
+    return this.producing;
+  }
+
+  private async produceBlock(): Promise<void> {
+    const batch = this.queue.splice(0, this.options.txsPerBlockMax);
+    if (batch.length === 0) return;
+    this.inFlight = batch;
+    const ledger = this.deps.ledger;
+    const height = ledger.info().height + 1;
+    const finalized = await ledger.finalizeBlock(height, batch.map((w) => w.bytes));
+    await ledger.commit();
+    this.inFlight = [];
+    batch.forEach((waiting, i) => {
+      const rejection = finalized.results[i] ?? null;
+      const error = rejection === null ? null : toLedgerError(rejection);
+      for (const notify of waiting.committed) notify(error);
+    });
+  }
+
+  private fail(error: unknown): void {
+    this.fatal = error;
+    const failure = new LedgerError("EngineUnavailable", "The embedded engine stopped after an internal error", { cause: error });
+    for (const waiting of [...this.inFlight, ...this.queue]) for (const notify of waiting.committed) notify(failure);
+    this.inFlight = [];
+    this.queue = [];
+    this.deps.onFatal?.(error);
+  }
+}

@@ -1,0 +1,290 @@
+// The ledger is the state machine, in the shape of an ABCI application (info, initChain, checkTx,
+// finalizeBlock, commit) so that the same code runs under the embedded solo engine and behind
+// CometBFT. It owns: the prepared-transaction cache (signatures are verified once per
+// transaction per node), the pending pool's view of spends, block execution against committed
+// state plus the block's earlier transactions, the app-hash chain, and the committed-block event.
+import assert from "node:assert/strict";
+import { reject, type Rejection } from "../errors/ledgerError.js";
+import { outputKey, type BlockWrite, type CommittedTx, type OutputRef, type Store, type StoredOutput, type Validator } from "../store/store.js";
+import type { LedgerView, PreparedTx, SpendableOutput } from "../transaction/types.js";
+import { validateTx } from "../transaction/validateTx.js";
+import { nextAppHash } from "./appHash.js";
+import { ledgerOptionsDefault, type LedgerOptions } from "./options.js";
+import type { PreparePool } from "./preparePool.js";
+import { PreparedCache } from "./preparedCache.js";
+
+export type CheckTxResult = { readonly ok: true; readonly tx: PreparedTx } | { readonly ok: false; readonly rejection: Rejection };
+
+export interface FinalizedBlock {
+  readonly height: number;
+  readonly appHash: string;
+  /** One per transaction of the block, in order: null when valid, else why it was rejected. */
+  readonly results: readonly (Rejection | null)[];
+}
+
+export interface CommittedBlock {
+  readonly height: number;
+  readonly appHash: string;
+  readonly txs: readonly PreparedTx[];
+}
+
+export interface LedgerDeps {
+  readonly store: Store;
+  readonly pool: PreparePool;
+}
+
+interface StagedBlock {
+  readonly write: BlockWrite;
+  readonly txs: readonly PreparedTx[];
+  /** Every transaction id the block carried, valid or not, to release from the pending pool. */
+  readonly carriedIds: readonly string[];
+}
+
+export class LedgerApp {
+  private height: number;
+  private appHash: string;
+  private staged: StagedBlock | null = null;
+  /** Incremented when a commit changes state; checkTx re-reads if it moved under it. */
+  private commitGeneration = 0;
+  private readonly cache: PreparedCache;
+  private readonly pending = new Map<string, PreparedTx>();
+  /** Outputs spent by pending transactions, by `outputKey`. */
+  private readonly pendingSpends = new Set<string>();
+  private readonly listeners: ((block: CommittedBlock) => void)[] = [];
+
+  private constructor(
+    private readonly options: LedgerOptions,
+    private readonly deps: LedgerDeps,
+    state: { height: number; appHash: string },
+  ) {
+    this.height = state.height;
+    this.appHash = state.appHash;
+    this.cache = new PreparedCache(options.preparedCacheEntriesMax);
+  }
+
+  static async open(options: Partial<LedgerOptions>, deps: LedgerDeps): Promise<LedgerApp> {
+    const state = await deps.store.getChainState();
+    return new LedgerApp({ ...ledgerOptionsDefault, ...options }, deps, state);
+  }
+
+  /** ABCI Info: where the committed chain stands, so an engine can resume or replay. */
+  info(): { readonly height: number; readonly appHash: string } {
+    return { height: this.height, appHash: this.appHash };
+  }
+
+  get pendingCount(): number {
+    return this.pending.size;
+  }
+
+  async initChain(chainId: string, validators: readonly Validator[]): Promise<void> {
+    await this.deps.store.initChain(chainId, validators);
+  }
+
+  /** Subscribe to blocks once they are durable. */
+  onCommitted(listener: (block: CommittedBlock) => void): void {
+    this.listeners.push(listener);
+  }
+
+  /** Parse and verify (cached by exact bytes, on the worker pool when missing). */
+  async prepare(bytes: Uint8Array): Promise<PreparedTx | Rejection> {
+    const cached = this.cache.get(bytes);
+    if (cached !== undefined) return cached;
+    const result = await this.deps.pool.prepare(bytes);
+    if (!("code" in result)) this.cache.put(bytes, result);
+    return result;
+  }
+
+  /**
+   * Take a transaction prepared elsewhere in this node (an HTTP worker process) as if this
+   * process had prepared it: the bytes and result come from a trusted sibling, not the network.
+   */
+  remember(bytes: Uint8Array, tx: PreparedTx): void {
+    this.cache.put(bytes, tx);
+  }
+
+  /**
+   * ABCI CheckTx: valid against committed state and the pending pool? If so, the transaction
+   * joins the pending pool (its spends count as spent for later checks) until a block carries it
+   * or `release` drops it.
+   */
+  async checkTx(bytes: Uint8Array): Promise<CheckTxResult> {
+    const prepared = await this.prepare(bytes);
+    if ("code" in prepared) return { ok: false, rejection: prepared };
+    if (this.pending.has(prepared.id)) {
+      return { ok: false, rejection: reject("PendingTransaction", `Transaction \`${prepared.id}\` is already pending`) };
+    }
+    if (this.pending.size >= this.options.pendingTxsMax) {
+      return { ok: false, rejection: reject("MempoolFull", "The pending pool is full; try again later") };
+    }
+    for (;;) {
+      const generation = this.commitGeneration;
+      const committed = await this.readCommitted([prepared]);
+      if (generation !== this.commitGeneration) continue;
+      // From here to the end: synchronous, so the pending pool cannot change under the check.
+      const rejection = validateTx(prepared, this.pendingView(committed));
+      if (rejection !== null) return { ok: false, rejection };
+      if (this.pending.has(prepared.id)) {
+        return { ok: false, rejection: reject("PendingTransaction", `Transaction \`${prepared.id}\` is already pending`) };
+      }
+      this.admit(prepared);
+      return { ok: true, tx: prepared };
+    }
+  }
+
+  /** Drop a pending transaction that no block will carry (e.g. the engine refused it). */
+  release(id: string): void {
+    const tx = this.pending.get(id);
+    if (tx === undefined) return;
+    this.pending.delete(id);
+    for (const input of tx.inputs) if (input.fulfills !== null) this.pendingSpends.delete(outputKey(input.fulfills));
+  }
+
+  /**
+   * ABCI FinalizeBlock: execute the block's transactions in order, each against committed state
+   * plus the earlier valid ones of the block. A later conflicting one is rejected and not stored.
+   * Nothing is written until `commit`.
+   */
+  async finalizeBlock(height: number, txs: readonly Uint8Array[]): Promise<FinalizedBlock> {
+    assert.equal(this.staged, null, "finalizeBlock twice without commit");
+    assert.equal(height, this.height + 1, "block heights are contiguous");
+    const prepared = await Promise.all(txs.map((bytes) => this.prepare(bytes)));
+    const candidates = prepared.filter((p): p is PreparedTx => !("code" in p));
+    const committed = await this.readCommitted(candidates);
+    const block = new BlockOverlay(committed);
+    const results: (Rejection | null)[] = [];
+    const valid: PreparedTx[] = [];
+    for (const tx of prepared) {
+      if ("code" in tx) {
+        results.push(tx);
+        continue;
+      }
+      const rejection = validateTx(tx, block);
+      results.push(rejection);
+      if (rejection === null) {
+        block.apply(tx);
+        valid.push(tx);
+      }
+    }
+    const appHash = nextAppHash(this.appHash, valid.map((tx) => tx.id));
+    this.staged = {
+      write: { height, appHash, txs: valid.map(toCommittedTx) },
+      txs: valid,
+      carriedIds: candidates.map((tx) => tx.id),
+    };
+    return { height, appHash, results };
+  }
+
+  /** ABCI Commit: make the finalized block durable, then tell the listeners. */
+  async commit(): Promise<CommittedBlock> {
+    const staged = this.staged;
+    assert(staged !== null, "commit without finalizeBlock");
+    await this.deps.store.commitBlock(staged.write);
+    this.staged = null;
+    this.height = staged.write.height;
+    this.appHash = staged.write.appHash;
+    this.commitGeneration++;
+    for (const id of staged.carriedIds) this.release(id);
+    const block: CommittedBlock = { height: this.height, appHash: this.appHash, txs: staged.txs };
+    for (const listener of this.listeners) listener(block);
+    return block;
+  }
+
+  private admit(tx: PreparedTx): void {
+    this.pending.set(tx.id, tx);
+    for (const input of tx.inputs) if (input.fulfills !== null) this.pendingSpends.add(outputKey(input.fulfills));
+  }
+
+  /** One batched read of what the validator needs from committed state for these transactions. */
+  private async readCommitted(txs: readonly PreparedTx[]): Promise<CommittedState> {
+    const refs: OutputRef[] = [];
+    const creates: string[] = [];
+    for (const tx of txs) {
+      if (tx.operation === "CREATE") creates.push(tx.id);
+      for (const input of tx.inputs) if (input.fulfills !== null) refs.push(input.fulfills);
+    }
+    const [ids, outputs] = await Promise.all([
+      creates.length === 0 ? new Set<string>() : this.deps.store.findTransactions(creates),
+      refs.length === 0 ? new Map<string, StoredOutput>() : this.deps.store.getOutputs(refs),
+    ]);
+    return { ids, outputs };
+  }
+
+  // Committed state, plus pending transactions: their spends count as spent, and their outputs
+  // can be spent (chained spends in the pool are checked again when a block executes them).
+  private pendingView(committed: CommittedState): LedgerView {
+    const pending = this.pending;
+    const pendingSpends = this.pendingSpends;
+    return {
+      hasTransaction: (id) => committed.ids.has(id) || pending.has(id),
+      getOutput: (ref) => {
+        const key = outputKey(ref);
+        const stored = committed.outputs.get(key);
+        if (stored !== undefined) {
+          return { ...spendable(stored), spent: stored.spentBy !== null || pendingSpends.has(key) };
+        }
+        const maker = pending.get(ref.transactionId);
+        const output = maker?.outputs[ref.outputIndex];
+        if (maker === undefined || output === undefined) return undefined;
+        return { amount: output.amount, conditionUri: output.conditionUri, assetId: maker.assetId, spent: pendingSpends.has(key) };
+      },
+    };
+  }
+}
+
+interface CommittedState {
+  readonly ids: ReadonlySet<string>;
+  readonly outputs: ReadonlyMap<string, StoredOutput>;
+}
+
+function spendable(stored: StoredOutput): SpendableOutput {
+  return { amount: stored.amount, conditionUri: stored.conditionUri, assetId: stored.assetId, spent: stored.spentBy !== null };
+}
+
+/** Committed state plus the valid transactions applied so far in the block being executed. */
+class BlockOverlay implements LedgerView {
+  private readonly ids = new Set<string>();
+  private readonly outputs = new Map<string, SpendableOutput>();
+  private readonly spent = new Set<string>();
+
+  constructor(private readonly committed: CommittedState) {}
+
+  hasTransaction(id: string): boolean {
+    return this.ids.has(id) || this.committed.ids.has(id);
+  }
+
+  getOutput(ref: OutputRef): SpendableOutput | undefined {
+    const key = outputKey(ref);
+    const output = this.outputs.get(key);
+    const stored = this.committed.outputs.get(key);
+    const base = output ?? (stored === undefined ? undefined : spendable(stored));
+    if (base === undefined) return undefined;
+    return this.spent.has(key) ? { ...base, spent: true } : base;
+  }
+
+  apply(tx: PreparedTx): void {
+    this.ids.add(tx.id);
+    for (const input of tx.inputs) if (input.fulfills !== null) this.spent.add(outputKey(input.fulfills));
+    for (const output of tx.outputs) {
+      this.outputs.set(`${tx.id}:${output.outputIndex}`, {
+        amount: output.amount,
+        conditionUri: output.conditionUri,
+        assetId: tx.assetId,
+        spent: false,
+      });
+    }
+  }
+}
+
+function toCommittedTx(tx: PreparedTx): CommittedTx {
+  const spends = tx.inputs.flatMap((input) => (input.fulfills === null ? [] : [input.fulfills]));
+  return {
+    id: tx.id,
+    operation: tx.operation,
+    assetId: tx.assetId,
+    json: tx.json,
+    assetData: tx.assetData,
+    metadata: tx.metadata,
+    outputs: tx.outputs,
+    spends,
+  };
+}

@@ -1,0 +1,117 @@
+import assert from "node:assert/strict";
+import { availableParallelism } from "node:os";
+import { Worker } from "node:worker_threads";
+import type { Rejection } from "../errors/ledgerError.js";
+import { prepareTxBytes } from "../transaction/prepareTxBytes.js";
+import type { PreparedTx } from "../transaction/types.js";
+
+export interface PreparePoolOptions {
+  /** Worker threads; 0 prepares on the calling thread (tests, tools). */
+  readonly threads: number;
+  /** Transactions sent to a worker in one message (fewer messages, less overhead). */
+  readonly batchTxsMax: number;
+}
+
+export const preparePoolOptionsDefault: PreparePoolOptions = {
+  threads: availableParallelism(),
+  batchTxsMax: 64,
+};
+
+export interface PrepareRequest {
+  readonly batch: number;
+  readonly items: readonly Uint8Array[];
+}
+
+export interface PrepareResponse {
+  readonly batch: number;
+  readonly results: readonly (PreparedTx | Rejection)[];
+}
+
+interface Waiter {
+  readonly resolve: (value: PreparedTx | Rejection) => void;
+  readonly reject: (error: Error) => void;
+}
+
+interface WorkerSlot {
+  readonly worker: Worker;
+  outstanding: number;
+  readonly batches: Map<number, Waiter[]>;
+}
+
+/**
+ * Runs `prepareTxBytes` on a pool of worker threads. Requests made in the same turn of the event
+ * loop are batched, and each batch goes to the worker with the least outstanding work.
+ */
+export class PreparePool {
+  private readonly slots: WorkerSlot[] = [];
+  private queue: { bytes: Uint8Array; waiter: Waiter }[] = [];
+  private flushScheduled = false;
+  private nextBatch = 0;
+  private closed = false;
+
+  constructor(private readonly options: PreparePoolOptions = preparePoolOptionsDefault) {
+    const url = workerUrl();
+    for (let i = 0; i < options.threads; i++) this.slots.push(this.startWorker(url));
+  }
+
+  prepare(bytes: Uint8Array): Promise<PreparedTx | Rejection> {
+    if (this.closed) return Promise.reject(new Error("prepare pool is closed"));
+    if (this.slots.length === 0) return Promise.resolve(prepareTxBytes(bytes));
+    return new Promise((resolve, reject) => {
+      this.queue.push({ bytes, waiter: { resolve, reject } });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all(this.slots.map((slot) => slot.worker.terminate()));
+  }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    const queue = this.queue;
+    this.queue = [];
+    // Spread the queue evenly over the workers, in batches of at most batchTxsMax.
+    const per = Math.min(this.options.batchTxsMax, Math.ceil(queue.length / this.slots.length));
+    for (let start = 0; start < queue.length; start += per) {
+      const part = queue.slice(start, start + per);
+      const slot = this.slots.reduce((a, b) => (b.outstanding < a.outstanding ? b : a));
+      const batch = this.nextBatch++;
+      slot.batches.set(batch, part.map((item) => item.waiter));
+      slot.outstanding += part.length;
+      const request: PrepareRequest = { batch, items: part.map((item) => item.bytes) };
+      slot.worker.postMessage(request);
+    }
+  }
+
+  private startWorker(url: URL): WorkerSlot {
+    const worker = new Worker(url);
+    worker.unref();
+    const slot: WorkerSlot = { worker, outstanding: 0, batches: new Map() };
+    worker.on("message", (response: PrepareResponse) => {
+      const waiters = slot.batches.get(response.batch);
+      assert(waiters !== undefined && waiters.length === response.results.length, "prepare batch mismatch");
+      slot.batches.delete(response.batch);
+      slot.outstanding -= waiters.length;
+      response.results.forEach((result, i) => {
+        if ("code" in result && result.code === "Internal") waiters[i]!.reject(new Error(result.message));
+        else waiters[i]!.resolve(result);
+      });
+    });
+    worker.on("error", (error) => {
+      for (const waiters of slot.batches.values()) for (const waiter of waiters) waiter.reject(error);
+      slot.batches.clear();
+    });
+    return slot;
+  }
+}
+
+// Under tsx (tests, benchmarks) the sources are .ts; in dist they are .js.
+function workerUrl(): URL {
+  const ext = import.meta.url.endsWith(".ts") ? ".ts" : ".js";
+  return new URL(`./prepareWorker${ext}`, import.meta.url);
+}

@@ -1,0 +1,21 @@
+// A worker thread of the prepare pool: runs the stateless half of validation (parse, id, schema,
+// fulfillments, Ed25519) so that both cores verify signatures (issue #3).
+import { parentPort } from "node:worker_threads";
+import { prepareTxBytes } from "../transaction/prepareTxBytes.js";
+import type { PrepareRequest, PrepareResponse } from "./preparePool.js";
+
+if (parentPort === null) throw new Error("prepareWorker must run as a worker thread");
+const port = parentPort;
+
+port.on("message", (request: PrepareRequest) => {
+  const results = request.items.map((bytes) => {
+    try {
+      return prepareTxBytes(bytes);
+    } catch (error) {
+      // A bug, not bad input: report it so the pool can fail loudly.
+      return { code: "Internal" as const, message: error instanceof Error ? error.stack ?? error.message : String(error) };
+    }
+  });
+  const response: PrepareResponse = { batch: request.batch, results };
+  port.postMessage(response);
+});

@@ -1,0 +1,35 @@
+// Options of the SQLite store, with their defaults (STYLE rule 10: one source of defaults).
+
+export interface SqliteStoreOptions {
+  /** The database file. Its folder is created when missing. `:memory:` gives a throwaway store. */
+  readonly path: string;
+  /**
+   * When a commit reaches the disk. `full` syncs the write-ahead log at every commit, so an
+   * acknowledged block survives a power loss; `normal` only survives a process crash (the OS
+   * still holds the data); `off` is for throwaway stores and benchmarks of everything else.
+   */
+  readonly synchronous: "full" | "normal" | "off";
+  /** SQLite's page cache for this connection. The hot indexes of ~10M transactions fit. */
+  readonly cacheSizeBytes: number;
+  /** Memory-mapped reads (0: off). Saves a copy per page read; bounded by SQLite's 2 GiB cap. */
+  readonly mmapSizeBytes: number;
+  /**
+   * The write-ahead log is copied back into the database once it holds this many pages (the
+   * checkpoint runs inside the commit that crosses the mark). Bigger: fewer, longer pauses.
+   */
+  readonly walAutocheckpointPages: number;
+  /** After a checkpoint the log file is truncated to this size. */
+  readonly journalSizeLimitBytes: number;
+  /** A text search with more words than this (terms, phrase words, exclusions) is refused. */
+  readonly searchWordsMax: number;
+}
+
+export const sqliteStoreOptionsDefault: SqliteStoreOptions = Object.freeze({
+  path: "data/ledgerd.sqlite",
+  synchronous: "full",
+  cacheSizeBytes: 256 * 1024 * 1024,
+  mmapSizeBytes: 1024 * 1024 * 1024,
+  walAutocheckpointPages: 4000,
+  journalSizeLimitBytes: 64 * 1024 * 1024,
+  searchWordsMax: 64,
+});

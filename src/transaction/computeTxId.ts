@@ -1,0 +1,14 @@
+import { createHash } from "node:crypto";
+import type { JsonObject } from "./jsonValue.js";
+import { serializeCanonical, type CanonicalForm } from "./serializeCanonical.js";
+
+/**
+ * The transaction id in one canonical form: hex sha3-256 of the canonical JSON of the
+ * transaction with `"id": null`, fulfillments included (spec §2.1, `Transaction.validate_id`).
+ * The input is not changed. Throws LedgerError("BadJson") where the python form cannot be written.
+ */
+export function computeTxId(tx: JsonObject, form: CanonicalForm): string {
+  const body: JsonObject = Object.assign(Object.create(null) as JsonObject, tx);
+  body["id"] = null;
+  return createHash("sha3-256").update(serializeCanonical(body, form), "utf8").digest("hex");
+}

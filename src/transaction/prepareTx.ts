@@ -1,0 +1,166 @@
+import { CryptoConditionError } from "../crypto-conditions/cryptoConditionError.js";
+import { conditionUriOfDetails } from "../crypto-conditions/conditionUriOfDetails.js";
+import { conditionUriOfFulfillment } from "../crypto-conditions/conditionUriOfFulfillment.js";
+import { decodeFulfillment } from "../crypto-conditions/decodeFulfillment.js";
+import { publicKeysOfDetails } from "../crypto-conditions/publicKeysOfDetails.js";
+import { publicKeysOfFulfillment } from "../crypto-conditions/publicKeysOfFulfillment.js";
+import type { Fulfillment } from "../crypto-conditions/types.js";
+import { verifyFulfillment } from "../crypto-conditions/verifyFulfillment.js";
+import { reject, type Rejection } from "../errors/ledgerError.js";
+import type { CommittedOutput, OutputRef } from "../store/store.js";
+import { isJsonObject, type JsonObject, type JsonValue } from "./jsonValue.js";
+import { txLimits } from "./limits.js";
+import { matchTxId } from "./matchTxId.js";
+import { signingDigests } from "./signingDigests.js";
+import type { CanonicalForm, PreparedInput, PreparedTx } from "./types.js";
+import { validateDataKeys } from "./validateDataKeys.js";
+import { validateSchema } from "./validateSchema.js";
+import { writeJson } from "./writeJson.js";
+
+/**
+ * Every stateless check of a posted v2.0 transaction, in BigchainDB's order (behaviour §2.5):
+ * id, schema, key rules, inputs, outputs; then the signatures, whose failure is carried in the
+ * result and reported by `validateTx` after the stateful checks, where BigchainDB reports it.
+ */
+export function prepareTx(body: JsonValue): PreparedTx | Rejection {
+  if (!isJsonObject(body)) return reject("BadJson", "A transaction must be a JSON object");
+  // The id is checked before the schema (`Transaction.validate_id`).
+  if (!("id" in body)) return reject("InvalidHash", "No transaction id found!");
+  const form = matchTxId(body);
+  if (form === null) {
+    const id = typeof body["id"] === "string" ? body["id"] : String(body["id"]);
+    return reject("InvalidHash", `The transaction's id '${id}' isn't equal to the hash of its body, i.e. it's not valid.`);
+  }
+  const schemaRejection = validateSchema(body) ?? validateDataKeys(body);
+  if (schemaRejection !== null) return schemaRejection;
+  // From here the schema guarantees the shapes read below.
+  const inputs = readInputs(body);
+  if (!Array.isArray(inputs)) return inputs;
+  const outputs = readOutputs(body);
+  if (!Array.isArray(outputs)) return outputs;
+  return assemble(body, form, inputs, outputs);
+}
+
+interface ReadInput {
+  readonly ownersBefore: readonly string[];
+  readonly fulfills: OutputRef | null;
+  /** Null when the input carries condition details instead of a signature (unsigned). */
+  readonly fulfillment: Fulfillment | null;
+}
+
+interface ReadOutput extends CommittedOutput {
+  /** True when the posted `uri` is the one its `details` give. */
+  readonly uriMatches: boolean;
+}
+
+function readInputs(body: JsonObject): ReadInput[] | Rejection {
+  const result: ReadInput[] = [];
+  for (const raw of body["inputs"] as JsonObject[]) {
+    const fulfills = raw["fulfills"] as JsonObject | null;
+    const text = raw["fulfillment"];
+    let fulfillment: Fulfillment | null = null;
+    if (typeof text === "string") {
+      try {
+        fulfillment = decodeFulfillment(text);
+      } catch (error) {
+        return fulfillmentRejection(error);
+      }
+    }
+    result.push({
+      ownersBefore: raw["owners_before"] as string[],
+      fulfills:
+        fulfills === null
+          ? null
+          : { transactionId: fulfills["transaction_id"] as string, outputIndex: fulfills["output_index"] as number },
+      fulfillment,
+    });
+  }
+  return result;
+}
+
+function fulfillmentRejection(error: unknown): Rejection {
+  if (!(error instanceof CryptoConditionError)) throw error;
+  if (error.reason === "too-deep") return reject("ThresholdTooDeep", error.message);
+  // Only ed25519-sha-256 and threshold-sha-256 are accepted (DECISIONS #8).
+  if (error.reason === "unsupported") return reject("InvalidSignature", error.message);
+  return reject("InvalidSignature", "Fulfillment URI couldn't been parsed");
+}
+
+// Amounts are decimal strings without leading zeros, 1 to 9e18 (DECISIONS #9, `Output.from_dict`).
+const amountLexeme = /^(0|[1-9][0-9]*)$/;
+
+function readOutputs(body: JsonObject): ReadOutput[] | Rejection {
+  const result: ReadOutput[] = [];
+  const outputs = body["outputs"] as JsonObject[];
+  for (let index = 0; index < outputs.length; index++) {
+    const raw = outputs[index]!;
+    const condition = raw["condition"] as JsonObject;
+    let conditionUri: string;
+    let detailKeys: string[];
+    try {
+      conditionUri = conditionUriOfDetails(condition["details"]!);
+      detailKeys = publicKeysOfDetails(condition["details"]!);
+    } catch (error) {
+      return fulfillmentRejection(error);
+    }
+    const text = raw["amount"] as string;
+    if (!amountLexeme.test(text)) return reject("AmountError", `Invalid amount: ${text}`);
+    const amount = BigInt(text);
+    if (amount < 1n) return reject("AmountError", "`amount` must be greater than 0");
+    if (amount > txLimits.amountMax) return reject("AmountError", `\`amount\` must be <= ${txLimits.amountMax}`);
+    // An output is listed for a key named both in public_keys and in its condition (§1.7).
+    const listed = new Set(raw["public_keys"] as string[]);
+    result.push({
+      outputIndex: index,
+      amount,
+      conditionUri,
+      publicKeys: detailKeys.filter((key) => listed.has(key)),
+      uriMatches: condition["uri"] === conditionUri,
+    });
+  }
+  return result;
+}
+
+function assemble(
+  body: JsonObject,
+  form: CanonicalForm,
+  inputs: readonly ReadInput[],
+  outputs: readonly ReadOutput[],
+): PreparedTx {
+  const id = body["id"] as string;
+  const operation = body["operation"] as "CREATE" | "TRANSFER";
+  const asset = body["asset"] as JsonObject;
+  const data = operation === "CREATE" ? asset["data"] : null;
+  const metadata = body["metadata"];
+  const preparedInputs: PreparedInput[] = inputs.map((input) => ({
+    fulfills: input.fulfills,
+    conditionUri: input.fulfillment === null ? null : conditionUriOfFulfillment(input.fulfillment),
+  }));
+  return {
+    id,
+    operation,
+    assetId: operation === "CREATE" ? id : (asset["id"] as string),
+    json: writeJson(body),
+    assetData: isJsonObject(data) ? writeJson(data) : null,
+    metadata: isJsonObject(metadata) ? writeJson(metadata) : null,
+    inputs: preparedInputs,
+    outputs: outputs.map(({ uriMatches: _, ...output }) => output),
+    outputsTotal: outputs.reduce((sum, output) => sum + output.amount, 0n),
+    signaturesValid: outputs.every((output) => output.uriMatches) && signaturesVerify(body, form, inputs),
+    form,
+  };
+}
+
+function signaturesVerify(body: JsonObject, form: CanonicalForm, inputs: readonly ReadInput[]): boolean {
+  if (inputs.some((input) => input.fulfillment === null)) return false;
+  const create = body["operation"] === "CREATE";
+  const digests = signingDigests(body, form);
+  return inputs.every((input, i) => {
+    const fulfillment = input.fulfillment!;
+    // A CREATE is signed by the owners it names (DECISIONS #8; BigchainDB 2.x does not check).
+    if (create && !publicKeysOfFulfillment(fulfillment).every((key) => input.ownersBefore.includes(key))) {
+      return false;
+    }
+    return verifyFulfillment(fulfillment, digests[i]!);
+  });
+}

@@ -1,0 +1,392 @@
+// readJson: the one JSON reader for everything a client posts (transactions, query bodies).
+//
+// Why the project has its own reader instead of `JSON.parse`:
+// - A transaction id is sha3-256 over a canonical re-serialization (spec §2.1, DECISIONS #7).
+//   BigchainDB's Python side keeps each number's kind and digits: `1.0` stays a float and is
+//   written back as `1.0`, `2**60` stays exact. `JSON.parse` turns both into a lossy `number`,
+//   so ids of Python-made transactions could not be recomputed. Here every number that a plain
+//   `number` cannot carry exactly is kept as a `JsonNumber` with its lexeme (jsonValue.ts).
+// - Objects are null-prototype, so `__proto__` is an ordinary key as it is in Python.
+// - Strict RFC 8259 with clear messages carrying the byte offset, and named limits (depth,
+//   size, members per container), so hostile input costs bounded work and never escapes as
+//   anything but a `LedgerError` ("BadJson" or "JsonTooDeep").
+//
+// Decisions: a byte order mark is rejected (RFC 8259 §8.1: senders MUST NOT add one, and no
+// official driver does). Duplicate keys: the last value wins at the first key's position, as
+// Python's `json.loads` and `JSON.parse` both do. Numbers that overflow to infinity (`1e400`)
+// are rejected: Python would read `inf`, which the canonical form cannot write as JSON.
+
+import { Buffer } from "node:buffer";
+import { LedgerError } from "../errors/ledgerError.js";
+import { JsonNumber, type JsonObject, type JsonValue } from "./jsonValue.js";
+
+export interface JsonLimits {
+  /** Containers (objects and arrays) nested deeper than this fail with JsonTooDeep. */
+  readonly depthMax: number;
+  /** Size of the text in UTF-8 bytes. The HTTP layer also caps the body before reading it. */
+  readonly bytesMax: number;
+  /** Members in one object (duplicates counted), bounding the canonical sort. */
+  readonly keysMax: number;
+  /** Elements in one array. */
+  readonly itemsMax: number;
+}
+
+// No per-string limit: every string is at most the text it was read from, so `bytesMax`
+// already bounds it, and escapes only ever shrink the result.
+export const jsonLimitsDefault: JsonLimits = Object.freeze({
+  depthMax: 64,
+  bytesMax: 1024 * 1024,
+  keysMax: 10_000,
+  itemsMax: 100_000,
+});
+
+/** Reads one JSON text (RFC 8259, strict) into the model of jsonValue.ts. */
+export function readJson(text: string | Uint8Array, limits?: Partial<JsonLimits>): JsonValue {
+  const limitsUsed = limits === undefined ? jsonLimitsDefault : { ...jsonLimitsDefault, ...limits };
+  const source = typeof text === "string" ? checkText(text, limitsUsed) : decodeBytes(text, limitsUsed);
+  if (source.charCodeAt(0) === 0xfeff) {
+    throw new LedgerError("BadJson", "Invalid JSON at byte 0: a byte order mark is not allowed");
+  }
+  const reader = new Reader(source, limitsUsed);
+  reader.skipWhitespace();
+  const value = reader.readValue(0);
+  reader.skipWhitespace();
+  if (reader.pos < source.length) reader.fail("unexpected data after the JSON value");
+  return value;
+}
+
+const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+function decodeBytes(bytes: Uint8Array, limits: JsonLimits): string {
+  if (bytes.byteLength > limits.bytesMax) throw tooLarge(bytes.byteLength, limits);
+  try {
+    return decoder.decode(bytes);
+  } catch {
+    const at = firstInvalidUtf8(bytes);
+    throw new LedgerError("BadJson", `Invalid JSON at byte ${at}: the text is not valid UTF-8`);
+  }
+}
+
+function checkText(text: string, limits: JsonLimits): string {
+  // A UTF-16 unit is at most 3 UTF-8 bytes: measure exactly only when it could matter.
+  if (text.length * 3 > limits.bytesMax) {
+    const bytes = text.length > limits.bytesMax ? text.length : Buffer.byteLength(text, "utf8");
+    if (bytes > limits.bytesMax) throw tooLarge(bytes, limits);
+  }
+  // A raw lone surrogate cannot have come from UTF-8: the text is not Unicode.
+  if (!(text as unknown as WellFormedString).isWellFormed()) {
+    const at = byteOffset(text, firstLoneSurrogate(text));
+    throw new LedgerError("BadJson", `Invalid JSON at byte ${at}: a raw lone surrogate is not valid Unicode`);
+  }
+  return text;
+}
+
+/** Node 20 has `String.prototype.isWellFormed`; the ES2022 lib does not declare it. */
+interface WellFormedString {
+  isWellFormed(): boolean;
+}
+
+function tooLarge(bytes: number, limits: JsonLimits): LedgerError {
+  return new LedgerError("BadJson", `JSON text of ${bytes} bytes is larger than bytesMax (${limits.bytesMax})`);
+}
+
+/** The scanner. Indexes are UTF-16 units into `text`; messages convert them to byte offsets. */
+class Reader {
+  pos = 0;
+
+  constructor(
+    readonly text: string,
+    readonly limits: JsonLimits,
+  ) {}
+
+  fail(what: string, at: number = this.pos): never {
+    throw new LedgerError("BadJson", `Invalid JSON at byte ${byteOffset(this.text, at)}: ${what}`);
+  }
+
+  skipWhitespace(): void {
+    const text = this.text;
+    let i = this.pos;
+    for (;;) {
+      const c = text.charCodeAt(i);
+      // RFC 8259 §2: space, tab, line feed, carriage return, nothing else.
+      if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) i++;
+      else break;
+    }
+    this.pos = i;
+  }
+
+  readValue(depth: number): JsonValue {
+    const c = this.text.charCodeAt(this.pos);
+    if (c === 0x22) return this.readString();
+    if (c === 0x7b) return this.readObject(depth + 1);
+    if (c === 0x5b) return this.readArray(depth + 1);
+    if (c === 0x2d || (c >= 0x30 && c <= 0x39)) return this.readNumber();
+    if (c === 0x74) return this.readWord("true", true);
+    if (c === 0x66) return this.readWord("false", false);
+    if (c === 0x6e) return this.readWord("null", null);
+    return this.fail(`expected a value, found ${describe(this.text, this.pos)}`);
+  }
+
+  readWord<T extends JsonValue>(word: string, value: T): T {
+    if (!this.text.startsWith(word, this.pos)) this.fail(`expected a value, found ${describe(this.text, this.pos)}`);
+    this.pos += word.length;
+    return value;
+  }
+
+  readObject(depth: number): JsonObject {
+    if (depth > this.limits.depthMax) this.tooDeep();
+    const object: JsonObject = Object.create(null) as JsonObject;
+    this.pos++;
+    this.skipWhitespace();
+    if (this.text.charCodeAt(this.pos) === 0x7d) {
+      this.pos++;
+      return object;
+    }
+    for (let count = 1; ; count++) {
+      if (count > this.limits.keysMax) this.fail(`an object has more than keysMax (${this.limits.keysMax}) members`);
+      if (this.text.charCodeAt(this.pos) !== 0x22) this.fail(`expected a string key, found ${describe(this.text, this.pos)}`);
+      const key = this.readString();
+      this.skipWhitespace();
+      if (this.text.charCodeAt(this.pos) !== 0x3a) this.fail(`expected ':', found ${describe(this.text, this.pos)}`);
+      this.pos++;
+      this.skipWhitespace();
+      object[key] = this.readValue(depth);
+      this.skipWhitespace();
+      const c = this.text.charCodeAt(this.pos);
+      this.pos++;
+      if (c === 0x7d) return object;
+      if (c !== 0x2c) this.fail(`expected ',' or '}', found ${describe(this.text, this.pos - 1)}`, this.pos - 1);
+      this.skipWhitespace();
+    }
+  }
+
+  readArray(depth: number): JsonValue[] {
+    if (depth > this.limits.depthMax) this.tooDeep();
+    const array: JsonValue[] = [];
+    this.pos++;
+    this.skipWhitespace();
+    if (this.text.charCodeAt(this.pos) === 0x5d) {
+      this.pos++;
+      return array;
+    }
+    for (;;) {
+      if (array.length >= this.limits.itemsMax) this.fail(`an array has more than itemsMax (${this.limits.itemsMax}) items`);
+      array.push(this.readValue(depth));
+      this.skipWhitespace();
+      const c = this.text.charCodeAt(this.pos);
+      this.pos++;
+      if (c === 0x5d) return array;
+      if (c !== 0x2c) this.fail(`expected ',' or ']', found ${describe(this.text, this.pos - 1)}`, this.pos - 1);
+      this.skipWhitespace();
+    }
+  }
+
+  tooDeep(): never {
+    const at = byteOffset(this.text, this.pos);
+    throw new LedgerError("JsonTooDeep", `JSON nests deeper than depthMax (${this.limits.depthMax}) at byte ${at}`);
+  }
+
+  /** At the opening quote. The common case, a string with no escape, is one slice. */
+  readString(): string {
+    const text = this.text;
+    const end = text.length;
+    const start = this.pos + 1;
+    for (let i = start; i < end; i++) {
+      const c = text.charCodeAt(i);
+      if (c === 0x22) {
+        this.pos = i + 1;
+        return text.slice(start, i);
+      }
+      if (c === 0x5c) return this.readEscapedString(start, i);
+      if (c < 0x20) this.fail(`a raw control character U+${hex4(c)} in a string must be escaped`, i);
+    }
+    return this.fail("a string is not closed", this.pos);
+  }
+
+  readEscapedString(start: number, firstEscape: number): string {
+    const text = this.text;
+    const end = text.length;
+    let out = text.slice(start, firstEscape);
+    let chunk = firstEscape;
+    for (let i = firstEscape; i < end; i++) {
+      const c = text.charCodeAt(i);
+      if (c === 0x22) {
+        this.pos = i + 1;
+        return out + text.slice(chunk, i);
+      }
+      if (c < 0x20) this.fail(`a raw control character U+${hex4(c)} in a string must be escaped`, i);
+      if (c !== 0x5c) continue;
+      out += text.slice(chunk, i);
+      const e = text.charCodeAt(i + 1);
+      if (e === 0x75) {
+        out += String.fromCharCode(this.readHex4(i));
+        i += 5;
+      } else {
+        const decoded = shortEscapes[e];
+        if (decoded === undefined) this.fail(`invalid escape ${describe(text, i + 1)} in a string`, i);
+        out += decoded;
+        i += 1;
+      }
+      chunk = i + 1;
+    }
+    return this.fail("a string is not closed", this.pos);
+  }
+
+  /** The four hex digits of a `\uXXXX` escape at `at`. Lone surrogates are kept, as Python does. */
+  readHex4(at: number): number {
+    let code = 0;
+    for (let k = at + 2; k < at + 6; k++) {
+      const d = hexValue(this.text.charCodeAt(k));
+      if (d < 0) this.fail("a \\u escape needs four hex digits", at);
+      code = code * 16 + d;
+    }
+    return code;
+  }
+
+  /** RFC 8259 §6 number grammar; see jsonValue.ts for which numbers stay plain. */
+  readNumber(): JsonValue {
+    const text = this.text;
+    const start = this.pos;
+    let i = start;
+    const negative = text.charCodeAt(i) === 0x2d;
+    if (negative) i++;
+    let c = text.charCodeAt(i);
+    let value = 0;
+    if (c === 0x30) {
+      i++;
+      c = text.charCodeAt(i);
+      if (c >= 0x30 && c <= 0x39) this.fail("a number must not have a leading zero", start);
+    } else if (c >= 0x31 && c <= 0x39) {
+      do {
+        value = value * 10 + (c - 0x30);
+        c = text.charCodeAt(++i);
+      } while (c >= 0x30 && c <= 0x39);
+    } else {
+      this.fail(`expected a digit, found ${describe(text, i)}`, i);
+    }
+    const integerEnd = i;
+    let isFloat = false;
+    if (c === 0x2e) {
+      i = this.readDigits(i + 1, "after '.'");
+      c = text.charCodeAt(i);
+      isFloat = true;
+    }
+    if (c === 0x65 || c === 0x45) {
+      i++;
+      c = text.charCodeAt(i);
+      if (c === 0x2b || c === 0x2d) i++;
+      i = this.readDigits(i, "in the exponent");
+      isFloat = true;
+    }
+    this.pos = i;
+    if (!isFloat) return integerValue(text, start, integerEnd, negative, value);
+    const lexeme = text.slice(start, i);
+    if (!Number.isFinite(Number(lexeme))) this.fail(`the number ${shorten(lexeme)} is out of range`, start);
+    return new JsonNumber(lexeme, true);
+  }
+
+  /** At least one digit from `from`; returns the index after the last. */
+  readDigits(from: number, where: string): number {
+    let i = from;
+    let c = this.text.charCodeAt(i);
+    if (!(c >= 0x30 && c <= 0x39)) this.fail(`expected a digit ${where}, found ${describe(this.text, i)}`, i);
+    do c = this.text.charCodeAt(++i);
+    while (c >= 0x30 && c <= 0x39);
+    return i;
+  }
+}
+
+/**
+ * An integer lexeme is a plain number when its value is a safe integer, since then `String(n)`
+ * gives back the same digits in both canonical forms. Up to 15 digits the running value is
+ * exact. `-0` stays a JsonNumber: Python reads the integer 0, a JS number would be -0.
+ */
+function integerValue(text: string, start: number, end: number, negative: boolean, value: number): JsonValue {
+  const digits = end - start - (negative ? 1 : 0);
+  if (digits <= 15) {
+    if (negative && value === 0) return new JsonNumber("-0", false);
+    return negative ? -value : value;
+  }
+  const lexeme = text.slice(start, end);
+  const n = Number(lexeme);
+  return Number.isSafeInteger(n) ? n : new JsonNumber(lexeme, false);
+}
+
+const shortEscapes: Record<number, string | undefined> = {
+  0x22: '"',
+  0x5c: "\\",
+  0x2f: "/",
+  0x62: "\b",
+  0x66: "\f",
+  0x6e: "\n",
+  0x72: "\r",
+  0x74: "\t",
+};
+
+function hexValue(c: number): number {
+  if (c >= 0x30 && c <= 0x39) return c - 0x30;
+  if (c >= 0x61 && c <= 0x66) return c - 0x57;
+  if (c >= 0x41 && c <= 0x46) return c - 0x37;
+  return -1;
+}
+
+function hex4(c: number): string {
+  return c.toString(16).toUpperCase().padStart(4, "0");
+}
+
+/** What stands at `at`, for a message: a printable ASCII character quoted, else U+XXXX. */
+function describe(text: string, at: number): string {
+  if (at >= text.length) return "the end of the text";
+  const c = text.codePointAt(at) ?? 0;
+  if (c >= 0x21 && c <= 0x7e) return `'${String.fromCharCode(c)}'`;
+  return `U+${hex4(c)}`;
+}
+
+function shorten(lexeme: string): string {
+  return lexeme.length <= 40 ? lexeme : `${lexeme.slice(0, 37)}...`;
+}
+
+/** Only on the error path: the UTF-8 size of the text before UTF-16 index `at`. */
+function byteOffset(text: string, at: number): number {
+  return Buffer.byteLength(text.slice(0, at), "utf8");
+}
+
+function firstLoneSurrogate(text: string): number {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0xd800 || c > 0xdfff) continue;
+    const next = text.charCodeAt(i + 1);
+    if (c <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) i++;
+    else return i;
+  }
+  return text.length;
+}
+
+/** Only on the error path: where well-formed UTF-8 stops (Unicode Table 3-7). */
+function firstInvalidUtf8(bytes: Uint8Array): number {
+  let i = 0;
+  while (i < bytes.length) {
+    const b = bytes[i] ?? 0;
+    let size: number;
+    let low = 0x80;
+    let high = 0xbf;
+    if (b < 0x80) size = 1;
+    else if (b >= 0xc2 && b <= 0xdf) size = 2;
+    else if (b >= 0xe0 && b <= 0xef) {
+      size = 3;
+      if (b === 0xe0) low = 0xa0;
+      if (b === 0xed) high = 0x9f;
+    } else if (b >= 0xf0 && b <= 0xf4) {
+      size = 4;
+      if (b === 0xf0) low = 0x90;
+      if (b === 0xf4) high = 0x8f;
+    } else return i;
+    for (let k = 1; k < size; k++) {
+      const next = bytes[i + k];
+      if (next === undefined) return i;
+      if (k === 1 ? next < low || next > high : next < 0x80 || next > 0xbf) return i;
+    }
+    i += size;
+  }
+  return i;
+}

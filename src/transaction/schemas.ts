@@ -1,0 +1,135 @@
+// JSON schemas of transaction v2.0, written from the rules of BigchainDB's
+// `common/schema/transaction_v2.0.yaml`, `transaction_create_v2.0.yaml` and
+// `transaction_transfer_v2.0.yaml` (bigchaindb-v2-behaviour.md §2.3). Differences, on purpose:
+// patterns are anchored and base58 uses the real alphabet (BigchainDB's are unanchored and its
+// base58 class admits `O`, `I`, `l`, `^`); a CREATE may have one input per issuer (DECISIONS #10);
+// lists have maximum sizes (limits.ts).
+import { txLimits } from "./limits.js";
+
+const sha3Hex = { type: "string", pattern: "^[0-9a-f]{64}$" } as const;
+const base58Key = { type: "string", pattern: "^[1-9A-HJ-NP-Za-km-z]{43,44}$" } as const;
+const conditionUri = {
+  type: "string",
+  pattern:
+    "^ni:///sha-256;([a-zA-Z0-9_-]{0,86})[?]" +
+    "(fpt=(ed25519|threshold)-sha-256(&)?|cost=[0-9]+(&)?|subtypes=ed25519-sha-256(&)?){2,3}$",
+} as const;
+
+const definitions = {
+  conditionDetails: {
+    anyOf: [
+      {
+        type: "object",
+        additionalProperties: false,
+        required: ["type", "public_key"],
+        properties: { type: { const: "ed25519-sha-256" }, public_key: base58Key },
+      },
+      {
+        type: "object",
+        additionalProperties: false,
+        required: ["type", "threshold", "subconditions"],
+        properties: {
+          type: { const: "threshold-sha-256" },
+          threshold: { type: "integer", minimum: 1, maximum: txLimits.thresholdMax },
+          subconditions: {
+            type: "array",
+            maxItems: txLimits.subconditionsMax,
+            items: { $ref: "#/definitions/conditionDetails" },
+          },
+        },
+      },
+    ],
+  },
+  output: {
+    type: "object",
+    additionalProperties: false,
+    required: ["amount", "condition", "public_keys"],
+    properties: {
+      amount: { type: "string", pattern: "^[0-9]{1,20}$" },
+      condition: {
+        type: "object",
+        additionalProperties: false,
+        required: ["details", "uri"],
+        properties: { details: { $ref: "#/definitions/conditionDetails" }, uri: conditionUri },
+      },
+      public_keys: { type: "array", minItems: 1, maxItems: txLimits.keysMax, items: base58Key },
+    },
+  },
+  fulfills: {
+    type: "object",
+    additionalProperties: false,
+    required: ["output_index", "transaction_id"],
+    properties: { output_index: { type: "integer", minimum: 0 }, transaction_id: sha3Hex },
+  },
+  input: {
+    type: "object",
+    additionalProperties: false,
+    required: ["owners_before", "fulfillment"],
+    properties: {
+      owners_before: { type: "array", minItems: 1, maxItems: txLimits.keysMax, items: base58Key },
+      fulfillment: {
+        anyOf: [
+          { type: "string", pattern: "^[a-zA-Z0-9_-]*$" },
+          { $ref: "#/definitions/conditionDetails" },
+        ],
+      },
+      fulfills: { anyOf: [{ $ref: "#/definitions/fulfills" }, { type: "null" }] },
+    },
+  },
+  metadata: { anyOf: [{ type: "object", minProperties: 1 }, { type: "null" }] },
+} as const;
+
+function transactionSchema(operation: "CREATE" | "TRANSFER"): object {
+  const create = operation === "CREATE";
+  return {
+    type: "object",
+    additionalProperties: false,
+    required: ["id", "inputs", "outputs", "operation", "metadata", "asset", "version"],
+    properties: {
+      id: sha3Hex,
+      operation: { const: operation },
+      version: { type: "string", pattern: "^2\\.0$" },
+      metadata: { $ref: "#/definitions/metadata" },
+      asset: create
+        ? {
+            type: "object",
+            additionalProperties: false,
+            required: ["data"],
+            properties: { data: { anyOf: [{ type: "object" }, { type: "null" }] } },
+          }
+        : {
+            type: "object",
+            additionalProperties: false,
+            required: ["id"],
+            properties: { id: sha3Hex },
+          },
+      inputs: {
+        type: "array",
+        minItems: 1,
+        maxItems: txLimits.inputsMax,
+        items: create
+          ? { allOf: [{ $ref: "#/definitions/input" }, { required: ["fulfills"], properties: { fulfills: { type: "null" } } }] }
+          : { allOf: [{ $ref: "#/definitions/input" }, { required: ["fulfills"], properties: { fulfills: { type: "object" } } }] },
+      },
+      outputs: {
+        type: "array",
+        minItems: 1,
+        maxItems: txLimits.outputsMax,
+        items: { $ref: "#/definitions/output" },
+      },
+    },
+    definitions,
+  };
+}
+
+/** The operations BigchainDB 2.x knows; elections are refused by ledgerd (DECISIONS #11). */
+export const knownOperations = [
+  "CREATE",
+  "TRANSFER",
+  "VALIDATOR_ELECTION",
+  "CHAIN_MIGRATION_ELECTION",
+  "VOTE",
+] as const;
+
+export const createSchema = transactionSchema("CREATE");
+export const transferSchema = transactionSchema("TRANSFER");

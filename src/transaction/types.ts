@@ -1,0 +1,58 @@
+// The transaction folder owns transaction v2.0 as BigchainDB 2.x defines it: reading and
+// canonical serialization (byte-exact for both official drivers, DECISIONS #7), ids, signing
+// digests, the schema, and validation as a flat run of coded checks in BigchainDB's order
+// (bigchaindb-v2-behaviour.md §2.5). Everything here is pure: no IO, no clock, no store.
+//
+// Validation is split in two so that the expensive, stateless half can run on worker threads
+// and be cached by the exact bytes: `prepareTx` (id, schema, key rules, fulfillments, amounts,
+// signatures) and `validateTx` (against a ledger view: existence, spends, asset, balance).
+import type { CommittedOutput, Operation, OutputRef } from "../store/store.js";
+
+/** Which canonical form the id matched (DECISIONS #7); signatures are checked with the same. */
+export type CanonicalForm = "python" | "js";
+
+export interface PreparedInput {
+  readonly fulfills: OutputRef | null;
+  /** The condition URI of the input's fulfillment; null when the input carries no signature. */
+  readonly conditionUri: string | null;
+}
+
+/**
+ * A transaction that passed every stateless check. Plain data only (strings, numbers, bigints,
+ * arrays), so it can cross a worker-thread boundary by structured clone.
+ */
+export interface PreparedTx {
+  readonly id: string;
+  readonly operation: Operation;
+  readonly assetId: string;
+  /** The transaction as posted, compact JSON, exact lexemes. */
+  readonly json: string;
+  readonly assetData: string | null;
+  readonly metadata: string | null;
+  readonly inputs: readonly PreparedInput[];
+  readonly outputs: readonly CommittedOutput[];
+  readonly outputsTotal: bigint;
+  /**
+   * Every fulfillment verified over its digest, each CREATE fulfillment signed only by keys of
+   * its `owners_before` (DECISIONS #8), and every output's `uri` equal to the one its details
+   * give. Reported as InvalidSignature only after the stateful checks, where BigchainDB does.
+   */
+  readonly signaturesValid: boolean;
+  readonly form: CanonicalForm;
+}
+
+/** What an output looks like to a spender: committed, or made earlier in the same block. */
+export interface SpendableOutput {
+  readonly amount: bigint;
+  readonly conditionUri: string;
+  readonly assetId: string;
+  /** Spent by a committed transaction, an earlier one in the block, or (checkTx) a pending one. */
+  readonly spent: boolean;
+}
+
+/** The ledger state a transaction is checked against. Synchronous: the caller prefetches. */
+export interface LedgerView {
+  /** Committed, or earlier in the same block (or pending, for checkTx). */
+  hasTransaction(id: string): boolean;
+  getOutput(ref: OutputRef): SpendableOutput | undefined;
+}

@@ -1,0 +1,105 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import { reject, type Rejection } from "../errors/ledgerError.js";
+import { isJsonObject, JsonNumber, type JsonValue } from "./jsonValue.js";
+import { createSchema, knownOperations, transferSchema } from "./schemas.js";
+
+// Compiled once at load: ajv turns each schema into straight-line code.
+const ajv = new Ajv({ allErrors: false, strict: true, allowUnionTypes: true });
+const validators: Record<"CREATE" | "TRANSFER", ValidateFunction> = {
+  CREATE: ajv.compile(createSchema),
+  TRANSFER: ajv.compile(transferSchema),
+};
+
+/**
+ * Checks a transaction body against the v2.0 schema of its operation. The message follows the
+ * wording of Python jsonschema, which BigchainDB reports (`'version' is a required property`).
+ */
+export function validateSchema(tx: JsonValue): Rejection | null {
+  if (!isJsonObject(tx)) return schemaReject(`${pyRepr(tx)} is not of type 'object'`);
+  const operation = tx["operation"];
+  if (operation === undefined) return schemaReject("'operation' is a required property");
+  if (typeof operation !== "string" || !(knownOperations as readonly string[]).includes(operation)) {
+    return schemaReject(`${pyRepr(operation)} is not one of ${pyRepr([...knownOperations])}`);
+  }
+  // Elections are BigchainDB's, not the spec's (DECISIONS #11).
+  if (operation !== "CREATE" && operation !== "TRANSFER") {
+    return reject("ValidationError", `Operation ${operation} is not supported by this node`);
+  }
+  const validate = validators[operation];
+  if (!validate(tx)) {
+    const first = validate.errors?.[0];
+    return schemaReject(first === undefined ? "invalid" : describeAjvError(first, tx));
+  }
+  // A JsonNumber is a JS object, so ajv's `type: "object"` admits it where content is free.
+  const asset = tx["asset"];
+  const data = isJsonObject(asset) ? asset["data"] : undefined;
+  if (data instanceof JsonNumber) return schemaReject(`${data.lexeme} is not of type 'object', 'null'`);
+  const metadata = tx["metadata"];
+  if (metadata instanceof JsonNumber) return schemaReject(`${metadata.lexeme} is not of type 'object', 'null'`);
+  return null;
+}
+
+function schemaReject(message: string): Rejection {
+  return reject("SchemaValidationError", message);
+}
+
+function describeAjvError(error: ErrorObject, root: JsonValue): string {
+  const value = valueAt(root, error.instancePath);
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case "required":
+      return `'${String(params["missingProperty"])}' is a required property`;
+    case "additionalProperties":
+      return `Additional properties are not allowed ('${String(params["additionalProperty"])}' was unexpected)`;
+    case "type":
+      return `${pyRepr(value)} is not of type '${String(params["type"])}'`;
+    case "pattern":
+      return `${pyRepr(value)} does not match '${String(params["pattern"])}'`;
+    case "const":
+      return `${pyRepr(value)} is not one of ${pyRepr([params["allowedValue"] as JsonValue])}`;
+    case "minItems":
+      return `${pyRepr(value)} is too short`;
+    case "maxItems":
+      return `${pyRepr(value)} is too long`;
+    case "minProperties":
+      return `${pyRepr(value)} does not have enough properties`;
+    case "minimum":
+      return `${pyRepr(value)} is less than the minimum of ${String(params["limit"])}`;
+    case "maximum":
+      return `${pyRepr(value)} is greater than the maximum of ${String(params["limit"])}`;
+    case "anyOf":
+      return `${pyRepr(value)} is not valid under any of the given schemas`;
+    default:
+      return `${pyRepr(value)} is invalid at '${error.instancePath}' (${error.message ?? error.keyword})`;
+  }
+}
+
+function valueAt(root: JsonValue, pointer: string): JsonValue | undefined {
+  let node: JsonValue | undefined = root;
+  for (const raw of pointer.split("/").slice(1)) {
+    const key = raw.replace(/~1/g, "/").replace(/~0/g, "~");
+    if (Array.isArray(node)) node = node[Number(key)];
+    else if (isJsonObject(node)) node = node[key];
+    else return undefined;
+  }
+  return node;
+}
+
+const reprLengthMax = 200;
+
+/** A short Python-style repr, as jsonschema's messages show values. */
+function pyRepr(value: JsonValue | undefined): string {
+  const text = reprOf(value);
+  return text.length > reprLengthMax ? `${text.slice(0, reprLengthMax)}...` : text;
+}
+
+function reprOf(value: JsonValue | undefined): string {
+  if (value === undefined || value === null) return "None";
+  if (value === true) return "True";
+  if (value === false) return "False";
+  if (typeof value === "number") return String(value);
+  if (typeof value === "string") return `'${value.replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'`;
+  if (value instanceof JsonNumber) return value.lexeme;
+  if (Array.isArray(value)) return `[${value.map(reprOf).join(", ")}]`;
+  return `{${Object.keys(value).map((k) => `'${k}': ${reprOf(value[k])}`).join(", ")}}`;
+}
