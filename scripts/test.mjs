@@ -1,6 +1,6 @@
 // Runs every test file under test/ with node's built-in runner (Node 20 has no --test globs).
 // Usage: node scripts/test.mjs [substring ...] to run only files whose path contains one.
-import { readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 
@@ -14,6 +14,19 @@ function findTests(dir) {
   return out;
 }
 
+// The Python-rules compatibility test runs BigchainDB's serializer (python-rapidjson) from a
+// venv; make it on first run so that `npm test` alone works on a fresh machine.
+function ensurePythonVenv() {
+  if (existsSync(".venv/bin/python")) return;
+  const run = (cmd, args) => {
+    const r = spawnSync(cmd, args, { stdio: "inherit" });
+    if (r.status !== 0) throw new Error(`${cmd} ${args.join(" ")} failed`);
+  };
+  run("python3", ["-m", "venv", ".venv"]);
+  run(".venv/bin/pip", ["install", "--quiet", "--disable-pip-version-check", "-r", "test/compat/python/requirements.txt"]);
+}
+
+ensurePythonVenv();
 const filters = process.argv.slice(2);
 const files = findTests("test")
   .filter((f) => filters.length === 0 || filters.some((s) => f.includes(s)))

@@ -37,12 +37,14 @@ export const codes = {
   NotFound: { status: 404, frame: "plain", summary: "No such resource." },
   MethodNotAllowed: { status: 405, frame: "plain", summary: "The path exists but not with this method." },
   UnsupportedMediaType: { status: 415, frame: "plain", summary: "The body's content type cannot be read." },
+  BadRequest: { status: 400, frame: "plain", summary: "The request itself cannot be read: its URL, headers or framing." },
   // Engine and node state.
   PendingTransaction: { status: 400, frame: "plain", summary: "The same transaction is already pending." },
   MempoolFull: { status: 503, frame: "plain", summary: "The pending pool is full; try again later." },
   EngineUnavailable: { status: 503, frame: "plain", summary: "The consensus engine cannot be reached." },
   CommitTimeout: { status: 504, frame: "plain", summary: "Not committed within the configured time; it may still commit." },
   ShuttingDown: { status: 503, frame: "plain", summary: "The node is shutting down." },
+  TooManySubscribers: { status: 503, frame: "plain", summary: "The event stream has as many subscribers as it allows." },
   Internal: { status: 500, frame: "plain", summary: "A bug in ledgerd." },
 } as const satisfies Record<string, CodeSpec>;
 

@@ -15,6 +15,27 @@ const conditionUri = {
     "(fpt=(ed25519|threshold)-sha-256(&)?|cost=[0-9]+(&)?|subtypes=ed25519-sha-256(&)?){2,3}$",
 } as const;
 
+// An input; `fulfills` is null in a CREATE and an output reference in a TRANSFER. BigchainDB
+// does not require the key, but its signing message always has it (`Input.to_dict`), so a
+// transaction without it could never verify; requiring it gives a clear schema message instead.
+function inputSchema(fulfills: object): object {
+  return {
+    type: "object",
+    additionalProperties: false,
+    required: ["owners_before", "fulfillment", "fulfills"],
+    properties: {
+      owners_before: { type: "array", minItems: 1, maxItems: txLimits.keysMax, items: base58Key },
+      fulfillment: {
+        anyOf: [
+          { type: "string", pattern: "^[a-zA-Z0-9_-]*$" },
+          { $ref: "#/definitions/conditionDetails" },
+        ],
+      },
+      fulfills,
+    },
+  };
+}
+
 const definitions = {
   conditionDetails: {
     anyOf: [
@@ -61,21 +82,6 @@ const definitions = {
     required: ["output_index", "transaction_id"],
     properties: { output_index: { type: "integer", minimum: 0 }, transaction_id: sha3Hex },
   },
-  input: {
-    type: "object",
-    additionalProperties: false,
-    required: ["owners_before", "fulfillment"],
-    properties: {
-      owners_before: { type: "array", minItems: 1, maxItems: txLimits.keysMax, items: base58Key },
-      fulfillment: {
-        anyOf: [
-          { type: "string", pattern: "^[a-zA-Z0-9_-]*$" },
-          { $ref: "#/definitions/conditionDetails" },
-        ],
-      },
-      fulfills: { anyOf: [{ $ref: "#/definitions/fulfills" }, { type: "null" }] },
-    },
-  },
   metadata: { anyOf: [{ type: "object", minProperties: 1 }, { type: "null" }] },
 } as const;
 
@@ -107,9 +113,7 @@ function transactionSchema(operation: "CREATE" | "TRANSFER"): object {
         type: "array",
         minItems: 1,
         maxItems: txLimits.inputsMax,
-        items: create
-          ? { allOf: [{ $ref: "#/definitions/input" }, { required: ["fulfills"], properties: { fulfills: { type: "null" } } }] }
-          : { allOf: [{ $ref: "#/definitions/input" }, { required: ["fulfills"], properties: { fulfills: { type: "object" } } }] },
+        items: inputSchema(create ? { type: "null" } : { $ref: "#/definitions/fulfills" }),
       },
       outputs: {
         type: "array",

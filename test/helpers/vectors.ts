@@ -9,7 +9,7 @@ export interface DriverVector {
   readonly name: string;
   readonly expected: "valid" | "invalid" | "accepted-by-reference";
   readonly expected_error: string | null;
-  readonly requires_committed: readonly string[];
+  readonly requires_committed: readonly { id: string; file: string }[];
   readonly tx: Record<string, unknown> & { id: string };
   readonly computed_id: string;
   readonly id_preimage: string;
@@ -38,4 +38,9 @@ export interface DriverKey {
 
 export function loadKeys(): Record<"alice" | "bob" | "carol", DriverKey> {
   return JSON.parse(readFileSync(vectorsDir + "keys.json", "utf8")).keys;
+}
+
+/** A short description of a validation result for assertion messages (bigint-safe). */
+export function describeResult(result: unknown): string {
+  return JSON.stringify(result, (_key, value) => (typeof value === "bigint" ? value.toString() : value));
 }

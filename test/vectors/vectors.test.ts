@@ -6,11 +6,11 @@ import { prepareTxBytes } from "../../src/transaction/prepareTxBytes.js";
 import type { PreparedTx } from "../../src/transaction/types.js";
 import { validateTx } from "../../src/transaction/validateTx.js";
 import { MemoryView } from "../helpers/memoryView.js";
-import { loadVector, loadVectors } from "../helpers/vectors.js";
+import { describeResult, loadVector, loadVectors } from "../helpers/vectors.js";
 
 function prepared(tx: unknown): PreparedTx {
   const result = prepareTxBytes(JSON.stringify(tx));
-  assert.ok(!("code" in result), `prerequisite rejected: ${JSON.stringify(result)}`);
+  assert.ok(!("code" in result), `prerequisite rejected: ${describeResult(result)}`);
   return result;
 }
 
@@ -18,7 +18,7 @@ function prepared(tx: unknown): PreparedTx {
 function validateVector(file: string): { result: PreparedTx | Rejection; view: MemoryView } {
   const vector = loadVector(file);
   const view = new MemoryView();
-  for (const required of vector.requires_committed) view.apply(prepared(loadVector(required).tx));
+  for (const required of vector.requires_committed) view.apply(prepared(loadVector(required.file).tx));
   if (vector.conflicts_with !== undefined) view.apply(prepared(vector.conflicts_with.tx));
   const result = prepareTxBytes(JSON.stringify(vector.tx));
   if ("code" in result) return { result, view };
@@ -30,7 +30,7 @@ describe("official driver vectors", () => {
     it(`${vector.file}: ${vector.expected} ${vector.expected_error ?? ""}`, () => {
       const { result } = validateVector(vector.file);
       if (vector.expected === "valid") {
-        assert.ok(!("code" in result), `rejected: ${JSON.stringify(result)}`);
+        assert.ok(!("code" in result), `rejected: ${describeResult(result)}`);
         assert.equal(result.id, vector.tx.id);
         assert.equal(result.id, vector.computed_id);
       } else if (vector.expected === "invalid") {

@@ -1,0 +1,54 @@
+// Issue #2: stateless validations per second on one core (1-input CREATE and TRANSFER), the raw
+// node:crypto Ed25519 verify rate from the same run, and their ratio (goal: at least 0.8).
+import { randomBytes } from "node:crypto";
+import { makeCreate } from "../src/transaction/build/makeCreate.js";
+import { makeKeypair } from "../src/transaction/build/makeKeypair.js";
+import { makeTransfer } from "../src/transaction/build/makeTransfer.js";
+import { signTx } from "../src/transaction/build/signTx.js";
+import { prepareTxBytes } from "../src/transaction/prepareTxBytes.js";
+import { fmt, rate, rawVerifyRate } from "./lib.js";
+
+const distinctTxs = 512;
+
+function buildTexts(): { creates: Buffer[]; transfers: Buffer[] } {
+  const creates: Buffer[] = [];
+  const transfers: Buffer[] = [];
+  for (let i = 0; i < distinctTxs; i++) {
+    const alice = makeKeypair(randomBytes(32));
+    const bob = makeKeypair(randomBytes(32));
+    const create = signTx(
+      makeCreate({
+        issuers: [alice.publicKey],
+        outputs: [{ publicKeys: [alice.publicKey], amount: 1n }],
+        assetData: { serial: i, kind: "bench" },
+        metadata: { note: "one input" },
+      }),
+      [alice],
+    );
+    const transfer = signTx(
+      makeTransfer({ spends: [{ tx: create, outputIndex: 0 }], outputs: [{ publicKeys: [bob.publicKey], amount: 1n }], metadata: null }),
+      [alice],
+    );
+    creates.push(Buffer.from(JSON.stringify(create)));
+    transfers.push(Buffer.from(JSON.stringify(transfer)));
+  }
+  return { creates, transfers };
+}
+
+function validationRate(texts: readonly Buffer[]): number {
+  let i = 0;
+  return rate(3, () => {
+    const result = prepareTxBytes(texts[i++ % texts.length]!);
+    if ("code" in result || !result.signaturesValid) throw new Error("bench tx rejected");
+  });
+}
+
+export async function run(): Promise<void> {
+  const { creates, transfers } = buildTexts();
+  const verify = rawVerifyRate(3);
+  const create = validationRate(creates);
+  const transfer = validationRate(transfers);
+  console.log(`raw Ed25519 verify (node:crypto, cached key), 1 core: ${fmt(verify)} /s`);
+  console.log(`stateless validation, 1-input CREATE, 1 core:        ${fmt(create)} /s  ratio ${(create / verify).toFixed(2)}`);
+  console.log(`stateless validation, 1-input TRANSFER, 1 core:      ${fmt(transfer)} /s  ratio ${(transfer / verify).toFixed(2)}`);
+}

@@ -1,0 +1,65 @@
+// The default settings, taken from each module's own `*OptionsDefault` (STYLE rule 10: one
+// source of defaults). Nothing here is a number of its own except what only the node has: the
+// addresses, the process count and the log level. `moduleOptions(configDefault)` gives back the
+// modules' defaults exactly (a test holds this).
+import { basename, dirname } from "node:path";
+import { soloEngineOptionsDefault } from "../engine/solo/options.js";
+import { ledgerOptionsDefault } from "../ledger/options.js";
+import { preparePoolOptionsDefault } from "../ledger/preparePool.js";
+import { httpOptionsDefault } from "../http/options.js";
+import { sqliteStoreOptionsDefault } from "../store/sqlite/options.js";
+import type { Config } from "./schema.js";
+
+export const configDefault: Config = deepFreeze({
+  // The store's default file is `data/ledgerd.sqlite`: its folder is the node's folder.
+  data_dir: dirname(sqliteStoreOptionsDefault.path),
+  log: { level: "info" },
+  server: {
+    bind: `${httpOptionsDefault.host}:${httpOptionsDefault.port}`,
+    // One process: the ledger and HTTP share it. BigchainDB's Gunicorn default (2 * cores + 1)
+    // does not apply: here verification runs on `threads`, and more processes only help HTTP.
+    workers: 1,
+    threads: preparePoolOptionsDefault.threads,
+    body_bytes_max: httpOptionsDefault.bodyBytesMax,
+    search_limit_max: httpOptionsDefault.searchLimitMax,
+    request_timeout_ms: httpOptionsDefault.requestTimeoutMs,
+  },
+  wsserver: {
+    // BigchainDB's `wsserver` host and port.
+    bind: "localhost:9985",
+    advertised_url: "",
+    subscribers_max: 1_000,
+  },
+  database: {
+    backend: "sqlite",
+    // Relative to data_dir, so that the default is exactly the store's own default path.
+    path: basename(sqliteStoreOptionsDefault.path),
+    synchronous: sqliteStoreOptionsDefault.synchronous,
+    cache_size_bytes: sqliteStoreOptionsDefault.cacheSizeBytes,
+    mmap_size_bytes: sqliteStoreOptionsDefault.mmapSizeBytes,
+    wal_autocheckpoint_pages: sqliteStoreOptionsDefault.walAutocheckpointPages,
+    journal_size_limit_bytes: sqliteStoreOptionsDefault.journalSizeLimitBytes,
+    search_words_max: sqliteStoreOptionsDefault.searchWordsMax,
+  },
+  engine: {
+    kind: "solo",
+    block_interval_ms: soloEngineOptionsDefault.blockIntervalMs,
+    txs_per_block_max: soloEngineOptionsDefault.txsPerBlockMax,
+    commit_timeout_ms: soloEngineOptionsDefault.commitTimeoutMs,
+    chain_id: soloEngineOptionsDefault.chainId,
+  },
+  ledger: {
+    pending_txs_max: ledgerOptionsDefault.pendingTxsMax,
+    prepared_cache_entries_max: ledgerOptionsDefault.preparedCacheEntriesMax,
+    prepare_batch_txs_max: preparePoolOptionsDefault.batchTxsMax,
+  },
+});
+
+/** Freezes an object and everything it holds, so no caller can change the settings in place. */
+export function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null) {
+    for (const child of Object.values(value)) deepFreeze(child);
+    Object.freeze(value);
+  }
+  return value;
+}

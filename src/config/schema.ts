@@ -1,0 +1,193 @@
+// The shape of ledgerd's settings and the JSON Schema that checks them (STYLE rule 10, Fastify's
+// "config validated against a schema that rejects unknown keys"). Keys are snake_case and grouped
+// as BigchainDB groups its own (`server.bind`, `wsserver.advertised_*`): the dotted key is also
+// the flag (`--server.bind`) and, upper-cased with `_` for `.`, the env variable
+// (`LEDGERD_SERVER_BIND`). Each leaf's `description` is what `--help` prints.
+import type { JSONSchemaType } from "ajv";
+
+export const logLevels = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+export type LogLevel = (typeof logLevels)[number];
+
+export const engineKinds = ["solo"] as const;
+export type EngineKind = (typeof engineKinds)[number];
+
+export const databaseBackends = ["sqlite"] as const;
+export type DatabaseBackend = (typeof databaseBackends)[number];
+
+export const sqliteSynchronousModes = ["full", "normal", "off"] as const;
+export type SqliteSynchronousMode = (typeof sqliteSynchronousModes)[number];
+
+export interface Config {
+  /** Where the node keeps its key, its `config.json` and (by default) its database. */
+  readonly data_dir: string;
+  readonly log: {
+    readonly level: LogLevel;
+  };
+  readonly server: {
+    readonly bind: string;
+    readonly workers: number;
+    readonly threads: number;
+    readonly body_bytes_max: number;
+    readonly search_limit_max: number;
+    readonly request_timeout_ms: number;
+  };
+  readonly wsserver: {
+    readonly bind: string;
+    readonly advertised_url: string;
+    readonly subscribers_max: number;
+  };
+  readonly database: {
+    readonly backend: DatabaseBackend;
+    readonly path: string;
+    readonly synchronous: SqliteSynchronousMode;
+    readonly cache_size_bytes: number;
+    readonly mmap_size_bytes: number;
+    readonly wal_autocheckpoint_pages: number;
+    readonly journal_size_limit_bytes: number;
+    readonly search_words_max: number;
+  };
+  readonly engine: {
+    readonly kind: EngineKind;
+    readonly block_interval_ms: number;
+    readonly txs_per_block_max: number;
+    readonly commit_timeout_ms: number;
+    readonly chain_id: string;
+  };
+  readonly ledger: {
+    readonly pending_txs_max: number;
+    readonly prepared_cache_entries_max: number;
+    readonly prepare_batch_txs_max: number;
+  };
+}
+
+/** More HTTP processes than this on one machine is a typo, not a deployment. */
+export const serverWorkersMax = 256;
+/** Likewise for signature-verification threads per process. */
+export const serverThreadsMax = 256;
+/** Node's timers hold at most a signed 32-bit count of milliseconds; longer ones fire at once. */
+export const durationMsMax = 2_147_483_647;
+/** Counts beyond this lose integer precision in a double. */
+const countMax = Number.MAX_SAFE_INTEGER;
+/** CometBFT's limit on a chain id (`MaxChainIDLen`). */
+export const chainIdCharsMax = 50;
+
+function count(minimum: number, description: string) {
+  return { type: "integer", minimum, maximum: countMax, description } as const;
+}
+
+function durationMs(minimum: number, description: string) {
+  return { type: "integer", minimum, maximum: durationMsMax, description } as const;
+}
+
+export const configSchema: JSONSchemaType<Config> = {
+  type: "object",
+  additionalProperties: false,
+  required: ["data_dir", "log", "server", "wsserver", "database", "engine", "ledger"],
+  properties: {
+    data_dir: {
+      type: "string",
+      minLength: 1,
+      description: "Folder for the node key, config.json and the database (relative: to the working directory)",
+    },
+    log: {
+      type: "object",
+      additionalProperties: false,
+      required: ["level"],
+      properties: {
+        level: { type: "string", enum: [...logLevels], description: "Least severe log level written" },
+      },
+    },
+    server: {
+      type: "object",
+      additionalProperties: false,
+      required: ["bind", "workers", "threads", "body_bytes_max", "search_limit_max", "request_timeout_ms"],
+      properties: {
+        bind: { type: "string", format: "host-port", description: "HTTP API address, HOST:PORT (port 0: any free port)" },
+        workers: {
+          type: "integer",
+          minimum: 1,
+          maximum: serverWorkersMax,
+          description: "HTTP processes sharing the port (1: HTTP runs in the node's own process)",
+        },
+        threads: {
+          type: "integer",
+          minimum: 0,
+          maximum: serverThreadsMax,
+          description: "Signature-verification threads per HTTP process (0: on the main thread)",
+        },
+        body_bytes_max: count(1, "Largest request body accepted, in bytes (then 413)"),
+        search_limit_max: count(1, "Most results of one asset or metadata search"),
+        request_timeout_ms: durationMs(1, "Time allowed to receive a whole request"),
+      },
+    },
+    wsserver: {
+      type: "object",
+      additionalProperties: false,
+      required: ["bind", "advertised_url", "subscribers_max"],
+      properties: {
+        bind: { type: "string", format: "host-port", description: "WebSocket event stream address, HOST:PORT" },
+        advertised_url: {
+          type: "string",
+          pattern: "^(?:$|wss?://[^\\s/]+(?:/\\S*)?$)",
+          description: "ws:// or wss:// base URL the API advertises for the stream (empty: ws://<bound address>)",
+        },
+        subscribers_max: count(0, "WebSocket subscribers at once"),
+      },
+    },
+    database: {
+      type: "object",
+      additionalProperties: false,
+      required: [
+        "backend",
+        "path",
+        "synchronous",
+        "cache_size_bytes",
+        "mmap_size_bytes",
+        "wal_autocheckpoint_pages",
+        "journal_size_limit_bytes",
+        "search_words_max",
+      ],
+      properties: {
+        backend: { type: "string", enum: [...databaseBackends], description: "Storage backend" },
+        path: { type: "string", minLength: 1, description: "Database file (relative: to data_dir)" },
+        synchronous: {
+          type: "string",
+          enum: [...sqliteSynchronousModes],
+          description: "When a commit reaches the disk: full (survives power loss), normal, off",
+        },
+        cache_size_bytes: count(0, "SQLite page cache, in bytes"),
+        mmap_size_bytes: count(0, "SQLite memory-mapped reads, in bytes (0: off)"),
+        wal_autocheckpoint_pages: count(0, "Write-ahead log pages before a checkpoint"),
+        journal_size_limit_bytes: count(0, "Write-ahead log size kept after a checkpoint, in bytes"),
+        search_words_max: count(1, "Words in one text search"),
+      },
+    },
+    engine: {
+      type: "object",
+      additionalProperties: false,
+      required: ["kind", "block_interval_ms", "txs_per_block_max", "commit_timeout_ms", "chain_id"],
+      properties: {
+        kind: { type: "string", enum: [...engineKinds], description: "Consensus engine (alias: engine)" },
+        block_interval_ms: durationMs(0, "A block is cut this long after its first transaction arrives"),
+        txs_per_block_max: count(1, "A block is cut at once when this many transactions wait"),
+        commit_timeout_ms: durationMs(1, "How long mode=commit waits for the block before answering 504"),
+        chain_id: {
+          type: "string",
+          minLength: 1,
+          maxLength: chainIdCharsMax,
+          description: "Chain id recorded when a new database is initialised",
+        },
+      },
+    },
+    ledger: {
+      type: "object",
+      additionalProperties: false,
+      required: ["pending_txs_max", "prepared_cache_entries_max", "prepare_batch_txs_max"],
+      properties: {
+        pending_txs_max: count(1, "Transactions accepted and not yet committed (then 503)"),
+        prepared_cache_entries_max: count(1, "Verified transactions cached by their exact bytes"),
+        prepare_batch_txs_max: count(1, "Transactions sent to a verification thread at once"),
+      },
+    },
+  },
+};

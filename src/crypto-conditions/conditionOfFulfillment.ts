@@ -1,0 +1,14 @@
+import { ed25519Condition } from "./ed25519Condition.js";
+import { thresholdCondition } from "./thresholdCondition.js";
+import type { Condition, Fulfillment } from "./types.js";
+
+/**
+ * The condition a fulfillment fulfills. A threshold fulfillment's threshold is its number of
+ * subfulfillments, and its subconditions are those of the subfulfillments plus the unfulfilled ones.
+ */
+export function conditionOfFulfillment(fulfillment: Fulfillment): Condition {
+  if (fulfillment.type === "ed25519-sha-256") return ed25519Condition(fulfillment.publicKey);
+  const subconditions = fulfillment.subfulfillments.map(conditionOfFulfillment);
+  subconditions.push(...fulfillment.subconditions);
+  return thresholdCondition(fulfillment.subfulfillments.length, subconditions);
+}

@@ -1,0 +1,67 @@
+// The ONLY place where errors become HTTP answers (STYLE rule 6; Lodestar `api/rest/base.ts`).
+// Routes throw LedgerError; this module answers `{"message": <text>, "status": <code>}`
+// (DECISIONS #2) with the catalog's status. Fastify's own request errors (body too large, a bad
+// URL, a broken Content-Length) are translated to catalog codes first, so they get the same
+// body. Anything else is our bug: 500 with a fixed message, logged with its stack (DECISIONS #3).
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { LedgerError } from "../errors/ledgerError.js";
+import { sendJson } from "./reply.js";
+
+/** Werkzeug's text for an unknown URL, as BigchainDB answered it (there as HTML). */
+export const unknownPathMessage =
+  "The requested URL was not found on the server. If you entered the URL manually please check your spelling and try again.";
+
+/** Werkzeug's text for a known URL with another method (flask-restful answered it as JSON). */
+export const methodNotAllowedMessage = "The method is not allowed for the requested URL.";
+
+const internalBody = JSON.stringify({ message: "Internal Server Error", status: 500 });
+
+/** Routes every error and every unmatched request of `app` through `replyWithError`. */
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error, request, reply) => replyWithError(error, request, reply));
+  app.setNotFoundHandler((request, reply) => {
+    replyWithError(new LedgerError("NotFound", unknownPathMessage), request, reply);
+  });
+}
+
+/**
+ * Answers an error. Also given to Fastify as `frameworkErrors`, which covers the errors raised
+ * before routing (a malformed percent-escape in the URL, a path parameter over the length limit).
+ */
+export function replyWithError(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
+  const known = asLedgerError(error);
+  if (known === null) {
+    request.log.error({ err: error, method: request.method, url: request.url }, "internal error in the HTTP API");
+    sendJson(reply, 500, internalBody);
+    return;
+  }
+  const status = known.status;
+  // BigchainDB logs every error answer (`make_error`); a client's mistake is not the node's, so
+  // 4xx go to debug and only the node's own refusals (503, 504) are warnings.
+  const fields = { code: known.code, status, method: request.method, url: request.url, message: known.httpMessage };
+  if (status >= 500) request.log.warn(fields, "HTTP API error");
+  else request.log.debug(fields, "HTTP API error");
+  sendJson(reply, status, JSON.stringify({ message: known.httpMessage, status }));
+}
+
+/** The catalog error an error stands for, or null when it is a bug (answered 500). */
+export function asLedgerError(error: unknown): LedgerError | null {
+  if (error instanceof LedgerError) return error;
+  if (!isFastifyError(error)) return null;
+  const status = error.statusCode ?? 500;
+  // Fastify's request errors are the client's: each gets the catalog code of its status.
+  if (error.code === "FST_ERR_CTP_BODY_TOO_LARGE") {
+    return new LedgerError("BodyTooLarge", "The request body is larger than the limit", { cause: error });
+  }
+  // Every path parameter is an id or a height: one longer than the router takes names nothing.
+  if (error.code === "FST_ERR_MAX_PARAM_LENGTH") return new LedgerError("NotFound", "Not found", { cause: error });
+  if (status === 413) return new LedgerError("BodyTooLarge", error.message, { cause: error });
+  if (status === 415) return new LedgerError("UnsupportedMediaType", error.message, { cause: error });
+  if (status >= 400 && status < 500) return new LedgerError("BadRequest", error.message, { cause: error });
+  return null;
+}
+
+function isFastifyError(error: unknown): error is FastifyError {
+  return error instanceof Error && typeof (error as { code?: unknown }).code === "string" &&
+    (error as { code: string }).code.startsWith("FST_");
+}

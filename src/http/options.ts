@@ -1,0 +1,51 @@
+// Options of the HTTP API, with their defaults: the one source of them (STYLE rule 10). The
+// config loader merges file, env and flags over `httpOptionsDefault`; `buildHttpApp` merges
+// whatever it is given over the same object.
+
+export interface HttpOptions {
+  /** Where the caller listens (BigchainDB `server.bind` default `localhost:9984`). */
+  readonly host: string;
+  readonly port: number;
+  /**
+   * Largest request body read, in bytes; a larger one is answered 413 before it is parsed.
+   * 1 MiB: a transaction with 1,000 inputs and 1,000 outputs (txLimits) is about 700 KB, the
+   * drivers' real transactions are 1 to 10 KB, and it equals readJson's own `bytesMax`, so the
+   * two limits cannot disagree. (BigchainDB had none; its reference nginx allowed 15 KB.)
+   */
+  readonly bodyBytesMax: number;
+  /**
+   * Most results one asset or metadata search returns. `limit` 0 (BigchainDB's "all") and any
+   * larger `limit` are capped here, so one query cannot make a response of the whole ledger.
+   */
+  readonly searchLimitMax: number;
+  /**
+   * Time allowed to receive a whole request, headers and body (Node's `requestTimeout`), so a
+   * slow sender cannot hold a connection open. It does not limit how long the answer takes, so
+   * a `mode=commit` POST may wait longer. BigchainDB's Gunicorn workers timed out at 30 s.
+   */
+  readonly requestTimeoutMs: number;
+  /** `docs` of the root document. */
+  readonly docsUrl: string;
+  /** `docs` of the API document (`/api/v1/`), and `api.v1.docs` of the root one. */
+  readonly apiDocsUrl: string;
+  /** The advertised event-stream URL (`streams` in both discovery documents). */
+  readonly streamsUrl: string;
+  /** `software` of the root document. */
+  readonly software: string;
+  /** `version` of the root document: the caller passes package.json's version. */
+  readonly version: string;
+}
+
+export const httpOptionsDefault: HttpOptions = Object.freeze({
+  host: "localhost",
+  port: 9984,
+  bodyBytesMax: 1024 * 1024,
+  searchLimitMax: 1_000,
+  requestTimeoutMs: 30_000,
+  // ledgerd serves BigchainDB 2.2.2's HTTP API, so its documentation is the reference.
+  docsUrl: "https://docs.bigchaindb.com/projects/server/en/v2.2.2/",
+  apiDocsUrl: "https://docs.bigchaindb.com/projects/server/en/v2.2.2/http-client-server-api.html",
+  streamsUrl: "ws://localhost:9985/api/v1/streams/valid_transactions",
+  software: "ledgerd",
+  version: "0.0.0",
+});

@@ -1,0 +1,148 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import { nextAppHash } from "../../../src/ledger/appHash.js";
+import { LedgerApp } from "../../../src/ledger/ledgerApp.js";
+import { PreparePool } from "../../../src/ledger/preparePool.js";
+import { SqliteStore } from "../../../src/store/sqlite/sqliteStore.js";
+import type { Store } from "../../../src/store/store.js";
+import { bytesOf, create, keypairOf, transfer } from "../../helpers/txFactory.js";
+
+const dirs: string[] = [];
+after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+function tempPath(): string {
+  const dir = mkdtempSync(join(tmpdir(), "ledgerd-ledger-"));
+  dirs.push(dir);
+  return join(dir, "ledger.sqlite");
+}
+
+const pool = new PreparePool({ threads: 0, batchTxsMax: 64 });
+const validator = { publicKey: "ab".repeat(32), power: 10 };
+
+async function openLedger(path = tempPath()): Promise<{ ledger: LedgerApp; store: Store; path: string }> {
+  const store = SqliteStore.open({ path });
+  const ledger = await LedgerApp.open({}, { store, pool });
+  if (ledger.info().height === 0 && (await store.getChainState()).chainId === null) {
+    await ledger.initChain("test-chain", [validator]);
+  }
+  return { ledger, store, path };
+}
+
+async function block(ledger: LedgerApp, txs: readonly Uint8Array[]) {
+  const finalized = await ledger.finalizeBlock(ledger.info().height + 1, txs);
+  await ledger.commit();
+  return finalized;
+}
+
+const alice = keypairOf("alice");
+const bob = keypairOf("bob");
+const carol = keypairOf("carol");
+
+describe("LedgerApp", () => {
+  it("starts at height 0 with an empty app hash", async () => {
+    const { ledger } = await openLedger();
+    assert.deepEqual(ledger.info(), { height: 0, appHash: "" });
+  });
+
+  it("rejects the later of two conflicting transactions in one block, and stores only the first", async () => {
+    const { ledger, store } = await openLedger();
+    const asset = create(alice);
+    await block(ledger, [bytesOf(asset)]);
+    const toBob = transfer([{ tx: asset, outputIndex: 0 }], [alice], [{ publicKeys: [bob.publicKey], amount: 1n }]);
+    const toCarol = transfer([{ tx: asset, outputIndex: 0 }], [alice], [{ publicKeys: [carol.publicKey], amount: 1n }]);
+    const duplicate = create(bob);
+    const finalized = await block(ledger, [bytesOf(toBob), bytesOf(toCarol), bytesOf(duplicate), bytesOf(duplicate)]);
+    assert.deepEqual(finalized.results.map((r) => r?.code ?? null), [null, "DoubleSpend", null, "DuplicateTransaction"]);
+    assert.notEqual(await store.getTransaction(toBob["id"] as string), null);
+    assert.equal(await store.getTransaction(toCarol["id"] as string), null);
+    const stored = await store.getBlock(2);
+    assert.deepEqual(stored?.txIds, [toBob["id"], duplicate["id"]]);
+  });
+
+  it("accepts a TRANSFER of a CREATE made earlier in the same block (chained spends)", async () => {
+    const { ledger, store } = await openLedger();
+    const asset = create(alice, 5n);
+    const toBob = transfer([{ tx: asset, outputIndex: 0 }], [alice], [{ publicKeys: [bob.publicKey], amount: 5n }]);
+    const toCarol = transfer([{ tx: toBob, outputIndex: 0 }], [bob], [{ publicKeys: [carol.publicKey], amount: 2n }, { publicKeys: [bob.publicKey], amount: 3n }]);
+    const finalized = await block(ledger, [bytesOf(asset), bytesOf(toBob), bytesOf(toCarol)]);
+    assert.deepEqual(finalized.results, [null, null, null]);
+    const carolOutputs = await store.getOutputsByPublicKey(carol.publicKey, false);
+    assert.deepEqual(carolOutputs, [{ transactionId: toCarol["id"], outputIndex: 0 }]);
+  });
+
+  it("rejects in block order: a spend before its CREATE in the block does not exist yet", async () => {
+    const { ledger } = await openLedger();
+    const asset = create(alice);
+    const toBob = transfer([{ tx: asset, outputIndex: 0 }], [alice], [{ publicKeys: [bob.publicKey], amount: 1n }]);
+    const finalized = await block(ledger, [bytesOf(toBob), bytesOf(asset)]);
+    assert.deepEqual(finalized.results.map((r) => r?.code ?? null), ["InputDoesNotExist", null]);
+  });
+
+  it("chains the app hash as BigchainDB does; a block without valid transactions keeps it", async () => {
+    const { ledger, store } = await openLedger();
+    const a = create(alice);
+    const b = create(bob);
+    const first = await block(ledger, [bytesOf(a), bytesOf(b)]);
+    assert.equal(first.appHash, nextAppHash("", [a["id"] as string, b["id"] as string]));
+    const empty = await block(ledger, []);
+    assert.equal(empty.appHash, first.appHash);
+    assert.equal(empty.height, 2);
+    assert.deepEqual(await store.getBlock(2), { height: 2, appHash: first.appHash, txIds: [] });
+    const allInvalid = await block(ledger, [bytesOf(a)]);
+    assert.equal(allInvalid.appHash, first.appHash);
+    const c = create(carol);
+    const fourth = await block(ledger, [bytesOf(c)]);
+    assert.equal(fourth.appHash, nextAppHash(first.appHash, [c["id"] as string]));
+    assert.deepEqual(ledger.info(), { height: 4, appHash: fourth.appHash });
+  });
+
+  it("resumes from the store after a restart", async () => {
+    const first = await openLedger();
+    const a = create(alice);
+    const finalized = await block(first.ledger, [bytesOf(a)]);
+    await first.store.close();
+    const again = await openLedger(first.path);
+    assert.deepEqual(again.ledger.info(), { height: 1, appHash: finalized.appHash });
+    const duplicate = await block(again.ledger, [bytesOf(a)]);
+    assert.equal(duplicate.results[0]?.code, "DuplicateTransaction");
+  });
+
+  it("checkTx sees the pending pool: a second spend of a pending spend is refused", async () => {
+    const { ledger } = await openLedger();
+    const asset = create(alice);
+    await block(ledger, [bytesOf(asset)]);
+    const toBob = transfer([{ tx: asset, outputIndex: 0 }], [alice], [{ publicKeys: [bob.publicKey], amount: 1n }]);
+    const toCarol = transfer([{ tx: asset, outputIndex: 0 }], [alice], [{ publicKeys: [carol.publicKey], amount: 1n }]);
+    assert.equal((await ledger.checkTx(bytesOf(toBob))).ok, true);
+    const again = await ledger.checkTx(bytesOf(toBob));
+    assert.equal(again.ok ? null : again.rejection.code, "PendingTransaction");
+    const conflict = await ledger.checkTx(bytesOf(toCarol));
+    assert.equal(conflict.ok ? null : conflict.rejection.code, "DoubleSpend");
+    // Once the block carrying the first spend commits, the pool forgets it.
+    await block(ledger, [bytesOf(toBob)]);
+    assert.equal(ledger.pendingCount, 0);
+  });
+
+  it("replaying the same blocks into a fresh store gives the same app hash (determinism)", async () => {
+    const blocks: Uint8Array[][] = [];
+    let tx = create(alice, 10n);
+    blocks.push([bytesOf(tx), bytesOf(create(bob))]);
+    for (let i = 0; i < 5; i++) {
+      const next = transfer([{ tx, outputIndex: 0 }], [i % 2 === 0 ? alice : bob], [{ publicKeys: [i % 2 === 0 ? bob.publicKey : alice.publicKey], amount: 10n }]);
+      blocks.push([bytesOf(next), bytesOf(create(carol)), bytesOf(next)]);
+      tx = next;
+    }
+    const hashes: string[][] = [];
+    for (let run = 0; run < 2; run++) {
+      const { ledger } = await openLedger();
+      const seen: string[] = [];
+      for (const txs of blocks) seen.push((await block(ledger, txs)).appHash);
+      hashes.push(seen);
+    }
+    assert.deepEqual(hashes[0], hashes[1]);
+    assert.equal(new Set(hashes[0]).size, blocks.length);
+  });
+});

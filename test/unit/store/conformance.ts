@@ -1,0 +1,560 @@
+// The one conformance suite for every Store backend (src/store/store.ts). A backend's test file
+// calls `storeConformance("sqlite", open)`; every backend must pass it unchanged. It knows
+// nothing of any database: it only uses the interface. `open` must give a new, empty store.
+//
+// It checks every method and every rule in the interface comments, and the text search
+// semantics of DECISIONS #12.
+
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { LedgerError } from "../../../src/errors/ledgerError.js";
+import type { CommittedTx, OutputRef, Store } from "../../../src/store/store.js";
+import { block, createTx, hex64, publicKey, ref, transferTx, validator } from "./fixtures.js";
+
+export function storeConformance(name: string, open: () => Promise<Store>): void {
+  /** Runs `body` against a fresh store and always closes it. */
+  async function withStore(body: (store: Store) => Promise<void>): Promise<void> {
+    const store = await open();
+    try {
+      await body(store);
+    } finally {
+      await store.close();
+    }
+  }
+
+  describe(`${name} store conformance`, () => {
+    describe("chain state and initChain", () => chainTests(withStore));
+    describe("commitBlock", () => commitTests(withStore));
+    describe("outputs", () => outputTests(withStore));
+    describe("transactions by asset", () => assetTests(withStore));
+    describe("blocks and validators", () => blockTests(withStore));
+    describe("text search", () => searchTests(withStore));
+  });
+}
+
+type WithStore = (body: (store: Store) => Promise<void>) => Promise<void>;
+
+const isAssertion = { name: "AssertionError" };
+
+function chainTests(withStore: WithStore): void {
+  it("a new store is empty", () =>
+    withStore(async (store) => {
+      assert.ok(store.backend.length > 0);
+      assert.deepEqual(await store.getChainState(), { height: 0, appHash: "", chainId: null });
+      assert.deepEqual(await store.getValidators(), []);
+      assert.equal(await store.getBlock(1), null);
+      assert.equal(await store.getBlockTransactions(1), null);
+      assert.equal(await store.getTransaction(hex64("nothing")), null);
+      assert.deepEqual(await store.findTransactions([hex64("nothing")]), new Set());
+      assert.deepEqual(await store.getOutputsByPublicKey(publicKey("nobody")), []);
+      assert.deepEqual(await store.searchAssets("anything", 0), []);
+    }));
+
+  it("initChain records the chain id and the first validators, effective from height 1", () =>
+    withStore(async (store) => {
+      const validators = [validator("a", 10), validator("b", 20)];
+      await store.initChain("test-chain-Ab12", validators);
+      assert.deepEqual(await store.getChainState(), {
+        height: 0,
+        appHash: "",
+        chainId: "test-chain-Ab12",
+      });
+      assert.deepEqual(await store.getValidators(), validators);
+      assert.deepEqual(await store.getValidators(1), validators);
+      assert.deepEqual(await store.getValidators(0), []);
+    }));
+
+  it("initChain runs once: a second call is a broken invariant and changes nothing", () =>
+    withStore(async (store) => {
+      await store.initChain("first", [validator("a")]);
+      await assert.rejects(store.initChain("second", [validator("b")]), isAssertion);
+      assert.equal((await store.getChainState()).chainId, "first");
+      assert.deepEqual(await store.getValidators(), [validator("a")]);
+    }));
+
+  it("initChain after the first block is a broken invariant", () =>
+    withStore(async (store) => {
+      await store.commitBlock(block(1, []));
+      await assert.rejects(store.initChain("late", [validator("a")]), isAssertion);
+      assert.equal((await store.getChainState()).chainId, null);
+    }));
+
+  it("the chain state follows the last committed block", () =>
+    withStore(async (store) => {
+      await store.initChain("c", [validator("a")]);
+      const b1 = block(1, [createTx({ label: "state-1" })]);
+      await store.commitBlock(b1);
+      assert.deepEqual(await store.getChainState(), { height: 1, appHash: b1.appHash, chainId: "c" });
+      // An empty block keeps the app hash it is given (BigchainDB keeps the previous one).
+      await store.commitBlock({ height: 2, appHash: b1.appHash, txs: [] });
+      assert.deepEqual(await store.getChainState(), { height: 2, appHash: b1.appHash, chainId: "c" });
+    }));
+}
+
+function commitTests(withStore: WithStore): void {
+  it("heights are contiguous from 1", () =>
+    withStore(async (store) => {
+      await assert.rejects(store.commitBlock(block(0, [])), isAssertion);
+      await assert.rejects(store.commitBlock(block(2, [])), isAssertion);
+      await store.commitBlock(block(1, []));
+      await assert.rejects(store.commitBlock(block(1, [])), isAssertion);
+      await assert.rejects(store.commitBlock(block(3, [])), isAssertion);
+      await store.commitBlock(block(2, []));
+      assert.equal((await store.getChainState()).height, 2);
+    }));
+
+  it("empty blocks are stored", () =>
+    withStore(async (store) => {
+      await store.commitBlock({ height: 1, appHash: "", txs: [] });
+      assert.deepEqual(await store.getBlock(1), { height: 1, appHash: "", txIds: [] });
+      assert.deepEqual(await store.getBlockTransactions(1), []);
+    }));
+
+  it("stores every transaction of a block, readable by id", () =>
+    withStore(async (store) => {
+      const txs = [createTx({ label: "c-1" }), createTx({ label: "c-2" })];
+      await store.commitBlock(block(1, txs));
+      for (const tx of txs) assert.equal(await store.getTransaction(tx.id), tx.json);
+      const unknown = hex64("unknown");
+      const found = await store.findTransactions([txs[1]!.id, unknown, txs[0]!.id, txs[1]!.id]);
+      assert.deepEqual(found, new Set([txs[0]!.id, txs[1]!.id]));
+      assert.equal(await store.getTransaction(unknown), null);
+      // Ids are matched exactly: no prefix, no case folding, no garbage.
+      assert.equal(await store.getTransaction(txs[0]!.id.toUpperCase()), null);
+      assert.equal(await store.getTransaction(txs[0]!.id.slice(0, 63)), null);
+      assert.equal(await store.getTransaction("123"), null);
+      assert.equal(await store.getTransaction(""), null);
+    }));
+
+  it("a spend inside the same block of an output created earlier in it is allowed", () =>
+    withStore(async (store) => {
+      const c = createTx({ label: "same-block" });
+      const t = transferTx({ label: "same-block-t", assetId: c.id, spends: [ref(c, 0)] });
+      await store.commitBlock(block(1, [c, t]));
+      const outputs = await store.getOutputs([ref(c, 0)]);
+      assert.equal(outputs.get(`${c.id}:0`)?.spentBy, t.id);
+    }));
+
+  // Each case: a first, valid transaction, then one that breaks an invariant. Nothing of the
+  // block may be written, and the store must still take the block afterwards.
+  const broken: [string, (prior: CommittedTx) => CommittedTx[]][] = [
+    ["spends an output that does not exist", (p) => [
+      transferTx({ label: "bad-missing", assetId: p.id, spends: [{ transactionId: hex64("nope"), outputIndex: 0 }] }),
+    ]],
+    ["spends an output index past the end", (p) => [
+      transferTx({ label: "bad-index", assetId: p.id, spends: [ref(p, 7)] }),
+    ]],
+    ["spends an output already spent in an earlier block", (p) => [
+      transferTx({ label: "bad-spent", assetId: p.id, spends: [ref(p, 1)] }),
+    ]],
+    ["spends one output twice in one block", (p) => [
+      transferTx({ label: "bad-twice-1", assetId: p.id, spends: [ref(p, 0)] }),
+      transferTx({ label: "bad-twice-2", assetId: p.id, spends: [ref(p, 0)] }),
+    ]],
+    ["spends one output twice in one transaction", (p) => [
+      transferTx({ label: "bad-dup-input", assetId: p.id, spends: [ref(p, 0), ref(p, 0)] }),
+    ]],
+    ["spends its own output", () => [
+      { ...createTx({ label: "bad-self" }), spends: [{ transactionId: hex64("tx:bad-self"), outputIndex: 0 }] },
+    ]],
+    ["repeats an id already stored", (p) => [p]],
+    ["repeats an id inside the block", () => [createTx({ label: "bad-dup" }), createTx({ label: "bad-dup" })]],
+  ];
+  for (const [what, makeBad] of broken) {
+    it(`a block whose transaction ${what} is refused whole (AssertionError)`, () =>
+      withStore(async (store) => {
+        const prior = createTx({ label: "prior", outputs: [{ keys: [publicKey("p")] }, { keys: [publicKey("p")] }] });
+        const spender = transferTx({ label: "prior-spender", assetId: prior.id, spends: [ref(prior, 1)] });
+        await store.initChain("c", [validator("a")]);
+        await store.commitBlock(block(1, [prior, spender]));
+        const good = createTx({
+          label: "good",
+          outputs: [{ keys: [publicKey("good-owner")] }],
+          data: { word: "zanzibar" },
+          metadata: { word: "quixotic" },
+        });
+        const bad = block(2, [good, ...makeBad(prior)], [validator("new")]);
+        await assert.rejects(store.commitBlock(bad), isAssertion);
+        await assertNothingOf(store, good, 1);
+        assert.deepEqual(await store.getValidators(), [validator("a")]);
+        // The prior block is untouched and the store takes a good block 2.
+        assert.equal((await store.getOutputs([ref(prior, 0)])).get(`${prior.id}:0`)?.spentBy, null);
+        await store.commitBlock(block(2, [good]));
+        assert.equal(await store.getTransaction(good.id), good.json);
+      }));
+  }
+
+  it("amounts are kept exactly, up to 9e18 and beyond", () =>
+    withStore(async (store) => {
+      const amounts = [9_000_000_000_000_000_000n, 1n, 123_456_789_012_345_678_901_234_567_890n];
+      const c = createTx({ label: "amounts", outputs: amounts.map((amount) => ({ keys: [publicKey("a")], amount })) });
+      await store.commitBlock(block(1, [c]));
+      const outputs = await store.getOutputs(amounts.map((_, i) => ref(c, i)));
+      assert.deepEqual(amounts.map((_, i) => outputs.get(`${c.id}:${i}`)?.amount), amounts);
+    }));
+}
+
+async function assertNothingOf(store: Store, tx: CommittedTx, height: number): Promise<void> {
+  assert.equal((await store.getChainState()).height, height);
+  assert.equal(await store.getBlock(height + 1), null);
+  assert.equal(await store.getBlockTransactions(height + 1), null);
+  assert.equal(await store.getTransaction(tx.id), null);
+  assert.deepEqual(await store.findTransactions([tx.id]), new Set());
+  assert.equal(await store.getBlockHeightOfTransaction(tx.id), null);
+  assert.deepEqual(await store.getTransactionsByAsset(tx.assetId), []);
+  assert.equal((await store.getOutputs([ref(tx, 0)])).size, 0);
+  for (const key of tx.outputs[0]!.publicKeys) {
+    assert.deepEqual(await store.getOutputsByPublicKey(key), []);
+  }
+  assert.deepEqual(await store.searchAssets("zanzibar", 0), []);
+  assert.deepEqual(await store.searchMetadata("quixotic", 0), []);
+}
+
+function outputTests(withStore: WithStore): void {
+  const alice = publicKey("alice");
+  const bob = publicKey("bob");
+  const carol = publicKey("carol");
+  // Block 1: c1 gives alice 9e18 and alice+bob (a 2-of-2 threshold) 5.
+  // Block 2: t1 spends c1:0 to carol.  Block 3: c2 gives alice 1 and bob 2.
+  const c1 = createTx({
+    label: "out-c1",
+    outputs: [{ keys: [alice], amount: 9_000_000_000_000_000_000n }, { keys: [alice, bob], amount: 5n }],
+  });
+  const t1 = transferTx({ label: "out-t1", assetId: c1.id, spends: [ref(c1, 0)], outputs: [{ keys: [carol], amount: 9_000_000_000_000_000_000n }] });
+  const c2 = createTx({ label: "out-c2", outputs: [{ keys: [bob], amount: 2n }, { keys: [alice], amount: 1n }] });
+
+  async function commitAll(store: Store): Promise<void> {
+    await store.commitBlock(block(1, [c1]));
+    await store.commitBlock(block(2, [t1]));
+    await store.commitBlock(block(3, [c2]));
+  }
+
+  it("getOutputs gives committed outputs with who spent them; missing ones are absent", () =>
+    withStore(async (store) => {
+      await commitAll(store);
+      const missing: OutputRef[] = [ref(c1, 2), { transactionId: hex64("nope"), outputIndex: 0 }];
+      const outputs = await store.getOutputs([ref(c1, 0), ref(c1, 1), ref(t1, 0), ...missing, ref(c1, 0)]);
+      assert.deepEqual([...outputs.keys()].sort(), [`${c1.id}:0`, `${c1.id}:1`, `${t1.id}:0`].sort());
+      assert.deepEqual(outputs.get(`${c1.id}:0`), {
+        ...c1.outputs[0]!,
+        transactionId: c1.id,
+        assetId: c1.id,
+        spentBy: t1.id,
+      });
+      assert.deepEqual(outputs.get(`${c1.id}:1`), {
+        ...c1.outputs[1]!,
+        transactionId: c1.id,
+        assetId: c1.id,
+        spentBy: null,
+      });
+      // A TRANSFER's outputs carry the asset id of the asset, not the transfer's own id.
+      assert.equal(outputs.get(`${t1.id}:0`)?.assetId, c1.id);
+      assert.deepEqual(outputs.get(`${c1.id}:1`)?.publicKeys, [alice, bob]);
+      assert.deepEqual(await store.getOutputs([]), new Map());
+    }));
+
+  it("outputs by key: in commit order; a multi-owner output is listed for each owner", () =>
+    withStore(async (store) => {
+      await commitAll(store);
+      assert.deepEqual(await store.getOutputsByPublicKey(alice), [ref(c1, 0), ref(c1, 1), ref(c2, 1)]);
+      assert.deepEqual(await store.getOutputsByPublicKey(bob), [ref(c1, 1), ref(c2, 0)]);
+      assert.deepEqual(await store.getOutputsByPublicKey(carol), [ref(t1, 0)]);
+      assert.deepEqual(await store.getOutputsByPublicKey(publicKey("nobody")), []);
+      assert.deepEqual(await store.getOutputsByPublicKey(""), []);
+    }));
+
+  it("outputs by key: spent true gives only spent, false only unspent", () =>
+    withStore(async (store) => {
+      await commitAll(store);
+      assert.deepEqual(await store.getOutputsByPublicKey(alice, true), [ref(c1, 0)]);
+      assert.deepEqual(await store.getOutputsByPublicKey(alice, false), [ref(c1, 1), ref(c2, 1)]);
+      assert.deepEqual(await store.getOutputsByPublicKey(carol, true), []);
+      assert.deepEqual(await store.getOutputsByPublicKey(carol, false), [ref(t1, 0)]);
+      // Spending the threshold output moves it for both owners.
+      const t2 = transferTx({ label: "out-t2", assetId: c1.id, spends: [ref(c1, 1)], outputs: [{ keys: [carol], amount: 5n }] });
+      await store.commitBlock(block(4, [t2]));
+      assert.deepEqual(await store.getOutputsByPublicKey(bob, true), [ref(c1, 1)]);
+      assert.deepEqual(await store.getOutputsByPublicKey(alice, true), [ref(c1, 0), ref(c1, 1)]);
+      assert.deepEqual(await store.getOutputsByPublicKey(carol, false), [ref(t1, 0), ref(t2, 0)]);
+    }));
+
+  it("a key named twice in one output lists the output once", () =>
+    withStore(async (store) => {
+      const c = createTx({ label: "twice", outputs: [{ keys: [alice, alice] }] });
+      await store.commitBlock(block(1, [c]));
+      assert.deepEqual(await store.getOutputsByPublicKey(alice), [ref(c, 0)]);
+    }));
+}
+
+function assetTests(withStore: WithStore): void {
+  const c = createTx({ label: "asset-c" });
+  const t1 = transferTx({ label: "asset-t1", assetId: c.id, spends: [ref(c, 0)] });
+  const other = createTx({ label: "asset-other" });
+  const t2 = transferTx({ label: "asset-t2", assetId: c.id, spends: [ref(t1, 0)] });
+  const t3 = transferTx({ label: "asset-t3", assetId: other.id, spends: [ref(other, 0)] });
+
+  async function commitAll(store: Store): Promise<void> {
+    await store.commitBlock(block(1, [c, other]));
+    await store.commitBlock(block(2, [t1]));
+    await store.commitBlock(block(3, [t3, t2]));
+  }
+
+  it("all transactions of an asset in commit order", () =>
+    withStore(async (store) => {
+      await commitAll(store);
+      assert.deepEqual(await store.getTransactionsByAsset(c.id), [c.json, t1.json, t2.json]);
+      assert.deepEqual(await store.getTransactionsByAsset(other.id), [other.json, t3.json]);
+      assert.deepEqual(await store.getTransactionsByAsset(hex64("none")), []);
+      assert.deepEqual(await store.getTransactionsByAsset(t1.id), []);
+    }));
+
+  it("with an operation, only those; with lastOnly, only the last that matches", () =>
+    withStore(async (store) => {
+      await commitAll(store);
+      const byAsset = store.getTransactionsByAsset.bind(store);
+      assert.deepEqual(await byAsset(c.id, { operation: "CREATE" }), [c.json]);
+      assert.deepEqual(await byAsset(c.id, { operation: "TRANSFER" }), [t1.json, t2.json]);
+      assert.deepEqual(await byAsset(c.id, { lastOnly: true }), [t2.json]);
+      assert.deepEqual(await byAsset(c.id, { lastOnly: false }), [c.json, t1.json, t2.json]);
+      assert.deepEqual(await byAsset(c.id, { operation: "CREATE", lastOnly: true }), [c.json]);
+      assert.deepEqual(await byAsset(c.id, { operation: "TRANSFER", lastOnly: true }), [t2.json]);
+      assert.deepEqual(await byAsset(other.id, { operation: "TRANSFER", lastOnly: true }), [t3.json]);
+      assert.deepEqual(await byAsset(hex64("none"), { lastOnly: true }), []);
+      const lone = createTx({ label: "asset-lone" });
+      await store.commitBlock(block(4, [lone]));
+      assert.deepEqual(await byAsset(lone.id, { operation: "TRANSFER" }), []);
+      assert.deepEqual(await byAsset(lone.id, { operation: "TRANSFER", lastOnly: true }), []);
+    }));
+}
+
+function blockTests(withStore: WithStore): void {
+  it("blocks list their transactions in block order", () =>
+    withStore(async (store) => {
+      const txs = ["z", "a", "m"].map((label) => createTx({ label: `blk-${label}` }));
+      const b1 = block(1, txs);
+      await store.commitBlock(b1);
+      await store.commitBlock(block(2, []));
+      const b3 = block(3, [createTx({ label: "blk-3" })]);
+      await store.commitBlock(b3);
+      assert.deepEqual(await store.getBlock(1), { height: 1, appHash: b1.appHash, txIds: txs.map((t) => t.id) });
+      assert.deepEqual(await store.getBlockTransactions(1), txs.map((t) => t.json));
+      assert.deepEqual(await store.getBlock(2), { height: 2, appHash: "", txIds: [] });
+      assert.deepEqual(await store.getBlock(3), { height: 3, appHash: b3.appHash, txIds: [b3.txs[0]!.id] });
+      assert.deepEqual(await store.getBlockTransactions(3), [b3.txs[0]!.json]);
+      assert.equal(await store.getBlock(4), null);
+      assert.equal(await store.getBlock(0), null);
+      assert.equal(await store.getBlockTransactions(4), null);
+    }));
+
+  it("the block of a transaction", () =>
+    withStore(async (store) => {
+      const a = createTx({ label: "bh-a" });
+      const b = createTx({ label: "bh-b" });
+      await store.commitBlock(block(1, [a]));
+      await store.commitBlock(block(2, []));
+      await store.commitBlock(block(3, [b]));
+      assert.equal(await store.getBlockHeightOfTransaction(a.id), 1);
+      assert.equal(await store.getBlockHeightOfTransaction(b.id), 3);
+      assert.equal(await store.getBlockHeightOfTransaction(hex64("none")), null);
+      assert.equal(await store.getBlockHeightOfTransaction(""), null);
+    }));
+
+  it("validators by height: an update takes effect from the next height", () =>
+    withStore(async (store) => {
+      const v1 = [validator("a", 10)];
+      const v2 = [validator("a", 10), validator("b", 5)];
+      const v3 = [validator("b", 7)];
+      await store.initChain("c", v1);
+      await store.commitBlock(block(1, []));
+      await store.commitBlock(block(2, [], v2));
+      assert.deepEqual(await store.getValidators(2), v1);
+      assert.deepEqual(await store.getValidators(3), v2);
+      assert.deepEqual(await store.getValidators(), v2);
+      await store.commitBlock(block(3, [createTx({ label: "val" })], v3));
+      assert.deepEqual(await store.getValidators(1), v1);
+      assert.deepEqual(await store.getValidators(3), v2);
+      assert.deepEqual(await store.getValidators(4), v3);
+      assert.deepEqual(await store.getValidators(1000), v3);
+      assert.deepEqual(await store.getValidators(), v3);
+      assert.deepEqual(await store.getValidators(0), []);
+    }));
+}
+
+function searchTests(withStore: WithStore): void {
+  // The bike assets: the long one is committed first, so relevance, not commit order, puts the
+  // short one first.
+  const assets = {
+    runner: createTx({ label: "s-runner", data: { name: "Running shoes", brand: "Acme" } }),
+    cafe: createTx({ label: "s-cafe", data: { title: "Crème brûlée at the Café", tags: ["dessert"] } }),
+    redCar: createTx({ label: "s-red-car", data: { description: "a red car for sale" } }),
+    split: createTx({ label: "s-split", data: { a: "red", b: "car", c: "blue paint" } }),
+    bikeLong: createTx({
+      label: "s-bike-long",
+      data: { text: "bike with a long list of parts: wheels, pedals, chain, saddle, bell, lamp" },
+    }),
+    bikeShort: createTx({ label: "s-bike-short", data: { text: "bike bike" } }),
+    nested: createTx({
+      label: "s-nested",
+      data: { deep: { list: [{ x: "submarine" }, "periscope"], year: 2019, flag: true, none: null } },
+    }),
+    twin1: createTx({ label: "s-twin-1", data: { kind: "widget" } }),
+    twin2: createTx({ label: "s-twin-2", data: { kind: "widget" } }),
+    noData: createTx({ label: "s-no-data", data: null, metadata: { note: "widget" } }),
+  };
+  const transfer = transferTx({
+    label: "s-transfer",
+    assetId: assets.runner.id,
+    spends: [ref(assets.runner, 0)],
+    metadata: { note: "shipped by courier", history: ["repaired"] },
+  });
+
+  async function commitAll(store: Store): Promise<void> {
+    const { bikeLong, bikeShort, ...rest } = assets;
+    await store.commitBlock(block(1, [bikeLong, ...Object.values(rest)]));
+    await store.commitBlock(block(2, [bikeShort, transfer]));
+  }
+
+  async function ids(store: Store, query: string, limit = 0): Promise<string[]> {
+    return (await store.searchAssets(query, limit)).map((hit) => hit.id);
+  }
+
+  async function idSet(store: Store, query: string): Promise<Set<string>> {
+    return new Set(await ids(store, query));
+  }
+
+  const cases: [string, string, CommittedTx[]][] = [
+    ["stemming: `run` finds Running", "run", [assets.runner]],
+    ["stemming: `runs` finds Running", "runs", [assets.runner]],
+    ["case: `RUNNING`", "RUNNING", [assets.runner]],
+    ["diacritics: `cafe` finds Café", "cafe", [assets.cafe]],
+    ["diacritics: `CAFÉ`", "CAFÉ", [assets.cafe]],
+    ["diacritics in the data: `brulee`", "brulee", [assets.cafe]],
+    ["values in arrays and nested objects", "periscope", [assets.nested]],
+    ["deep values", "submarine", [assets.nested]],
+    ["keys are not indexed", "brand", []],
+    ["nested keys are not indexed", "deep", []],
+    ["numbers are not indexed", "2019", []],
+    ["booleans are not indexed", "true", []],
+    ["a phrase matches inside one value", '"red car"', [assets.redCar]],
+    ["a phrase with its stop words", '"at the café"', [assets.cafe]],
+    ["a phrase does not match across two values", '"car blue"', []],
+    ["with a phrase, a term alone is not enough", 'sale "blue car"', []],
+    ["a phrase and a term", '"blue paint" sale', [assets.split]],
+    ["exclusion", "car -sale", [assets.split]],
+    ["excluded phrase", 'car -"blue paint"', [assets.redCar]],
+    ["an excluded phrase must match as a phrase", 'paint -"red car"', [assets.split]],
+    ["a negation lasts to the next whitespace: -a-b", "car bike -red-long", [assets.bikeShort]],
+    ["`- sale` with a space is not a negation", "- sale", [assets.redCar]],
+    ["a hyphen inside a word separates terms", "submarine-periscope", [assets.nested]],
+    ["exclusions alone match nothing", "-red", []],
+    ["stop words alone match nothing", "the a of and", []],
+    ["a phrase of stop words alone matches nothing", '"at the"', []],
+    ["stop words are dropped from the query", "the submarine", [assets.nested]],
+    ["an unclosed phrase still gives its words as terms", '"submarine', [assets.nested]],
+    ["no match", "xylophone", []],
+    ["empty", "", []],
+    ["whitespace", "  \n ", []],
+  ];
+  for (const [what, query, expected] of cases) {
+    it(`${what} (${JSON.stringify(query)})`, () =>
+      withStore(async (store) => {
+        await commitAll(store);
+        assert.deepEqual(await idSet(store, query), new Set(expected.map((t) => t.id)));
+      }));
+  }
+
+  it("terms are OR'ed", () =>
+    withStore(async (store) => {
+      await commitAll(store);
+      assert.deepEqual(await idSet(store, "shoes submarine"), new Set([assets.runner.id, assets.nested.id]));
+      assert.deepEqual(await idSet(store, "red-car"), new Set([assets.redCar.id, assets.split.id]));
+    }));
+
+  it("the document id is indexed", () =>
+    withStore(async (store) => {
+      await commitAll(store);
+      assert.deepEqual(await ids(store, assets.cafe.id), [assets.cafe.id]);
+      assert.deepEqual(await ids(store, assets.cafe.id.toUpperCase()), [assets.cafe.id]);
+      const byId = await store.searchMetadata(transfer.id, 0);
+      assert.deepEqual(byId, [{ id: transfer.id, json: transfer.metadata }]);
+    }));
+
+  it("hits carry the id and the document as committed", () =>
+    withStore(async (store) => {
+      await commitAll(store);
+      assert.deepEqual(await store.searchAssets("submarine", 0), [
+        { id: assets.nested.id, json: assets.nested.assetData },
+      ]);
+      assert.deepEqual(await store.searchMetadata("courier", 0), [
+        { id: transfer.id, json: transfer.metadata },
+      ]);
+      // A TRANSFER has no asset data; a CREATE with null data has none to find.
+      assert.deepEqual(await ids(store, "shipped"), []);
+      assert.deepEqual(
+        (await store.searchMetadata("widget", 0)).map((h) => h.id),
+        [assets.noData.id],
+      );
+    }));
+
+  it("best match first, then commit order; limit caps, 0 means all", () =>
+    withStore(async (store) => {
+      await commitAll(store);
+      assert.deepEqual(await ids(store, "bike"), [assets.bikeShort.id, assets.bikeLong.id]);
+      assert.deepEqual(await ids(store, "bike", 1), [assets.bikeShort.id]);
+      assert.deepEqual(await ids(store, "bike", 2), [assets.bikeShort.id, assets.bikeLong.id]);
+      assert.deepEqual(await ids(store, "bike", 50), [assets.bikeShort.id, assets.bikeLong.id]);
+      assert.deepEqual(await ids(store, "widget"), [assets.twin1.id, assets.twin2.id]);
+      assert.deepEqual(await ids(store, "widget", 1), [assets.twin1.id]);
+    }));
+
+  it("a negative or fractional limit is a BadParameter", () =>
+    withStore(async (store) => {
+      await commitAll(store);
+      for (const limit of [-1, 1.5, Number.NaN]) {
+        await assert.rejects(store.searchAssets("bike", limit), isBadParameter);
+        await assert.rejects(store.searchMetadata("courier", limit), isBadParameter);
+      }
+    }));
+
+  const hostile: [string, CommittedTx[]][] = [
+    ['shoes" OR bar*', [assets.runner]],
+    ["NEAR(shoes", [assets.runner]],
+    ["NEAR(", []],
+    ['"', []],
+    ['""', []],
+    ['"""', []],
+    ["-", []],
+    ["--shoes", []],
+    ["*", []],
+    ["shoes*", [assets.runner]],
+    ["^shoes", [assets.runner]],
+    ["name:shoes", [assets.runner]],
+    ["{name}: shoes", [assets.runner]],
+    ["shoes AND", [assets.runner]],
+    ["OR", []],
+    ["NOT shoes", [assets.runner]],
+    ["(((shoes", [assets.runner]],
+    [")", []],
+    ["'", []],
+    ["shoes\u0000", [assets.runner]],
+    ["\u0000", []],
+    ["\uE000", []],
+    ["\uD800", []],
+    ["😀 shoes", [assets.runner]],
+    ["\\\"shoes", [assets.runner]],
+    ["%' OR 1=1 --", []],
+    ["x".repeat(10_000), []],
+  ];
+  for (const [query, expected] of hostile) {
+    it(`a hostile query is read as words (${JSON.stringify(query).slice(0, 40)})`, () =>
+      withStore(async (store) => {
+        await commitAll(store);
+        assert.deepEqual(await idSet(store, query), new Set(expected.map((t) => t.id)));
+        assert.ok(Array.isArray(await store.searchMetadata(query, 0)));
+      }));
+  }
+}
+
+function isBadParameter(error: unknown): boolean {
+  return error instanceof LedgerError && error.code === "BadParameter";
+}
