@@ -4,9 +4,10 @@
 // modules' defaults exactly (a test holds this).
 import { basename, dirname } from "node:path";
 import { soloEngineOptionsDefault } from "../engine/solo/options.js";
+import { streamOptionsDefault } from "../events/options.js";
+import { httpOptionsDefault } from "../http/options.js";
 import { ledgerOptionsDefault } from "../ledger/options.js";
 import { preparePoolOptionsDefault } from "../ledger/preparePool.js";
-import { httpOptionsDefault } from "../http/options.js";
 import { sqliteStoreOptionsDefault } from "../store/sqlite/options.js";
 import type { Config } from "./schema.js";
 
@@ -25,10 +26,14 @@ export const configDefault: Config = deepFreeze({
     request_timeout_ms: httpOptionsDefault.requestTimeoutMs,
   },
   wsserver: {
-    // BigchainDB's `wsserver` host and port.
-    bind: "localhost:9985",
+    bind: `${streamOptionsDefault.host}:${streamOptionsDefault.port}`,
+    // Empty: the stream's own bound address (BigchainDB's advertised_* default to wsserver's).
     advertised_url: "",
-    subscribers_max: 1_000,
+    subscribers_max: streamOptionsDefault.subscribersMax,
+    send_queue_bytes_max: streamOptionsDefault.sendQueueBytesMax,
+    ping_interval_ms: streamOptionsDefault.pingIntervalMs,
+    client_message_bytes_max: streamOptionsDefault.clientMessageBytesMax,
+    close_grace_ms: streamOptionsDefault.closeGraceMs,
   },
   database: {
     backend: "sqlite",

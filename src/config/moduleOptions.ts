@@ -1,11 +1,20 @@
 // From settings to each module's options: the one place that knows both names.
+import assert from "node:assert/strict";
 import type { SoloEngineOptions } from "../engine/solo/options.js";
+import type { StreamOptions } from "../events/options.js";
+import type { HttpOptions } from "../http/options.js";
 import type { LedgerOptions } from "../ledger/options.js";
 import type { PreparePoolOptions } from "../ledger/preparePool.js";
 import type { SqliteStoreOptions } from "../store/sqlite/options.js";
+import { parseHostPort } from "./parseHostPort.js";
 import type { Config } from "./schema.js";
 
+/** The HTTP options that are settings; the rest (streams URL, version, docs) the node supplies. */
+export type HttpSettings = Pick<HttpOptions, "host" | "port" | "bodyBytesMax" | "searchLimitMax" | "requestTimeoutMs">;
+
 export interface ModuleOptions {
+  readonly http: HttpSettings;
+  readonly stream: StreamOptions;
   readonly ledger: LedgerOptions;
   readonly preparePool: PreparePoolOptions;
   readonly soloEngine: SoloEngineOptions;
@@ -13,7 +22,28 @@ export interface ModuleOptions {
 }
 
 export function moduleOptions(config: Config): ModuleOptions {
+  const bind = parseHostPort(config.server.bind);
+  // loadConfig checked the formats; a Config that bypassed it is a bug.
+  assert(bind !== null, "server.bind is HOST:PORT");
+  const wsBind = parseHostPort(config.wsserver.bind);
+  assert(wsBind !== null, "wsserver.bind is HOST:PORT");
   return {
+    stream: {
+      host: wsBind.host,
+      port: wsBind.port,
+      subscribersMax: config.wsserver.subscribers_max,
+      sendQueueBytesMax: config.wsserver.send_queue_bytes_max,
+      pingIntervalMs: config.wsserver.ping_interval_ms,
+      clientMessageBytesMax: config.wsserver.client_message_bytes_max,
+      closeGraceMs: config.wsserver.close_grace_ms,
+    },
+    http: {
+      host: bind.host,
+      port: bind.port,
+      bodyBytesMax: config.server.body_bytes_max,
+      searchLimitMax: config.server.search_limit_max,
+      requestTimeoutMs: config.server.request_timeout_ms,
+    },
     ledger: {
       pendingTxsMax: config.ledger.pending_txs_max,
       preparedCacheEntriesMax: config.ledger.prepared_cache_entries_max,

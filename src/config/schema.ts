@@ -35,6 +35,10 @@ export interface Config {
     readonly bind: string;
     readonly advertised_url: string;
     readonly subscribers_max: number;
+    readonly send_queue_bytes_max: number;
+    readonly ping_interval_ms: number;
+    readonly client_message_bytes_max: number;
+    readonly close_grace_ms: number;
   };
   readonly database: {
     readonly backend: DatabaseBackend;
@@ -123,15 +127,27 @@ export const configSchema: JSONSchemaType<Config> = {
     wsserver: {
       type: "object",
       additionalProperties: false,
-      required: ["bind", "advertised_url", "subscribers_max"],
+      required: [
+        "bind",
+        "advertised_url",
+        "subscribers_max",
+        "send_queue_bytes_max",
+        "ping_interval_ms",
+        "client_message_bytes_max",
+        "close_grace_ms",
+      ],
       properties: {
         bind: { type: "string", format: "host-port", description: "WebSocket event stream address, HOST:PORT" },
         advertised_url: {
           type: "string",
           pattern: "^(?:$|wss?://[^\\s/]+(?:/\\S*)?$)",
-          description: "ws:// or wss:// base URL the API advertises for the stream (empty: ws://<bound address>)",
+          description: "ws:// or wss:// URL the API advertises, before the stream's path (empty: ws://<bound address>)",
         },
-        subscribers_max: count(0, "WebSocket subscribers at once"),
+        subscribers_max: count(0, "WebSocket subscribers at once (then 503)"),
+        send_queue_bytes_max: count(1, "Bytes queued for one subscriber before it is dropped"),
+        ping_interval_ms: durationMs(1, "How often subscribers are pinged; one that missed the last ping is cut"),
+        client_message_bytes_max: count(1, "Largest frame a subscriber may send, in bytes"),
+        close_grace_ms: durationMs(0, "On shutdown, how long subscribers get to close"),
       },
     },
     database: {

@@ -39,7 +39,9 @@ function ed25519At(details: JsonObject, visit: PublicKeyVisitor | undefined): Co
   const b58 = details["public_key"];
   // A public key is base58 of exactly 32 bytes (the schema's base58 pattern is unanchored).
   const publicKey = typeof b58 === "string" ? decodePublicKey(b58) : null;
-  if (typeof b58 !== "string" || publicKey === null) throw parseError("public_key must be base58 of 32 bytes");
+  if (typeof b58 !== "string" || publicKey === null) {
+    throw parseError("public_key must be base58 of 32 bytes");
+  }
   visit?.(b58);
   return ed25519Condition(publicKey);
 }

@@ -3,7 +3,12 @@ import { CryptoConditionError } from "./cryptoConditionError.js";
 import { decodeBase64Url } from "./decodeBase64Url.js";
 import { DerReader, type DerElement } from "./derReader.js";
 import { encodeSubtypes } from "./encodeSubtypes.js";
-import { fulfillmentBytesMax, nestingDepthMax, subconditionsMax, subfulfillmentsMax } from "./limits.js";
+import {
+  fulfillmentBytesMax,
+  nestingDepthMax,
+  subconditionsMax,
+  subfulfillmentsMax,
+} from "./limits.js";
 import type { Condition, ConditionTypeName, Fulfillment, ThresholdFulfillment } from "./types.js";
 
 // The characters of the largest fulfillment accepted, checked before anything is decoded.
@@ -56,7 +61,11 @@ function ed25519FulfillmentOf(bytes: Uint8Array, element: DerElement): Fulfillme
   };
 }
 
-function thresholdFulfillmentOf(bytes: Uint8Array, element: DerElement, depth: number): ThresholdFulfillment {
+function thresholdFulfillmentOf(
+  bytes: Uint8Array,
+  element: DerElement,
+  depth: number,
+): ThresholdFulfillment {
   const reader = new DerReader(bytes, element.contentStart, element.end);
   const subfulfillmentSet = reader.readTagged(0xa0, "the subfulfillments of a threshold");
   const subconditionSet = reader.readTagged(0xa1, "the subconditions of a threshold");
@@ -136,7 +145,9 @@ function subtypesOf(bytes: Uint8Array, element: DerElement): ConditionTypeName[]
       if ((content[i]! & (0x80 >>> bit)) === 0) continue;
       const id = (i - 1) * 8 + bit;
       const name = subtypeNames.get(id);
-      if (name === undefined) throw new CryptoConditionError("unsupported", `unsupported subtype (type id ${id})`);
+      if (name === undefined) {
+        throw new CryptoConditionError("unsupported", `unsupported subtype (type id ${id})`);
+      }
       subtypes.push(name);
     }
   }
@@ -155,7 +166,13 @@ function assertSetOrder(bytes: Uint8Array, previous: DerElement | null, current:
 }
 
 // Context-specific constructed tags [0]..[4] are the draft's type registry.
-const typeNamesById = ["preimage-sha-256", "prefix-sha-256", "threshold-sha-256", "rsa-sha-256", "ed25519-sha-256"];
+const typeNamesById = [
+  "preimage-sha-256",
+  "prefix-sha-256",
+  "threshold-sha-256",
+  "rsa-sha-256",
+  "ed25519-sha-256",
+];
 
 function unexpectedTypeError(tag: number, what: string): CryptoConditionError {
   if ((tag & 0xe0) !== 0xa0) return parseError(`not a ${what}`);

@@ -2,7 +2,8 @@
 export function derTlv(tag: number, ...contents: readonly Uint8Array[]): Uint8Array {
   let length = 0;
   for (const part of contents) length += part.length;
-  const lengthOctets = length < 0x80 ? 0 : length < 0x100 ? 1 : length < 0x10000 ? 2 : length < 0x1000000 ? 3 : 4;
+  let lengthOctets = 0;
+  if (length >= 0x80) for (let rest = length; rest > 0; rest = Math.floor(rest / 256)) lengthOctets++;
   const out = new Uint8Array(2 + lengthOctets + length);
   out[0] = tag;
   if (lengthOctets === 0) {

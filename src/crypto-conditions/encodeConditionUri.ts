@@ -7,7 +7,8 @@ import type { Condition } from "./types.js";
  * threshold, names sorted and comma-joined (`cryptoconditions/condition.py`, JS `serializeUri`).
  */
 export function encodeConditionUri(condition: Condition): string {
-  const base = `ni:///sha-256;${encodeBase64Url(condition.fingerprint)}?fpt=${condition.type}&cost=${condition.cost}`;
+  const fingerprint = encodeBase64Url(condition.fingerprint);
+  const base = `ni:///sha-256;${fingerprint}?fpt=${condition.type}&cost=${condition.cost}`;
   if (condition.type === "ed25519-sha-256") return base;
   return `${base}&subtypes=${condition.subtypes.join(",")}`;
 }

@@ -32,3 +32,6 @@ export const base58CharsMax = 256;
 
 /** Ed25519 public KeyObjects kept by `verifyEd25519` (least recently used ones are dropped). */
 export const keyCacheEntriesMax = 65_536;
+
+/** Ed25519 private KeyObjects kept by the builders (`privateKeyFromSeed`), by seed. */
+export const seedKeyCacheEntriesMax = 1_024;

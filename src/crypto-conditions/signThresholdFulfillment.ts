@@ -40,13 +40,19 @@ export function signThresholdFulfillment(
   return branch.fulfillment;
 }
 
-function signBranch(details: JsonObject, signers: ReadonlyMap<string, Uint8Array>, message: Uint8Array): Branch {
+function signBranch(
+  details: JsonObject,
+  signers: ReadonlyMap<string, Uint8Array>,
+  message: Uint8Array,
+): Branch {
   if (details["type"] === "ed25519-sha-256") {
     const b58 = details["public_key"] as string;
     const seed = signers.get(b58);
     if (seed === undefined) return { condition: conditionOfDetails(details), fulfillment: null };
     const fulfillment = signEd25519Fulfillment(seed, message);
-    if (encodeBase58(fulfillment.publicKey) !== b58) throw new Error(`the seed given for ${b58} is another key's`);
+    if (encodeBase58(fulfillment.publicKey) !== b58) {
+      throw new Error(`the seed given for ${b58} is another key's`);
+    }
     return { condition: conditionOfFulfillment(fulfillment), fulfillment };
   }
   const threshold = details["threshold"] as number;

@@ -25,7 +25,10 @@ export const conditionTypeIds = {
   "ed25519-sha-256": 4,
 } as const satisfies Record<ConditionTypeName, number>;
 
-/** Ed25519Sha256Fulfillment ::= SEQUENCE { publicKey OCTET STRING (SIZE(32)), signature OCTET STRING (SIZE(64)) } */
+/**
+ * Ed25519Sha256Fulfillment ::= SEQUENCE { publicKey OCTET STRING (SIZE(32)),
+ *   signature OCTET STRING (SIZE(64)) }
+ */
 export interface Ed25519Fulfillment {
   readonly type: "ed25519-sha-256";
   /** The raw 32-byte Ed25519 public key. */

@@ -5,6 +5,7 @@
 // body. Anything else is our bug: 500 with a fixed message, logged with its stack (DECISIONS #3).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { LedgerError } from "../errors/ledgerError.js";
+import { setCorsHeaders } from "./cors.js";
 import { sendJson } from "./reply.js";
 
 /** Werkzeug's text for an unknown URL, as BigchainDB answered it (there as HTML). */
@@ -16,11 +17,16 @@ export const methodNotAllowedMessage = "The method is not allowed for the reques
 
 const internalBody = JSON.stringify({ message: "Internal Server Error", status: 500 });
 
+/** What the messages name. */
+export interface ErrorContext {
+  readonly bodyBytesMax: number;
+}
+
 /** Routes every error and every unmatched request of `app` through `replyWithError`. */
-export function installErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((error, request, reply) => replyWithError(error, request, reply));
+export function installErrorHandling(app: FastifyInstance, context: ErrorContext): void {
+  app.setErrorHandler((error, request, reply) => replyWithError(error, request, reply, context));
   app.setNotFoundHandler((request, reply) => {
-    replyWithError(new LedgerError("NotFound", unknownPathMessage), request, reply);
+    replyWithError(new LedgerError("NotFound", unknownPathMessage), request, reply, context);
   });
 }
 
@@ -28,8 +34,14 @@ export function installErrorHandling(app: FastifyInstance): void {
  * Answers an error. Also given to Fastify as `frameworkErrors`, which covers the errors raised
  * before routing (a malformed percent-escape in the URL, a path parameter over the length limit).
  */
-export function replyWithError(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
-  const known = asLedgerError(error);
+export function replyWithError(
+  error: unknown,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  context: ErrorContext,
+): void {
+  const known = asLedgerError(error, context);
+  if (!reply.hasHeader("access-control-allow-origin")) setCorsHeaders(request, reply);
   if (known === null) {
     request.log.error({ err: error, method: request.method, url: request.url }, "internal error in the HTTP API");
     sendJson(reply, 500, internalBody);
@@ -45,23 +57,24 @@ export function replyWithError(error: unknown, request: FastifyRequest, reply: F
 }
 
 /** The catalog error an error stands for, or null when it is a bug (answered 500). */
-export function asLedgerError(error: unknown): LedgerError | null {
+export function asLedgerError(error: unknown, context: ErrorContext): LedgerError | null {
   if (error instanceof LedgerError) return error;
   if (!isFastifyError(error)) return null;
   const status = error.statusCode ?? 500;
   // Fastify's request errors are the client's: each gets the catalog code of its status.
-  if (error.code === "FST_ERR_CTP_BODY_TOO_LARGE") {
-    return new LedgerError("BodyTooLarge", "The request body is larger than the limit", { cause: error });
+  if (error.code === "FST_ERR_CTP_BODY_TOO_LARGE" || status === 413) {
+    const message = `The request body is larger than the limit of ${context.bodyBytesMax} bytes`;
+    return new LedgerError("BodyTooLarge", message, { cause: error });
   }
   // Every path parameter is an id or a height: one longer than the router takes names nothing.
   if (error.code === "FST_ERR_MAX_PARAM_LENGTH") return new LedgerError("NotFound", "Not found", { cause: error });
-  if (status === 413) return new LedgerError("BodyTooLarge", error.message, { cause: error });
   if (status === 415) return new LedgerError("UnsupportedMediaType", error.message, { cause: error });
   if (status >= 400 && status < 500) return new LedgerError("BadRequest", error.message, { cause: error });
   return null;
 }
 
 function isFastifyError(error: unknown): error is FastifyError {
-  return error instanceof Error && typeof (error as { code?: unknown }).code === "string" &&
-    (error as { code: string }).code.startsWith("FST_");
+  if (!(error instanceof Error)) return false;
+  const code: unknown = (error as Error & { code?: unknown }).code;
+  return typeof code === "string" && code.startsWith("FST_");
 }

@@ -50,8 +50,7 @@ export class PreparePool {
   private closed = false;
 
   constructor(private readonly options: PreparePoolOptions = preparePoolOptionsDefault) {
-    const url = workerUrl();
-    for (let i = 0; i < options.threads; i++) this.slots.push(this.startWorker(url));
+    for (let i = 0; i < options.threads; i++) this.slots.push(this.startWorker());
   }
 
   prepare(bytes: Uint8Array): Promise<PreparedTx | Rejection> {
@@ -88,8 +87,8 @@ export class PreparePool {
     }
   }
 
-  private startWorker(url: URL): WorkerSlot {
-    const worker = new Worker(url);
+  private startWorker(): WorkerSlot {
+    const worker = newPrepareWorker();
     worker.unref();
     const slot: WorkerSlot = { worker, outstanding: 0, batches: new Map() };
     worker.on("message", (response: PrepareResponse) => {
@@ -110,8 +109,9 @@ export class PreparePool {
   }
 }
 
-// Under tsx (tests, benchmarks) the sources are .ts; in dist they are .js.
-function workerUrl(): URL {
-  const ext = import.meta.url.endsWith(".ts") ? ".ts" : ".js";
-  return new URL(`./prepareWorker${ext}`, import.meta.url);
+// Built (dist), the worker is plain JavaScript. Run from sources under tsx (tests, benchmarks),
+// a worker thread does not inherit tsx's loader, so a tiny bootstrap registers it first.
+function newPrepareWorker(): Worker {
+  const fromSources = import.meta.url.endsWith(".ts");
+  return new Worker(new URL(fromSources ? "./prepareWorkerDev.mjs" : "./prepareWorker.js", import.meta.url));
 }

@@ -8,6 +8,7 @@ const keyMayDiffer = /[\u0000\ud800-\udfff]/;
 // (0x0B, 0x0E, 0x0F, 0x1A-0x1F: RapidJSON writes uppercase, JSON.stringify lowercase), or a
 // surrogate, which differs when it is lone (checked below).
 const stringMayDiffer = /[\u000b\u000e\u000f\u001a-\u001f\ud800-\udfff]/;
+const controlDiffers = /[\u000b\u000e\u000f\u001a-\u001f]/;
 
 /**
  * Whether `serializeCanonical(value, "python")` and `(value, "js")` can differ (or the python
@@ -16,7 +17,9 @@ const stringMayDiffer = /[\u000b\u000e\u000f\u001a-\u001f\ud800-\udfff]/;
 export function canonicalFormsDiffer(value: JsonValue): boolean {
   if (typeof value === "string") return stringDiffers(value);
   if (value === null || typeof value !== "object") return false;
-  if (value instanceof JsonNumber) return serializeNumber(value, "python") !== serializeNumber(value, "js");
+  if (value instanceof JsonNumber) {
+    return serializeNumber(value, "python") !== serializeNumber(value, "js");
+  }
   if (Array.isArray(value)) return value.some(canonicalFormsDiffer);
   for (const key in value) {
     if (keyMayDiffer.test(key) || stringDiffers(key)) return true;
@@ -26,10 +29,9 @@ export function canonicalFormsDiffer(value: JsonValue): boolean {
 }
 
 function stringDiffers(s: string): boolean {
-  const found = stringMayDiffer.exec(s);
-  if (found === null) return false;
-  // Only surrogates matched so far? Then the forms differ only if one is lone.
-  return /[\u000b\u000e\u000f\u001a-\u001f]/.test(s) || !(s as unknown as WellFormedString).isWellFormed();
+  if (!stringMayDiffer.test(s)) return false;
+  // A surrogate makes the forms differ only when it is lone.
+  return controlDiffers.test(s) || !(s as unknown as WellFormedString).isWellFormed();
 }
 
 /** Node 20 has `String.prototype.isWellFormed`; the ES2022 lib does not declare it. */

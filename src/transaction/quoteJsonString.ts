@@ -29,7 +29,8 @@ export function quoteJsonString(s: string, form: CanonicalForm): string {
         continue;
       }
       if (form === "python") {
-        throw new LedgerError("BadJson", `A lone surrogate U+${upperHex(c)} cannot be written as UTF-8`);
+        const what = `A lone surrogate U+${upperHex(c)} cannot be written as UTF-8`;
+        throw new LedgerError("BadJson", what);
       }
       escape = `\\u${lowerHex(c)}`;
     } else if (c < 0x20) {

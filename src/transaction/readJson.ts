@@ -14,7 +14,10 @@
 // Decisions: a byte order mark is rejected (RFC 8259 §8.1: senders MUST NOT add one, and no
 // official driver does). Duplicate keys: the last value wins at the first key's position, as
 // Python's `json.loads` and `JSON.parse` both do. Numbers that overflow to infinity (`1e400`)
-// are rejected: Python would read `inf`, which the canonical form cannot write as JSON.
+// are rejected: Python would read `inf`, which the canonical form cannot write as JSON. So are
+// `NaN` and `Infinity`, which Python's `json.loads` accepts but RFC 8259 does not. A lone
+// surrogate written as an escape (`"\ud800"`) is kept, as both Python and JSON.parse keep it;
+// a raw one in text input, or invalid UTF-8 in byte input, is rejected.
 
 import { Buffer } from "node:buffer";
 import { LedgerError } from "../errors/ledgerError.js";
@@ -43,7 +46,8 @@ export const jsonLimitsDefault: JsonLimits = Object.freeze({
 /** Reads one JSON text (RFC 8259, strict) into the model of jsonValue.ts. */
 export function readJson(text: string | Uint8Array, limits?: Partial<JsonLimits>): JsonValue {
   const limitsUsed = limits === undefined ? jsonLimitsDefault : { ...jsonLimitsDefault, ...limits };
-  const source = typeof text === "string" ? checkText(text, limitsUsed) : decodeBytes(text, limitsUsed);
+  const source =
+    typeof text === "string" ? checkText(text, limitsUsed) : decodeBytes(text, limitsUsed);
   if (source.charCodeAt(0) === 0xfeff) {
     throw new LedgerError("BadJson", "Invalid JSON at byte 0: a byte order mark is not allowed");
   }
@@ -76,7 +80,8 @@ function checkText(text: string, limits: JsonLimits): string {
   // A raw lone surrogate cannot have come from UTF-8: the text is not Unicode.
   if (!(text as unknown as WellFormedString).isWellFormed()) {
     const at = byteOffset(text, firstLoneSurrogate(text));
-    throw new LedgerError("BadJson", `Invalid JSON at byte ${at}: a raw lone surrogate is not valid Unicode`);
+    const what = "a raw lone surrogate is not valid Unicode";
+    throw new LedgerError("BadJson", `Invalid JSON at byte ${at}: ${what}`);
   }
   return text;
 }
@@ -87,7 +92,8 @@ interface WellFormedString {
 }
 
 function tooLarge(bytes: number, limits: JsonLimits): LedgerError {
-  return new LedgerError("BadJson", `JSON text of ${bytes} bytes is larger than bytesMax (${limits.bytesMax})`);
+  const what = `JSON text of ${bytes} bytes is larger than bytesMax (${limits.bytesMax})`;
+  return new LedgerError("BadJson", what);
 }
 
 /** The scanner. Indexes are UTF-16 units into `text`; messages convert them to byte offsets. */
@@ -101,6 +107,11 @@ class Reader {
 
   fail(what: string, at: number = this.pos): never {
     throw new LedgerError("BadJson", `Invalid JSON at byte ${byteOffset(this.text, at)}: ${what}`);
+  }
+
+  /** What stands at the current position, for a message. */
+  found(at: number = this.pos): string {
+    return `found ${describe(this.text, at)}`;
   }
 
   skipWhitespace(): void {
@@ -124,11 +135,11 @@ class Reader {
     if (c === 0x74) return this.readWord("true", true);
     if (c === 0x66) return this.readWord("false", false);
     if (c === 0x6e) return this.readWord("null", null);
-    return this.fail(`expected a value, found ${describe(this.text, this.pos)}`);
+    return this.fail(`expected a value, ${this.found()}`);
   }
 
   readWord<T extends JsonValue>(word: string, value: T): T {
-    if (!this.text.startsWith(word, this.pos)) this.fail(`expected a value, found ${describe(this.text, this.pos)}`);
+    if (!this.text.startsWith(word, this.pos)) this.fail(`expected a value, ${this.found()}`);
     this.pos += word.length;
     return value;
   }
@@ -143,19 +154,23 @@ class Reader {
       return object;
     }
     for (let count = 1; ; count++) {
-      if (count > this.limits.keysMax) this.fail(`an object has more than keysMax (${this.limits.keysMax}) members`);
-      if (this.text.charCodeAt(this.pos) !== 0x22) this.fail(`expected a string key, found ${describe(this.text, this.pos)}`);
+      if (count > this.limits.keysMax) {
+        this.fail(`an object has more than keysMax (${this.limits.keysMax}) members`);
+      }
+      if (this.text.charCodeAt(this.pos) !== 0x22) {
+        this.fail(`expected a string key, ${this.found()}`);
+      }
       const key = this.readString();
       this.skipWhitespace();
-      if (this.text.charCodeAt(this.pos) !== 0x3a) this.fail(`expected ':', found ${describe(this.text, this.pos)}`);
+      if (this.text.charCodeAt(this.pos) !== 0x3a) this.fail(`expected ':', ${this.found()}`);
       this.pos++;
       this.skipWhitespace();
       object[key] = this.readValue(depth);
       this.skipWhitespace();
       const c = this.text.charCodeAt(this.pos);
+      if (c !== 0x2c && c !== 0x7d) this.fail(`expected ',' or '}', ${this.found()}`);
       this.pos++;
       if (c === 0x7d) return object;
-      if (c !== 0x2c) this.fail(`expected ',' or '}', found ${describe(this.text, this.pos - 1)}`, this.pos - 1);
       this.skipWhitespace();
     }
   }
@@ -170,20 +185,23 @@ class Reader {
       return array;
     }
     for (;;) {
-      if (array.length >= this.limits.itemsMax) this.fail(`an array has more than itemsMax (${this.limits.itemsMax}) items`);
+      if (array.length >= this.limits.itemsMax) {
+        this.fail(`an array has more than itemsMax (${this.limits.itemsMax}) items`);
+      }
       array.push(this.readValue(depth));
       this.skipWhitespace();
       const c = this.text.charCodeAt(this.pos);
+      if (c !== 0x2c && c !== 0x5d) this.fail(`expected ',' or ']', ${this.found()}`);
       this.pos++;
       if (c === 0x5d) return array;
-      if (c !== 0x2c) this.fail(`expected ',' or ']', found ${describe(this.text, this.pos - 1)}`, this.pos - 1);
       this.skipWhitespace();
     }
   }
 
   tooDeep(): never {
     const at = byteOffset(this.text, this.pos);
-    throw new LedgerError("JsonTooDeep", `JSON nests deeper than depthMax (${this.limits.depthMax}) at byte ${at}`);
+    const what = `JSON nests deeper than depthMax (${this.limits.depthMax}) at byte ${at}`;
+    throw new LedgerError("JsonTooDeep", what);
   }
 
   /** At the opening quote. The common case, a string with no escape, is one slice. */
@@ -198,9 +216,13 @@ class Reader {
         return text.slice(start, i);
       }
       if (c === 0x5c) return this.readEscapedString(start, i);
-      if (c < 0x20) this.fail(`a raw control character U+${hex4(c)} in a string must be escaped`, i);
+      if (c < 0x20) this.rawControl(c, i);
     }
     return this.fail("a string is not closed", this.pos);
+  }
+
+  rawControl(c: number, at: number): never {
+    return this.fail(`a raw control character U+${hex4(c)} in a string must be escaped`, at);
   }
 
   readEscapedString(start: number, firstEscape: number): string {
@@ -214,7 +236,7 @@ class Reader {
         this.pos = i + 1;
         return out + text.slice(chunk, i);
       }
-      if (c < 0x20) this.fail(`a raw control character U+${hex4(c)} in a string must be escaped`, i);
+      if (c < 0x20) this.rawControl(c, i);
       if (c !== 0x5c) continue;
       out += text.slice(chunk, i);
       const e = text.charCodeAt(i + 1);
@@ -223,7 +245,7 @@ class Reader {
         i += 5;
       } else {
         const decoded = shortEscapes[e];
-        if (decoded === undefined) this.fail(`invalid escape ${describe(text, i + 1)} in a string`, i);
+        if (decoded === undefined) this.fail(`invalid escape ${describe(text, i + 1)}`, i);
         out += decoded;
         i += 1;
       }
@@ -262,7 +284,7 @@ class Reader {
         c = text.charCodeAt(++i);
       } while (c >= 0x30 && c <= 0x39);
     } else {
-      this.fail(`expected a digit, found ${describe(text, i)}`, i);
+      this.fail(`expected a digit, ${this.found(i)}`, i);
     }
     const integerEnd = i;
     let isFloat = false;
@@ -281,7 +303,9 @@ class Reader {
     this.pos = i;
     if (!isFloat) return integerValue(text, start, integerEnd, negative, value);
     const lexeme = text.slice(start, i);
-    if (!Number.isFinite(Number(lexeme))) this.fail(`the number ${shorten(lexeme)} is out of range`, start);
+    if (!Number.isFinite(Number(lexeme))) {
+      this.fail(`the number ${shorten(lexeme)} is out of range`, start);
+    }
     return new JsonNumber(lexeme, true);
   }
 
@@ -289,7 +313,7 @@ class Reader {
   readDigits(from: number, where: string): number {
     let i = from;
     let c = this.text.charCodeAt(i);
-    if (!(c >= 0x30 && c <= 0x39)) this.fail(`expected a digit ${where}, found ${describe(this.text, i)}`, i);
+    if (!(c >= 0x30 && c <= 0x39)) this.fail(`expected a digit ${where}, ${this.found(i)}`, i);
     do c = this.text.charCodeAt(++i);
     while (c >= 0x30 && c <= 0x39);
     return i;
@@ -301,7 +325,13 @@ class Reader {
  * gives back the same digits in both canonical forms. Up to 15 digits the running value is
  * exact. `-0` stays a JsonNumber: Python reads the integer 0, a JS number would be -0.
  */
-function integerValue(text: string, start: number, end: number, negative: boolean, value: number): JsonValue {
+function integerValue(
+  text: string,
+  start: number,
+  end: number,
+  negative: boolean,
+  value: number,
+): JsonValue {
   const digits = end - start - (negative ? 1 : 0);
   if (digits <= 15) {
     if (negative && value === 0) return new JsonNumber("-0", false);

@@ -8,6 +8,10 @@ import { serializeNumber } from "./serializeNumber.js";
  *   sort_keys=True)` (spec §2.1), what the server and the Python driver hash;
  * - "js": json-stable-stringify as bigchaindb-driver 4.3.0 calls it (`a.key > b.key ? 1 : -1`
  *   over `JSON.stringify` pieces), what the JavaScript driver hashes.
+ *   One deliberate difference: the driver first runs `clone()` (clone@2), which drops keys named
+ *   after Object.prototype members (`toString`, `constructor`, `__proto__`, ...). It drops them
+ *   from the transaction it posts as well, so no driver-made transaction has them; hashing every
+ *   key keeps the id covering all content (a skipped key could be added by anyone).
  */
 export type CanonicalForm = "python" | "js";
 
@@ -43,7 +47,8 @@ function writeObject(object: JsonObject, form: CanonicalForm, compare: KeyCompar
   let out = "{";
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i] as string;
-    out += `${i === 0 ? "" : ","}${quoteJsonString(key, form)}:${write(object[key] as JsonValue, form, compare)}`;
+    const member = write(object[key] as JsonValue, form, compare);
+    out += `${i === 0 ? "" : ","}${quoteJsonString(key, form)}:${member}`;
   }
   return `${out}}`;
 }

@@ -35,14 +35,21 @@ export function signingDigests(tx: JsonObject, form: CanonicalForm): Uint8Array[
 }
 
 /** `'{}{}'.format(txid, output)` in Python, string concatenation in the JS driver. */
-function fulfillsSuffix(fulfills: JsonValue | undefined, index: number, form: CanonicalForm): string {
+function fulfillsSuffix(
+  fulfills: JsonValue | undefined,
+  index: number,
+  form: CanonicalForm,
+): string {
   if (fulfills === null || fulfills === undefined) return "";
-  if (!isJsonObject(fulfills)) throw shapeError(`inputs[${index}].fulfills is neither null nor an object`);
+  const where = `inputs[${index}].fulfills`;
+  if (!isJsonObject(fulfills)) throw shapeError(`${where} is neither null nor an object`);
   const transactionId = fulfills["transaction_id"];
   const outputIndex = fulfills["output_index"];
-  if (typeof transactionId !== "string") throw shapeError(`inputs[${index}].fulfills.transaction_id is not a string`);
+  if (typeof transactionId !== "string") {
+    throw shapeError(`${where}.transaction_id is not a string`);
+  }
   if (typeof outputIndex !== "number" && !(outputIndex instanceof JsonNumber)) {
-    throw shapeError(`inputs[${index}].fulfills.output_index is not a number`);
+    throw shapeError(`${where}.output_index is not a number`);
   }
   return transactionId + serializeNumber(outputIndex, form);
 }

@@ -17,7 +17,9 @@ export function writeJson(value: JsonValue): string {
   if (value instanceof JsonNumber) return value.lexeme;
   if (Array.isArray(value)) {
     let out = "[";
-    for (let i = 0; i < value.length; i++) out += `${i === 0 ? "" : ","}${writeJson(value[i] as JsonValue)}`;
+    for (let i = 0; i < value.length; i++) {
+      out += `${i === 0 ? "" : ","}${writeJson(value[i] as JsonValue)}`;
+    }
     return `${out}]`;
   }
   return writeObject(value);
@@ -27,7 +29,8 @@ function writeObject(object: JsonObject): string {
   let out = "{";
   let first = true;
   for (const key in object) {
-    out += `${first ? "" : ","}${quoteJsonString(key, "js")}:${writeJson(object[key] as JsonValue)}`;
+    const member = writeJson(object[key] as JsonValue);
+    out += `${first ? "" : ","}${quoteJsonString(key, "js")}:${member}`;
     first = false;
   }
   return `${out}}`;

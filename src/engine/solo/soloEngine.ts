@@ -30,6 +30,9 @@ export class SoloEngine implements Broadcaster {
   private timer: NodeJS.Timeout | null = null;
   private producing: Promise<void> | null = null;
   private stopping = false;
+  /** Broadcasts between their call and their place in the queue (checkTx is async). */
+  private admitting = 0;
+  private admitted: (() => void) | null = null;
   private fatal: unknown = null;
 
   private constructor(options: Partial<SoloEngineOptions>, private readonly deps: SoloEngineDeps) {
@@ -50,7 +53,14 @@ export class SoloEngine implements Broadcaster {
 
   async broadcast(bytes: Uint8Array, mode: BroadcastMode): Promise<PreparedTx> {
     if (this.stopping || this.fatal !== null) throw new LedgerError("ShuttingDown", "The node is shutting down");
-    const checked = await this.deps.ledger.checkTx(bytes);
+    this.admitting++;
+    let checked;
+    try {
+      checked = await this.deps.ledger.checkTx(bytes);
+    } finally {
+      this.admitting--;
+      if (this.admitting === 0) this.admitted?.();
+    }
     if (!checked.ok) throw toLedgerError(checked.rejection);
     const waiting: Waiting = { bytes, tx: checked.tx, committed: [] };
     const done = mode === "commit" ? this.waitForCommit(waiting) : null;
@@ -65,6 +75,8 @@ export class SoloEngine implements Broadcaster {
     this.stopping = true;
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
+    if (this.admitting > 0) await new Promise<void>((resolve) => (this.admitted = resolve));
+    this.admitted = null;
     while (this.producing !== null || (this.queue.length > 0 && this.fatal === null)) {
       await (this.producing ?? this.produce());
     }

@@ -5,7 +5,7 @@
 export const readSql = {
   chainState:
     "SELECT chain_id AS chainId, height, app_hash AS appHash FROM chain_state WHERE id = 1",
-  lastSeq: "SELECT seq FROM transactions ORDER BY seq DESC LIMIT 1",
+  lastSeq: "SELECT max(seq) FROM transactions",
   txSeqById: "SELECT seq FROM transactions WHERE id_key = ? AND id = ?",
   txJsonById: "SELECT json FROM transactions WHERE id_key = ? AND id = ?",
   txHeightById: "SELECT height FROM transactions WHERE id_key = ? AND id = ?",

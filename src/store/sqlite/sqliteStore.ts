@@ -215,7 +215,7 @@ export class SqliteStore implements Store {
   #writeBlock(block: BlockWrite): void {
     const state = this.#read.chainState.get() as ChainStateRow;
     assert.equal(block.height, state.height + 1, "block heights are contiguous");
-    const lastSeq = this.#read.lastSeq.get() as number | undefined;
+    const lastSeq = this.#read.lastSeq.get() as number | null;
     const seqFirst = (lastSeq ?? 0) + 1;
     for (let i = 0; i < block.txs.length; i++) {
       this.#writeTx(block.txs[i] as CommittedTx, seqFirst + i, block.height);
@@ -269,11 +269,9 @@ export class SqliteStore implements Store {
       throw new LedgerError("BadParameter", "limit must be a whole number, 0 or more");
     }
     const parsed = parseTextQuery(query);
-    const words =
-      parsed.terms.length +
-      parsed.phrases.reduce((n, phrase) => n + phrase.length, 0) +
-      parsed.excluded.reduce((n, excluded) => n + excluded.length, 0);
-    if (words > this.#searchWordsMax) {
+    // Phrase words are terms too; count each word once.
+    const words = new Set([...parsed.terms, ...parsed.phrases.flat(), ...parsed.excluded.flat()]);
+    if (words.size > this.#searchWordsMax) {
       throw new LedgerError("BadParameter", `text_search has more than ${this.#searchWordsMax} words`);
     }
     const match = toFtsMatch(parsed);

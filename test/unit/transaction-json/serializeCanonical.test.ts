@@ -8,11 +8,25 @@ import { readJson } from "../../../src/transaction/readJson.js";
 import { serializeCanonical } from "../../../src/transaction/serializeCanonical.js";
 import { randomValue, seededRandom, toPlain } from "./randomJson.js";
 
-// The JavaScript driver's own serializer (bigchaindb-driver 4.3.0, json-stable-stringify).
+// The JavaScript driver's own serializer (bigchaindb-driver 4.3.0): json-stable-stringify with
+// `a.key > b.key ? 1 : -1` over `clone(tx)` (clone@2).
 const require = createRequire(import.meta.url);
 const { Transaction } = require("bigchaindb-driver") as {
   Transaction: { serializeTransactionIntoCanonicalString(tx: unknown): string };
 };
+const requireFromDriver = createRequire(require.resolve("bigchaindb-driver"));
+const stableStringify = requireFromDriver("json-stable-stringify") as (
+  value: unknown,
+  compare: (a: { key: string }, b: { key: string }) => number,
+) => string;
+const driverCompare = (a: { key: string }, b: { key: string }) => (a.key > b.key ? 1 : -1);
+
+/** Keys the driver's `clone` drops: Object.prototype's own names (see the test below). */
+function hasPrototypeKey(value: JsonValue): boolean {
+  if (value === null || typeof value !== "object" || value instanceof JsonNumber) return false;
+  if (Array.isArray(value)) return value.some(hasPrototypeKey);
+  return Object.keys(value).some((key) => Object.hasOwn(Object.prototype, key) || hasPrototypeKey(value[key] as JsonValue));
+}
 
 const py = (text: string) => serializeCanonical(readJson(text), "python");
 const js = (text: string) => serializeCanonical(readJson(text), "js");
@@ -154,11 +168,28 @@ describe("serializeCanonical: structure and key order", () => {
 describe('serializeCanonical "js" equals the JavaScript driver\'s own serialization', () => {
   test("on 3,000 random values with unicode, control characters, lone surrogates and numbers", () => {
     const random = seededRandom(7);
+    let viaDriver = 0;
     for (let n = 0; n < 3000; n++) {
       const value = randomValue(random, 0);
-      const driver = Transaction.serializeTransactionIntoCanonicalString(toPlain(value));
-      assert.equal(serializeCanonical(value, "js"), driver, `case ${n}`);
+      const ours = serializeCanonical(value, "js");
+      assert.equal(ours, stableStringify(toPlain(value), driverCompare), `case ${n}`);
+      if (hasPrototypeKey(value)) continue;
+      viaDriver++;
+      assert.equal(ours, Transaction.serializeTransactionIntoCanonicalString(toPlain(value)), `case ${n}`);
     }
+    assert.ok(viaDriver > 1000, `only ${viaDriver} values went through the driver`);
+  });
+
+  test("decision: keys named after Object.prototype members are hashed, where the driver drops them", () => {
+    // The driver's clone() skips keys such as toString or constructor and turns __proto__ into a
+    // prototype, in what it hashes and, since signTransaction returns a clone, in what it posts.
+    // So no driver-made transaction has them, and hashing every key keeps the id covering all
+    // content: a key the hash skipped could be added to a signed transaction by anyone.
+    const text = '{"toString":1,"constructor":2,"__proto__":{"a":3},"valueOf":4,"x":5}';
+    const plain = JSON.parse(text) as unknown;
+    assert.equal(Transaction.serializeTransactionIntoCanonicalString(plain), '{"x":5}');
+    assert.equal(js(text), '{"__proto__":{"a":3},"constructor":2,"toString":1,"valueOf":4,"x":5}');
+    assert.equal(py(text), '{"__proto__":{"a":3},"constructor":2,"toString":1,"valueOf":4,"x":5}');
   });
 });
 

@@ -1,0 +1,236 @@
+// Store benchmark: commitBlock throughput and read latencies of the SQLite store, at an empty
+// store and after the store holds 1,000,000 transactions (LEDGERD_BENCH_QUICK=1: 100,000).
+//
+// The node's target is 7,000 committed tx/s end to end, and 90% of that at 1M stored, so a
+// block of 1,000 transactions must commit well under 40 ms at any size. Records are
+// CREATE-shaped (asset data, metadata, one output, ~800 bytes of JSON like a BigchainDB v2.0
+// CREATE) and TRANSFER-shaped (spending an earlier output). Synchronous = full, as deployed.
+
+import { createHash } from "node:crypto";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { SqliteStore } from "../src/store/sqlite/sqliteStore.js";
+import type { CommittedTx, OutputRef, Store } from "../src/store/store.js";
+
+const blockTxs = 1_000;
+const measuredBlocks = 20;
+const fillBlockTxs = 10_000;
+const hotKeyOutputs = 1_000;
+
+export async function run(): Promise<void> {
+  const quick = process.env.LEDGERD_BENCH_QUICK === "1";
+  const fillTotal = quick ? 100_000 : 1_000_000;
+  const dir = mkdtempSync(join(tmpdir(), "ledgerd-store-bench-"));
+  const path = join(dir, "bench.sqlite");
+  const store = SqliteStore.open({ path });
+  const chain = new Chain(store, fillTotal);
+  try {
+    console.log(`store bench: sqlite, synchronous=full, blocks of ${blockTxs}, fill ${fillTotal}`);
+    await chain.measure("CREATE blocks, empty store", () => chain.creates(blockTxs));
+    await chain.measure("TRANSFER blocks, empty store", () => chain.transfers(blockTxs));
+
+    const fillStart = performance.now();
+    while (chain.created < fillTotal) {
+      await chain.commit(chain.creates(Math.min(fillBlockTxs, fillTotal - chain.created)));
+    }
+    const fillSeconds = (performance.now() - fillStart) / 1000;
+    console.log(
+      `fill: ${chain.created} records in ${fillSeconds.toFixed(1)} s ` +
+        `(${Math.round(chain.created / fillSeconds)} tx/s in blocks of ${fillBlockTxs}), ` +
+        `file ${(fileBytes(path) / 2 ** 20).toFixed(0)} MiB`,
+    );
+
+    await chain.measure(`CREATE blocks at ${chain.created}`, () => chain.creates(blockTxs));
+    await chain.measure(`TRANSFER blocks at ${chain.created}`, () => chain.transfers(blockTxs));
+    await readLatencies(store, chain);
+  } finally {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function readLatencies(store: Store, chain: Chain): Promise<void> {
+  const n = chain.created;
+  const random = (k: number) => Math.floor(pseudoRandom(k) * n);
+  await latency("getTransaction", 10_000, (i) => store.getTransaction(txId(random(i))));
+  await latency("getOutputs (1 ref)", 10_000, (i) =>
+    store.getOutputs([{ transactionId: txId(random(i)), outputIndex: 0 }]),
+  );
+  const hot = await store.getOutputsByPublicKey(hotKey);
+  await latency(`getOutputsByPublicKey (${hot.length} outputs)`, 200, () =>
+    store.getOutputsByPublicKey(hotKey),
+  );
+  await latency("getOutputsByPublicKey unspent", 200, () =>
+    store.getOutputsByPublicKey(hotKey, false),
+  );
+  // Three kinds of search: one hit, 1% of the assets (limit 10), every asset (limit 10).
+  await latency("searchAssets, 1 hit", 1_000, (i) => store.searchAssets(`s${random(i)}`, 0));
+  const kindHits = (await store.searchAssets("kind7", 0)).length;
+  await latency(`searchAssets, ${kindHits} hits, limit 10`, 20, (i) =>
+    store.searchAssets(`kind${i % 100}`, 10),
+  );
+  await latency(`searchAssets, ${n} hits, limit 10`, 3, () => store.searchAssets("bench", 10));
+}
+
+async function latency(name: string, calls: number, call: (i: number) => Promise<unknown>) {
+  const ms: number[] = [];
+  for (let i = 0; i < calls; i++) {
+    const start = performance.now();
+    await call(i);
+    ms.push(performance.now() - start);
+  }
+  ms.sort((a, b) => a - b);
+  const at = (q: number) => (ms[Math.min(ms.length - 1, Math.floor(q * ms.length))] ?? 0);
+  console.log(
+    `${name.padEnd(44)} p50 ${at(0.5).toFixed(3)} ms  p99 ${at(0.99).toFixed(3)} ms  ` +
+      `max ${(ms[ms.length - 1] ?? 0).toFixed(3)} ms  (${calls} calls)`,
+  );
+}
+
+/** Commits blocks and remembers which CREATE outputs are still unspent. */
+class Chain {
+  height = 0;
+  created = 0;
+  /** CREATE records are 0..created-1; these have been spent. */
+  readonly #spent = new Set<number>();
+  #nextSpend = 0;
+  #transfers = 0;
+  readonly #store: Store;
+  readonly #hotEvery: number;
+
+  constructor(store: Store, fillTotal: number) {
+    this.#store = store;
+    this.#hotEvery = Math.floor(fillTotal / hotKeyOutputs);
+  }
+
+  creates(count: number): CommittedTx[] {
+    const txs: CommittedTx[] = [];
+    for (let i = 0; i < count; i++) {
+      const n = this.created++;
+      txs.push(createRecord(n, n % this.#hotEvery === 0 ? hotKey : keyOf(`c${n}`)));
+    }
+    return txs;
+  }
+
+  /** TRANSFERs of the oldest unspent CREATE outputs, so they reach back through the store. */
+  transfers(count: number): CommittedTx[] {
+    const txs: CommittedTx[] = [];
+    for (let i = 0; i < count; i++) {
+      // Stride through the stored records so spends touch pages all over the outputs table.
+      let n = (this.#nextSpend++ * 7919) % this.created;
+      while (this.#spent.has(n)) n = (this.#nextSpend++ * 7919) % this.created;
+      this.#spent.add(n);
+      txs.push(transferRecord(this.#transfers++, { transactionId: txId(n), outputIndex: 0 }));
+    }
+    return txs;
+  }
+
+  async commit(txs: CommittedTx[]): Promise<void> {
+    this.height++;
+    await this.#store.commitBlock({ height: this.height, appHash: txId(-this.height), txs });
+  }
+
+  async measure(name: string, make: () => CommittedTx[]): Promise<void> {
+    const ms: number[] = [];
+    for (let b = 0; b < measuredBlocks; b++) {
+      const txs = make(); // built outside the timed part: the store is measured, not the fixture
+      const start = performance.now();
+      await this.commit(txs);
+      ms.push(performance.now() - start);
+    }
+    const total = ms.reduce((a, b) => a + b, 0);
+    ms.sort((a, b) => a - b);
+    console.log(
+      `${name.padEnd(44)} ${Math.round((measuredBlocks * blockTxs * 1000) / total)} tx/s  ` +
+        `block p50 ${(ms[measuredBlocks >> 1] ?? 0).toFixed(1)} ms  ` +
+        `max ${(ms[measuredBlocks - 1] ?? 0).toFixed(1)} ms`,
+    );
+  }
+}
+
+const base58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
+const hotKey = keyOf("hot");
+const fulfillment = `pGSAI${"A".repeat(43)}gUD${"B".repeat(84)}`;
+
+function createRecord(n: number, key: string): CommittedTx {
+  const id = txId(n);
+  const data = `{"kind":"kind${n % 100}","name":"bench asset ${n}","serial":"s${n}"}`;
+  const metadata = `{"batch":"${Math.floor(n / 1000)}","note":"made for the store benchmark"}`;
+  const json =
+    `{"asset":{"data":${data}},"id":"${id}","inputs":[{"fulfillment":"${fulfillment}",` +
+    `"fulfills":null,"owners_before":["${key}"]}],"metadata":${metadata},"operation":"CREATE",` +
+    `"outputs":[${outputJson(key, id)}],"version":"2.0"}`;
+  return {
+    id,
+    operation: "CREATE",
+    assetId: id,
+    json,
+    assetData: data,
+    metadata,
+    outputs: [{ outputIndex: 0, amount: 1n, conditionUri: uriOf(id), publicKeys: [key] }],
+    spends: [],
+  };
+}
+
+function transferRecord(t: number, spend: OutputRef): CommittedTx {
+  const id = txId(-1_000_000_000 - t);
+  const key = keyOf(`t${t}`);
+  const metadata = `{"note":"transfer ${t}"}`;
+  const json =
+    `{"asset":{"id":"${spend.transactionId}"},"id":"${id}","inputs":[{"fulfillment":` +
+    `"${fulfillment}","fulfills":{"output_index":0,"transaction_id":"${spend.transactionId}"},` +
+    `"owners_before":["${keyOf("x")}"]}],"metadata":${metadata},"operation":"TRANSFER",` +
+    `"outputs":[${outputJson(key, id)}],"version":"2.0"}`;
+  return {
+    id,
+    operation: "TRANSFER",
+    assetId: spend.transactionId,
+    json,
+    assetData: null,
+    metadata,
+    outputs: [{ outputIndex: 0, amount: 1n, conditionUri: uriOf(id), publicKeys: [key] }],
+    spends: [spend],
+  };
+}
+
+function outputJson(key: string, id: string): string {
+  return (
+    `{"amount":"1","condition":{"details":{"public_key":"${key}","type":"ed25519-sha-256"},` +
+    `"uri":"${uriOf(id)}"},"public_keys":["${key}"]}`
+  );
+}
+
+function uriOf(id: string): string {
+  return `ni:///sha-256;${Buffer.from(id, "hex").toString("base64url")}?fpt=ed25519-sha-256&cost=131072`;
+}
+
+function txId(n: number): string {
+  return createHash("sha256").update(`bench:${n}`).digest("hex");
+}
+
+
+function keyOf(label: string): string {
+  const bytes = createHash("sha512").update(label).digest();
+  let out = "";
+  for (let i = 0; i < 44; i++) out += base58[(bytes[i] as number) % 58];
+  return out;
+}
+
+/** A fixed sequence in [0, 1), so runs are comparable. */
+function pseudoRandom(k: number): number {
+  const x = Math.sin(k * 12.9898 + 78.233) * 43758.5453;
+  return x - Math.floor(x);
+}
+
+function fileBytes(path: string): number {
+  let total = 0;
+  for (const suffix of ["", "-wal"]) {
+    try {
+      total += statSync(path + suffix).size;
+    } catch {
+      // no log file right now
+    }
+  }
+  return total;
+}

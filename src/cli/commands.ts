@@ -1,0 +1,110 @@
+// What each command does once commander has parsed it. The only console output of ledgerd is
+// here and in main.ts (STYLE: no console.* outside src/cli/): `keys` and `config` print JSON,
+// `init` says what it wrote; a running node speaks through its logger.
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { isAbsolute, join, relative } from "node:path";
+import { ConfigError } from "../config/configError.js";
+import { configFileName, loadConfig, type ConfigSources } from "../config/loadConfig.js";
+import type { Config } from "../config/schema.js";
+import { createLogger } from "../node/logger.js";
+import { createNodeKey, newKeyFile, readNodeKey } from "../node/nodeKey.js";
+import { startNode } from "../node/startNode.js";
+
+/** On top of the engine's commit timeout, how long a shutdown may take before the process quits. */
+const shutdownMarginMs = 10_000;
+
+/** The settings from the real environment, working directory and home folder. */
+export function loadSettings(flags: ConfigSources["flags"]): Config {
+  return loadConfig({ env: process.env, flags });
+}
+
+/** `ledgerd keys`: a new Ed25519 keypair in the drivers' base58. */
+export function runKeys(): void {
+  const { public_key, private_key } = newKeyFile();
+  console.log(JSON.stringify({ public_key, private_key }, null, 2));
+}
+
+/** `ledgerd config`: the effective settings, after file, env and flags. */
+export function runConfig(flags: ConfigSources["flags"]): void {
+  console.log(JSON.stringify(loadSettings(flags), null, 2));
+}
+
+/**
+ * `ledgerd init`: writes `<data_dir>/config.json` (every effective setting, so it is a complete
+ * template to edit) and the node key. An existing config is only replaced with `--force`; an
+ * existing key never is (it is the chain's validator).
+ */
+export function runInit(flags: ConfigSources["flags"], force: boolean): void {
+  const config = loadSettings(flags);
+  const configPath = join(config.data_dir, configFileName);
+  if (existsSync(configPath) && !force) {
+    throw new ConfigError([{ key: "config file", reason: "already exists; --force replaces it", source: `file ${configPath}` }]);
+  }
+  mkdirSync(config.data_dir, { recursive: true });
+  writeFileSync(configPath, `${JSON.stringify(fileSettings(config), null, 2)}\n`);
+  console.log(`wrote ${configPath}`);
+  const created = createNodeKey(config.data_dir);
+  const key = created ?? readNodeKey(config.data_dir);
+  if (key === null) throw new Error(`node key in ${config.data_dir} vanished`);
+  console.log(`${created === null ? "kept" : "wrote"} ${key.path} (public key ${key.publicKey})`);
+}
+
+/**
+ * What `init` writes: the settings without `data_dir` (the file lives in it), with the database
+ * path relative to it when inside, so the folder can be moved as a whole.
+ */
+function fileSettings(config: Config): Omit<Config, "data_dir"> {
+  const { data_dir: dataDir, ...rest } = config;
+  const inside = relative(dataDir, config.database.path);
+  const path = inside !== "" && !inside.startsWith("..") && !isAbsolute(inside) ? inside : config.database.path;
+  return { ...rest, database: { ...rest.database, path } };
+}
+
+/**
+ * `ledgerd start`: runs the node until SIGTERM or SIGINT, then shuts down gracefully and exits 0.
+ * A second signal, or a shutdown that overruns, exits 1 at once.
+ */
+export async function runStart(flags: ConfigSources["flags"]): Promise<void> {
+  const config = loadSettings(flags);
+  const logger = createLogger(config.log.level);
+  let node;
+  try {
+    node = await startNode(config, { logger });
+  } catch (error) {
+    logger.fatal({ err: error }, "ledgerd failed to start");
+    process.exitCode = 1;
+    throw new StartFailed(error);
+  }
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals): void => {
+    if (stopping) {
+      logger.warn({ signal }, "second signal: exiting without finishing the shutdown");
+      process.exit(1);
+    }
+    stopping = true;
+    logger.info({ signal }, "signal received; shutting down");
+    const timeoutMs = config.engine.commit_timeout_ms + shutdownMarginMs;
+    const timer = setTimeout(() => {
+      logger.error({ timeoutMs }, "shutdown took too long; exiting");
+      process.exit(1);
+    }, timeoutMs);
+    timer.unref();
+    node.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error({ err: error }, "shutdown failed");
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGTERM", stop);
+  process.on("SIGINT", stop);
+}
+
+/** A start failure already logged by the node's logger: main.ts only sets the exit code. */
+export class StartFailed extends Error {
+  override readonly name = "StartFailed";
+  constructor(cause: unknown) {
+    super("ledgerd failed to start", { cause });
+  }
+}

@@ -1,0 +1,44 @@
+#!/usr/bin/env node
+// The cli folder owns ledgerd's command line: `ledgerd start | init | keys | config`, with one
+// flag per setting (settingOptions.ts, from the config schema) and help that shows the defaults
+// from the modules' own option objects. `npm start` runs `ledgerd start` with the defaults.
+import { Command } from "commander";
+import { ConfigError } from "../config/configError.js";
+import { packageInfo } from "../node/packageInfo.js";
+import { runConfig, runInit, runKeys, runStart, StartFailed } from "./commands.js";
+import { addSettingOptions, settingFlags, settingsHelp } from "./settingOptions.js";
+
+const program = new Command("ledgerd")
+  .description("A ledger node wire-compatible with BigchainDB 2.x")
+  .version(packageInfo().version)
+  .showHelpAfterError()
+  .addHelpText("after", settingsHelp());
+
+addSettingOptions(
+  program.command("start").description("Run the node: HTTP API, event stream, and the embedded engine"),
+).action((options: Record<string, unknown>) => runStart(settingFlags(options)));
+
+addSettingOptions(
+  program.command("init").description("Write <data_dir>/config.json with the effective settings, and the node key"),
+)
+  .option("--force", "replace an existing config.json (the node key is never replaced)")
+  .action((options: Record<string, unknown>) => runInit(settingFlags(options), options["force"] === true));
+
+program
+  .command("keys")
+  .description("Print a new Ed25519 keypair, base58 (as the BigchainDB drivers make them)")
+  .action(() => runKeys());
+
+addSettingOptions(
+  program.command("config").description("Print the effective settings (defaults < config file < env < flags) as JSON"),
+).action((options: Record<string, unknown>) => runConfig(settingFlags(options)));
+
+program.parseAsync(process.argv).catch((error: unknown) => {
+  process.exitCode = 1;
+  if (error instanceof StartFailed) return;
+  if (error instanceof ConfigError) {
+    console.error(`ledgerd: invalid settings:\n${error.message.replace(/^/gm, "  ")}`);
+    return;
+  }
+  console.error(`ledgerd: ${error instanceof Error ? error.message : String(error)}`);
+});

@@ -1,0 +1,238 @@
+// The events folder owns the WebSocket event stream of committed transactions (spec: Events;
+// DECISIONS #6): one text message per transaction, in block order, sent once its block is
+// durable, written as BigchainDB wrote it with Python's `json.dumps`:
+//   {"height": 1, "asset_id": "<id>", "transaction_id": "<id>"}
+// It runs on its own port (default 9985), on the one path `streamPath`. There is no replay: a
+// subscriber receives the blocks committed after it connects (bigchaindb-v2-behaviour.md §1.8).
+//
+// Unlike BigchainDB, which awaited each client in turn, a slow subscriber costs nobody else:
+// sends never wait, each subscriber's queue is capped (`sendQueueBytesMax`) and one over the cap
+// is closed with 1008, and the number of subscribers is capped (`subscribersMax`, 503 beyond).
+import { Buffer } from "node:buffer";
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
+import type { Logger } from "pino";
+import { WebSocket, WebSocketServer } from "ws";
+import { LedgerError } from "../errors/ledgerError.js";
+import { streamOptionsDefault, streamPath, type StreamOptions } from "./options.js";
+
+/** What the stream needs of a committed block; `LedgerApp`'s `CommittedBlock` is one. */
+export interface StreamBlock {
+  readonly height: number;
+  readonly txs: readonly { readonly id: string; readonly assetId: string }[];
+}
+
+/** The source of committed blocks: `LedgerApp`, which calls listeners once a block is durable. */
+export interface StreamSource {
+  onCommitted(listener: (block: StreamBlock) => void): void;
+}
+
+export interface StreamDeps {
+  readonly ledger: StreamSource;
+  readonly logger?: Logger;
+}
+
+/** WebSocket close codes (RFC 6455 §7.4.1). */
+const closePolicyViolation = 1008;
+const closeGoingAway = 1001;
+
+interface Subscriber {
+  readonly ws: WebSocket;
+  /** Answered the last ping. */
+  alive: boolean;
+  /** Closed for falling behind; no more events are queued for it. */
+  dropped: boolean;
+}
+
+export class StreamServer {
+  private readonly subscribers = new Set<Subscriber>();
+  /** Upgrades accepted by the count but not yet open, so a burst cannot pass the limit. */
+  private upgrading = 0;
+  private closed = false;
+  private readonly pingTimer: NodeJS.Timeout;
+  private readonly wss: WebSocketServer;
+
+  private constructor(
+    private readonly options: StreamOptions,
+    private readonly server: Server,
+    private readonly logger: Logger | undefined,
+  ) {
+    this.wss = new WebSocketServer({
+      noServer: true,
+      clientTracking: false,
+      // Events are ~190 bytes of hex: compressing them would cost CPU per subscriber for little.
+      perMessageDeflate: false,
+      maxPayload: options.clientMessageBytesMax,
+    });
+    server.on("request", (request: IncomingMessage, response: ServerResponse) => this.answerPlainHttp(request, response));
+    server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => this.upgrade(request, socket, head));
+    this.pingTimer = setInterval(() => this.ping(), options.pingIntervalMs);
+    this.pingTimer.unref();
+  }
+
+  /** Listens on `options.host` and `options.port` and publishes every block `deps.ledger` commits. */
+  static async start(options: Partial<StreamOptions>, deps: StreamDeps): Promise<StreamServer> {
+    const resolved: StreamOptions = { ...streamOptionsDefault, ...options };
+    const server = createServer();
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(resolved.port, resolved.host, () => {
+        server.off("error", reject);
+        resolve();
+      });
+    });
+    const stream = new StreamServer(resolved, server, deps.logger);
+    deps.ledger.onCommitted((block) => stream.publish(block));
+    return stream;
+  }
+
+  /** The port bound (the one asked for, or the one picked for port 0). */
+  get port(): number {
+    return (this.server.address() as AddressInfo).port;
+  }
+
+  /** Open subscriptions, including those closing for falling behind. */
+  get subscriberCount(): number {
+    return this.subscribers.size;
+  }
+
+  /**
+   * Called by the ledger inside its commit, after the block is durable: it must never throw
+   * into the ledger and never wait. Each message is encoded once and queued on every socket.
+   */
+  publish(block: StreamBlock): void {
+    if (this.closed || this.subscribers.size === 0) return;
+    try {
+      for (const tx of block.txs) {
+        const text = `{"height": ${block.height}, "asset_id": ${JSON.stringify(tx.assetId)}, "transaction_id": ${JSON.stringify(tx.id)}}`;
+        const message = Buffer.from(text, "utf8");
+        for (const subscriber of this.subscribers) this.send(subscriber, message);
+      }
+    } catch (error) {
+      this.logger?.error({ err: error, height: block.height }, "event stream failed to publish a block");
+    }
+  }
+
+  /** Stops listening, says goodbye to every subscriber, and cuts those still open after the grace. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.pingTimer);
+    const stopped = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    for (const subscriber of this.subscribers) subscriber.ws.close(closeGoingAway, "The node is shutting down");
+    await this.drained(this.options.closeGraceMs);
+    for (const subscriber of this.subscribers) subscriber.ws.terminate();
+    this.server.closeAllConnections();
+    await stopped;
+    this.wss.close();
+  }
+
+  private send(subscriber: Subscriber, message: Buffer): void {
+    if (subscriber.dropped || subscriber.ws.readyState !== WebSocket.OPEN) return;
+    // What the socket has not taken yet; the kernel's buffers are full before this grows.
+    if (subscriber.ws.bufferedAmount > this.options.sendQueueBytesMax) {
+      subscriber.dropped = true;
+      const reason = `Send queue over ${this.options.sendQueueBytesMax} bytes: events are not read fast enough`;
+      this.logger?.info({ bufferedBytes: subscriber.ws.bufferedAmount }, "event stream subscriber dropped");
+      subscriber.ws.close(closePolicyViolation, reason);
+      return;
+    }
+    subscriber.ws.send(message, { binary: false });
+  }
+
+  private upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
+    socket.on("error", (error) => this.logger?.debug({ err: error }, "event stream socket error"));
+    const path = (request.url ?? "/").split("?", 1)[0];
+    // The path is matched exactly, with an optional trailing slash (DECISIONS #4).
+    if (path !== streamPath && path !== `${streamPath}/`) {
+      return refuseUpgrade(socket, new LedgerError("NotFound", "Not found"));
+    }
+    if (this.closed) return refuseUpgrade(socket, new LedgerError("ShuttingDown", "The node is shutting down"));
+    const max = this.options.subscribersMax;
+    if (this.subscribers.size + this.upgrading >= max) {
+      const message = `The event stream has its maximum of ${max} subscribers; try again later`;
+      return refuseUpgrade(socket, new LedgerError("TooManySubscribers", message));
+    }
+    this.upgrading++;
+    let settled = false;
+    const settle = (): void => {
+      if (settled) return;
+      settled = true;
+      this.upgrading--;
+    };
+    // `ws` answers a malformed handshake itself and never calls back: the socket's end settles it.
+    socket.once("close", settle);
+    this.wss.handleUpgrade(request, socket, head, (ws) => {
+      settle();
+      this.accept(ws);
+    });
+  }
+
+  private accept(ws: WebSocket): void {
+    if (this.closed) {
+      ws.close(closeGoingAway, "The node is shutting down");
+      return;
+    }
+    const subscriber: Subscriber = { ws, alive: true, dropped: false };
+    this.subscribers.add(subscriber);
+    this.logger?.debug({ subscribers: this.subscribers.size }, "event stream subscriber joined");
+    ws.on("pong", () => {
+      subscriber.alive = true;
+    });
+    ws.on("error", (error) => this.logger?.debug({ err: error }, "event stream subscriber error"));
+    ws.on("close", () => {
+      this.subscribers.delete(subscriber);
+      this.logger?.debug({ subscribers: this.subscribers.size }, "event stream subscriber left");
+    });
+  }
+
+  private ping(): void {
+    for (const subscriber of this.subscribers) {
+      if (subscriber.dropped) continue;
+      if (!subscriber.alive) {
+        subscriber.ws.terminate();
+        continue;
+      }
+      subscriber.alive = false;
+      subscriber.ws.ping();
+    }
+  }
+
+  /** A plain HTTP request (no upgrade): the stream is only served over WebSocket. */
+  private answerPlainHttp(request: IncomingMessage, response: ServerResponse): void {
+    const path = (request.url ?? "/").split("?", 1)[0];
+    const error = path === streamPath || path === `${streamPath}/`
+      ? new LedgerError("BadRequest", "This path serves a WebSocket stream: connect with a WebSocket upgrade")
+      : new LedgerError("NotFound", "Not found");
+    const body = JSON.stringify({ message: error.httpMessage, status: error.status });
+    response.writeHead(error.status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+    response.end(body);
+  }
+
+  /** Resolves when the last subscriber has gone, or after `timeoutMs`. */
+  private drained(timeoutMs: number): Promise<void> {
+    if (this.subscribers.size === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const deadline = setTimeout(finish, timeoutMs);
+      const finishIfEmpty = (): void => {
+        if (this.subscribers.size === 0) finish();
+      };
+      for (const subscriber of this.subscribers) subscriber.ws.once("close", finishIfEmpty);
+      function finish(): void {
+        clearTimeout(deadline);
+        resolve();
+      }
+    });
+  }
+}
+
+/** Refuses an upgrade with a JSON answer of the catalog's status, then closes the socket. */
+function refuseUpgrade(socket: Duplex, error: LedgerError): void {
+  const body = JSON.stringify({ message: error.httpMessage, status: error.status });
+  socket.end(
+    `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? ""}\r\n` +
+      "Connection: close\r\nContent-Type: application/json\r\n" +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
+}

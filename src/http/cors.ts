@@ -1,0 +1,40 @@
+// CORS as BigchainDB had it: `CORS(app)` from flask-cors with its defaults
+// (bigchaindb-v2-behaviour.md §1.1). Every answer, errors included, allows any origin: the
+// request's `Origin` is echoed with `Vary: Origin`, or `*` is sent when there is none. Preflight
+// OPTIONS is answered on every known path. Written here as one hook instead of a dependency.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+
+export function installCors(app: FastifyInstance): void {
+  app.addHook("onRequest", async (request, reply) => {
+    setCorsHeaders(request, reply);
+  });
+}
+
+/** Also called by the error handler, for errors Fastify raises before any hook runs. */
+export function setCorsHeaders(request: FastifyRequest, reply: FastifyReply): void {
+  const origin = request.headers.origin;
+  if (origin === undefined) {
+    reply.header("access-control-allow-origin", "*");
+  } else {
+    reply.header("access-control-allow-origin", origin);
+    reply.header("vary", "Origin");
+  }
+}
+
+/**
+ * The OPTIONS answer of a path whose methods are `allow`: 204 with `Allow`, plus, for a CORS
+ * preflight (it names `Access-Control-Request-Method`), the methods and the requested headers,
+ * all of which are allowed (flask-cors `allow_headers='*'`).
+ */
+export function answerOptions(allow: readonly string[]) {
+  const allowText = allow.join(", ");
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+    reply.header("allow", allowText);
+    if (request.headers["access-control-request-method"] !== undefined) {
+      reply.header("access-control-allow-methods", allowText);
+      const requested = request.headers["access-control-request-headers"];
+      if (requested !== undefined && requested !== "") reply.header("access-control-allow-headers", requested);
+    }
+    return reply.code(204).send();
+  };
+}

@@ -1,0 +1,33 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from "fastify";
+import { LedgerError } from "../errors/ledgerError.js";
+import { answerOptions } from "./cors.js";
+import { methodNotAllowedMessage } from "./errorHandler.js";
+
+export type RouteHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
+
+/**
+ * Registers one path with its handlers, and answers every other method on it: OPTIONS with the
+ * allowed methods (CORS preflight), anything else with a JSON 405 and `Allow` (DECISIONS #2).
+ * Fastify alone would answer 404 for a known path with the wrong method.
+ */
+export function addResource(
+  app: FastifyInstance,
+  url: string,
+  handlers: Partial<Record<"GET" | "POST", RouteHandler>>,
+): void {
+  const methods = Object.keys(handlers) as ("GET" | "POST")[];
+  // Fastify answers HEAD for every GET route by itself (exposeHeadRoutes), as Flask did.
+  const allow = [...methods, ...(methods.includes("GET") ? ["HEAD"] : []), "OPTIONS"];
+  for (const method of methods) app.route({ method, url, handler: handlers[method]! });
+  app.route({ method: "OPTIONS", url, handler: answerOptions(allow) });
+  const others = app.supportedMethods.filter((method) => !allow.includes(method)) as HTTPMethods[];
+  const allowText = allow.join(", ");
+  app.route({
+    method: others,
+    url,
+    handler: async (_request, reply) => {
+      reply.header("allow", allowText);
+      throw new LedgerError("MethodNotAllowed", methodNotAllowedMessage);
+    },
+  });
+}

@@ -1,0 +1,31 @@
+import type { FastifyInstance } from "fastify";
+import { LedgerError } from "../../errors/ledgerError.js";
+import type { Store } from "../../store/store.js";
+import { parseHeight, rejectUnknown, requiredValue, type Query } from "../parameters.js";
+import { addResource } from "../resource.js";
+import { sendJson } from "../reply.js";
+
+export function registerBlockRoutes(app: FastifyInstance, deps: { readonly store: Store }): void {
+  addResource(app, "/api/v1/blocks/:block_height", {
+    // `{"height": h, "transactions": [...]}`, no app_hash (bigchaindb-v2-behaviour.md §1.7).
+    GET: async (request, reply) => {
+      const text = (request.params as { block_height: string }).block_height;
+      const height = parseHeight("block_height", text);
+      const txs = height === null ? null : await deps.store.getBlockTransactions(height);
+      if (txs === null) throw new LedgerError("NotFound", "Not found");
+      return sendJson(reply, 200, `{"height": ${height}, "transactions": [${txs.join(", ")}]}`);
+    },
+  });
+
+  addResource(app, "/api/v1/blocks", {
+    // reqparse with strict=True (web/views/blocks.py). `transaction_id` is any string, even
+    // empty, with no validation: an id that names nothing is 200 `[]`.
+    GET: async (request, reply) => {
+      const query = request.query as Query;
+      const id = requiredValue(query, "transaction_id");
+      rejectUnknown(query, ["transaction_id"]);
+      const height = /^[0-9a-f]{64}$/.test(id) ? await deps.store.getBlockHeightOfTransaction(id) : null;
+      return sendJson(reply, 200, height === null ? "[]" : `[${height}]`);
+    },
+  });
+}

@@ -1,0 +1,53 @@
+import type { FastifyInstance } from "fastify";
+import type { Broadcaster } from "../../engine/broadcaster.js";
+import { LedgerError } from "../../errors/ledgerError.js";
+import type { Operation, Store } from "../../store/store.js";
+import { firstValue, parseBool, parseMode, parseOperation, parseTxId, requiredValue, type Query } from "../parameters.js";
+import { addResource } from "../resource.js";
+import { sendJson } from "../reply.js";
+
+export interface TransactionRouteDeps {
+  readonly broadcaster: Broadcaster;
+  readonly store: Store;
+}
+
+/** Ids are stored as 64 lowercase hex digits; anything else names no transaction. */
+const storedIdPattern = /^[0-9a-f]{64}$/;
+
+export function registerTransactionRoutes(app: FastifyInstance, deps: TransactionRouteDeps): void {
+  addResource(app, "/api/v1/transactions/:transaction_id", {
+    // Only a committed transaction is found (spec, States rule 1); any other id is 404.
+    GET: async (request, reply) => {
+      const id = (request.params as { transaction_id: string }).transaction_id;
+      const json = storedIdPattern.test(id) ? await deps.store.getTransaction(id) : null;
+      if (json === null) throw new LedgerError("NotFound", "Not found");
+      return sendJson(reply, 200, json);
+    },
+  });
+
+  addResource(app, "/api/v1/transactions", {
+    // reqparse order (web/views/transactions.py): operation, asset_id, last_tx; others ignored.
+    GET: async (request, reply) => {
+      const query = request.query as Query;
+      const operationText = firstValue(query, "operation");
+      const operation = operationText === undefined ? undefined : parseOperation("operation", operationText);
+      const assetId = parseTxId("asset_id", requiredValue(query, "asset_id"));
+      const lastText = firstValue(query, "last_tx");
+      const lastOnly = lastText === undefined ? false : parseBool("last_tx", lastText);
+      const options: { operation?: Operation; lastOnly?: boolean } = { lastOnly };
+      if (operation !== undefined) options.operation = operation;
+      const txs = await deps.store.getTransactionsByAsset(assetId, options);
+      return sendJson(reply, 200, `[${txs.join(", ")}]`);
+    },
+    // The mode is read first, then the Broadcaster parses and validates the body as it came,
+    // whatever its Content-Type says (BigchainDB `get_json(force=True)`), and throws a coded
+    // LedgerError on any refusal. The answer is the posted transaction (spec: 202 in every mode).
+    POST: async (request, reply) => {
+      const mode = parseMode("mode", firstValue(request.query as Query, "mode"));
+      const body = request.body;
+      const bytes = body instanceof Uint8Array ? body : new Uint8Array(0);
+      const tx = await deps.broadcaster.broadcast(bytes, mode);
+      return sendJson(reply, 202, tx.json);
+    },
+  });
+}

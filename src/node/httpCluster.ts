@@ -1,0 +1,193 @@
+// The primary's side of server.workers > 1: forks the HTTP worker processes (node:cluster, so
+// they share one listening port), answers their broadcasts with the one ledger and engine, and
+// replaces a worker that dies. On close, workers stop accepting and finish their requests while
+// the engine still runs, so a `mode=commit` request in progress gets its answer.
+import cluster, { type Worker } from "node:cluster";
+import { fileURLToPath } from "node:url";
+import type { Logger } from "pino";
+import type { Broadcaster } from "../engine/broadcaster.js";
+import { LedgerError } from "../errors/ledgerError.js";
+import type { LedgerApp } from "../ledger/ledgerApp.js";
+import type { HostPort } from "../config/parseHostPort.js";
+import {
+  decodeBytes,
+  decodePreparedTx,
+  ipcTag,
+  isIpcMessage,
+  type BroadcastRequest,
+  type BroadcastResponse,
+  type StartMessage,
+  type WorkerMessage,
+} from "./ipcMessages.js";
+
+export interface HttpClusterOptions {
+  readonly workers: number;
+  /** What each worker is started with. */
+  readonly start: StartMessage;
+  /** A worker that is not listening this long after fork failed to start. */
+  readonly startTimeoutMs: number;
+  /** Workers still running this long after "close" are killed. */
+  readonly closeTimeoutMs: number;
+  /** A dead worker is replaced after this pause, so a worker that cannot run does not spin. */
+  readonly restartDelayMs: number;
+}
+
+export interface HttpClusterDeps {
+  readonly ledger: Pick<LedgerApp, "remember">;
+  readonly engine: Broadcaster;
+  readonly logger: Logger;
+}
+
+export class HttpCluster {
+  private readonly workers = new Set<Worker>();
+  private closing = false;
+  private bound: HostPort | null = null;
+  private restartTimer: NodeJS.Timeout | null = null;
+
+  private constructor(
+    private readonly options: HttpClusterOptions,
+    private readonly deps: HttpClusterDeps,
+  ) {}
+
+  /** Forks every worker and resolves once all listen on the same address. */
+  static async start(options: HttpClusterOptions, deps: HttpClusterDeps): Promise<HttpCluster> {
+    const pool = new HttpCluster(options, deps);
+    cluster.setupPrimary({ exec: workerEntryPath(), execArgv: workerExecArgv(), silent: false });
+    try {
+      const addresses = await Promise.all(Array.from({ length: options.workers }, () => pool.fork(options.start)));
+      const first = addresses[0]!;
+      // node:cluster shares one listening socket, port 0 included: every worker gets its port.
+      if (addresses.some((a) => a.port !== first.port)) throw new Error("HTTP workers listen on different ports");
+      pool.bound = first;
+    } catch (error) {
+      await pool.close();
+      throw error;
+    }
+    return pool;
+  }
+
+  get address(): HostPort {
+    if (this.bound === null) throw new Error("HTTP cluster not started");
+    return this.bound;
+  }
+
+  get workerCount(): number {
+    return this.workers.size;
+  }
+
+  /** Ask every worker to stop accepting and finish its requests; kill those that overstay. */
+  async close(): Promise<void> {
+    this.closing = true;
+    if (this.restartTimer !== null) clearTimeout(this.restartTimer);
+    await Promise.all([...this.workers].map((worker) => this.stopWorker(worker)));
+  }
+
+  private fork(start: StartMessage): Promise<HostPort> {
+    const worker = cluster.fork();
+    this.workers.add(worker);
+    return new Promise<HostPort>((resolve, reject) => {
+      let listening = false;
+      const timer = setTimeout(() => {
+        reject(new Error(`HTTP worker ${worker.process.pid} did not start within ${this.options.startTimeoutMs} ms`));
+        worker.kill();
+      }, this.options.startTimeoutMs);
+      worker.on("message", (message: unknown) => {
+        if (!isIpcMessage(message)) return;
+        const typed = message as WorkerMessage;
+        if (typed.type === "ready") {
+          worker.send(start);
+        } else if (typed.type === "listening") {
+          listening = true;
+          clearTimeout(timer);
+          resolve({ host: typed.host, port: typed.port });
+        } else if (typed.type === "failed") {
+          clearTimeout(timer);
+          reject(new Error(`HTTP worker failed to start: ${typed.message}`));
+        } else if (typed.type === "broadcast") {
+          void this.answer(worker, typed);
+        }
+      });
+      worker.on("exit", (code, signal) => {
+        clearTimeout(timer);
+        this.workers.delete(worker);
+        if (!listening) {
+          reject(new Error(`HTTP worker ${worker.process.pid} exited before listening (code ${code}, signal ${signal})`));
+          return;
+        }
+        if (!this.closing) this.replace(worker, code, signal);
+      });
+    });
+  }
+
+  private replace(dead: Worker, code: number | null, signal: string | null): void {
+    this.deps.logger.error({ pid: dead.process.pid, code, signal }, "HTTP worker died; starting another");
+    this.restartTimer = setTimeout(() => {
+      this.restartTimer = null;
+      if (this.closing) return;
+      // The replacement takes the port already bound, even when the setting said 0.
+      const config = this.options.start.config;
+      const bind = withPort(config.server.bind, this.address.port);
+      const start: StartMessage = { ...this.options.start, config: { ...config, server: { ...config.server, bind } } };
+      this.fork(start).catch((error: unknown) => this.deps.logger.error({ err: error }, "HTTP worker replacement failed"));
+    }, this.options.restartDelayMs);
+  }
+
+  private async answer(worker: Worker, request: BroadcastRequest): Promise<void> {
+    const response = await answerBroadcast(request, this.deps);
+    if (worker.isConnected()) {
+      worker.send(response, undefined, (error) => {
+        if (error !== null) this.deps.logger.warn({ err: error, pid: worker.process.pid }, "answer to an HTTP worker lost");
+      });
+    }
+  }
+
+  private stopWorker(worker: Worker): Promise<void> {
+    return new Promise((resolve) => {
+      if (worker.isDead()) return resolve();
+      const timer = setTimeout(() => {
+        this.deps.logger.warn({ pid: worker.process.pid }, "HTTP worker did not stop in time; killing it");
+        worker.process.kill("SIGKILL");
+      }, this.options.closeTimeoutMs);
+      worker.once("exit", () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      if (worker.isConnected()) worker.send({ tag: ipcTag, type: "close" });
+      else worker.process.kill("SIGTERM");
+    });
+  }
+}
+
+/**
+ * The primary's half of IpcBroadcaster: take the worker's prepared transaction as this node's
+ * own (its signatures were verified in the worker), then broadcast it through the engine.
+ */
+export async function answerBroadcast(request: BroadcastRequest, deps: HttpClusterDeps): Promise<BroadcastResponse> {
+  const base = { tag: ipcTag, type: "broadcastResult", requestId: request.requestId } as const;
+  try {
+    const bytes = decodeBytes(request.bytes);
+    deps.ledger.remember(bytes, decodePreparedTx(request.prepared));
+    const tx = await deps.engine.broadcast(bytes, request.mode);
+    return { ...base, ok: true, id: tx.id };
+  } catch (error) {
+    if (error instanceof LedgerError) return { ...base, ok: false, code: error.code, message: error.message };
+    deps.logger.error({ err: error }, "broadcast from an HTTP worker failed");
+    return { ...base, ok: false, code: "Internal", message: "Internal error" };
+  }
+}
+
+/** `localhost:0` with port 41234 is `localhost:41234`: same host (all its addresses), bound port. */
+function withPort(bind: string, port: number): string {
+  return `${bind.slice(0, bind.lastIndexOf(":"))}:${port}`;
+}
+
+// Under tsx (tests) the sources are .ts; in dist they are .js (as preparePool.ts does).
+function workerEntryPath(): string {
+  const ext = import.meta.url.endsWith(".ts") ? ".ts" : ".js";
+  return fileURLToPath(new URL(`./httpWorkerMain${ext}`, import.meta.url));
+}
+
+/** The primary's loader flags (tsx's `--import`), without test-runner or debugger flags. */
+function workerExecArgv(): string[] {
+  return process.execArgv.filter((arg) => !arg.startsWith("--test") && !arg.startsWith("--inspect"));
+}

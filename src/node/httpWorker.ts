@@ -1,0 +1,54 @@
+// One HTTP worker process (server.workers > 1): its own Fastify app on the shared port, a
+// read-only connection to the primary's SQLite file (WAL lets readers in other processes see each
+// commit), its own verification threads, and an IpcBroadcaster that hands prepared transactions
+// to the primary. The ledger, the engine and the only writer stay in the primary.
+import Database from "better-sqlite3";
+import type { AddressInfo } from "node:net";
+import type { Logger } from "pino";
+import { moduleOptions } from "../config/moduleOptions.js";
+import type { HostPort } from "../config/parseHostPort.js";
+import { buildHttpApp } from "../http/httpApp.js";
+import { PreparePool } from "../ledger/preparePool.js";
+import { SqliteStore } from "../store/sqlite/sqliteStore.js";
+import { IpcBroadcaster, type IpcChannel } from "./ipcBroadcaster.js";
+import type { StartMessage } from "./ipcMessages.js";
+
+export interface HttpWorkerDeps {
+  readonly channel: IpcChannel;
+  readonly logger: Logger;
+}
+
+export interface HttpWorkerHandle {
+  readonly address: HostPort;
+  /** Stop accepting, finish the requests in progress, then release the pool and the store. */
+  close(): Promise<void>;
+}
+
+export async function runHttpWorker(start: StartMessage, deps: HttpWorkerDeps): Promise<HttpWorkerHandle> {
+  const options = moduleOptions(start.config);
+  // The primary created the file and its schema before forking; a reader never writes.
+  const database = new Database(options.sqliteStore.path, { readonly: true, fileMustExist: true });
+  const store = new SqliteStore(options.sqliteStore, { database });
+  const pool = new PreparePool(options.preparePool);
+  try {
+    const broadcaster = new IpcBroadcaster({ pool, channel: deps.channel });
+    const app = await buildHttpApp(
+      { ...options.http, streamsUrl: start.streamsUrl, version: start.version },
+      { broadcaster, store, logger: deps.logger },
+    );
+    await app.listen({ host: options.http.host, port: options.http.port });
+    const bound = app.server.address() as AddressInfo;
+    return {
+      address: { host: bound.address, port: bound.port },
+      close: async () => {
+        await app.close();
+        await pool.close();
+        await store.close();
+      },
+    };
+  } catch (error) {
+    await pool.close();
+    await store.close();
+    throw error;
+  }
+}

@@ -1,0 +1,182 @@
+// The node folder owns the process wiring: from a loaded Config to a running node, and back down.
+// In one process: the SQLite store, the verification pool, the ledger, the solo engine (the node
+// key is its validator), the HTTP API and the WebSocket stream. With server.workers > 1 the HTTP
+// API runs in worker processes instead (httpCluster.ts), and everything else stays here.
+//
+// Shutdown order (issue #7): stop accepting HTTP and finish the requests in progress, let the
+// engine finish the block in progress and those waiting, close the stream, the pool, the store.
+import type { AddressInfo } from "node:net";
+import type { Logger } from "pino";
+import { ConfigError } from "../config/configError.js";
+import { moduleOptions } from "../config/moduleOptions.js";
+import type { HostPort } from "../config/parseHostPort.js";
+import type { Config } from "../config/schema.js";
+import { SoloEngine } from "../engine/solo/soloEngine.js";
+import { streamPath } from "../events/options.js";
+import { StreamServer } from "../events/streamServer.js";
+import { buildHttpApp } from "../http/httpApp.js";
+import { LedgerApp } from "../ledger/ledgerApp.js";
+import { PreparePool } from "../ledger/preparePool.js";
+import { SqliteStore } from "../store/sqlite/sqliteStore.js";
+import type { Store, Validator } from "../store/store.js";
+import { HttpCluster } from "./httpCluster.js";
+import { ipcTag } from "./ipcMessages.js";
+import { createLogger } from "./logger.js";
+import { loadOrCreateNodeKey, type NodeKey, type NodeKeyDeps } from "./nodeKey.js";
+import { packageInfo } from "./packageInfo.js";
+
+/** The solo validator's voting power: any positive number; 10 is CometBFT's default. */
+export const soloValidatorPower = 10;
+/** An HTTP worker that is not listening this long after it was forked failed to start. */
+const workerStartTimeoutMs = 30_000;
+/** A dead HTTP worker is replaced after this pause. */
+const workerRestartDelayMs = 1_000;
+/** Beyond the engine's commit timeout, what a worker gets to finish its requests on close. */
+const workerCloseMarginMs = 5_000;
+
+export interface NodeDeps {
+  /** Default: JSON lines on stdout at `log.level`. */
+  readonly logger?: Logger;
+  /** Where a new node key's seed comes from (default: node:crypto). */
+  readonly randomBytes?: NodeKeyDeps["randomBytes"];
+  /** After a fatal engine error has been logged and the node closed (default: exit with 1). */
+  readonly onFatal?: (error: unknown) => void;
+}
+
+export interface NodeHandle {
+  /** The HTTP API's bound address (the port the OS picked, for port 0). */
+  readonly http: HostPort;
+  /** The WebSocket stream's bound address. */
+  readonly ws: HostPort;
+  /** The stream URL the API advertises. */
+  readonly streamsUrl: string;
+  /** The node key, base58: the solo validator. */
+  readonly publicKey: string;
+  /** Graceful stop (see the header); the same promise on every call. */
+  close(): Promise<void>;
+}
+
+export async function startNode(config: Config, deps: NodeDeps = {}): Promise<NodeHandle> {
+  const logger = deps.logger ?? createLogger(config.log.level);
+  const options = moduleOptions(config);
+  const { key, created } = loadOrCreateNodeKey(config.data_dir, deps.randomBytes === undefined ? undefined : { randomBytes: deps.randomBytes });
+  if (created) logger.info({ path: key.path, publicKey: key.publicKey }, "node key created");
+  const validator: Validator = { publicKey: key.publicKeyHex, power: soloValidatorPower };
+
+  // Undone in reverse order if start-up fails half way.
+  const closers: { name: string; close: () => Promise<void> }[] = [];
+  const closeAll = async (): Promise<void> => {
+    for (const closer of closers.reverse()) {
+      await closer.close().catch((error: unknown) => logger.error({ err: error }, `closing the ${closer.name} failed`));
+    }
+  };
+  let closing: Promise<void> | null = null;
+  const close = (): Promise<void> => (closing ??= closeAll());
+
+  try {
+    const store = SqliteStore.open(options.sqliteStore);
+    closers.push({ name: "store", close: () => store.close() });
+    await checkChain(store, config, key);
+    // With HTTP workers, transactions arrive here prepared by the workers: no threads needed.
+    const threads = config.server.workers > 1 ? 0 : options.preparePool.threads;
+    const pool = new PreparePool({ ...options.preparePool, threads });
+    closers.push({ name: "verification pool", close: () => pool.close() });
+    const ledger = await LedgerApp.open(options.ledger, { store, pool });
+    ledger.onCommitted((block) => {
+      logger.debug({ height: block.height, txs: block.txs.length, appHash: block.appHash }, "block committed");
+    });
+    const onFatal = (error: unknown): void => {
+      logger.fatal({ err: error }, "the engine stopped after an internal error; the node stops");
+      void close().finally(() => (deps.onFatal ?? exitWithFailure)(error));
+    };
+    const engine = await SoloEngine.start(options.soloEngine, { ledger, validator, onFatal });
+    closers.push({ name: "engine", close: () => engine.stop() });
+    const stream = await StreamServer.start(options.stream, { ledger, logger });
+    closers.push({ name: "event stream", close: () => stream.close() });
+    const ws: HostPort = { host: options.stream.host, port: stream.port };
+    const streamsUrl = streamsUrlOf(config.wsserver.advertised_url, ws);
+    const version = packageInfo().version;
+
+    let http: HostPort;
+    if (config.server.workers > 1) {
+      const start = { tag: ipcTag, type: "start", config, streamsUrl, version } as const;
+      const cluster = await HttpCluster.start(
+        {
+          workers: config.server.workers,
+          start,
+          startTimeoutMs: workerStartTimeoutMs,
+          closeTimeoutMs: config.engine.commit_timeout_ms + workerCloseMarginMs,
+          restartDelayMs: workerRestartDelayMs,
+        },
+        { ledger, engine, logger },
+      );
+      closers.push({ name: "HTTP workers", close: () => cluster.close() });
+      http = cluster.address;
+    } else {
+      const app = await buildHttpApp({ ...options.http, streamsUrl, version }, { broadcaster: engine, store, logger });
+      closers.push({ name: "HTTP server", close: () => app.close() });
+      await app.listen({ host: options.http.host, port: options.http.port });
+      const bound = app.server.address() as AddressInfo;
+      http = { host: bound.address, port: bound.port };
+    }
+
+    logger.info(
+      {
+        http: `${http.host}:${http.port}`,
+        ws: `${ws.host}:${ws.port}`,
+        streamsUrl,
+        dataDir: config.data_dir,
+        database: config.database.path,
+        engine: config.engine.kind,
+        height: ledger.info().height,
+        publicKey: key.publicKey,
+        workers: config.server.workers,
+        threads: config.server.threads,
+        versions: { ledgerd: version, node: process.versions.node },
+      },
+      "ledgerd started",
+    );
+    return {
+      http,
+      ws,
+      streamsUrl,
+      publicKey: key.publicKey,
+      close: () => {
+        logger.info("ledgerd stopping");
+        return close().then(() => logger.info("ledgerd stopped"));
+      },
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+/**
+ * A database belongs to one chain and one validator: started with another chain id or another
+ * node key, the node would extend a chain it is not the validator of.
+ */
+async function checkChain(store: Store, config: Config, key: NodeKey): Promise<void> {
+  const state = await store.getChainState();
+  if (state.chainId === null) return;
+  const source = `database ${config.database.path}`;
+  if (state.chainId !== config.engine.chain_id) {
+    throw new ConfigError([{ key: "engine.chain_id", reason: `is ${config.engine.chain_id}, but the database holds chain ${state.chainId}`, source }]);
+  }
+  const validators = await store.getValidators();
+  if (!validators.some((v) => v.publicKey === key.publicKeyHex)) {
+    throw new ConfigError([{ key: "node_key.json", reason: `${key.publicKey} is not a validator of chain ${state.chainId}`, source }]);
+  }
+}
+
+/** The advertised stream URL: the setting, or the stream's own address (BigchainDB's default). */
+export function streamsUrlOf(advertisedUrl: string, ws: HostPort): string {
+  if (advertisedUrl !== "") return advertisedUrl.replace(/\/+$/, "") + streamPath;
+  // A wildcard address is where the node listens, not where a client can connect.
+  const host = ws.host === "0.0.0.0" || ws.host === "::" ? "localhost" : ws.host.includes(":") ? `[${ws.host}]` : ws.host;
+  return `ws://${host}:${ws.port}${streamPath}`;
+}
+
+function exitWithFailure(): void {
+  process.exit(1);
+}

@@ -1,0 +1,51 @@
+// A real in-process stack for tests: SQLite file store, prepare pool, ledger, solo engine.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { SoloEngine } from "../../src/engine/solo/soloEngine.js";
+import type { SoloEngineOptions } from "../../src/engine/solo/options.js";
+import { LedgerApp } from "../../src/ledger/ledgerApp.js";
+import { PreparePool } from "../../src/ledger/preparePool.js";
+import { SqliteStore } from "../../src/store/sqlite/sqliteStore.js";
+
+export interface SoloStack {
+  readonly dir: string;
+  readonly path: string;
+  readonly store: SqliteStore;
+  readonly pool: PreparePool;
+  readonly ledger: LedgerApp;
+  readonly engine: SoloEngine;
+  close(): Promise<void>;
+}
+
+export const testValidator = { publicKey: "cd".repeat(32), power: 10 };
+
+export async function startSoloStack(
+  options: Partial<SoloEngineOptions> = {},
+  at?: { dir: string },
+  threads = 0,
+): Promise<SoloStack> {
+  const dir = at?.dir ?? mkdtempSync(join(tmpdir(), "ledgerd-solo-"));
+  const path = join(dir, "ledger.sqlite");
+  const store = SqliteStore.open({ path });
+  const pool = new PreparePool({ threads, batchTxsMax: 64 });
+  const ledger = await LedgerApp.open({}, { store, pool });
+  const engine = await SoloEngine.start({ blockIntervalMs: 5, ...options }, { ledger, validator: testValidator });
+  return {
+    dir,
+    path,
+    store,
+    pool,
+    ledger,
+    engine,
+    async close() {
+      await engine.stop();
+      await pool.close();
+      await store.close();
+    },
+  };
+}
+
+export function removeDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,86 @@
+// The bounded caches behind verifyEd25519 and the builders, and verifyEd25519 itself.
+import assert from "node:assert/strict";
+import { createPublicKey, verify } from "node:crypto";
+import { describe, it } from "node:test";
+import { ed25519KeyCache } from "../../../src/crypto-conditions/ed25519KeyCache.js";
+import { keyCacheEntriesMax } from "../../../src/crypto-conditions/limits.js";
+import { LruCache } from "../../../src/crypto-conditions/lruCache.js";
+import { signEd25519Fulfillment } from "../../../src/crypto-conditions/signEd25519Fulfillment.js";
+import { verifyEd25519 } from "../../../src/crypto-conditions/verifyEd25519.js";
+import { SeededRandom } from "./seededRandom.js";
+
+describe("LruCache", () => {
+  it("never holds more than its capacity and drops the least recently used entry", () => {
+    const cache = new LruCache<number, string>(3);
+    for (let i = 0; i < 100; i++) {
+      cache.set(i % 7, `v${i}`);
+      assert.ok(cache.size <= 3);
+    }
+    const lru = new LruCache<string, number>(2);
+    lru.set("a", 1);
+    lru.set("b", 2);
+    assert.equal(lru.get("a"), 1); // "a" is now the most recent
+    lru.set("c", 3); // drops "b"
+    assert.equal(lru.get("b"), undefined);
+    assert.equal(lru.get("a"), 1);
+    assert.equal(lru.get("c"), 3);
+    lru.set("c", 4); // an update, not an insertion
+    assert.equal(lru.size, 2);
+    assert.equal(lru.get("c"), 4);
+    assert.throws(() => new LruCache(0));
+  });
+});
+
+describe("verifyEd25519 and its key cache", () => {
+  const random = new SeededRandom("key cache");
+  const message = Buffer.from(random.bytes(32));
+
+  it("uses the named limit and caches each key once", () => {
+    assert.equal(ed25519KeyCache.capacity, keyCacheEntriesMax);
+    const before = ed25519KeyCache.size;
+    const signed = Array.from({ length: 20 }, () => signEd25519Fulfillment(random.bytes(32), message));
+    for (let round = 0; round < 3; round++) {
+      for (const f of signed) assert.equal(verifyEd25519(f.publicKey, f.signature, message), true);
+    }
+    assert.equal(ed25519KeyCache.size, before + 20);
+    assert.ok(ed25519KeyCache.size <= keyCacheEntriesMax);
+  });
+
+  it("agrees with node:crypto on an SPKI-DER key, for valid, altered and random inputs", () => {
+    for (let i = 0; i < 200; i++) {
+      const f = signEd25519Fulfillment(random.bytes(32), message);
+      const publicKey = i % 4 === 3 ? random.bytes(32) : f.publicKey; // some random points, some invalid
+      const signature = new Uint8Array(f.signature);
+      if (i % 2 === 1) signature[random.int(64)]! ^= 1 << random.int(8);
+      const spki = Buffer.concat([Buffer.from("302a300506032b6570032100", "hex"), publicKey]);
+      let expected: boolean;
+      try {
+        expected = verify(null, message, createPublicKey({ key: spki, format: "der", type: "spki" }), signature);
+      } catch {
+        expected = false;
+      }
+      assert.equal(verifyEd25519(publicKey, signature, message), expected, `case ${i}`);
+      if (i % 4 === 0) assert.equal(expected, true);
+    }
+  });
+
+  it("is false for wrong lengths", () => {
+    const f = signEd25519Fulfillment(random.bytes(32), message);
+    assert.equal(verifyEd25519(f.publicKey.subarray(0, 31), f.signature, message), false);
+    assert.equal(verifyEd25519(f.publicKey, f.signature.subarray(0, 63), message), false);
+    assert.equal(verifyEd25519(f.publicKey, new Uint8Array(65), message), false);
+    assert.equal(verifyEd25519(f.publicKey, f.signature, message.subarray(1)), false);
+  });
+
+  it(`stays within ${keyCacheEntriesMax} entries when more keys come by`, () => {
+    const f = signEd25519Fulfillment(random.bytes(32), message);
+    assert.equal(verifyEd25519(f.publicKey, f.signature, message), true);
+    const keyObject = createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: Buffer.from(f.publicKey).toString("base64url") }, format: "jwk" });
+    // Cache keys of another length than a raw key's 32 characters, so no real key is shadowed.
+    for (let i = 0; i < keyCacheEntriesMax + 1_000; i++) ed25519KeyCache.set(`filler ${i}`, keyObject);
+    assert.equal(ed25519KeyCache.size, keyCacheEntriesMax);
+    // The real key was the least recently used: dropped, and loaded again on the next verify.
+    assert.equal(verifyEd25519(f.publicKey, f.signature, message), true);
+    assert.equal(ed25519KeyCache.size, keyCacheEntriesMax);
+  });
+});

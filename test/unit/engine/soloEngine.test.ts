@@ -1,0 +1,132 @@
+import assert from "node:assert/strict";
+import { after, describe, it } from "node:test";
+import { LedgerError } from "../../../src/errors/ledgerError.js";
+import { bytesOf, create, keypairOf, transfer } from "../../helpers/txFactory.js";
+import { removeDir, startSoloStack, testValidator, type SoloStack } from "../../helpers/soloNode.js";
+
+const stacks: SoloStack[] = [];
+after(async () => {
+  for (const s of stacks) {
+    await s.close().catch(() => undefined);
+    removeDir(s.dir);
+  }
+});
+
+async function stack(options: Parameters<typeof startSoloStack>[0] = {}, threads = 0): Promise<SoloStack> {
+  const s = await startSoloStack(options, undefined, threads);
+  stacks.push(s);
+  return s;
+}
+
+async function rejectionCode(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(error instanceof LedgerError, `not a LedgerError: ${String(error)}`);
+    return error.code;
+  }
+  assert.fail("expected a rejection");
+}
+
+const alice = keypairOf("alice");
+const bob = keypairOf("bob");
+const carol = keypairOf("carol");
+
+describe("SoloEngine", () => {
+  it("records its validator at initChain on a new store", async () => {
+    const s = await stack();
+    assert.deepEqual(await s.store.getValidators(), [testValidator]);
+  });
+
+  it("commit mode answers once the block is durable", async () => {
+    const s = await stack();
+    const tx = create(alice);
+    const prepared = await s.engine.broadcast(bytesOf(tx), "commit");
+    assert.equal(prepared.id, tx["id"]);
+    assert.notEqual(await s.store.getTransaction(tx["id"] as string), null);
+    assert.equal(await s.store.getBlockHeightOfTransaction(tx["id"] as string), 1);
+  });
+
+  it("async and sync answer before the block and the block follows", async () => {
+    const s = await stack({ blockIntervalMs: 50 });
+    const a = create(alice);
+    const b = create(bob);
+    await s.engine.broadcast(bytesOf(a), "async");
+    await s.engine.broadcast(bytesOf(b), "sync");
+    assert.equal(await s.store.getTransaction(a["id"] as string), null, "not committed yet");
+    const committed = new Promise<number>((resolve) => s.ledger.onCommitted((block) => resolve(block.txs.length)));
+    assert.equal(await committed, 2);
+    assert.notEqual(await s.store.getTransaction(b["id"] as string), null);
+  });
+
+  it("refuses a transaction already pending or committed, with a clear reason", async () => {
+    const s = await stack({ blockIntervalMs: 50 });
+    const a = create(alice);
+    await s.engine.broadcast(bytesOf(a), "async");
+    assert.equal(await rejectionCode(s.engine.broadcast(bytesOf(a), "async")), "PendingTransaction");
+    await new Promise<void>((resolve) => s.ledger.onCommitted(() => resolve()));
+    assert.equal(await rejectionCode(s.engine.broadcast(bytesOf(a), "commit")), "DuplicateTransaction");
+  });
+
+  it("two concurrent commit spends of one output: exactly one commits", async () => {
+    const s = await stack();
+    const asset = create(alice);
+    await s.engine.broadcast(bytesOf(asset), "commit");
+    const spends = [bob, carol].map((to) =>
+      transfer([{ tx: asset, outputIndex: 0 }], [alice], [{ publicKeys: [to.publicKey], amount: 1n }]),
+    );
+    const results = await Promise.allSettled(spends.map((tx) => s.engine.broadcast(bytesOf(tx), "commit")));
+    assert.deepEqual(results.map((r) => r.status).sort(), ["fulfilled", "rejected"]);
+    const failed = results.find((r) => r.status === "rejected") as PromiseRejectedResult;
+    assert.equal((failed.reason as LedgerError).code, "DoubleSpend");
+  });
+
+  it("cuts a block at once when txsPerBlockMax transactions wait, and makes no empty blocks", async () => {
+    const s = await stack({ blockIntervalMs: 60_000, txsPerBlockMax: 4 });
+    const txs = [alice, bob, carol, keypairOf("dave")].map((k) => create(k));
+    await Promise.all(txs.map((tx) => s.engine.broadcast(bytesOf(tx), "commit")));
+    assert.equal(s.ledger.info().height, 1);
+    assert.deepEqual((await s.store.getBlock(1))?.txIds, txs.map((tx) => tx["id"]));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(s.ledger.info().height, 1, "no block without transactions");
+  });
+
+  it("a commit that does not happen in time answers CommitTimeout", async () => {
+    const s = await stack({ blockIntervalMs: 500, commitTimeoutMs: 10 });
+    assert.equal(await rejectionCode(s.engine.broadcast(bytesOf(create(alice)), "commit")), "CommitTimeout");
+  });
+
+  it("resumes from the store's last height after a restart", async () => {
+    const first = await startSoloStack();
+    const a = create(alice);
+    await first.engine.broadcast(bytesOf(a), "commit");
+    const { appHash } = first.ledger.info();
+    await first.close();
+    const again = await stack({}, 0);
+    void again;
+    const reopened = await startSoloStack({}, { dir: first.dir });
+    stacks.push(reopened);
+    assert.deepEqual(reopened.ledger.info(), { height: 1, appHash });
+    await reopened.engine.broadcast(bytesOf(create(bob)), "commit");
+    assert.equal(reopened.ledger.info().height, 2);
+  });
+
+  it("stop finishes the transactions already waiting", async () => {
+    const s = await startSoloStack({ blockIntervalMs: 60_000 });
+    const a = create(alice);
+    const done = s.engine.broadcast(bytesOf(a), "commit");
+    await s.close();
+    await done;
+    stacks.push(await startSoloStack({}, { dir: s.dir }));
+    assert.notEqual(await stacks.at(-1)!.store.getTransaction(a["id"] as string), null);
+  });
+
+  it("verifies on worker threads when threads > 0", async () => {
+    const s = await stack({}, 2);
+    const txs = Array.from({ length: 20 }, (_, i) => create(keypairOf(`worker-${i}`)));
+    await Promise.all(txs.map((tx) => s.engine.broadcast(bytesOf(tx), "commit")));
+    for (const tx of txs) assert.notEqual(await s.store.getTransaction(tx["id"] as string), null);
+    const bad = { ...create(alice), metadata: { tampered: true } };
+    assert.equal(await rejectionCode(s.engine.broadcast(bytesOf(bad), "sync")), "InvalidHash");
+  });
+});

@@ -1,0 +1,38 @@
+// The child process of the SQLite crash test (sqliteStore.test.ts): it commits blocks to the
+// store at argv[2] until it is killed, printing `committed <height>` after each commit returns.
+// The blocks are a function of their height, so the parent knows what each one must hold.
+
+import { pathToFileURL } from "node:url";
+import { SqliteStore } from "../../../src/store/sqlite/sqliteStore.js";
+import type { CommittedTx } from "../../../src/store/store.js";
+import { block, createTx, ref, transferTx } from "./fixtures.js";
+
+export const crashCreatesPerBlock = 100;
+
+/** Block h: 100 CREATEs, and from h = 2 on, 100 TRANSFERs spending block h-1's CREATEs. */
+export function crashBlockTxs(height: number): CommittedTx[] {
+  const creates: CommittedTx[] = [];
+  const transfers: CommittedTx[] = [];
+  for (let i = 0; i < crashCreatesPerBlock; i++) {
+    const label = `crash:${height}:${i}`;
+    creates.push(createTx({ label, data: { name: `item ${height} ${i}` }, metadata: { i } }));
+    if (height > 1) {
+      const spent = createTx({ label: `crash:${height - 1}:${i}`, data: { name: `item ${height - 1} ${i}` }, metadata: { i } });
+      transfers.push(transferTx({ label: `${label}:t`, assetId: spent.id, spends: [ref(spent, 0)] }));
+    }
+  }
+  return [...creates, ...transfers];
+}
+
+async function main(path: string): Promise<void> {
+  const store = SqliteStore.open({ path });
+  for (;;) {
+    const height = (await store.getChainState()).height + 1;
+    await store.commitBlock(block(height, crashBlockTxs(height)));
+    process.stdout.write(`committed ${height}\n`);
+  }
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  await main(process.argv[2] as string);
+}

@@ -1,0 +1,196 @@
+// The SQLite store: the conformance suite against a real file, then what only SQLite has:
+// reopening, the schema version, pragmas, query plans, hash collisions, crash safety.
+
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
+import Database from "better-sqlite3";
+import { LedgerError } from "../../../src/errors/ledgerError.js";
+import { keyHash } from "../../../src/store/sqlite/keyHash.js";
+import { readSql, writeSql } from "../../../src/store/sqlite/queries.js";
+import { schemaVersion } from "../../../src/store/sqlite/schema.js";
+import { SqliteStore } from "../../../src/store/sqlite/sqliteStore.js";
+import { storeConformance } from "./conformance.js";
+import { crashBlockTxs } from "./crashChild.js";
+import { block, createTx, publicKey, ref, transferTx, validator } from "./fixtures.js";
+
+const dir = mkdtempSync(join(tmpdir(), "ledgerd-sqlite-"));
+after(() => rmSync(dir, { recursive: true, force: true }));
+let files = 0;
+const freshPath = () => join(dir, `store-${++files}.sqlite`);
+
+storeConformance("sqlite", async () => SqliteStore.open({ path: freshPath() }));
+
+describe("sqlite store", () => {
+  it("reopening keeps every block, output, index and search entry", async () => {
+    const path = freshPath();
+    const c = createTx({ label: "re-c", data: { name: "reopened lantern" }, metadata: { m: "kept" } });
+    const t = transferTx({ label: "re-t", assetId: c.id, spends: [ref(c, 0)] });
+    const first = SqliteStore.open({ path });
+    await first.initChain("re-chain", [validator("a")]);
+    await first.commitBlock(block(1, [c]));
+    await first.commitBlock(block(2, [t], [validator("b")]));
+    await first.close();
+
+    const store = SqliteStore.open({ path });
+    assert.deepEqual(await store.getChainState(), { height: 2, appHash: block(2, [t]).appHash, chainId: "re-chain" });
+    assert.equal(await store.getTransaction(t.id), t.json);
+    assert.deepEqual(await store.getTransactionsByAsset(c.id), [c.json, t.json]);
+    assert.equal((await store.getOutputs([ref(c, 0)])).get(`${c.id}:0`)?.spentBy, t.id);
+    assert.deepEqual(await store.getOutputsByPublicKey(publicKey("re-t")), [ref(t, 0)]);
+    assert.deepEqual((await store.searchAssets("lantern", 0)).map((h) => h.id), [c.id]);
+    assert.deepEqual((await store.searchMetadata("kept", 0)).map((h) => h.id), [c.id]);
+    assert.deepEqual(await store.getValidators(), [validator("b")]);
+    assert.equal(await store.getBlockHeightOfTransaction(t.id), 2);
+    await store.commitBlock(block(3, []));
+    await store.close();
+  });
+
+  it("creates the folder of a new database", async () => {
+    const store = SqliteStore.open({ path: join(dir, "nested", "deeper", "x.sqlite") });
+    assert.equal((await store.getChainState()).height, 0);
+    await store.close();
+  });
+
+  it("records its schema version and refuses a newer one", async () => {
+    const path = freshPath();
+    await SqliteStore.open({ path }).close();
+    const db = new Database(path);
+    assert.equal(db.prepare("SELECT version FROM schema_version").pluck().get(), schemaVersion);
+    db.prepare("UPDATE schema_version SET version = ?").run(schemaVersion + 1);
+    db.close();
+    assert.throws(() => SqliteStore.open({ path }), /schema version 2; this ledgerd reads up to 1/);
+  });
+
+  it("refuses a database that is not a ledgerd one", () => {
+    const path = freshPath();
+    const db = new Database(path);
+    db.exec("CREATE TABLE something (x)");
+    db.close();
+    assert.throws(() => SqliteStore.open({ path }), /not a ledgerd database/);
+  });
+
+  it("runs in WAL mode and syncs every commit by default", async () => {
+    const store = SqliteStore.open({ path: freshPath() });
+    assert.equal(store.database.pragma("journal_mode", { simple: true }), "wal");
+    assert.equal(store.database.pragma("synchronous", { simple: true }), 2); // FULL
+    await store.close();
+    const normal = SqliteStore.open({ path: freshPath(), synchronous: "normal" });
+    assert.equal(normal.database.pragma("synchronous", { simple: true }), 1);
+    await normal.close();
+  });
+
+  it("no query scans a table; only search sorts (by relevance)", async () => {
+    const store = SqliteStore.open({ path: freshPath() });
+    const queries = { ...readSql, markSpent: writeSql.markSpent };
+    for (const [name, sql] of Object.entries(queries)) {
+      const count = (sql.match(/\?/g) ?? []).length;
+      const params = name.startsWith("search") ? ['"x"', 10] : new Array<number>(count).fill(1);
+      const plan = store.database.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[];
+      for (const { detail } of plan) {
+        const virtualScan = /^SCAN \w+ VIRTUAL TABLE INDEX \d+:M/.test(detail);
+        assert.ok(!detail.startsWith("SCAN ") || virtualScan, `${name} scans: ${detail}`);
+        const sorts = detail.includes("TEMP B-TREE");
+        assert.ok(!sorts || name.startsWith("search"), `${name} sorts: ${detail}`);
+      }
+      assert.ok(plan.some((p) => p.detail.startsWith("SEARCH")), `${name}: ${JSON.stringify(plan)}`);
+    }
+    await store.close();
+  });
+
+  it("a shared keyHash never gives a wrong answer (the full string is compared)", async () => {
+    const store = SqliteStore.open({ path: freshPath() });
+    const alice = publicKey("alice");
+    const bob = publicKey("bob");
+    const a = createTx({ label: "hash-a", outputs: [{ keys: [alice] }] });
+    const b = createTx({ label: "hash-b", outputs: [{ keys: [bob] }] });
+    await store.commitBlock(block(1, [a, b]));
+    // Forge collisions: give b the id key and asset key of a, and file a's output under bob's
+    // key hash too.
+    const db = store.database;
+    db.prepare("UPDATE transactions SET id_key = ?, asset_key = ? WHERE id = ?")
+      .run(keyHash(a.id), keyHash(a.id), b.id);
+    db.prepare("INSERT INTO output_keys (key_hash, tx_seq, output_index) SELECT ?, seq, 0 FROM transactions WHERE id = ?")
+      .run(keyHash(bob), a.id);
+    assert.equal(await store.getTransaction(a.id), a.json);
+    assert.deepEqual(await store.getTransactionsByAsset(a.id), [a.json]);
+    // a's output, filed under bob's key hash, is not bob's: only b's output is listed.
+    assert.deepEqual(await store.getOutputsByPublicKey(bob), [ref(b, 0)]);
+    assert.deepEqual(await store.getOutputsByPublicKey(alice), [ref(a, 0)]);
+    assert.deepEqual(await store.findTransactions([a.id]), new Set([a.id]));
+    const outputs = await store.getOutputs([ref(a, 0)]);
+    assert.equal(outputs.get(`${a.id}:0`)?.transactionId, a.id);
+    await store.close();
+  });
+
+  it("a search with more words than searchWordsMax is a BadParameter", async () => {
+    const store = SqliteStore.open({ path: freshPath(), searchWordsMax: 3 });
+    await store.commitBlock(block(1, [createTx({ label: "w", data: { a: "one two three four" } })]));
+    assert.equal((await store.searchAssets("one two three", 0)).length, 1);
+    assert.equal((await store.searchAssets('one "two three"', 0)).length, 1); // 1 + 2 phrase words
+    const tooMany = (error: unknown) => error instanceof LedgerError && error.code === "BadParameter";
+    await assert.rejects(store.searchAssets("one two three four", 0), tooMany);
+    await assert.rejects(store.searchMetadata('one -"two three four"', 0), tooMany);
+    await store.close();
+  });
+
+  it("a SIGKILL at any moment leaves whole blocks only", async () => {
+    const path = freshPath();
+    const child = fileURLToPath(new URL("./crashChild.ts", import.meta.url));
+    // Fixed kill delays after the first acknowledged commit: each lands somewhere in a commit.
+    for (const delayMs of [3, 17, 41]) {
+      const acknowledged = await runAndKill(child, path, delayMs);
+      const store = SqliteStore.open({ path });
+      const { height } = await store.getChainState();
+      assert.ok(height >= acknowledged, `acknowledged ${acknowledged}, stored ${height}`);
+      assert.equal(store.database.pragma("integrity_check", { simple: true }), "ok");
+      for (const h of [height - 1, height].filter((n) => n >= 1)) {
+        const ids = crashBlockTxs(h).map((t) => t.id);
+        assert.deepEqual((await store.getBlock(h))?.txIds, ids, `block ${h}`);
+      }
+      const next = crashBlockTxs(height + 1);
+      assert.deepEqual(await store.findTransactions(next.map((t) => t.id)), new Set());
+      assert.equal(await store.getBlock(height + 1), null);
+      // The outputs the next block would spend are unspent; this block's spends are recorded.
+      const nextSpends = next.flatMap((t) => t.spends);
+      const unspent = await store.getOutputs(nextSpends);
+      assert.ok([...unspent.values()].every((o) => o.spentBy === null));
+      assert.equal(unspent.size, nextSpends.length);
+      await store.close();
+    }
+  });
+});
+
+/** Starts the crash child on `path`, kills it `delayMs` after its first commit, returns the
+ * last height it acknowledged. */
+function runAndKill(child: string, path: string, delayMs: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, ["--import", "tsx", child, path], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    let acknowledged = 0;
+    let buffered = "";
+    const guard = setTimeout(() => proc.kill("SIGKILL"), 20_000);
+    proc.stdout.setEncoding("utf8");
+    proc.stdout.on("data", (chunk: string) => {
+      buffered += chunk;
+      const lines = buffered.split("\n");
+      buffered = lines.pop() ?? "";
+      for (const line of lines) {
+        const height = Number(line.replace("committed ", ""));
+        if (acknowledged === 0) setTimeout(() => proc.kill("SIGKILL"), delayMs);
+        acknowledged = Math.max(acknowledged, height);
+      }
+    });
+    proc.on("error", reject);
+    proc.on("exit", (_code, signal) => {
+      clearTimeout(guard);
+      if (signal !== "SIGKILL") reject(new Error(`crash child ended without being killed`));
+      else resolve(acknowledged);
+    });
+  });
+}
