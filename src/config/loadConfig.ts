@@ -191,7 +191,8 @@ function readConfigFile(
 function mergeObject(target: Mutable, from: Mutable, prefix: string, source: string, origin: Map<string, string>): void {
   for (const [name, value] of Object.entries(from)) {
     const key = prefix === "" ? name : `${prefix}.${name}`;
-    const current = target[name];
+    // Own properties only: a file's "__proto__" must not reach Object.prototype.
+    const current = Object.hasOwn(target, name) ? target[name] : undefined;
     if (isPlainObject(current) && isPlainObject(value)) {
       mergeObject(current, value, key, source, origin);
     } else {

@@ -33,7 +33,7 @@ export function thresholdCondition(threshold: number, subconditions: readonly Co
     subtypes.add(c.type);
     for (const t of c.subtypes) subtypes.add(t);
   }
-  
+  subtypes.delete("threshold-sha-256");
 
   const encoded = subconditions.map(encodeCondition).sort(compareDer);
   const contents = derTlv(0x30, derTlv(0x80, derIntegerContent(threshold)), derTlv(0xa1, ...encoded));

@@ -9,9 +9,10 @@
 // wire's `condition.details`; Ed25519 verification (node:crypto, with a bounded key cache);
 // builders that sign fulfillments for tests, benchmarks and the CLI.
 //
-// It is pure: no IO, no logging. The only state is the key-object cache in `ed25519KeyCache.ts`,
-// a memo of a pure function. Every other type (preimage, prefix, RSA, anything unknown) is
-// rejected (DECISIONS #8).
+// It is pure: no IO, no logging. The only state is two bounded KeyObject caches
+// (`ed25519KeyCache.ts` for verification, one in `privateKeyFromSeed.ts` for the builders), memos
+// of pure functions. Every other type (preimage, prefix, RSA, anything unknown) is rejected
+// (DECISIONS #8). Only canonical DER is decoded, so every fulfillment has exactly one text.
 
 /** The type names as they appear in condition URIs (`fpt=`, `subtypes=`) and in details. */
 export type ConditionTypeName = "ed25519-sha-256" | "threshold-sha-256";

@@ -49,15 +49,19 @@ export class StreamServer {
   private readonly subscribers = new Set<Subscriber>();
   /** Upgrades accepted by the count but not yet open, so a burst cannot pass the limit. */
   private upgrading = 0;
+  private dropped = 0;
   private closed = false;
   private readonly pingTimer: NodeJS.Timeout;
   private readonly wss: WebSocketServer;
+  /** The port bound (the one asked for, or the one picked for port 0). */
+  readonly port: number;
 
   private constructor(
     private readonly options: StreamOptions,
     private readonly server: Server,
     private readonly logger: Logger | undefined,
   ) {
+    this.port = (server.address() as AddressInfo).port;
     this.wss = new WebSocketServer({
       noServer: true,
       clientTracking: false,
@@ -87,14 +91,15 @@ export class StreamServer {
     return stream;
   }
 
-  /** The port bound (the one asked for, or the one picked for port 0). */
-  get port(): number {
-    return (this.server.address() as AddressInfo).port;
-  }
 
   /** Open subscriptions, including those closing for falling behind. */
   get subscriberCount(): number {
     return this.subscribers.size;
+  }
+
+  /** Subscribers closed for falling behind since the start. */
+  get droppedCount(): number {
+    return this.dropped;
   }
 
   /**
@@ -133,6 +138,7 @@ export class StreamServer {
     // What the socket has not taken yet; the kernel's buffers are full before this grows.
     if (subscriber.ws.bufferedAmount > this.options.sendQueueBytesMax) {
       subscriber.dropped = true;
+      this.dropped++;
       const reason = `Send queue over ${this.options.sendQueueBytesMax} bytes: events are not read fast enough`;
       this.logger?.info({ bufferedBytes: subscriber.ws.bufferedAmount }, "event stream subscriber dropped");
       subscriber.ws.close(closePolicyViolation, reason);

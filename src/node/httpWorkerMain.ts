@@ -1,5 +1,6 @@
 // The entry point of an HTTP worker process, forked by HttpCluster in the primary. It says it is
 // ready, runs with the settings the primary sends, and leaves when the primary says so or goes.
+import cluster from "node:cluster";
 import { createLogger } from "./logger.js";
 import { runHttpWorker, type HttpWorkerHandle } from "./httpWorker.js";
 import type { IpcChannel } from "./ipcBroadcaster.js";
@@ -37,7 +38,7 @@ process.on("message", (message: unknown) => {
   if (!isIpcMessage(message)) return;
   const typed = message as PrimaryMessage;
   if (typed.type === "start") {
-    const logger = createLogger(typed.config.log.level).child({ worker: process.pid });
+    const logger = createLogger(typed.config.log.level).child({ worker: cluster.worker?.id ?? 0 });
     runHttpWorker(typed, { channel, logger }).then(
       (started) => {
         handle = started;

@@ -17,6 +17,7 @@ import { StreamServer } from "../events/streamServer.js";
 import { buildHttpApp } from "../http/httpApp.js";
 import { LedgerApp } from "../ledger/ledgerApp.js";
 import { PreparePool } from "../ledger/preparePool.js";
+import type { SqliteStoreOptions } from "../store/sqlite/options.js";
 import { SqliteStore } from "../store/sqlite/sqliteStore.js";
 import type { Store, Validator } from "../store/store.js";
 import { HttpCluster } from "./httpCluster.js";
@@ -41,6 +42,8 @@ export interface NodeDeps {
   readonly randomBytes?: NodeKeyDeps["randomBytes"];
   /** After a fatal engine error has been logged and the node closed (default: exit with 1). */
   readonly onFatal?: (error: unknown) => void;
+  /** Opens the node's store (default: `SqliteStore.open`); tests wrap it to inject failures. */
+  readonly openStore?: (options: SqliteStoreOptions) => Store;
 }
 
 export interface NodeHandle {
@@ -74,7 +77,7 @@ export async function startNode(config: Config, deps: NodeDeps = {}): Promise<No
   const close = (): Promise<void> => (closing ??= closeAll());
 
   try {
-    const store = SqliteStore.open(options.sqliteStore);
+    const store = (deps.openStore ?? SqliteStore.open)(options.sqliteStore);
     closers.push({ name: "store", close: () => store.close() });
     await checkChain(store, config, key);
     // With HTTP workers, transactions arrive here prepared by the workers: no threads needed.

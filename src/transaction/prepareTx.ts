@@ -8,10 +8,13 @@ import type { Fulfillment } from "../crypto-conditions/types.js";
 import { verifyFulfillment } from "../crypto-conditions/verifyFulfillment.js";
 import { reject, type Rejection } from "../errors/ledgerError.js";
 import type { CommittedOutput, OutputRef } from "../store/store.js";
+import { LedgerError } from "../errors/ledgerError.js";
+import { canonicalFormsDiffer } from "./canonicalFormsDiffer.js";
+import { inputDigests } from "./inputDigests.js";
 import { isJsonObject, type JsonObject, type JsonValue } from "./jsonValue.js";
 import { txLimits } from "./limits.js";
-import { matchTxId } from "./matchTxId.js";
-import { signingDigests } from "./signingDigests.js";
+import { sha3Hex } from "./sha3Hex.js";
+import { txPreimages } from "./txPreimages.js";
 import type { CanonicalForm, PreparedInput, PreparedTx } from "./types.js";
 import { validateDataKeys } from "./validateDataKeys.js";
 import { validateSchema } from "./validateSchema.js";
@@ -22,12 +25,12 @@ import { writeJson } from "./writeJson.js";
  * id, schema, key rules, inputs, outputs; then the signatures, whose failure is carried in the
  * result and reported by `validateTx` after the stateful checks, where BigchainDB reports it.
  */
-export function prepareTx(body: JsonValue): PreparedTx | Rejection {
+export function prepareTx(body: JsonValue, postedJson?: string): PreparedTx | Rejection {
   if (!isJsonObject(body)) return reject("BadJson", "A transaction must be a JSON object");
   // The id is checked before the schema (`Transaction.validate_id`).
   if (!("id" in body)) return reject("InvalidHash", "No transaction id found!");
-  const form = matchTxId(body);
-  if (form === null) {
+  const matched = matchId(body);
+  if (matched === null) {
     const id = typeof body["id"] === "string" ? body["id"] : String(body["id"]);
     return reject("InvalidHash", `The transaction's id '${id}' isn't equal to the hash of its body, i.e. it's not valid.`);
   }
@@ -38,7 +41,37 @@ export function prepareTx(body: JsonValue): PreparedTx | Rejection {
   if (!Array.isArray(inputs)) return inputs;
   const outputs = readOutputs(body);
   if (!Array.isArray(outputs)) return outputs;
-  return assemble(body, form, inputs, outputs);
+  return assemble(body, matched, inputs, outputs, postedJson ?? writeJson(body));
+}
+
+interface MatchedForm {
+  readonly form: CanonicalForm;
+  /** The signing message in that form (null only for a shape the schema then rejects). */
+  readonly message: string | null;
+}
+
+/**
+ * Which canonical form's id equals `id` (DECISIONS #7): BigchainDB's first, then the
+ * JavaScript driver's, tried only where the two forms can differ at all.
+ */
+function matchId(body: JsonObject): MatchedForm | null {
+  const claimed = body["id"];
+  if (typeof claimed !== "string") return null;
+  const python = preimagesOrNull(body, "python");
+  if (python !== null && sha3Hex(python.id) === claimed) return { form: "python", message: python.message };
+  if (python !== null && !canonicalFormsDiffer(body)) return null;
+  const js = txPreimages(body, "js");
+  return sha3Hex(js.id) === claimed ? { form: "js", message: js.message } : null;
+}
+
+// The python form cannot write a lone surrogate (rapidjson refuses); the js form may still match.
+function preimagesOrNull(body: JsonObject, form: CanonicalForm): ReturnType<typeof txPreimages> | null {
+  try {
+    return txPreimages(body, form);
+  } catch (error) {
+    if (error instanceof LedgerError && error.code === "BadJson") return null;
+    throw error;
+  }
 }
 
 interface ReadInput {
@@ -123,9 +156,10 @@ function readOutputs(body: JsonObject): ReadOutput[] | Rejection {
 
 function assemble(
   body: JsonObject,
-  form: CanonicalForm,
+  matched: MatchedForm,
   inputs: readonly ReadInput[],
   outputs: readonly ReadOutput[],
+  json: string,
 ): PreparedTx {
   const id = body["id"] as string;
   const operation = body["operation"] as "CREATE" | "TRANSFER";
@@ -140,21 +174,21 @@ function assemble(
     id,
     operation,
     assetId: operation === "CREATE" ? id : (asset["id"] as string),
-    json: writeJson(body),
+    json,
     assetData: isJsonObject(data) ? writeJson(data) : null,
     metadata: isJsonObject(metadata) ? writeJson(metadata) : null,
     inputs: preparedInputs,
     outputs: outputs.map(({ uriMatches: _, ...output }) => output),
     outputsTotal: outputs.reduce((sum, output) => sum + output.amount, 0n),
-    signaturesValid: outputs.every((output) => output.uriMatches) && signaturesVerify(body, form, inputs),
-    form,
+    signaturesValid: outputs.every((output) => output.uriMatches) && signaturesVerify(body, matched.message!, inputs),
+    form: matched.form,
   };
 }
 
-function signaturesVerify(body: JsonObject, form: CanonicalForm, inputs: readonly ReadInput[]): boolean {
+function signaturesVerify(body: JsonObject, message: string, inputs: readonly ReadInput[]): boolean {
   if (inputs.some((input) => input.fulfillment === null)) return false;
   const create = body["operation"] === "CREATE";
-  const digests = signingDigests(body, form);
+  const digests = inputDigests(message, inputs.map((input) => input.fulfills));
   return inputs.every((input, i) => {
     const fulfillment = input.fulfillment!;
     // A CREATE is signed by the owners it names (DECISIONS #8; BigchainDB 2.x does not check).

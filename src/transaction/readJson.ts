@@ -43,8 +43,23 @@ export const jsonLimitsDefault: JsonLimits = Object.freeze({
   itemsMax: 100_000,
 });
 
-/** Reads one JSON text (RFC 8259, strict) into the model of jsonValue.ts. */
-export function readJson(text: string | Uint8Array, limits?: Partial<JsonLimits>): JsonValue {
+/** What `readJson` can tell about the text it read, for callers that keep the text. */
+export interface JsonReadInfo {
+  /** The text as decoded (the same string when a string was given). */
+  text: string;
+  /**
+   * No whitespace between tokens and no duplicate keys: the text is then a faithful compact
+   * rendering of the value (key order and escapes as the client wrote them), and can be stored
+   * or echoed as it is instead of being written again.
+   */
+  compact: boolean;
+}
+
+/**
+ * Reads one JSON text (RFC 8259, strict) into the model of jsonValue.ts. With `info`, also
+ * reports the decoded text and whether it is compact.
+ */
+export function readJson(text: string | Uint8Array, limits?: Partial<JsonLimits>, info?: JsonReadInfo): JsonValue {
   const limitsUsed = limits === undefined ? jsonLimitsDefault : { ...jsonLimitsDefault, ...limits };
   const source =
     typeof text === "string" ? checkText(text, limitsUsed) : decodeBytes(text, limitsUsed);
@@ -56,6 +71,10 @@ export function readJson(text: string | Uint8Array, limits?: Partial<JsonLimits>
   const value = reader.readValue(0);
   reader.skipWhitespace();
   if (reader.pos < source.length) reader.fail("unexpected data after the JSON value");
+  if (info !== undefined) {
+    info.text = source;
+    info.compact = !reader.sawWhitespace && !reader.sawDuplicateKey;
+  }
   return value;
 }
 
@@ -99,6 +118,8 @@ function tooLarge(bytes: number, limits: JsonLimits): LedgerError {
 /** The scanner. Indexes are UTF-16 units into `text`; messages convert them to byte offsets. */
 class Reader {
   pos = 0;
+  sawWhitespace = false;
+  sawDuplicateKey = false;
 
   constructor(
     readonly text: string,
@@ -123,6 +144,7 @@ class Reader {
       if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) i++;
       else break;
     }
+    if (i !== this.pos) this.sawWhitespace = true;
     this.pos = i;
   }
 
@@ -165,6 +187,7 @@ class Reader {
       if (this.text.charCodeAt(this.pos) !== 0x3a) this.fail(`expected ':', ${this.found()}`);
       this.pos++;
       this.skipWhitespace();
+      if (key in object) this.sawDuplicateKey = true;
       object[key] = this.readValue(depth);
       this.skipWhitespace();
       const c = this.text.charCodeAt(this.pos);

@@ -19,10 +19,10 @@ export const readSql = {
   outputsByKey: outputsByKeySql(""),
   outputsByKeySpent: outputsByKeySql("AND o.spent_by IS NOT NULL"),
   outputsByKeyUnspent: outputsByKeySql("AND o.spent_by IS NULL"),
-  txsByAsset: txsByAssetSql("", "ASC", ""),
-  txsByAssetOperation: txsByAssetSql("AND operation = ?", "ASC", ""),
-  lastTxByAsset: txsByAssetSql("", "DESC", "LIMIT 1"),
-  lastTxByAssetOperation: txsByAssetSql("AND operation = ?", "DESC", "LIMIT 1"),
+  createOfAsset:
+    "SELECT seq, json FROM transactions WHERE id_key = ? AND id = ? AND operation = 'CREATE'",
+  transfersOfAsset: transfersOfAssetSql("ASC", ""),
+  lastTransferOfAsset: transfersOfAssetSql("DESC", "LIMIT 1"),
   block: `SELECT app_hash AS appHash, seq_first AS seqFirst, tx_count AS txCount
           FROM blocks WHERE height = ?`,
   txIdsBySeqRange: "SELECT id FROM transactions WHERE seq >= ? AND seq < ? ORDER BY seq",
@@ -81,9 +81,10 @@ function outputsByKeySql(spentFilter: string): string {
     ORDER BY k.tx_seq, k.output_index`;
 }
 
-function txsByAssetSql(operationFilter: string, order: "ASC" | "DESC", limit: string): string {
+function transfersOfAssetSql(order: "ASC" | "DESC", limit: string): string {
+  // `operation = 'TRANSFER'` lets SQLite use the partial index transfers_by_asset.
   return `
-    SELECT json FROM transactions
-    WHERE asset_key = ? AND asset_id = ? ${operationFilter}
+    SELECT seq, json FROM transactions
+    WHERE asset_key = ? AND asset_id = ? AND operation = 'TRANSFER'
     ORDER BY seq ${order} ${limit}`;
 }

@@ -139,18 +139,23 @@ export class SqliteStore implements Store {
     assetId: string,
     options: { operation?: Operation; lastOnly?: boolean } = {},
   ): Promise<string[]> {
-    const params: (string | number)[] = [keyHash(assetId), assetId];
-    let statement: Database.Statement;
-    if (options.operation === undefined) {
-      statement = options.lastOnly === true ? this.#read.lastTxByAsset : this.#read.txsByAsset;
-    } else {
-      statement =
-        options.lastOnly === true
-          ? this.#read.lastTxByAssetOperation
-          : this.#read.txsByAssetOperation;
-      params.push(options.operation);
+    // The CREATE is the transaction whose id is the asset id; the TRANSFERs name it.
+    const key = keyHash(assetId);
+    const rows: SeqJsonRow[] = [];
+    if (options.operation !== "TRANSFER") {
+      const create = this.#read.createOfAsset.get(key, assetId) as SeqJsonRow | undefined;
+      if (create !== undefined) rows.push(create);
     }
-    return statement.all(...params) as string[];
+    if (options.operation !== "CREATE") {
+      const transfers = options.lastOnly === true
+        ? this.#read.lastTransferOfAsset
+        : this.#read.transfersOfAsset;
+      rows.push(...(transfers.all(key, assetId) as SeqJsonRow[]));
+    }
+    rows.sort((a, b) => a.seq - b.seq); // commit order; the CREATE comes first in any ledger
+    const last = rows[rows.length - 1];
+    if (options.lastOnly === true) return last === undefined ? [] : [last.json];
+    return rows.map((row) => row.json);
   }
 
   async getOutputsByPublicKey(publicKey: string, spent?: boolean): Promise<OutputRef[]> {
@@ -294,10 +299,6 @@ const singleColumnReads = [
   "txSeqById",
   "txJsonById",
   "txHeightById",
-  "txsByAsset",
-  "txsByAssetOperation",
-  "lastTxByAsset",
-  "lastTxByAssetOperation",
   "txIdsBySeqRange",
   "txJsonsBySeqRange",
   "validatorsAt",
@@ -321,6 +322,11 @@ interface OutputByKeyRow {
   transactionId: string;
   outputIndex: number;
   publicKeys: string;
+}
+
+interface SeqJsonRow {
+  seq: number;
+  json: string;
 }
 
 interface BlockRow {

@@ -1,6 +1,7 @@
 // POST and GET /api/v1/transactions on a real stack: modes, BigchainDB's rejection texts,
 // bodies that are not transactions (DECISIONS #3), and the list query's parameter rules.
 import assert from "node:assert/strict";
+import { Readable } from "node:stream";
 import { after, before, describe, test } from "node:test";
 import { computeTxId } from "../../../src/transaction/computeTxId.js";
 import type { JsonObject } from "../../../src/transaction/jsonValue.js";
@@ -192,12 +193,6 @@ describe("POST /api/v1/transactions: rejections", () => {
       status: 400,
       message: /^JSON nests deeper than depthMax/,
     },
-    {
-      name: "invalid UTF-8: 400",
-      body: () => "{\"a\": \"\udc00\"}",
-      status: 400,
-      message: /^Invalid JSON at byte/,
-    },
   ];
 
   for (const { name, body, status, message } of cases) {
@@ -213,6 +208,12 @@ describe("POST /api/v1/transactions: rejections", () => {
       }
     });
   }
+
+  test("a body that is not UTF-8: 400", async () => {
+    const bytes = Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]);
+    const response = await http.app.inject({ method: "POST", url: "/api/v1/transactions", payload: bytes });
+    expectJson(response, 400, errorBody(400, "Invalid JSON at byte 6: the text is not valid UTF-8"));
+  });
 
   test("a double spend: the second TRANSFER of an output is DoubleSpend, in every mode", async () => {
     const first = transfer([{ tx: created, outputIndex: 0 }], [alice], [{ publicKeys: [bob.publicKey], amount: 7n }]);
@@ -238,10 +239,8 @@ describe("POST /api/v1/transactions: rejections", () => {
     const chunked = await app.inject({
       method: "POST",
       url: "/api/v1/transactions",
-      payload: (async function* () {
-        yield Buffer.from(big.slice(0, 600));
-        yield Buffer.from(big.slice(600));
-      })(),
+      headers: { "transfer-encoding": "chunked" },
+      payload: Readable.from([Buffer.from(big.slice(0, 600)), Buffer.from(big.slice(600))]),
     });
     expectJson(chunked, 413);
     const small = create(alice, 1n, { pad: "small" });

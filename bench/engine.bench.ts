@@ -1,0 +1,118 @@
+// Issue #3: committed transactions per second through the solo engine (no HTTP), pre-signed
+// 1-input CREATEs and TRANSFERs, at an empty ledger and at 1,000,000 committed transactions,
+// with the raw Ed25519 verify rate of one core from the same run. Goal: at least 7,000 tx/s on
+// 2 cores, and at 1M at least 90% of the empty-ledger rate.
+// LEDGERD_BENCH_QUICK=1 fills 100,000 instead of 1,000,000.
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { availableParallelism, tmpdir } from "node:os";
+import { join } from "node:path";
+import { SoloEngine } from "../src/engine/solo/soloEngine.js";
+import { LedgerApp } from "../src/ledger/ledgerApp.js";
+import { PreparePool } from "../src/ledger/preparePool.js";
+import { SqliteStore } from "../src/store/sqlite/sqliteStore.js";
+import type { CommittedTx } from "../src/store/store.js";
+import { makeCreate } from "../src/transaction/build/makeCreate.js";
+import { makeKeypair, type Keypair } from "../src/transaction/build/makeKeypair.js";
+import { makeTransfer } from "../src/transaction/build/makeTransfer.js";
+import { signTx } from "../src/transaction/build/signTx.js";
+import type { JsonObject } from "../src/transaction/jsonValue.js";
+import { fmt, rawVerifyRate } from "./lib.js";
+
+const quick = process.env["LEDGERD_BENCH_QUICK"] === "1";
+const fillTxs = quick ? 100_000 : 1_000_000;
+const batchTxs = 20_000;
+
+interface Signed {
+  readonly creates: Buffer[];
+  readonly transfers: Buffer[];
+}
+
+function sign(count: number): Signed {
+  const creates: Buffer[] = [];
+  const transfers: Buffer[] = [];
+  for (let i = 0; i < count; i++) {
+    const owner: Keypair = makeKeypair(randomBytes(32));
+    const next: Keypair = makeKeypair(randomBytes(32));
+    const create = signTx(
+      makeCreate({ issuers: [owner.publicKey], outputs: [{ publicKeys: [owner.publicKey], amount: 1n }], assetData: { bench: i }, metadata: null }),
+      [owner],
+    );
+    const transfer = signTx(
+      makeTransfer({ spends: [{ tx: create, outputIndex: 0 }], outputs: [{ publicKeys: [next.publicKey], amount: 1n }], metadata: null }),
+      [owner],
+    );
+    creates.push(Buffer.from(JSON.stringify(create)));
+    transfers.push(Buffer.from(JSON.stringify(transfer)));
+  }
+  return { creates, transfers };
+}
+
+/** Posts every transaction at once (async mode) and returns committed tx/s. */
+async function committedRate(engine: SoloEngine, ledger: LedgerApp, txs: readonly Buffer[]): Promise<number> {
+  let committed = 0;
+  const done = new Promise<void>((resolve) => {
+    ledger.onCommitted((block) => {
+      committed += block.txs.length;
+      if (committed >= txs.length) resolve();
+    });
+  });
+  const start = performance.now();
+  const answers = await Promise.allSettled(txs.map((bytes) => engine.broadcast(bytes, "async")));
+  const refused = answers.filter((a) => a.status === "rejected");
+  if (refused.length > 0) throw new Error(`${refused.length} refused: ${String((refused[0] as PromiseRejectedResult).reason)}`);
+  await done;
+  return txs.length / ((performance.now() - start) / 1000);
+}
+
+/** Fills the store with synthetic committed CREATEs (realistic sizes), in big blocks. */
+async function fill(store: SqliteStore, count: number): Promise<void> {
+  const json = JSON.stringify({ filler: "x".repeat(600) });
+  let height = (await store.getChainState()).height;
+  for (let done = 0; done < count; done += 10_000) {
+    const txs: CommittedTx[] = [];
+    for (let i = 0; i < 10_000; i++) {
+      const id = randomBytes(32).toString("hex");
+      txs.push({
+        id, operation: "CREATE", assetId: id, json, assetData: `{"serial":${done + i}}`, metadata: null,
+        outputs: [{ outputIndex: 0, amount: 1n, conditionUri: "ni:///sha-256;x?fpt=ed25519-sha-256&cost=131072", publicKeys: [randomBytes(32).toString("base64url")] }],
+        spends: [],
+      });
+    }
+    height++;
+    await store.commitBlock({ height, appHash: randomBytes(32).toString("hex"), txs });
+  }
+}
+
+async function measure(path: string, label: string, signed: Signed): Promise<{ create: number; transfer: number }> {
+  const store = SqliteStore.open({ path });
+  const pool = new PreparePool({ threads: availableParallelism(), batchTxsMax: 64 });
+  const ledger = await LedgerApp.open({}, { store, pool });
+  const engine = await SoloEngine.start({ blockIntervalMs: 20, txsPerBlockMax: 2_000 }, { ledger, validator: { publicKey: "00".repeat(32), power: 10 } });
+  const create = await committedRate(engine, ledger, signed.creates);
+  const transfer = await committedRate(engine, ledger, signed.transfers);
+  console.log(`${label}: CREATE ${fmt(create)} committed tx/s, TRANSFER ${fmt(transfer)} committed tx/s`);
+  await engine.stop();
+  await pool.close();
+  await store.close();
+  return { create, transfer };
+}
+
+export async function run(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "ledgerd-bench-engine-"));
+  try {
+    const path = join(dir, "ledger.sqlite");
+    const verify = rawVerifyRate(2);
+    console.log(`raw Ed25519 verify, 1 core: ${fmt(verify)} /s; threads: ${availableParallelism()}`);
+    const empty = await measure(path, "empty ledger", sign(batchTxs));
+    const store = SqliteStore.open({ path });
+    const started = performance.now();
+    await fill(store, fillTxs);
+    console.log(`filled ${fmt(fillTxs)} committed transactions in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    await store.close();
+    const full = await measure(path, `at ${fmt(fillTxs + 2 * batchTxs)} transactions`, sign(batchTxs));
+    console.log(`ratio at fill / empty: CREATE ${(full.create / empty.create).toFixed(2)}, TRANSFER ${(full.transfer / empty.transfer).toFixed(2)}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,20 @@
+import { createHash, hash } from "node:crypto";
+import type { OutputRef } from "../store/store.js";
+
+// Above this many inputs the message is hashed once and each input continues from a copy of the
+// state, so that the work stays linear in the transaction's size.
+const oneShotInputsMax = 4;
+
+/**
+ * The 32-byte digest each input signs (behaviour §2.2): sha3-256 of the message (canonical JSON
+ * with id and fulfillments null) followed, for a spending input, by `fulfills.transaction_id`
+ * and the decimal `fulfills.output_index` (Python `'{}{}'.format`, JS string concatenation).
+ */
+export function inputDigests(message: string, fulfills: readonly (OutputRef | null)[]): Buffer[] {
+  const suffix = (ref: OutputRef | null): string => (ref === null ? "" : ref.transactionId + String(ref.outputIndex));
+  if (fulfills.length <= oneShotInputsMax) {
+    return fulfills.map((ref) => hash("sha3-256", message + suffix(ref), "buffer"));
+  }
+  const prefix = createHash("sha3-256").update(message, "utf8");
+  return fulfills.map((ref) => prefix.copy().update(suffix(ref), "utf8").digest());
+}

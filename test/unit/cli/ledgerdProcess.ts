@@ -1,0 +1,118 @@
+// Runs `ledgerd` as a real child process (`node --import tsx src/cli/main.ts ...`), reads its
+// JSON log lines, and talks HTTP to it over fresh connections.
+import assert from "node:assert/strict";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { request } from "node:http";
+import { fileURLToPath } from "node:url";
+
+export const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
+const mainArgs = ["--import", "tsx", "src/cli/main.ts"];
+
+/** The environment without any LEDGERD_* variable of the caller's, plus `extra`. */
+export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) if (!name.startsWith("LEDGERD_")) env[name] = value;
+  return { ...env, ...extra };
+}
+
+export interface RunResult {
+  readonly status: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** A command that ends by itself: `keys`, `config`, `init`, a bad flag. */
+export function runLedgerd(args: readonly string[], env: Record<string, string> = {}): RunResult {
+  const result = spawnSync(process.execPath, [...mainArgs, ...args], { cwd: repoRoot, env: cleanEnv(env), encoding: "utf8", timeout: 30_000 });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+export type LogLine = Record<string, unknown> & { msg?: string; level?: number; pid?: number };
+
+export interface RunningNode {
+  readonly child: ChildProcess;
+  readonly lines: LogLine[];
+  readonly started: LogLine;
+  readonly port: number;
+  /** Sends the signal and resolves with how the process ended. */
+  stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  waitForLine(match: (line: LogLine) => boolean, timeoutMs?: number): Promise<LogLine>;
+}
+
+/** Starts `ledgerd start ...` and resolves once it logged "ledgerd started". */
+export async function startLedgerd(args: readonly string[], env: Record<string, string> = {}): Promise<RunningNode> {
+  const child = spawn(process.execPath, [...mainArgs, "start", ...args], { cwd: repoRoot, env: cleanEnv(env), stdio: ["ignore", "pipe", "pipe"] });
+  const lines: LogLine[] = [];
+  const waiters: (() => void)[] = [];
+  let stderr = "";
+  let buffered = "";
+  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
+    buffered += chunk;
+    const parts = buffered.split("\n");
+    buffered = parts.pop()!;
+    for (const part of parts) if (part.trim() !== "") lines.push(JSON.parse(part) as LogLine);
+    for (const wake of waiters.splice(0)) wake();
+  });
+  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.once("exit", (code, signal) => {
+      for (const wake of waiters.splice(0)) wake();
+      resolve({ code, signal });
+    });
+  });
+
+  const waitForLine = async (match: (line: LogLine) => boolean, timeoutMs = 20_000): Promise<LogLine> => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = lines.find(match);
+      if (found !== undefined) return found;
+      if (child.exitCode !== null || child.signalCode !== null) {
+        throw new Error(`ledgerd exited (${child.exitCode ?? child.signalCode}):\n${stderr}\n${JSON.stringify(lines)}`);
+      }
+      if (Date.now() > deadline) throw new Error(`timed out waiting for a log line:\n${stderr}\n${JSON.stringify(lines)}`);
+      await new Promise<void>((resolve) => {
+        waiters.push(resolve);
+        setTimeout(resolve, 200);
+      });
+    }
+  };
+
+  const started = await waitForLine((line) => line.msg === "ledgerd started").catch((error: unknown) => {
+    child.kill("SIGKILL");
+    throw error;
+  });
+  const port = Number(String(started["http"]).split(":").pop());
+  assert.ok(port > 0);
+  return {
+    child,
+    lines,
+    started,
+    port,
+    waitForLine,
+    stop: async (signal = "SIGTERM") => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+export interface HttpAnswer {
+  readonly status: number;
+  readonly body: string;
+}
+
+/** One request on its own connection (no keep-alive), so node:cluster deals each to a worker. */
+export function httpCall(port: number, method: string, path: string, body?: string): Promise<HttpAnswer> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: "127.0.0.1", port, method, path, agent: false, headers: body === undefined ? {} : { "content-type": "application/json" } },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
+      },
+    );
+    req.on("error", reject);
+    req.end(body);
+  });
+}
