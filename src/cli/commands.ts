@@ -38,7 +38,8 @@ export function runInit(flags: ConfigSources["flags"], force: boolean): void {
   const config = loadSettings(flags);
   const configPath = join(config.data_dir, configFileName);
   if (existsSync(configPath) && !force) {
-    throw new ConfigError([{ key: "config file", reason: "already exists; --force replaces it", source: `file ${configPath}` }]);
+    const reason = "already exists; --force replaces it";
+    throw new ConfigError([{ key: "config file", reason, source: `file ${configPath}` }]);
   }
   mkdirSync(config.data_dir, { recursive: true });
   writeFileSync(configPath, `${JSON.stringify(fileSettings(config), null, 2)}\n`);

@@ -30,7 +30,9 @@ program
   .action(() => runKeys());
 
 addSettingOptions(
-  program.command("config").description("Print the effective settings (defaults < config file < env < flags) as JSON"),
+  program
+    .command("config")
+    .description("Print the effective settings (defaults < config file < env < flags) as JSON"),
 ).action((options: Record<string, unknown>) => runConfig(settingFlags(options)));
 
 program.parseAsync(process.argv).catch((error: unknown) => {

@@ -11,13 +11,17 @@ import { settingAliases, settingList, envNameOf, type Setting } from "../config/
  */
 export function addSettingOptions(command: Command): Command {
   command.addOption(
-    new Option("--config <FILE>", `settings file (default: <data_dir>/${configFileName} when present; env ${configFileEnv})`),
+    new Option(
+      "--config <FILE>",
+      `settings file (default: <data_dir>/${configFileName} when present; env ${configFileEnv})`,
+    ),
   );
   for (const setting of settingList) command.addOption(settingOption(setting));
   for (const [alias, key] of Object.entries(settingAliases)) {
     const target = settingList.find((s) => s.key === key);
     if (target === undefined) throw new Error(`alias ${alias} names no setting`);
-    command.addOption(new Option(`--${alias} <${target.valueName}>`, `same as --${key} (env ${envNameOf(alias)})`));
+    const description = `same as --${key} (env ${envNameOf(alias)})`;
+    command.addOption(new Option(`--${alias} <${target.valueName}>`, description));
   }
   return command;
 }
@@ -35,7 +39,9 @@ export function settingFlags(options: Readonly<Record<string, unknown>>): Record
 export function settingsHelp(): string {
   const rows = settingList.map((s) => [s.key, s.env, JSON.stringify(defaultOf(s.key))] as const);
   const widths = [0, 1].map((i) => Math.max(...rows.map((row) => row[i]!.length)));
-  const lines = rows.map(([key, env, value]) => `  ${key.padEnd(widths[0]!)}  ${env.padEnd(widths[1]!)}  ${value}`);
+  const lines = rows.map(
+    ([key, env, value]) => `  ${key.padEnd(widths[0]!)}  ${env.padEnd(widths[1]!)}  ${value}`,
+  );
   return [
     "",
     "Settings (config file < LEDGERD_* env < --flags; `ledgerd config` prints the effective ones):",
@@ -47,7 +53,8 @@ export function settingsHelp(): string {
 
 function settingOption(setting: Setting): Option {
   const defaultText = JSON.stringify(defaultOf(setting.key));
-  return new Option(`${setting.flag} <${setting.valueName}>`, `${setting.description} (default: ${defaultText}; env ${setting.env})`);
+  const description = `${setting.description} (default: ${defaultText}; env ${setting.env})`;
+  return new Option(`${setting.flag} <${setting.valueName}>`, description);
 }
 
 function isSettingName(name: string): boolean {

@@ -18,7 +18,8 @@ export class ConfigError extends Error {
     readonly problems: readonly ConfigProblem[],
     options: { cause?: unknown } = {},
   ) {
-    super(problems.map(describeProblem).join("\n"), options.cause === undefined ? undefined : { cause: options.cause });
+    const message = problems.map(describeProblem).join("\n");
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
   }
 }
 

@@ -99,7 +99,8 @@ function settingsFromEnv(env: ConfigSources["env"], problems: ConfigProblem[]): 
     if (name === configFileEnv || name.startsWith(envReservedPrefix)) continue;
     const key = byEnv.get(name);
     if (key === undefined) {
-      problems.push({ key: name, reason: `unknown variable${suggest(name, [...byEnv.keys()])}`, source: "env" });
+      const reason = `unknown variable${suggest(name, [...byEnv.keys()])}`;
+      problems.push({ key: name, reason, source: "env" });
       continue;
     }
     addRaw(out, key, { text, source: `env ${name}` }, problems);
@@ -113,7 +114,8 @@ function settingsFromFlags(flags: ConfigSources["flags"], problems: ConfigProble
     if (name === "config" || text === undefined) continue;
     const key = settingAliases[name] ?? name;
     if (!settingByKey.has(key)) {
-      problems.push({ key: name, reason: `unknown setting${suggest(name, [...settingByKey.keys()])}`, source: "flags" });
+      const reason = `unknown setting${suggest(name, [...settingByKey.keys()])}`;
+      problems.push({ key: name, reason, source: "flags" });
       continue;
     }
     addRaw(out, key, { text, source: `flag --${name}` }, problems);
@@ -188,7 +190,13 @@ function readConfigFile(
   return { path, settings: parsed };
 }
 
-function mergeObject(target: Mutable, from: Mutable, prefix: string, source: string, origin: Map<string, string>): void {
+function mergeObject(
+  target: Mutable,
+  from: Mutable,
+  prefix: string,
+  source: string,
+  origin: Map<string, string>,
+): void {
   for (const [name, value] of Object.entries(from)) {
     const key = prefix === "" ? name : `${prefix}.${name}`;
     // Own properties only: a file's "__proto__" must not reach Object.prototype.
@@ -221,7 +229,8 @@ function problemOf(error: ErrorObject, origin: Map<string, string>): ConfigProbl
   if (error.keyword === "additionalProperty" || error.keyword === "additionalProperties") {
     const name = String((error.params as { additionalProperty: string }).additionalProperty);
     const key = path === "" ? name : `${path}.${name}`;
-    return { key, reason: `unknown setting${suggest(key, [...settingByKey.keys()])}`, source: sourceOf(key, origin) };
+    const reason = `unknown setting${suggest(key, [...settingByKey.keys()])}`;
+    return { key, reason, source: sourceOf(key, origin) };
   }
   return { key: path === "" ? "(config)" : path, reason: reasonOf(error), source: sourceOf(path, origin) };
 }
@@ -255,7 +264,10 @@ function resolvePaths(config: Config, deps: ConfigDeps): Config {
   return {
     ...config,
     data_dir: dataDir,
-    database: { ...config.database, path: isAbsolute(databasePath) ? databasePath : resolve(dataDir, databasePath) },
+    database: {
+      ...config.database,
+      path: isAbsolute(databasePath) ? databasePath : resolve(dataDir, databasePath),
+    },
   };
 }
 

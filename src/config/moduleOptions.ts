@@ -10,7 +10,10 @@ import { parseHostPort } from "./parseHostPort.js";
 import type { Config } from "./schema.js";
 
 /** The HTTP options that are settings; the rest (streams URL, version, docs) the node supplies. */
-export type HttpSettings = Pick<HttpOptions, "host" | "port" | "bodyBytesMax" | "searchLimitMax" | "requestTimeoutMs">;
+export type HttpSettings = Pick<
+  HttpOptions,
+  "host" | "port" | "bodyBytesMax" | "searchLimitMax" | "requestTimeoutMs"
+>;
 
 export interface ModuleOptions {
   readonly http: HttpSettings;

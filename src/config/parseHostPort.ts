@@ -7,7 +7,8 @@ export interface HostPort {
 
 const portMax = 65_535;
 // RFC 1123 host names: labels of letters, digits and inner hyphens, at most 253 characters.
-const hostNamePattern = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+const label = "[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?";
+const hostNamePattern = new RegExp(`^(?=.{1,253}$)${label}(?:\\.${label})*$`);
 // An IPv6 literal goes in brackets (RFC 3986 §3.2.2) so its colons are not read as the port's.
 const ipv6Pattern = /^[0-9A-Fa-f:.]{2,45}$/;
 const portPattern = /^(?:0|[1-9][0-9]{0,4})$/;

@@ -106,7 +106,11 @@ export const configSchema: JSONSchemaType<Config> = {
       additionalProperties: false,
       required: ["bind", "workers", "threads", "body_bytes_max", "search_limit_max", "request_timeout_ms"],
       properties: {
-        bind: { type: "string", format: "host-port", description: "HTTP API address, HOST:PORT (port 0: any free port)" },
+        bind: {
+          type: "string",
+          format: "host-port",
+          description: "HTTP API address, HOST:PORT (port 0: any free port)",
+        },
         workers: {
           type: "integer",
           minimum: 1,
@@ -141,7 +145,8 @@ export const configSchema: JSONSchemaType<Config> = {
         advertised_url: {
           type: "string",
           pattern: "^(?:$|wss?://[^\\s/]+(?:/\\S*)?$)",
-          description: "ws:// or wss:// URL the API advertises, before the stream's path (empty: ws://<bound address>)",
+          description:
+            "ws:// or wss:// URL the API advertises, before the stream's path (empty: ws://<bound address>)",
         },
         subscribers_max: count(0, "WebSocket subscribers at once (then 503)"),
         send_queue_bytes_max: count(1, "Bytes queued for one subscriber before it is dropped"),

@@ -43,6 +43,7 @@ interface StagedBlock {
 export class LedgerApp {
   private height: number;
   private appHash: string;
+  private chainId: string | null;
   private staged: StagedBlock | null = null;
   /** Incremented when a commit changes state; checkTx re-reads if it moved under it. */
   private commitGeneration = 0;
@@ -55,10 +56,11 @@ export class LedgerApp {
   private constructor(
     private readonly options: LedgerOptions,
     private readonly deps: LedgerDeps,
-    state: { height: number; appHash: string },
+    state: { height: number; appHash: string; chainId: string | null },
   ) {
     this.height = state.height;
     this.appHash = state.appHash;
+    this.chainId = state.chainId;
     this.cache = new PreparedCache(options.preparedCacheEntriesMax);
   }
 
@@ -76,8 +78,14 @@ export class LedgerApp {
     return this.pending.size;
   }
 
+  /** The chain id recorded by initChain, or null on a new store. */
+  get chain(): string | null {
+    return this.chainId;
+  }
+
   async initChain(chainId: string, validators: readonly Validator[]): Promise<void> {
     await this.deps.store.initChain(chainId, validators);
+    this.chainId = chainId;
   }
 
   /** Subscribe to blocks once they are durable. */

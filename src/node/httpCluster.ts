@@ -88,7 +88,8 @@ export class HttpCluster {
     return new Promise<HostPort>((resolve, reject) => {
       let listening = false;
       const timer = setTimeout(() => {
-        reject(new Error(`HTTP worker ${worker.process.pid} did not start within ${this.options.startTimeoutMs} ms`));
+        const pid = worker.process.pid;
+        reject(new Error(`HTTP worker ${pid} did not start within ${this.options.startTimeoutMs} ms`));
         worker.kill();
       }, this.options.startTimeoutMs);
       worker.on("message", (message: unknown) => {
@@ -111,7 +112,8 @@ export class HttpCluster {
         clearTimeout(timer);
         this.workers.delete(worker);
         if (!listening) {
-          reject(new Error(`HTTP worker ${worker.process.pid} exited before listening (code ${code}, signal ${signal})`));
+          const how = `code ${code}, signal ${signal}`;
+          reject(new Error(`HTTP worker ${worker.process.pid} exited before listening (${how})`));
           return;
         }
         if (!this.closing) this.replace(worker, code, signal);
@@ -127,8 +129,13 @@ export class HttpCluster {
       // The replacement takes the port already bound, even when the setting said 0.
       const config = this.options.start.config;
       const bind = withPort(config.server.bind, this.address.port);
-      const start: StartMessage = { ...this.options.start, config: { ...config, server: { ...config.server, bind } } };
-      this.fork(start).catch((error: unknown) => this.deps.logger.error({ err: error }, "HTTP worker replacement failed"));
+      const start: StartMessage = {
+        ...this.options.start,
+        config: { ...config, server: { ...config.server, bind } },
+      };
+      this.fork(start).catch((error: unknown) => {
+        this.deps.logger.error({ err: error }, "HTTP worker replacement failed");
+      });
     }, this.options.restartDelayMs);
   }
 
@@ -136,7 +143,8 @@ export class HttpCluster {
     const response = await answerBroadcast(request, this.deps);
     if (worker.isConnected()) {
       worker.send(response, undefined, (error) => {
-        if (error !== null) this.deps.logger.warn({ err: error, pid: worker.process.pid }, "answer to an HTTP worker lost");
+        if (error === null) return;
+        this.deps.logger.warn({ err: error, pid: worker.process.pid }, "answer to an HTTP worker lost");
       });
     }
   }
@@ -162,7 +170,10 @@ export class HttpCluster {
  * The primary's half of IpcBroadcaster: take the worker's prepared transaction as this node's
  * own (its signatures were verified in the worker), then broadcast it through the engine.
  */
-export async function answerBroadcast(request: BroadcastRequest, deps: HttpClusterDeps): Promise<BroadcastResponse> {
+export async function answerBroadcast(
+  request: BroadcastRequest,
+  deps: HttpClusterDeps,
+): Promise<BroadcastResponse> {
   const base = { tag: ipcTag, type: "broadcastResult", requestId: request.requestId } as const;
   try {
     const bytes = decodeBytes(request.bytes);

@@ -77,8 +77,8 @@ export class IpcBroadcaster implements Broadcaster {
     this.pending.delete(response.requestId);
     if (response.ok) {
       // The primary took the id from what we sent; any other id is a bug in the node.
-      if (response.id !== pending.tx.id) pending.reject(new Error(`IPC answer for ${response.id}, expected ${pending.tx.id}`));
-      else pending.resolve(pending.tx);
+      if (response.id === pending.tx.id) pending.resolve(pending.tx);
+      else pending.reject(new Error(`IPC answer for ${response.id}, expected ${pending.tx.id}`));
       return;
     }
     const code: ErrorCode = response.code in codes ? response.code : "Internal";

@@ -82,7 +82,13 @@ export interface BroadcastRequest {
 
 /** Primary to worker: the engine's answer to one BroadcastRequest. */
 export type BroadcastResponse =
-  | { readonly tag: typeof ipcTag; readonly type: "broadcastResult"; readonly requestId: number; readonly ok: true; readonly id: string }
+  | {
+      readonly tag: typeof ipcTag;
+      readonly type: "broadcastResult";
+      readonly requestId: number;
+      readonly ok: true;
+      readonly id: string;
+    }
   | {
       readonly tag: typeof ipcTag;
       readonly type: "broadcastResult";

@@ -95,7 +95,10 @@ export function readNodeKey(dataDir: string): NodeKey | null {
 }
 
 /** The key in `dataDir`, created on first use. `created` tells the caller to log it. */
-export function loadOrCreateNodeKey(dataDir: string, deps: NodeKeyDeps = nodeKeyDepsDefault): { key: NodeKey; created: boolean } {
+export function loadOrCreateNodeKey(
+  dataDir: string,
+  deps: NodeKeyDeps = nodeKeyDepsDefault,
+): { key: NodeKey; created: boolean } {
   const existing = readNodeKey(dataDir);
   if (existing !== null) return { key: existing, created: false };
   const created = createNodeKey(dataDir, deps);

@@ -62,66 +62,36 @@ export interface NodeHandle {
 export async function startNode(config: Config, deps: NodeDeps = {}): Promise<NodeHandle> {
   const logger = deps.logger ?? createLogger(config.log.level);
   const options = moduleOptions(config);
-  const { key, created } = loadOrCreateNodeKey(config.data_dir, deps.randomBytes === undefined ? undefined : { randomBytes: deps.randomBytes });
+  const keyDeps = deps.randomBytes === undefined ? undefined : { randomBytes: deps.randomBytes };
+  const { key, created } = loadOrCreateNodeKey(config.data_dir, keyDeps);
   if (created) logger.info({ path: key.path, publicKey: key.publicKey }, "node key created");
   const validator: Validator = { publicKey: key.publicKeyHex, power: soloValidatorPower };
-
-  // Undone in reverse order if start-up fails half way.
-  const closers: { name: string; close: () => Promise<void> }[] = [];
-  const closeAll = async (): Promise<void> => {
-    for (const closer of closers.reverse()) {
-      await closer.close().catch((error: unknown) => logger.error({ err: error }, `closing the ${closer.name} failed`));
-    }
-  };
-  let closing: Promise<void> | null = null;
-  const close = (): Promise<void> => (closing ??= closeAll());
+  const closers = new Closers(logger);
 
   try {
     const store = (deps.openStore ?? SqliteStore.open)(options.sqliteStore);
-    closers.push({ name: "store", close: () => store.close() });
+    closers.add("store", () => store.close());
     await checkChain(store, config, key);
     // With HTTP workers, transactions arrive here prepared by the workers: no threads needed.
     const threads = config.server.workers > 1 ? 0 : options.preparePool.threads;
     const pool = new PreparePool({ ...options.preparePool, threads });
-    closers.push({ name: "verification pool", close: () => pool.close() });
+    closers.add("verification pool", () => pool.close());
     const ledger = await LedgerApp.open(options.ledger, { store, pool });
     ledger.onCommitted((block) => {
       logger.debug({ height: block.height, txs: block.txs.length, appHash: block.appHash }, "block committed");
     });
     const onFatal = (error: unknown): void => {
       logger.fatal({ err: error }, "the engine stopped after an internal error; the node stops");
-      void close().finally(() => (deps.onFatal ?? exitWithFailure)(error));
+      void closers.closeAll().finally(() => (deps.onFatal ?? exitWithFailure)(error));
     };
     const engine = await SoloEngine.start(options.soloEngine, { ledger, validator, onFatal });
-    closers.push({ name: "engine", close: () => engine.stop() });
+    closers.add("engine", () => engine.stop());
     const stream = await StreamServer.start(options.stream, { ledger, logger });
-    closers.push({ name: "event stream", close: () => stream.close() });
+    closers.add("event stream", () => stream.close());
     const ws: HostPort = { host: options.stream.host, port: stream.port };
     const streamsUrl = streamsUrlOf(config.wsserver.advertised_url, ws);
     const version = packageInfo().version;
-
-    let http: HostPort;
-    if (config.server.workers > 1) {
-      const start = { tag: ipcTag, type: "start", config, streamsUrl, version } as const;
-      const cluster = await HttpCluster.start(
-        {
-          workers: config.server.workers,
-          start,
-          startTimeoutMs: workerStartTimeoutMs,
-          closeTimeoutMs: config.engine.commit_timeout_ms + workerCloseMarginMs,
-          restartDelayMs: workerRestartDelayMs,
-        },
-        { ledger, engine, logger },
-      );
-      closers.push({ name: "HTTP workers", close: () => cluster.close() });
-      http = cluster.address;
-    } else {
-      const app = await buildHttpApp({ ...options.http, streamsUrl, version }, { broadcaster: engine, store, logger });
-      closers.push({ name: "HTTP server", close: () => app.close() });
-      await app.listen({ host: options.http.host, port: options.http.port });
-      const bound = app.server.address() as AddressInfo;
-      http = { host: bound.address, port: bound.port };
-    }
+    const http = await startHttp(config, { ledger, engine, store, logger, streamsUrl, version }, closers);
 
     logger.info(
       {
@@ -139,19 +109,76 @@ export async function startNode(config: Config, deps: NodeDeps = {}): Promise<No
       },
       "ledgerd started",
     );
-    return {
-      http,
-      ws,
-      streamsUrl,
-      publicKey: key.publicKey,
-      close: () => {
-        logger.info("ledgerd stopping");
-        return close().then(() => logger.info("ledgerd stopped"));
-      },
+    const close = async (): Promise<void> => {
+      logger.info("ledgerd stopping");
+      await closers.closeAll();
+      logger.info("ledgerd stopped");
     };
+    let closing: Promise<void> | null = null;
+    return { http, ws, streamsUrl, publicKey: key.publicKey, close: () => (closing ??= close()) };
   } catch (error) {
-    await close();
+    await closers.closeAll();
     throw error;
+  }
+}
+
+interface HttpParts {
+  readonly ledger: LedgerApp;
+  readonly engine: SoloEngine;
+  readonly store: Store;
+  readonly logger: Logger;
+  readonly streamsUrl: string;
+  readonly version: string;
+}
+
+/** The HTTP API in this process, or in `server.workers` processes sharing the port. */
+async function startHttp(config: Config, parts: HttpParts, closers: Closers): Promise<HostPort> {
+  const { ledger, engine, store, logger, streamsUrl, version } = parts;
+  if (config.server.workers > 1) {
+    const cluster = await HttpCluster.start(
+      {
+        workers: config.server.workers,
+        start: { tag: ipcTag, type: "start", config, streamsUrl, version },
+        startTimeoutMs: workerStartTimeoutMs,
+        closeTimeoutMs: config.engine.commit_timeout_ms + workerCloseMarginMs,
+        restartDelayMs: workerRestartDelayMs,
+      },
+      { ledger, engine, logger },
+    );
+    closers.add("HTTP workers", () => cluster.close());
+    return cluster.address;
+  }
+  const http = moduleOptions(config).http;
+  const app = await buildHttpApp({ ...http, streamsUrl, version }, { broadcaster: engine, store, logger });
+  closers.add("HTTP server", () => app.close());
+  await app.listen({ host: http.host, port: http.port });
+  const bound = app.server.address() as AddressInfo;
+  return { host: bound.address, port: bound.port };
+}
+
+/**
+ * What start-up opened, closed in reverse order: on shutdown that is HTTP, engine, stream, pool,
+ * store. A closer that fails is logged and the rest still close. Runs once.
+ */
+class Closers {
+  private readonly closers: { readonly name: string; readonly close: () => Promise<void> }[] = [];
+  private closing: Promise<void> | null = null;
+
+  constructor(private readonly logger: Logger) {}
+
+  add(name: string, close: () => Promise<void>): void {
+    this.closers.push({ name, close });
+  }
+
+  closeAll(): Promise<void> {
+    this.closing ??= (async () => {
+      for (const closer of [...this.closers].reverse()) {
+        await closer.close().catch((error: unknown) => {
+          this.logger.error({ err: error }, `closing the ${closer.name} failed`);
+        });
+      }
+    })();
+    return this.closing;
   }
 }
 
@@ -164,11 +191,13 @@ async function checkChain(store: Store, config: Config, key: NodeKey): Promise<v
   if (state.chainId === null) return;
   const source = `database ${config.database.path}`;
   if (state.chainId !== config.engine.chain_id) {
-    throw new ConfigError([{ key: "engine.chain_id", reason: `is ${config.engine.chain_id}, but the database holds chain ${state.chainId}`, source }]);
+    const reason = `is ${config.engine.chain_id}, but the database holds chain ${state.chainId}`;
+    throw new ConfigError([{ key: "engine.chain_id", reason, source }]);
   }
   const validators = await store.getValidators();
   if (!validators.some((v) => v.publicKey === key.publicKeyHex)) {
-    throw new ConfigError([{ key: "node_key.json", reason: `${key.publicKey} is not a validator of chain ${state.chainId}`, source }]);
+    const reason = `${key.publicKey} is not a validator of chain ${state.chainId}`;
+    throw new ConfigError([{ key: "node_key.json", reason, source }]);
   }
 }
 
@@ -176,7 +205,8 @@ async function checkChain(store: Store, config: Config, key: NodeKey): Promise<v
 export function streamsUrlOf(advertisedUrl: string, ws: HostPort): string {
   if (advertisedUrl !== "") return advertisedUrl.replace(/\/+$/, "") + streamPath;
   // A wildcard address is where the node listens, not where a client can connect.
-  const host = ws.host === "0.0.0.0" || ws.host === "::" ? "localhost" : ws.host.includes(":") ? `[${ws.host}]` : ws.host;
+  const wildcard = ws.host === "0.0.0.0" || ws.host === "::";
+  const host = wildcard ? "localhost" : ws.host.includes(":") ? `[${ws.host}]` : ws.host;
   return `ws://${host}:${ws.port}${streamPath}`;
 }
 

@@ -42,12 +42,7 @@ export class SoloEngine implements Broadcaster {
   /** Starts on the store's last committed height; a new store gets its chain and validator. */
   static async start(options: Partial<SoloEngineOptions>, deps: SoloEngineDeps): Promise<SoloEngine> {
     const engine = new SoloEngine(options, deps);
-    if (deps.ledger.info().height === 0) {
-      await deps.ledger.initChain(engine.options.chainId, [deps.validator]).catch((error: unknown) => {
-        // A store that already has its chain (restart before the first block) keeps it.
-        if (!(error instanceof Error && /already/i.test(error.message))) throw error;
-      });
-    }
+    if (deps.ledger.chain === null) await deps.ledger.initChain(engine.options.chainId, [deps.validator]);
     return engine;
   }
 
