@@ -68,6 +68,11 @@ function fileSettings(config: Config): Omit<Config, "data_dir"> {
 export async function runStart(flags: ConfigSources["flags"]): Promise<void> {
   const config = loadSettings(flags);
   const logger = createLogger(config.log.level);
+  // A bug that escaped every handler: one structured line, then out (the state is unknown).
+  process.on("uncaughtException", (error, origin) => {
+    logger.fatal({ err: error, origin }, "uncaught error; the node stops");
+    process.exit(1);
+  });
   let node;
   try {
     node = await startNode(config, { logger });

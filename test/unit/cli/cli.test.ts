@@ -4,7 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { decodeBase58 } from "../../../src/crypto-conditions/decodeBase58.js";
+import { makeCreate } from "../../../src/transaction/build/makeCreate.js";
 import { makeKeypair } from "../../../src/transaction/build/makeKeypair.js";
+import { signTx } from "../../../src/transaction/build/signTx.js";
+import { writeJson } from "../../../src/transaction/writeJson.js";
 import { httpCall, runLedgerd, startLedgerd } from "./ledgerdProcess.js";
 
 const dirs: string[] = [];
@@ -183,6 +186,33 @@ describe("ledgerd start", () => {
       assert.equal((await httpCall(second.port, "GET", "/api/v1/")).status, 200);
     } finally {
       assert.deepEqual(await second.stop("SIGTERM"), { code: 0, signal: null });
+    }
+  });
+
+  it("on SIGTERM commits the transactions it accepted before exiting 0", async () => {
+    const dataDir = tempDir();
+    // A long block interval: without the shutdown, nothing would be committed before exit.
+    const node = await startLedgerd(["--data_dir", dataDir, ...anyPorts, "--engine.block_interval_ms", "60000"]);
+    const owner = makeKeypair(new Uint8Array(32).fill(21));
+    const ids: string[] = [];
+    try {
+      for (const n of [1, 2, 3]) {
+        const unsigned = makeCreate({ issuers: [owner.publicKey], outputs: [{ publicKeys: [owner.publicKey], amount: 1n }], assetData: { n }, metadata: null });
+        const tx = signTx(unsigned, [owner]);
+        const answer = await httpCall(node.port, "POST", "/api/v1/transactions?mode=async", writeJson(tx));
+        assert.equal(answer.status, 202, answer.body);
+        ids.push(tx["id"] as string);
+      }
+      assert.equal((await httpCall(node.port, "GET", `/api/v1/transactions/${ids[0]!}`)).status, 404, "not committed yet");
+    } finally {
+      assert.deepEqual(await node.stop("SIGTERM"), { code: 0, signal: null });
+    }
+    const again = await startLedgerd(["--data_dir", dataDir, ...anyPorts]);
+    try {
+      assert.equal(again.started["height"], 1);
+      for (const id of ids) assert.equal((await httpCall(again.port, "GET", `/api/v1/transactions/${id}`)).status, 200);
+    } finally {
+      await again.stop();
     }
   });
 

@@ -186,7 +186,9 @@ describe("loadConfig refuses", () => {
   it("unknown keys in the file, at any depth, with a suggestion", () => {
     assertProblem(() => load({}, { [defaultFile]: '{"server": {"bnd": "x:1"}}' }), /^server\.bnd: unknown setting \(did you mean server\.bind\?\) \(file .*config\.json\)$/);
     assertProblem(() => load({}, { [defaultFile]: '{"sever": {}}' }), /^sever: unknown setting/);
-    assertProblem(() => load({}, { [defaultFile]: '{"__proto__": {"x": 1}}' }), /^__proto__: unknown setting/);
+    assertProblem(() => load({}, { [defaultFile]: '{"__proto__": {"polluted": 1}}' }), /^__proto__: unknown setting/);
+    assertProblem(() => load({}, { [defaultFile]: '{"server": {"__proto__": {"polluted": 1}}}' }), /^server\.__proto__: unknown/);
+    assert.equal((Object.prototype as Record<string, unknown>)["polluted"], undefined, "Object.prototype untouched");
     assertProblem(() => load({}, { [defaultFile]: '{"log": {"level": "info", "format": "json"}}' }), /^log\.format: unknown setting/);
   });
 

@@ -3,6 +3,8 @@
 import assert from "node:assert/strict";
 import { Readable } from "node:stream";
 import { after, before, describe, test } from "node:test";
+import { makeCreate } from "../../../src/transaction/build/makeCreate.js";
+import { signTx } from "../../../src/transaction/build/signTx.js";
 import { computeTxId } from "../../../src/transaction/computeTxId.js";
 import type { JsonObject } from "../../../src/transaction/jsonValue.js";
 import { readJson } from "../../../src/transaction/readJson.js";
@@ -246,6 +248,65 @@ describe("POST /api/v1/transactions: rejections", () => {
     const small = create(alice, 1n, { pad: "small" });
     expectJson(await post(app, small, "commit"), 202, writeJson(small));
   });
+});
+
+describe("POST /api/v1/transactions: key and language rules (tests/web, §5.2)", () => {
+  let http: HttpStack;
+  const alice = keypairOf("alice");
+  before(async () => {
+    http = await startHttpStack({ blockIntervalMs: 5 });
+  });
+  after(() => http.close());
+
+  const keyMessage = (key: string, where: string) =>
+    `Invalid transaction (ValidationError): Invalid key name "${key}" in ${where} object. ` +
+    'The key name cannot contain characters ".", "$" or null characters';
+  const languageMessage = (value: string) =>
+    `Invalid transaction (ValidationError): MongoDB does not support text search for the language "${value}". ` +
+    'If you do not understand this error message then please rename key/field "language" to something else like "lang".';
+
+  /** A signed CREATE with `value` as its asset data or as its metadata. */
+  function withData(where: "asset" | "metadata", value: JsonObject, salt: number): JsonObject {
+    const assetData = where === "asset" ? { ...value, salt } : { salt };
+    const metadata = where === "metadata" ? value : null;
+    const outputs = [{ publicKeys: [alice.publicKey], amount: 1n }];
+    return signTx(makeCreate({ issuers: [alice.publicKey], outputs, assetData, metadata }), [alice]);
+  }
+
+  let salt = 0;
+  for (const where of ["asset", "metadata"] as const) {
+    for (const [data, key] of [
+      [{ "bad.key": 1 }, "bad.key"],
+      [{ "$bad.key": 1 }, "$bad.key"],
+      [{ $badkey: 1 }, "$badkey"],
+      [{ "bad\u0000key": 1 }, "bad\u0000key"],
+      [{ good_key: { "bad.key": 1 } }, "bad.key"],
+      [{ list: [{ "bad.key": 1 }] }, "bad.key"],
+    ] as [JsonObject, string][]) {
+      test(`${where} ${JSON.stringify(data)}: 400 with the exact message`, async () => {
+        const tx = withData(where, data, salt++);
+        expectJson(await post(http.app, tx, "commit"), 400, errorBody(400, keyMessage(key, where)));
+      });
+    }
+    test(`${where} with good_key and a $ inside a key: 202`, async () => {
+      const tx = withData(where, { good_key: { "mid$dle": 1 } }, salt++);
+      expectJson(await post(http.app, tx, "commit"), 202, writeJson(tx));
+    });
+    for (const language of ["english", "en", "none", "danish"]) {
+      test(`${where} language ${language}: 202, at the top and nested`, async () => {
+        for (const data of [{ language }, { root: { language } }]) {
+          const tx = withData(where, data, salt++);
+          expectJson(await post(http.app, tx, "commit"), 202, writeJson(tx));
+        }
+      });
+    }
+    test(`${where} language any: 400 with the exact message, at the top and nested`, async () => {
+      for (const data of [{ language: "any" }, { root: { language: "any" } }]) {
+        const tx = withData(where, data, salt++);
+        expectJson(await post(http.app, tx, "commit"), 400, errorBody(400, languageMessage("any")));
+      }
+    });
+  }
 });
 
 describe("GET /api/v1/transactions", () => {

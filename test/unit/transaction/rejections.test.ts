@@ -1,0 +1,140 @@
+// Every rejection code has a test that triggers it (issue #2), with BigchainDB's message texts
+// (bigchaindb-v2-behaviour.md §2.3, §2.5, §5.2). The vectors test covers the driver-made cases;
+// these are the ones made by editing a transaction and re-signing or re-hashing it.
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { encodeFulfillment } from "../../../src/crypto-conditions/encodeFulfillment.js";
+import { signEd25519Fulfillment } from "../../../src/crypto-conditions/signEd25519Fulfillment.js";
+import type { Fulfillment } from "../../../src/crypto-conditions/types.js";
+import type { Rejection } from "../../../src/errors/ledgerError.js";
+import { rejectionCodes } from "../../../src/errors/codes.js";
+import { makeCreate } from "../../../src/transaction/build/makeCreate.js";
+import { makeTransfer } from "../../../src/transaction/build/makeTransfer.js";
+import { signTx } from "../../../src/transaction/build/signTx.js";
+import { computeTxId } from "../../../src/transaction/computeTxId.js";
+import type { JsonObject, JsonValue } from "../../../src/transaction/jsonValue.js";
+import { prepareTxBytes } from "../../../src/transaction/prepareTxBytes.js";
+import type { PreparedTx } from "../../../src/transaction/types.js";
+import { validateTx } from "../../../src/transaction/validateTx.js";
+import { MemoryView } from "../../helpers/memoryView.js";
+import { create, keypairOf, transfer } from "../../helpers/txFactory.js";
+import { describeResult } from "../../helpers/vectors.js";
+
+const alice = keypairOf("alice");
+const bob = keypairOf("bob");
+
+function check(tx: JsonValue, view = new MemoryView()): PreparedTx | Rejection {
+  const prepared = prepareTxBytes(JSON.stringify(tx));
+  if ("code" in prepared) return prepared;
+  return validateTx(prepared, view) ?? prepared;
+}
+
+function rejection(tx: JsonValue, view?: MemoryView): Rejection {
+  const result = check(tx, view);
+  assert.ok("code" in result, `accepted: ${describeResult(result)}`);
+  return result;
+}
+
+/** A CREATE with the given asset data and metadata, properly signed. */
+function signedCreate(assetData: JsonObject | null, metadata: JsonObject | null, amount = "1"): JsonObject {
+  return signTx(makeCreate({ issuers: [alice.publicKey], outputs: [{ publicKeys: [alice.publicKey], amount }], assetData, metadata }), [alice]);
+}
+
+/** Re-hash after an edit, so that the check under test is not InvalidHash. */
+function rehash(tx: JsonObject): JsonObject {
+  return { ...tx, id: computeTxId({ ...tx, id: null }, "python") };
+}
+
+const seen = new Set<string>();
+function expect(code: string, result: Rejection, message?: string | RegExp): void {
+  assert.equal(result.code, code, result.message);
+  if (typeof message === "string") assert.equal(result.message, message);
+  else if (message !== undefined) assert.match(result.message, message);
+  seen.add(code);
+}
+
+describe("rejection codes", () => {
+  it("InvalidHash: missing id, wrong id", () => {
+    const { id: _, ...noId } = create(alice);
+    expect("InvalidHash", rejection(noId), "No transaction id found!");
+    expect("InvalidHash", rejection({ ...create(alice), id: "0".repeat(64) }), `The transaction's id '${"0".repeat(64)}' isn't equal to the hash of its body, i.e. it's not valid.`);
+  });
+
+  it("SchemaValidationError: checked after the id (a missing version with the id recomputed)", () => {
+    const { version: _, ...noVersion } = create(alice);
+    expect("SchemaValidationError", rejection(rehash(noVersion)), "'version' is a required property");
+    expect("SchemaValidationError", rejection(rehash({ ...create(alice), metadata: {} })), /does not have enough properties|is not valid under any/);
+    expect("SchemaValidationError", rejection(rehash({ ...create(alice), extra: 1 })), "Additional properties are not allowed ('extra' was unexpected)");
+    expect("SchemaValidationError", rejection(rehash({ ...create(alice), operation: "MINT" })), /'MINT' is not one of/);
+  });
+
+  it("ValidationError: key rules in asset and metadata, the language rule, elections", () => {
+    for (const key of ["bad.key", "$bad.key", "$badkey", "bad\u0000key"]) {
+      expect("ValidationError", rejection(signedCreate({ [key]: 1 }, null)), `Invalid key name "${key}" in asset object. The key name cannot contain characters ".", "$" or null characters`);
+      expect("ValidationError", rejection(signedCreate(null, { [key]: 1 })), new RegExp(`in metadata object`));
+    }
+    expect("ValidationError", rejection(signedCreate({ good_key: { "bad.key": 1 } }, null)), /Invalid key name "bad.key"/);
+    expect("ValidationError", rejection(signedCreate({ list: [{ "x.y": 1 }] }, null)), /Invalid key name "x.y"/);
+    assert.ok(!("code" in check(signedCreate({ "mid$dle": 1, good_key: 2 }, null))), "a $ inside a key is fine");
+    expect("ValidationError", rejection(signedCreate({ language: "any" }, null)), 'MongoDB does not support text search for the language "any". If you do not understand this error message then please rename key/field "language" to something else like "lang".');
+    expect("ValidationError", rejection(signedCreate({ root: { language: "any" } }, null)), /language "any"/);
+    assert.ok(!("code" in check(signedCreate({ language: "english", root: { language: "de" } }, null))));
+    expect("ValidationError", rejection(rehash({ ...create(alice), operation: "VALIDATOR_ELECTION" })), /not supported/);
+  });
+
+  it("InvalidSignature: unparseable, unsupported type, unsigned, URI not from details, signed by another key", () => {
+    const tx = create(alice);
+    const inputs = tx["inputs"] as JsonObject[];
+    const withFulfillment = (fulfillment: JsonValue) => rehash({ ...tx, inputs: [{ ...inputs[0]!, fulfillment }] });
+    expect("InvalidSignature", rejection(withFulfillment("0".repeat(64))), "Fulfillment URI couldn't been parsed");
+    expect("InvalidSignature", rejection(withFulfillment("oAKAAA")), /preimage|not supported|unsupported/i);
+    expect("InvalidSignature", rejection(withFulfillment({ type: "ed25519-sha-256", public_key: alice.publicKey })), "Transaction signature is invalid.");
+    const outputs = tx["outputs"] as JsonObject[];
+    const wrongUri = { ...outputs[0]!, condition: { ...(outputs[0]!["condition"] as JsonObject), uri: "ni:///sha-256;AAAA?fpt=ed25519-sha-256&cost=131072" } };
+    expect("InvalidSignature", rejection(signTx({ ...tx, id: null, inputs: [{ ...inputs[0]!, fulfillment: { type: "ed25519-sha-256", public_key: alice.publicKey } }], outputs: [wrongUri] }, [alice])), "Transaction signature is invalid.");
+    // DECISIONS #8: a CREATE is signed by its owners_before.
+    const unsigned = makeCreate({ issuers: [alice.publicKey], outputs: [{ publicKeys: [alice.publicKey], amount: 1n }], assetData: null, metadata: null });
+    const byBob = signTx({ ...unsigned, inputs: [{ ...(unsigned["inputs"] as JsonObject[])[0]!, fulfillment: { type: "ed25519-sha-256", public_key: bob.publicKey } }] }, [bob]);
+    const forged = rehash({ ...byBob, inputs: [{ ...(byBob["inputs"] as JsonObject[])[0]!, owners_before: [alice.publicKey] }] });
+    expect("InvalidSignature", rejection(forged), "Transaction signature is invalid.");
+  });
+
+  it("AmountError: zero, leading zero, above the maximum, not conserved", () => {
+    expect("AmountError", rejection(signedCreate(null, null, "0")), "`amount` must be greater than 0");
+    expect("AmountError", rejection(signedCreate(null, null, "007")), "Invalid amount: 007");
+    expect("AmountError", rejection(signedCreate(null, null, "9000000000000000001")), "`amount` must be <= 9000000000000000000");
+    assert.ok(!("code" in check(signedCreate(null, null, "9000000000000000000"))));
+  });
+
+  it("DuplicateTransaction, InputDoesNotExist, DoubleSpend, AssetIdMismatch", () => {
+    const view = new MemoryView();
+    const asset = create(alice, 2n);
+    const other = create(bob);
+    for (const tx of [asset, other]) view.apply(prepareTxBytes(JSON.stringify(tx)) as PreparedTx);
+    expect("DuplicateTransaction", rejection(asset, view), `transaction \`${asset["id"] as string}\` already exists`);
+    const base = makeTransfer({ spends: [{ tx: asset, outputIndex: 0 }], outputs: [{ publicKeys: [bob.publicKey], amount: 2n }], metadata: null });
+    const baseInput = (base["inputs"] as JsonObject[])[0]!;
+    const missing = signTx({ ...base, inputs: [{ ...baseInput, fulfills: { transaction_id: asset["id"] ?? null, output_index: 1 } }] }, [alice]);
+    expect("InputDoesNotExist", rejection(missing, view), `input \`${asset["id"] as string}\` doesn't exist`);
+    const spend = transfer([{ tx: asset, outputIndex: 0 }], [alice], [{ publicKeys: [bob.publicKey], amount: 2n }]);
+    view.apply(prepareTxBytes(JSON.stringify(spend)) as PreparedTx);
+    expect("DoubleSpend", rejection(spend, view), `input \`${asset["id"] as string}\` was already spent`);
+    const mixed = transfer([{ tx: other, outputIndex: 0 }], [bob], [{ publicKeys: [alice.publicKey], amount: 1n }]);
+    const wrongAsset = signTx({ ...mixed, id: null, asset: { id: asset["id"] ?? null }, inputs: (mixed["inputs"] as JsonObject[]).map((i) => ({ ...i, fulfillment: { type: "ed25519-sha-256", public_key: bob.publicKey } })) }, [bob]);
+    expect("AssetIdMismatch", rejection(wrongAsset, view), "The asset id of the input does not match the asset id of the transaction");
+  });
+
+  it("ThresholdTooDeep: a fulfillment nested 100 thresholds deep", () => {
+    const tx = create(alice);
+    let fulfillment: Fulfillment = signEd25519Fulfillment(alice.seed, new Uint8Array(32));
+    for (let i = 0; i < 100; i++) fulfillment = { type: "threshold-sha-256", subfulfillments: [fulfillment], subconditions: [] };
+    const inputs = tx["inputs"] as JsonObject[];
+    const deep = rehash({ ...tx, inputs: [{ ...inputs[0]!, fulfillment: encodeFulfillment(fulfillment) }] });
+    expect("ThresholdTooDeep", rejection(deep));
+  });
+
+  it("covers every rejection code of the catalog", () => {
+    // Runs last in this file: the codes above, plus the driver vectors (test/vectors).
+    for (const code of rejectionCodes) assert.ok(seen.has(code), `no test triggers ${code}`);
+  });
+});
