@@ -15,6 +15,7 @@ import type { Duplex } from "node:stream";
 import type { Logger } from "pino";
 import { WebSocket, WebSocketServer } from "ws";
 import { LedgerError } from "../errors/ledgerError.js";
+import { encodeTextFrames } from "./encodeTextFrames.js";
 import { streamOptionsDefault, streamPath, type StreamOptions } from "./options.js";
 
 /** What the stream needs of a committed block; `LedgerApp`'s `CommittedBlock` is one. */
@@ -36,9 +37,12 @@ export interface StreamDeps {
 /** WebSocket close codes (RFC 6455 §7.4.1). */
 const closePolicyViolation = 1008;
 const closeGoingAway = 1001;
+const shuttingDown = "The node is shutting down";
 
 interface Subscriber {
   readonly ws: WebSocket;
+  /** The upgraded socket under `ws`: a block's frames are written to it in one write. */
+  readonly socket: Duplex;
   /** Answered the last ping. */
   alive: boolean;
   /** Closed for falling behind; no more events are queued for it. */
@@ -69,8 +73,12 @@ export class StreamServer {
       perMessageDeflate: false,
       maxPayload: options.clientMessageBytesMax,
     });
-    server.on("request", (request: IncomingMessage, response: ServerResponse) => this.answerPlainHttp(request, response));
-    server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => this.upgrade(request, socket, head));
+    server.on("request", (request: IncomingMessage, response: ServerResponse) => {
+      this.answerPlainHttp(request, response);
+    });
+    server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+      this.upgrade(request, socket, head);
+    });
     this.pingTimer = setInterval(() => this.ping(), options.pingIntervalMs);
     this.pingTimer.unref();
   }
@@ -104,16 +112,15 @@ export class StreamServer {
 
   /**
    * Called by the ledger inside its commit, after the block is durable: it must never throw
-   * into the ledger and never wait. Each message is encoded once and queued on every socket.
+   * into the ledger and never wait. The block's events are framed once, and the same bytes are
+   * queued on every subscriber's socket in one write.
    */
   publish(block: StreamBlock): void {
-    if (this.closed || this.subscribers.size === 0) return;
+    if (this.closed || this.subscribers.size === 0 || block.txs.length === 0) return;
     try {
-      for (const tx of block.txs) {
-        const text = `{"height": ${block.height}, "asset_id": ${JSON.stringify(tx.assetId)}, "transaction_id": ${JSON.stringify(tx.id)}}`;
-        const message = Buffer.from(text, "utf8");
-        for (const subscriber of this.subscribers) this.send(subscriber, message);
-      }
+      const messages = block.txs.map((tx) => Buffer.from(eventMessage(block.height, tx), "utf8"));
+      const frames = encodeTextFrames(messages);
+      for (const subscriber of this.subscribers) this.write(subscriber, frames);
     } catch (error) {
       this.logger?.error({ err: error, height: block.height }, "event stream failed to publish a block");
     }
@@ -125,7 +132,7 @@ export class StreamServer {
     this.closed = true;
     clearInterval(this.pingTimer);
     const stopped = new Promise<void>((resolve) => this.server.close(() => resolve()));
-    for (const subscriber of this.subscribers) subscriber.ws.close(closeGoingAway, "The node is shutting down");
+    for (const subscriber of this.subscribers) subscriber.ws.close(closeGoingAway, shuttingDown);
     await this.drained(this.options.closeGraceMs);
     for (const subscriber of this.subscribers) subscriber.ws.terminate();
     this.server.closeAllConnections();
@@ -133,18 +140,28 @@ export class StreamServer {
     this.wss.close();
   }
 
-  private send(subscriber: Subscriber, message: Buffer): void {
+  /**
+   * Queues a block's frames on one subscriber, unless what it has not taken yet is over the cap
+   * (then it is dropped). A subscriber so holds at most `sendQueueBytesMax` plus one block.
+   *
+   * The frames go to the socket under `ws` directly. That is sound because, with compression
+   * off and no Blob sends, `ws` also writes each of its own frames (pings, pongs, close) to the
+   * socket whole and synchronously, so frames never interleave; and `ws.bufferedAmount` counts
+   * what the socket has not flushed, these writes included.
+   */
+  private write(subscriber: Subscriber, frames: Buffer): void {
     if (subscriber.dropped || subscriber.ws.readyState !== WebSocket.OPEN) return;
     // What the socket has not taken yet; the kernel's buffers are full before this grows.
     if (subscriber.ws.bufferedAmount > this.options.sendQueueBytesMax) {
       subscriber.dropped = true;
       this.dropped++;
-      const reason = `Send queue over ${this.options.sendQueueBytesMax} bytes: events are not read fast enough`;
+      const max = this.options.sendQueueBytesMax;
+      const reason = `Send queue over ${max} bytes: events are not read fast enough`;
       this.logger?.info({ bufferedBytes: subscriber.ws.bufferedAmount }, "event stream subscriber dropped");
       subscriber.ws.close(closePolicyViolation, reason);
       return;
     }
-    subscriber.ws.send(message, { binary: false });
+    subscriber.socket.write(frames);
   }
 
   private upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
@@ -154,7 +171,7 @@ export class StreamServer {
     if (path !== streamPath && path !== `${streamPath}/`) {
       return refuseUpgrade(socket, new LedgerError("NotFound", "Not found"));
     }
-    if (this.closed) return refuseUpgrade(socket, new LedgerError("ShuttingDown", "The node is shutting down"));
+    if (this.closed) return refuseUpgrade(socket, new LedgerError("ShuttingDown", shuttingDown));
     const max = this.options.subscribersMax;
     if (this.subscribers.size + this.upgrading >= max) {
       const message = `The event stream has its maximum of ${max} subscribers; try again later`;
@@ -171,16 +188,16 @@ export class StreamServer {
     socket.once("close", settle);
     this.wss.handleUpgrade(request, socket, head, (ws) => {
       settle();
-      this.accept(ws);
+      this.accept(ws, socket);
     });
   }
 
-  private accept(ws: WebSocket): void {
+  private accept(ws: WebSocket, socket: Duplex): void {
     if (this.closed) {
-      ws.close(closeGoingAway, "The node is shutting down");
+      ws.close(closeGoingAway, shuttingDown);
       return;
     }
-    const subscriber: Subscriber = { ws, alive: true, dropped: false };
+    const subscriber: Subscriber = { ws, socket, alive: true, dropped: false };
     this.subscribers.add(subscriber);
     this.logger?.debug({ subscribers: this.subscribers.size }, "event stream subscriber joined");
     ws.on("pong", () => {
@@ -212,7 +229,8 @@ export class StreamServer {
       ? new LedgerError("BadRequest", "This path serves a WebSocket stream: connect with a WebSocket upgrade")
       : new LedgerError("NotFound", "Not found");
     const body = JSON.stringify({ message: error.httpMessage, status: error.status });
-    response.writeHead(error.status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+    const headers = { "content-type": "application/json", "content-length": Buffer.byteLength(body) };
+    response.writeHead(error.status, headers);
     response.end(body);
   }
 
@@ -231,6 +249,12 @@ export class StreamServer {
       }
     });
   }
+}
+
+/** One event, with the key order and spacing of BigchainDB's `json.dumps` (DECISIONS #6). */
+export function eventMessage(height: number, tx: { readonly id: string; readonly assetId: string }): string {
+  const assetId = JSON.stringify(tx.assetId);
+  return `{"height": ${height}, "asset_id": ${assetId}, "transaction_id": ${JSON.stringify(tx.id)}}`;
 }
 
 /** Refuses an upgrade with a JSON answer of the catalog's status, then closes the socket. */

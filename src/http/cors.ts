@@ -33,7 +33,9 @@ export function answerOptions(allow: readonly string[]) {
     if (request.headers["access-control-request-method"] !== undefined) {
       reply.header("access-control-allow-methods", allowText);
       const requested = request.headers["access-control-request-headers"];
-      if (requested !== undefined && requested !== "") reply.header("access-control-allow-headers", requested);
+      if (requested !== undefined && requested !== "") {
+        reply.header("access-control-allow-headers", requested);
+      }
     }
     return reply.code(204).send();
   };

@@ -43,17 +43,20 @@ export function replyWithError(
   const known = asLedgerError(error, context);
   if (!reply.hasHeader("access-control-allow-origin")) setCorsHeaders(request, reply);
   if (known === null) {
-    request.log.error({ err: error, method: request.method, url: request.url }, "internal error in the HTTP API");
+    const fields = { err: error, method: request.method, url: request.url };
+    request.log.error(fields, "internal error in the HTTP API");
     sendJson(reply, 500, internalBody);
     return;
   }
   const status = known.status;
   // BigchainDB logs every error answer (`make_error`); a client's mistake is not the node's, so
-  // 4xx go to debug and only the node's own refusals (503, 504) are warnings.
-  const fields = { code: known.code, status, method: request.method, url: request.url, message: known.httpMessage };
-  if (status >= 500) request.log.warn(fields, "HTTP API error");
+  // 4xx go to debug, the node's refusals (503, 504) are warnings, and a coded 500 is a bug.
+  const message = known.httpMessage;
+  const fields = { code: known.code, status, method: request.method, url: request.url, message };
+  if (status === 500) request.log.error({ ...fields, err: known }, "internal error in the HTTP API");
+  else if (status > 500) request.log.warn(fields, "HTTP API error");
   else request.log.debug(fields, "HTTP API error");
-  sendJson(reply, status, JSON.stringify({ message: known.httpMessage, status }));
+  sendJson(reply, status, JSON.stringify({ message, status }));
 }
 
 /** The catalog error an error stands for, or null when it is a bug (answered 500). */
@@ -67,7 +70,9 @@ export function asLedgerError(error: unknown, context: ErrorContext): LedgerErro
     return new LedgerError("BodyTooLarge", message, { cause: error });
   }
   // Every path parameter is an id or a height: one longer than the router takes names nothing.
-  if (error.code === "FST_ERR_MAX_PARAM_LENGTH") return new LedgerError("NotFound", "Not found", { cause: error });
+  if (error.code === "FST_ERR_MAX_PARAM_LENGTH") {
+    return new LedgerError("NotFound", "Not found", { cause: error });
+  }
   if (status === 415) return new LedgerError("UnsupportedMediaType", error.message, { cause: error });
   if (status >= 400 && status < 500) return new LedgerError("BadRequest", error.message, { cause: error });
   return null;

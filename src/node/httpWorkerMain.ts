@@ -8,8 +8,9 @@ import { ipcTag, isIpcMessage, type PrimaryMessage, type WorkerMessage } from ".
 
 if (process.send === undefined) throw new Error("httpWorkerMain runs as a node:cluster worker");
 
-function send(message: WorkerMessage | Parameters<IpcChannel["send"]>[0]): void {
-  if (process.connected) process.send!(message);
+function send(message: WorkerMessage | Parameters<IpcChannel["send"]>[0], then?: () => void): void {
+  if (process.connected) process.send!(message, undefined, {}, () => then?.());
+  else then?.();
 }
 
 const channel: IpcChannel = {
@@ -23,6 +24,7 @@ const channel: IpcChannel = {
 process.on("SIGINT", () => {});
 process.on("SIGTERM", () => {});
 
+let logger = createLogger("info");
 let handle: HttpWorkerHandle | null = null;
 let closing: Promise<void> | null = null;
 
@@ -38,7 +40,7 @@ process.on("message", (message: unknown) => {
   if (!isIpcMessage(message)) return;
   const typed = message as PrimaryMessage;
   if (typed.type === "start") {
-    const logger = createLogger(typed.config.log.level).child({ worker: cluster.worker?.id ?? 0 });
+    logger = createLogger(typed.config.log.level).child({ worker: cluster.worker?.id ?? 0 });
     runHttpWorker(typed, { channel, logger }).then(
       (started) => {
         handle = started;
@@ -46,13 +48,19 @@ process.on("message", (message: unknown) => {
       },
       (error: unknown) => {
         logger.error({ err: error }, "HTTP worker failed to start");
-        send({ tag: ipcTag, type: "failed", message: error instanceof Error ? error.message : String(error) });
-        process.exit(1);
+        const text = error instanceof Error ? error.message : String(error);
+        // Exit once the message is out, or the primary only learns that the worker exited.
+        send({ tag: ipcTag, type: "failed", message: text }, () => process.exit(1));
       },
     );
   } else if (typed.type === "close") {
     void stop(0);
   }
+});
+// A bug that escaped every handler: one structured line, then out; the primary starts another.
+process.on("uncaughtException", (error, origin) => {
+  logger.fatal({ err: error, origin }, "uncaught error in an HTTP worker");
+  process.exit(1);
 });
 // Without the primary there is no ledger to serve: leave.
 process.once("disconnect", () => void stop(0));

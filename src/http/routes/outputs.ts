@@ -15,7 +15,9 @@ export function registerOutputRoutes(app: FastifyInstance, deps: { readonly stor
       rejectUnknown(query, ["public_key", "spent"]);
       const refs = await deps.store.getOutputsByPublicKey(publicKey, spent);
       // Key order of BigchainDB's answer: transaction_id, output_index.
-      const items = refs.map((ref) => `{"transaction_id": ${quote(ref.transactionId)}, "output_index": ${ref.outputIndex}}`);
+      const items = refs.map(
+        (ref) => `{"transaction_id": ${quote(ref.transactionId)}, "output_index": ${ref.outputIndex}}`,
+      );
       return sendJson(reply, 200, `[${items.join(", ")}]`);
     },
   });

@@ -13,15 +13,25 @@ export interface SearchRouteOptions {
  * Text search over assets and metadata (DECISIONS #12). The stored JSON text of each hit goes
  * into the answer as it is. Unknown parameters are ignored, as BigchainDB ignored them.
  */
-export function registerSearchRoutes(app: FastifyInstance, deps: { readonly store: Store }, options: SearchRouteOptions): void {
+export function registerSearchRoutes(
+  app: FastifyInstance,
+  deps: { readonly store: Store },
+  options: SearchRouteOptions,
+): void {
   const store = deps.store;
   // BigchainDB's shapes: `{"data": ..., "id": ...}` and `{"id": ..., "metadata": ...}`.
-  addResource(app, "/api/v1/assets", {
-    GET: searchHandler(options, (text, limit) => store.searchAssets(text, limit), (hit) => `{"data": ${hit.json}, "id": ${quote(hit.id)}}`),
-  });
-  addResource(app, "/api/v1/metadata", {
-    GET: searchHandler(options, (text, limit) => store.searchMetadata(text, limit), (hit) => `{"id": ${quote(hit.id)}, "metadata": ${hit.json}}`),
-  });
+  const assets = searchHandler(
+    options,
+    (text, limit) => store.searchAssets(text, limit),
+    (hit) => `{"data": ${hit.json}, "id": ${quote(hit.id)}}`,
+  );
+  const metadata = searchHandler(
+    options,
+    (text, limit) => store.searchMetadata(text, limit),
+    (hit) => `{"id": ${quote(hit.id)}, "metadata": ${hit.json}}`,
+  );
+  addResource(app, "/api/v1/assets", { GET: assets });
+  addResource(app, "/api/v1/metadata", { GET: metadata });
 }
 
 function searchHandler(

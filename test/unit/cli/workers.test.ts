@@ -120,6 +120,7 @@ async function exercise(workers: number, threads: number): Promise<void> {
       const junkPids = answeringPids(node.lines, "/api/v1/transactions");
       assert.ok(junkPids.size > 0 && !junkPids.has(primaryPid));
     }
+    if (workers > 1 && threads === 0) await replaceDeadWorker(node, [...pids][0]!, transfer["id"] as string);
     // Blocks are committed, and logged at debug, by the primary only.
     const blocks = node.lines.filter((l) => l.msg === "block committed");
     assert.ok(blocks.length >= 2);
@@ -127,6 +128,15 @@ async function exercise(workers: number, threads: number): Promise<void> {
   } finally {
     assert.deepEqual(await node.stop("SIGTERM"), { code: 0, signal: null });
   }
+}
+
+/** A worker killed outright is replaced, and the port keeps answering meanwhile and after. */
+async function replaceDeadWorker(node: RunningNode, pid: number, id: string): Promise<void> {
+  process.kill(pid, "SIGKILL");
+  await node.waitForLine((l) => l.msg === "HTTP worker died; starting another" && l["pid"] === pid);
+  const before = node.lines.length;
+  await node.waitForLine((l) => node.lines.indexOf(l) >= before && /^Server listening/.test(String(l.msg)));
+  for (let i = 0; i < 4; i++) assert.equal((await httpCall(node.port, "GET", `/api/v1/transactions/${id}`)).status, 200);
 }
 
 describe("server.workers and server.threads", () => {
