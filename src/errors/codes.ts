@@ -29,6 +29,9 @@ export const codes = {
   DoubleSpend: { status: 400, frame: "validation", summary: "An output is already spent, or spent twice in one transaction." },
   AssetIdMismatch: { status: 400, frame: "validation", summary: "The inputs and the transaction name different assets." },
   ThresholdTooDeep: { status: 400, frame: "validation", summary: "Threshold conditions are nested too deep." },
+  // Legacy (interface variants A and B) rejections; the rest reuse the codes above.
+  LegacyInvalid: { status: 400, frame: "validation", summary: "A legacy transaction has a mixed, unknown or malformed shape." },
+  LegacyOperationError: { status: 400, frame: "validation", summary: "A legacy CREATE is not signed by a federation node." },
   // Request errors.
   BadJson: { status: 400, frame: "plain", summary: "The body is not valid JSON, or is not an object." },
   JsonTooDeep: { status: 400, frame: "plain", summary: "The body nests deeper than the limit." },

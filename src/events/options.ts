@@ -1,6 +1,6 @@
 // Options of the WebSocket event stream, with their defaults: the one source of them
 // (STYLE rule 10). The limits bound what the stream can cost the node: subscribers times the
-// per-subscriber queue is the most memory it can hold (256 x 1 MiB).
+// per-subscriber queue (plus one block each) is the most memory it can hold (256 x 1 MiB).
 
 export interface StreamOptions {
   /** Where the stream listens (BigchainDB `wsserver` default `localhost:9985`); 0 picks a port. */
@@ -9,11 +9,11 @@ export interface StreamOptions {
   /** Open subscriptions at most; an upgrade beyond it is refused with 503. */
   readonly subscribersMax: number;
   /**
-   * Bytes queued for one subscriber and not yet taken by its socket (`ws.bufferedAmount`).
-   * Past it the subscriber is closed with 1008: a client that cannot keep up is dropped rather
-   * than let it hold memory or slow anyone else. 1 MiB holds about 5,000 events (~190 bytes
-   * each), more than a full block (soloEngine `txsPerBlockMax` 2,000), beyond what the
-   * kernel's socket buffers already hold.
+   * Bytes queued for one subscriber and not yet taken by its socket (`ws.bufferedAmount`),
+   * checked before each block: past it the subscriber is closed with 1008, so a client that
+   * cannot keep up is dropped rather than let it hold memory or slow anyone else. A subscriber
+   * holds at most this plus one block's events (~190 bytes each; 380 KB for a full block of
+   * soloEngine's `txsPerBlockMax` 2,000), beyond what the kernel's socket buffers hold.
    */
   readonly sendQueueBytesMax: number;
   /**

@@ -6,8 +6,9 @@
 // subscriber receives the blocks committed after it connects (bigchaindb-v2-behaviour.md §1.8).
 //
 // Unlike BigchainDB, which awaited each client in turn, a slow subscriber costs nobody else:
-// sends never wait, each subscriber's queue is capped (`sendQueueBytesMax`) and one over the cap
-// is closed with 1008, and the number of subscribers is capped (`subscribersMax`, 503 beyond).
+// sends never wait, a block's events are framed once for all subscribers, each subscriber's
+// queue is capped (`sendQueueBytesMax`) and one over the cap is closed with 1008, and the
+// number of subscribers is capped (`subscribersMax`, 503 beyond).
 import { Buffer } from "node:buffer";
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -98,7 +99,6 @@ export class StreamServer {
     deps.ledger.onCommitted((block) => stream.publish(block));
     return stream;
   }
-
 
   /** Open subscriptions, including those closing for falling behind. */
   get subscriberCount(): number {

@@ -139,6 +139,54 @@ export class LedgerApp {
     }
   }
 
+  /**
+   * ABCI CheckTx of type Recheck: after each block CometBFT asks again about every transaction
+   * still in its mempool. Such a transaction is already in the pending pool, so it is checked
+   * against committed state plus the *other* pending transactions: its own spends and its own id
+   * must not count against it (a plain checkTx would call it a double spend of itself). One that
+   * no longer holds (a block spent its input) leaves the pool. One that is not pending (this
+   * node's pool was emptied while CometBFT kept its mempool) is checked as new.
+   */
+  async recheckTx(bytes: Uint8Array): Promise<CheckTxResult> {
+    const prepared = await this.prepare(bytes);
+    if ("code" in prepared) return { ok: false, rejection: prepared };
+    for (;;) {
+      if (!this.pending.has(prepared.id)) return this.checkTx(bytes);
+      const generation = this.commitGeneration;
+      const committed = await this.readCommitted([prepared]);
+      if (generation !== this.commitGeneration || !this.pending.has(prepared.id)) continue;
+      // Synchronous from here, as in checkTx.
+      const rejection = validateTx(prepared, this.pendingView(committed, prepared));
+      if (rejection === null) return { ok: true, tx: prepared };
+      this.release(prepared.id);
+      return { ok: false, rejection };
+    }
+  }
+
+  /**
+   * Valid against committed state alone? Nothing joins the pending pool: an engine whose own
+   * CheckTx admits transactions (CometBFT's mempool calls checkTx) uses this to refuse, before
+   * broadcasting, a transaction that can never commit, as BigchainDB validated against committed
+   * state before posting to Tendermint (bigchaindb-v2-behaviour.md §3).
+   */
+  async checkCommitted(bytes: Uint8Array): Promise<CheckTxResult> {
+    const prepared = await this.prepare(bytes);
+    if ("code" in prepared) return { ok: false, rejection: prepared };
+    const committed = await this.readCommitted([prepared]);
+    const rejection = validateTx(prepared, new BlockOverlay(committed));
+    return rejection === null ? { ok: true, tx: prepared } : { ok: false, rejection };
+  }
+
+  /**
+   * Empty the pending pool: the engine's mempool that held these transactions is gone (CometBFT
+   * restarted while this process ran), so no block will carry them and their spends must not
+   * block new transactions.
+   */
+  releaseAll(): void {
+    this.pending.clear();
+    this.pendingSpends.clear();
+  }
+
   /** Drop a pending transaction that no block will carry (e.g. the engine refused it). */
   release(id: string): void {
     const tx = this.pending.get(id);
@@ -219,21 +267,27 @@ export class LedgerApp {
 
   // Committed state, plus pending transactions: their spends count as spent, and their outputs
   // can be spent (chained spends in the pool are checked again when a block executes them).
-  private pendingView(committed: CommittedState): LedgerView {
+  // `self` (a recheck) is left out: its id and its spends are its own, not a conflict. No other
+  // pending transaction spends the same outputs (checkTx admits no conflict), so leaving out
+  // `self`'s spend keys removes only its own.
+  private pendingView(committed: CommittedState, self: PreparedTx | null = null): LedgerView {
     const pending = this.pending;
     const pendingSpends = this.pendingSpends;
+    const own = new Set<string>();
+    if (self !== null) for (const input of self.inputs) if (input.fulfills !== null) own.add(outputKey(input.fulfills));
+    const spentPending = (key: string): boolean => pendingSpends.has(key) && !own.has(key);
     return {
-      hasTransaction: (id) => committed.ids.has(id) || pending.has(id),
+      hasTransaction: (id) => committed.ids.has(id) || (pending.has(id) && id !== self?.id),
       getOutput: (ref) => {
         const key = outputKey(ref);
         const stored = committed.outputs.get(key);
         if (stored !== undefined) {
-          return { ...spendable(stored), spent: stored.spentBy !== null || pendingSpends.has(key) };
+          return { ...spendable(stored), spent: stored.spentBy !== null || spentPending(key) };
         }
         const maker = pending.get(ref.transactionId);
         const output = maker?.outputs[ref.outputIndex];
         if (maker === undefined || output === undefined) return undefined;
-        return { amount: output.amount, conditionUri: output.conditionUri, assetId: maker.assetId, spent: pendingSpends.has(key) };
+        return { amount: output.amount, conditionUri: output.conditionUri, assetId: maker.assetId, spent: spentPending(key) };
       },
     };
   }

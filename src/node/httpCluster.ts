@@ -126,16 +126,17 @@ export class HttpCluster {
     this.restartTimer = setTimeout(() => {
       this.restartTimer = null;
       if (this.closing) return;
-      // The replacement takes the port already bound, even when the setting said 0.
-      const config = this.options.start.config;
-      const bind = withPort(config.server.bind, this.address.port);
-      const start: StartMessage = {
-        ...this.options.start,
-        config: { ...config, server: { ...config.server, bind } },
-      };
-      this.fork(start).catch((error: unknown) => {
-        this.deps.logger.error({ err: error }, "HTTP worker replacement failed");
-      });
+      // The same listen arguments as the others (port 0 included), so node:cluster hands the
+      // replacement the socket they share. Only when every worker died at once may port 0
+      // become another port.
+      this.fork(this.options.start).then(
+        (address) => {
+          if (address.port === this.address.port) return;
+          this.deps.logger.warn({ port: address.port, was: this.address.port }, "HTTP port changed");
+          this.bound = address;
+        },
+        (error: unknown) => this.deps.logger.error({ err: error }, "HTTP worker replacement failed"),
+      );
     }, this.options.restartDelayMs);
   }
 
@@ -185,11 +186,6 @@ export async function answerBroadcast(
     deps.logger.error({ err: error }, "broadcast from an HTTP worker failed");
     return { ...base, ok: false, code: "Internal", message: "Internal error" };
   }
-}
-
-/** `localhost:0` with port 41234 is `localhost:41234`: same host (all its addresses), bound port. */
-function withPort(bind: string, port: number): string {
-  return `${bind.slice(0, bind.lastIndexOf(":"))}:${port}`;
 }
 
 // Under tsx (tests) the sources are .ts; in dist they are .js (as preparePool.ts does).

@@ -20,8 +20,16 @@ export interface SqliteStoreOptions {
   readonly walAutocheckpointPages: number;
   /** After a checkpoint the log file is truncated to this size. */
   readonly journalSizeLimitBytes: number;
-  /** A text search with more words than this (terms, phrase words, exclusions) is refused. */
+  /** A text search with more distinct words than this (terms, phrases, exclusions) is refused. */
   readonly searchWordsMax: number;
+  /**
+   * How many slices the hashed indexes are merged in (a power of two, 1 to 4096; only read when
+   * the database is created). Each commit merges at least one slice, so rows wait in memory
+   * for up to this many blocks, and a merge touches about 1/slices of each index.
+   */
+  readonly indexSlices: number;
+  /** When more index rows than this wait in memory, a commit merges more than one slice. */
+  readonly indexRowsWaitingMax: number;
 }
 
 export const sqliteStoreOptionsDefault: SqliteStoreOptions = Object.freeze({
@@ -32,4 +40,6 @@ export const sqliteStoreOptionsDefault: SqliteStoreOptions = Object.freeze({
   walAutocheckpointPages: 4000,
   journalSizeLimitBytes: 64 * 1024 * 1024,
   searchWordsMax: 64,
+  indexSlices: 64,
+  indexRowsWaitingMax: 1_000_000,
 });

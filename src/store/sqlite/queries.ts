@@ -1,28 +1,43 @@
 // The SQL the SQLite store runs, in one place so a test can check every query plan
-// (`EXPLAIN QUERY PLAN`: no API query may scan a table). Parameters are positional `?`.
+// (`EXPLAIN QUERY PLAN`: no query may scan a table). Parameters are positional `?`.
 
-/** Reads, including the lookups inside commitBlock. */
+/** The deferred hash indexes (deferredIndex.ts): table and columns after `hash`. */
+export const indexTables = {
+  /** Transactions by keyHash(id). */
+  ids: { table: "id_index", columns: ["seq"] },
+  /** TRANSFERs by keyHash(asset id); a CREATE is found by its own id. */
+  assets: { table: "asset_index", columns: ["seq"] },
+  /** Outputs by keyHash(public key), for every key anywhere in the condition. */
+  keys: { table: "key_index", columns: ["seq", "output_index"] },
+  /** Spent outputs by outputHash(tx_seq, output_index), with the spender. */
+  spent: { table: "spent_index", columns: ["tx_seq", "output_index", "spender_seq"] },
+} as const;
+
+export function indexLookupSql(table: string, columns: readonly string[]): string {
+  return `SELECT ${columns.join(", ")} FROM ${table} WHERE hash = ?`;
+}
+
+export function indexInsertSql(table: string, columns: readonly string[]): string {
+  const marks = columns.map(() => ", ?").join("");
+  return `INSERT INTO ${table} (hash, ${columns.join(", ")}) VALUES (?${marks})`;
+}
+
+/** Reads, including the lookups inside commitBlock and on open. */
 export const readSql = {
   chainState:
     "SELECT chain_id AS chainId, height, app_hash AS appHash FROM chain_state WHERE id = 1",
   lastSeq: "SELECT max(seq) FROM transactions",
-  txSeqById: "SELECT seq FROM transactions WHERE id_key = ? AND id = ?",
-  txJsonById: "SELECT json FROM transactions WHERE id_key = ? AND id = ?",
-  txHeightById: "SELECT height FROM transactions WHERE id_key = ? AND id = ?",
-  output: `
-    SELECT t.asset_id AS assetId, o.amount, o.condition_uri AS conditionUri,
-           o.public_keys AS publicKeys, s.id AS spentBy
-    FROM transactions t
-    JOIN outputs o ON o.tx_seq = t.seq
-    LEFT JOIN transactions s ON s.seq = o.spent_by
-    WHERE t.id_key = ? AND t.id = ? AND o.output_index = ?`,
-  outputsByKey: outputsByKeySql(""),
-  outputsByKeySpent: outputsByKeySql("AND o.spent_by IS NOT NULL"),
-  outputsByKeyUnspent: outputsByKeySql("AND o.spent_by IS NULL"),
-  createOfAsset:
-    "SELECT seq, json FROM transactions WHERE id_key = ? AND id = ? AND operation = 'CREATE'",
-  transfersOfAsset: transfersOfAssetSql("ASC", ""),
-  lastTransferOfAsset: transfersOfAssetSql("DESC", "LIMIT 1"),
+  txIdAt: "SELECT id FROM transactions WHERE seq = ?",
+  txJsonAt: "SELECT json FROM transactions WHERE seq = ? AND id = ?",
+  txHeightAt: "SELECT height FROM transactions WHERE seq = ? AND id = ?",
+  createAt: "SELECT json FROM transactions WHERE seq = ? AND id = ? AND operation = 'CREATE'",
+  transferAt:
+    "SELECT json FROM transactions WHERE seq = ? AND asset_id = ? AND operation = 'TRANSFER'",
+  outputAt: `
+    SELECT t.id AS transactionId, t.asset_id AS assetId, o.amount,
+           o.condition_uri AS conditionUri, o.public_keys AS publicKeys
+    FROM outputs o JOIN transactions t ON t.seq = o.tx_seq
+    WHERE o.tx_seq = ? AND o.output_index = ?`,
   block: `SELECT app_hash AS appHash, seq_first AS seqFirst, tx_count AS txCount
           FROM blocks WHERE height = ?`,
   txIdsBySeqRange: "SELECT id FROM transactions WHERE seq >= ? AND seq < ? ORDER BY seq",
@@ -45,21 +60,24 @@ export const readSql = {
     WHERE metadata_fts MATCH ?
     ORDER BY bm25(metadata_fts), metadata_fts.rowid
     LIMIT ?`,
+  // On open: the marks of the index slices, and what was committed above the lowest one.
+  sweep: "SELECT merged_seq FROM index_sweep ORDER BY slice",
+  txsAfter: `SELECT seq, id, operation, asset_id AS assetId FROM transactions
+             WHERE seq > ? ORDER BY seq`,
+  outputsAfter: `SELECT tx_seq AS seq, output_index AS outputIndex, public_keys AS publicKeys
+                 FROM outputs WHERE tx_seq > ? ORDER BY tx_seq, output_index`,
+  inputsAfter: `SELECT spender_seq AS spenderSeq, tx_seq AS txSeq, output_index AS outputIndex
+                FROM inputs WHERE spender_seq > ? ORDER BY spender_seq, input_index`,
 } as const;
 
 /** Writes, all inside the commitBlock or initChain transaction. */
 export const writeSql = {
-  insertTx: `INSERT INTO transactions (seq, id_key, asset_key, height, operation, id, asset_id, json)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  insertTx: `INSERT INTO transactions (seq, height, operation, id, asset_id, json)
+             VALUES (?, ?, ?, ?, ?, ?)`,
   insertOutput: `INSERT INTO outputs (tx_seq, output_index, amount, condition_uri, public_keys)
                  VALUES (?, ?, ?, ?, ?)`,
-  // OR IGNORE: two keys of one output may share a keyHash; one row serves both.
-  insertOutputKey:
-    "INSERT OR IGNORE INTO output_keys (key_hash, tx_seq, output_index) VALUES (?, ?, ?)",
-  markSpent: `
-    UPDATE outputs SET spent_by = ?
-    WHERE tx_seq = (SELECT seq FROM transactions WHERE id_key = ? AND id = ?)
-      AND output_index = ? AND spent_by IS NULL`,
+  insertInput:
+    "INSERT INTO inputs (spender_seq, input_index, tx_seq, output_index) VALUES (?, ?, ?, ?)",
   insertAsset: "INSERT INTO assets (tx_seq, data) VALUES (?, ?)",
   insertAssetText: "INSERT INTO assets_fts (rowid, body) VALUES (?, ?)",
   insertMetadata: "INSERT INTO metadata (tx_seq, json) VALUES (?, ?)",
@@ -68,23 +86,5 @@ export const writeSql = {
   insertValidators: "INSERT INTO validators (height, json) VALUES (?, ?)",
   setChainId: "UPDATE chain_state SET chain_id = ? WHERE id = 1",
   setHead: "UPDATE chain_state SET height = ?, app_hash = ? WHERE id = 1",
+  setSweep: "UPDATE index_sweep SET merged_seq = ? WHERE slice = ?",
 } as const;
-
-function outputsByKeySql(spentFilter: string): string {
-  // The key's own list is returned too: keyHash is not unique, so the caller checks it.
-  return `
-    SELECT t.id AS transactionId, k.output_index AS outputIndex, o.public_keys AS publicKeys
-    FROM output_keys k
-    JOIN outputs o ON o.tx_seq = k.tx_seq AND o.output_index = k.output_index
-    JOIN transactions t ON t.seq = k.tx_seq
-    WHERE k.key_hash = ? ${spentFilter}
-    ORDER BY k.tx_seq, k.output_index`;
-}
-
-function transfersOfAssetSql(order: "ASC" | "DESC", limit: string): string {
-  // `operation = 'TRANSFER'` lets SQLite use the partial index transfers_by_asset.
-  return `
-    SELECT seq, json FROM transactions
-    WHERE asset_key = ? AND asset_id = ? AND operation = 'TRANSFER'
-    ORDER BY seq ${order} ${limit}`;
-}

@@ -3,20 +3,20 @@ import type Database from "better-sqlite3";
 /** The schema this build writes. A database with a newer one is refused, never guessed at. */
 export const schemaVersion = 1;
 
-// Layout, chosen for insert speed that does not fall as the ledger grows:
-// - `transactions` is keyed by `seq`, the commit order, an integer rowid: every insert appends.
-//   Ids are found through `id_key` (keyHash of the id, 6 bytes) plus a compare of the full id,
-//   not through an index of 64-character hex strings, which would be five times bigger and fall
-//   out of the page cache first. The same holds for asset ids and public keys.
-// - Each index keyed by a hash takes one insert at a random place per row, and at a million rows
-//   every such insert dirties its own page, which the commit must write: so there are as few as
-//   the queries allow (by id, TRANSFERs by asset, outputs by public key).
-// - Everything else points at a transaction by `seq`: outputs (WITHOUT ROWID on
-//   (tx_seq, output_index), so new outputs append too), who spent an output, assets, metadata,
-//   and blocks, whose transactions are the seq range [seq_first, seq_first + tx_count).
+// Layout, chosen so that a commit's cost does not grow with the ledger:
+// - `transactions` is keyed by `seq`, the commit order, an integer rowid, with no secondary
+//   index: every insert appends. So do `outputs` (WITHOUT ROWID on (tx_seq, output_index)),
+//   `inputs` (what each transaction spent), `assets`, `metadata`, `blocks`, `validators`.
+// - Lookups by a string (a transaction id, an asset id, a public key) and "who spent this
+//   output" go through four hash-keyed tables (`id_index`, `asset_index`, `key_index`,
+//   `spent_index`) whose rows are written late and in key order (deferredIndex.ts explains why
+//   and how); `index_sweep` records how far each slice of their key space is merged. The hash is
+//   keyHash (48 bits): 6-byte integer keys, a fifth of a 64-character hex key. Every lookup
+//   checks the full string on the row it finds.
 // - The text indexes are contentless FTS5 tables (the documents are in `assets` and `metadata`),
-//   rowid = seq, so a hit joins back by integer key.
-// - The chain state is one row, written in the same transaction as the block.
+//   rowid = seq, so a hit joins back by integer key. FTS5 is itself written as merged segments.
+// - A block's transactions are the seq range [seq_first, seq_first + tx_count).
+// - The chain state is one row, written in the same SQLite transaction as the block.
 const schemaSql = `
 CREATE TABLE schema_version (version INTEGER NOT NULL);
 
@@ -30,18 +30,12 @@ INSERT INTO chain_state (id, chain_id, height, app_hash) VALUES (1, NULL, 0, '')
 
 CREATE TABLE transactions (
   seq INTEGER PRIMARY KEY,
-  id_key INTEGER NOT NULL,
-  asset_key INTEGER NOT NULL,
   height INTEGER NOT NULL,
   operation TEXT NOT NULL CHECK (operation IN ('CREATE', 'TRANSFER')),
   id TEXT NOT NULL,
   asset_id TEXT NOT NULL,
   json TEXT NOT NULL
 );
-CREATE INDEX transactions_by_id ON transactions (id_key);
--- Only TRANSFERs: a CREATE's asset id is its own id, found through transactions_by_id, so the
--- CREATEs (most of a ledger) add no random insert here.
-CREATE INDEX transfers_by_asset ON transactions (asset_key) WHERE operation = 'TRANSFER';
 
 CREATE TABLE outputs (
   tx_seq INTEGER NOT NULL,
@@ -49,16 +43,33 @@ CREATE TABLE outputs (
   amount TEXT NOT NULL,
   condition_uri TEXT NOT NULL,
   public_keys TEXT NOT NULL,
-  spent_by INTEGER,
   PRIMARY KEY (tx_seq, output_index)
 ) WITHOUT ROWID;
 
-CREATE TABLE output_keys (
-  key_hash INTEGER NOT NULL,
+CREATE TABLE inputs (
+  spender_seq INTEGER NOT NULL,
+  input_index INTEGER NOT NULL,
   tx_seq INTEGER NOT NULL,
   output_index INTEGER NOT NULL,
-  PRIMARY KEY (key_hash, tx_seq, output_index)
+  PRIMARY KEY (spender_seq, input_index)
 ) WITHOUT ROWID;
+
+CREATE TABLE id_index (
+  hash INTEGER NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (hash, seq)
+) WITHOUT ROWID;
+CREATE TABLE asset_index (
+  hash INTEGER NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (hash, seq)
+) WITHOUT ROWID;
+CREATE TABLE key_index (
+  hash INTEGER NOT NULL, seq INTEGER NOT NULL, output_index INTEGER NOT NULL,
+  PRIMARY KEY (hash, seq, output_index)
+) WITHOUT ROWID;
+CREATE TABLE spent_index (
+  hash INTEGER NOT NULL, tx_seq INTEGER NOT NULL, output_index INTEGER NOT NULL,
+  spender_seq INTEGER NOT NULL,
+  PRIMARY KEY (hash, tx_seq, output_index)
+) WITHOUT ROWID;
+CREATE TABLE index_sweep (slice INTEGER PRIMARY KEY, merged_seq INTEGER NOT NULL);
 
 CREATE TABLE assets (tx_seq INTEGER PRIMARY KEY, data TEXT NOT NULL);
 CREATE TABLE metadata (tx_seq INTEGER PRIMARY KEY, json TEXT NOT NULL);
@@ -81,9 +92,10 @@ CREATE TABLE validators (height INTEGER PRIMARY KEY, json TEXT NOT NULL);
 
 /**
  * Creates the schema in an empty database, or checks the version of an existing one. Refuses a
- * database written by a newer ledgerd and a file that is not a ledgerd database.
+ * database written by a newer ledgerd and a file that is not a ledgerd database. `indexSlices`
+ * only applies to a new database; an existing one keeps its own.
  */
-export function ensureSchema(db: Database.Database): void {
+export function ensureSchema(db: Database.Database, indexSlices: number): void {
   const tables = db
     .prepare("SELECT name FROM sqlite_master WHERE type = 'table'")
     .pluck()
@@ -92,6 +104,8 @@ export function ensureSchema(db: Database.Database): void {
     db.transaction(() => {
       db.exec(schemaSql);
       db.prepare("INSERT INTO schema_version (version) VALUES (?)").run(schemaVersion);
+      const sweep = db.prepare("INSERT INTO index_sweep (slice, merged_seq) VALUES (?, 0)");
+      for (let slice = 0; slice < indexSlices; slice++) sweep.run(slice);
     }).immediate();
     return;
   }

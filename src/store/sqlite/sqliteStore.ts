@@ -1,7 +1,8 @@
 // The SQLite backend of the Store interface (`../store.ts`): one database file in WAL mode,
 // written one block per SQLite transaction, read through statements prepared once.
 //
-// This folder owns: the schema (`schema.ts`, with why it is laid out as it is), the SQL
+// This folder owns: the schema (`schema.ts`, with why it is laid out as it is), the deferred
+// hash indexes that keep commits fast as the ledger grows (`deferredIndex.ts`), the SQL
 // (`queries.ts`), the options (`options.ts`), and the SQLite side of text search: which text is
 // indexed (`searchText.ts`) and how a parsed search becomes an FTS5 MATCH (`toFtsMatch.ts`).
 // The search syntax itself is `../textQuery.ts`, shared with every backend.
@@ -33,9 +34,10 @@ import type {
   StoredOutput,
   Validator,
 } from "../store.js";
+import { DeferredIndex, sliceOf, type IndexRow } from "./deferredIndex.js";
 import { keyHash } from "./keyHash.js";
 import { sqliteStoreOptionsDefault, type SqliteStoreOptions } from "./options.js";
-import { readSql, writeSql } from "./queries.js";
+import { indexTables, readSql, writeSql } from "./queries.js";
 import { ensureSchema } from "./schema.js";
 import { searchText } from "./searchText.js";
 import { toFtsMatch } from "./toFtsMatch.js";
@@ -46,6 +48,7 @@ export interface SqliteStoreDeps {
 }
 
 type Statements<T extends Record<string, string>> = { [K in keyof T]: Database.Statement };
+type Indexes = { [K in keyof typeof indexTables]: DeferredIndex };
 
 export class SqliteStore implements Store {
   readonly backend = "sqlite";
@@ -58,20 +61,39 @@ export class SqliteStore implements Store {
   readonly #db: Database.Database;
   readonly #read: Statements<typeof readSql>;
   readonly #write: Statements<typeof writeSql>;
-  readonly #commit: (block: BlockWrite) => void;
+  readonly #index: Indexes;
+  /** Per slice of the hashed indexes: rows with seq up to this are in the tables. */
+  readonly #merged: number[];
+  readonly #commit: (block: BlockWrite) => { slices: number[]; lastSeq: number };
   readonly #searchWordsMax: number;
+  readonly #indexRowsWaitingMax: number;
 
   constructor(options: SqliteStoreOptions, deps: SqliteStoreDeps = {}) {
+    const slices = options.indexSlices;
+    assert.ok(Number.isInteger(Math.log2(slices)) && slices <= 4096, "indexSlices: 2^n, <= 4096");
     this.#db = deps.database ?? openDatabase(options.path);
     configure(this.#db, options);
-    ensureSchema(this.#db);
+    ensureSchema(this.#db, slices);
     this.#read = prepareAll(this.#db, readSql);
     for (const name of singleColumnReads) this.#read[name].pluck();
     this.#write = prepareAll(this.#db, writeSql);
+    this.#merged = this.#read.sweep.all() as number[];
+    const db = this.#db;
+    const count = this.#merged.length; // the database's own slice count
+    const make = (t: { table: string; columns: readonly string[] }) =>
+      new DeferredIndex(db, t.table, t.columns, count);
+    this.#index = {
+      ids: make(indexTables.ids),
+      assets: make(indexTables.assets),
+      keys: make(indexTables.keys),
+      spent: make(indexTables.spent),
+    };
+    this.#restoreWaitingRows();
     // IMMEDIATE: take the write lock at BEGIN, so a commit never fails halfway for a lock.
     const commit = this.#db.transaction((block: BlockWrite) => this.#writeBlock(block));
     this.#commit = (block) => commit.immediate(block);
     this.#searchWordsMax = options.searchWordsMax;
+    this.#indexRowsWaitingMax = options.indexRowsWaitingMax;
   }
 
   /** The connection, for tests and diagnostics (pragmas, query plans). Do not write through it. */
@@ -98,14 +120,20 @@ export class SqliteStore implements Store {
   }
 
   async commitBlock(block: BlockWrite): Promise<void> {
-    this.#commit(block);
+    let merged: { slices: number[]; lastSeq: number };
+    try {
+      merged = this.#commit(block);
+    } catch (error) {
+      for (const index of Object.values(this.#index)) index.rolledBack();
+      throw error;
+    }
+    for (const index of Object.values(this.#index)) index.committed(merged.slices);
+    for (const slice of merged.slices) this.#merged[slice] = merged.lastSeq;
   }
 
   async findTransactions(ids: readonly string[]): Promise<Set<string>> {
     const found = new Set<string>();
-    for (const id of ids) {
-      if (this.#read.txSeqById.get(keyHash(id), id) !== undefined) found.add(id);
-    }
+    for (const id of ids) if (this.#seqOf(id) !== undefined) found.add(id);
     return found;
   }
 
@@ -114,63 +142,68 @@ export class SqliteStore implements Store {
     for (const ref of refs) {
       const key = outputKey(ref);
       if (outputs.has(key)) continue;
-      const { transactionId: id, outputIndex } = ref;
-      const row = this.#read.output.get(keyHash(id), id, outputIndex) as OutputRow | undefined;
+      const seq = this.#seqOf(ref.transactionId);
+      if (seq === undefined) continue;
+      const row = this.#read.outputAt.get(seq, ref.outputIndex) as OutputRow | undefined;
       if (row === undefined) continue;
+      const spender = this.#spenderOf(seq, ref.outputIndex);
       outputs.set(key, {
-        transactionId: id,
-        outputIndex,
+        transactionId: ref.transactionId,
+        outputIndex: ref.outputIndex,
         assetId: row.assetId,
         amount: BigInt(row.amount),
         conditionUri: row.conditionUri,
         publicKeys: JSON.parse(row.publicKeys) as string[],
-        spentBy: row.spentBy,
+        spentBy: spender === undefined ? null : (this.#read.txIdAt.get(spender) as string),
       });
     }
     return outputs;
   }
 
   async getTransaction(id: string): Promise<string | null> {
-    const json = this.#read.txJsonById.get(keyHash(id), id) as string | undefined;
-    return json ?? null;
+    for (const [seq] of this.#index.ids.lookup(keyHash(id))) {
+      const json = this.#read.txJsonAt.get(seq, id) as string | undefined;
+      if (json !== undefined) return json;
+    }
+    return null;
   }
 
   async getTransactionsByAsset(
     assetId: string,
     options: { operation?: Operation; lastOnly?: boolean } = {},
   ): Promise<string[]> {
-    // The CREATE is the transaction whose id is the asset id; the TRANSFERs name it.
-    const key = keyHash(assetId);
-    const rows: SeqJsonRow[] = [];
+    // The CREATE is the transaction whose id is the asset id; the TRANSFERs name the asset.
+    const found: { seq: number; json: string }[] = [];
     if (options.operation !== "TRANSFER") {
-      const create = this.#read.createOfAsset.get(key, assetId) as SeqJsonRow | undefined;
-      if (create !== undefined) rows.push(create);
+      for (const [seq] of this.#index.ids.lookup(keyHash(assetId))) {
+        const json = this.#read.createAt.get(seq, assetId) as string | undefined;
+        if (json !== undefined) found.push({ seq: seq as number, json });
+      }
     }
     if (options.operation !== "CREATE") {
-      const transfers = options.lastOnly === true
-        ? this.#read.lastTransferOfAsset
-        : this.#read.transfersOfAsset;
-      rows.push(...(transfers.all(key, assetId) as SeqJsonRow[]));
+      for (const [seq] of this.#index.assets.lookup(keyHash(assetId))) {
+        const json = this.#read.transferAt.get(seq, assetId) as string | undefined;
+        if (json !== undefined) found.push({ seq: seq as number, json });
+      }
     }
-    rows.sort((a, b) => a.seq - b.seq); // commit order; the CREATE comes first in any ledger
-    const last = rows[rows.length - 1];
+    found.sort((a, b) => a.seq - b.seq); // commit order
+    const last = found[found.length - 1];
     if (options.lastOnly === true) return last === undefined ? [] : [last.json];
-    return rows.map((row) => row.json);
+    return found.map((tx) => tx.json);
   }
 
   async getOutputsByPublicKey(publicKey: string, spent?: boolean): Promise<OutputRef[]> {
-    const statement =
-      spent === undefined
-        ? this.#read.outputsByKey
-        : spent
-          ? this.#read.outputsByKeySpent
-          : this.#read.outputsByKeyUnspent;
-    const rows = statement.all(keyHash(publicKey)) as OutputByKeyRow[];
+    const rows = this.#index.keys.lookup(keyHash(publicKey));
+    rows.sort((a, b) => (a[0] as number) - (b[0] as number) || (a[1] as number) - (b[1] as number));
     const refs: OutputRef[] = [];
-    for (const row of rows) {
+    for (const [seq, outputIndex] of rows as [number, number][]) {
+      const row = this.#read.outputAt.get(seq, outputIndex) as OutputRow;
       // keyHash is not unique: keep only outputs that really name this key.
       if (!(JSON.parse(row.publicKeys) as string[]).includes(publicKey)) continue;
-      refs.push({ transactionId: row.transactionId, outputIndex: row.outputIndex });
+      if (spent !== undefined && spent !== (this.#spenderOf(seq, outputIndex) !== undefined)) {
+        continue;
+      }
+      refs.push({ transactionId: row.transactionId, outputIndex });
     }
     return refs;
   }
@@ -202,8 +235,11 @@ export class SqliteStore implements Store {
   }
 
   async getBlockHeightOfTransaction(id: string): Promise<number | null> {
-    const height = this.#read.txHeightById.get(keyHash(id), id) as number | undefined;
-    return height ?? null;
+    for (const [seq] of this.#index.ids.lookup(keyHash(id))) {
+      const height = this.#read.txHeightAt.get(seq, id) as number | undefined;
+      if (height !== undefined) return height;
+    }
+    return null;
   }
 
   async getValidators(height?: number): Promise<Validator[]> {
@@ -216,12 +252,27 @@ export class SqliteStore implements Store {
     if (this.#db.open) this.#db.close();
   }
 
+  /** The seq of the committed (or, inside a commit, pending) transaction with this id. */
+  #seqOf(id: string): number | undefined {
+    for (const [seq] of this.#index.ids.lookup(keyHash(id))) {
+      if (this.#read.txIdAt.get(seq) === id) return seq;
+    }
+    return undefined;
+  }
+
+  /** The seq of the transaction that spent this output, if any. */
+  #spenderOf(txSeq: number, outputIndex: number): number | undefined {
+    for (const [seq, index, spender] of this.#index.spent.lookup(outputHash(txSeq, outputIndex))) {
+      if (seq === txSeq && index === outputIndex) return spender;
+    }
+    return undefined;
+  }
+
   // Runs inside the commit transaction: any throw rolls the whole block back.
-  #writeBlock(block: BlockWrite): void {
+  #writeBlock(block: BlockWrite): { slices: number[]; lastSeq: number } {
     const state = this.#read.chainState.get() as ChainStateRow;
     assert.equal(block.height, state.height + 1, "block heights are contiguous");
-    const lastSeq = this.#read.lastSeq.get() as number | null;
-    const seqFirst = (lastSeq ?? 0) + 1;
+    const seqFirst = ((this.#read.lastSeq.get() as number | null) ?? 0) + 1;
     for (let i = 0; i < block.txs.length; i++) {
       this.#writeTx(block.txs[i] as CommittedTx, seqFirst + i, block.height);
     }
@@ -231,21 +282,26 @@ export class SqliteStore implements Store {
       this.#write.insertValidators.run(block.height + 1, validatorsJson(block.validators));
     }
     this.#write.setHead.run(block.height, block.appHash);
+    // Last: lookups above must not see rows both merged and waiting.
+    const lastSeq = seqFirst + block.txs.length - 1;
+    return { slices: this.#mergeSlices(lastSeq), lastSeq };
   }
 
   #writeTx(tx: CommittedTx, seq: number, height: number): void {
-    const idKey = keyHash(tx.id);
-    assert.equal(this.#read.txSeqById.get(idKey, tx.id), undefined, `${tx.id} is stored twice`);
-    const { insertTx, insertOutput, insertOutputKey } = this.#write;
-    insertTx.run(seq, idKey, keyHash(tx.assetId), height, tx.operation, tx.id, tx.assetId, tx.json);
-    // Spends before outputs: a transaction can never spend its own output.
-    for (const ref of tx.spends) this.#markSpent(ref, seq, tx.id);
-    for (const output of tx.outputs) {
-      const index = output.outputIndex;
-      const keys = JSON.stringify(output.publicKeys);
-      insertOutput.run(seq, index, output.amount.toString(), output.conditionUri, keys);
-      for (const key of output.publicKeys) insertOutputKey.run(keyHash(key), seq, index);
+    assert.equal(this.#seqOf(tx.id), undefined, `${tx.id} is stored twice`);
+    this.#write.insertTx.run(seq, height, tx.operation, tx.id, tx.assetId, tx.json);
+    const rows = txIndexRows(seq, tx.id, tx.operation, tx.assetId);
+    for (let i = 0; i < tx.spends.length; i++) {
+      const spent = this.#markSpent(tx.spends[i] as OutputRef, seq, tx.id);
+      this.#write.insertInput.run(seq, i, spent.seq, spent.outputIndex);
     }
+    for (const output of tx.outputs) {
+      const keys = JSON.stringify(output.publicKeys);
+      const amount = output.amount.toString();
+      this.#write.insertOutput.run(seq, output.outputIndex, amount, output.conditionUri, keys);
+      rows.keys.push(...keyIndexRows(seq, output.outputIndex, output.publicKeys));
+    }
+    for (const name of indexNames) for (const row of rows[name]) this.#index[name].add(row);
     if (tx.assetData !== null) {
       this.#write.insertAsset.run(seq, tx.assetData);
       this.#write.insertAssetText.run(seq, searchText(tx.id, tx.assetData));
@@ -256,17 +312,74 @@ export class SqliteStore implements Store {
     }
   }
 
-  #markSpent(ref: OutputRef, seq: number, spenderId: string): void {
-    const { transactionId: id, outputIndex } = ref;
-    const changes = this.#write.markSpent.run(seq, keyHash(id), id, outputIndex).changes;
-    if (changes === 1) return;
-    // The validator checked this against the same state: reaching here is a ledger bug.
-    const row = this.#read.output.get(keyHash(id), id, outputIndex) as OutputRow | undefined;
-    assert.fail(
-      row === undefined
-        ? `${spenderId} spends ${outputKey(ref)}, which does not exist`
-        : `${spenderId} spends ${outputKey(ref)}, already spent by ${String(row.spentBy)}`,
-    );
+  /** Checks that the output exists and is unspent. Runs before the spender's own outputs are
+   * written and after its id is pending, so a transaction can never spend its own output. */
+  #markSpent(ref: OutputRef, seq: number, spenderId: string): { seq: number; outputIndex: number } {
+    // The validator checked this against the same state: failing here is a ledger bug.
+    const spentSeq = this.#seqOf(ref.transactionId);
+    const exists =
+      spentSeq !== undefined && this.#read.outputAt.get(spentSeq, ref.outputIndex) !== undefined;
+    assert.ok(exists, `${spenderId} spends ${outputKey(ref)}, which does not exist`);
+    const spender = this.#spenderOf(spentSeq, ref.outputIndex);
+    if (spender !== undefined) {
+      const by = spender === seq ? "itself" : (this.#read.txIdAt.get(spender) as string);
+      assert.fail(`${spenderId} spends ${outputKey(ref)}, already spent by ${by}`);
+    }
+    this.#index.spent.add(spentIndexRow(spentSeq, ref.outputIndex, seq));
+    return { seq: spentSeq, outputIndex: ref.outputIndex };
+  }
+
+  /**
+   * Merges the slice that waited longest, and more while too many rows wait. Inside the commit
+   * transaction; the in-memory side follows in commitBlock once the commit has succeeded.
+   */
+  #mergeSlices(lastSeq: number): number[] {
+    const order = this.#merged.map((mark, slice) => ({ mark, slice }));
+    order.sort((a, b) => a.mark - b.mark || a.slice - b.slice);
+    const waiting = (slice: number) =>
+      indexNames.reduce((n, name) => n + this.#index[name].waiting(slice), 0);
+    let left = order.reduce((n, { slice }) => n + waiting(slice), 0);
+    const slices: number[] = [];
+    for (const { slice } of order) {
+      if (slices.length > 0) {
+        if (left <= this.#indexRowsWaitingMax) break;
+        if (waiting(slice) === 0) continue; // the extra merges are for rows, not marks
+      }
+      slices.push(slice);
+      left -= waiting(slice);
+    }
+    for (const name of indexNames) this.#index[name].merge(slices);
+    for (const slice of slices) this.#write.setSweep.run(lastSeq, slice);
+    return slices;
+  }
+
+  /**
+   * On open: re-derives the index rows committed above each slice's merge mark, exactly as
+   * #writeTx derived them, so lookups see every committed transaction.
+   */
+  #restoreWaitingRows(): void {
+    const slices = this.#merged.length;
+    const from = Math.min(...this.#merged);
+    const restore = (name: IndexName, row: IndexRow, seq: number) => {
+      if (seq > (this.#merged[sliceOf(row[0] as number, slices)] as number)) {
+        this.#index[name].restore(row);
+      }
+    };
+    for (const tx of this.#read.txsAfter.iterate(from) as Iterable<TxRow>) {
+      const rows = txIndexRows(tx.seq, tx.id, tx.operation, tx.assetId);
+      for (const row of rows.ids) restore("ids", row, tx.seq);
+      for (const row of rows.assets) restore("assets", row, tx.seq);
+    }
+    for (const output of this.#read.outputsAfter.iterate(from) as Iterable<OutputAfterRow>) {
+      const keys = JSON.parse(output.publicKeys) as string[];
+      for (const row of keyIndexRows(output.seq, output.outputIndex, keys)) {
+        restore("keys", row, output.seq);
+      }
+    }
+    for (const input of this.#read.inputsAfter.iterate(from) as Iterable<InputAfterRow>) {
+      const row = spentIndexRow(input.txSeq, input.outputIndex, input.spenderSeq);
+      restore("spent", row, input.spenderSeq);
+    }
   }
 
   #search(statement: Database.Statement, query: string, limit: number): SearchHit[] {
@@ -296,13 +409,45 @@ export class SqliteStore implements Store {
 // Reads of one column return the value itself, not a row object.
 const singleColumnReads = [
   "lastSeq",
-  "txSeqById",
-  "txJsonById",
-  "txHeightById",
+  "txIdAt",
+  "txJsonAt",
+  "txHeightAt",
+  "createAt",
+  "transferAt",
   "txIdsBySeqRange",
   "txJsonsBySeqRange",
   "validatorsAt",
+  "sweep",
 ] as const satisfies readonly (keyof typeof readSql)[];
+
+type IndexName = keyof typeof indexTables;
+const indexNames = Object.keys(indexTables) as IndexName[];
+
+// The index rows of a transaction. Commit and restore both derive them here, so they agree.
+
+function txIndexRows(seq: number, id: string, operation: string, assetId: string) {
+  return {
+    ids: [[keyHash(id), seq]] as IndexRow[],
+    // A CREATE is found by its id; only TRANSFERs go in the asset index.
+    assets: (operation === "TRANSFER" ? [[keyHash(assetId), seq]] : []) as IndexRow[],
+    keys: [] as IndexRow[],
+    spent: [] as IndexRow[],
+  } satisfies Record<IndexName, IndexRow[]>;
+}
+
+function keyIndexRows(seq: number, outputIndex: number, keys: readonly string[]): IndexRow[] {
+  // Two keys of one output may share a hash; one row serves both.
+  return [...new Set(keys.map(keyHash))].map((hash) => [hash, seq, outputIndex]);
+}
+
+function spentIndexRow(txSeq: number, outputIndex: number, spenderSeq: number): IndexRow {
+  return [outputHash(txSeq, outputIndex), txSeq, outputIndex, spenderSeq];
+}
+
+/** Spent outputs are indexed by a hash of their place, so a merge touches one range. */
+function outputHash(txSeq: number, outputIndex: number): number {
+  return keyHash(`${txSeq}:${outputIndex}`);
+}
 
 interface ChainStateRow {
   chainId: string | null;
@@ -311,28 +456,36 @@ interface ChainStateRow {
 }
 
 interface OutputRow {
+  transactionId: string;
   assetId: string;
   amount: string;
   conditionUri: string;
   publicKeys: string;
-  spentBy: string | null;
-}
-
-interface OutputByKeyRow {
-  transactionId: string;
-  outputIndex: number;
-  publicKeys: string;
-}
-
-interface SeqJsonRow {
-  seq: number;
-  json: string;
 }
 
 interface BlockRow {
   appHash: string;
   seqFirst: number;
   txCount: number;
+}
+
+interface TxRow {
+  seq: number;
+  id: string;
+  operation: string;
+  assetId: string;
+}
+
+interface OutputAfterRow {
+  seq: number;
+  outputIndex: number;
+  publicKeys: string;
+}
+
+interface InputAfterRow {
+  spenderSeq: number;
+  txSeq: number;
+  outputIndex: number;
 }
 
 function openDatabase(path: string): Database.Database {

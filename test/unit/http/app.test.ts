@@ -3,7 +3,7 @@
 // trailing slashes, CORS, content types, and what a real socket sees for an oversized body.
 import assert from "node:assert/strict";
 import { request } from "node:http";
-import type { AddressInfo } from "node:net";
+import { connect, type AddressInfo } from "node:net";
 import { Writable } from "node:stream";
 import { after, before, describe, test } from "node:test";
 import type { FastifyInstance } from "fastify";
@@ -330,5 +330,35 @@ describe("the HTTP app on a real socket", () => {
     assert.deepEqual(chunked, { status: 413, type: "application/json", body: expected });
     const fits = await send({ "content-length": "7" }, ['{"a":1}']);
     assert.deepEqual(fits, { status: 202, type: "application/json", body: '{"a":1}' });
+  });
+
+  test("a request that arrives while the app closes is 503 with the catalog's body", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const broadcaster: Broadcaster = {
+      async broadcast() {
+        await gate;
+        return { json: "{}" } as PreparedTx;
+      },
+    };
+    const closing = await buildHttpApp({}, { store: stubStore({}), broadcaster });
+    await closing.listen({ host: "127.0.0.1", port: 0 });
+    const socket = connect((closing.server.address() as AddressInfo).port, "127.0.0.1");
+    let received = "";
+    socket.on("data", (chunk: Buffer) => (received += chunk.toString("utf8")));
+    const ended = new Promise((resolve) => socket.on("close", resolve));
+    // The first request holds the connection busy, so closing cannot reap it as idle.
+    socket.write("POST /api/v1/transactions HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const closed = closing.close();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    socket.write("GET /api/v1/validators HTTP/1.1\r\nHost: x\r\n\r\n");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    release();
+    await closed;
+    await ended;
+    const statuses = [...received.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((match) => match[1]);
+    assert.deepEqual(statuses, ["202", "503"], received);
+    assert.ok(received.endsWith(errorBody(503, "The node is shutting down")), received);
   });
 });

@@ -10,12 +10,14 @@ import { after, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { LedgerError } from "../../../src/errors/ledgerError.js";
+import { sliceOf } from "../../../src/store/sqlite/deferredIndex.js";
 import { keyHash } from "../../../src/store/sqlite/keyHash.js";
-import { readSql, writeSql } from "../../../src/store/sqlite/queries.js";
+import { indexLookupSql, indexTables, readSql } from "../../../src/store/sqlite/queries.js";
 import { schemaVersion } from "../../../src/store/sqlite/schema.js";
 import { SqliteStore } from "../../../src/store/sqlite/sqliteStore.js";
 import { storeConformance } from "./conformance.js";
 import { crashBlockTxs } from "./crashChild.js";
+import type { CommittedTx } from "../../../src/store/store.js";
 import { block, createTx, publicKey, ref, transferTx, validator } from "./fixtures.js";
 
 const dir = mkdtempSync(join(tmpdir(), "ledgerd-sqlite-"));
@@ -24,6 +26,10 @@ let files = 0;
 const freshPath = () => join(dir, `store-${++files}.sqlite`);
 
 storeConformance("sqlite", async () => SqliteStore.open({ path: freshPath() }));
+// The same with every index row merged at each commit, so lookups go through the index tables.
+storeConformance("sqlite (indexes merged at once)", async () =>
+  SqliteStore.open({ path: freshPath(), indexSlices: 1 }),
+);
 
 describe("sqlite store", () => {
   it("reopening keeps every block, output, index and search entry", async () => {
@@ -86,7 +92,12 @@ describe("sqlite store", () => {
 
   it("no query scans a table; only search sorts (by relevance)", async () => {
     const store = SqliteStore.open({ path: freshPath() });
-    const queries = { ...readSql, markSpent: writeSql.markSpent };
+    const queries: Record<string, string> = { ...readSql };
+    for (const [name, { table, columns }] of Object.entries(indexTables)) {
+      queries[`index ${name}`] = indexLookupSql(table, columns);
+    }
+    // Read whole on open, by design: one row per slice.
+    delete queries.sweep;
     for (const [name, sql] of Object.entries(queries)) {
       const count = (sql.match(/\?/g) ?? []).length;
       const params = name.startsWith("search") ? ['"x"', 10] : new Array<number>(count).fill(1);
@@ -109,21 +120,77 @@ describe("sqlite store", () => {
     const a = createTx({ label: "hash-a", outputs: [{ keys: [alice] }] });
     const b = createTx({ label: "hash-b", outputs: [{ keys: [bob] }] });
     await store.commitBlock(block(1, [a, b]));
-    // Forge collisions: give b the id key and asset key of a, and file a's output under bob's
-    // key hash too.
+    // Forge collisions: b filed under a's id and a's asset, a's output filed under bob's key.
     const db = store.database;
-    db.prepare("UPDATE transactions SET id_key = ?, asset_key = ? WHERE id = ?")
-      .run(keyHash(a.id), keyHash(a.id), b.id);
-    db.prepare("INSERT INTO output_keys (key_hash, tx_seq, output_index) SELECT ?, seq, 0 FROM transactions WHERE id = ?")
-      .run(keyHash(bob), a.id);
+    const seqOf = (id: string) => db.prepare("SELECT seq FROM transactions WHERE id = ?").pluck().get(id);
+    db.prepare("INSERT INTO id_index (hash, seq) VALUES (?, ?)").run(keyHash(a.id), seqOf(b.id));
+    db.prepare("INSERT INTO asset_index (hash, seq) VALUES (?, ?)").run(keyHash(a.id), seqOf(b.id));
+    db.prepare("INSERT INTO key_index (hash, seq, output_index) VALUES (?, ?, 0)").run(keyHash(bob), seqOf(a.id));
     assert.equal(await store.getTransaction(a.id), a.json);
+    assert.equal(await store.getBlockHeightOfTransaction(a.id), 1);
     assert.deepEqual(await store.getTransactionsByAsset(a.id), [a.json]);
-    // a's output, filed under bob's key hash, is not bob's: only b's output is listed.
+    assert.deepEqual(await store.getTransactionsByAsset(a.id, { lastOnly: true }), [a.json]);
     assert.deepEqual(await store.getOutputsByPublicKey(bob), [ref(b, 0)]);
     assert.deepEqual(await store.getOutputsByPublicKey(alice), [ref(a, 0)]);
-    assert.deepEqual(await store.findTransactions([a.id]), new Set([a.id]));
-    const outputs = await store.getOutputs([ref(a, 0)]);
-    assert.equal(outputs.get(`${a.id}:0`)?.transactionId, a.id);
+    assert.deepEqual(await store.findTransactions([a.id, b.id]), new Set([a.id, b.id]));
+    assert.equal((await store.getOutputs([ref(a, 0)])).get(`${a.id}:0`)?.transactionId, a.id);
+    await store.close();
+  });
+
+  it("index rows wait in memory, merge slice by slice, and survive a reopen", async () => {
+    const path = freshPath();
+    const slices = 4;
+    let store = SqliteStore.open({ path, indexSlices: slices });
+    const txs: CommittedTx[] = [];
+    let prev = createTx({ label: "merge-0" });
+    await store.commitBlock(block(1, [prev]));
+    txs.push(prev);
+    for (let h = 2; h <= 9; h++) {
+      const c = createTx({ label: `merge-c-${h}`, outputs: [{ keys: [publicKey("merge")] }] });
+      const t = transferTx({ label: `merge-t-${h}`, assetId: prev.assetId, spends: [ref(prev, 0)] });
+      await store.commitBlock(block(h, [c, t]));
+      txs.push(c, t);
+      prev = t;
+      if (h === 5) {
+        // Reopen halfway: the waiting rows are re-derived from the tables.
+        await store.close();
+        store = SqliteStore.open({ path });
+      }
+    }
+    const db = store.database;
+    const marks = db.prepare("SELECT merged_seq FROM index_sweep ORDER BY slice").pluck().all() as number[];
+    assert.equal(marks.length, slices);
+    // One slice per commit, oldest first: after 9 commits every slice has been merged at least
+    // twice, and the marks are the last seqs of the last four blocks.
+    assert.deepEqual([...marks].sort((x, y) => x - y), [11, 13, 15, 17]);
+    const merged = db.prepare("SELECT count(*) FROM id_index").pluck().get() as number;
+    assert.ok(merged > 0 && merged < txs.length, `${merged} of ${txs.length} id rows merged`);
+    await store.close();
+    // Every lookup answers the same from a reopened store, whatever is merged or waiting.
+    for (const reopened of [SqliteStore.open({ path }), SqliteStore.open({ path, indexSlices: 1 })]) {
+      for (const tx of txs) assert.equal(await reopened.getTransaction(tx.id), tx.json);
+      assert.equal((await reopened.getOutputsByPublicKey(publicKey("merge"))).length, 8);
+      const chain = await reopened.getTransactionsByAsset(txs[0]!.id);
+      assert.deepEqual(chain, [txs[0]!.json, ...txs.filter((t) => t.operation === "TRANSFER").map((t) => t.json)]);
+      const spent = await reopened.getOutputs(txs.map((t) => ref(t, 0)));
+      assert.equal([...spent.values()].filter((o) => o.spentBy !== null).length, 8);
+      await reopened.close();
+    }
+  });
+
+  it("with too many rows waiting, a commit merges more slices", async () => {
+    const store = SqliteStore.open({ path: freshPath(), indexSlices: 8, indexRowsWaitingMax: 0 });
+    const txs = [createTx({ label: "all-1" }), createTx({ label: "all-2" })];
+    await store.commitBlock(block(1, txs));
+    const db = store.database;
+    assert.equal(db.prepare("SELECT count(*) FROM id_index").pluck().get(), 2);
+    assert.equal(db.prepare("SELECT count(*) FROM key_index").pluck().get(), 2);
+    // Slice 0 (the oldest) as every commit, then the slices that hold rows, and no others.
+    const hashes = txs.flatMap((t) => [keyHash(t.id), keyHash(t.outputs[0]!.publicKeys[0]!)]);
+    const expected = [...new Set([0, ...hashes.map((h) => sliceOf(h, 8))])].sort();
+    const merged = db.prepare("SELECT slice FROM index_sweep WHERE merged_seq = 2 ORDER BY slice");
+    assert.ok(expected.length > 1);
+    assert.deepEqual(merged.pluck().all(), expected);
     await store.close();
   });
 

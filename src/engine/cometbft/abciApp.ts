@@ -1,0 +1,214 @@
+// The ledger as an ABCI 2.0 application for CometBFT v0.38: each Request becomes a call on the
+// same LedgerApp the solo engine drives (bigchaindb-v2-behaviour.md §3 for what BigchainDB did
+// with Tendermint 0.31; the differences are listed where they happen).
+//
+// App hash on the wire: the ledger's app hash is 64 hex characters ("" before the first valid
+// transaction); CometBFT gets its 32 raw bytes (empty before). BigchainDB sent the 64 ASCII
+// characters; raw bytes are what CometBFT shows as the hex hash, so `app_hash` in a block header
+// reads as the same text ledgerd reports.
+import assert from "node:assert/strict";
+import {
+  CheckTxType,
+  ExecTxResult,
+  ResponseApplySnapshotChunk_Result,
+  ResponseCheckTx,
+  ResponseOfferSnapshot_Result,
+  ResponseProcessProposal_ProposalStatus,
+  ResponseQuery,
+  ResponseVerifyVoteExtension_VerifyStatus,
+  type Request,
+  type RequestCheckTx,
+  type RequestFinalizeBlock,
+  type RequestInfo,
+  type RequestInitChain,
+  type RequestPrepareProposal,
+  type RequestQuery,
+  type Response,
+  type ResponseFinalizeBlock,
+  type ResponseInfo,
+  type ValidatorUpdate,
+} from "cosmjs-types/tendermint/abci/types";
+import type { Rejection } from "../../errors/ledgerError.js";
+import type { LedgerApp } from "../../ledger/ledgerApp.js";
+import type { Store, Validator } from "../../store/store.js";
+import type { AbciConnection, AbciHandler } from "./abciServer.js";
+import { encodeUvarint } from "./abciCodec.js";
+
+/** ABCI result codes: BigchainDB's 0 and 1 (`core.py` CodeTypeOk / CodeTypeError). */
+export const codeOk = 0;
+export const codeRejected = 1;
+
+/** A Query for a committed transaction's JSON: `/transactions/<id>`. */
+const queryTransactionPath = /^\/transactions\/([0-9a-f]{64})$/;
+
+export interface LedgerAbciAppOptions {
+  /** The chain id CometBFT's genesis must carry (engine.chain_id); null accepts any. */
+  readonly chainId: string | null;
+  /** `version` of the Info answer: ledgerd's package version. */
+  readonly version: string;
+}
+
+export interface LedgerAbciAppDeps {
+  readonly ledger: LedgerApp;
+  /** For Query: the committed transactions. */
+  readonly store: Pick<Store, "getTransaction">;
+}
+
+export class LedgerAbciApp implements AbciHandler {
+  /** The connection CometBFT's mempool sends CheckTx on; when it closes the mempool is gone. */
+  private mempoolConnection: number | null = null;
+
+  constructor(
+    private readonly options: LedgerAbciAppOptions,
+    private readonly deps: LedgerAbciAppDeps,
+  ) {}
+
+  async handle(request: Request, connection: AbciConnection): Promise<Response> {
+    if (request.checkTx !== undefined) {
+      this.mempoolConnection = connection.id;
+      return { checkTx: await this.checkTx(request.checkTx) };
+    }
+    if (request.finalizeBlock !== undefined) return { finalizeBlock: await this.finalizeBlock(request.finalizeBlock) };
+    if (request.commit !== undefined) {
+      await this.deps.ledger.commit();
+      // Retain every block: a peer that is behind syncs them from us (retain_height 0).
+      return { commit: { retainHeight: 0n } };
+    }
+    if (request.prepareProposal !== undefined) return { prepareProposal: prepareProposal(request.prepareProposal) };
+    // Every validator runs the same checks at FinalizeBlock, where a conflicting transaction
+    // gets a non-zero code and is not stored (as BigchainDB's deliver_tx): nothing to refuse here.
+    if (request.processProposal !== undefined) {
+      return { processProposal: { status: ResponseProcessProposal_ProposalStatus.ACCEPT } };
+    }
+    if (request.info !== undefined) return { info: this.info(request.info) };
+    if (request.initChain !== undefined) {
+      await this.initChain(request.initChain);
+      // No validator changes and no app hash of our own at genesis: CometBFT's genesis stands.
+      return { initChain: { validators: [], appHash: new Uint8Array(0) } };
+    }
+    if (request.query !== undefined) return { query: await this.query(request.query) };
+    if (request.echo !== undefined) return { echo: { message: request.echo.message } };
+    // Vote extensions are off (genesis `vote_extensions_enable_height` 0); answer as a no-op.
+    if (request.extendVote !== undefined) return { extendVote: { voteExtension: new Uint8Array(0) } };
+    if (request.verifyVoteExtension !== undefined) {
+      return { verifyVoteExtension: { status: ResponseVerifyVoteExtension_VerifyStatus.ACCEPT } };
+    }
+    // No state sync: no snapshots offered, none taken.
+    if (request.listSnapshots !== undefined) return { listSnapshots: { snapshots: [] } };
+    if (request.offerSnapshot !== undefined) return { offerSnapshot: { result: ResponseOfferSnapshot_Result.REJECT } };
+    if (request.loadSnapshotChunk !== undefined) return { loadSnapshotChunk: { chunk: new Uint8Array(0) } };
+    if (request.applySnapshotChunk !== undefined) {
+      return {
+        applySnapshotChunk: { result: ResponseApplySnapshotChunk_Result.ABORT, refetchChunks: [], rejectSenders: [] },
+      };
+    }
+    return { exception: { error: "unknown request" } };
+  }
+
+  closed(connection: AbciConnection): void {
+    // CometBFT's mempool lives in its process: with the connection, it is gone, and so is any
+    // reason to keep its transactions' spends reserved.
+    if (connection.id !== this.mempoolConnection) return;
+    this.mempoolConnection = null;
+    this.deps.ledger.releaseAll();
+  }
+
+  /**
+   * The handshake: CometBFT replays the blocks after `last_block_height` from its own store, so
+   * this must be exactly what the ledger's store holds.
+   */
+  private info(_request: RequestInfo): ResponseInfo {
+    const { height, appHash } = this.deps.ledger.info();
+    return {
+      data: "ledgerd",
+      version: this.options.version,
+      appVersion: 0n,
+      lastBlockHeight: BigInt(height),
+      lastBlockAppHash: appHashBytes(appHash),
+    };
+  }
+
+  private async initChain(request: RequestInitChain): Promise<void> {
+    const ledger = this.deps.ledger;
+    const expected = this.options.chainId;
+    assert(
+      expected === null || request.chainId === expected,
+      `CometBFT's genesis chain id is ${request.chainId}, but engine.chain_id is ${expected}`,
+    );
+    // The ledger's heights start at 1 and are contiguous (asserted at every block).
+    assert(request.initialHeight <= 1n, `genesis initial_height ${request.initialHeight} is not supported (must be 1)`);
+    // CometBFT sends InitChain whenever the app reports height 0, so a node restarted before
+    // its first block gets it twice: the same chain again is a no-op.
+    if (ledger.chain !== null) {
+      assert.equal(request.chainId, ledger.chain, "InitChain for another chain than the database's");
+      return;
+    }
+    await ledger.initChain(request.chainId, request.validators.map(validatorOf));
+  }
+
+  private async checkTx(request: RequestCheckTx): Promise<ResponseCheckTx> {
+    const ledger = this.deps.ledger;
+    const result = request.type === CheckTxType.RECHECK ? await ledger.recheckTx(request.tx) : await ledger.checkTx(request.tx);
+    if (result.ok) return ResponseCheckTx.fromPartial({ code: codeOk });
+    return ResponseCheckTx.fromPartial(rejected(result.rejection));
+  }
+
+  private async finalizeBlock(request: RequestFinalizeBlock): Promise<ResponseFinalizeBlock> {
+    const height = Number(request.height);
+    assert(Number.isSafeInteger(height), `block height ${request.height} is out of range`);
+    const finalized = await this.deps.ledger.finalizeBlock(height, request.txs);
+    const txResults = finalized.results.map((rejection) =>
+      ExecTxResult.fromPartial(rejection === null ? { code: codeOk } : rejected(rejection)),
+    );
+    return { events: [], txResults, validatorUpdates: [], appHash: appHashBytes(finalized.appHash) };
+  }
+
+  /** Minimal: `/transactions/<id>` answers the committed transaction's JSON, code 1 if none. */
+  private async query(request: RequestQuery): Promise<ResponseQuery> {
+    const height = BigInt(this.deps.ledger.info().height);
+    const match = queryTransactionPath.exec(request.path);
+    if (match === null) {
+      return ResponseQuery.fromPartial({ code: codeRejected, codespace: "NotFound", log: `unknown query path ${request.path}`, height });
+    }
+    const json = await this.deps.store.getTransaction(match[1]!);
+    if (json === null) return ResponseQuery.fromPartial({ code: codeRejected, codespace: "NotFound", log: "Not found", height });
+    return ResponseQuery.fromPartial({ code: codeOk, value: Buffer.from(json, "utf8"), height });
+  }
+}
+
+/** A rejection as ABCI reports it: code 1, our error code as the codespace, the message as log. */
+function rejected(rejection: Rejection): { code: number; codespace: string; log: string } {
+  return { code: codeRejected, codespace: rejection.code, log: rejection.message };
+}
+
+/**
+ * PrepareProposal: CometBFT's mempool order, cut at `max_tx_bytes` as CometBFT measures it (each
+ * transaction's protobuf size inside `Data`: tag, uvarint length, bytes; `types.ComputeProtoSizeForTxs`).
+ * Conflicts are left to FinalizeBlock, which every validator runs the same way.
+ */
+export function prepareProposal(request: RequestPrepareProposal): { txs: Uint8Array[] } {
+  const txs: Uint8Array[] = [];
+  let bytes = 0n;
+  for (const tx of request.txs) {
+    const size = BigInt(1 + encodeUvarint(tx.length).length + tx.length);
+    if (bytes + size > request.maxTxBytes) break;
+    bytes += size;
+    txs.push(tx);
+  }
+  return { txs };
+}
+
+/** The ledger's hex app hash as the 32 bytes CometBFT stores (empty before the first). */
+export function appHashBytes(appHash: string): Uint8Array {
+  assert(appHash === "" || /^[0-9a-f]{64}$/.test(appHash), `app hash ${appHash} is not 64 hex digits`);
+  return Buffer.from(appHash, "hex");
+}
+
+/** A genesis validator in the store's shape: the Ed25519 key as lowercase hex, the power. */
+function validatorOf(update: ValidatorUpdate): Validator {
+  const key = update.pubKey.ed25519;
+  assert(key !== undefined && key.length === 32, "only Ed25519 validator keys are supported");
+  const power = Number(update.power);
+  assert(Number.isSafeInteger(power) && power > 0, `validator power ${update.power} is out of range`);
+  return { publicKey: Buffer.from(key).toString("hex"), power };
+}

@@ -1,0 +1,109 @@
+// The ABCI socket protocol's framing (CometBFT v0.38 `abci/types/messages.go`, `libs/protoio`):
+// every message is a protobuf `tendermint.abci.Request` or `Response`, preceded by its length as
+// an unsigned protobuf varint (uvarint). The messages themselves are cosmjs-types' v0.38 codecs.
+import { Request, Response } from "cosmjs-types/tendermint/abci/types";
+
+/** A uvarint of a length that fits in 2^53 has at most 8 bytes; 10 is Go's MaxVarintLen64. */
+const uvarintBytesMax = 10;
+
+/** Bad framing from the peer: too long, or a length that is not a uvarint. */
+export class AbciFrameError extends Error {
+  override readonly name = "AbciFrameError";
+}
+
+/** `message` with its uvarint length in front, ready for the socket. */
+export function encodeFrame(message: Uint8Array): Buffer {
+  const head = encodeUvarint(message.length);
+  const frame = Buffer.allocUnsafe(head.length + message.length);
+  frame.set(head, 0);
+  frame.set(message, head.length);
+  return frame;
+}
+
+export function encodeUvarint(value: number): Uint8Array {
+  if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`not a uvarint: ${value}`);
+  const out: number[] = [];
+  let rest = value;
+  while (rest >= 0x80) {
+    out.push((rest % 0x80) | 0x80);
+    rest = Math.floor(rest / 0x80);
+  }
+  out.push(rest);
+  return Uint8Array.from(out);
+}
+
+/**
+ * Reads a uvarint at `offset`: its value and how many bytes it took, or null when `bytes` ends
+ * before the varint does. Throws AbciFrameError on a varint longer than `uvarintBytesMax`.
+ */
+export function decodeUvarint(bytes: Uint8Array, offset: number): { value: number; length: number } | null {
+  let value = 0;
+  let scale = 1;
+  for (let i = 0; i < uvarintBytesMax; i++) {
+    const byte = bytes[offset + i];
+    if (byte === undefined) return null;
+    value += (byte & 0x7f) * scale;
+    if ((byte & 0x80) === 0) {
+      if (!Number.isSafeInteger(value)) throw new AbciFrameError("message length does not fit in 2^53");
+      return { value, length: i + 1 };
+    }
+    scale *= 0x80;
+  }
+  throw new AbciFrameError(`message length is longer than ${uvarintBytesMax} bytes`);
+}
+
+/**
+ * Cuts a byte stream into messages. Chunks arrive as the socket gives them; `push` returns the
+ * whole messages they complete, in order, and keeps the rest for the next chunk.
+ */
+export class FrameReader {
+  private buffer: Buffer = Buffer.alloc(0);
+
+  constructor(private readonly messageBytesMax: number) {}
+
+  push(chunk: Buffer): Uint8Array[] {
+    this.buffer = this.buffer.length === 0 ? chunk : Buffer.concat([this.buffer, chunk]);
+    const messages: Uint8Array[] = [];
+    let offset = 0;
+    for (;;) {
+      const head = decodeUvarint(this.buffer, offset);
+      if (head === null) break;
+      if (head.value > this.messageBytesMax) {
+        throw new AbciFrameError(`message of ${head.value} bytes is over the limit of ${this.messageBytesMax}`);
+      }
+      const end = offset + head.length + head.value;
+      if (end > this.buffer.length) break;
+      messages.push(this.buffer.subarray(offset + head.length, end));
+      offset = end;
+    }
+    this.buffer = offset === this.buffer.length ? Buffer.alloc(0) : this.buffer.subarray(offset);
+    return messages;
+  }
+
+  /** Bytes received that do not yet make a whole message. */
+  get bufferedBytes(): number {
+    return this.buffer.length;
+  }
+}
+
+export function decodeRequest(message: Uint8Array): Request {
+  return Request.decode(message);
+}
+
+export function encodeRequest(request: Request): Buffer {
+  return encodeFrame(Request.encode(request).finish());
+}
+
+export function decodeResponse(message: Uint8Array): Response {
+  return Response.decode(message);
+}
+
+export function encodeResponse(response: Response): Buffer {
+  return encodeFrame(Response.encode(response).finish());
+}
+
+/** The name of the one method a Request or Response carries (`checkTx`, `flush`, ...), or null. */
+export function methodOf(message: Request | Response): string | null {
+  for (const [key, value] of Object.entries(message)) if (value !== undefined) return key;
+  return null;
+}

@@ -1,0 +1,123 @@
+// POST /transactions behind CometBFT, as a BigchainDB node did it (`lib.py post_transaction`):
+// the node checks the transaction against committed state, then hands it to CometBFT's
+// `broadcast_tx_<mode>`, whose CheckTx and FinalizeBlock come back to this node's ledger through
+// ABCI. The answers are mapped per DECISIONS #5, not BigchainDB's 500s:
+//   - refused by our own check, by CheckTx, or at FinalizeBlock: the LedgerError named by the
+//     result's `codespace` (our error code) with its `log` (our message), so 400 with the same
+//     text the solo engine gives;
+//   - "tx already exists in cache" (the same bytes are in CometBFT's mempool): 400 PendingTransaction;
+//   - CometBFT not reachable, or catching up: 503 EngineUnavailable;
+//   - not committed in time (ours or CometBFT's `timeout_broadcast_tx_commit`): 504 CommitTimeout.
+import { codes, type ErrorCode } from "../../errors/codes.js";
+import { LedgerError, toLedgerError } from "../../errors/ledgerError.js";
+import type { LedgerApp } from "../../ledger/ledgerApp.js";
+import type { PreparedTx } from "../../transaction/types.js";
+import type { BroadcastMode, Broadcaster } from "../broadcaster.js";
+import { RpcFailure, type RpcCaller } from "./rpcClient.js";
+
+export interface CometBftBroadcasterOptions {
+  readonly rpcTimeoutMs: number;
+  readonly commitTimeoutMs: number;
+}
+
+export interface CometBftBroadcasterDeps {
+  readonly ledger: Pick<LedgerApp, "checkCommitted">;
+  readonly rpc: RpcCaller;
+}
+
+/** The parts of an ABCI result (ResponseCheckTx, ExecTxResult) as CometBFT's JSON writes them. */
+interface AbciResultJson {
+  /** Left out when 0 (`omitempty`). */
+  readonly code?: number;
+  readonly codespace?: string;
+  readonly log?: string;
+}
+
+interface BroadcastCommitJson {
+  readonly check_tx?: AbciResultJson;
+  readonly tx_result?: AbciResultJson;
+}
+
+export class CometBftBroadcaster implements Broadcaster {
+  constructor(
+    private readonly options: CometBftBroadcasterOptions,
+    private readonly deps: CometBftBroadcasterDeps,
+  ) {}
+
+  async broadcast(bytes: Uint8Array, mode: BroadcastMode): Promise<PreparedTx> {
+    const checked = await this.deps.ledger.checkCommitted(bytes);
+    if (!checked.ok) throw toLedgerError(checked.rejection);
+    const tx = checked.tx;
+    const timeoutMs = mode === "commit" ? this.options.commitTimeoutMs : this.options.rpcTimeoutMs;
+    let result: unknown;
+    try {
+      result = await this.deps.rpc.call(`broadcast_tx_${mode}`, { tx: Buffer.from(bytes).toString("base64") }, timeoutMs);
+    } catch (error) {
+      if (!(error instanceof RpcFailure)) throw error;
+      throw rpcFailureError(error, mode, tx.id, timeoutMs);
+    }
+    const refusal = resultError(mode, result);
+    if (refusal !== null) throw refusal;
+    return tx;
+  }
+}
+
+/** The refusal an RPC result carries, or null when the mode's point was reached. */
+export function resultError(mode: BroadcastMode, result: unknown): LedgerError | null {
+  if (mode === "async") return null;
+  if (typeof result !== "object" || result === null) {
+    return new LedgerError("EngineUnavailable", "CometBFT's answer to the broadcast has no result");
+  }
+  if (mode === "sync") return abciResultError(result as AbciResultJson);
+  const commit = result as BroadcastCommitJson;
+  return abciResultError(commit.check_tx ?? {}) ?? abciResultError(commit.tx_result ?? {});
+}
+
+/** A non-zero ABCI code as the LedgerError our ABCI app encoded in it (codespace, log). */
+export function abciResultError(result: AbciResultJson): LedgerError | null {
+  if (result.code === undefined || result.code === 0) return null;
+  const log = result.log ?? "";
+  const codespace = result.codespace ?? "";
+  // Our app always sets one of our codes; anything else is still a refusal of the transaction.
+  const code: ErrorCode = Object.hasOwn(codes, codespace) ? (codespace as ErrorCode) : "ValidationError";
+  const message = log !== "" ? log : `rejected by the application with code ${result.code} ${codespace}`.trim();
+  return new LedgerError(code, message);
+}
+
+/** CometBFT's reasons, as v0.38 words them (`mempool/errors.go`, `rpc/core/mempool.go`). */
+const txInCache = "tx already exists in cache";
+const mempoolFull = "mempool is full";
+const txTooLarge = "tx too large";
+const commitTimedOut = "timed out waiting for tx to be included in a block";
+const catchingUp = "endpoint is closed while node is catching up";
+
+export function rpcFailureError(failure: RpcFailure, mode: BroadcastMode, txId: string, timeoutMs: number): LedgerError {
+  const options = { cause: failure };
+  switch (failure.kind) {
+    case "unreachable":
+      return new LedgerError("EngineUnavailable", `CometBFT cannot be reached: ${failure.message}`, options);
+    case "timeout":
+      if (mode === "commit") return commitTimeout(txId, `within ${timeoutMs} ms`, failure);
+      return new LedgerError("EngineUnavailable", `CometBFT did not answer within ${timeoutMs} ms`, options);
+    case "protocol":
+      return new LedgerError("EngineUnavailable", `CometBFT's answer could not be read: ${failure.message}`, options);
+    case "rpc":
+      break;
+  }
+  const data = failure.data;
+  if (data.includes(txInCache)) {
+    return new LedgerError("PendingTransaction", `Transaction \`${txId}\` is already pending`, options);
+  }
+  if (data.includes(commitTimedOut)) return commitTimeout(txId, "within CometBFT's timeout_broadcast_tx_commit", failure);
+  if (data.includes(mempoolFull)) return new LedgerError("MempoolFull", "The pending pool is full; try again later", options);
+  if (data.includes(txTooLarge)) return new LedgerError("BodyTooLarge", `CometBFT refused the transaction: ${data}`, options);
+  if (data.includes(catchingUp)) {
+    return new LedgerError("EngineUnavailable", "CometBFT is catching up with the network; try again later", options);
+  }
+  return new LedgerError("EngineUnavailable", `CometBFT refused the broadcast: ${failure.message}`, options);
+}
+
+function commitTimeout(txId: string, within: string, cause: RpcFailure): LedgerError {
+  const message = `Transaction \`${txId}\` was not committed ${within}; it may still commit`;
+  return new LedgerError("CommitTimeout", message, { cause });
+}

@@ -1,0 +1,90 @@
+// The CometBFT engine: ledgerd as an ABCI application behind a CometBFT v0.38 node, as a
+// BigchainDB node ran behind Tendermint (bigchaindb-v2-behaviour.md §3). This folder owns:
+//   abciCodec.ts   the socket framing (uvarint length + protobuf Request/Response);
+//   abciServer.ts  the socket server (four connections, answers in order, Flush);
+//   abciApp.ts     what each ABCI request does to the ledger;
+//   rpcClient.ts   CometBFT's JSON-RPC over HTTP;
+//   cometBftBroadcaster.ts  POST /transactions through `broadcast_tx_*`, mapped per DECISIONS #5;
+//   cometBftConfig.ts       the config.toml edits a node needs (used by `ledgerd testnet`).
+// The node listens on ABCI first; CometBFT, started after, connects, runs the Info handshake
+// (replaying the blocks the ledger lacks) and from then on drives the ledger.
+import type { Logger } from "pino";
+import type { LedgerApp } from "../../ledger/ledgerApp.js";
+import type { Store } from "../../store/store.js";
+import type { PreparedTx } from "../../transaction/types.js";
+import type { BroadcastMode, Broadcaster } from "../broadcaster.js";
+import { LedgerAbciApp } from "./abciApp.js";
+import { AbciServer, type AbciListen } from "./abciServer.js";
+import { CometBftBroadcaster } from "./cometBftBroadcaster.js";
+import { cometBftEngineOptionsDefault, type CometBftEngineOptions } from "./options.js";
+import { CometBftRpcClient, rpcResponseBytesMaxDefault } from "./rpcClient.js";
+
+export interface CometBftEngineDeps {
+  readonly ledger: LedgerApp;
+  readonly store: Pick<Store, "getTransaction">;
+  /** ledgerd's version, for the Info answer. */
+  readonly version: string;
+  /** Called once if a block cannot be applied: a broken invariant or a failed disk. */
+  readonly onFatal?: (error: unknown) => void;
+  readonly logger?: Pick<Logger, "info" | "warn">;
+}
+
+export class CometBftEngine implements Broadcaster {
+  private stopped: Promise<void> | null = null;
+
+  private constructor(
+    private readonly server: AbciServer,
+    private readonly rpc: CometBftRpcClient,
+    private readonly broadcaster: CometBftBroadcaster,
+  ) {}
+
+  /** Listens for CometBFT on ABCI; broadcasts go to its RPC. */
+  static async start(options: Partial<CometBftEngineOptions>, deps: CometBftEngineDeps): Promise<CometBftEngine> {
+    const o: CometBftEngineOptions = { ...cometBftEngineOptionsDefault, ...options };
+    const rpc = new CometBftRpcClient({ url: o.rpcUrl, socketsMax: o.rpcSocketsMax, responseBytesMax: rpcResponseBytesMaxDefault });
+    const app = new LedgerAbciApp({ chainId: o.chainId, version: deps.version }, { ledger: deps.ledger, store: deps.store });
+    const listen: AbciListen = o.abciSocketPath !== "" ? { path: o.abciSocketPath } : { host: o.abciHost, port: o.abciPort };
+    const logger = deps.logger;
+    const server = await AbciServer.start(
+      {
+        listen,
+        messageBytesMax: o.abciMessageBytesMax,
+        requestsInFlightMax: o.abciRequestsInFlightMax,
+        writeBufferBytesMax: o.abciWriteBufferBytesMax,
+      },
+      {
+        handler: app,
+        onFatal: (error) => deps.onFatal?.(error),
+        onEvent: (event) => {
+          if (event.type === "connected") logger?.info({ connection: event.connection }, "CometBFT connected over ABCI");
+          else logger?.warn({ connection: event.connection, err: event.error }, "CometBFT ABCI connection closed");
+        },
+      },
+    );
+    const broadcaster = new CometBftBroadcaster(
+      { rpcTimeoutMs: o.rpcTimeoutMs, commitTimeoutMs: o.commitTimeoutMs },
+      { ledger: deps.ledger, rpc },
+    );
+    return new CometBftEngine(server, rpc, broadcaster);
+  }
+
+  get abciAddress(): AbciListen {
+    return this.server.address;
+  }
+
+  broadcast(bytes: Uint8Array, mode: BroadcastMode): Promise<PreparedTx> {
+    return this.broadcaster.broadcast(bytes, mode);
+  }
+
+  /**
+   * Closes the RPC connections and the ABCI server. CometBFT stops when its app goes away
+   * (v0.38 `proxy/multi_app_conn.go`), so stop CometBFT first for a clean shutdown.
+   */
+  stop(): Promise<void> {
+    this.stopped ??= (async () => {
+      this.rpc.close();
+      await this.server.close();
+    })();
+    return this.stopped;
+  }
+}

@@ -1,0 +1,50 @@
+// Options of the CometBFT engine, with their defaults: the one source of them (STYLE rule 10).
+// The ports are CometBFT's own defaults (`proxy_app` tcp://127.0.0.1:26658, RPC 26657), so a
+// node next to a CometBFT made by `cometbft init` needs no settings but `engine = cometbft`.
+
+export interface CometBftEngineOptions {
+  /** Where the ABCI server listens for CometBFT (`proxy_app = "tcp://<host>:<port>"`). */
+  readonly abciHost: string;
+  readonly abciPort: number;
+  /** A unix socket instead, when not empty (`proxy_app = "unix://<path>"`). */
+  readonly abciSocketPath: string;
+  /** CometBFT's JSON-RPC endpoint (`[rpc] laddr`), where transactions are broadcast. */
+  readonly rpcUrl: string;
+  /** How long `broadcast_tx_async` and `broadcast_tx_sync` may take before 503. */
+  readonly rpcTimeoutMs: number;
+  /**
+   * How long `broadcast_tx_commit` may take before 504. CometBFT has its own limit
+   * (`[rpc] timeout_broadcast_tx_commit`, 10 s by default) that answers 504 too.
+   */
+  readonly commitTimeoutMs: number;
+  /**
+   * Connections to the RPC at once. Each `broadcast_tx_commit` holds one and counts as one of
+   * CometBFT's `max_subscription_clients` (100 by default), so stay below that.
+   */
+  readonly rpcSocketsMax: number;
+  /** The chain id CometBFT's genesis must carry; InitChain with another one stops the node. */
+  readonly chainId: string;
+  /**
+   * Largest ABCI request read, in bytes. A FinalizeBlock carries a whole block: CometBFT's
+   * `block.max_bytes` is 21 MiB by default and 100 MiB at most (`types.MaxBlockSizeBytes`).
+   */
+  readonly abciMessageBytesMax: number;
+  /** ABCI requests of one connection in progress at once (CheckTx pipelining); then reads pause. */
+  readonly abciRequestsInFlightMax: number;
+  /** ABCI answers buffered before a write even without a Flush. */
+  readonly abciWriteBufferBytesMax: number;
+}
+
+export const cometBftEngineOptionsDefault: CometBftEngineOptions = Object.freeze({
+  abciHost: "127.0.0.1",
+  abciPort: 26658,
+  abciSocketPath: "",
+  rpcUrl: "http://127.0.0.1:26657",
+  rpcTimeoutMs: 10_000,
+  commitTimeoutMs: 30_000,
+  rpcSocketsMax: 64,
+  chainId: "ledgerd",
+  abciMessageBytesMax: 104_857_600 + 1_048_576,
+  abciRequestsInFlightMax: 10_000,
+  abciWriteBufferBytesMax: 65_536,
+});
