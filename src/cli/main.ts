@@ -7,6 +7,7 @@ import { ConfigError } from "../config/configError.js";
 import { packageInfo } from "../node/packageInfo.js";
 import { runConfig, runInit, runKeys, runStart, StartFailed } from "./commands.js";
 import { addSettingOptions, settingFlags, settingsHelp } from "./settingOptions.js";
+import { registerTestnetCommand } from "./testnet.js";
 
 const program = new Command("ledgerd")
   .description("A ledger node wire-compatible with BigchainDB 2.x")
@@ -34,6 +35,8 @@ addSettingOptions(
     .command("config")
     .description("Print the effective settings (defaults < config file < env < flags) as JSON"),
 ).action((options: Record<string, unknown>) => runConfig(settingFlags(options)));
+
+registerTestnetCommand(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   process.exitCode = 1;

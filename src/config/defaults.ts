@@ -3,6 +3,7 @@
 // addresses, the process count and the log level. `moduleOptions(configDefault)` gives back the
 // modules' defaults exactly (a test holds this).
 import { basename, dirname } from "node:path";
+import { cometBftEngineOptionsDefault } from "../engine/cometbft/options.js";
 import { soloEngineOptionsDefault } from "../engine/solo/options.js";
 import { streamOptionsDefault } from "../events/options.js";
 import { httpOptionsDefault } from "../http/options.js";
@@ -45,6 +46,8 @@ export const configDefault: Config = deepFreeze({
     wal_autocheckpoint_pages: sqliteStoreOptionsDefault.walAutocheckpointPages,
     journal_size_limit_bytes: sqliteStoreOptionsDefault.journalSizeLimitBytes,
     search_words_max: sqliteStoreOptionsDefault.searchWordsMax,
+    index_slices: sqliteStoreOptionsDefault.indexSlices,
+    index_rows_waiting_max: sqliteStoreOptionsDefault.indexRowsWaitingMax,
   },
   engine: {
     kind: "solo",
@@ -52,6 +55,8 @@ export const configDefault: Config = deepFreeze({
     txs_per_block_max: soloEngineOptionsDefault.txsPerBlockMax,
     commit_timeout_ms: soloEngineOptionsDefault.commitTimeoutMs,
     chain_id: soloEngineOptionsDefault.chainId,
+    abci_bind: `${cometBftEngineOptionsDefault.abciHost}:${cometBftEngineOptionsDefault.abciPort}`,
+    rpc_url: cometBftEngineOptionsDefault.rpcUrl,
   },
   ledger: {
     pending_txs_max: ledgerOptionsDefault.pendingTxsMax,

@@ -41,6 +41,7 @@ export interface ConfigDeps {
 
 const ajv = new Ajv({ allErrors: true, strict: true, verbose: true });
 ajv.addFormat("host-port", { type: "string", validate: (text: string) => parseHostPort(text) !== null });
+ajv.addFormat("http-url", { type: "string", validate: (text: string) => isHttpUrl(text) });
 const validateConfig = ajv.compile(configSchema);
 
 const settingByKey = new Map<string, Setting>(settingList.map((s) => [s.key, s]));
@@ -239,6 +240,7 @@ function reasonOf(error: ErrorObject): string {
   const got = ` (got ${JSON.stringify(error.data)})`;
   switch (error.keyword) {
     case "format":
+      if ((error.params as { format?: string }).format === "http-url") return `must be an http:// URL, e.g. http://127.0.0.1:26657${got}`;
       return `must be HOST:PORT, e.g. localhost:9984, with a port from 0 to 65535${got}`;
     case "enum":
       return `must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.join(", ")}${got}`;
@@ -279,6 +281,16 @@ function expandHome(path: string, deps: ConfigDeps): string {
   if (path === "~") return deps.homeDir;
   if (path.startsWith("~/")) return join(deps.homeDir, path.slice(2));
   return path;
+}
+
+/** An `http://host[:port][/path]` URL (CometBFT's RPC speaks plain HTTP). */
+function isHttpUrl(text: string): boolean {
+  if (!/^http:\/\/[^\s/]+(?:\/\S*)?$/.test(text)) return false;
+  try {
+    return new URL(text).protocol === "http:";
+  } catch {
+    return false;
+  }
 }
 
 function isPlainObject(value: unknown): value is Mutable {

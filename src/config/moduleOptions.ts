@@ -1,5 +1,6 @@
 // From settings to each module's options: the one place that knows both names.
 import assert from "node:assert/strict";
+import type { CometBftEngineOptions } from "../engine/cometbft/options.js";
 import type { SoloEngineOptions } from "../engine/solo/options.js";
 import type { StreamOptions } from "../events/options.js";
 import type { HttpOptions } from "../http/options.js";
@@ -21,6 +22,8 @@ export interface ModuleOptions {
   readonly ledger: LedgerOptions;
   readonly preparePool: PreparePoolOptions;
   readonly soloEngine: SoloEngineOptions;
+  /** The settings of the CometBFT engine; its limits keep their module defaults. */
+  readonly cometBftEngine: Pick<CometBftEngineOptions, "abciHost" | "abciPort" | "rpcUrl" | "commitTimeoutMs" | "chainId">;
   readonly sqliteStore: SqliteStoreOptions;
 }
 
@@ -30,6 +33,8 @@ export function moduleOptions(config: Config): ModuleOptions {
   assert(bind !== null, "server.bind is HOST:PORT");
   const wsBind = parseHostPort(config.wsserver.bind);
   assert(wsBind !== null, "wsserver.bind is HOST:PORT");
+  const abciBind = parseHostPort(config.engine.abci_bind);
+  assert(abciBind !== null, "engine.abci_bind is HOST:PORT");
   return {
     stream: {
       host: wsBind.host,
@@ -61,6 +66,13 @@ export function moduleOptions(config: Config): ModuleOptions {
       commitTimeoutMs: config.engine.commit_timeout_ms,
       chainId: config.engine.chain_id,
     },
+    cometBftEngine: {
+      abciHost: abciBind.host,
+      abciPort: abciBind.port,
+      rpcUrl: config.engine.rpc_url,
+      commitTimeoutMs: config.engine.commit_timeout_ms,
+      chainId: config.engine.chain_id,
+    },
     sqliteStore: {
       path: config.database.path,
       synchronous: config.database.synchronous,
@@ -69,6 +81,8 @@ export function moduleOptions(config: Config): ModuleOptions {
       walAutocheckpointPages: config.database.wal_autocheckpoint_pages,
       journalSizeLimitBytes: config.database.journal_size_limit_bytes,
       searchWordsMax: config.database.search_words_max,
+      indexSlices: config.database.index_slices,
+      indexRowsWaitingMax: config.database.index_rows_waiting_max,
     },
   };
 }

@@ -8,7 +8,7 @@ import type { JSONSchemaType } from "ajv";
 export const logLevels = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 export type LogLevel = (typeof logLevels)[number];
 
-export const engineKinds = ["solo"] as const;
+export const engineKinds = ["solo", "cometbft"] as const;
 export type EngineKind = (typeof engineKinds)[number];
 
 export const databaseBackends = ["sqlite"] as const;
@@ -49,6 +49,8 @@ export interface Config {
     readonly wal_autocheckpoint_pages: number;
     readonly journal_size_limit_bytes: number;
     readonly search_words_max: number;
+    readonly index_slices: number;
+    readonly index_rows_waiting_max: number;
   };
   readonly engine: {
     readonly kind: EngineKind;
@@ -56,6 +58,8 @@ export interface Config {
     readonly txs_per_block_max: number;
     readonly commit_timeout_ms: number;
     readonly chain_id: string;
+    readonly abci_bind: string;
+    readonly rpc_url: string;
   };
   readonly ledger: {
     readonly pending_txs_max: number;
@@ -72,6 +76,8 @@ export const serverThreadsMax = 256;
 export const durationMsMax = 2_147_483_647;
 /** Counts beyond this lose integer precision in a double. */
 const countMax = Number.MAX_SAFE_INTEGER;
+/** The store takes a power of two from 1 to 4096 (src/store/sqlite/options.ts). */
+const indexSlicesAllowed = Array.from({ length: 13 }, (_, i) => 2 ** i);
 /** CometBFT's limit on a chain id (`MaxChainIDLen`). */
 export const chainIdCharsMax = 50;
 
@@ -167,6 +173,8 @@ export const configSchema: JSONSchemaType<Config> = {
         "wal_autocheckpoint_pages",
         "journal_size_limit_bytes",
         "search_words_max",
+        "index_slices",
+        "index_rows_waiting_max",
       ],
       properties: {
         backend: { type: "string", enum: [...databaseBackends], description: "Storage backend" },
@@ -181,12 +189,18 @@ export const configSchema: JSONSchemaType<Config> = {
         wal_autocheckpoint_pages: count(0, "Write-ahead log pages before a checkpoint"),
         journal_size_limit_bytes: count(0, "Write-ahead log size kept after a checkpoint, in bytes"),
         search_words_max: count(1, "Words in one text search"),
+        index_slices: {
+          type: "integer",
+          enum: indexSlicesAllowed,
+          description: "Slices the hashed indexes are merged in (a power of two; read when the database is created)",
+        },
+        index_rows_waiting_max: count(1, "Index rows waiting in memory before a commit merges more"),
       },
     },
     engine: {
       type: "object",
       additionalProperties: false,
-      required: ["kind", "block_interval_ms", "txs_per_block_max", "commit_timeout_ms", "chain_id"],
+      required: ["kind", "block_interval_ms", "txs_per_block_max", "commit_timeout_ms", "chain_id", "abci_bind", "rpc_url"],
       properties: {
         kind: { type: "string", enum: [...engineKinds], description: "Consensus engine (alias: engine)" },
         block_interval_ms: durationMs(0, "A block is cut this long after its first transaction arrives"),
@@ -196,7 +210,17 @@ export const configSchema: JSONSchemaType<Config> = {
           type: "string",
           minLength: 1,
           maxLength: chainIdCharsMax,
-          description: "Chain id recorded when a new database is initialised",
+          description: "Chain id recorded when a new database is initialised (cometbft: must be the genesis chain_id)",
+        },
+        abci_bind: {
+          type: "string",
+          format: "host-port",
+          description: "cometbft: ABCI address CometBFT connects to (its proxy_app), HOST:PORT",
+        },
+        rpc_url: {
+          type: "string",
+          format: "http-url",
+          description: "cometbft: CometBFT's RPC address (its rpc.laddr), http://HOST:PORT",
         },
       },
     },

@@ -7,7 +7,8 @@ import type { LegacyCondition } from "./types.js";
 
 // cryptoconditions 0.4.1 `CONDITION_REGEX_STRICT`: lowercase hex type and bitmask without
 // leading zeros, a bitmask of at most 32 bits, a decimal length without leading zeros.
-const conditionUri = /^cc:([1-9a-f][0-9a-f]{0,3}|0):([1-9a-f][0-9a-f]{0,7}):([a-zA-Z0-9_-]{0,86}):([1-9][0-9]{0,17}|0)$/;
+const conditionUri =
+  /^cc:([1-9a-f][0-9a-f]{0,3}|0):([1-9a-f][0-9a-f]{0,7}):([a-zA-Z0-9_-]{0,86}):([1-9][0-9]{0,17}|0)$/;
 
 /**
  * A `cc:` condition URI (legacy §1.4), strictly: the library's strict pattern, only the two

@@ -19,7 +19,8 @@ const fulfillmentUri = /^cf:([1-9a-f][0-9a-f]{0,3}|0):([a-zA-Z0-9_-]*)$/;
  */
 export function decodeLegacyFulfillment(uri: string): LegacyFulfillment {
   if (uri.length > legacyLimits.fulfillmentCharsMax) {
-    throw new CryptoConditionError("limit", `a fulfillment URI is longer than ${legacyLimits.fulfillmentCharsMax} characters`);
+    const what = `a fulfillment URI is longer than ${legacyLimits.fulfillmentCharsMax} characters`;
+    throw new CryptoConditionError("limit", what);
   }
   const match = fulfillmentUri.exec(uri);
   if (match === null) throw new CryptoConditionError("parse", "not a cf: fulfillment URI");
@@ -57,7 +58,9 @@ function readBranch(reader: LegacyReader, depth: number): LegacyThresholdBranch 
   const fulfillment = reader.varOctets();
   const condition = reader.varOctets();
   // Exactly one of the two (`ThresholdSha256Fulfillment.parse_payload`).
-  if (fulfillment.length > 0 && condition.length > 0) throw parseError("a branch has both a fulfillment and a condition");
+  if (fulfillment.length > 0 && condition.length > 0) {
+    throw parseError("a branch has both a fulfillment and a condition");
+  }
   if (fulfillment.length > 0) {
     const inner = new LegacyReader(fulfillment);
     const typeId = inner.uint16();
@@ -74,7 +77,9 @@ function readBranch(reader: LegacyReader, depth: number): LegacyThresholdBranch 
 /** `Condition.parse_binary`, limited to the two supported types and 32-byte hashes. */
 function readCondition(reader: LegacyReader): LegacyCondition {
   const typeId = reader.uint16();
-  if (typeId !== 2 && typeId !== 4) throw new CryptoConditionError("unsupported", `condition type ${typeId} is not supported`);
+  if (typeId !== 2 && typeId !== 4) {
+    throw new CryptoConditionError("unsupported", `condition type ${typeId} is not supported`);
+  }
   const bitmask = reader.varUint();
   const hash = reader.varOctets();
   const maxFulfillmentLength = reader.varUint();

@@ -23,7 +23,10 @@ export interface WeightedCondition {
  *   is part of the URI (2-of-2 over Ed25519 gives 206, verified in legacy §1.4).
  * Throws CryptoConditionError (`parse`) when the weights cannot reach the threshold.
  */
-export function legacyThresholdCondition(threshold: number, subconditions: readonly WeightedCondition[]): LegacyCondition {
+export function legacyThresholdCondition(
+  threshold: number,
+  subconditions: readonly WeightedCondition[],
+): LegacyCondition {
   if (subconditions.length === 0) throw new CryptoConditionError("parse", "a threshold needs subconditions");
   const binaries = subconditions.map((sub) => encodeLegacyConditionBinary(sub.condition));
   const entries = subconditions.map((sub, i) =>

@@ -11,6 +11,8 @@ import { ConfigError } from "../config/configError.js";
 import { moduleOptions } from "../config/moduleOptions.js";
 import type { HostPort } from "../config/parseHostPort.js";
 import type { Config } from "../config/schema.js";
+import type { Broadcaster } from "../engine/broadcaster.js";
+import { CometBftEngine } from "../engine/cometbft/cometBftEngine.js";
 import { SoloEngine } from "../engine/solo/soloEngine.js";
 import { streamPath } from "../events/options.js";
 import { StreamServer } from "../events/streamServer.js";
@@ -84,7 +86,12 @@ export async function startNode(config: Config, deps: NodeDeps = {}): Promise<No
       logger.fatal({ err: error }, "the engine stopped after an internal error; the node stops");
       void closers.closeAll().finally(() => (deps.onFatal ?? exitWithFailure)(error));
     };
-    const engine = await SoloEngine.start(options.soloEngine, { ledger, validator, onFatal });
+    // cometbft: the ABCI server listens before CometBFT starts; CometBFT's handshake replays what
+    // this ledger lacks, and its genesis gives the validators.
+    const engine =
+      config.engine.kind === "cometbft"
+        ? await CometBftEngine.start(options.cometBftEngine, { ledger, store, version: packageInfo().version, onFatal, logger })
+        : await SoloEngine.start(options.soloEngine, { ledger, validator, onFatal });
     closers.add("engine", () => engine.stop());
     const stream = await StreamServer.start(options.stream, { ledger, logger });
     closers.add("event stream", () => stream.close());
@@ -124,7 +131,7 @@ export async function startNode(config: Config, deps: NodeDeps = {}): Promise<No
 
 interface HttpParts {
   readonly ledger: LedgerApp;
-  readonly engine: SoloEngine;
+  readonly engine: Broadcaster;
   readonly store: Store;
   readonly logger: Logger;
   readonly streamsUrl: string;
@@ -194,6 +201,8 @@ async function checkChain(store: Store, config: Config, key: NodeKey): Promise<v
     const reason = `is ${config.engine.chain_id}, but the database holds chain ${state.chainId}`;
     throw new ConfigError([{ key: "engine.chain_id", reason, source }]);
   }
+  // Under CometBFT the validators are CometBFT's keys (genesis), not the node key.
+  if (config.engine.kind !== "solo") return;
   const validators = await store.getValidators();
   if (!validators.some((v) => v.publicKey === key.publicKeyHex)) {
     const reason = `${key.publicKey} is not a validator of chain ${state.chainId}`;

@@ -102,11 +102,15 @@ export class AbciServer {
     return this.connections.size;
   }
 
-  /** Stop listening and close every connection (CometBFT then stops: its app is gone). */
+  /**
+   * Stop listening and close every connection (CometBFT then stops: its app is gone), then wait
+   * for the requests in progress, so that the store is not closed under a Commit.
+   */
   async close(): Promise<void> {
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
-    for (const connection of this.connections) connection.destroy(null);
-    await closed;
+    const connections = [...this.connections];
+    for (const connection of connections) connection.destroy(null);
+    await Promise.all([closed, ...connections.map((c) => c.idle())]);
   }
 
   private accept(socket: Socket): void {
@@ -161,6 +165,11 @@ class Connection implements AbciConnection {
     socket.on("data", (chunk: Buffer) => this.receive(chunk));
     socket.on("error", (error) => (this.error = error));
     socket.on("close", () => (this.closed = true));
+  }
+
+  /** Settles when every request received so far has been handled. */
+  idle(): Promise<void> {
+    return this.allHandled.then(settled);
   }
 
   destroy(error: Error | null): void {

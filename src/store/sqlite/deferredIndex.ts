@@ -29,90 +29,96 @@ export class DeferredIndex {
   readonly #slices: number;
   readonly #select: Database.Statement;
   readonly #insert: Database.Statement;
-  readonly #staged = new Map<number, IndexRow[]>();
-  readonly #stagedBySlice: IndexRow[][];
-  readonly #pending = new Map<number, IndexRow[]>();
-  readonly #pendingBySlice: IndexRow[][];
+  /** Per slice, hash -> rows: a merged slice is dropped whole. */
+  readonly #staged: Map<number, IndexRow[]>[];
+  readonly #stagedCount: number[];
+  #pending = new Map<number, IndexRow[]>();
+  #pendingCount: number[];
 
   /** `table` has columns (hash, ...columns) with a primary key starting with hash. */
   constructor(db: Database.Database, table: string, columns: readonly string[], slices: number) {
     this.#slices = slices;
     this.#select = db.prepare(indexLookupSql(table, columns)).raw();
     this.#insert = db.prepare(indexInsertSql(table, columns));
-    this.#stagedBySlice = Array.from({ length: slices }, () => []);
-    this.#pendingBySlice = Array.from({ length: slices }, () => []);
+    this.#staged = Array.from({ length: slices }, () => new Map());
+    this.#stagedCount = new Array<number>(slices).fill(0);
+    this.#pendingCount = new Array<number>(slices).fill(0);
   }
 
   /** Every row with this hash (merged, staged, or of the block being written), without hash. */
   lookup(hash: number): number[][] {
     const rows = this.#select.all(hash) as number[][];
-    for (const row of this.#staged.get(hash) ?? []) rows.push(row.slice(1));
+    rows.push(...this.waitingRows(hash));
+    return rows;
+  }
+
+  /**
+   * The rows with this hash not in the table yet, without hash. They are all newer than the
+   * table's rows with this hash: a slice's rows reach the table in commit order.
+   */
+  waitingRows(hash: number): number[][] {
+    const rows: number[][] = [];
+    const staged = this.#staged[sliceOf(hash, this.#slices)]?.get(hash);
+    for (const row of staged ?? []) rows.push(row.slice(1));
     for (const row of this.#pending.get(hash) ?? []) rows.push(row.slice(1));
     return rows;
   }
 
   /** A row of the block being written; it becomes staged when the block commits. */
   add(row: IndexRow): void {
-    const slice = sliceOf(row[0] as number, this.#slices);
-    push(this.#pending, row);
-    this.#pendingBySlice[slice]?.push(row);
+    const hash = row[0] as number;
+    push(this.#pending, hash, row);
+    this.#pendingCount[sliceOf(hash, this.#slices)]! += 1;
   }
 
   /** A row re-derived on open, committed earlier but not merged yet. */
   restore(row: IndexRow): void {
-    const slice = sliceOf(row[0] as number, this.#slices);
-    push(this.#staged, row);
-    this.#stagedBySlice[slice]?.push(row);
+    const hash = row[0] as number;
+    const slice = sliceOf(hash, this.#slices);
+    push(this.#staged[slice]!, hash, row);
+    this.#stagedCount[slice]! += 1;
   }
 
   /** Rows waiting in this slice, staged and pending. */
-  waiting(slice: number): number {
-    return (this.#stagedBySlice[slice]?.length ?? 0) + (this.#pendingBySlice[slice]?.length ?? 0);
+  waitingCount(slice: number): number {
+    return (this.#stagedCount[slice] ?? 0) + (this.#pendingCount[slice] ?? 0);
   }
 
   /** Writes every waiting row of these slices to the table, in key order. Inside the commit. */
   merge(slices: readonly number[]): void {
+    const merging = new Set(slices);
     const rows: IndexRow[] = [];
-    for (const slice of slices) {
-      rows.push(...(this.#stagedBySlice[slice] ?? []), ...(this.#pendingBySlice[slice] ?? []));
+    for (const slice of slices) for (const list of this.#staged[slice]!.values()) rows.push(...list);
+    for (const [hash, list] of this.#pending) {
+      if (merging.has(sliceOf(hash, this.#slices))) rows.push(...list);
     }
-    rows.sort(compareRows);
+    // By hash only: rows sharing a hash land on the same page in any order.
+    rows.sort((a, b) => (a[0] as number) - (b[0] as number));
     for (const row of rows) this.#insert.run(...row);
   }
 
   /** The block committed: merged slices leave memory, the other pending rows become staged. */
   committed(mergedSlices: readonly number[]): void {
-    for (const slice of mergedSlices) {
-      // A hash lives in one slice only, so its whole entry goes.
-      for (const row of this.#stagedBySlice[slice] ?? []) this.#staged.delete(row[0] as number);
-      this.#stagedBySlice[slice] = [];
-      this.#pendingBySlice[slice] = [];
+    const merged = new Set(mergedSlices);
+    for (const slice of merged) {
+      this.#staged[slice] = new Map();
+      this.#stagedCount[slice] = 0;
     }
-    for (let slice = 0; slice < this.#slices; slice++) {
-      for (const row of this.#pendingBySlice[slice] ?? []) this.restore(row);
-      this.#pendingBySlice[slice] = [];
+    for (const [hash, list] of this.#pending) {
+      if (!merged.has(sliceOf(hash, this.#slices))) for (const row of list) this.restore(row);
     }
-    this.#pending.clear();
+    this.rolledBack();
   }
 
-  /** The block was rolled back: its rows never existed. */
+  /** The block was rolled back (or committed): no block is being written. */
   rolledBack(): void {
-    this.#pending.clear();
-    for (let slice = 0; slice < this.#slices; slice++) this.#pendingBySlice[slice] = [];
+    this.#pending = new Map();
+    this.#pendingCount.fill(0);
   }
 }
 
-function push(map: Map<number, IndexRow[]>, row: IndexRow): void {
-  const hash = row[0] as number;
+function push(map: Map<number, IndexRow[]>, hash: number, row: IndexRow): void {
   const rows = map.get(hash);
   if (rows === undefined) map.set(hash, [row]);
   else rows.push(row);
-}
-
-function compareRows(a: IndexRow, b: IndexRow): number {
-  for (let i = 0; i < a.length; i++) {
-    const d = (a[i] as number) - (b[i] as number);
-    if (d !== 0) return d;
-  }
-  return 0;
 }

@@ -41,5 +41,5 @@ export const sqliteStoreOptionsDefault: SqliteStoreOptions = Object.freeze({
   journalSizeLimitBytes: 64 * 1024 * 1024,
   searchWordsMax: 64,
   indexSlices: 64,
-  indexRowsWaitingMax: 1_000_000,
+  indexRowsWaitingMax: 250_000,
 });

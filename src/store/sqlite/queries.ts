@@ -33,11 +33,33 @@ export const readSql = {
   createAt: "SELECT json FROM transactions WHERE seq = ? AND id = ? AND operation = 'CREATE'",
   transferAt:
     "SELECT json FROM transactions WHERE seq = ? AND asset_id = ? AND operation = 'TRANSFER'",
-  outputAt: `
-    SELECT t.id AS transactionId, t.asset_id AS assetId, o.amount,
-           o.condition_uri AS conditionUri, o.public_keys AS publicKeys
-    FROM outputs o JOIN transactions t ON t.seq = o.tx_seq
-    WHERE o.tx_seq = ? AND o.output_index = ?`,
+  // Bulk lookups: `?` is a JSON array (of hashes, seqs, or [seq, output_index] pairs), so one
+  // statement answers for a whole block instead of one call per input.
+  idsIn: `
+    SELECT t.id AS id, t.seq AS seq
+    FROM json_each(?) j JOIN id_index i ON i.hash = j.value JOIN transactions t ON t.seq = i.seq`,
+  txIdsIn: "SELECT t.seq AS seq, t.id AS id FROM json_each(?) j JOIN transactions t ON t.seq = j.value",
+  outputsIn: `
+    SELECT o.tx_seq AS seq, o.output_index AS outputIndex, t.id AS transactionId,
+           t.asset_id AS assetId, o.amount, o.condition_uri AS conditionUri,
+           o.public_keys AS publicKeys
+    FROM json_each(?) j
+    JOIN outputs o ON o.tx_seq = j.value ->> 0 AND o.output_index = j.value ->> 1
+    JOIN transactions t ON t.seq = o.tx_seq`,
+  spentIn: `
+    SELECT s.tx_seq AS seq, s.output_index AS outputIndex, s.spender_seq AS spender
+    FROM json_each(?) j JOIN spent_index s ON s.hash = j.value`,
+  // The merged part of the hashed lookups, joined in one statement.
+  outputsOfKey: `
+    SELECT k.seq AS seq, k.output_index AS outputIndex, t.id AS transactionId,
+           o.public_keys AS publicKeys
+    FROM key_index k
+    JOIN outputs o ON o.tx_seq = k.seq AND o.output_index = k.output_index
+    JOIN transactions t ON t.seq = k.seq
+    WHERE k.hash = ?
+    ORDER BY k.seq, k.output_index`,
+  transfersOfAsset: transfersOfAssetSql("ASC", ""),
+  lastTransferOfAsset: transfersOfAssetSql("DESC", "LIMIT 1"),
   block: `SELECT app_hash AS appHash, seq_first AS seqFirst, tx_count AS txCount
           FROM blocks WHERE height = ?`,
   txIdsBySeqRange: "SELECT id FROM transactions WHERE seq >= ? AND seq < ? ORDER BY seq",
@@ -45,17 +67,15 @@ export const readSql = {
   validatorsAt: "SELECT json FROM validators WHERE height <= ? ORDER BY height DESC LIMIT 1",
   // Best match first (bm25 is lower for better), then commit order. LIMIT -1 is no limit.
   searchAssets: `
-    SELECT t.id AS id, a.data AS json
+    SELECT t.id AS id, t.asset_data AS json
     FROM assets_fts
-    JOIN assets a ON a.tx_seq = assets_fts.rowid
     JOIN transactions t ON t.seq = assets_fts.rowid
     WHERE assets_fts MATCH ?
     ORDER BY bm25(assets_fts), assets_fts.rowid
     LIMIT ?`,
   searchMetadata: `
-    SELECT t.id AS id, m.json AS json
+    SELECT t.id AS id, t.metadata AS json
     FROM metadata_fts
-    JOIN metadata m ON m.tx_seq = metadata_fts.rowid
     JOIN transactions t ON t.seq = metadata_fts.rowid
     WHERE metadata_fts MATCH ?
     ORDER BY bm25(metadata_fts), metadata_fts.rowid
@@ -72,15 +92,14 @@ export const readSql = {
 
 /** Writes, all inside the commitBlock or initChain transaction. */
 export const writeSql = {
-  insertTx: `INSERT INTO transactions (seq, height, operation, id, asset_id, json)
-             VALUES (?, ?, ?, ?, ?, ?)`,
+  insertTx: `
+    INSERT INTO transactions (seq, height, operation, id, asset_id, asset_data, metadata, json)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
   insertOutput: `INSERT INTO outputs (tx_seq, output_index, amount, condition_uri, public_keys)
                  VALUES (?, ?, ?, ?, ?)`,
   insertInput:
     "INSERT INTO inputs (spender_seq, input_index, tx_seq, output_index) VALUES (?, ?, ?, ?)",
-  insertAsset: "INSERT INTO assets (tx_seq, data) VALUES (?, ?)",
   insertAssetText: "INSERT INTO assets_fts (rowid, body) VALUES (?, ?)",
-  insertMetadata: "INSERT INTO metadata (tx_seq, json) VALUES (?, ?)",
   insertMetadataText: "INSERT INTO metadata_fts (rowid, body) VALUES (?, ?)",
   insertBlock: "INSERT INTO blocks (height, app_hash, seq_first, tx_count) VALUES (?, ?, ?, ?)",
   insertValidators: "INSERT INTO validators (height, json) VALUES (?, ?)",
@@ -88,3 +107,11 @@ export const writeSql = {
   setHead: "UPDATE chain_state SET height = ?, app_hash = ? WHERE id = 1",
   setSweep: "UPDATE index_sweep SET merged_seq = ? WHERE slice = ?",
 } as const;
+
+function transfersOfAssetSql(order: "ASC" | "DESC", limit: string): string {
+  return `
+    SELECT t.seq AS seq, t.json AS json
+    FROM asset_index a JOIN transactions t ON t.seq = a.seq
+    WHERE a.hash = ? AND t.asset_id = ? AND t.operation = 'TRANSFER'
+    ORDER BY a.seq ${order} ${limit}`;
+}

@@ -5,16 +5,19 @@ export const schemaVersion = 1;
 
 // Layout, chosen so that a commit's cost does not grow with the ledger:
 // - `transactions` is keyed by `seq`, the commit order, an integer rowid, with no secondary
-//   index: every insert appends. So do `outputs` (WITHOUT ROWID on (tx_seq, output_index)),
-//   `inputs` (what each transaction spent), `assets`, `metadata`, `blocks`, `validators`.
+//   index: every insert appends. It also holds the asset data and metadata documents (what the
+//   searches return), so they cost no insert of their own. `outputs` (WITHOUT ROWID on
+//   (tx_seq, output_index)), `inputs` (what each transaction spent), `blocks` and `validators`
+//   append too.
 // - Lookups by a string (a transaction id, an asset id, a public key) and "who spent this
 //   output" go through four hash-keyed tables (`id_index`, `asset_index`, `key_index`,
 //   `spent_index`) whose rows are written late and in key order (deferredIndex.ts explains why
 //   and how); `index_sweep` records how far each slice of their key space is merged. The hash is
 //   keyHash (48 bits): 6-byte integer keys, a fifth of a 64-character hex key. Every lookup
 //   checks the full string on the row it finds.
-// - The text indexes are contentless FTS5 tables (the documents are in `assets` and `metadata`),
+// - The text indexes are contentless FTS5 tables (the documents are in `transactions`),
 //   rowid = seq, so a hit joins back by integer key. FTS5 is itself written as merged segments.
+//   Assets and metadata have a table each, so each has its own term statistics for ranking.
 // - A block's transactions are the seq range [seq_first, seq_first + tx_count).
 // - The chain state is one row, written in the same SQLite transaction as the block.
 const schemaSql = `
@@ -34,6 +37,8 @@ CREATE TABLE transactions (
   operation TEXT NOT NULL CHECK (operation IN ('CREATE', 'TRANSFER')),
   id TEXT NOT NULL,
   asset_id TEXT NOT NULL,
+  asset_data TEXT,
+  metadata TEXT,
   json TEXT NOT NULL
 );
 
@@ -71,8 +76,6 @@ CREATE TABLE spent_index (
 ) WITHOUT ROWID;
 CREATE TABLE index_sweep (slice INTEGER PRIMARY KEY, merged_seq INTEGER NOT NULL);
 
-CREATE TABLE assets (tx_seq INTEGER PRIMARY KEY, data TEXT NOT NULL);
-CREATE TABLE metadata (tx_seq INTEGER PRIMARY KEY, json TEXT NOT NULL);
 CREATE VIRTUAL TABLE assets_fts USING fts5(
   body, content = '', tokenize = 'porter unicode61 remove_diacritics 2'
 );

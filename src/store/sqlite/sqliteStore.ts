@@ -132,29 +132,33 @@ export class SqliteStore implements Store {
   }
 
   async findTransactions(ids: readonly string[]): Promise<Set<string>> {
-    const found = new Set<string>();
-    for (const id of ids) if (this.#seqOf(id) !== undefined) found.add(id);
-    return found;
+    return new Set(this.#seqsOf(ids).keys());
   }
 
   async getOutputs(refs: readonly OutputRef[]): Promise<Map<string, StoredOutput>> {
+    const seqs = this.#seqsOf(refs.map((ref) => ref.transactionId));
+    const places: Place[] = [];
+    for (const ref of refs) {
+      const seq = seqs.get(ref.transactionId);
+      if (seq !== undefined) places.push([seq, ref.outputIndex]);
+    }
+    const rows = this.#outputsAt(places);
+    const spenders = this.#spendersOf(places);
+    const spenderIds = this.#idsAt(spenders.values());
     const outputs = new Map<string, StoredOutput>();
     for (const ref of refs) {
-      const key = outputKey(ref);
-      if (outputs.has(key)) continue;
-      const seq = this.#seqOf(ref.transactionId);
-      if (seq === undefined) continue;
-      const row = this.#read.outputAt.get(seq, ref.outputIndex) as OutputRow | undefined;
-      if (row === undefined) continue;
-      const spender = this.#spenderOf(seq, ref.outputIndex);
-      outputs.set(key, {
+      const seq = seqs.get(ref.transactionId);
+      const row = seq === undefined ? undefined : rows.get(placeKey(seq, ref.outputIndex));
+      if (seq === undefined || row === undefined) continue;
+      const spender = spenders.get(placeKey(seq, ref.outputIndex));
+      outputs.set(outputKey(ref), {
         transactionId: ref.transactionId,
         outputIndex: ref.outputIndex,
         assetId: row.assetId,
         amount: BigInt(row.amount),
         conditionUri: row.conditionUri,
         publicKeys: JSON.parse(row.publicKeys) as string[],
-        spentBy: spender === undefined ? null : (this.#read.txIdAt.get(spender) as string),
+        spentBy: spender === undefined ? null : (spenderIds.get(spender) as string),
       });
     }
     return outputs;
@@ -172,38 +176,53 @@ export class SqliteStore implements Store {
     assetId: string,
     options: { operation?: Operation; lastOnly?: boolean } = {},
   ): Promise<string[]> {
-    // The CREATE is the transaction whose id is the asset id; the TRANSFERs name the asset.
-    const found: { seq: number; json: string }[] = [];
+    const hash = keyHash(assetId);
+    const lastOnly = options.lastOnly === true;
+    const found: SeqJsonRow[] = [];
+    // The CREATE is the transaction whose id is the asset id.
     if (options.operation !== "TRANSFER") {
-      for (const [seq] of this.#index.ids.lookup(keyHash(assetId))) {
+      for (const [seq] of this.#index.ids.lookup(hash)) {
         const json = this.#read.createAt.get(seq, assetId) as string | undefined;
         if (json !== undefined) found.push({ seq: seq as number, json });
       }
     }
+    // The TRANSFERs name the asset. Waiting index rows are newer than merged ones.
     if (options.operation !== "CREATE") {
-      for (const [seq] of this.#index.assets.lookup(keyHash(assetId))) {
+      const waiting: SeqJsonRow[] = [];
+      for (const [seq] of this.#index.assets.waitingRows(hash)) {
         const json = this.#read.transferAt.get(seq, assetId) as string | undefined;
-        if (json !== undefined) found.push({ seq: seq as number, json });
+        if (json !== undefined) waiting.push({ seq: seq as number, json });
       }
+      if (!lastOnly) found.push(...(this.#read.transfersOfAsset.all(hash, assetId) as SeqJsonRow[]));
+      else if (waiting.length === 0) {
+        const last = this.#read.lastTransferOfAsset.get(hash, assetId) as SeqJsonRow | undefined;
+        if (last !== undefined) found.push(last);
+      }
+      found.push(...waiting);
     }
     found.sort((a, b) => a.seq - b.seq); // commit order
     const last = found[found.length - 1];
-    if (options.lastOnly === true) return last === undefined ? [] : [last.json];
+    if (lastOnly) return last === undefined ? [] : [last.json];
     return found.map((tx) => tx.json);
   }
 
   async getOutputsByPublicKey(publicKey: string, spent?: boolean): Promise<OutputRef[]> {
-    const rows = this.#index.keys.lookup(keyHash(publicKey));
-    rows.sort((a, b) => (a[0] as number) - (b[0] as number) || (a[1] as number) - (b[1] as number));
+    const hash = keyHash(publicKey);
+    const rows = this.#read.outputsOfKey.all(hash) as OutputOfKeyRow[];
+    const waiting = this.#index.keys.waitingRows(hash).map(([seq, index]) => [seq, index] as Place);
+    for (const [seq, outputIndex] of waiting) {
+      const row = this.#outputsAt([[seq, outputIndex]]).get(placeKey(seq, outputIndex));
+      if (row !== undefined) rows.push({ ...row, seq, outputIndex });
+    }
+    rows.sort((a, b) => a.seq - b.seq || a.outputIndex - b.outputIndex); // commit order
+    // keyHash is not unique: keep only outputs that really name this key.
+    const mine = rows.filter((row) => (JSON.parse(row.publicKeys) as string[]).includes(publicKey));
+    const spenders =
+      spent === undefined ? new Map() : this.#spendersOf(mine.map((r) => [r.seq, r.outputIndex]));
     const refs: OutputRef[] = [];
-    for (const [seq, outputIndex] of rows as [number, number][]) {
-      const row = this.#read.outputAt.get(seq, outputIndex) as OutputRow;
-      // keyHash is not unique: keep only outputs that really name this key.
-      if (!(JSON.parse(row.publicKeys) as string[]).includes(publicKey)) continue;
-      if (spent !== undefined && spent !== (this.#spenderOf(seq, outputIndex) !== undefined)) {
-        continue;
-      }
-      refs.push({ transactionId: row.transactionId, outputIndex });
+    for (const row of mine) {
+      if (spent !== undefined && spent !== spenders.has(placeKey(row.seq, row.outputIndex))) continue;
+      refs.push({ transactionId: row.transactionId, outputIndex: row.outputIndex });
     }
     return refs;
   }
@@ -252,20 +271,61 @@ export class SqliteStore implements Store {
     if (this.#db.open) this.#db.close();
   }
 
-  /** The seq of the committed (or, inside a commit, pending) transaction with this id. */
-  #seqOf(id: string): number | undefined {
-    for (const [seq] of this.#index.ids.lookup(keyHash(id))) {
-      if (this.#read.txIdAt.get(seq) === id) return seq;
+  /** The seqs of the committed transactions among these ids. */
+  #seqsOf(ids: Iterable<string>): Map<string, number> {
+    const wanted = new Map<string, number>(); // id -> keyHash
+    for (const id of ids) if (!wanted.has(id)) wanted.set(id, keyHash(id));
+    const found = new Map<string, number>();
+    if (wanted.size === 0) return found;
+    const hashes = JSON.stringify([...new Set(wanted.values())]);
+    for (const row of this.#read.idsIn.iterate(hashes) as Iterable<{ id: string; seq: number }>) {
+      if (wanted.has(row.id)) found.set(row.id, row.seq);
     }
-    return undefined;
+    for (const [id, hash] of wanted) {
+      if (found.has(id)) continue;
+      for (const [seq] of this.#index.ids.waitingRows(hash)) {
+        if (this.#read.txIdAt.get(seq) === id) found.set(id, seq as number);
+      }
+    }
+    return found;
   }
 
-  /** The seq of the transaction that spent this output, if any. */
-  #spenderOf(txSeq: number, outputIndex: number): number | undefined {
-    for (const [seq, index, spender] of this.#index.spent.lookup(outputHash(txSeq, outputIndex))) {
-      if (seq === txSeq && index === outputIndex) return spender;
+  /** The ids of the transactions at these seqs. */
+  #idsAt(seqs: Iterable<number>): Map<number, string> {
+    const unique = [...new Set(seqs)];
+    const ids = new Map<number, string>();
+    if (unique.length === 0) return ids;
+    for (const row of this.#read.txIdsIn.iterate(JSON.stringify(unique)) as Iterable<SeqIdRow>) {
+      ids.set(row.seq, row.id);
     }
-    return undefined;
+    return ids;
+  }
+
+  /** The stored outputs at these places, keyed by placeKey. */
+  #outputsAt(places: readonly Place[]): Map<string, OutputRow> {
+    const rows = new Map<string, OutputRow>();
+    if (places.length === 0) return rows;
+    for (const row of this.#read.outputsIn.iterate(JSON.stringify(places)) as Iterable<OutputRow>) {
+      rows.set(placeKey(row.seq, row.outputIndex), row);
+    }
+    return rows;
+  }
+
+  /** The seqs of the transactions that spent these outputs, keyed by placeKey. */
+  #spendersOf(places: readonly Place[]): Map<string, number> {
+    const spenders = new Map<string, number>();
+    if (places.length === 0) return spenders;
+    const wanted = new Set(places.map(([seq, index]) => placeKey(seq, index)));
+    const hashes = [...new Set(places.map(([seq, index]) => outputHash(seq, index)))];
+    const merged = this.#read.spentIn.iterate(JSON.stringify(hashes)) as Iterable<SpentRow>;
+    const rows: number[][] = [];
+    for (const row of merged) rows.push([row.seq, row.outputIndex, row.spender]);
+    for (const hash of hashes) rows.push(...this.#index.spent.waitingRows(hash));
+    for (const [seq, index, spender] of rows as [number, number, number][]) {
+      const key = placeKey(seq, index);
+      if (wanted.has(key)) spenders.set(key, spender);
+    }
+    return spenders;
   }
 
   // Runs inside the commit transaction: any throw rolls the whole block back.
@@ -273,8 +333,9 @@ export class SqliteStore implements Store {
     const state = this.#read.chainState.get() as ChainStateRow;
     assert.equal(block.height, state.height + 1, "block heights are contiguous");
     const seqFirst = ((this.#read.lastSeq.get() as number | null) ?? 0) + 1;
+    const context = this.#blockContext(block.txs);
     for (let i = 0; i < block.txs.length; i++) {
-      this.#writeTx(block.txs[i] as CommittedTx, seqFirst + i, block.height);
+      this.#writeTx(block.txs[i] as CommittedTx, seqFirst + i, block.height, context);
     }
     this.#write.insertBlock.run(block.height, block.appHash, seqFirst, block.txs.length);
     if (block.validators !== undefined) {
@@ -287,46 +348,58 @@ export class SqliteStore implements Store {
     return { slices: this.#mergeSlices(lastSeq), lastSeq };
   }
 
-  #writeTx(tx: CommittedTx, seq: number, height: number): void {
-    assert.equal(this.#seqOf(tx.id), undefined, `${tx.id} is stored twice`);
-    this.#write.insertTx.run(seq, height, tx.operation, tx.id, tx.assetId, tx.json);
+  /** What the block's checks need from the committed state, read in a few bulk statements. */
+  #blockContext(txs: readonly CommittedTx[]): BlockContext {
+    const ids = this.#seqsOf(txs.flatMap((tx) => [tx.id, ...tx.spends.map((r) => r.transactionId)]));
+    const places: Place[] = [];
+    for (const tx of txs) {
+      for (const ref of tx.spends) {
+        const seq = ids.get(ref.transactionId);
+        if (seq !== undefined) places.push([seq, ref.outputIndex]);
+      }
+    }
+    const outputs = new Set(this.#outputsAt(places).keys());
+    return { ids, outputs, spent: this.#spendersOf(places) };
+  }
+
+  /** Writes one transaction; `context` holds the committed state plus this block so far. */
+  #writeTx(tx: CommittedTx, seq: number, height: number, context: BlockContext): void {
+    assert.equal(context.ids.get(tx.id), undefined, `${tx.id} is stored twice`);
+    const { insertTx, insertInput, insertOutput } = this.#write;
+    insertTx.run(seq, height, tx.operation, tx.id, tx.assetId, tx.assetData, tx.metadata, tx.json);
+    context.ids.set(tx.id, seq);
     const rows = txIndexRows(seq, tx.id, tx.operation, tx.assetId);
+    for (const row of rows.ids) this.#index.ids.add(row);
+    for (const row of rows.assets) this.#index.assets.add(row);
+    // Spends before outputs: a transaction can never spend its own output.
     for (let i = 0; i < tx.spends.length; i++) {
-      const spent = this.#markSpent(tx.spends[i] as OutputRef, seq, tx.id);
-      this.#write.insertInput.run(seq, i, spent.seq, spent.outputIndex);
+      const ref = tx.spends[i] as OutputRef;
+      const spentSeq = context.ids.get(ref.transactionId);
+      const place = spentSeq === undefined ? "" : placeKey(spentSeq, ref.outputIndex);
+      // The validator checked these against the same state: failing here is a ledger bug.
+      assert.ok(context.outputs.has(place), `${tx.id} spends ${outputKey(ref)}, which does not exist`);
+      const spender = context.spent.get(place);
+      if (spender !== undefined) {
+        const by = this.#read.txIdAt.get(spender) as string;
+        assert.fail(`${tx.id} spends ${outputKey(ref)}, already spent by ${by}`);
+      }
+      context.spent.set(place, seq);
+      insertInput.run(seq, i, spentSeq, ref.outputIndex);
+      this.#index.spent.add(spentIndexRow(spentSeq as number, ref.outputIndex, seq));
     }
     for (const output of tx.outputs) {
+      const index = output.outputIndex;
       const keys = JSON.stringify(output.publicKeys);
-      const amount = output.amount.toString();
-      this.#write.insertOutput.run(seq, output.outputIndex, amount, output.conditionUri, keys);
-      rows.keys.push(...keyIndexRows(seq, output.outputIndex, output.publicKeys));
+      insertOutput.run(seq, index, output.amount.toString(), output.conditionUri, keys);
+      context.outputs.add(placeKey(seq, index));
+      for (const row of keyIndexRows(seq, index, output.publicKeys)) this.#index.keys.add(row);
     }
-    for (const name of indexNames) for (const row of rows[name]) this.#index[name].add(row);
     if (tx.assetData !== null) {
-      this.#write.insertAsset.run(seq, tx.assetData);
       this.#write.insertAssetText.run(seq, searchText(tx.id, tx.assetData));
     }
     if (tx.metadata !== null) {
-      this.#write.insertMetadata.run(seq, tx.metadata);
       this.#write.insertMetadataText.run(seq, searchText(tx.id, tx.metadata));
     }
-  }
-
-  /** Checks that the output exists and is unspent. Runs before the spender's own outputs are
-   * written and after its id is pending, so a transaction can never spend its own output. */
-  #markSpent(ref: OutputRef, seq: number, spenderId: string): { seq: number; outputIndex: number } {
-    // The validator checked this against the same state: failing here is a ledger bug.
-    const spentSeq = this.#seqOf(ref.transactionId);
-    const exists =
-      spentSeq !== undefined && this.#read.outputAt.get(spentSeq, ref.outputIndex) !== undefined;
-    assert.ok(exists, `${spenderId} spends ${outputKey(ref)}, which does not exist`);
-    const spender = this.#spenderOf(spentSeq, ref.outputIndex);
-    if (spender !== undefined) {
-      const by = spender === seq ? "itself" : (this.#read.txIdAt.get(spender) as string);
-      assert.fail(`${spenderId} spends ${outputKey(ref)}, already spent by ${by}`);
-    }
-    this.#index.spent.add(spentIndexRow(spentSeq, ref.outputIndex, seq));
-    return { seq: spentSeq, outputIndex: ref.outputIndex };
   }
 
   /**
@@ -337,7 +410,7 @@ export class SqliteStore implements Store {
     const order = this.#merged.map((mark, slice) => ({ mark, slice }));
     order.sort((a, b) => a.mark - b.mark || a.slice - b.slice);
     const waiting = (slice: number) =>
-      indexNames.reduce((n, name) => n + this.#index[name].waiting(slice), 0);
+      indexNames.reduce((n, name) => n + this.#index[name].waitingCount(slice), 0);
     let left = order.reduce((n, { slice }) => n + waiting(slice), 0);
     const slices: number[] = [];
     for (const { slice } of order) {
@@ -430,9 +503,7 @@ function txIndexRows(seq: number, id: string, operation: string, assetId: string
     ids: [[keyHash(id), seq]] as IndexRow[],
     // A CREATE is found by its id; only TRANSFERs go in the asset index.
     assets: (operation === "TRANSFER" ? [[keyHash(assetId), seq]] : []) as IndexRow[],
-    keys: [] as IndexRow[],
-    spent: [] as IndexRow[],
-  } satisfies Record<IndexName, IndexRow[]>;
+  };
 }
 
 function keyIndexRows(seq: number, outputIndex: number, keys: readonly string[]): IndexRow[] {
@@ -449,6 +520,46 @@ function outputHash(txSeq: number, outputIndex: number): number {
   return keyHash(`${txSeq}:${outputIndex}`);
 }
 
+/** An output's place: [seq of its transaction, output index]. */
+type Place = [number, number];
+
+function placeKey(seq: number, outputIndex: number): string {
+  return `${seq}:${outputIndex}`;
+}
+
+/** The committed state a block's checks read, updated as the block's transactions are written. */
+interface BlockContext {
+  /** Transaction id -> seq. */
+  readonly ids: Map<string, number>;
+  /** placeKey of every output that exists. */
+  readonly outputs: Set<string>;
+  /** placeKey -> seq of the spender. */
+  readonly spent: Map<string, number>;
+}
+
+interface SeqJsonRow {
+  seq: number;
+  json: string;
+}
+
+interface SeqIdRow {
+  seq: number;
+  id: string;
+}
+
+interface SpentRow {
+  seq: number;
+  outputIndex: number;
+  spender: number;
+}
+
+interface OutputOfKeyRow {
+  seq: number;
+  outputIndex: number;
+  transactionId: string;
+  publicKeys: string;
+}
+
 interface ChainStateRow {
   chainId: string | null;
   height: number;
@@ -456,6 +567,8 @@ interface ChainStateRow {
 }
 
 interface OutputRow {
+  seq: number;
+  outputIndex: number;
   transactionId: string;
   assetId: string;
   amount: string;

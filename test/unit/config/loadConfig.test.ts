@@ -165,8 +165,8 @@ describe("loadConfig names", () => {
     assert.equal(load({}, { [defaultFile]: '{"engine": "solo"}' }).engine.kind, "solo");
     assert.equal(load({ env: { LEDGERD_ENGINE: "solo" } }).engine.kind, "solo");
     assert.equal(load({ flags: { engine: "solo", "engine.block_interval_ms": "7" } }).engine.block_interval_ms, 7);
-    assertProblem(() => load({ flags: { engine: "cometbft" } }), /^engine\.kind: must be one of solo .*\(flag --engine\)$/);
-    assertProblem(() => load({ env: { LEDGERD_ENGINE: "x" } }), /^engine\.kind: must be one of solo .*\(env LEDGERD_ENGINE\)$/);
+    assertProblem(() => load({ flags: { engine: "paxos" } }), /^engine\.kind: must be one of solo\b.*\(flag --engine\)$/);
+    assertProblem(() => load({ env: { LEDGERD_ENGINE: "x" } }), /^engine\.kind: must be one of solo\b.*\(env LEDGERD_ENGINE\)$/);
     assertProblem(() => load({}, { [defaultFile]: '{"engine": "nope"}' }), /^engine\.kind: must be one of solo/);
     assertProblem(() => load({ flags: { engine: "solo", "engine.kind": "other" } }), /^engine\.kind: conflicts with flag/);
   });
@@ -233,6 +233,7 @@ describe("loadConfig refuses", () => {
     assertProblem(() => load({}, { [defaultFile]: '{"log": {"level": "loud"}}' }), /^log\.level: must be one of fatal, error, warn, info, debug, trace, silent/);
     assertProblem(() => load({ flags: { "wsserver.advertised_url": "http://x" } }), /^wsserver\.advertised_url: must be empty or a ws:\/\/ or wss:\/\/ URL/);
     assertProblem(() => load({ flags: { "database.backend": "postgres" } }), /^database\.backend: must be one of sqlite/);
+    assertProblem(() => load({ flags: { "database.index_slices": "3" } }), /^database\.index_slices: must be one of 1, 2, 4, .*, 4096 \(got 3\)/);
     assertProblem(() => load({ flags: { data_dir: "" } }), /^data_dir: must NOT have fewer than 1 characters/);
   });
 
@@ -282,7 +283,10 @@ function sampleValue(key: string): string {
     "database.synchronous": "normal",
     "engine.kind": "solo",
     "engine.chain_id": "test-chain",
+    "engine.abci_bind": "127.0.0.1:0",
+    "engine.rpc_url": "http://127.0.0.1:1",
     "server.threads": "3",
+    "database.index_slices": "8",
   };
   return samples[key] ?? (settingList.find((s) => s.key === key)?.type === "integer" ? "7" : "x");
 }

@@ -103,7 +103,8 @@ describe("sqlite store", () => {
       const params = name.startsWith("search") ? ['"x"', 10] : new Array<number>(count).fill(1);
       const plan = store.database.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[];
       for (const { detail } of plan) {
-        const virtualScan = /^SCAN \w+ VIRTUAL TABLE INDEX \d+:M/.test(detail);
+        // FTS5 MATCH and json_each (the bulk lookups' list of keys) are virtual tables.
+        const virtualScan = /^SCAN \w+ VIRTUAL TABLE INDEX \d+:/.test(detail);
         assert.ok(!detail.startsWith("SCAN ") || virtualScan, `${name} scans: ${detail}`);
         const sorts = detail.includes("TEMP B-TREE");
         assert.ok(!sorts || name.startsWith("search"), `${name} sorts: ${detail}`);

@@ -1,0 +1,466 @@
+// `ledgerd testnet`: a network of N validators on this machine's loopback, each a CometBFT
+// process plus the ledgerd process it drives over ABCI (issue #5), as BigchainDB nodes ran next
+// to Tendermint.
+//   ledgerd testnet --validators N --dir DIR   writes the genesis, the CometBFT homes and the
+//                                              ledgerd data folders (real `cometbft testnet`,
+//                                              then our config.toml edits)
+//   ledgerd testnet start --dir DIR [--node I]  starts ledgerd, then CometBFT, per node
+//   ledgerd testnet stop --dir DIR [--node I]   stops CometBFT, then ledgerd (SIGTERM, then SIGKILL)
+// Layout: DIR/testnet.json (the plan), DIR/nodeI/{cometbft/, ledgerd/, *.log, *.pid}.
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, openSync, closeSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { request } from "node:http";
+import { dirname, extname, join, resolve } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+import { Option, type Command } from "commander";
+import { configFileName } from "../config/loadConfig.js";
+import { nodeConfigEdits, nodeIdOf, setTomlValues } from "../engine/cometbft/cometBftConfig.js";
+import { httpOptionsDefault } from "../http/options.js";
+
+/** Per node, ports `basePort + portStride * index + offset` (node0's HTTP on BigchainDB's 9984). */
+export const basePortDefault = 9984;
+const portStride = 10;
+const portOffset = { http: 0, ws: 1, abci: 2, rpc: 3, p2p: 4 } as const;
+/** More validators than this on one machine is a typo (and ports run out). */
+export const validatorsMax = 64;
+export const testnetChainIdDefault = "ledgerd-testnet";
+/** A short pause between heights: loopback needs no more, and tests and benchmarks stay quick. */
+export const timeoutCommitMsDefault = 200;
+/** A stopped validator's turn to propose costs this long before the next round. */
+const timeoutProposeMs = 1_000;
+/** ledgerd's commit_timeout_ms on testnet nodes; CometBFT's own limit is set above it. */
+const commitTimeoutMs = 30_000;
+const commitTimeoutMarginMs = 5_000;
+/** How long start waits for a node's HTTP API and then its CometBFT RPC. */
+export const readyTimeoutMsDefault = 60_000;
+/** How long stop waits for a process after SIGTERM before SIGKILL. */
+export const stopTimeoutMsDefault = 15_000;
+const pollMs = 50;
+const manifestName = "testnet.json";
+
+export interface TestnetNode {
+  readonly name: string;
+  /** CometBFT's home, relative to the testnet folder. */
+  readonly home: string;
+  /** ledgerd's data_dir, relative to the testnet folder. */
+  readonly dataDir: string;
+  readonly nodeId: string;
+  readonly http: string;
+  readonly ws: string;
+  readonly abci: string;
+  readonly rpc: string;
+  readonly p2p: string;
+}
+
+export interface TestnetManifest {
+  readonly chainId: string;
+  /** The CometBFT binary the network was made with and is run with. */
+  readonly cometbft: string;
+  readonly nodes: readonly TestnetNode[];
+}
+
+export interface CreateTestnetOptions {
+  readonly validators: number;
+  readonly dir: string;
+  readonly basePort?: number;
+  readonly chainId?: string;
+  /** The CometBFT binary (default: `.cache/bin/cometbft` of this package, else `cometbft` on PATH). */
+  readonly cometbft?: string;
+  readonly timeoutCommitMs?: number;
+  /** ledgerd's server.threads per node (signature verification threads). */
+  readonly threads?: number;
+  readonly logLevel?: string;
+}
+
+/** Writes a new testnet into `dir` (which must not hold one) and returns its plan. */
+export function createTestnet(options: CreateTestnetOptions): TestnetManifest {
+  const dir = resolve(options.dir);
+  const count = options.validators;
+  if (!Number.isSafeInteger(count) || count < 1 || count > validatorsMax) {
+    throw new Error(`--validators must be from 1 to ${validatorsMax}, got ${count}`);
+  }
+  const basePort = options.basePort ?? basePortDefault;
+  if (!Number.isSafeInteger(basePort) || basePort < 1 || basePort + portStride * count > 65_535) {
+    throw new Error(`--base-port ${basePort} leaves no room for ${count} nodes below port 65535`);
+  }
+  if (existsSync(join(dir, manifestName))) throw new Error(`${dir} already holds a testnet (${manifestName})`);
+  const cometbft = options.cometbft ?? defaultCometBftBinary();
+  checkCometBft(cometbft);
+  const chainId = options.chainId ?? testnetChainIdDefault;
+
+  mkdirSync(dir, { recursive: true });
+  const generated = join(dir, ".cometbft-testnet");
+  rmSync(generated, { recursive: true, force: true });
+  run(cometbft, ["testnet", "--v", String(count), "--o", generated, "--populate-persistent-peers=false"]);
+
+  const nodes: TestnetNode[] = [];
+  for (let i = 0; i < count; i++) {
+    const name = `node${i}`;
+    const port = (offset: number): string => `127.0.0.1:${basePort + portStride * i + offset}`;
+    mkdirSync(join(dir, name), { recursive: true });
+    renameSync(join(generated, name), join(dir, name, "cometbft"));
+    const home = join(name, "cometbft");
+    const nodeId = nodeIdOf(readFileSync(join(dir, home, "config", "node_key.json"), "utf8"));
+    nodes.push({
+      name,
+      home,
+      dataDir: join(name, "ledgerd"),
+      nodeId,
+      http: port(portOffset.http),
+      ws: port(portOffset.ws),
+      abci: port(portOffset.abci),
+      rpc: port(portOffset.rpc),
+      p2p: port(portOffset.p2p),
+    });
+  }
+  rmSync(generated, { recursive: true, force: true });
+
+  writeGenesis(dir, nodes, chainId);
+  for (const node of nodes) {
+    writeCometBftConfig(dir, node, nodes, options.timeoutCommitMs ?? timeoutCommitMsDefault);
+    writeLedgerdConfig(dir, node, chainId, options.threads ?? 1, options.logLevel ?? "info");
+  }
+  const manifest: TestnetManifest = { chainId, cometbft: resolveBinary(cometbft), nodes };
+  writeFileSync(join(dir, manifestName), `${JSON.stringify(manifest, null, 2)}\n`);
+  return manifest;
+}
+
+/** Every node gets the same genesis: `cometbft testnet`'s validators, our chain id. */
+function writeGenesis(dir: string, nodes: readonly TestnetNode[], chainId: string): void {
+  const path = (node: TestnetNode): string => join(dir, node.home, "config", "genesis.json");
+  const genesis = JSON.parse(readFileSync(path(nodes[0]!), "utf8")) as Record<string, unknown>;
+  genesis["chain_id"] = chainId;
+  genesis["initial_height"] = "1";
+  const text = `${JSON.stringify(genesis, null, 2)}\n`;
+  for (const node of nodes) writeFileSync(path(node), text);
+}
+
+function writeCometBftConfig(dir: string, node: TestnetNode, nodes: readonly TestnetNode[], timeoutCommitMs: number): void {
+  const path = join(dir, node.home, "config", "config.toml");
+  const peers = nodes.filter((n) => n !== node).map((n) => `${n.nodeId}@${n.p2p}`);
+  const edits = nodeConfigEdits({
+    moniker: node.name,
+    addresses: { abci: node.abci, rpc: node.rpc, p2p: node.p2p, externalP2p: node.p2p },
+    persistentPeers: peers,
+    timeoutCommitMs,
+    timeoutProposeMs,
+    broadcastCommitTimeoutMs: commitTimeoutMs + commitTimeoutMarginMs,
+    txBytesMax: httpOptionsDefault.bodyBytesMax,
+    loopback: true,
+  });
+  writeFileSync(path, setTomlValues(readFileSync(path, "utf8"), edits));
+}
+
+/** `<data_dir>/config.json`: only what differs from ledgerd's defaults. */
+function writeLedgerdConfig(dir: string, node: TestnetNode, chainId: string, threads: number, logLevel: string): void {
+  const dataDir = join(dir, node.dataDir);
+  mkdirSync(dataDir, { recursive: true });
+  const config = {
+    log: { level: logLevel },
+    server: { bind: node.http, threads },
+    wsserver: { bind: node.ws },
+    engine: {
+      kind: "cometbft",
+      chain_id: chainId,
+      abci_bind: node.abci,
+      rpc_url: `http://${node.rpc}`,
+      commit_timeout_ms: commitTimeoutMs,
+    },
+  };
+  writeFileSync(join(dataDir, configFileName), `${JSON.stringify(config, null, 2)}\n`);
+}
+
+export function readManifest(dir: string): TestnetManifest {
+  const path = join(resolve(dir), manifestName);
+  if (!existsSync(path)) throw new Error(`${path} not found: make the testnet first (ledgerd testnet --validators N --dir DIR)`);
+  return JSON.parse(readFileSync(path, "utf8")) as TestnetManifest;
+}
+
+export type TestnetProcess = "ledgerd" | "cometbft";
+
+export interface NodeSelection {
+  /** Node indexes; default all. */
+  readonly nodes?: readonly number[];
+}
+
+export interface StartTestnetOptions extends NodeSelection {
+  readonly readyTimeoutMs?: number;
+}
+
+/**
+ * Starts the selected nodes: ledgerd first (CometBFT needs its ABCI server), then CometBFT; a
+ * process already running is left alone. Resolves when every selected CometBFT answers RPC.
+ */
+export async function startTestnet(dir: string, options: StartTestnetOptions = {}): Promise<void> {
+  const root = resolve(dir);
+  const manifest = readManifest(root);
+  const timeoutMs = options.readyTimeoutMs ?? readyTimeoutMsDefault;
+  const selected = selectNodes(manifest, options);
+  // ledgerd of every node first, in parallel; then every CometBFT, so that peers find each other.
+  await Promise.all(
+    selected.map(async (node) => {
+      if (runningPid(root, node, "ledgerd") !== null) return;
+      const child = startProcess(root, node, "ledgerd", process.execPath, [...ledgerdEntry(), "start", "--data_dir", join(root, node.dataDir)]);
+      await waitUntil(() => httpAnswers(`http://${node.http}/`), timeoutMs, () => exitedError(root, node, "ledgerd", child));
+    }),
+  );
+  await Promise.all(
+    selected.map(async (node) => {
+      if (runningPid(root, node, "cometbft") !== null) return;
+      const child = startProcess(root, node, "cometbft", manifest.cometbft, ["start", "--home", join(root, node.home)]);
+      await waitUntil(() => httpAnswers(`http://${node.rpc}/status`), timeoutMs, () => exitedError(root, node, "cometbft", child));
+    }),
+  );
+}
+
+export interface StopTestnetOptions extends NodeSelection {
+  readonly timeoutMs?: number;
+}
+
+/** Stops the selected nodes: CometBFT first (it stops calling the app), then ledgerd. */
+export async function stopTestnet(dir: string, options: StopTestnetOptions = {}): Promise<void> {
+  const root = resolve(dir);
+  const manifest = readManifest(root);
+  const timeoutMs = options.timeoutMs ?? stopTimeoutMsDefault;
+  const selected = selectNodes(manifest, options);
+  await Promise.all(selected.map((node) => stopProcess(root, node, "cometbft", timeoutMs)));
+  await Promise.all(selected.map((node) => stopProcess(root, node, "ledgerd", timeoutMs)));
+}
+
+/** The pid of a node's process if its pid file names one that is alive and ours, else null. */
+export function runningPid(root: string, node: TestnetNode, which: TestnetProcess): number | null {
+  const file = pidFile(root, node, which);
+  if (!existsSync(file)) return null;
+  const pid = Number(readFileSync(file, "utf8").trim());
+  if (!Number.isSafeInteger(pid) || pid <= 0 || !isAlive(pid) || !isOurs(pid, root, node, which)) return null;
+  return pid;
+}
+
+export function pidFile(root: string, node: TestnetNode, which: TestnetProcess): string {
+  return join(root, node.name, `${which}.pid`);
+}
+
+export function logFile(root: string, node: TestnetNode, which: TestnetProcess): string {
+  return join(root, node.name, `${which}.log`);
+}
+
+async function stopProcess(root: string, node: TestnetNode, which: TestnetProcess, timeoutMs: number): Promise<void> {
+  const pid = runningPid(root, node, which);
+  if (pid !== null) {
+    signal(pid, "SIGTERM");
+    const deadline = Date.now() + timeoutMs;
+    while (isAlive(pid) && Date.now() < deadline) await sleep(pollMs);
+    if (isAlive(pid)) signal(pid, "SIGKILL");
+    while (isAlive(pid)) await sleep(pollMs);
+  }
+  rmSync(pidFile(root, node, which), { force: true });
+}
+
+/** Spawns a node's process detached (it outlives `testnet start`), logging to its file. */
+function startProcess(root: string, node: TestnetNode, which: TestnetProcess, command: string, args: readonly string[]) {
+  const log = openSync(logFile(root, node, which), "a");
+  try {
+    const child = spawn(command, args, { cwd: packageRoot(), detached: true, stdio: ["ignore", log, log], env: childEnv() });
+    if (child.pid === undefined) throw new Error(`${which} of ${node.name} did not start (${command})`);
+    writeFileSync(pidFile(root, node, which), `${child.pid}\n`);
+    child.unref();
+    return child;
+  } finally {
+    closeSync(log);
+  }
+}
+
+/** LEDGERD_* variables of the caller would override each node's config.json: leave them out. */
+function childEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) if (!name.startsWith("LEDGERD_")) env[name] = value;
+  return env;
+}
+
+/** `node <main>` as this process runs: main.ts under tsx (from source), main.js once built. */
+function ledgerdEntry(): string[] {
+  const here = fileURLToPath(import.meta.url);
+  const main = join(dirname(here), `main${extname(here)}`);
+  return extname(here) === ".ts" ? ["--import", "tsx", main] : [main];
+}
+
+function selectNodes(manifest: TestnetManifest, selection: NodeSelection): TestnetNode[] {
+  if (selection.nodes === undefined) return [...manifest.nodes];
+  return selection.nodes.map((i) => {
+    const node = manifest.nodes[i];
+    if (node === undefined) throw new Error(`no node ${i}: the testnet has nodes 0 to ${manifest.nodes.length - 1}`);
+    return node;
+  });
+}
+
+async function waitUntil(ready: () => Promise<boolean>, timeoutMs: number, failed: () => Error | null): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await ready()) return;
+    const error = failed();
+    if (error !== null) throw error;
+    if (Date.now() > deadline) throw new Error(`not ready within ${timeoutMs} ms`);
+    await sleep(pollMs);
+  }
+}
+
+function exitedError(root: string, node: TestnetNode, which: TestnetProcess, child: { exitCode: number | null; signalCode: string | null }): Error | null {
+  if (child.exitCode === null && child.signalCode === null) return null;
+  const log = logFile(root, node, which);
+  const tail = readFileSync(log, "utf8").split("\n").slice(-15).join("\n");
+  return new Error(`${which} of ${node.name} exited (${child.exitCode ?? child.signalCode}); end of ${log}:\n${tail}`);
+}
+
+function httpAnswers(url: string): Promise<boolean> {
+  return new Promise((resolveAnswer) => {
+    const req = request(url, { method: "GET", timeout: 2_000 }, (res) => {
+      res.resume();
+      resolveAnswer((res.statusCode ?? 0) > 0);
+    });
+    req.on("timeout", () => req.destroy());
+    req.on("error", () => resolveAnswer(false));
+    req.end();
+  });
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+  // A zombie (exited, not yet reaped) is not running.
+  try {
+    return !/^\d+ \([^)]*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return true;
+  }
+}
+
+/** Where /proc tells, the pid must still be this node's process (pids are reused). */
+function isOurs(pid: number, root: string, node: TestnetNode, which: TestnetProcess): boolean {
+  let cmdline: string;
+  try {
+    cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+  } catch {
+    return true;
+  }
+  return cmdline.includes(join(root, which === "ledgerd" ? node.dataDir : node.home));
+}
+
+function signal(pid: number, name: NodeJS.Signals): void {
+  try {
+    process.kill(pid, name);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
+  }
+}
+
+/** The folder of ledgerd's package.json (src/cli under tsx, dist/src/cli once built). */
+function packageRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, "package.json"))) {
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error("ledgerd's package.json was not found");
+    dir = parent;
+  }
+  return dir;
+}
+
+/** `.cache/bin/cometbft` as `scripts/install-cometbft.sh` installs it, else PATH's `cometbft`. */
+export function defaultCometBftBinary(): string {
+  const local = join(packageRoot(), ".cache", "bin", "cometbft");
+  return existsSync(local) ? local : "cometbft";
+}
+
+function resolveBinary(binary: string): string {
+  return binary.includes("/") ? resolve(binary) : binary;
+}
+
+function checkCometBft(binary: string): void {
+  const result = spawnSync(binary, ["version"], { encoding: "utf8" });
+  if (result.error !== undefined || result.status !== 0) {
+    throw new Error(
+      `CometBFT not found or not runnable at ${binary}: run scripts/install-cometbft.sh, or pass --cometbft PATH` +
+        (result.error === undefined ? `\n${result.stderr}` : ` (${result.error.message})`),
+    );
+  }
+}
+
+function run(command: string, args: readonly string[]): void {
+  const result = spawnSync(command, args, { encoding: "utf8" });
+  if (result.error !== undefined || result.status !== 0) {
+    throw new Error(`${command} ${args.join(" ")} failed: ${result.error?.message ?? result.stderr}`);
+  }
+}
+
+/** Registers `ledgerd testnet` and its `start` and `stop` subcommands. */
+export function registerTestnetCommand(program: Command): void {
+  const testnet = program
+    .command("testnet")
+    .description("Write a network of N CometBFT validators, each driving a ledgerd, on loopback ports")
+    .option("--validators <N>", "how many validators", parseCount)
+    .option("--dir <DIR>", "folder for the network (must not hold one yet)")
+    .addOption(new Option("--base-port <PORT>", `node i uses ports PORT+${portStride}i .. PORT+${portStride}i+4 (HTTP, WS, ABCI, RPC, P2P)`).default(basePortDefault).argParser(parseCount))
+    .option("--chain-id <ID>", "the genesis chain id", testnetChainIdDefault)
+    .option("--cometbft <PATH>", "the CometBFT binary (default: .cache/bin/cometbft, else cometbft on PATH)")
+    .addOption(new Option("--timeout-commit <MS>", "CometBFT's consensus.timeout_commit").default(timeoutCommitMsDefault).argParser(parseCount))
+    .addOption(new Option("--threads <N>", "each ledgerd's server.threads").default(1).argParser(parseCount))
+    .action((options: { validators?: number; dir?: string; basePort: number; chainId: string; cometbft?: string; timeoutCommit: number; threads: number }) => {
+      if (options.validators === undefined || options.dir === undefined) {
+        throw new Error("testnet needs --validators N and --dir DIR (or a subcommand: start, stop)");
+      }
+      const create: CreateTestnetOptions = {
+        validators: options.validators,
+        dir: options.dir,
+        basePort: options.basePort,
+        chainId: options.chainId,
+        timeoutCommitMs: options.timeoutCommit,
+        threads: options.threads,
+        ...(options.cometbft === undefined ? {} : { cometbft: options.cometbft }),
+      };
+      const manifest = createTestnet(create);
+      console.log(`wrote a ${manifest.nodes.length}-validator testnet (chain ${manifest.chainId}) in ${resolve(options.dir)}`);
+      for (const node of manifest.nodes) {
+        console.log(`  ${node.name}: HTTP http://${node.http}  RPC http://${node.rpc}  P2P ${node.nodeId}@${node.p2p}`);
+      }
+      console.log(`start it with: ledgerd testnet start --dir ${options.dir}`);
+    });
+  testnet
+    .command("start")
+    .description("Start every node (or --node I): ledgerd, then CometBFT; waits until they answer")
+    .option("--dir <DIR>", "the testnet's folder")
+    .option("--node <I...>", "only these node indexes")
+    .action(async (options: { dir?: string; node?: string[] }, command: Command) => {
+      const dir = dirOf(options, command);
+      await startTestnet(dir, selection(options.node));
+      console.log(`testnet in ${resolve(dir)} is running`);
+    });
+  testnet
+    .command("stop")
+    .description("Stop every node (or --node I): CometBFT, then ledgerd")
+    .option("--dir <DIR>", "the testnet's folder")
+    .option("--node <I...>", "only these node indexes")
+    .action(async (options: { dir?: string; node?: string[] }, command: Command) => {
+      const dir = dirOf(options, command);
+      await stopTestnet(dir, selection(options.node));
+      console.log(`testnet in ${resolve(dir)} is stopped`);
+    });
+}
+
+/** `testnet` itself has a `--dir` too, and commander gives it the flag wherever it stands. */
+function dirOf(options: { dir?: string }, command: Command): string {
+  const dir = options.dir ?? (command.parent?.opts() as { dir?: string } | undefined)?.dir;
+  if (dir === undefined) throw new Error(`testnet ${command.name()} needs --dir DIR`);
+  return dir;
+}
+
+function selection(nodes: string[] | undefined): NodeSelection {
+  return nodes === undefined ? {} : { nodes: nodes.map((n) => parseCount(n)) };
+}
+
+function parseCount(text: string): number {
+  if (!/^(?:0|[1-9][0-9]*)$/.test(text)) throw new Error(`not a whole number: ${text}`);
+  return Number(text);
+}

@@ -1,0 +1,132 @@
+// What a ledgerd node's CometBFT needs in its `config/config.toml` (v0.38 keys), as edits to the
+// file `cometbft init` / `cometbft testnet` writes, so every other key keeps CometBFT's default.
+// Pure: text in, text out.
+import { createHash } from "node:crypto";
+
+export type TomlValue = string | number | boolean;
+
+/** `[section] key = value`; section "" is the top of the file, before any table. */
+export interface TomlEdit {
+  readonly section: string;
+  readonly key: string;
+  readonly value: TomlValue;
+}
+
+/**
+ * Replaces the value of each `key = ...` line in its section. Every edited key must already be
+ * in the file (CometBFT writes them all), so a typo or a renamed key fails loudly instead of
+ * leaving CometBFT's default in force.
+ */
+export function setTomlValues(text: string, edits: readonly TomlEdit[]): string {
+  const lines = text.split("\n");
+  const sectionOf: string[] = [];
+  let section = "";
+  for (const line of lines) {
+    const header = /^\s*\[([^\]]+)\]\s*$/.exec(line);
+    if (header !== null) section = header[1]!.trim();
+    sectionOf.push(section);
+  }
+  for (const edit of edits) {
+    const pattern = new RegExp(`^(\\s*)${escapeRegExp(edit.key)}(\\s*)=`);
+    const index = lines.findIndex((line, i) => sectionOf[i] === edit.section && pattern.test(line));
+    if (index < 0) throw new Error(`config.toml has no key ${edit.key} in [${edit.section}]`);
+    const indent = pattern.exec(lines[index]!)![1]!;
+    lines[index] = `${indent}${edit.key} = ${tomlLiteral(edit.value)}`;
+  }
+  return lines.join("\n");
+}
+
+export function tomlLiteral(value: TomlValue): string {
+  if (typeof value === "boolean") return value ? "true" : "false";
+  if (typeof value === "number") {
+    if (!Number.isSafeInteger(value)) throw new RangeError(`not a TOML integer: ${value}`);
+    return String(value);
+  }
+  return JSON.stringify(value);
+}
+
+/** A Go duration for CometBFT's timeouts: `150ms`, `35s`. */
+export function goDuration(ms: number): string {
+  return ms % 1_000 === 0 ? `${ms / 1_000}s` : `${ms}ms`;
+}
+
+/**
+ * A CometBFT node id from its `node_key.json`: the hex of the first 20 bytes of SHA-256 of the
+ * Ed25519 public key (`p2p.PubKeyToID`; the key file holds the 64-byte private key, seed then
+ * public key, base64).
+ */
+export function nodeIdOf(nodeKeyJson: string): string {
+  const parsed = JSON.parse(nodeKeyJson) as { priv_key?: { type?: string; value?: string } };
+  const key = parsed.priv_key;
+  if (key?.type !== "tendermint/PrivKeyEd25519" || typeof key.value !== "string") {
+    throw new Error("node_key.json does not hold an Ed25519 key");
+  }
+  const priv = Buffer.from(key.value, "base64");
+  if (priv.length !== 64) throw new Error("node_key.json's key is not 64 bytes");
+  return createHash("sha256").update(priv.subarray(32)).digest().subarray(0, 20).toString("hex");
+}
+
+/** The loopback or LAN addresses one node of a network uses. */
+export interface NodeAddresses {
+  /** `host:port` CometBFT reaches ledgerd's ABCI server at. */
+  readonly abci: string;
+  /** `host:port` of CometBFT's RPC (ledgerd's engine.rpc_url without http://). */
+  readonly rpc: string;
+  /** `host:port` CometBFT's P2P listens on. */
+  readonly p2p: string;
+  /** `host:port` the other validators dial (p2p.external_address); "" for the listen address. */
+  readonly externalP2p: string;
+}
+
+export interface NodeConfigSettings {
+  readonly moniker: string;
+  readonly addresses: NodeAddresses;
+  /** `id@host:port` of every other validator. */
+  readonly persistentPeers: readonly string[];
+  /** consensus.timeout_commit: the pause after a commit before the next height starts. */
+  readonly timeoutCommitMs: number;
+  /** consensus.timeout_propose: how long validators wait for a proposer that may be down. */
+  readonly timeoutProposeMs: number;
+  /** rpc.timeout_broadcast_tx_commit: above ledgerd's own commit timeout, which answers first. */
+  readonly broadcastCommitTimeoutMs: number;
+  /** mempool.max_tx_bytes: ledgerd's own body limit, so CometBFT refuses nothing ledgerd takes. */
+  readonly txBytesMax: number;
+  /** Loopback networks put every node on one address. */
+  readonly loopback: boolean;
+}
+
+/**
+ * The edits for one validator. Blocks are made only when transactions wait
+ * (create_empty_blocks = false, as BigchainDB deployed Tendermint); transactions are not indexed
+ * by CometBFT (ledgerd is the index); gossip is tuned down for a LAN.
+ */
+export function nodeConfigEdits(settings: NodeConfigSettings): TomlEdit[] {
+  const { addresses } = settings;
+  return [
+    { section: "", key: "moniker", value: settings.moniker },
+    { section: "", key: "proxy_app", value: `tcp://${addresses.abci}` },
+    { section: "", key: "log_level", value: "*:error,state:info,blocksync:info" },
+    { section: "rpc", key: "laddr", value: `tcp://${addresses.rpc}` },
+    { section: "rpc", key: "timeout_broadcast_tx_commit", value: goDuration(settings.broadcastCommitTimeoutMs) },
+    // Room for a body of txBytesMax in base64 inside the JSON-RPC envelope.
+    { section: "rpc", key: "max_body_bytes", value: Math.ceil((settings.txBytesMax * 4) / 3) + 4_096 },
+    { section: "p2p", key: "laddr", value: `tcp://${addresses.p2p}` },
+    { section: "p2p", key: "external_address", value: addresses.externalP2p },
+    { section: "p2p", key: "persistent_peers", value: settings.persistentPeers.join(",") },
+    { section: "p2p", key: "addr_book_strict", value: !settings.loopback },
+    { section: "p2p", key: "allow_duplicate_ip", value: settings.loopback },
+    { section: "p2p", key: "flush_throttle_timeout", value: "10ms" },
+    { section: "p2p", key: "send_rate", value: 20_480_000 },
+    { section: "p2p", key: "recv_rate", value: 20_480_000 },
+    { section: "mempool", key: "max_tx_bytes", value: settings.txBytesMax },
+    { section: "consensus", key: "timeout_commit", value: goDuration(settings.timeoutCommitMs) },
+    { section: "consensus", key: "timeout_propose", value: goDuration(settings.timeoutProposeMs) },
+    { section: "consensus", key: "create_empty_blocks", value: false },
+    { section: "consensus", key: "peer_gossip_sleep_duration", value: "10ms" },
+    { section: "tx_index", key: "indexer", value: "null" },
+  ];
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}

@@ -1,0 +1,226 @@
+// The ledger as an ABCI application, through the real socket server and a hand-written client.
+import assert from "node:assert/strict";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterEach, beforeEach, describe, it } from "node:test";
+import {
+  CheckTxType,
+  ResponseOfferSnapshot_Result,
+  ResponseProcessProposal_ProposalStatus,
+  type Request,
+  type RequestFinalizeBlock,
+  type RequestInitChain,
+} from "cosmjs-types/tendermint/abci/types";
+import { nextAppHash } from "../../../src/ledger/appHash.js";
+import { LedgerAbciApp, appHashBytes, prepareProposal } from "../../../src/engine/cometbft/abciApp.js";
+import { AbciServer } from "../../../src/engine/cometbft/abciServer.js";
+import { bytesOf, create, keypairOf, transfer } from "../../helpers/txFactory.js";
+import { AbciTestClient } from "./abciTestClient.js";
+import { openLedger, type LedgerFixture } from "./ledgerFixture.js";
+
+const alice = keypairOf("alice");
+const bob = keypairOf("bob");
+const carol = keypairOf("carol");
+const validatorKey = Buffer.alloc(32, 0xab);
+
+let fx: LedgerFixture;
+let server: AbciServer;
+let consensus: AbciTestClient;
+let mempool: AbciTestClient;
+let fatal: unknown[];
+
+beforeEach(async () => {
+  fx = await openLedger();
+  fatal = [];
+  const app = new LedgerAbciApp({ chainId: "test-chain", version: "9.9.9" }, { ledger: fx.ledger, store: fx.store });
+  server = await AbciServer.start(
+    { listen: { host: "127.0.0.1", port: 0 }, messageBytesMax: 1 << 24, requestsInFlightMax: 1_000, writeBufferBytesMax: 65_536 },
+    { handler: app, onFatal: (e) => fatal.push(e) },
+  );
+  consensus = await AbciTestClient.open(server.address);
+  mempool = await AbciTestClient.open(server.address);
+});
+afterEach(async () => {
+  consensus.close();
+  mempool.close();
+  await server.close();
+  await fx.close();
+});
+
+function initChain(chainId = "test-chain"): Request {
+  const request: RequestInitChain = {
+    time: { seconds: 0n, nanos: 0 },
+    chainId,
+    validators: [{ pubKey: { ed25519: validatorKey }, power: 7n }],
+    appStateBytes: new Uint8Array(0),
+    initialHeight: 1n,
+  };
+  return { initChain: request };
+}
+
+function finalizeBlock(height: number, txs: Uint8Array[]): Request {
+  const request: RequestFinalizeBlock = {
+    txs,
+    decidedLastCommit: { round: 0, votes: [] },
+    misbehavior: [],
+    hash: new Uint8Array(32),
+    height: BigInt(height),
+    time: { seconds: 0n, nanos: 0 },
+    nextValidatorsHash: new Uint8Array(32),
+    proposerAddress: new Uint8Array(20),
+  };
+  return { finalizeBlock: request };
+}
+
+const checkTx = (tx: Uint8Array, type = CheckTxType.NEW): Request => ({ checkTx: { tx, type } });
+const info: Request = { info: { version: "0.38.26", blockVersion: 11n, p2pVersion: 8n, abciVersion: "2.0.0" } };
+
+async function commitBlock(height: number, txs: Uint8Array[]) {
+  const [finalized, committed] = await consensus.call(finalizeBlock(height, txs), { commit: {} });
+  assert.notEqual(committed!.commit, undefined);
+  return finalized!.finalizeBlock!;
+}
+
+describe("LedgerAbciApp", () => {
+  it("answers Info with exactly what the store holds: height 0 and no app hash at first", async () => {
+    const [answer] = await consensus.call(info);
+    assert.equal(answer!.info!.lastBlockHeight, 0n);
+    assert.equal(answer!.info!.lastBlockAppHash.length, 0);
+    assert.equal(answer!.info!.version, "9.9.9");
+  });
+
+  it("stores the genesis validators at InitChain, and takes a repeated InitChain as a no-op", async () => {
+    const [answer] = await consensus.call(initChain());
+    assert.deepEqual(answer!.initChain!.validators, []);
+    assert.deepEqual(await fx.store.getValidators(), [{ publicKey: "ab".repeat(32), power: 7 }]);
+    assert.equal(fx.ledger.chain, "test-chain");
+    const [again] = await consensus.call(initChain());
+    assert.notEqual(again!.initChain, undefined);
+    assert.deepEqual(fatal, []);
+  });
+
+  it("stops on a genesis for another chain than engine.chain_id", async () => {
+    const answer = await consensus.send(initChain("other-chain"), { flush: {} })[0];
+    assert.match(answer!.exception!.error, /other-chain.*test-chain/);
+    assert.equal(fatal.length, 1);
+    assert.equal(fx.ledger.chain, null);
+  });
+
+  it("CheckTx: code 0 when admitted; code 1 with our code as codespace and the message as log", async () => {
+    await consensus.call(initChain());
+    const asset = create(alice);
+    await commitBlock(1, [bytesOf(asset)]);
+    const toBob = transfer([{ tx: asset, outputIndex: 0 }], [alice], [{ publicKeys: [bob.publicKey], amount: 1n }]);
+    const toCarol = transfer([{ tx: asset, outputIndex: 0 }], [alice], [{ publicKeys: [carol.publicKey], amount: 1n }]);
+    const [ok] = await mempool.call(checkTx(bytesOf(toBob)));
+    const [again, conflict, garbage] = await mempool.call(
+      checkTx(bytesOf(toBob)),
+      checkTx(bytesOf(toCarol)),
+      checkTx(Buffer.from("not json")),
+    );
+    assert.equal(ok!.checkTx!.code, 0);
+    assert.equal(again!.checkTx!.code, 1);
+    assert.equal(again!.checkTx!.codespace, "PendingTransaction");
+    assert.equal(conflict!.checkTx!.code, 1);
+    assert.equal(conflict!.checkTx!.codespace, "DoubleSpend");
+    assert.match(conflict!.checkTx!.log, /already spent/);
+    assert.equal(garbage!.checkTx!.code, 1);
+    assert.equal(garbage!.checkTx!.codespace, "BadJson");
+  });
+
+  it("Recheck keeps a pending transaction and drops one a block made invalid", async () => {
+    await consensus.call(initChain());
+    const asset = create(alice);
+    const other = create(carol);
+    await commitBlock(1, [bytesOf(asset), bytesOf(other)]);
+    const toBob = transfer([{ tx: asset, outputIndex: 0 }], [alice], [{ publicKeys: [bob.publicKey], amount: 1n }]);
+    const toCarol = transfer([{ tx: asset, outputIndex: 0 }], [alice], [{ publicKeys: [carol.publicKey], amount: 1n }]);
+    const keep = transfer([{ tx: other, outputIndex: 0 }], [carol], [{ publicKeys: [bob.publicKey], amount: 1n }]);
+    await mempool.call(checkTx(bytesOf(toBob)), checkTx(bytesOf(keep)));
+    await commitBlock(2, [bytesOf(toCarol)]);
+    const [dropped, kept] = await mempool.call(checkTx(bytesOf(toBob), CheckTxType.RECHECK), checkTx(bytesOf(keep), CheckTxType.RECHECK));
+    assert.equal(dropped!.checkTx!.codespace, "DoubleSpend");
+    assert.equal(kept!.checkTx!.code, 0);
+    assert.equal(fx.ledger.pendingCount, 1);
+  });
+
+  it("FinalizeBlock gives a result per transaction and the app hash; Commit makes it durable", async () => {
+    await consensus.call(initChain());
+    const asset = create(alice);
+    const duplicate = bytesOf(asset);
+    const finalized = await commitBlock(1, [bytesOf(asset), duplicate, Buffer.from("[]")]);
+    assert.deepEqual(finalized.txResults.map((r) => [r.code, r.codespace]), [[0, ""], [1, "DuplicateTransaction"], [1, "BadJson"]]);
+    const expected = nextAppHash("", [asset["id"] as string]);
+    assert.equal(Buffer.from(finalized.appHash).toString("hex"), expected);
+    assert.deepEqual(finalized.validatorUpdates, []);
+    const [answer] = await consensus.call(info);
+    assert.equal(answer!.info!.lastBlockHeight, 1n);
+    assert.equal(Buffer.from(answer!.info!.lastBlockAppHash).toString("hex"), expected);
+    // An empty block is stored too, and keeps the app hash.
+    const empty = await commitBlock(2, []);
+    assert.equal(Buffer.from(empty.appHash).toString("hex"), expected);
+    assert.equal((await fx.store.getChainState()).height, 2);
+  });
+
+  it("stops the node on a block that is not the next height (the handshake must replay instead)", async () => {
+    await consensus.call(initChain());
+    const answer = await consensus.send(finalizeBlock(5, []), { flush: {} })[0];
+    assert.match(answer!.exception!.error, /contiguous/);
+    assert.equal(fatal.length, 1);
+  });
+
+  it("PrepareProposal keeps the mempool's order within max_tx_bytes; ProcessProposal accepts", async () => {
+    const txs = [Buffer.alloc(100, 1), Buffer.alloc(200, 2), Buffer.alloc(10, 3)];
+    // Each costs 1 tag byte + its uvarint length + its bytes: 102, 203, 12.
+    assert.deepEqual(prepareProposal({ txs, maxTxBytes: 305n } as never).txs.length, 2);
+    assert.deepEqual(prepareProposal({ txs, maxTxBytes: 304n } as never).txs.length, 1);
+    const [prepared, processed] = await consensus.call(
+      { prepareProposal: { maxTxBytes: 105n, txs, localLastCommit: { round: 0, votes: [] }, misbehavior: [], height: 1n, time: { seconds: 0n, nanos: 0 }, nextValidatorsHash: new Uint8Array(0), proposerAddress: new Uint8Array(0) } },
+      { processProposal: { txs, proposedLastCommit: { round: 0, votes: [] }, misbehavior: [], hash: new Uint8Array(0), height: 1n, time: { seconds: 0n, nanos: 0 }, nextValidatorsHash: new Uint8Array(0), proposerAddress: new Uint8Array(0) } },
+    );
+    assert.deepEqual(prepared!.prepareProposal!.txs.map((t) => t.length), [100]);
+    assert.equal(processed!.processProposal!.status, ResponseProcessProposal_ProposalStatus.ACCEPT);
+  });
+
+  it("answers Query for a committed transaction, Echo, and the snapshot methods", async () => {
+    await consensus.call(initChain());
+    const asset = create(alice);
+    await commitBlock(1, [bytesOf(asset)]);
+    const id = asset["id"] as string;
+    const query = (path: string): Request => ({ query: { path, data: new Uint8Array(0), height: 0n, prove: false } });
+    const [found, missing, unknown, echo, list, offer] = await consensus.call(
+      query(`/transactions/${id}`),
+      query(`/transactions/${"0".repeat(64)}`),
+      query("/nothing"),
+      { echo: { message: "hello" } },
+      { listSnapshots: {} },
+      { offerSnapshot: { appHash: new Uint8Array(0) } },
+    );
+    assert.equal(found!.query!.code, 0);
+    assert.equal(JSON.parse(Buffer.from(found!.query!.value).toString("utf8")).id, id);
+    assert.equal(found!.query!.height, 1n);
+    assert.equal(missing!.query!.code, 1);
+    assert.equal(unknown!.query!.code, 1);
+    assert.equal(echo!.echo!.message, "hello");
+    assert.deepEqual(list!.listSnapshots!.snapshots, []);
+    assert.equal(offer!.offerSnapshot!.result, ResponseOfferSnapshot_Result.REJECT);
+  });
+
+  it("releases the pending pool when the mempool connection closes (CometBFT restarted)", async () => {
+    await consensus.call(initChain());
+    await mempool.call(checkTx(bytesOf(create(alice))), checkTx(bytesOf(create(bob))));
+    assert.equal(fx.ledger.pendingCount, 2);
+    consensus.close();
+    await sleep(30);
+    assert.equal(fx.ledger.pendingCount, 2, "only the mempool connection's close releases the pool");
+    mempool.close();
+    const deadline = Date.now() + 2_000;
+    while (fx.ledger.pendingCount > 0 && Date.now() < deadline) await sleep(5);
+    assert.equal(fx.ledger.pendingCount, 0);
+  });
+
+  it("converts app hashes to 32 raw bytes, empty before the first", () => {
+    assert.equal(appHashBytes("").length, 0);
+    assert.equal(Buffer.from(appHashBytes("0f".repeat(32))).toString("hex"), "0f".repeat(32));
+    assert.throws(() => appHashBytes("xyz"));
+  });
+});

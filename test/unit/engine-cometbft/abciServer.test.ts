@@ -1,0 +1,154 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { after, describe, it } from "node:test";
+import type { Request, Response } from "cosmjs-types/tendermint/abci/types";
+import { encodeUvarint } from "../../../src/engine/cometbft/abciCodec.js";
+import { AbciServer, type AbciConnection, type AbciHandler, type AbciServerOptions } from "../../../src/engine/cometbft/abciServer.js";
+import { AbciTestClient } from "./abciTestClient.js";
+
+const servers: AbciServer[] = [];
+const clients: AbciTestClient[] = [];
+after(async () => {
+  clients.forEach((c) => c.close());
+  await Promise.all(servers.map((s) => s.close()));
+});
+
+const options: AbciServerOptions = {
+  listen: { host: "127.0.0.1", port: 0 },
+  messageBytesMax: 1_000,
+  requestsInFlightMax: 100,
+  writeBufferBytesMax: 65_536,
+};
+
+/** A handler that logs when each request starts and ends; CheckTx waits the ms in its first tx byte. */
+class ScriptedHandler implements AbciHandler {
+  readonly log: string[] = [];
+  readonly closedConnections: number[] = [];
+  throwOn: string | null = null;
+
+  async handle(request: Request, _connection: AbciConnection): Promise<Response> {
+    if (request.checkTx !== undefined) {
+      const ms = request.checkTx.tx[0] ?? 0;
+      const name = `check${request.checkTx.tx[1] ?? 0}`;
+      this.log.push(`start ${name}`);
+      await sleep(ms);
+      this.log.push(`end ${name}`);
+      return { checkTx: { code: request.checkTx.tx[1] ?? 0, data: new Uint8Array(0), log: name, info: "", gasWanted: 0n, gasUsed: 0n, events: [], codespace: "" } };
+    }
+    if (request.commit !== undefined) {
+      this.log.push("start commit");
+      if (this.throwOn === "commit") throw new Error("disk failed");
+      await sleep(5);
+      this.log.push("end commit");
+      return { commit: { retainHeight: 0n } };
+    }
+    if (request.echo !== undefined) return { echo: { message: request.echo.message } };
+    return { exception: { error: "not scripted" } };
+  }
+
+  closed(connection: AbciConnection): void {
+    this.closedConnections.push(connection.id);
+  }
+}
+
+async function start(handler: AbciHandler, overrides: Partial<AbciServerOptions> = {}) {
+  const fatal: unknown[] = [];
+  const server = await AbciServer.start({ ...options, ...overrides }, { handler, onFatal: (e) => fatal.push(e) });
+  servers.push(server);
+  const client = await AbciTestClient.open(server.address);
+  clients.push(client);
+  return { server, client, fatal };
+}
+
+const checkTx = (ms: number, id: number): Request => ({ checkTx: { tx: Uint8Array.of(ms, id), type: 0 } });
+
+describe("AbciServer", () => {
+  it("answers in request order even when the handlers finish out of order", async () => {
+    const handler = new ScriptedHandler();
+    const { client } = await start(handler);
+    const answers = await client.call(checkTx(40, 1), checkTx(0, 2), checkTx(20, 3), { echo: { message: "e" } });
+    assert.deepEqual(answers.map((a) => a.checkTx?.log ?? a.echo?.message), ["check1", "check2", "check3", "e"]);
+    // CheckTx runs concurrently: the fast ones ended before the slow first one.
+    assert.ok(handler.log.indexOf("end check2") < handler.log.indexOf("end check1"), handler.log.join(","));
+  });
+
+  it("runs an ordered request (Commit) after every earlier request, and later ones after it", async () => {
+    const handler = new ScriptedHandler();
+    const { client } = await start(handler);
+    await client.call(checkTx(30, 1), { commit: {} }, checkTx(0, 2));
+    assert.deepEqual(handler.log, ["start check1", "end check1", "start commit", "end commit", "start check2", "end check2"]);
+  });
+
+  it("writes answers when a Flush is answered, as Go's socket server does", async () => {
+    const handler = new ScriptedHandler();
+    const { client } = await start(handler);
+    let answered = false;
+    const [echo] = client.send({ echo: { message: "waits for flush" } });
+    void echo!.then(() => (answered = true));
+    await sleep(50);
+    assert.equal(answered, false, "an answer went out before any Flush");
+    const [flush] = client.send({ flush: {} });
+    assert.equal((await echo!).echo?.message, "waits for flush");
+    assert.notEqual((await flush!).flush, undefined);
+  });
+
+  it("serves a unix socket too", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ledgerd-abci-"));
+    try {
+      const path = join(dir, "abci.sock");
+      const { client } = await start(new ScriptedHandler(), { listen: { path } });
+      const [answer] = await client.call({ echo: { message: "unix" } });
+      assert.equal(answer!.echo?.message, "unix");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("refuses a message over the limit with an exception and closes that connection only", async () => {
+    const handler = new ScriptedHandler();
+    const { server, client, fatal } = await start(handler);
+    const [answer] = client.send({ echo: { message: "before" } });
+    client.writeRaw(encodeUvarint(options.messageBytesMax + 1));
+    // The earlier request is answered... or dropped with the connection; the exception is what counts.
+    const first = await answer!.catch(() => null);
+    assert.ok(first === null || first.echo?.message === "before" || first.exception !== undefined);
+    await waitFor(() => client.ended);
+    assert.deepEqual(fatal, [], "bad input from a peer is not fatal to the node");
+    const other = await AbciTestClient.open(server.address);
+    clients.push(other);
+    const [echo] = await other.call({ echo: { message: "still serving" } });
+    assert.equal(echo!.echo?.message, "still serving");
+    await waitFor(() => handler.closedConnections.length === 1);
+  });
+
+  it("answers an exception and reports a fatal error once when a handler throws", async () => {
+    const handler = new ScriptedHandler();
+    handler.throwOn = "commit";
+    const { client, fatal } = await start(handler);
+    const [answer] = client.send({ commit: {} }, { flush: {} });
+    assert.equal((await answer!).exception?.error, "disk failed");
+    await waitFor(() => client.ended);
+    assert.equal(fatal.length, 1);
+    assert.match(String(fatal[0]), /disk failed/);
+  });
+
+  it("waits on close for the requests in progress", async () => {
+    const handler = new ScriptedHandler();
+    const { server, client } = await start(handler);
+    client.send(checkTx(60, 1), { flush: {} });
+    await waitFor(() => handler.log.includes("start check1"));
+    await server.close();
+    assert.ok(handler.log.includes("end check1"), "close returned before the CheckTx in progress ended");
+  });
+});
+
+async function waitFor(condition: () => boolean, timeoutMs = 2_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await sleep(5);
+  }
+}

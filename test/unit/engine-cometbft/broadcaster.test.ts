@@ -1,0 +1,193 @@
+// POST mode mapping (DECISIONS #5) through the real RPC client against a stand-in for CometBFT's
+// JSON-RPC server that answers as v0.38 does.
+import assert from "node:assert/strict";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
+import { after, afterEach, before, beforeEach, describe, it } from "node:test";
+import { CometBftBroadcaster, abciResultError, resultError } from "../../../src/engine/cometbft/cometBftBroadcaster.js";
+import { CometBftRpcClient, RpcFailure, parseAnswer } from "../../../src/engine/cometbft/rpcClient.js";
+import { LedgerError } from "../../../src/errors/ledgerError.js";
+import { bytesOf, create, keypairOf, transfer } from "../../helpers/txFactory.js";
+import { openLedger, type LedgerFixture } from "./ledgerFixture.js";
+
+const alice = keypairOf("alice");
+const bob = keypairOf("bob");
+
+interface Call {
+  readonly method: string;
+  readonly params: { tx: string };
+}
+
+/** What the stand-in answers next: a JSON-RPC `result`, an `error`, raw text, or a delay first. */
+type Script = { result: unknown } | { error: { code: number; message: string; data: string } } | { raw: string } | { delayMs: number; result: unknown };
+
+let server: Server;
+let url: string;
+const calls: Call[] = [];
+let script: Script = { result: {} };
+
+before(async () => {
+  server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", async () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { id: number; method: string; params: { tx: string } };
+      calls.push({ method: body.method, params: body.params });
+      const now = script;
+      if ("delayMs" in now) await sleep(now.delayMs);
+      res.setHeader("content-type", "application/json");
+      if ("raw" in now) {
+        res.end(now.raw);
+        return;
+      }
+      const answer = "error" in now ? { jsonrpc: "2.0", id: body.id, error: now.error } : { jsonrpc: "2.0", id: body.id, result: now.result };
+      res.end(JSON.stringify(answer));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+let fx: LedgerFixture;
+let rpc: CometBftRpcClient;
+let broadcaster: CometBftBroadcaster;
+beforeEach(async () => {
+  fx = await openLedger();
+  await fx.ledger.initChain("test-chain", [{ publicKey: "ab".repeat(32), power: 1 }]);
+  rpc = new CometBftRpcClient({ url, socketsMax: 4, responseBytesMax: 1 << 20 });
+  broadcaster = new CometBftBroadcaster({ rpcTimeoutMs: 500, commitTimeoutMs: 300 }, { ledger: fx.ledger, rpc });
+  calls.length = 0;
+});
+afterEach(async () => {
+  rpc.close();
+  await fx.close();
+});
+
+async function refusal(promise: Promise<unknown>): Promise<LedgerError> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(error instanceof LedgerError, `not a LedgerError: ${String(error)}`);
+    return error;
+  }
+  assert.fail("expected a refusal");
+}
+
+const rpcError = (data: string): Script => ({ error: { code: -32603, message: "Internal error", data } });
+
+describe("CometBftBroadcaster", () => {
+  it("hands the transaction to broadcast_tx_<mode> as base64 and answers with it", async () => {
+    for (const mode of ["async", "sync", "commit"] as const) {
+      script = { result: mode === "commit" ? { check_tx: {}, tx_result: {}, hash: "AB", height: "3" } : { code: 0, hash: "AB" } };
+      const fresh = create(alice);
+      const answer = await broadcaster.broadcast(bytesOf(fresh), mode);
+      assert.equal(answer.id, fresh["id"]);
+      const call = calls.at(-1)!;
+      assert.equal(call.method, `broadcast_tx_${mode}`);
+      assert.equal(Buffer.from(call.params.tx, "base64").toString("utf8"), JSON.stringify(fresh));
+    }
+  });
+
+  it("refuses, without broadcasting, what committed state already rules out", async () => {
+    const asset = create(alice);
+    await fx.ledger.finalizeBlock(1, [bytesOf(asset)]);
+    await fx.ledger.commit();
+    const error = await refusal(broadcaster.broadcast(bytesOf(asset), "async"));
+    assert.equal(error.code, "DuplicateTransaction");
+    assert.equal(error.status, 400);
+    const bad = await refusal(broadcaster.broadcast(Buffer.from("{"), "sync"));
+    assert.equal(bad.status, 400);
+    assert.equal(calls.length, 0);
+    assert.equal(fx.ledger.pendingCount, 0, "the check does not join the pending pool");
+  });
+
+  it("maps a CheckTx refusal (sync) to our code from codespace and message from log: 400", async () => {
+    script = { result: { code: 1, codespace: "DoubleSpend", log: "input `x` was already spent", hash: "AB" } };
+    const error = await refusal(broadcaster.broadcast(bytesOf(create(alice)), "sync"));
+    assert.equal(error.code, "DoubleSpend");
+    assert.equal(error.status, 400);
+    assert.equal(error.httpMessage, "Invalid transaction (DoubleSpend): input `x` was already spent");
+  });
+
+  it("maps commit's check_tx and tx_result refusals; code left out means 0", async () => {
+    script = { result: { check_tx: { code: 1, codespace: "InputDoesNotExist", log: "no such input" }, tx_result: {}, hash: "AB", height: "0" } };
+    assert.equal((await refusal(broadcaster.broadcast(bytesOf(create(alice)), "commit"))).code, "InputDoesNotExist");
+    script = { result: { check_tx: { code: 0 }, tx_result: { code: 1, codespace: "DoubleSpend", log: "spent in this block" }, hash: "AB", height: "9" } };
+    const atBlock = await refusal(broadcaster.broadcast(bytesOf(create(alice)), "commit"));
+    assert.equal(atBlock.code, "DoubleSpend");
+    assert.equal(atBlock.message, "spent in this block");
+  });
+
+  it("maps CometBFT's cache hit to 400 PendingTransaction and a full mempool to 503", async () => {
+    script = rpcError("tx already exists in cache");
+    const cached = await refusal(broadcaster.broadcast(bytesOf(create(alice)), "async"));
+    assert.equal(cached.code, "PendingTransaction");
+    assert.equal(cached.status, 400);
+    script = rpcError("mempool is full: number of txs 5000 (max: 5000), total txs bytes 1 (max: 2)");
+    assert.equal((await refusal(broadcaster.broadcast(bytesOf(create(alice)), "sync"))).status, 503);
+  });
+
+  it("maps commit timeouts, ours and CometBFT's, to 504", async () => {
+    script = rpcError("timed out waiting for tx to be included in a block");
+    const theirs = await refusal(broadcaster.broadcast(bytesOf(create(alice)), "commit"));
+    assert.equal(theirs.code, "CommitTimeout");
+    assert.equal(theirs.status, 504);
+    script = { delayMs: 600, result: {} };
+    const ours = await refusal(broadcaster.broadcast(bytesOf(create(alice)), "commit"));
+    assert.equal(ours.code, "CommitTimeout");
+    assert.match(ours.message, /within 300 ms; it may still commit/);
+    // A sync broadcast that gets no answer is the engine being unavailable, not a commit timeout.
+    assert.equal((await refusal(broadcaster.broadcast(bytesOf(create(alice)), "sync"))).code, "EngineUnavailable");
+  });
+
+  it("maps an unreachable CometBFT and an unreadable answer to 503 EngineUnavailable", async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const down = new CometBftRpcClient({ url: `http://127.0.0.1:${port}`, socketsMax: 1, responseBytesMax: 1 << 20 });
+    const nowhere = new CometBftBroadcaster({ rpcTimeoutMs: 500, commitTimeoutMs: 500 }, { ledger: fx.ledger, rpc: down });
+    const error = await refusal(nowhere.broadcast(bytesOf(create(alice)), "commit"));
+    assert.equal(error.code, "EngineUnavailable");
+    assert.equal(error.status, 503);
+    assert.match(error.message, /cannot be reached/);
+    down.close();
+    script = { raw: "<html>bad gateway</html>" };
+    assert.equal((await refusal(broadcaster.broadcast(bytesOf(create(alice)), "sync"))).code, "EngineUnavailable");
+  });
+});
+
+describe("result mapping", () => {
+  it("reads nothing into an async result and treats unknown codespaces as validation errors", () => {
+    assert.equal(resultError("async", { code: 1 }), null);
+    assert.equal(resultError("sync", { code: 0, hash: "AB" }), null);
+    assert.equal(resultError("sync", { hash: "AB" }), null);
+    assert.equal(resultError("sync", null)?.code, "EngineUnavailable");
+    assert.equal(abciResultError({ code: 7, codespace: "sdk", log: "other app" })?.code, "ValidationError");
+    assert.equal(abciResultError({ code: 1, codespace: "MempoolFull", log: "full" })?.status, 503);
+  });
+
+  it("parses JSON-RPC answers into result or failure", () => {
+    assert.deepEqual(parseAnswer('{"jsonrpc":"2.0","id":1,"result":{"code":0}}', 200), [null, { code: 0 }]);
+    const [failure] = parseAnswer('{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"Internal error","data":"tx already exists in cache"}}', 500);
+    assert.ok(failure instanceof RpcFailure);
+    assert.equal(failure.kind, "rpc");
+    assert.equal(failure.data, "tx already exists in cache");
+    assert.equal(failure.message, "Internal error - tx already exists in cache");
+    assert.equal(parseAnswer("nope", 502)[0]?.kind, "protocol");
+    assert.equal(parseAnswer('{"jsonrpc":"2.0","id":1}', 200)[0]?.kind, "protocol");
+  });
+});
+
+describe("the pending transaction from a chained spend", () => {
+  it("is not refused by the committed check (CometBFT's CheckTx judges the pool)", async () => {
+    const asset = create(alice);
+    const toBob = transfer([{ tx: asset, outputIndex: 0 }], [alice], [{ publicKeys: [bob.publicKey], amount: 1n }]);
+    await fx.ledger.finalizeBlock(1, [bytesOf(asset)]);
+    await fx.ledger.commit();
+    script = { result: { code: 0, hash: "AB" } };
+    assert.equal((await broadcaster.broadcast(bytesOf(toBob), "sync")).id, toBob["id"]);
+  });
+});

@@ -1,0 +1,102 @@
+// The LedgerApp methods the CometBFT engine added: recheckTx, checkCommitted, releaseAll.
+import assert from "node:assert/strict";
+import { afterEach, beforeEach, describe, it } from "node:test";
+import { bytesOf, create, keypairOf, transfer } from "../../helpers/txFactory.js";
+import { openLedger, type LedgerFixture } from "./ledgerFixture.js";
+
+const alice = keypairOf("alice");
+const bob = keypairOf("bob");
+const carol = keypairOf("carol");
+
+let fx: LedgerFixture;
+beforeEach(async () => {
+  fx = await openLedger();
+  await fx.ledger.initChain("test-chain", [{ publicKey: "ab".repeat(32), power: 1 }]);
+});
+afterEach(() => fx.close());
+
+async function block(txs: readonly Uint8Array[]) {
+  const finalized = await fx.ledger.finalizeBlock(fx.ledger.info().height + 1, txs);
+  await fx.ledger.commit();
+  return finalized;
+}
+
+describe("LedgerApp under CometBFT", () => {
+  it("recheckTx keeps a pending transaction: its own spends and id do not count against it", async () => {
+    const asset = create(alice);
+    await block([bytesOf(asset)]);
+    const toBob = transfer([{ tx: asset, outputIndex: 0 }], [alice], [{ publicKeys: [bob.publicKey], amount: 1n }]);
+    const fresh = create(carol);
+    assert.equal((await fx.ledger.checkTx(bytesOf(toBob))).ok, true);
+    assert.equal((await fx.ledger.checkTx(bytesOf(fresh))).ok, true);
+    // A plain checkTx of the same bytes is a duplicate; the recheck is not.
+    const again = await fx.ledger.checkTx(bytesOf(toBob));
+    assert.equal(again.ok ? null : again.rejection.code, "PendingTransaction");
+    assert.equal((await fx.ledger.recheckTx(bytesOf(toBob))).ok, true);
+    assert.equal((await fx.ledger.recheckTx(bytesOf(fresh))).ok, true);
+    assert.equal(fx.ledger.pendingCount, 2);
+  });
+
+  it("recheckTx still sees the other pending transactions' spends", async () => {
+    const asset = create(alice);
+    await block([bytesOf(asset)]);
+    const toBob = transfer([{ tx: asset, outputIndex: 0 }], [alice], [{ publicKeys: [bob.publicKey], amount: 1n }]);
+    const toCarol = transfer([{ tx: asset, outputIndex: 0 }], [alice], [{ publicKeys: [carol.publicKey], amount: 1n }]);
+    assert.equal((await fx.ledger.checkTx(bytesOf(toBob))).ok, true);
+    // toCarol is not pending (its checkTx would fail): a recheck checks it as new, and refuses it.
+    const result = await fx.ledger.recheckTx(bytesOf(toCarol));
+    assert.equal(result.ok ? null : result.rejection.code, "DoubleSpend");
+    assert.equal(fx.ledger.pendingCount, 1);
+  });
+
+  it("recheckTx drops a pending transaction whose input a block spent", async () => {
+    const asset = create(alice);
+    await block([bytesOf(asset)]);
+    const toBob = transfer([{ tx: asset, outputIndex: 0 }], [alice], [{ publicKeys: [bob.publicKey], amount: 1n }]);
+    const toCarol = transfer([{ tx: asset, outputIndex: 0 }], [alice], [{ publicKeys: [carol.publicKey], amount: 1n }]);
+    assert.equal((await fx.ledger.checkTx(bytesOf(toBob))).ok, true);
+    // Another validator's proposal carried the conflicting transfer.
+    const finalized = await block([bytesOf(toCarol)]);
+    assert.deepEqual(finalized.results, [null]);
+    const result = await fx.ledger.recheckTx(bytesOf(toBob));
+    assert.equal(result.ok ? null : result.rejection.code, "DoubleSpend");
+    assert.equal(fx.ledger.pendingCount, 0, "the refused transaction left the pending pool");
+  });
+
+  it("recheckTx of a transaction that is not pending admits it as checkTx would", async () => {
+    const fresh = create(alice);
+    assert.equal((await fx.ledger.recheckTx(bytesOf(fresh))).ok, true);
+    assert.equal(fx.ledger.pendingCount, 1);
+  });
+
+  it("checkCommitted validates against committed state only and never joins the pending pool", async () => {
+    const asset = create(alice);
+    await block([bytesOf(asset)]);
+    const toBob = transfer([{ tx: asset, outputIndex: 0 }], [alice], [{ publicKeys: [bob.publicKey], amount: 1n }]);
+    const toCarol = transfer([{ tx: asset, outputIndex: 0 }], [alice], [{ publicKeys: [carol.publicKey], amount: 1n }]);
+    assert.equal((await fx.ledger.checkTx(bytesOf(toBob))).ok, true);
+    // Conflicts with a pending transaction only: committed state alone says yes.
+    assert.equal((await fx.ledger.checkCommitted(bytesOf(toCarol))).ok, true);
+    assert.equal(fx.ledger.pendingCount, 1);
+    // Committed conflicts and bad transactions are refused.
+    const duplicate = await fx.ledger.checkCommitted(bytesOf(asset));
+    assert.equal(duplicate.ok ? null : duplicate.rejection.code, "DuplicateTransaction");
+    await block([bytesOf(toBob)]);
+    const spent = await fx.ledger.checkCommitted(bytesOf(toCarol));
+    assert.equal(spent.ok ? null : spent.rejection.code, "DoubleSpend");
+    const garbage = await fx.ledger.checkCommitted(Buffer.from("{}"));
+    assert.equal(garbage.ok, false);
+  });
+
+  it("releaseAll empties the pending pool and frees its spends", async () => {
+    const asset = create(alice);
+    await block([bytesOf(asset)]);
+    const toBob = transfer([{ tx: asset, outputIndex: 0 }], [alice], [{ publicKeys: [bob.publicKey], amount: 1n }]);
+    const toCarol = transfer([{ tx: asset, outputIndex: 0 }], [alice], [{ publicKeys: [carol.publicKey], amount: 1n }]);
+    assert.equal((await fx.ledger.checkTx(bytesOf(toBob))).ok, true);
+    assert.equal((await fx.ledger.checkTx(bytesOf(toCarol))).ok, false);
+    fx.ledger.releaseAll();
+    assert.equal(fx.ledger.pendingCount, 0);
+    assert.equal((await fx.ledger.checkTx(bytesOf(toCarol))).ok, true);
+  });
+});

@@ -1,0 +1,33 @@
+// A real ledger on a temporary SQLite file, for the CometBFT engine's unit tests.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { LedgerApp } from "../../../src/ledger/ledgerApp.js";
+import { PreparePool } from "../../../src/ledger/preparePool.js";
+import { SqliteStore } from "../../../src/store/sqlite/sqliteStore.js";
+
+export interface LedgerFixture {
+  readonly dir: string;
+  readonly store: SqliteStore;
+  readonly pool: PreparePool;
+  readonly ledger: LedgerApp;
+  close(): Promise<void>;
+}
+
+export async function openLedger(): Promise<LedgerFixture> {
+  const dir = mkdtempSync(join(tmpdir(), "ledgerd-cometbft-"));
+  const store = SqliteStore.open({ path: join(dir, "ledger.sqlite") });
+  const pool = new PreparePool({ threads: 0, batchTxsMax: 64 });
+  const ledger = await LedgerApp.open({}, { store, pool });
+  return {
+    dir,
+    store,
+    pool,
+    ledger,
+    async close() {
+      await pool.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
