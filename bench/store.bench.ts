@@ -43,7 +43,8 @@ export async function run(): Promise<void> {
 
     // The hashed indexes merge one slice per commit (deferredIndex.ts): after a fill in big
     // blocks they hold a backlog, so let them settle into the steady state of 1,000-tx blocks.
-    await chain.measure("CREATE blocks, settling after the fill", () => chain.creates(blockTxs), 64);
+    const settle = () => chain.creates(blockTxs);
+    await chain.measure("CREATE blocks, settling after the fill", settle, 64);
     await chain.measure(`CREATE blocks at ${chain.created}`, () => chain.creates(blockTxs));
     await chain.measure(`TRANSFER blocks at ${chain.created}`, () => chain.transfers(blockTxs));
     await readLatencies(store, chain);
@@ -146,7 +147,8 @@ class Chain {
     ms.sort((a, b) => a - b);
     console.log(
       `${name.padEnd(44)} ${Math.round((blocks * blockTxs * 1000) / total)} tx/s  ` +
-        `block mean ${(total / blocks).toFixed(1)} ms  p50 ${(ms[blocks >> 1] ?? 0).toFixed(1)} ms  ` +
+        `block mean ${(total / blocks).toFixed(1)} ms  ` +
+        `p50 ${(ms[blocks >> 1] ?? 0).toFixed(1)} ms  ` +
         `max ${(ms[blocks - 1] ?? 0).toFixed(1)} ms`,
     );
   }
@@ -205,7 +207,8 @@ function outputJson(key: string, id: string): string {
 }
 
 function uriOf(id: string): string {
-  return `ni:///sha-256;${Buffer.from(id, "hex").toString("base64url")}?fpt=ed25519-sha-256&cost=131072`;
+  const fingerprint = Buffer.from(id, "hex").toString("base64url");
+  return `ni:///sha-256;${fingerprint}?fpt=ed25519-sha-256&cost=131072`;
 }
 
 function txId(n: number): string {

@@ -16,7 +16,7 @@ const program = new Command("ledgerd")
   .addHelpText("after", settingsHelp());
 
 addSettingOptions(
-  program.command("start").description("Run the node: HTTP API, event stream, and the embedded engine"),
+  program.command("start").description("Run the node: HTTP API, event stream, and its engine"),
 ).action((options: Record<string, unknown>) => runStart(settingFlags(options)));
 
 addSettingOptions(

@@ -83,6 +83,8 @@ export function moduleOptions(config: Config): ModuleOptions {
       searchWordsMax: config.database.search_words_max,
       indexSlices: config.database.index_slices,
       indexRowsWaitingMax: config.database.index_rows_waiting_max,
+      // The node's process writes; with HTTP workers it lets their read-only stores in.
+      access: config.server.workers > 1 ? "readers" : "owner",
     },
   };
 }

@@ -164,17 +164,27 @@ export class LedgerApp {
   }
 
   /**
-   * Valid against committed state alone? Nothing joins the pending pool: an engine whose own
-   * CheckTx admits transactions (CometBFT's mempool calls checkTx) uses this to refuse, before
-   * broadcasting, a transaction that can never commit, as BigchainDB validated against committed
-   * state before posting to Tendermint (bigchaindb-v2-behaviour.md §3).
+   * checkTx without joining the pending pool: valid against committed state and the pending
+   * pool? An engine whose own CheckTx admits transactions (CometBFT's mempool calls checkTx)
+   * uses this to refuse, before broadcasting, what its CheckTx would refuse anyway, so that even
+   * an `async` POST gets its 400 (BigchainDB validated before posting to Tendermint,
+   * bigchaindb-v2-behaviour.md §3). The pending pool counts as in checkTx, so a transaction may
+   * spend an output of a pending one, and a pending transaction posted again is
+   * PendingTransaction.
    */
-  async checkCommitted(bytes: Uint8Array): Promise<CheckTxResult> {
+  async dryCheckTx(bytes: Uint8Array): Promise<CheckTxResult> {
     const prepared = await this.prepare(bytes);
     if ("code" in prepared) return { ok: false, rejection: prepared };
-    const committed = await this.readCommitted([prepared]);
-    const rejection = validateTx(prepared, new BlockOverlay(committed));
-    return rejection === null ? { ok: true, tx: prepared } : { ok: false, rejection };
+    for (;;) {
+      if (this.pending.has(prepared.id)) {
+        return { ok: false, rejection: reject("PendingTransaction", `Transaction \`${prepared.id}\` is already pending`) };
+      }
+      const generation = this.commitGeneration;
+      const committed = await this.readCommitted([prepared]);
+      if (generation !== this.commitGeneration) continue;
+      const rejection = validateTx(prepared, this.pendingView(committed));
+      return rejection === null ? { ok: true, tx: prepared } : { ok: false, rejection };
+    }
   }
 
   /**

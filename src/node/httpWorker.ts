@@ -2,7 +2,6 @@
 // read-only connection to the primary's SQLite file (WAL lets readers in other processes see each
 // commit), its own verification threads, and an IpcBroadcaster that hands prepared transactions
 // to the primary. The ledger, the engine and the only writer stay in the primary.
-import Database from "better-sqlite3";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
 import { moduleOptions } from "../config/moduleOptions.js";
@@ -26,9 +25,9 @@ export interface HttpWorkerHandle {
 
 export async function runHttpWorker(start: StartMessage, deps: HttpWorkerDeps): Promise<HttpWorkerHandle> {
   const options = moduleOptions(start.config);
-  // The primary created the file and its schema before forking; a reader never writes.
-  const database = new Database(options.sqliteStore.path, { readonly: true, fileMustExist: true });
-  const store = new SqliteStore(options.sqliteStore, { database });
+  // The primary created the file before forking and opened it with access "readers"; a reader
+  // never writes, and catches up with the primary's commits before each read.
+  const store = SqliteStore.open({ ...options.sqliteStore, access: "reader" });
   const pool = new PreparePool(options.preparePool);
   try {
     const broadcaster = new IpcBroadcaster({ pool, channel: deps.channel });

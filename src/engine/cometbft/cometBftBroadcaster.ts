@@ -1,5 +1,6 @@
 // POST /transactions behind CometBFT, as a BigchainDB node did it (`lib.py post_transaction`):
-// the node checks the transaction against committed state, then hands it to CometBFT's
+// the node checks the transaction (committed state and its pending pool, without joining it),
+// then hands it to CometBFT's
 // `broadcast_tx_<mode>`, whose CheckTx and FinalizeBlock come back to this node's ledger through
 // ABCI. The answers are mapped per DECISIONS #5, not BigchainDB's 500s:
 //   - refused by our own check, by CheckTx, or at FinalizeBlock: the LedgerError named by the
@@ -21,7 +22,7 @@ export interface CometBftBroadcasterOptions {
 }
 
 export interface CometBftBroadcasterDeps {
-  readonly ledger: Pick<LedgerApp, "checkCommitted">;
+  readonly ledger: Pick<LedgerApp, "dryCheckTx">;
   readonly rpc: RpcCaller;
 }
 
@@ -45,7 +46,7 @@ export class CometBftBroadcaster implements Broadcaster {
   ) {}
 
   async broadcast(bytes: Uint8Array, mode: BroadcastMode): Promise<PreparedTx> {
-    const checked = await this.deps.ledger.checkCommitted(bytes);
+    const checked = await this.deps.ledger.dryCheckTx(bytes);
     if (!checked.ok) throw toLedgerError(checked.rejection);
     const tx = checked.tx;
     const timeoutMs = mode === "commit" ? this.options.commitTimeoutMs : this.options.rpcTimeoutMs;

@@ -41,7 +41,14 @@ export class CometBftEngine implements Broadcaster {
   /** Listens for CometBFT on ABCI; broadcasts go to its RPC. */
   static async start(options: Partial<CometBftEngineOptions>, deps: CometBftEngineDeps): Promise<CometBftEngine> {
     const o: CometBftEngineOptions = { ...cometBftEngineOptionsDefault, ...options };
-    const rpc = new CometBftRpcClient({ url: o.rpcUrl, socketsMax: o.rpcSocketsMax, responseBytesMax: rpcResponseBytesMaxDefault });
+    const rpc = new CometBftRpcClient({
+      url: o.rpcUrl,
+      socketsMax: o.rpcSocketsMax,
+      responseBytesMax: rpcResponseBytesMaxDefault,
+      batchMethods: new Set(["broadcast_tx_async", "broadcast_tx_sync"]),
+      batchCallsMax: o.rpcBatchCallsMax,
+      batchBytesMax: o.rpcBatchBytesMax,
+    });
     const app = new LedgerAbciApp({ chainId: o.chainId, version: deps.version }, { ledger: deps.ledger, store: deps.store });
     const listen: AbciListen = o.abciSocketPath !== "" ? { path: o.abciSocketPath } : { host: o.abciHost, port: o.abciPort };
     const logger = deps.logger;

@@ -22,6 +22,13 @@ export interface CometBftEngineOptions {
    * CometBFT's `max_subscription_clients` (100 by default), so stay below that.
    */
   readonly rpcSocketsMax: number;
+  /**
+   * `broadcast_tx_async` and `_sync` calls made together go out as one JSON-RPC batch of at most
+   * this many calls (1: no batching). Each call still gets its own answer.
+   */
+  readonly rpcBatchCallsMax: number;
+  /** And at most this many request bytes: below CometBFT's `rpc.max_body_bytes` (1,000,000). */
+  readonly rpcBatchBytesMax: number;
   /** The chain id CometBFT's genesis must carry; InitChain with another one stops the node. */
   readonly chainId: string;
   /**
@@ -43,6 +50,8 @@ export const cometBftEngineOptionsDefault: CometBftEngineOptions = Object.freeze
   rpcTimeoutMs: 10_000,
   commitTimeoutMs: 30_000,
   rpcSocketsMax: 64,
+  rpcBatchCallsMax: 64,
+  rpcBatchBytesMax: 512 * 1024,
   chainId: "ledgerd",
   abciMessageBytesMax: 104_857_600 + 1_048_576,
   abciRequestsInFlightMax: 10_000,

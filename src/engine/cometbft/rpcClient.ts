@@ -2,7 +2,9 @@
 // `{"jsonrpc":"2.0","id":N,"method":"broadcast_tx_sync","params":{"tx":"<base64>"}}` to `/`.
 // The answer is `{"result": ...}` or `{"error": {"code", "message", "data"}}`; in v0.38 an error
 // returned by a method is `code -32603, message "Internal error", data <the error's text>`.
-// Connections are kept alive and bounded (options.rpcSocketsMax).
+// Connections are kept alive and bounded (options.rpcSocketsMax). Calls of `batchMethods` made
+// in the same turn of the event loop share one HTTP request as a JSON-RPC batch (an array, which
+// CometBFT answers with an array; a batch of one is sent and answered as a plain object).
 import { Agent, request as httpRequest, type IncomingMessage } from "node:http";
 
 /** What went wrong with a call, as the broadcaster needs to tell it apart. */
@@ -35,6 +37,17 @@ export interface RpcClientOptions {
   readonly socketsMax: number;
   /** Largest answer read, in bytes: a broadcast's answer is small. */
   readonly responseBytesMax: number;
+  /**
+   * Methods whose calls made in the same turn of the event loop go out as one JSON-RPC batch
+   * (one HTTP request). On loopback most of a call's cost is the HTTP round trip, so under load
+   * this divides it by the batch size. Never `broadcast_tx_commit`: CometBFT runs a batch's
+   * calls one after another, and each of those waits for a block.
+   */
+  readonly batchMethods: ReadonlySet<string>;
+  /** Most calls in one batch. */
+  readonly batchCallsMax: number;
+  /** Most request bytes in one batch (CometBFT's `rpc.max_body_bytes` is 1,000,000 by default). */
+  readonly batchBytesMax: number;
 }
 
 export const rpcResponseBytesMaxDefault = 4 * 1024 * 1024;
@@ -44,10 +57,20 @@ export interface RpcCaller {
   call(method: string, params: Readonly<Record<string, unknown>>, timeoutMs: number): Promise<unknown>;
 }
 
+interface Pending {
+  readonly id: number;
+  readonly body: string;
+  readonly timeoutMs: number;
+  /** Settles the call once; later answers (after a timeout) are dropped. */
+  readonly finish: (error: RpcFailure | null, result?: unknown) => void;
+}
+
 export class CometBftRpcClient implements RpcCaller {
   private readonly agent: Agent;
   private readonly target: URL;
   private nextId = 1;
+  private queue: Pending[] = [];
+  private flushScheduled = false;
 
   constructor(private readonly options: RpcClientOptions) {
     this.target = new URL(options.url);
@@ -58,9 +81,12 @@ export class CometBftRpcClient implements RpcCaller {
   /** Calls `method` and resolves with its `result`, or throws an RpcFailure. */
   call(method: string, params: Readonly<Record<string, unknown>>, timeoutMs: number): Promise<unknown> {
     const id = this.nextId++;
-    const body = Buffer.from(JSON.stringify({ jsonrpc: "2.0", id, method, params }), "utf8");
+    const body = JSON.stringify({ jsonrpc: "2.0", id, method, params });
     return new Promise((resolve, reject) => {
       let done = false;
+      const timer = setTimeout(() => {
+        finish(new RpcFailure("timeout", `CometBFT did not answer ${method} within ${timeoutMs} ms`));
+      }, timeoutMs);
       const finish = (error: RpcFailure | null, result?: unknown): void => {
         if (done) return;
         done = true;
@@ -68,36 +94,90 @@ export class CometBftRpcClient implements RpcCaller {
         if (error === null) resolve(result);
         else reject(error);
       };
-      const req = httpRequest(
-        {
-          agent: this.agent,
-          host: this.target.hostname.replace(/^\[|\]$/g, ""),
-          port: this.target.port === "" ? 80 : Number(this.target.port),
-          path: this.target.pathname,
-          method: "POST",
-          headers: { "content-type": "application/json", "content-length": body.length },
-        },
-        (res) => {
-          readBody(res, this.options.responseBytesMax).then(
-            (text) => finish(...parseAnswer(text, res.statusCode ?? 0)),
-            (error: unknown) => finish(new RpcFailure("protocol", `reading CometBFT's answer failed: ${(error as Error).message}`, "", { cause: error })),
-          );
-        },
-      );
-      const timer = setTimeout(() => {
-        finish(new RpcFailure("timeout", `CometBFT did not answer ${method} within ${timeoutMs} ms`));
-        req.destroy();
-      }, timeoutMs);
-      req.on("error", (error: NodeJS.ErrnoException) => {
-        const kind = connectCodes.has(error.code ?? "") ? "unreachable" : "protocol";
-        finish(new RpcFailure(kind, `CometBFT RPC at ${this.options.url}: ${error.message}`, "", { cause: error }));
-      });
-      req.end(body);
+      const call: Pending = { id, body, timeoutMs, finish };
+      if (!this.options.batchMethods.has(method)) {
+        this.send([call]);
+        return;
+      }
+      this.queue.push(call);
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => this.flush());
+      }
     });
   }
 
   close(): void {
     this.agent.destroy();
+  }
+
+  /** Sends the queued calls in batches within the limits. */
+  private flush(): void {
+    this.flushScheduled = false;
+    while (this.queue.length > 0) {
+      let bytes = 0;
+      let count = 0;
+      for (const call of this.queue) {
+        if (count > 0 && (count >= this.options.batchCallsMax || bytes + call.body.length > this.options.batchBytesMax)) break;
+        bytes += call.body.length + 1;
+        count++;
+      }
+      this.send(this.queue.splice(0, count));
+    }
+  }
+
+  /** One HTTP request: a single call as an object, several as a JSON-RPC batch (an array). */
+  private send(calls: readonly Pending[]): void {
+    const body = Buffer.from(calls.length === 1 ? calls[0]!.body : `[${calls.map((c) => c.body).join(",")}]`, "utf8");
+    const failAll = (failure: RpcFailure): void => calls.forEach((c) => c.finish(failure));
+    const req = httpRequest(
+      {
+        agent: this.agent,
+        host: this.target.hostname.replace(/^\[|\]$/g, ""),
+        port: this.target.port === "" ? 80 : Number(this.target.port),
+        path: this.target.pathname,
+        method: "POST",
+        headers: { "content-type": "application/json", "content-length": body.length },
+      },
+      (res) => {
+        readBody(res, this.options.responseBytesMax).then(
+          (text) => deliver(calls, text, res.statusCode ?? 0),
+          (error: unknown) => failAll(new RpcFailure("protocol", `reading CometBFT's answer failed: ${(error as Error).message}`, "", { cause: error })),
+        );
+      },
+    );
+    // The request lives as long as its most patient call; each call times out on its own.
+    const timer = setTimeout(() => req.destroy(), Math.max(...calls.map((c) => c.timeoutMs)));
+    req.on("close", () => clearTimeout(timer));
+    req.on("error", (error: NodeJS.ErrnoException) => {
+      const kind = connectCodes.has(error.code ?? "") ? "unreachable" : "protocol";
+      failAll(new RpcFailure(kind, `CometBFT RPC at ${this.options.url}: ${error.message}`, "", { cause: error }));
+    });
+    req.end(body);
+  }
+}
+
+/** Hands each call its answer from a single answer or a batch's array, matched by id. */
+function deliver(calls: readonly Pending[], text: string, status: number): void {
+  let answer: unknown;
+  try {
+    answer = JSON.parse(text);
+  } catch {
+    const failure = new RpcFailure("protocol", `CometBFT answered HTTP ${status} with a body that is not JSON`);
+    calls.forEach((c) => c.finish(failure));
+    return;
+  }
+  const answers = Array.isArray(answer) ? answer : [answer];
+  const byId = new Map<unknown, unknown>();
+  for (const entry of answers) if (typeof entry === "object" && entry !== null) byId.set((entry as { id?: unknown }).id, entry);
+  for (const call of calls) {
+    // A lone answer without our id (an error about the request as a whole) is every call's.
+    const entry = byId.get(call.id) ?? (answers.length === 1 && calls.length === 1 ? answers[0] : undefined);
+    if (entry === undefined) {
+      call.finish(new RpcFailure("protocol", `CometBFT's answer (HTTP ${status}) has nothing for call ${call.id}`));
+      continue;
+    }
+    call.finish(...parseEntry(entry, status));
   }
 }
 
@@ -138,6 +218,11 @@ export function parseAnswer(text: string, status: number): [RpcFailure | null, u
   } catch {
     return [new RpcFailure("protocol", `CometBFT answered HTTP ${status} with a body that is not JSON`)];
   }
+  return parseEntry(answer, status);
+}
+
+/** One parsed JSON-RPC response object as [failure, result]. */
+function parseEntry(answer: unknown, status: number): [RpcFailure | null, unknown?] {
   if (typeof answer !== "object" || answer === null) {
     return [new RpcFailure("protocol", `CometBFT answered HTTP ${status} without a JSON-RPC object`)];
   }

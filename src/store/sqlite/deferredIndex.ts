@@ -15,6 +15,8 @@ import { indexInsertSql, indexLookupSql } from "./queries.js";
 // Nothing is lost in a crash: the staged rows are derived from the append-only tables written in
 // the same commit, and `index_sweep` records, per slice, up to which seq its rows are merged. On
 // open the store re-derives the rows above each slice's mark (see SqliteStore's constructor).
+// A read-only store in another process (an HTTP worker) does the same for each block the writer
+// commits, and drops a slice's rows when it sees the writer merge that slice.
 // Lookups read the table, the staged rows, and the rows of the block being written ("pending").
 
 /** A row of a deferred index: the 48-bit hash, then the index's columns (all integers). */
@@ -48,20 +50,19 @@ export class DeferredIndex {
   /** Every row with this hash (merged, staged, or of the block being written), without hash. */
   lookup(hash: number): number[][] {
     const rows = this.#select.all(hash) as number[][];
-    rows.push(...this.waitingRows(hash));
+    for (const row of this.waitingRows(hash)) rows.push(row.slice(1));
     return rows;
   }
 
   /**
-   * The rows with this hash not in the table yet, without hash. They are all newer than the
-   * table's rows with this hash: a slice's rows reach the table in commit order.
+   * The rows with this hash not in the table yet, hash included (do not change them). They are
+   * all newer than the table's rows with this hash: a slice's rows reach the table in order.
    */
-  waitingRows(hash: number): number[][] {
-    const rows: number[][] = [];
+  waitingRows(hash: number): readonly IndexRow[] {
     const staged = this.#staged[sliceOf(hash, this.#slices)]?.get(hash);
-    for (const row of staged ?? []) rows.push(row.slice(1));
-    for (const row of this.#pending.get(hash) ?? []) rows.push(row.slice(1));
-    return rows;
+    const pending = this.#pending.get(hash);
+    if (pending === undefined) return staged ?? [];
+    return staged === undefined ? pending : staged.concat(pending);
   }
 
   /** A row of the block being written; it becomes staged when the block commits. */
@@ -88,22 +89,28 @@ export class DeferredIndex {
   merge(slices: readonly number[]): void {
     const merging = new Set(slices);
     const rows: IndexRow[] = [];
-    for (const slice of slices) for (const list of this.#staged[slice]!.values()) rows.push(...list);
+    // Loops, not push(...list): one hash (a busy public key) may hold very many rows.
+    for (const slice of slices) {
+      for (const list of this.#staged[slice]!.values()) for (const row of list) rows.push(row);
+    }
     for (const [hash, list] of this.#pending) {
-      if (merging.has(sliceOf(hash, this.#slices))) rows.push(...list);
+      if (merging.has(sliceOf(hash, this.#slices))) for (const row of list) rows.push(row);
     }
     // By hash only: rows sharing a hash land on the same page in any order.
     rows.sort((a, b) => (a[0] as number) - (b[0] as number));
     for (const row of rows) this.#insert.run(...row);
   }
 
+  /** The slice was merged: its staged rows are in the table now. */
+  dropSlice(slice: number): void {
+    this.#staged[slice] = new Map();
+    this.#stagedCount[slice] = 0;
+  }
+
   /** The block committed: merged slices leave memory, the other pending rows become staged. */
   committed(mergedSlices: readonly number[]): void {
     const merged = new Set(mergedSlices);
-    for (const slice of merged) {
-      this.#staged[slice] = new Map();
-      this.#stagedCount[slice] = 0;
-    }
+    for (const slice of merged) this.dropSlice(slice);
     for (const [hash, list] of this.#pending) {
       if (!merged.has(sliceOf(hash, this.#slices))) for (const row of list) this.restore(row);
     }

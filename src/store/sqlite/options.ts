@@ -30,6 +30,14 @@ export interface SqliteStoreOptions {
   readonly indexSlices: number;
   /** When more index rows than this wait in memory, a commit merges more than one slice. */
   readonly indexRowsWaitingMax: number;
+  /**
+   * Who else may open the file. `owner`: no one; an exclusive lock makes a second ledgerd on the
+   * same file fail at open (the index rows waiting in memory are only right with one writer).
+   * `readers`: this writer, plus read-only stores in other processes (the HTTP workers).
+   * `reader`: such a read-only store on an existing file; it follows the writer's commits and
+   * refuses to write. Optional so that option literals written before it still type-check.
+   */
+  readonly access?: "owner" | "readers" | "reader";
 }
 
 export const sqliteStoreOptionsDefault: SqliteStoreOptions = Object.freeze({
@@ -42,4 +50,5 @@ export const sqliteStoreOptionsDefault: SqliteStoreOptions = Object.freeze({
   searchWordsMax: 64,
   indexSlices: 64,
   indexRowsWaitingMax: 250_000,
+  access: "owner",
 });

@@ -38,7 +38,8 @@ export const readSql = {
   idsIn: `
     SELECT t.id AS id, t.seq AS seq
     FROM json_each(?) j JOIN id_index i ON i.hash = j.value JOIN transactions t ON t.seq = i.seq`,
-  txIdsIn: "SELECT t.seq AS seq, t.id AS id FROM json_each(?) j JOIN transactions t ON t.seq = j.value",
+  txIdsIn:
+    "SELECT t.seq AS seq, t.id AS id FROM json_each(?) j JOIN transactions t ON t.seq = j.value",
   outputsIn: `
     SELECT o.tx_seq AS seq, o.output_index AS outputIndex, t.id AS transactionId,
            t.asset_id AS assetId, o.amount, o.condition_uri AS conditionUri,

@@ -11,6 +11,11 @@
 // method does its work synchronously and returns a settled promise, so a commit never
 // interleaves with a read.
 //
+// One writer per file (`options.access`). By default it owns the file outright. With `readers`,
+// other processes may read it through a store opened with `access: "reader"` (or on a read-only
+// `deps.database`), as the HTTP workers do: such a store refuses writes, and before each read it
+// catches up with the writer's commits, inside one read transaction (a snapshot).
+//
 // Failure kinds (STYLE rule 1): a commit that breaks a ledger invariant (a height gap, a
 // missing or spent output, an id stored twice) is an AssertionError and leaves nothing written;
 // a search the client got wrong is a LedgerError BadParameter.
@@ -67,13 +72,29 @@ export class SqliteStore implements Store {
   readonly #commit: (block: BlockWrite) => { slices: number[]; lastSeq: number };
   readonly #searchWordsMax: number;
   readonly #indexRowsWaitingMax: number;
+  /** A read-only store follows another process's commits (#refresh). */
+  readonly #readOnly: boolean;
+  readonly #readSnapshot: <T>(read: () => T) => T;
+  /** What #refresh has seen: the connection's data_version and the last seq. */
+  #dataVersion = 0;
+  #seenSeq = 0;
 
   constructor(options: SqliteStoreOptions, deps: SqliteStoreDeps = {}) {
     const slices = options.indexSlices;
     assert.ok(Number.isInteger(Math.log2(slices)) && slices <= 4096, "indexSlices: 2^n, <= 4096");
-    this.#db = deps.database ?? openDatabase(options.path);
-    configure(this.#db, options);
+    const access = options.access ?? "owner";
+    this.#db = deps.database ?? openDatabase(options.path, access);
+    this.#readOnly = this.#db.readonly;
+    assert.ok(this.#readOnly || access !== "reader", "access reader needs a read-only connection");
+    const owner = access === "owner" && !this.#readOnly;
+    // A reader fails at once on a file whose owner holds it, instead of waiting out a timeout.
+    if (this.#readOnly) this.#db.pragma("busy_timeout = 0");
+    configure(this.#db, options, owner);
     ensureSchema(this.#db, slices);
+    if (this.#readOnly) this.#db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+    // A write takes the exclusive lock, and EXCLUSIVE mode keeps it until close: a second
+    // ledgerd on the same file fails at open instead of writing behind this one's back.
+    if (owner) this.#db.exec("BEGIN IMMEDIATE; UPDATE chain_state SET id = 1 WHERE id = 1; COMMIT");
     this.#read = prepareAll(this.#db, readSql);
     for (const name of singleColumnReads) this.#read[name].pluck();
     this.#write = prepareAll(this.#db, writeSql);
@@ -88,7 +109,14 @@ export class SqliteStore implements Store {
       keys: make(indexTables.keys),
       spent: make(indexTables.spent),
     };
-    this.#restoreWaitingRows();
+    this.#dataVersion = this.#db.pragma("data_version", { simple: true }) as number;
+    this.#seenSeq = (this.#read.lastSeq.get() as number | null) ?? 0;
+    this.#restoreWaitingRows(Math.min(...this.#merged));
+    const snapshot = this.#db.transaction((read: () => unknown) => {
+      this.#refresh();
+      return read();
+    });
+    this.#readSnapshot = <T>(read: () => T) => snapshot(read) as T;
     // IMMEDIATE: take the write lock at BEGIN, so a commit never fails halfway for a lock.
     const commit = this.#db.transaction((block: BlockWrite) => this.#writeBlock(block));
     this.#commit = (block) => commit.immediate(block);
@@ -102,11 +130,14 @@ export class SqliteStore implements Store {
   }
 
   async getChainState(): Promise<ChainState> {
-    const row = this.#read.chainState.get() as ChainStateRow;
-    return { height: row.height, appHash: row.appHash, chainId: row.chainId };
+    return this.#reading(() => {
+      const row = this.#read.chainState.get() as ChainStateRow;
+      return { height: row.height, appHash: row.appHash, chainId: row.chainId };
+    });
   }
 
   async initChain(chainId: string, validators: readonly Validator[]): Promise<void> {
+    assert.ok(!this.#readOnly, "initChain on a read-only store");
     this.#db
       .transaction(() => {
         const state = this.#read.chainState.get() as ChainStateRow;
@@ -120,6 +151,7 @@ export class SqliteStore implements Store {
   }
 
   async commitBlock(block: BlockWrite): Promise<void> {
+    assert.ok(!this.#readOnly, "commitBlock on a read-only store");
     let merged: { slices: number[]; lastSeq: number };
     try {
       merged = this.#commit(block);
@@ -132,139 +164,162 @@ export class SqliteStore implements Store {
   }
 
   async findTransactions(ids: readonly string[]): Promise<Set<string>> {
-    return new Set(this.#seqsOf(ids).keys());
+    return this.#reading(() => {
+      return new Set(this.#seqsOf(ids).keys());
+    });
   }
 
   async getOutputs(refs: readonly OutputRef[]): Promise<Map<string, StoredOutput>> {
-    const seqs = this.#seqsOf(refs.map((ref) => ref.transactionId));
-    const places: Place[] = [];
-    for (const ref of refs) {
-      const seq = seqs.get(ref.transactionId);
-      if (seq !== undefined) places.push([seq, ref.outputIndex]);
-    }
-    const rows = this.#outputsAt(places);
-    const spenders = this.#spendersOf(places);
-    const spenderIds = this.#idsAt(spenders.values());
-    const outputs = new Map<string, StoredOutput>();
-    for (const ref of refs) {
-      const seq = seqs.get(ref.transactionId);
-      const row = seq === undefined ? undefined : rows.get(placeKey(seq, ref.outputIndex));
-      if (seq === undefined || row === undefined) continue;
-      const spender = spenders.get(placeKey(seq, ref.outputIndex));
-      outputs.set(outputKey(ref), {
-        transactionId: ref.transactionId,
-        outputIndex: ref.outputIndex,
-        assetId: row.assetId,
-        amount: BigInt(row.amount),
-        conditionUri: row.conditionUri,
-        publicKeys: JSON.parse(row.publicKeys) as string[],
-        spentBy: spender === undefined ? null : (spenderIds.get(spender) as string),
-      });
-    }
-    return outputs;
+    return this.#reading(() => {
+      const seqs = this.#seqsOf(refs.map((ref) => ref.transactionId));
+      const places: Place[] = [];
+      for (const ref of refs) {
+        const seq = seqs.get(ref.transactionId);
+        if (seq !== undefined) places.push([seq, ref.outputIndex]);
+      }
+      const rows = this.#outputsAt(places);
+      const spenders = this.#spendersOf(places);
+      const spenderIds = this.#idsAt(spenders.values());
+      const outputs = new Map<string, StoredOutput>();
+      for (const ref of refs) {
+        const seq = seqs.get(ref.transactionId);
+        const row = seq === undefined ? undefined : rows.get(placeKey(seq, ref.outputIndex));
+        if (seq === undefined || row === undefined) continue;
+        const spender = spenders.get(placeKey(seq, ref.outputIndex));
+        outputs.set(outputKey(ref), {
+          transactionId: ref.transactionId,
+          outputIndex: ref.outputIndex,
+          assetId: row.assetId,
+          amount: BigInt(row.amount),
+          conditionUri: row.conditionUri,
+          publicKeys: JSON.parse(row.publicKeys) as string[],
+          spentBy: spender === undefined ? null : (spenderIds.get(spender) as string),
+        });
+      }
+      return outputs;
+    });
   }
 
   async getTransaction(id: string): Promise<string | null> {
-    for (const [seq] of this.#index.ids.lookup(keyHash(id))) {
-      const json = this.#read.txJsonAt.get(seq, id) as string | undefined;
-      if (json !== undefined) return json;
-    }
-    return null;
+    return this.#reading(() => {
+      for (const [seq] of this.#index.ids.lookup(keyHash(id))) {
+        const json = this.#read.txJsonAt.get(seq, id) as string | undefined;
+        if (json !== undefined) return json;
+      }
+      return null;
+    });
   }
 
   async getTransactionsByAsset(
     assetId: string,
     options: { operation?: Operation; lastOnly?: boolean } = {},
   ): Promise<string[]> {
-    const hash = keyHash(assetId);
-    const lastOnly = options.lastOnly === true;
-    const found: SeqJsonRow[] = [];
-    // The CREATE is the transaction whose id is the asset id.
-    if (options.operation !== "TRANSFER") {
-      for (const [seq] of this.#index.ids.lookup(hash)) {
-        const json = this.#read.createAt.get(seq, assetId) as string | undefined;
-        if (json !== undefined) found.push({ seq: seq as number, json });
+    return this.#reading(() => {
+      const hash = keyHash(assetId);
+      const lastOnly = options.lastOnly === true;
+      const found: SeqJsonRow[] = [];
+      // The CREATE is the transaction whose id is the asset id.
+      if (options.operation !== "TRANSFER") {
+        for (const [seq] of this.#index.ids.lookup(hash)) {
+          const json = this.#read.createAt.get(seq, assetId) as string | undefined;
+          if (json !== undefined) found.push({ seq: seq as number, json });
+        }
       }
-    }
-    // The TRANSFERs name the asset. Waiting index rows are newer than merged ones.
-    if (options.operation !== "CREATE") {
-      const waiting: SeqJsonRow[] = [];
-      for (const [seq] of this.#index.assets.waitingRows(hash)) {
-        const json = this.#read.transferAt.get(seq, assetId) as string | undefined;
-        if (json !== undefined) waiting.push({ seq: seq as number, json });
+      // The TRANSFERs name the asset. Waiting index rows are newer than merged ones.
+      if (options.operation !== "CREATE") {
+        const waiting: SeqJsonRow[] = [];
+        for (const row of this.#index.assets.waitingRows(hash)) {
+          const seq = row[1] as number;
+          const json = this.#read.transferAt.get(seq, assetId) as string | undefined;
+          if (json !== undefined) waiting.push({ seq, json });
+        }
+        if (!lastOnly) {
+          const merged = this.#read.transfersOfAsset.iterate(hash, assetId);
+          for (const row of merged as Iterable<SeqJsonRow>) found.push(row);
+        } else if (waiting.length === 0) {
+          const last = this.#read.lastTransferOfAsset.get(hash, assetId) as SeqJsonRow | undefined;
+          if (last !== undefined) found.push(last);
+        }
+        for (const row of waiting) found.push(row);
       }
-      if (!lastOnly) found.push(...(this.#read.transfersOfAsset.all(hash, assetId) as SeqJsonRow[]));
-      else if (waiting.length === 0) {
-        const last = this.#read.lastTransferOfAsset.get(hash, assetId) as SeqJsonRow | undefined;
-        if (last !== undefined) found.push(last);
-      }
-      found.push(...waiting);
-    }
-    found.sort((a, b) => a.seq - b.seq); // commit order
-    const last = found[found.length - 1];
-    if (lastOnly) return last === undefined ? [] : [last.json];
-    return found.map((tx) => tx.json);
+      found.sort((a, b) => a.seq - b.seq); // commit order
+      const last = found[found.length - 1];
+      if (lastOnly) return last === undefined ? [] : [last.json];
+      return found.map((tx) => tx.json);
+    });
   }
 
   async getOutputsByPublicKey(publicKey: string, spent?: boolean): Promise<OutputRef[]> {
-    const hash = keyHash(publicKey);
-    const rows = this.#read.outputsOfKey.all(hash) as OutputOfKeyRow[];
-    const waiting = this.#index.keys.waitingRows(hash).map(([seq, index]) => [seq, index] as Place);
-    for (const [seq, outputIndex] of waiting) {
-      const row = this.#outputsAt([[seq, outputIndex]]).get(placeKey(seq, outputIndex));
-      if (row !== undefined) rows.push({ ...row, seq, outputIndex });
-    }
-    rows.sort((a, b) => a.seq - b.seq || a.outputIndex - b.outputIndex); // commit order
-    // keyHash is not unique: keep only outputs that really name this key.
-    const mine = rows.filter((row) => (JSON.parse(row.publicKeys) as string[]).includes(publicKey));
-    const spenders =
-      spent === undefined ? new Map() : this.#spendersOf(mine.map((r) => [r.seq, r.outputIndex]));
-    const refs: OutputRef[] = [];
-    for (const row of mine) {
-      if (spent !== undefined && spent !== spenders.has(placeKey(row.seq, row.outputIndex))) continue;
-      refs.push({ transactionId: row.transactionId, outputIndex: row.outputIndex });
-    }
-    return refs;
+    return this.#reading(() => {
+      const hash = keyHash(publicKey);
+      const rows = this.#read.outputsOfKey.all(hash) as OutputOfKeyRow[];
+      const waiting = this.#index.keys.waitingRows(hash).map((row) => [row[1], row[2]] as Place);
+      for (const row of this.#outputsAt(waiting).values()) rows.push(row);
+      rows.sort((a, b) => a.seq - b.seq || a.outputIndex - b.outputIndex); // commit order
+      // keyHash is not unique: keep only outputs that really name this key.
+      const mine = rows.filter((row) => (JSON.parse(row.publicKeys) as string[]).includes(publicKey));
+      const spenders =
+        spent === undefined ? new Map() : this.#spendersOf(mine.map((r) => [r.seq, r.outputIndex]));
+      const refs: OutputRef[] = [];
+      for (const row of mine) {
+        const isSpent = spenders.has(placeKey(row.seq, row.outputIndex));
+        if (spent !== undefined && spent !== isSpent) continue;
+        refs.push({ transactionId: row.transactionId, outputIndex: row.outputIndex });
+      }
+      return refs;
+    });
   }
 
   async searchAssets(query: string, limit: number): Promise<SearchHit[]> {
-    return this.#search(this.#read.searchAssets, query, limit);
+    return this.#reading(() => {
+      return this.#search(this.#read.searchAssets, query, limit);
+    });
   }
 
   async searchMetadata(query: string, limit: number): Promise<SearchHit[]> {
-    return this.#search(this.#read.searchMetadata, query, limit);
+    return this.#reading(() => {
+      return this.#search(this.#read.searchMetadata, query, limit);
+    });
   }
 
   async getBlock(height: number): Promise<BlockRecord | null> {
-    const row = this.#read.block.get(height) as BlockRow | undefined;
-    if (row === undefined) return null;
-    const end = row.seqFirst + row.txCount;
-    const txIds = this.#read.txIdsBySeqRange.all(row.seqFirst, end) as string[];
-    assert.equal(txIds.length, row.txCount, `block ${height} lost transactions`);
-    return { height, appHash: row.appHash, txIds };
+    return this.#reading(() => {
+      const row = this.#read.block.get(height) as BlockRow | undefined;
+      if (row === undefined) return null;
+      const end = row.seqFirst + row.txCount;
+      const txIds = this.#read.txIdsBySeqRange.all(row.seqFirst, end) as string[];
+      assert.equal(txIds.length, row.txCount, `block ${height} lost transactions`);
+      return { height, appHash: row.appHash, txIds };
+    });
   }
 
   async getBlockTransactions(height: number): Promise<string[] | null> {
-    const row = this.#read.block.get(height) as BlockRow | undefined;
-    if (row === undefined) return null;
-    const end = row.seqFirst + row.txCount;
-    const txs = this.#read.txJsonsBySeqRange.all(row.seqFirst, end) as string[];
-    assert.equal(txs.length, row.txCount, `block ${height} lost transactions`);
-    return txs;
+    return this.#reading(() => {
+      const row = this.#read.block.get(height) as BlockRow | undefined;
+      if (row === undefined) return null;
+      const end = row.seqFirst + row.txCount;
+      const txs = this.#read.txJsonsBySeqRange.all(row.seqFirst, end) as string[];
+      assert.equal(txs.length, row.txCount, `block ${height} lost transactions`);
+      return txs;
+    });
   }
 
   async getBlockHeightOfTransaction(id: string): Promise<number | null> {
-    for (const [seq] of this.#index.ids.lookup(keyHash(id))) {
-      const height = this.#read.txHeightAt.get(seq, id) as number | undefined;
-      if (height !== undefined) return height;
-    }
-    return null;
+    return this.#reading(() => {
+      for (const [seq] of this.#index.ids.lookup(keyHash(id))) {
+        const height = this.#read.txHeightAt.get(seq, id) as number | undefined;
+        if (height !== undefined) return height;
+      }
+      return null;
+    });
   }
 
   async getValidators(height?: number): Promise<Validator[]> {
-    const at = height ?? Number.MAX_SAFE_INTEGER;
-    const json = this.#read.validatorsAt.get(at) as string | undefined;
-    return json === undefined ? [] : (JSON.parse(json) as Validator[]);
+    return this.#reading(() => {
+      const at = height ?? Number.MAX_SAFE_INTEGER;
+      const json = this.#read.validatorsAt.get(at) as string | undefined;
+      return json === undefined ? [] : (JSON.parse(json) as Validator[]);
+    });
   }
 
   async close(): Promise<void> {
@@ -281,12 +336,13 @@ export class SqliteStore implements Store {
     for (const row of this.#read.idsIn.iterate(hashes) as Iterable<{ id: string; seq: number }>) {
       if (wanted.has(row.id)) found.set(row.id, row.seq);
     }
+    // Ids of recent transactions are in the waiting rows: check their candidates in one read.
+    const candidates: number[] = [];
     for (const [id, hash] of wanted) {
       if (found.has(id)) continue;
-      for (const [seq] of this.#index.ids.waitingRows(hash)) {
-        if (this.#read.txIdAt.get(seq) === id) found.set(id, seq as number);
-      }
+      for (const row of this.#index.ids.waitingRows(hash)) candidates.push(row[1] as number);
     }
+    for (const [seq, id] of this.#idsAt(candidates)) if (wanted.has(id)) found.set(id, seq);
     return found;
   }
 
@@ -320,7 +376,9 @@ export class SqliteStore implements Store {
     const merged = this.#read.spentIn.iterate(JSON.stringify(hashes)) as Iterable<SpentRow>;
     const rows: number[][] = [];
     for (const row of merged) rows.push([row.seq, row.outputIndex, row.spender]);
-    for (const hash of hashes) rows.push(...this.#index.spent.waitingRows(hash));
+    for (const hash of hashes) {
+      for (const row of this.#index.spent.waitingRows(hash)) rows.push(row.slice(1));
+    }
     for (const [seq, index, spender] of rows as [number, number, number][]) {
       const key = placeKey(seq, index);
       if (wanted.has(key)) spenders.set(key, spender);
@@ -350,7 +408,8 @@ export class SqliteStore implements Store {
 
   /** What the block's checks need from the committed state, read in a few bulk statements. */
   #blockContext(txs: readonly CommittedTx[]): BlockContext {
-    const ids = this.#seqsOf(txs.flatMap((tx) => [tx.id, ...tx.spends.map((r) => r.transactionId)]));
+    const named = txs.flatMap((tx) => [tx.id, ...tx.spends.map((ref) => ref.transactionId)]);
+    const ids = this.#seqsOf(named);
     const places: Place[] = [];
     for (const tx of txs) {
       for (const ref of tx.spends) {
@@ -377,11 +436,12 @@ export class SqliteStore implements Store {
       const spentSeq = context.ids.get(ref.transactionId);
       const place = spentSeq === undefined ? "" : placeKey(spentSeq, ref.outputIndex);
       // The validator checked these against the same state: failing here is a ledger bug.
-      assert.ok(context.outputs.has(place), `${tx.id} spends ${outputKey(ref)}, which does not exist`);
+      const what = `${tx.id} spends ${outputKey(ref)}`;
+      assert.ok(context.outputs.has(place), `${what}, which does not exist`);
       const spender = context.spent.get(place);
       if (spender !== undefined) {
         const by = this.#read.txIdAt.get(spender) as string;
-        assert.fail(`${tx.id} spends ${outputKey(ref)}, already spent by ${by}`);
+        assert.fail(`${what}, already spent by ${by}`);
       }
       context.spent.set(place, seq);
       insertInput.run(seq, i, spentSeq, ref.outputIndex);
@@ -427,12 +487,12 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * On open: re-derives the index rows committed above each slice's merge mark, exactly as
-   * #writeTx derived them, so lookups see every committed transaction.
+   * Re-derives, exactly as #writeTx derived them, the index rows of the transactions after seq
+   * `from` that are above their slice's merge mark, so lookups see every committed transaction.
+   * On open, and in a read-only store for each block the writer committed.
    */
-  #restoreWaitingRows(): void {
+  #restoreWaitingRows(from: number): void {
     const slices = this.#merged.length;
-    const from = Math.min(...this.#merged);
     const restore = (name: IndexName, row: IndexRow, seq: number) => {
       if (seq > (this.#merged[sliceOf(row[0] as number, slices)] as number)) {
         this.#index[name].restore(row);
@@ -455,6 +515,30 @@ export class SqliteStore implements Store {
     }
   }
 
+  /**
+   * In a read-only store, inside the read transaction: catches up with the writer. A slice whose
+   * mark moved was merged after the last refresh, so all its staged rows are in the table now.
+   */
+  #refresh(): void {
+    const version = this.#db.pragma("data_version", { simple: true }) as number;
+    if (version === this.#dataVersion) return;
+    this.#dataVersion = version;
+    const marks = this.#read.sweep.all() as number[];
+    for (let slice = 0; slice < marks.length; slice++) {
+      if (marks[slice] === this.#merged[slice]) continue;
+      for (const name of indexNames) this.#index[name].dropSlice(slice);
+      this.#merged[slice] = marks[slice] as number;
+    }
+    const from = this.#seenSeq;
+    this.#seenSeq = (this.#read.lastSeq.get() as number | null) ?? 0;
+    this.#restoreWaitingRows(from);
+  }
+
+  /** Runs a read; in a read-only store, on a snapshot that has caught up with the writer. */
+  #reading<T>(read: () => T): T {
+    return this.#readOnly ? this.#readSnapshot(read) : read();
+  }
+
   #search(statement: Database.Statement, query: string, limit: number): SearchHit[] {
     if (!Number.isSafeInteger(limit) || limit < 0) {
       throw new LedgerError("BadParameter", "limit must be a whole number, 0 or more");
@@ -463,7 +547,8 @@ export class SqliteStore implements Store {
     // Phrase words are terms too; count each word once.
     const words = new Set([...parsed.terms, ...parsed.phrases.flat(), ...parsed.excluded.flat()]);
     if (words.size > this.#searchWordsMax) {
-      throw new LedgerError("BadParameter", `text_search has more than ${this.#searchWordsMax} words`);
+      const message = `text_search has more than ${this.#searchWordsMax} words`;
+      throw new LedgerError("BadParameter", message);
     }
     const match = toFtsMatch(parsed);
     if (match === null) return [];
@@ -601,13 +686,19 @@ interface InputAfterRow {
   outputIndex: number;
 }
 
-function openDatabase(path: string): Database.Database {
+/** How long a statement waits for a lock another connection holds (better-sqlite3's default). */
+const busyTimeoutMs = 5000;
+
+function openDatabase(path: string, access: "owner" | "readers" | "reader"): Database.Database {
+  if (access === "reader") return new Database(path, { readonly: true, fileMustExist: true });
   if (path !== ":memory:" && path !== "") mkdirSync(dirname(path), { recursive: true });
-  return new Database(path);
+  return new Database(path, { timeout: busyTimeoutMs });
 }
 
-function configure(db: Database.Database, options: SqliteStoreOptions): void {
-  // WAL: readers do not block the writer, and a commit is one sequential append to the log.
+function configure(db: Database.Database, options: SqliteStoreOptions, owner: boolean): void {
+  // Before WAL is entered, so an owner makes no shared-memory index either.
+  if (owner) db.pragma("locking_mode = EXCLUSIVE");
+  // WAL: readers (HTTP workers) do not block the writer, and a commit is one sequential append.
   db.pragma("journal_mode = WAL");
   db.pragma(`synchronous = ${options.synchronous.toUpperCase()}`);
   db.pragma(`cache_size = -${Math.floor(options.cacheSizeBytes / 1024)}`);

@@ -106,7 +106,7 @@ describe("ledgerd config", () => {
     const start = runLedgerd(["start", "--help"]);
     assert.equal(start.status, 0);
     assert.match(start.stdout, /--server\.bind <HOST:PORT> .*\(default: "localhost:9984"; env LEDGERD_SERVER_BIND\)/);
-    assert.match(start.stdout, /--engine <solo> +same as --engine\.kind \(env LEDGERD_ENGINE\)/);
+    assert.match(start.stdout, /--engine <solo[^>]*> +same as --engine\.kind \(env LEDGERD_ENGINE\)/);
     assert.match(start.stdout, /--config <FILE>/);
   });
 });

@@ -61,6 +61,11 @@ describe("loadConfig defaults", () => {
     }
   });
 
+  it("open the store as its only user, or as the writer HTTP workers read beside", () => {
+    assert.equal(moduleOptions(load({})).sqliteStore.access, "owner");
+    assert.equal(moduleOptions(load({ flags: { "server.workers": "2" } })).sqliteStore.access, "readers");
+  });
+
   it("keep BigchainDB's addresses and the issue's engine", () => {
     assert.equal(configDefault.server.bind, "localhost:9984");
     assert.equal(configDefault.wsserver.bind, "localhost:9985");

@@ -25,6 +25,8 @@ type Script = { result: unknown } | { error: { code: number; message: string; da
 let server: Server;
 let url: string;
 const calls: Call[] = [];
+/** Calls per HTTP request, in arrival order. */
+const requests: number[] = [];
 let script: Script = { result: {} };
 
 before(async () => {
@@ -32,8 +34,10 @@ before(async () => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", async () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { id: number; method: string; params: { tx: string } };
-      calls.push({ method: body.method, params: body.params });
+      type Body = { id: number; method: string; params: { tx: string } };
+      const parsed = JSON.parse(Buffer.concat(chunks).toString("utf8")) as Body | Body[];
+      const bodies = Array.isArray(parsed) ? parsed : [parsed];
+      requests.push(bodies.length);
       const now = script;
       if ("delayMs" in now) await sleep(now.delayMs);
       res.setHeader("content-type", "application/json");
@@ -41,8 +45,15 @@ before(async () => {
         res.end(now.raw);
         return;
       }
-      const answer = "error" in now ? { jsonrpc: "2.0", id: body.id, error: now.error } : { jsonrpc: "2.0", id: body.id, result: now.result };
-      res.end(JSON.stringify(answer));
+      const answers = bodies.map((body) => {
+        calls.push({ method: body.method, params: body.params });
+        // A transaction whose JSON holds "refuse-me" is refused by CheckTx, as in a real batch.
+        if (Buffer.from(body.params.tx, "base64").toString("utf8").includes("refuse-me")) {
+          return { jsonrpc: "2.0", id: body.id, result: { code: 1, codespace: "DoubleSpend", log: "refused in the batch" } };
+        }
+        return "error" in now ? { jsonrpc: "2.0", id: body.id, error: now.error } : { jsonrpc: "2.0", id: body.id, result: now.result };
+      });
+      res.end(JSON.stringify(Array.isArray(parsed) ? answers : answers[0]));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -56,9 +67,10 @@ let broadcaster: CometBftBroadcaster;
 beforeEach(async () => {
   fx = await openLedger();
   await fx.ledger.initChain("test-chain", [{ publicKey: "ab".repeat(32), power: 1 }]);
-  rpc = new CometBftRpcClient({ url, socketsMax: 4, responseBytesMax: 1 << 20 });
+  rpc = new CometBftRpcClient(rpcOptions(url));
   broadcaster = new CometBftBroadcaster({ rpcTimeoutMs: 500, commitTimeoutMs: 300 }, { ledger: fx.ledger, rpc });
   calls.length = 0;
+  requests.length = 0;
 });
 afterEach(async () => {
   rpc.close();
@@ -73,6 +85,10 @@ async function refusal(promise: Promise<unknown>): Promise<LedgerError> {
     return error;
   }
   assert.fail("expected a refusal");
+}
+
+function rpcOptions(target: string) {
+  return { url: target, socketsMax: 4, responseBytesMax: 1 << 20, batchMethods: new Set(["broadcast_tx_async", "broadcast_tx_sync"]), batchCallsMax: 3, batchBytesMax: 1 << 20 };
 }
 
 const rpcError = (data: string): Script => ({ error: { code: -32603, message: "Internal error", data } });
@@ -147,7 +163,7 @@ describe("CometBftBroadcaster", () => {
     await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
-    const down = new CometBftRpcClient({ url: `http://127.0.0.1:${port}`, socketsMax: 1, responseBytesMax: 1 << 20 });
+    const down = new CometBftRpcClient(rpcOptions(`http://127.0.0.1:${port}`));
     const nowhere = new CometBftBroadcaster({ rpcTimeoutMs: 500, commitTimeoutMs: 500 }, { ledger: fx.ledger, rpc: down });
     const error = await refusal(nowhere.broadcast(bytesOf(create(alice)), "commit"));
     assert.equal(error.code, "EngineUnavailable");
@@ -156,6 +172,26 @@ describe("CometBftBroadcaster", () => {
     down.close();
     script = { raw: "<html>bad gateway</html>" };
     assert.equal((await refusal(broadcaster.broadcast(bytesOf(create(alice)), "sync"))).code, "EngineUnavailable");
+  });
+});
+
+describe("JSON-RPC batching", () => {
+  it("sends sync calls made together as batches within the limit, each with its own answer", async () => {
+    script = { result: { code: 0, hash: "AB" } };
+    const txs = [create(alice), create(alice), create(alice, 1n, { note: "refuse-me" }), create(alice), create(alice)];
+    const answers = await Promise.allSettled(txs.map((tx) => broadcaster.broadcast(bytesOf(tx), "sync")));
+    assert.deepEqual(requests, [3, 2], "five calls in batches of at most 3");
+    assert.deepEqual(answers.map((a) => a.status), ["fulfilled", "fulfilled", "rejected", "fulfilled", "fulfilled"]);
+    const refused = (answers[2] as PromiseRejectedResult).reason as LedgerError;
+    assert.equal(refused.code, "DoubleSpend");
+    assert.equal(refused.message, "refused in the batch");
+    assert.deepEqual(calls.map((c) => c.method), Array(5).fill("broadcast_tx_sync"));
+  });
+
+  it("never batches commit calls", async () => {
+    script = { result: { check_tx: {}, tx_result: {}, hash: "AB", height: "1" } };
+    await Promise.all([create(alice), create(alice)].map((tx) => broadcaster.broadcast(bytesOf(tx), "commit")));
+    assert.deepEqual(requests, [1, 1]);
   });
 });
 
@@ -181,13 +217,15 @@ describe("result mapping", () => {
   });
 });
 
-describe("the pending transaction from a chained spend", () => {
-  it("is not refused by the committed check (CometBFT's CheckTx judges the pool)", async () => {
+describe("the check before broadcasting", () => {
+  it("lets a transaction spend a pending one's output, and calls a pending one again PendingTransaction", async () => {
     const asset = create(alice);
     const toBob = transfer([{ tx: asset, outputIndex: 0 }], [alice], [{ publicKeys: [bob.publicKey], amount: 1n }]);
-    await fx.ledger.finalizeBlock(1, [bytesOf(asset)]);
-    await fx.ledger.commit();
+    assert.equal((await fx.ledger.checkTx(bytesOf(asset))).ok, true);
     script = { result: { code: 0, hash: "AB" } };
     assert.equal((await broadcaster.broadcast(bytesOf(toBob), "sync")).id, toBob["id"]);
+    const again = await refusal(broadcaster.broadcast(bytesOf(asset), "async"));
+    assert.equal(again.code, "PendingTransaction");
+    assert.equal(calls.length, 1);
   });
 });

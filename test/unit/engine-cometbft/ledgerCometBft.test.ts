@@ -1,4 +1,4 @@
-// The LedgerApp methods the CometBFT engine added: recheckTx, checkCommitted, releaseAll.
+// The LedgerApp methods the CometBFT engine added: recheckTx, dryCheckTx, releaseAll.
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, describe, it } from "node:test";
 import { bytesOf, create, keypairOf, transfer } from "../../helpers/txFactory.js";
@@ -69,22 +69,26 @@ describe("LedgerApp under CometBFT", () => {
     assert.equal(fx.ledger.pendingCount, 1);
   });
 
-  it("checkCommitted validates against committed state only and never joins the pending pool", async () => {
+  it("dryCheckTx checks as checkTx does but never joins the pending pool", async () => {
     const asset = create(alice);
     await block([bytesOf(asset)]);
     const toBob = transfer([{ tx: asset, outputIndex: 0 }], [alice], [{ publicKeys: [bob.publicKey], amount: 1n }]);
     const toCarol = transfer([{ tx: asset, outputIndex: 0 }], [alice], [{ publicKeys: [carol.publicKey], amount: 1n }]);
+    assert.equal((await fx.ledger.dryCheckTx(bytesOf(toBob))).ok, true);
+    assert.equal(fx.ledger.pendingCount, 0, "a dry check admits nothing");
     assert.equal((await fx.ledger.checkTx(bytesOf(toBob))).ok, true);
-    // Conflicts with a pending transaction only: committed state alone says yes.
-    assert.equal((await fx.ledger.checkCommitted(bytesOf(toCarol))).ok, true);
+    const pending = await fx.ledger.dryCheckTx(bytesOf(toBob));
+    assert.equal(pending.ok ? null : pending.rejection.code, "PendingTransaction");
+    const conflict = await fx.ledger.dryCheckTx(bytesOf(toCarol));
+    assert.equal(conflict.ok ? null : conflict.rejection.code, "DoubleSpend");
+    // A chained spend of a pending transaction's output is fine, as in checkTx.
+    const onward = transfer([{ tx: toBob, outputIndex: 0 }], [bob], [{ publicKeys: [carol.publicKey], amount: 1n }]);
+    assert.equal((await fx.ledger.dryCheckTx(bytesOf(onward))).ok, true);
     assert.equal(fx.ledger.pendingCount, 1);
     // Committed conflicts and bad transactions are refused.
-    const duplicate = await fx.ledger.checkCommitted(bytesOf(asset));
+    const duplicate = await fx.ledger.dryCheckTx(bytesOf(asset));
     assert.equal(duplicate.ok ? null : duplicate.rejection.code, "DuplicateTransaction");
-    await block([bytesOf(toBob)]);
-    const spent = await fx.ledger.checkCommitted(bytesOf(toCarol));
-    assert.equal(spent.ok ? null : spent.rejection.code, "DoubleSpend");
-    const garbage = await fx.ledger.checkCommitted(Buffer.from("{}"));
+    const garbage = await fx.ledger.dryCheckTx(Buffer.from("{}"));
     assert.equal(garbage.ok, false);
   });
 

@@ -84,10 +84,11 @@ function chainTests(withStore: WithStore): void {
       await store.initChain("c", [validator("a")]);
       const b1 = block(1, [createTx({ label: "state-1" })]);
       await store.commitBlock(b1);
-      assert.deepEqual(await store.getChainState(), { height: 1, appHash: b1.appHash, chainId: "c" });
+      const head1 = { height: 1, appHash: b1.appHash, chainId: "c" };
+      assert.deepEqual(await store.getChainState(), head1);
       // An empty block keeps the app hash it is given (BigchainDB keeps the previous one).
       await store.commitBlock({ height: 2, appHash: b1.appHash, txs: [] });
-      assert.deepEqual(await store.getChainState(), { height: 2, appHash: b1.appHash, chainId: "c" });
+      assert.deepEqual(await store.getChainState(), { ...head1, height: 2 });
     }));
 }
 
@@ -139,7 +140,11 @@ function commitTests(withStore: WithStore): void {
   // block may be written, and the store must still take the block afterwards.
   const broken: [string, (prior: CommittedTx) => CommittedTx[]][] = [
     ["spends an output that does not exist", (p) => [
-      transferTx({ label: "bad-missing", assetId: p.id, spends: [{ transactionId: hex64("nope"), outputIndex: 0 }] }),
+      transferTx({
+        label: "bad-missing",
+        assetId: p.id,
+        spends: [{ transactionId: hex64("nope"), outputIndex: 0 }],
+      }),
     ]],
     ["spends an output index past the end", (p) => [
       transferTx({ label: "bad-index", assetId: p.id, spends: [ref(p, 7)] }),
@@ -155,16 +160,24 @@ function commitTests(withStore: WithStore): void {
       transferTx({ label: "bad-dup-input", assetId: p.id, spends: [ref(p, 0), ref(p, 0)] }),
     ]],
     ["spends its own output", () => [
-      { ...createTx({ label: "bad-self" }), spends: [{ transactionId: hex64("tx:bad-self"), outputIndex: 0 }] },
+      {
+        ...createTx({ label: "bad-self" }),
+        spends: [{ transactionId: hex64("tx:bad-self"), outputIndex: 0 }],
+      },
     ]],
     ["repeats an id already stored", (p) => [p]],
-    ["repeats an id inside the block", () => [createTx({ label: "bad-dup" }), createTx({ label: "bad-dup" })]],
+    ["repeats an id inside the block", () => [
+      createTx({ label: "bad-dup" }),
+      createTx({ label: "bad-dup" }),
+    ]],
   ];
   for (const [what, makeBad] of broken) {
     it(`a block whose transaction ${what} is refused whole (AssertionError)`, () =>
       withStore(async (store) => {
-        const prior = createTx({ label: "prior", outputs: [{ keys: [publicKey("p")] }, { keys: [publicKey("p")] }] });
-        const spender = transferTx({ label: "prior-spender", assetId: prior.id, spends: [ref(prior, 1)] });
+        const p = publicKey("p");
+        const prior = createTx({ label: "prior", outputs: [{ keys: [p] }, { keys: [p] }] });
+        const spends = [ref(prior, 1)];
+        const spender = transferTx({ label: "prior-spender", assetId: prior.id, spends });
         await store.initChain("c", [validator("a")]);
         await store.commitBlock(block(1, [prior, spender]));
         const good = createTx({
@@ -187,10 +200,11 @@ function commitTests(withStore: WithStore): void {
   it("amounts are kept exactly, up to 9e18 and beyond", () =>
     withStore(async (store) => {
       const amounts = [9_000_000_000_000_000_000n, 1n, 123_456_789_012_345_678_901_234_567_890n];
-      const c = createTx({ label: "amounts", outputs: amounts.map((amount) => ({ keys: [publicKey("a")], amount })) });
+      const outputs = amounts.map((amount) => ({ keys: [publicKey("a")], amount }));
+      const c = createTx({ label: "amounts", outputs });
       await store.commitBlock(block(1, [c]));
-      const outputs = await store.getOutputs(amounts.map((_, i) => ref(c, i)));
-      assert.deepEqual(amounts.map((_, i) => outputs.get(`${c.id}:${i}`)?.amount), amounts);
+      const stored = await store.getOutputs(amounts.map((_, i) => ref(c, i)));
+      assert.deepEqual(amounts.map((_, i) => stored.get(`${c.id}:${i}`)?.amount), amounts);
     }));
 }
 
@@ -218,10 +232,21 @@ function outputTests(withStore: WithStore): void {
   // Block 2: t1 spends c1:0 to carol.  Block 3: c2 gives alice 1 and bob 2.
   const c1 = createTx({
     label: "out-c1",
-    outputs: [{ keys: [alice], amount: 9_000_000_000_000_000_000n }, { keys: [alice, bob], amount: 5n }],
+    outputs: [
+      { keys: [alice], amount: 9_000_000_000_000_000_000n },
+      { keys: [alice, bob], amount: 5n },
+    ],
   });
-  const t1 = transferTx({ label: "out-t1", assetId: c1.id, spends: [ref(c1, 0)], outputs: [{ keys: [carol], amount: 9_000_000_000_000_000_000n }] });
-  const c2 = createTx({ label: "out-c2", outputs: [{ keys: [bob], amount: 2n }, { keys: [alice], amount: 1n }] });
+  const t1 = transferTx({
+    label: "out-t1",
+    assetId: c1.id,
+    spends: [ref(c1, 0)],
+    outputs: [{ keys: [carol], amount: 9_000_000_000_000_000_000n }],
+  });
+  const c2 = createTx({
+    label: "out-c2",
+    outputs: [{ keys: [bob], amount: 2n }, { keys: [alice], amount: 1n }],
+  });
 
   async function commitAll(store: Store): Promise<void> {
     await store.commitBlock(block(1, [c1]));
@@ -233,8 +258,10 @@ function outputTests(withStore: WithStore): void {
     withStore(async (store) => {
       await commitAll(store);
       const missing: OutputRef[] = [ref(c1, 2), { transactionId: hex64("nope"), outputIndex: 0 }];
-      const outputs = await store.getOutputs([ref(c1, 0), ref(c1, 1), ref(t1, 0), ...missing, ref(c1, 0)]);
-      assert.deepEqual([...outputs.keys()].sort(), [`${c1.id}:0`, `${c1.id}:1`, `${t1.id}:0`].sort());
+      const asked = [ref(c1, 0), ref(c1, 1), ref(t1, 0), ...missing, ref(c1, 0)];
+      const outputs = await store.getOutputs(asked);
+      const found = [`${c1.id}:0`, `${c1.id}:1`, `${t1.id}:0`];
+      assert.deepEqual([...outputs.keys()].sort(), found.sort());
       assert.deepEqual(outputs.get(`${c1.id}:0`), {
         ...c1.outputs[0]!,
         transactionId: c1.id,
@@ -256,7 +283,8 @@ function outputTests(withStore: WithStore): void {
   it("outputs by key: in commit order; a multi-owner output is listed for each owner", () =>
     withStore(async (store) => {
       await commitAll(store);
-      assert.deepEqual(await store.getOutputsByPublicKey(alice), [ref(c1, 0), ref(c1, 1), ref(c2, 1)]);
+      const ofAlice = [ref(c1, 0), ref(c1, 1), ref(c2, 1)];
+      assert.deepEqual(await store.getOutputsByPublicKey(alice), ofAlice);
       assert.deepEqual(await store.getOutputsByPublicKey(bob), [ref(c1, 1), ref(c2, 0)]);
       assert.deepEqual(await store.getOutputsByPublicKey(carol), [ref(t1, 0)]);
       assert.deepEqual(await store.getOutputsByPublicKey(publicKey("nobody")), []);
@@ -271,7 +299,12 @@ function outputTests(withStore: WithStore): void {
       assert.deepEqual(await store.getOutputsByPublicKey(carol, true), []);
       assert.deepEqual(await store.getOutputsByPublicKey(carol, false), [ref(t1, 0)]);
       // Spending the threshold output moves it for both owners.
-      const t2 = transferTx({ label: "out-t2", assetId: c1.id, spends: [ref(c1, 1)], outputs: [{ keys: [carol], amount: 5n }] });
+      const t2 = transferTx({
+        label: "out-t2",
+        assetId: c1.id,
+        spends: [ref(c1, 1)],
+        outputs: [{ keys: [carol], amount: 5n }],
+      });
       await store.commitBlock(block(4, [t2]));
       assert.deepEqual(await store.getOutputsByPublicKey(bob, true), [ref(c1, 1)]);
       assert.deepEqual(await store.getOutputsByPublicKey(alice, true), [ref(c1, 0), ref(c1, 1)]);
@@ -318,7 +351,8 @@ function assetTests(withStore: WithStore): void {
       assert.deepEqual(await byAsset(c.id, { lastOnly: false }), [c.json, t1.json, t2.json]);
       assert.deepEqual(await byAsset(c.id, { operation: "CREATE", lastOnly: true }), [c.json]);
       assert.deepEqual(await byAsset(c.id, { operation: "TRANSFER", lastOnly: true }), [t2.json]);
-      assert.deepEqual(await byAsset(other.id, { operation: "TRANSFER", lastOnly: true }), [t3.json]);
+      const lastTransfer = { operation: "TRANSFER", lastOnly: true } as const;
+      assert.deepEqual(await byAsset(other.id, lastTransfer), [t3.json]);
       assert.deepEqual(await byAsset(hex64("none"), { lastOnly: true }), []);
       const lone = createTx({ label: "asset-lone" });
       await store.commitBlock(block(4, [lone]));
@@ -336,10 +370,12 @@ function blockTests(withStore: WithStore): void {
       await store.commitBlock(block(2, []));
       const b3 = block(3, [createTx({ label: "blk-3" })]);
       await store.commitBlock(b3);
-      assert.deepEqual(await store.getBlock(1), { height: 1, appHash: b1.appHash, txIds: txs.map((t) => t.id) });
+      const txIds = txs.map((t) => t.id);
+      assert.deepEqual(await store.getBlock(1), { height: 1, appHash: b1.appHash, txIds });
       assert.deepEqual(await store.getBlockTransactions(1), txs.map((t) => t.json));
       assert.deepEqual(await store.getBlock(2), { height: 2, appHash: "", txIds: [] });
-      assert.deepEqual(await store.getBlock(3), { height: 3, appHash: b3.appHash, txIds: [b3.txs[0]!.id] });
+      const b3Ids = [b3.txs[0]!.id];
+      assert.deepEqual(await store.getBlock(3), { height: 3, appHash: b3.appHash, txIds: b3Ids });
       assert.deepEqual(await store.getBlockTransactions(3), [b3.txs[0]!.json]);
       assert.equal(await store.getBlock(4), null);
       assert.equal(await store.getBlock(0), null);
@@ -385,7 +421,10 @@ function searchTests(withStore: WithStore): void {
   // short one first.
   const assets = {
     runner: createTx({ label: "s-runner", data: { name: "Running shoes", brand: "Acme" } }),
-    cafe: createTx({ label: "s-cafe", data: { title: "Crème brûlée at the Café", tags: ["dessert"] } }),
+    cafe: createTx({
+      label: "s-cafe",
+      data: { title: "Crème brûlée at the Café", tags: ["dessert"] },
+    }),
     redCar: createTx({ label: "s-red-car", data: { description: "a red car for sale" } }),
     split: createTx({ label: "s-split", data: { a: "red", b: "car", c: "blue paint" } }),
     bikeLong: createTx({
@@ -395,7 +434,9 @@ function searchTests(withStore: WithStore): void {
     bikeShort: createTx({ label: "s-bike-short", data: { text: "bike bike" } }),
     nested: createTx({
       label: "s-nested",
-      data: { deep: { list: [{ x: "submarine" }, "periscope"], year: 2019, flag: true, none: null } },
+      data: {
+        deep: { list: [{ x: "submarine" }, "periscope"], year: 2019, flag: true, none: null },
+      },
     }),
     twin1: createTx({ label: "s-twin-1", data: { kind: "widget" } }),
     twin2: createTx({ label: "s-twin-2", data: { kind: "widget" } }),
@@ -466,7 +507,8 @@ function searchTests(withStore: WithStore): void {
   it("terms are OR'ed", () =>
     withStore(async (store) => {
       await commitAll(store);
-      assert.deepEqual(await idSet(store, "shoes submarine"), new Set([assets.runner.id, assets.nested.id]));
+      const both = new Set([assets.runner.id, assets.nested.id]);
+      assert.deepEqual(await idSet(store, "shoes submarine"), both);
       assert.deepEqual(await idSet(store, "red-car"), new Set([assets.redCar.id, assets.split.id]));
     }));
 

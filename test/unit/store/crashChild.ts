@@ -15,13 +15,19 @@ export function crashBlockTxs(height: number): CommittedTx[] {
   const transfers: CommittedTx[] = [];
   for (let i = 0; i < crashCreatesPerBlock; i++) {
     const label = `crash:${height}:${i}`;
-    creates.push(createTx({ label, data: { name: `item ${height} ${i}` }, metadata: { i } }));
+    creates.push(crashCreate(height, i));
     if (height > 1) {
-      const spent = createTx({ label: `crash:${height - 1}:${i}`, data: { name: `item ${height - 1} ${i}` }, metadata: { i } });
-      transfers.push(transferTx({ label: `${label}:t`, assetId: spent.id, spends: [ref(spent, 0)] }));
+      const spent = crashCreate(height - 1, i);
+      const spends = [ref(spent, 0)];
+      transfers.push(transferTx({ label: `${label}:t`, assetId: spent.id, spends }));
     }
   }
   return [...creates, ...transfers];
+}
+
+function crashCreate(height: number, i: number): CommittedTx {
+  const label = `crash:${height}:${i}`;
+  return createTx({ label, data: { name: `item ${height} ${i}` }, metadata: { i } });
 }
 
 async function main(path: string): Promise<void> {

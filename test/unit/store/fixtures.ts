@@ -3,7 +3,13 @@
 // signed: the store never checks signatures, only what the ledger hands it.
 
 import { createHash } from "node:crypto";
-import type { BlockWrite, CommittedOutput, CommittedTx, OutputRef, Validator } from "../../../src/store/store.js";
+import type {
+  BlockWrite,
+  CommittedOutput,
+  CommittedTx,
+  OutputRef,
+  Validator,
+} from "../../../src/store/store.js";
 
 /** A deterministic random-looking 64-hex id, one per label. */
 export function hex64(label: string): string {

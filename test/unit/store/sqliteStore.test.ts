@@ -34,7 +34,11 @@ storeConformance("sqlite (indexes merged at once)", async () =>
 describe("sqlite store", () => {
   it("reopening keeps every block, output, index and search entry", async () => {
     const path = freshPath();
-    const c = createTx({ label: "re-c", data: { name: "reopened lantern" }, metadata: { m: "kept" } });
+    const c = createTx({
+      label: "re-c",
+      data: { name: "reopened lantern" },
+      metadata: { m: "kept" },
+    });
     const t = transferTx({ label: "re-t", assetId: c.id, spends: [ref(c, 0)] });
     const first = SqliteStore.open({ path });
     await first.initChain("re-chain", [validator("a")]);
@@ -43,7 +47,8 @@ describe("sqlite store", () => {
     await first.close();
 
     const store = SqliteStore.open({ path });
-    assert.deepEqual(await store.getChainState(), { height: 2, appHash: block(2, [t]).appHash, chainId: "re-chain" });
+    const head = { height: 2, appHash: block(2, [t]).appHash, chainId: "re-chain" };
+    assert.deepEqual(await store.getChainState(), head);
     assert.equal(await store.getTransaction(t.id), t.json);
     assert.deepEqual(await store.getTransactionsByAsset(c.id), [c.json, t.json]);
     assert.equal((await store.getOutputs([ref(c, 0)])).get(`${c.id}:0`)?.spentBy, t.id);
@@ -54,6 +59,18 @@ describe("sqlite store", () => {
     assert.equal(await store.getBlockHeightOfTransaction(t.id), 2);
     await store.commitBlock(block(3, []));
     await store.close();
+  });
+
+  it("owns its file: no other connection can read or write it while it is open", async () => {
+    const path = freshPath();
+    const store = SqliteStore.open({ path });
+    const other = new Database(path, { timeout: 0 });
+    assert.throws(() => other.prepare("SELECT height FROM chain_state").get(), /locked|busy/i);
+    other.close();
+    await store.close();
+    const after = new Database(path, { timeout: 0 });
+    assert.equal(after.prepare("SELECT height FROM chain_state").pluck().get(), 0);
+    after.close();
   });
 
   it("creates the folder of a new database", async () => {
@@ -101,7 +118,8 @@ describe("sqlite store", () => {
     for (const [name, sql] of Object.entries(queries)) {
       const count = (sql.match(/\?/g) ?? []).length;
       const params = name.startsWith("search") ? ['"x"', 10] : new Array<number>(count).fill(1);
-      const plan = store.database.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[];
+      const explain = store.database.prepare(`EXPLAIN QUERY PLAN ${sql}`);
+      const plan = explain.all(...params) as { detail: string }[];
       for (const { detail } of plan) {
         // FTS5 MATCH and json_each (the bulk lookups' list of keys) are virtual tables.
         const virtualScan = /^SCAN \w+ VIRTUAL TABLE INDEX \d+:/.test(detail);
@@ -109,7 +127,8 @@ describe("sqlite store", () => {
         const sorts = detail.includes("TEMP B-TREE");
         assert.ok(!sorts || name.startsWith("search"), `${name} sorts: ${detail}`);
       }
-      assert.ok(plan.some((p) => p.detail.startsWith("SEARCH")), `${name}: ${JSON.stringify(plan)}`);
+      const searches = plan.some((p) => p.detail.startsWith("SEARCH"));
+      assert.ok(searches, `${name}: ${JSON.stringify(plan)}`);
     }
     await store.close();
   });
@@ -123,10 +142,12 @@ describe("sqlite store", () => {
     await store.commitBlock(block(1, [a, b]));
     // Forge collisions: b filed under a's id and a's asset, a's output filed under bob's key.
     const db = store.database;
-    const seqOf = (id: string) => db.prepare("SELECT seq FROM transactions WHERE id = ?").pluck().get(id);
+    const seqOf = (id: string) =>
+      db.prepare("SELECT seq FROM transactions WHERE id = ?").pluck().get(id);
     db.prepare("INSERT INTO id_index (hash, seq) VALUES (?, ?)").run(keyHash(a.id), seqOf(b.id));
     db.prepare("INSERT INTO asset_index (hash, seq) VALUES (?, ?)").run(keyHash(a.id), seqOf(b.id));
-    db.prepare("INSERT INTO key_index (hash, seq, output_index) VALUES (?, ?, 0)").run(keyHash(bob), seqOf(a.id));
+    db.prepare("INSERT INTO key_index (hash, seq, output_index) VALUES (?, ?, 0)")
+      .run(keyHash(bob), seqOf(a.id));
     assert.equal(await store.getTransaction(a.id), a.json);
     assert.equal(await store.getBlockHeightOfTransaction(a.id), 1);
     assert.deepEqual(await store.getTransactionsByAsset(a.id), [a.json]);
@@ -148,7 +169,8 @@ describe("sqlite store", () => {
     txs.push(prev);
     for (let h = 2; h <= 9; h++) {
       const c = createTx({ label: `merge-c-${h}`, outputs: [{ keys: [publicKey("merge")] }] });
-      const t = transferTx({ label: `merge-t-${h}`, assetId: prev.assetId, spends: [ref(prev, 0)] });
+      const spends = [ref(prev, 0)];
+      const t = transferTx({ label: `merge-t-${h}`, assetId: prev.assetId, spends });
       await store.commitBlock(block(h, [c, t]));
       txs.push(c, t);
       prev = t;
@@ -159,7 +181,8 @@ describe("sqlite store", () => {
       }
     }
     const db = store.database;
-    const marks = db.prepare("SELECT merged_seq FROM index_sweep ORDER BY slice").pluck().all() as number[];
+    const sweep = db.prepare("SELECT merged_seq FROM index_sweep ORDER BY slice");
+    const marks = sweep.pluck().all() as number[];
     assert.equal(marks.length, slices);
     // One slice per commit, oldest first: after 9 commits every slice has been merged at least
     // twice, and the marks are the last seqs of the last four blocks.
@@ -168,11 +191,14 @@ describe("sqlite store", () => {
     assert.ok(merged > 0 && merged < txs.length, `${merged} of ${txs.length} id rows merged`);
     await store.close();
     // Every lookup answers the same from a reopened store, whatever is merged or waiting.
-    for (const reopened of [SqliteStore.open({ path }), SqliteStore.open({ path, indexSlices: 1 })]) {
+    // indexSlices only applies to a new database: the second store still has 4 slices.
+    for (const options of [{ path }, { path, indexSlices: 1 }]) {
+      const reopened = SqliteStore.open(options);
       for (const tx of txs) assert.equal(await reopened.getTransaction(tx.id), tx.json);
       assert.equal((await reopened.getOutputsByPublicKey(publicKey("merge"))).length, 8);
       const chain = await reopened.getTransactionsByAsset(txs[0]!.id);
-      assert.deepEqual(chain, [txs[0]!.json, ...txs.filter((t) => t.operation === "TRANSFER").map((t) => t.json)]);
+      const transfers = txs.filter((t) => t.operation === "TRANSFER").map((t) => t.json);
+      assert.deepEqual(chain, [txs[0]!.json, ...transfers]);
       const spent = await reopened.getOutputs(txs.map((t) => ref(t, 0)));
       assert.equal([...spent.values()].filter((o) => o.spentBy !== null).length, 8);
       await reopened.close();
@@ -197,10 +223,12 @@ describe("sqlite store", () => {
 
   it("a search with more words than searchWordsMax is a BadParameter", async () => {
     const store = SqliteStore.open({ path: freshPath(), searchWordsMax: 3 });
-    await store.commitBlock(block(1, [createTx({ label: "w", data: { a: "one two three four" } })]));
+    const tx = createTx({ label: "w", data: { a: "one two three four" } });
+    await store.commitBlock(block(1, [tx]));
     assert.equal((await store.searchAssets("one two three", 0)).length, 1);
     assert.equal((await store.searchAssets('one "two three"', 0)).length, 1); // 1 + 2 phrase words
-    const tooMany = (error: unknown) => error instanceof LedgerError && error.code === "BadParameter";
+    const tooMany = (error: unknown) =>
+      error instanceof LedgerError && error.code === "BadParameter";
     await assert.rejects(store.searchAssets("one two three four", 0), tooMany);
     await assert.rejects(store.searchMetadata('one -"two three four"', 0), tooMany);
     await store.close();

@@ -34,7 +34,8 @@ describe("searchText", () => {
   const b = ` ${valueBarrier} `;
 
   it("indexes the id and every string value, in document order, not keys or other values", () => {
-    const json = JSON.stringify({ name: "x", n: 1, t: true, z: null, deep: { list: ["y", { k: "w" }] } });
+    const document = { name: "x", n: 1, t: true, z: null, deep: { list: ["y", { k: "w" }] } };
+    const json = JSON.stringify(document);
     assert.equal(searchText("ID", json), ["ID", "x", "y", "w"].join(b));
   });
 

@@ -1,0 +1,223 @@
+// Issue #5, "Done when": a real 4-validator network on loopback — four CometBFT processes and
+// four ledgerd processes made and run by `ledgerd testnet` — and what it must survive:
+//   - a transaction posted to any node is readable from every node;
+//   - all nodes hold identical blocks and app hashes;
+//   - the official driver's end-to-end scenarios pass against one node;
+//   - one validator stopped: the others keep committing; restarted, it catches up;
+//   - two of four stopped: no commits (no quorum); restarted: commits resume, nothing lost;
+//   - a ledgerd killed with SIGKILL restarts and replays to the same app hash, and a ledger that
+//     lost blocks is brought back by CometBFT's handshake replay.
+// It needs CometBFT (scripts/install-cometbft.sh) and fails without it.
+import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { after, before, describe, it } from "node:test";
+import { createTestnet, runningPid, startTestnet, stopTestnet, type TestnetManifest } from "../../../src/cli/testnet.js";
+import { makeKeypair, type Keypair } from "../../../src/transaction/build/makeKeypair.js";
+import type { JsonObject } from "../../../src/transaction/jsonValue.js";
+import { create, transfer } from "../../helpers/txFactory.js";
+import { driverScenarios, type NodeUnderTest } from "../driverScenarios.js";
+import { appState, freeBasePort, getText, ledgerDataDir, logTail, nodeOf, post, requireCometBft, rpc, waitFor, waitForAgreement } from "./network.js";
+
+const validators = 4;
+const root = mkdtempSync(join(tmpdir(), "ledgerd-testnet-"));
+let manifest: TestnetManifest;
+
+const keypair = (): Keypair => makeKeypair(randomBytes(32));
+const newCreate = (owner: Keypair): JsonObject => create(owner, 1n, { testnet: randomBytes(8).toString("hex") });
+const idOf = (tx: JsonObject): string => tx["id"] as string;
+
+/** Every id readable from every given node (GET /transactions/<id> is 200). */
+async function readableEverywhere(ids: readonly string[], nodes = manifest.nodes, timeoutMs = 30_000): Promise<void> {
+  await waitFor(
+    `${ids.length} transactions on ${nodes.map((n) => n.name).join(", ")}`,
+    async () => {
+      for (const node of nodes) for (const id of ids) if ((await getText(node, `/api/v1/transactions/${id}`)) === null) return null;
+      return true;
+    },
+    timeoutMs,
+  );
+}
+
+before(async () => {
+  const cometbft = requireCometBft();
+  manifest = createTestnet({
+    validators,
+    dir: root,
+    basePort: await freeBasePort(validators),
+    cometbft,
+    timeoutCommitMs: 150,
+    threads: 1,
+    logLevel: "warn",
+  });
+  await startTestnet(root);
+});
+
+after(async () => {
+  await stopTestnet(root).catch(() => undefined);
+  if (process.env["LEDGERD_TEST_KEEP"] === "1") return;
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe("a 4-validator CometBFT network on loopback", () => {
+  it("makes every transaction posted to any node readable from every node", async () => {
+    const ids: string[] = [];
+    for (const [i, node] of manifest.nodes.entries()) {
+      const owner = keypair();
+      const asset = newCreate(owner);
+      const created = await post(node, asset, "commit");
+      assert.equal(created.status, 202, JSON.stringify(created.body));
+      const next = manifest.nodes[(i + 1) % validators]!;
+      const spend = transfer([{ tx: asset, outputIndex: 0 }], [owner], [{ publicKeys: [keypair().publicKey], amount: 1n }]);
+      const sent = await post(next, spend, "sync");
+      assert.equal(sent.status, 202, JSON.stringify(sent.body));
+      ids.push(idOf(asset), idOf(spend));
+    }
+    await readableEverywhere(ids);
+  });
+
+  it("refuses on every node what the network refuses: a double spend and a pending duplicate", async () => {
+    const owner = keypair();
+    const asset = newCreate(owner);
+    assert.equal((await post(nodeOf(manifest, 0), asset, "commit")).status, 202);
+    await readableEverywhere([idOf(asset)]);
+    const toA = transfer([{ tx: asset, outputIndex: 0 }], [owner], [{ publicKeys: [keypair().publicKey], amount: 1n }]);
+    const toB = transfer([{ tx: asset, outputIndex: 0 }], [owner], [{ publicKeys: [keypair().publicKey], amount: 1n }]);
+    assert.equal((await post(nodeOf(manifest, 1), toA, "commit")).status, 202);
+    const refused = await post(nodeOf(manifest, 2), toB, "commit");
+    assert.equal(refused.status, 400);
+    assert.match(refused.body.message, /^Invalid transaction \(DoubleSpend\)/);
+    const again = await post(nodeOf(manifest, 3), asset, "sync");
+    assert.equal(again.status, 400);
+    assert.match(again.body.message, /DuplicateTransaction/);
+  });
+
+  it("holds identical blocks and app hashes on all nodes", async () => {
+    const agreed = await waitForAgreement(manifest.nodes, 2);
+    assert.notEqual(agreed.appHash, "", "transactions were committed, so the app hash is set");
+    // CometBFT's blocks: the same hash and header app hash at every height on every node.
+    for (let height = 1; height <= agreed.height; height++) {
+      const blocks = await Promise.all(manifest.nodes.map((n) => rpc(n, `block?height=${height}`)));
+      const hashes = new Set(blocks.map((b) => `${b.block_id.hash}/${b.block.header.app_hash}`));
+      assert.equal(hashes.size, 1, `CometBFT blocks differ at height ${height}`);
+      // ledgerd's blocks: the same transactions in the same order on every node.
+      const ours = await Promise.all(manifest.nodes.map((n) => getText(n, `/api/v1/blocks/${height}`)));
+      assert.ok(ours[0] !== null, `ledgerd has no block ${height}`);
+      assert.ok(ours.every((b) => b === ours[0]), `ledgerd blocks differ at height ${height}`);
+    }
+    // The last app hash CometBFT recorded in a header is the ledger's own.
+    const status = await rpc(nodeOf(manifest, 0), "status");
+    assert.equal(Buffer.from(agreed.appHash, "base64").toString("hex").toUpperCase(), status.sync_info.latest_app_hash);
+  });
+
+  describe("the official driver's end-to-end scenarios against node0", () => {
+    let node: NodeUnderTest;
+    before(() => {
+      const node0 = nodeOf(manifest, 0);
+      const port = Number(node0.ws.split(":")[1]);
+      node = { baseUrl: `http://${node0.http}`, streamsUrl: `ws://127.0.0.1:${port}/api/v1/streams/valid_transactions` };
+    });
+    driverScenarios(() => node);
+  });
+
+  it("keeps committing with one validator stopped; restarted, it catches up", async () => {
+    const stopped = nodeOf(manifest, 3);
+    await stopTestnet(root, { nodes: [3] });
+    const live = manifest.nodes.slice(0, 3);
+    const before = await waitForAgreement(live);
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const tx = newCreate(keypair());
+      const answer = await post(nodeOf(manifest, i), tx, "commit");
+      assert.equal(answer.status, 202, JSON.stringify(answer.body));
+      ids.push(idOf(tx));
+    }
+    const during = await waitForAgreement(live, before.height + 1);
+    assert.ok(during.height > before.height, "the three live validators committed blocks");
+    assert.equal(await appState(stopped), null, "the stopped validator is down");
+    await startTestnet(root, { nodes: [3] });
+    await readableEverywhere(ids, [stopped], 60_000);
+    await waitForAgreement(manifest.nodes, during.height, 60_000);
+  });
+
+  it("commits nothing with two of four stopped; restarted, commits resume and nothing is lost", async () => {
+    const before = await waitForAgreement(manifest.nodes);
+    await stopTestnet(root, { nodes: [2, 3] });
+    const txs = [newCreate(keypair()), newCreate(keypair()), newCreate(keypair())];
+    for (const [i, tx] of txs.entries()) {
+      // Accepted into CometBFT's mempool, but no block without 2/3 of the voting power.
+      const answer = await post(nodeOf(manifest, i % 2), tx, "async");
+      assert.equal(answer.status, 202, JSON.stringify(answer.body));
+    }
+    await sleep(3_000);
+    for (const node of manifest.nodes.slice(0, 2)) {
+      assert.equal((await appState(node))?.height, before.height, `${node.name} committed without a quorum`);
+      for (const tx of txs) assert.equal(await getText(node, `/api/v1/transactions/${idOf(tx)}`), null);
+    }
+    await startTestnet(root, { nodes: [2, 3] });
+    await readableEverywhere(txs.map(idOf), manifest.nodes, 60_000);
+    const after = await waitForAgreement(manifest.nodes, before.height + 1, 60_000);
+    assert.ok(after.height > before.height);
+  });
+
+  it("a ledgerd killed with SIGKILL under load restarts and replays to the same app hash", async () => {
+    const victim = nodeOf(manifest, 1);
+    const ids: string[] = [];
+    let loading = true;
+    const load = (async () => {
+      while (loading) {
+        const tx = newCreate(keypair());
+        const answer = await post(nodeOf(manifest, 0), tx, "sync");
+        if (answer.status === 202) ids.push(idOf(tx));
+        await sleep(5);
+      }
+    })();
+    await sleep(700);
+    const pid = runningPid(root, victim, "ledgerd");
+    assert.ok(pid !== null, "node1's ledgerd is running");
+    process.kill(pid, "SIGKILL");
+    // Its CometBFT loses its application and stops by itself (v0.38 proxy/multi_app_conn.go).
+    await waitFor("node1's CometBFT to stop without its app", async () => (runningPid(root, victim, "cometbft") === null ? true : null), 30_000);
+    await sleep(700);
+    loading = false;
+    await load;
+    assert.ok(ids.length > 10, `too little load: ${ids.length}`);
+    await startTestnet(root, { nodes: [1] });
+    await readableEverywhere(ids, [victim], 60_000);
+    await waitForAgreement(manifest.nodes, 0, 60_000);
+  });
+
+  it("replays, at the handshake, blocks that a restarted ledger lacks", async () => {
+    const node = nodeOf(manifest, 2);
+    const dataDir = ledgerDataDir(root, node);
+    const saved = join(root, "saved-ledger");
+    await stopTestnet(root, { nodes: [2] });
+    mkdirSync(saved, { recursive: true });
+    const files = ["ledgerd.sqlite", "ledgerd.sqlite-wal", "ledgerd.sqlite-shm"].filter((f) => existsSync(join(dataDir, f)));
+    for (const file of files) copyFileSync(join(dataDir, file), join(saved, file));
+    await startTestnet(root, { nodes: [2] });
+    const old = await waitForAgreement(manifest.nodes);
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const tx = newCreate(keypair());
+      assert.equal((await post(node, tx, "commit")).status, 202);
+      ids.push(idOf(tx));
+    }
+    const ahead = await waitForAgreement(manifest.nodes, old.height + 1);
+    // node2's ledger goes back to before those blocks; its CometBFT still has them.
+    await stopTestnet(root, { nodes: [2] });
+    for (const file of ["ledgerd.sqlite", "ledgerd.sqlite-wal", "ledgerd.sqlite-shm"]) rmSync(join(dataDir, file), { force: true });
+    for (const file of files) copyFileSync(join(saved, file), join(dataDir, file));
+    await startTestnet(root, { nodes: [2] });
+    // startTestnet returns once CometBFT's RPC answers, which is after the handshake: the blocks
+    // CometBFT already had are back in the ledger before any new block could arrive.
+    const replayed = await appState(node);
+    assert.ok(replayed !== null && replayed.height >= ahead.height, `${JSON.stringify(replayed)} < ${ahead.height}\n${logTail(root, node, "cometbft")}`);
+    await readableEverywhere(ids, [node], 60_000);
+    const again = await waitForAgreement(manifest.nodes, ahead.height, 60_000);
+    assert.ok(again.height >= ahead.height);
+  });
+});

@@ -1,0 +1,142 @@
+// Helpers for the CometBFT network suite: a real N-validator testnet on loopback (real CometBFT
+// and ledgerd processes, made and run by `ledgerd testnet`), and the reads that compare nodes.
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { randomInt } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { defaultCometBftBinary, logFile, type TestnetManifest, type TestnetNode } from "../../../src/cli/testnet.js";
+
+/**
+ * The suite needs the real CometBFT: without it, it fails (never skips) and says how to get it.
+ * Returns the binary's path.
+ */
+export function requireCometBft(): string {
+  const binary = defaultCometBftBinary();
+  const wanted = readFileSync(new URL("../../../scripts/cometbft-version", import.meta.url), "utf8").trim().replace(/^v/, "");
+  const result = spawnSync(binary, ["version"], { encoding: "utf8" });
+  if (result.error !== undefined || result.status !== 0) {
+    assert.fail(`CometBFT ${wanted} is missing (looked for ${binary}): run scripts/install-cometbft.sh first`);
+  }
+  assert.equal(result.stdout.trim(), wanted, `${binary} is CometBFT ${result.stdout.trim()}, not ${wanted}: run scripts/install-cometbft.sh`);
+  return binary;
+}
+
+/** A base port with `count * 10` free loopback ports above it. */
+export async function freeBasePort(count: number): Promise<number> {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    // Below Linux's ephemeral range (32768+), where outgoing connections take their ports.
+    const base = 20_000 + 10 * randomInt(0, 1_200);
+    const ports = Array.from({ length: count * 10 }, (_, i) => base + i);
+    if ((await Promise.all(ports.map(portFree))).every(Boolean)) return base;
+  }
+  throw new Error("no free block of loopback ports found");
+}
+
+function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once("error", () => resolve(false));
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
+  });
+}
+
+export const httpUrl = (node: TestnetNode): string => `http://${node.http}`;
+
+/** POST /api/v1/transactions?mode=...; the status and the parsed body. */
+export async function post(node: TestnetNode, tx: unknown, mode: "async" | "sync" | "commit"): Promise<{ status: number; body: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const response = await fetch(`${httpUrl(node)}/api/v1/transactions?mode=${mode}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(tx),
+  });
+  return { status: response.status, body: await response.json() };
+}
+
+/** GET a path of a node's HTTP API as text, or null on 404 / no answer. */
+export async function getText(node: TestnetNode, path: string): Promise<string | null> {
+  try {
+    const response = await fetch(`${httpUrl(node)}${path}`);
+    if (response.status === 404) return null;
+    assert.equal(response.status, 200, path);
+    return await response.text();
+  } catch (error) {
+    if ((error as Error).name === "AssertionError") throw error;
+    return null;
+  }
+}
+
+/** CometBFT RPC GET `path` (e.g. `abci_info`, `block?height=3`): its `result`. */
+export async function rpc(node: TestnetNode, path: string): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const response = await fetch(`http://${node.rpc}/${path}`);
+  const body = (await response.json()) as { result?: unknown; error?: unknown };
+  if (body.error !== undefined) throw new Error(`${path}: ${JSON.stringify(body.error)}`);
+  return body.result;
+}
+
+export interface AppState {
+  readonly height: number;
+  /** Base64, as CometBFT's JSON writes bytes. */
+  readonly appHash: string;
+}
+
+/** The ledger's own height and app hash, asked through CometBFT's ABCI Info; null if down. */
+export async function appState(node: TestnetNode): Promise<AppState | null> {
+  try {
+    const result = await rpc(node, "abci_info");
+    return { height: Number(result.response.last_block_height ?? 0), appHash: String(result.response.last_block_app_hash ?? "") };
+  } catch {
+    return null;
+  }
+}
+
+/** Polls until `probe` gives a value that is not null, or fails after `timeoutMs`. */
+export async function waitFor<T>(what: string, probe: () => Promise<T | null>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== null) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/**
+ * Waits until every given node reports the same height and app hash, at or above `atLeast`, twice
+ * in a row (no block in between), and returns it.
+ */
+export async function waitForAgreement(nodes: readonly TestnetNode[], atLeast = 0, timeoutMs = 30_000): Promise<AppState> {
+  let previous: string | null = null;
+  return waitFor(
+    `${nodes.map((n) => n.name).join(", ")} to agree on height and app hash`,
+    async () => {
+      const states = await Promise.all(nodes.map(appState));
+      const first = states[0];
+      if (first === null || first === undefined || first.height < atLeast) return null;
+      if (!states.every((s) => s !== null && s.height === first.height && s.appHash === first.appHash)) return null;
+      const key = `${first.height}:${first.appHash}`;
+      const stable = previous === key;
+      previous = key;
+      return stable ? first : null;
+    },
+    timeoutMs,
+  );
+}
+
+/** The last lines of a node's process log, for a failure message. */
+export function logTail(root: string, node: TestnetNode, which: "ledgerd" | "cometbft", lines = 20): string {
+  const path = logFile(root, node, which);
+  if (!existsSync(path)) return `(no ${path})`;
+  return readFileSync(path, "utf8").split("\n").slice(-lines).join("\n");
+}
+
+export function nodeOf(manifest: TestnetManifest, index: number): TestnetNode {
+  const node = manifest.nodes[index];
+  assert.ok(node !== undefined, `no node ${index}`);
+  return node;
+}
+
+export function ledgerDataDir(root: string, node: TestnetNode): string {
+  return join(root, node.dataDir);
+}
