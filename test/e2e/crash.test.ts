@@ -60,11 +60,11 @@ describe("crash safety under SIGKILL", () => {
     assert.ok(acked.length > kills * 5, `too little load: ${acked.length} acknowledged`);
 
     const store = SqliteStore.open({ path: join(dir, "ledger.sqlite") });
+    let inBlocks = 0;
     try {
       for (const id of acked) assert.notEqual(await store.getTransaction(id), null, `acknowledged ${id} lost`);
       const { height, appHash } = await store.getChainState();
       let hash = "";
-      let inBlocks = 0;
       const spent = new Set<string>();
       for (let h = 1; h <= height; h++) {
         const block = await store.getBlock(h);
@@ -88,13 +88,14 @@ describe("crash safety under SIGKILL", () => {
       }
       assert.equal(appHash, hash);
       assert.equal(await store.getBlock(height + 1), null);
-      // Nothing outside a block: every stored transaction belongs to one of the blocks.
-      const db = new Database(join(dir, "ledger.sqlite"), { readonly: true });
-      const row = db.prepare("SELECT count(*) AS n FROM transactions").get() as { n: number };
-      db.close();
-      assert.equal(row.n, inBlocks, "transactions stored outside any block");
     } finally {
       await store.close();
     }
+    // Nothing outside a block: every stored transaction belongs to one of the blocks. (Read
+    // after the store is closed: its writing connection holds the file exclusively.)
+    const db = new Database(join(dir, "ledger.sqlite"), { readonly: true });
+    const row = db.prepare("SELECT count(*) AS n FROM transactions").get() as { n: number };
+    db.close();
+    assert.equal(row.n, inBlocks, "transactions stored outside any block");
   });
 });
