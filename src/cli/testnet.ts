@@ -10,6 +10,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, openSync, closeSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
+import { connect } from "node:net";
 import { dirname, extname, join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
@@ -27,6 +28,11 @@ export const validatorsMax = 64;
 export const testnetChainIdDefault = "ledgerd-testnet";
 /** A short pause between heights: loopback needs no more, and tests and benchmarks stay quick. */
 export const timeoutCommitMsDefault = 200;
+/**
+ * ledgerd's server.threads on testnet nodes: 0, verification on each node's main thread. With
+ * 2N processes on a few cores, worker threads add message passing, not parallelism (measured).
+ */
+export const threadsDefault = 0;
 /** A stopped validator's turn to propose costs this long before the next round. */
 const timeoutProposeMs = 1_000;
 /** ledgerd's commit_timeout_ms on testnet nodes; CometBFT's own limit is set above it. */
@@ -119,7 +125,7 @@ export function createTestnet(options: CreateTestnetOptions): TestnetManifest {
   writeGenesis(dir, nodes, chainId);
   for (const node of nodes) {
     writeCometBftConfig(dir, node, nodes, options.timeoutCommitMs ?? timeoutCommitMsDefault);
-    writeLedgerdConfig(dir, node, chainId, options.threads ?? 1, options.logLevel ?? "info");
+    writeLedgerdConfig(dir, node, chainId, options.threads ?? threadsDefault, options.logLevel ?? "info");
   }
   const manifest: TestnetManifest = { chainId, cometbft: resolveBinary(cometbft), nodes };
   writeFileSync(join(dir, manifestName), `${JSON.stringify(manifest, null, 2)}\n`);
@@ -201,6 +207,7 @@ export async function startTestnet(dir: string, options: StartTestnetOptions = {
   await Promise.all(
     selected.map(async (node) => {
       if (runningPid(root, node, "ledgerd") !== null) return;
+      await assertPortsFree(node, "ledgerd", [node.http, node.ws, node.abci]);
       const child = startProcess(root, node, "ledgerd", process.execPath, [...ledgerdEntry(), "start", "--data_dir", join(root, node.dataDir)]);
       await waitUntil(() => httpAnswers(`http://${node.http}/`), timeoutMs, () => exitedError(root, node, "ledgerd", child));
     }),
@@ -208,6 +215,7 @@ export async function startTestnet(dir: string, options: StartTestnetOptions = {
   await Promise.all(
     selected.map(async (node) => {
       if (runningPid(root, node, "cometbft") !== null) return;
+      await assertPortsFree(node, "cometbft", [node.rpc, node.p2p]);
       const child = startProcess(root, node, "cometbft", manifest.cometbft, ["start", "--home", join(root, node.home)]);
       await waitUntil(() => httpAnswers(`http://${node.rpc}/status`), timeoutMs, () => exitedError(root, node, "cometbft", child));
     }),
@@ -312,6 +320,30 @@ function exitedError(root: string, node: TestnetNode, which: TestnetProcess, chi
   return new Error(`${which} of ${node.name} exited (${child.exitCode ?? child.signalCode}); end of ${log}:\n${tail}`);
 }
 
+/**
+ * A port something else listens on would make the readiness check pass for the wrong process
+ * (or the new one fail): say so before starting.
+ */
+async function assertPortsFree(node: TestnetNode, which: TestnetProcess, addresses: readonly string[]): Promise<void> {
+  for (const address of addresses) {
+    if (await listening(address)) {
+      throw new Error(`${which} of ${node.name} cannot start: ${address} is already in use by another process`);
+    }
+  }
+}
+
+function listening(address: string): Promise<boolean> {
+  const colon = address.lastIndexOf(":");
+  return new Promise((resolveListening) => {
+    const socket = connect(Number(address.slice(colon + 1)), address.slice(0, colon));
+    socket.once("connect", () => {
+      socket.destroy();
+      resolveListening(true);
+    });
+    socket.once("error", () => resolveListening(false));
+  });
+}
+
 function httpAnswers(url: string): Promise<boolean> {
   return new Promise((resolveAnswer) => {
     const req = request(url, { method: "GET", timeout: 2_000 }, (res) => {
@@ -406,7 +438,7 @@ export function registerTestnetCommand(program: Command): void {
     .option("--chain-id <ID>", "the genesis chain id", testnetChainIdDefault)
     .option("--cometbft <PATH>", "the CometBFT binary (default: .cache/bin/cometbft, else cometbft on PATH)")
     .addOption(new Option("--timeout-commit <MS>", "CometBFT's consensus.timeout_commit").default(timeoutCommitMsDefault).argParser(parseCount))
-    .addOption(new Option("--threads <N>", "each ledgerd's server.threads").default(1).argParser(parseCount))
+    .addOption(new Option("--threads <N>", "each ledgerd's server.threads").default(threadsDefault).argParser(parseCount))
     .action((options: { validators?: number; dir?: string; basePort: number; chainId: string; cometbft?: string; timeoutCommit: number; threads: number }) => {
       if (options.validators === undefined || options.dir === undefined) {
         throw new Error("testnet needs --validators N and --dir DIR (or a subcommand: start, stop)");

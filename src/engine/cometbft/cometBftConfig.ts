@@ -98,7 +98,7 @@ export interface NodeConfigSettings {
 /**
  * The edits for one validator. Blocks are made only when transactions wait
  * (create_empty_blocks = false, as BigchainDB deployed Tendermint); transactions are not indexed
- * by CometBFT (ledgerd is the index); gossip is tuned down for a LAN.
+ * by CometBFT (ledgerd is the index); gossip waits less (a LAN, not the internet).
  */
 export function nodeConfigEdits(settings: NodeConfigSettings): TomlEdit[] {
   const { addresses } = settings;
@@ -119,6 +119,10 @@ export function nodeConfigEdits(settings: NodeConfigSettings): TomlEdit[] {
     { section: "p2p", key: "send_rate", value: 20_480_000 },
     { section: "p2p", key: "recv_rate", value: 20_480_000 },
     { section: "mempool", key: "max_tx_bytes", value: settings.txBytesMax },
+    // Each transaction is flooded to 2 validators, not all: it still reaches every mempool
+    // (each forwards it on), with fewer duplicate sends; measured 25% less CometBFT CPU per
+    // transaction on 4 loopback validators. A disconnected peer's slot goes to another.
+    { section: "mempool", key: "experimental_max_gossip_connections_to_persistent_peers", value: 2 },
     { section: "consensus", key: "timeout_commit", value: goDuration(settings.timeoutCommitMs) },
     { section: "consensus", key: "timeout_propose", value: goDuration(settings.timeoutProposeMs) },
     { section: "consensus", key: "create_empty_blocks", value: false },

@@ -24,7 +24,8 @@ export interface CometBftEngineOptions {
   readonly rpcSocketsMax: number;
   /**
    * `broadcast_tx_async` and `_sync` calls made together go out as one JSON-RPC batch of at most
-   * this many calls (1: no batching). Each call still gets its own answer.
+   * this many calls (1: no batching). Each call still gets its own answer. CometBFT refuses a
+   * batch over its `rpc.max_request_batch_size` (10 by default) as a whole.
    */
   readonly rpcBatchCallsMax: number;
   /** And at most this many request bytes: below CometBFT's `rpc.max_body_bytes` (1,000,000). */
@@ -50,7 +51,7 @@ export const cometBftEngineOptionsDefault: CometBftEngineOptions = Object.freeze
   rpcTimeoutMs: 10_000,
   commitTimeoutMs: 30_000,
   rpcSocketsMax: 64,
-  rpcBatchCallsMax: 64,
+  rpcBatchCallsMax: 10,
   rpcBatchBytesMax: 512 * 1024,
   chainId: "ledgerd",
   abciMessageBytesMax: 104_857_600 + 1_048_576,

@@ -171,8 +171,9 @@ function deliver(calls: readonly Pending[], text: string, status: number): void 
   const byId = new Map<unknown, unknown>();
   for (const entry of answers) if (typeof entry === "object" && entry !== null) byId.set((entry as { id?: unknown }).id, entry);
   for (const call of calls) {
-    // A lone answer without our id (an error about the request as a whole) is every call's.
-    const entry = byId.get(call.id) ?? (answers.length === 1 && calls.length === 1 ? answers[0] : undefined);
+    // A lone answer that is not an array (an error about the request as a whole, such as a
+    // batch over CometBFT's rpc.max_request_batch_size) is every call's.
+    const entry = byId.get(call.id) ?? (Array.isArray(answer) ? undefined : answer);
     if (entry === undefined) {
       call.finish(new RpcFailure("protocol", `CometBFT's answer (HTTP ${status}) has nothing for call ${call.id}`));
       continue;

@@ -257,7 +257,9 @@ export class SqliteStore implements Store {
       for (const row of this.#outputsAt(waiting).values()) rows.push(row);
       rows.sort((a, b) => a.seq - b.seq || a.outputIndex - b.outputIndex); // commit order
       // keyHash is not unique: keep only outputs that really name this key.
-      const mine = rows.filter((row) => (JSON.parse(row.publicKeys) as string[]).includes(publicKey));
+      const names = (row: OutputOfKeyRow) =>
+        (JSON.parse(row.publicKeys) as string[]).includes(publicKey);
+      const mine = rows.filter(names);
       const spenders =
         spent === undefined ? new Map() : this.#spendersOf(mine.map((r) => [r.seq, r.outputIndex]));
       const refs: OutputRef[] = [];

@@ -50,7 +50,6 @@ before(async () => {
     basePort: await freeBasePort(validators),
     cometbft,
     timeoutCommitMs: 150,
-    threads: 1,
     logLevel: "warn",
   });
   await startTestnet(root);
