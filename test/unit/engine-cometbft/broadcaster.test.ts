@@ -38,6 +38,7 @@ before(async () => {
       const parsed = JSON.parse(Buffer.concat(chunks).toString("utf8")) as Body | Body[];
       const bodies = Array.isArray(parsed) ? parsed : [parsed];
       requests.push(bodies.length);
+      for (const body of bodies) calls.push({ method: body.method, params: body.params });
       const now = script;
       if ("delayMs" in now) await sleep(now.delayMs);
       res.setHeader("content-type", "application/json");
@@ -46,7 +47,6 @@ before(async () => {
         return;
       }
       const answers = bodies.map((body) => {
-        calls.push({ method: body.method, params: body.params });
         // A transaction whose JSON holds "refuse-me" is refused by CheckTx, as in a real batch.
         if (Buffer.from(body.params.tx, "base64").toString("utf8").includes("refuse-me")) {
           return { jsonrpc: "2.0", id: body.id, result: { code: 1, codespace: "DoubleSpend", log: "refused in the batch" } };
@@ -156,6 +156,7 @@ describe("CometBftBroadcaster", () => {
     assert.match(ours.message, /within 300 ms; it may still commit/);
     // A sync broadcast that gets no answer is the engine being unavailable, not a commit timeout.
     assert.equal((await refusal(broadcaster.broadcast(bytesOf(create(alice)), "sync"))).code, "EngineUnavailable");
+    await sleep(700);
   });
 
   it("maps an unreachable CometBFT and an unreadable answer to 503 EngineUnavailable", async () => {
