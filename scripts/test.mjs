@@ -26,7 +26,14 @@ function ensurePythonVenv() {
   run(".venv/bin/pip", ["install", "--quiet", "--disable-pip-version-check", "-r", "test/compat/python/requirements.txt"]);
 }
 
+// The CometBFT network tests need the pinned binary in .cache/bin (built once with Go).
+function ensureCometBft() {
+  const r = spawnSync("bash", ["scripts/install-cometbft.sh"], { stdio: ["ignore", "ignore", "inherit"] });
+  if (r.status !== 0) throw new Error("scripts/install-cometbft.sh failed");
+}
+
 ensurePythonVenv();
+ensureCometBft();
 const filters = process.argv.slice(2);
 const files = findTests("test")
   .filter((f) => filters.length === 0 || filters.some((s) => f.includes(s)))
