@@ -13,6 +13,7 @@ import { installErrorHandling, replyWithError, type ErrorContext } from "./error
 import { httpOptionsDefault, type HttpOptions } from "./options.js";
 import { registerBlockRoutes } from "./routes/blocks.js";
 import { registerDiscoveryRoutes } from "./routes/discovery.js";
+import { registerLegacyRoutes, type LegacyGateway } from "./routes/legacy.js";
 import { registerOutputRoutes } from "./routes/outputs.js";
 import { registerSearchRoutes } from "./routes/search.js";
 import { registerTransactionRoutes } from "./routes/transactions.js";
@@ -23,6 +24,8 @@ export interface HttpDeps {
   readonly store: Store;
   /** Errors answered 500 are logged here with their stack; 4xx at debug. */
   readonly logger?: Logger;
+  /** The earlier interface variants at the root (routes/legacy.ts); not mounted without it. */
+  readonly legacy?: LegacyGateway;
 }
 
 /**
@@ -61,6 +64,7 @@ export async function buildHttpApp(options: Partial<HttpOptions>, deps: HttpDeps
   registerSearchRoutes(app, deps, resolved);
   registerValidatorRoutes(app, deps);
   registerBlockRoutes(app, deps);
+  registerLegacyRoutes(app, deps);
   return app;
 }
 

@@ -3,17 +3,47 @@
 // CometBFT. It owns: the prepared-transaction cache (signatures are verified once per
 // transaction per node), the pending pool's view of spends, block execution against committed
 // state plus the block's earlier transactions, the app-hash chain, and the committed-block event.
+//
+// It holds two kinds of transaction (DECISIONS #13-#16): v2.0 ones and the legacy variants A
+// and B. They share the pending pool, the blocks, their order and the app hash; their ids,
+// outputs and spends are separate namespaces (a v2.0 transaction cannot spend a legacy output,
+// nor the reverse), and each kind is validated by its own rules (legacyState.ts).
 import assert from "node:assert/strict";
 import { reject, type Rejection } from "../errors/ledgerError.js";
-import { outputKey, type BlockWrite, type CommittedTx, type OutputRef, type Store, type StoredOutput, type Validator } from "../store/store.js";
+import type { PreparedLegacyTx } from "../legacy/types.js";
+import { validateLegacy } from "../legacy/validateLegacy.js";
+import {
+  legacyOutputKey,
+  outputKey,
+  type BlockWrite,
+  type CommittedLegacyTx,
+  type CommittedTx,
+  type LegacyInvalidTx,
+  type OutputRef,
+  type Store,
+  type StoredLegacyOutput,
+  type StoredOutput,
+  type Validator,
+} from "../store/store.js";
 import type { LedgerView, PreparedTx, SpendableOutput } from "../transaction/types.js";
 import { validateTx } from "../transaction/validateTx.js";
 import { nextAppHash } from "./appHash.js";
+import {
+  federationOf,
+  LegacyBlockOverlay,
+  legacyPendingView,
+  legacySpendsOf,
+  toCommittedLegacyTx,
+  type LegacyCommittedState,
+} from "./legacyState.js";
 import { ledgerOptionsDefault, type LedgerOptions } from "./options.js";
 import type { PreparePool } from "./preparePool.js";
+import { isLegacy, kindOf, type Prepared, type PreparedOf, type TxKind } from "./prepared.js";
 import { PreparedCache } from "./preparedCache.js";
 
-export type CheckTxResult = { readonly ok: true; readonly tx: PreparedTx } | { readonly ok: false; readonly rejection: Rejection };
+export type CheckTxResult<T extends Prepared = Prepared> =
+  | { readonly ok: true; readonly tx: T }
+  | { readonly ok: false; readonly rejection: Rejection };
 
 export interface FinalizedBlock {
   readonly height: number;
@@ -25,7 +55,10 @@ export interface FinalizedBlock {
 export interface CommittedBlock {
   readonly height: number;
   readonly appHash: string;
+  /** The valid v2.0 transactions, in block order (what the event stream sends). */
   readonly txs: readonly PreparedTx[];
+  /** The valid legacy transactions, in block order; never sent on the v2.0 stream. */
+  readonly legacyTxs: readonly PreparedLegacyTx[];
 }
 
 export interface LedgerDeps {
@@ -36,6 +69,7 @@ export interface LedgerDeps {
 interface StagedBlock {
   readonly write: BlockWrite;
   readonly txs: readonly PreparedTx[];
+  readonly legacyTxs: readonly PreparedLegacyTx[];
   /** Every transaction id the block carried, valid or not, to release from the pending pool. */
   readonly carriedIds: readonly string[];
 }
@@ -51,6 +85,9 @@ export class LedgerApp {
   private readonly pending = new Map<string, PreparedTx>();
   /** Outputs spent by pending transactions, by `outputKey`. */
   private readonly pendingSpends = new Set<string>();
+  /** Pending legacy transactions (status `backlog`), and their spends by `legacyOutputKey`. */
+  private readonly pendingLegacy = new Map<string, PreparedLegacyTx>();
+  private readonly pendingLegacySpends = new Set<string>();
   private readonly listeners: ((block: CommittedBlock) => void)[] = [];
 
   private constructor(
@@ -75,7 +112,12 @@ export class LedgerApp {
   }
 
   get pendingCount(): number {
-    return this.pending.size;
+    return this.pending.size + this.pendingLegacy.size;
+  }
+
+  /** Whether this legacy transaction is pending: accepted, not in a committed block yet. */
+  isPendingLegacy(id: string): boolean {
+    return this.pendingLegacy.has(id);
   }
 
   /** The chain id recorded by initChain, or null on a new store. */
@@ -93,11 +135,17 @@ export class LedgerApp {
     this.listeners.push(listener);
   }
 
-  /** Parse and verify (cached by exact bytes, on the worker pool when missing). */
-  async prepare(bytes: Uint8Array): Promise<PreparedTx | Rejection> {
+  /**
+   * Parse and verify (cached by exact bytes, on the worker pool when missing). Without `kind`
+   * the body's shape tells the kind (a block carries both); with it, bytes of the other kind
+   * get the rejection that kind's rules give (see `prepareBytes`).
+   */
+  async prepare(bytes: Uint8Array, kind?: TxKind): Promise<Prepared | Rejection> {
     const cached = this.cache.get(bytes);
-    if (cached !== undefined) return cached;
-    const result = await this.deps.pool.prepare(bytes);
+    if (cached !== undefined && (kind === undefined || kindOf(cached) === kind)) return cached;
+    // A successful result is the same whatever the kind asked (the shapes exclude each other),
+    // so the cache holds one per bytes; a mismatch is read again, as the kind asked, for its rejection.
+    const result = await this.deps.pool.prepare(bytes, kind);
     if (!("code" in result)) this.cache.put(bytes, result);
     return result;
   }
@@ -106,34 +154,33 @@ export class LedgerApp {
    * Take a transaction prepared elsewhere in this node (an HTTP worker process) as if this
    * process had prepared it: the bytes and result come from a trusted sibling, not the network.
    */
-  remember(bytes: Uint8Array, tx: PreparedTx): void {
+  remember(bytes: Uint8Array, tx: Prepared): void {
     this.cache.put(bytes, tx);
   }
 
   /**
    * ABCI CheckTx: valid against committed state and the pending pool? If so, the transaction
    * joins the pending pool (its spends count as spent for later checks) until a block carries it
-   * or `release` drops it.
+   * or `release` drops it. With `kind`, only a transaction of that kind (the HTTP routes of each
+   * interface); without, either (CometBFT's mempool).
    */
-  async checkTx(bytes: Uint8Array): Promise<CheckTxResult> {
-    const prepared = await this.prepare(bytes);
+  async checkTx(bytes: Uint8Array): Promise<CheckTxResult>;
+  async checkTx<K extends TxKind>(bytes: Uint8Array, kind: K): Promise<CheckTxResult<PreparedOf<K>>>;
+  async checkTx(bytes: Uint8Array, kind?: TxKind): Promise<CheckTxResult> {
+    const prepared = await this.prepare(bytes, kind);
     if ("code" in prepared) return { ok: false, rejection: prepared };
-    if (this.pending.has(prepared.id)) {
-      return { ok: false, rejection: reject("PendingTransaction", `Transaction \`${prepared.id}\` is already pending`) };
-    }
-    if (this.pending.size >= this.options.pendingTxsMax) {
+    if (this.isPending(prepared)) return { ok: false, rejection: pendingRejection(prepared) };
+    if (this.pendingCount >= this.options.pendingTxsMax) {
       return { ok: false, rejection: reject("MempoolFull", "The pending pool is full; try again later") };
     }
     for (;;) {
       const generation = this.commitGeneration;
-      const committed = await this.readCommitted([prepared]);
+      const read = await this.readFor(prepared);
       if (generation !== this.commitGeneration) continue;
       // From here to the end: synchronous, so the pending pool cannot change under the check.
-      const rejection = validateTx(prepared, this.pendingView(committed));
+      const rejection = this.validatePending(read, null);
       if (rejection !== null) return { ok: false, rejection };
-      if (this.pending.has(prepared.id)) {
-        return { ok: false, rejection: reject("PendingTransaction", `Transaction \`${prepared.id}\` is already pending`) };
-      }
+      if (this.isPending(prepared)) return { ok: false, rejection: pendingRejection(prepared) };
       this.admit(prepared);
       return { ok: true, tx: prepared };
     }
@@ -151,12 +198,12 @@ export class LedgerApp {
     const prepared = await this.prepare(bytes);
     if ("code" in prepared) return { ok: false, rejection: prepared };
     for (;;) {
-      if (!this.pending.has(prepared.id)) return this.checkTx(bytes);
+      if (!this.isPending(prepared)) return this.checkTx(bytes);
       const generation = this.commitGeneration;
-      const committed = await this.readCommitted([prepared]);
-      if (generation !== this.commitGeneration || !this.pending.has(prepared.id)) continue;
+      const read = await this.readFor(prepared);
+      if (generation !== this.commitGeneration || !this.isPending(prepared)) continue;
       // Synchronous from here, as in checkTx.
-      const rejection = validateTx(prepared, this.pendingView(committed, prepared));
+      const rejection = this.validatePending(read, prepared);
       if (rejection === null) return { ok: true, tx: prepared };
       this.release(prepared.id);
       return { ok: false, rejection };
@@ -172,17 +219,17 @@ export class LedgerApp {
    * spend an output of a pending one, and a pending transaction posted again is
    * PendingTransaction.
    */
-  async dryCheckTx(bytes: Uint8Array): Promise<CheckTxResult> {
-    const prepared = await this.prepare(bytes);
+  async dryCheckTx(bytes: Uint8Array): Promise<CheckTxResult>;
+  async dryCheckTx<K extends TxKind>(bytes: Uint8Array, kind: K): Promise<CheckTxResult<PreparedOf<K>>>;
+  async dryCheckTx(bytes: Uint8Array, kind?: TxKind): Promise<CheckTxResult> {
+    const prepared = await this.prepare(bytes, kind);
     if ("code" in prepared) return { ok: false, rejection: prepared };
     for (;;) {
-      if (this.pending.has(prepared.id)) {
-        return { ok: false, rejection: reject("PendingTransaction", `Transaction \`${prepared.id}\` is already pending`) };
-      }
+      if (this.isPending(prepared)) return { ok: false, rejection: pendingRejection(prepared) };
       const generation = this.commitGeneration;
-      const committed = await this.readCommitted([prepared]);
+      const read = await this.readFor(prepared);
       if (generation !== this.commitGeneration) continue;
-      const rejection = validateTx(prepared, this.pendingView(committed));
+      const rejection = this.validatePending(read, null);
       return rejection === null ? { ok: true, tx: prepared } : { ok: false, rejection };
     }
   }
@@ -195,10 +242,17 @@ export class LedgerApp {
   releaseAll(): void {
     this.pending.clear();
     this.pendingSpends.clear();
+    this.pendingLegacy.clear();
+    this.pendingLegacySpends.clear();
   }
 
   /** Drop a pending transaction that no block will carry (e.g. the engine refused it). */
   release(id: string): void {
+    const legacy = this.pendingLegacy.get(id);
+    if (legacy !== undefined) {
+      this.pendingLegacy.delete(id);
+      for (const ref of legacy.spends) this.pendingLegacySpends.delete(legacyOutputKey(ref));
+    }
     const tx = this.pending.get(id);
     if (tx === undefined) return;
     this.pending.delete(id);
@@ -207,21 +261,54 @@ export class LedgerApp {
 
   /**
    * ABCI FinalizeBlock: execute the block's transactions in order, each against committed state
-   * plus the earlier valid ones of the block. A later conflicting one is rejected and not stored.
-   * Nothing is written until `commit`.
+   * plus the earlier valid ones of the block, v2.0 and legacy alike (one overlay, two
+   * namespaces). A later conflicting one is rejected and not stored; a rejected legacy one is
+   * recorded as `invalid` (DECISIONS #16). The app hash covers the valid ids of both kinds in
+   * block order. Nothing is written until `commit`.
    */
   async finalizeBlock(height: number, txs: readonly Uint8Array[]): Promise<FinalizedBlock> {
     assert.equal(this.staged, null, "finalizeBlock twice without commit");
     assert.equal(height, this.height + 1, "block heights are contiguous");
     const prepared = await Promise.all(txs.map((bytes) => this.prepare(bytes)));
-    const candidates = prepared.filter((p): p is PreparedTx => !("code" in p));
-    const committed = await this.readCommitted(candidates);
+    const current: PreparedTx[] = [];
+    const legacy: PreparedLegacyTx[] = [];
+    for (const p of prepared) {
+      if ("code" in p) continue;
+      if (isLegacy(p)) legacy.push(p);
+      else current.push(p);
+    }
+    // A block without legacy transactions reads nothing legacy (the hot path stays as it was).
+    const [committed, legacyCommitted] = await Promise.all([
+      this.readCommitted(current),
+      legacy.length === 0 ? null : this.readLegacyCommitted(legacy, height),
+    ]);
     const block = new BlockOverlay(committed);
+    const legacyBlock = legacyCommitted === null ? null : new LegacyBlockOverlay(legacyCommitted);
     const results: (Rejection | null)[] = [];
+    const validIds: string[] = [];
     const valid: PreparedTx[] = [];
+    const validLegacy: PreparedLegacyTx[] = [];
+    const committedLegacy: CommittedLegacyTx[] = [];
+    const refused: LegacyInvalidTx[] = [];
     for (const tx of prepared) {
       if ("code" in tx) {
         results.push(tx);
+        continue;
+      }
+      if (isLegacy(tx)) {
+        assert(legacyBlock !== null, "a legacy transaction in a block read as without any");
+        const rejection = validateLegacy(tx, legacyBlock);
+        results.push(rejection);
+        if (rejection === null) {
+          legacyBlock.apply(tx);
+          committedLegacy.push(toCommittedLegacyTx(tx, validIds.length));
+          validLegacy.push(tx);
+          validIds.push(tx.id);
+        } else if (!legacyBlock.hasTransaction(tx.id)) {
+          // Refused at execution: status `invalid`. A copy of a transaction already committed
+          // (or valid earlier in this block) is not recorded: that transaction is valid.
+          refused.push({ id: tx.id, code: rejection.code, message: rejection.message });
+        }
         continue;
       }
       const rejection = validateTx(tx, block);
@@ -229,13 +316,20 @@ export class LedgerApp {
       if (rejection === null) {
         block.apply(tx);
         valid.push(tx);
+        validIds.push(tx.id);
       }
     }
-    const appHash = nextAppHash(this.appHash, valid.map((tx) => tx.id));
+    const appHash = nextAppHash(this.appHash, validIds);
+    const committedTxs = valid.map(toCommittedTx);
+    const write: BlockWrite =
+      legacy.length === 0
+        ? { height, appHash, txs: committedTxs }
+        : { height, appHash, txs: committedTxs, legacy: { txs: committedLegacy, invalid: refused } };
     this.staged = {
-      write: { height, appHash, txs: valid.map(toCommittedTx) },
+      write,
       txs: valid,
-      carriedIds: candidates.map((tx) => tx.id),
+      legacyTxs: validLegacy,
+      carriedIds: [...current.map((tx) => tx.id), ...legacy.map((tx) => tx.id)],
     };
     return { height, appHash, results };
   }
@@ -250,14 +344,64 @@ export class LedgerApp {
     this.appHash = staged.write.appHash;
     this.commitGeneration++;
     for (const id of staged.carriedIds) this.release(id);
-    const block: CommittedBlock = { height: this.height, appHash: this.appHash, txs: staged.txs };
+    const block: CommittedBlock = {
+      height: this.height,
+      appHash: this.appHash,
+      txs: staged.txs,
+      legacyTxs: staged.legacyTxs,
+    };
     for (const listener of this.listeners) listener(block);
     return block;
   }
 
-  private admit(tx: PreparedTx): void {
+  private isPending(tx: Prepared): boolean {
+    return isLegacy(tx) ? this.pendingLegacy.has(tx.id) : this.pending.has(tx.id);
+  }
+
+  private admit(tx: Prepared): void {
+    if (isLegacy(tx)) {
+      this.pendingLegacy.set(tx.id, tx);
+      for (const ref of tx.spends) this.pendingLegacySpends.add(legacyOutputKey(ref));
+      return;
+    }
     this.pending.set(tx.id, tx);
     for (const input of tx.inputs) if (input.fulfills !== null) this.pendingSpends.add(outputKey(input.fulfills));
+  }
+
+  /** What checking one transaction against committed state needs, read for its kind. */
+  private async readFor(tx: Prepared): Promise<ReadFor> {
+    if (isLegacy(tx)) return { tx, legacy: await this.readLegacyCommitted([tx], null) };
+    return { tx, committed: await this.readCommitted([tx]) };
+  }
+
+  /** Synchronous: `read.tx` against what was read plus the pending pool (`self` left out). */
+  private validatePending(read: ReadFor, self: Prepared | null): Rejection | null {
+    if ("legacy" in read) {
+      const own = self !== null && isLegacy(self) ? self : null;
+      const view = legacyPendingView(read.legacy, this.pendingLegacy, this.pendingLegacySpends, own);
+      return validateLegacy(read.tx, view);
+    }
+    const own = self !== null && !isLegacy(self) ? self : null;
+    return validateTx(read.tx, this.pendingView(read.committed, own));
+  }
+
+  /**
+   * One batched read of what legacy validation needs from committed state: which of the ids
+   * exist, the spent outputs, and the federation = the validator set in force at `height` (a
+   * block's own height, so every node decides alike) or the latest (checkTx).
+   */
+  private async readLegacyCommitted(
+    txs: readonly PreparedLegacyTx[],
+    height: number | null,
+  ): Promise<LegacyCommittedState> {
+    const store = this.deps.store;
+    const refs = legacySpendsOf(txs);
+    const [ids, outputs, validators] = await Promise.all([
+      store.findLegacyTransactions(txs.map((tx) => tx.id)),
+      refs.length === 0 ? new Map<string, StoredLegacyOutput>() : store.getLegacyOutputs(refs),
+      height === null ? store.getValidators() : store.getValidators(height),
+    ]);
+    return { ids, outputs, federation: federationOf(validators) };
   }
 
   /** One batched read of what the validator needs from committed state for these transactions. */
@@ -306,6 +450,15 @@ export class LedgerApp {
 interface CommittedState {
   readonly ids: ReadonlySet<string>;
   readonly outputs: ReadonlyMap<string, StoredOutput>;
+}
+
+/** A transaction with the committed state read for it, by kind. */
+type ReadFor =
+  | { readonly tx: PreparedTx; readonly committed: CommittedState }
+  | { readonly tx: PreparedLegacyTx; readonly legacy: LegacyCommittedState };
+
+function pendingRejection(tx: Prepared): Rejection {
+  return reject("PendingTransaction", `Transaction \`${tx.id}\` is already pending`);
 }
 
 function spendable(stored: StoredOutput): SpendableOutput {

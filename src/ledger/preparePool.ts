@@ -2,8 +2,9 @@ import assert from "node:assert/strict";
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import type { Rejection } from "../errors/ledgerError.js";
-import { prepareTxBytes } from "../transaction/prepareTxBytes.js";
+import type { PreparedLegacyTx } from "../legacy/types.js";
 import type { PreparedTx } from "../transaction/types.js";
+import { prepareBytes, type Prepared, type TxKind } from "./prepared.js";
 
 export interface PreparePoolOptions {
   /** Worker threads; 0 prepares on the calling thread (tests, tools). */
@@ -20,15 +21,17 @@ export const preparePoolOptionsDefault: PreparePoolOptions = {
 export interface PrepareRequest {
   readonly batch: number;
   readonly items: readonly Uint8Array[];
+  /** Per item: the kind it must be read as, or null to tell it by its shape (`prepareBytes`). */
+  readonly kinds: readonly (TxKind | null)[];
 }
 
 export interface PrepareResponse {
   readonly batch: number;
-  readonly results: readonly (PreparedTx | Rejection)[];
+  readonly results: readonly (Prepared | Rejection)[];
 }
 
 interface Waiter {
-  readonly resolve: (value: PreparedTx | Rejection) => void;
+  readonly resolve: (value: Prepared | Rejection) => void;
   readonly reject: (error: Error) => void;
 }
 
@@ -39,12 +42,12 @@ interface WorkerSlot {
 }
 
 /**
- * Runs `prepareTxBytes` on a pool of worker threads. Requests made in the same turn of the event
+ * Runs `prepareBytes` on a pool of worker threads. Requests made in the same turn of the event
  * loop are batched, and each batch goes to the worker with the least outstanding work.
  */
 export class PreparePool {
   private readonly slots: WorkerSlot[] = [];
-  private queue: { bytes: Uint8Array; waiter: Waiter }[] = [];
+  private queue: { bytes: Uint8Array; kind: TxKind | null; waiter: Waiter }[] = [];
   private flushScheduled = false;
   private nextBatch = 0;
   private closed = false;
@@ -53,11 +56,15 @@ export class PreparePool {
     for (let i = 0; i < options.threads; i++) this.slots.push(this.startWorker());
   }
 
-  prepare(bytes: Uint8Array): Promise<PreparedTx | Rejection> {
+  /** Without `kind`, the body's shape tells a v2.0 transaction from a legacy one. */
+  prepare(bytes: Uint8Array, kind: "current"): Promise<PreparedTx | Rejection>;
+  prepare(bytes: Uint8Array, kind: "legacy"): Promise<PreparedLegacyTx | Rejection>;
+  prepare(bytes: Uint8Array, kind?: TxKind): Promise<Prepared | Rejection>;
+  prepare(bytes: Uint8Array, kind?: TxKind): Promise<Prepared | Rejection> {
     if (this.closed) return Promise.reject(new Error("prepare pool is closed"));
-    if (this.slots.length === 0) return Promise.resolve(prepareTxBytes(bytes));
+    if (this.slots.length === 0) return Promise.resolve(prepareBytes(bytes, kind));
     return new Promise((resolve, reject) => {
-      this.queue.push({ bytes, waiter: { resolve, reject } });
+      this.queue.push({ bytes, kind: kind ?? null, waiter: { resolve, reject } });
       if (!this.flushScheduled) {
         this.flushScheduled = true;
         setImmediate(() => this.flush());
@@ -82,7 +89,11 @@ export class PreparePool {
       const batch = this.nextBatch++;
       slot.batches.set(batch, part.map((item) => item.waiter));
       slot.outstanding += part.length;
-      const request: PrepareRequest = { batch, items: part.map((item) => item.bytes) };
+      const request: PrepareRequest = {
+        batch,
+        items: part.map((item) => item.bytes),
+        kinds: part.map((item) => item.kind),
+      };
       slot.worker.postMessage(request);
     }
   }

@@ -1,16 +1,17 @@
 // A worker thread of the prepare pool: runs the stateless half of validation (parse, id, schema,
-// fulfillments, Ed25519) so that both cores verify signatures (issue #3).
+// fulfillments, Ed25519) so that both cores verify signatures (issue #3), for v2.0 and legacy
+// transactions alike (`prepareBytes` tells them apart).
 import { parentPort } from "node:worker_threads";
-import { prepareTxBytes } from "../transaction/prepareTxBytes.js";
 import type { PrepareRequest, PrepareResponse } from "./preparePool.js";
+import { prepareBytes } from "./prepared.js";
 
 if (parentPort === null) throw new Error("prepareWorker must run as a worker thread");
 const port = parentPort;
 
 port.on("message", (request: PrepareRequest) => {
-  const results = request.items.map((bytes) => {
+  const results = request.items.map((bytes, i) => {
     try {
-      return prepareTxBytes(bytes);
+      return prepareBytes(bytes, request.kinds[i] ?? undefined);
     } catch (error) {
       // A bug, not bad input: report it so the pool can fail loudly.
       return { code: "Internal" as const, message: error instanceof Error ? error.stack ?? error.message : String(error) };

@@ -1,19 +1,19 @@
-import type { PreparedTx } from "../transaction/types.js";
+import type { Prepared } from "./prepared.js";
 
 /**
  * Prepared transactions by their exact bytes, bounded, oldest out first. A transaction checked
  * at checkTx is found here at finalizeBlock, so its signatures are verified once per node.
  */
 export class PreparedCache {
-  private readonly entries = new Map<string, PreparedTx>();
+  private readonly entries = new Map<string, Prepared>();
 
   constructor(private readonly entriesMax: number) {}
 
-  get(bytes: Uint8Array): PreparedTx | undefined {
+  get(bytes: Uint8Array): Prepared | undefined {
     return this.entries.get(keyOf(bytes));
   }
 
-  put(bytes: Uint8Array, tx: PreparedTx): void {
+  put(bytes: Uint8Array, tx: Prepared): void {
     const key = keyOf(bytes);
     this.entries.delete(key);
     this.entries.set(key, tx);

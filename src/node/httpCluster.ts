@@ -7,18 +7,22 @@ import { fileURLToPath } from "node:url";
 import type { Logger } from "pino";
 import type { Broadcaster } from "../engine/broadcaster.js";
 import { LedgerError } from "../errors/ledgerError.js";
-import type { LedgerApp } from "../ledger/ledgerApp.js";
+import type { PreparedTx } from "../transaction/types.js";
 import type { HostPort } from "../config/parseHostPort.js";
 import {
   decodeBytes,
+  decodePreparedLegacyTx,
   decodePreparedTx,
   ipcTag,
   isIpcMessage,
   type BroadcastRequest,
   type BroadcastResponse,
+  type LegacyRequest,
+  type LegacyResponse,
   type StartMessage,
   type WorkerMessage,
 } from "./ipcMessages.js";
+import type { LegacyService } from "./legacyService.js";
 
 export interface HttpClusterOptions {
   readonly workers: number;
@@ -33,9 +37,12 @@ export interface HttpClusterOptions {
 }
 
 export interface HttpClusterDeps {
-  readonly ledger: Pick<LedgerApp, "remember">;
+  /** LedgerApp's `remember`, narrowed to the v2.0 transactions this path carries. */
+  readonly ledger: { remember(bytes: Uint8Array, tx: PreparedTx): void };
   readonly engine: Broadcaster;
   readonly logger: Logger;
+  /** The legacy routes' gateway the workers' IpcLegacyGateway forwards to. */
+  readonly legacy?: Pick<LegacyService, "post" | "status">;
 }
 
 export class HttpCluster {
@@ -106,6 +113,8 @@ export class HttpCluster {
           reject(new Error(`HTTP worker failed to start: ${typed.message}`));
         } else if (typed.type === "broadcast") {
           void this.answer(worker, typed);
+        } else if (typed.type === "legacyPost" || typed.type === "legacyStatus") {
+          void this.answerLegacy(worker, typed);
         }
       });
       worker.on("exit", (code, signal) => {
@@ -150,6 +159,16 @@ export class HttpCluster {
     }
   }
 
+  private async answerLegacy(worker: Worker, request: LegacyRequest): Promise<void> {
+    const response = await answerLegacy(request, this.deps);
+    if (worker.isConnected()) {
+      worker.send(response, undefined, (error) => {
+        if (error === null) return;
+        this.deps.logger.warn({ err: error, pid: worker.process.pid }, "answer to an HTTP worker lost");
+      });
+    }
+  }
+
   private stopWorker(worker: Worker): Promise<void> {
     return new Promise((resolve) => {
       if (worker.isDead()) return resolve();
@@ -184,6 +203,24 @@ export async function answerBroadcast(
   } catch (error) {
     if (error instanceof LedgerError) return { ...base, ok: false, code: error.code, message: error.message };
     deps.logger.error({ err: error }, "broadcast from an HTTP worker failed");
+    return { ...base, ok: false, code: "Internal", message: "Internal error" };
+  }
+}
+
+/**
+ * The primary's half of IpcLegacyGateway: a legacy POST (with the worker's prepared TRANSFER,
+ * taken as this node's own) or status, answered by the node's LegacyService.
+ */
+export async function answerLegacy(request: LegacyRequest, deps: HttpClusterDeps): Promise<LegacyResponse> {
+  const base = { tag: ipcTag, type: "legacyResult", requestId: request.requestId } as const;
+  try {
+    if (deps.legacy === undefined) throw new LedgerError("EngineUnavailable", "This node serves no legacy routes");
+    if (request.type === "legacyStatus") return { ...base, ok: true, value: await deps.legacy.status(request.id) };
+    const prepared = request.prepared === null ? undefined : decodePreparedLegacyTx(request.prepared);
+    return { ...base, ok: true, value: await deps.legacy.post(decodeBytes(request.bytes), prepared) };
+  } catch (error) {
+    if (error instanceof LedgerError) return { ...base, ok: false, code: error.code, message: error.message };
+    deps.logger.error({ err: error }, "legacy request from an HTTP worker failed");
     return { ...base, ok: false, code: "Internal", message: "Internal error" };
   }
 }

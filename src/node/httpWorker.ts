@@ -10,10 +10,12 @@ import { buildHttpApp } from "../http/httpApp.js";
 import { PreparePool } from "../ledger/preparePool.js";
 import { SqliteStore } from "../store/sqlite/sqliteStore.js";
 import { IpcBroadcaster, type IpcChannel } from "./ipcBroadcaster.js";
+import { IpcLegacyGateway, type LegacyIpcChannel } from "./ipcLegacyGateway.js";
 import type { StartMessage } from "./ipcMessages.js";
 
 export interface HttpWorkerDeps {
-  readonly channel: IpcChannel;
+  /** One channel carries both the v2.0 broadcasts and the legacy requests. */
+  readonly channel: IpcChannel & LegacyIpcChannel;
   readonly logger: Logger;
 }
 
@@ -31,9 +33,10 @@ export async function runHttpWorker(start: StartMessage, deps: HttpWorkerDeps): 
   const pool = new PreparePool(options.preparePool);
   try {
     const broadcaster = new IpcBroadcaster({ pool, channel: deps.channel });
+    const legacy = new IpcLegacyGateway({ pool, channel: deps.channel });
     const app = await buildHttpApp(
       { ...options.http, streamsUrl: start.streamsUrl, version: start.version },
-      { broadcaster, store, logger: deps.logger },
+      { broadcaster, store, logger: deps.logger, legacy },
     );
     await app.listen({ host: options.http.host, port: options.http.port });
     const bound = app.server.address() as AddressInfo;

@@ -4,6 +4,7 @@ import cluster from "node:cluster";
 import { createLogger } from "./logger.js";
 import { runHttpWorker, type HttpWorkerHandle } from "./httpWorker.js";
 import type { IpcChannel } from "./ipcBroadcaster.js";
+import type { LegacyIpcChannel } from "./ipcLegacyGateway.js";
 import { ipcTag, isIpcMessage, type PrimaryMessage, type WorkerMessage } from "./ipcMessages.js";
 
 if (process.send === undefined) throw new Error("httpWorkerMain runs as a node:cluster worker");
@@ -13,7 +14,7 @@ function send(message: WorkerMessage | Parameters<IpcChannel["send"]>[0], then?:
   else then?.();
 }
 
-const channel: IpcChannel = {
+const channel: IpcChannel & LegacyIpcChannel = {
   send,
   onMessage: (listener) => process.on("message", listener),
   onDisconnect: (listener) => process.once("disconnect", listener),

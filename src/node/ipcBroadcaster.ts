@@ -24,7 +24,8 @@ export interface IpcChannel {
 }
 
 export interface IpcBroadcasterDeps {
-  readonly pool: { prepare(bytes: Uint8Array): Promise<PreparedTx | Rejection> };
+  /** The process's verification threads, read as v2.0 (a legacy body gets the v2.0 rejection). */
+  readonly pool: { prepare(bytes: Uint8Array, kind: "current"): Promise<PreparedTx | Rejection> };
   readonly channel: IpcChannel;
 }
 
@@ -52,7 +53,7 @@ export class IpcBroadcaster implements Broadcaster {
   }
 
   async broadcast(bytes: Uint8Array, mode: BroadcastMode): Promise<PreparedTx> {
-    const prepared = await this.deps.pool.prepare(bytes);
+    const prepared = await this.deps.pool.prepare(bytes, "current");
     // A transaction that fails the stateless checks never reaches the primary.
     if ("code" in prepared) throw toLedgerError(prepared);
     if (this.disconnected) throw unavailable();

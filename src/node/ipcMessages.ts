@@ -7,6 +7,8 @@ import { Buffer } from "node:buffer";
 import type { BroadcastMode } from "../engine/broadcaster.js";
 import type { ErrorCode } from "../errors/codes.js";
 import type { Config } from "../config/schema.js";
+import type { LegacyPosted, LegacyStatus } from "../http/routes/legacy.js";
+import type { PreparedLegacyTx } from "../legacy/types.js";
 import type { CommittedOutput, Operation, OutputRef } from "../store/store.js";
 import type { CanonicalForm, PreparedInput, PreparedTx } from "../transaction/types.js";
 
@@ -98,8 +100,49 @@ export type BroadcastResponse =
       readonly message: string;
     };
 
-export type PrimaryMessage = StartMessage | CloseMessage | BroadcastResponse;
-export type WorkerMessage = ReadyMessage | ListeningMessage | FailedMessage | BroadcastRequest;
+/**
+ * Worker to primary: a body POSTed to the legacy routes. The primary holds the node key that
+ * re-makes a CREATE; a TRANSFER comes prepared by the worker (its signatures checked there).
+ */
+export interface LegacyPostRequest {
+  readonly tag: typeof ipcTag;
+  readonly type: "legacyPost";
+  readonly requestId: number;
+  readonly bytes: string;
+  /** JSON-safe as it is: strings, numbers and arrays only. */
+  readonly prepared: PreparedLegacyTx | null;
+}
+
+/** Worker to primary: a legacy status, which needs the primary's pending pool. */
+export interface LegacyStatusRequest {
+  readonly tag: typeof ipcTag;
+  readonly type: "legacyStatus";
+  readonly requestId: number;
+  readonly id: string;
+}
+
+export type LegacyRequest = LegacyPostRequest | LegacyStatusRequest;
+
+/** Primary to worker: the answer to one LegacyRequest (a LegacyPosted, or a status or null). */
+export type LegacyResponse =
+  | {
+      readonly tag: typeof ipcTag;
+      readonly type: "legacyResult";
+      readonly requestId: number;
+      readonly ok: true;
+      readonly value: LegacyPosted | LegacyStatus | null;
+    }
+  | {
+      readonly tag: typeof ipcTag;
+      readonly type: "legacyResult";
+      readonly requestId: number;
+      readonly ok: false;
+      readonly code: ErrorCode;
+      readonly message: string;
+    };
+
+export type PrimaryMessage = StartMessage | CloseMessage | BroadcastResponse | LegacyResponse;
+export type WorkerMessage = ReadyMessage | ListeningMessage | FailedMessage | BroadcastRequest | LegacyRequest;
 
 export function isIpcMessage(value: unknown): value is { readonly tag: typeof ipcTag; readonly type: string } {
   return typeof value === "object" && value !== null && (value as { tag?: unknown }).tag === ipcTag;
@@ -165,4 +208,27 @@ export function decodePreparedTx(encoded: EncodedPreparedTx): PreparedTx {
 
 function decodeOutputRef(ref: OutputRef): OutputRef {
   return { transactionId: ref.transactionId, outputIndex: ref.outputIndex };
+}
+
+/**
+ * The PreparedLegacyTx a worker sent, rebuilt field by field (nothing else rides along). The
+ * worker is this node's own process: a malformed message is our bug, an assertion.
+ */
+export function decodePreparedLegacyTx(encoded: PreparedLegacyTx): PreparedLegacyTx {
+  assert.ok(encoded.variant === "A" || encoded.variant === "B", "IPC legacy variant");
+  assert.ok(encoded.operation === "CREATE" || encoded.operation === "TRANSFER", "IPC legacy operation");
+  return {
+    id: encoded.id,
+    variant: encoded.variant,
+    operation: encoded.operation,
+    json: encoded.json,
+    spends: encoded.spends.map((ref) => ({ txid: ref.txid, cid: ref.cid })),
+    outputs: encoded.outputs.map((o) => ({
+      cid: o.cid,
+      conditionUri: o.conditionUri,
+      publicKeys: [...o.publicKeys],
+    })),
+    fulfilledUris: [...encoded.fulfilledUris],
+    creator: encoded.creator,
+  };
 }

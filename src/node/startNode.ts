@@ -1,10 +1,12 @@
 // The node folder owns the process wiring: from a loaded Config to a running node, and back down.
 // In one process: the SQLite store, the verification pool, the ledger, the solo engine (the node
 // key is its validator), the HTTP API and the WebSocket stream. With server.workers > 1 the HTTP
-// API runs in worker processes instead (httpCluster.ts), and everything else stays here.
+// API runs in worker processes instead (httpCluster.ts), and everything else stays here,
+// including the legacy routes' service (legacyService.ts): the node key signs legacy CREATEs.
 //
 // Shutdown order (issue #7): stop accepting HTTP and finish the requests in progress, let the
 // engine finish the block in progress and those waiting, close the stream, the pool, the store.
+import { randomUUID } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
 import { ConfigError } from "../config/configError.js";
@@ -25,6 +27,7 @@ import type { Store, Validator } from "../store/store.js";
 import { HttpCluster } from "./httpCluster.js";
 import { ipcTag } from "./ipcMessages.js";
 import { createLogger } from "./logger.js";
+import { LegacyService } from "./legacyService.js";
 import { loadOrCreateNodeKey, type NodeKey, type NodeKeyDeps } from "./nodeKey.js";
 import { packageInfo } from "./packageInfo.js";
 
@@ -46,6 +49,10 @@ export interface NodeDeps {
   readonly onFatal?: (error: unknown) => void;
   /** Opens the node's store (default: `SqliteStore.open`); tests wrap it to inject failures. */
   readonly openStore?: (options: SqliteStoreOptions) => Store;
+  /** The clock, in ms since the epoch: legacy CREATE timestamps (default: `Date.now`). */
+  readonly now?: () => number;
+  /** Random UUIDs for legacy CREATEs (default: node:crypto's `randomUUID`). */
+  readonly uuid?: () => string;
 }
 
 export interface NodeHandle {
@@ -98,7 +105,18 @@ export async function startNode(config: Config, deps: NodeDeps = {}): Promise<No
     const ws: HostPort = { host: options.stream.host, port: stream.port };
     const streamsUrl = streamsUrlOf(config.wsserver.advertised_url, ws);
     const version = packageInfo().version;
-    const http = await startHttp(config, { ledger, engine, store, logger, streamsUrl, version }, closers);
+    // The earlier interface variants (DECISIONS #13-#16): CREATEs re-made and signed by the node
+    // key. Under CometBFT they are accepted only if that key is a validator (the federation).
+    const legacy = new LegacyService({
+      engine,
+      ledger,
+      store,
+      signer: { publicKey: key.publicKey, seed: key.seed },
+      now: deps.now ?? Date.now,
+      uuid: deps.uuid ?? randomUUID,
+    });
+    const parts: HttpParts = { ledger, engine, store, logger, streamsUrl, version, legacy };
+    const http = await startHttp(config, parts, closers);
 
     logger.info(
       {
@@ -136,11 +154,12 @@ interface HttpParts {
   readonly logger: Logger;
   readonly streamsUrl: string;
   readonly version: string;
+  readonly legacy: LegacyService;
 }
 
 /** The HTTP API in this process, or in `server.workers` processes sharing the port. */
 async function startHttp(config: Config, parts: HttpParts, closers: Closers): Promise<HostPort> {
-  const { ledger, engine, store, logger, streamsUrl, version } = parts;
+  const { ledger, engine, store, logger, streamsUrl, version, legacy } = parts;
   if (config.server.workers > 1) {
     const cluster = await HttpCluster.start(
       {
@@ -150,13 +169,13 @@ async function startHttp(config: Config, parts: HttpParts, closers: Closers): Pr
         closeTimeoutMs: config.engine.commit_timeout_ms + workerCloseMarginMs,
         restartDelayMs: workerRestartDelayMs,
       },
-      { ledger, engine, logger },
+      { ledger, engine, logger, legacy },
     );
     closers.add("HTTP workers", () => cluster.close());
     return cluster.address;
   }
   const http = moduleOptions(config).http;
-  const app = await buildHttpApp({ ...http, streamsUrl, version }, { broadcaster: engine, store, logger });
+  const app = await buildHttpApp({ ...http, streamsUrl, version }, { broadcaster: engine, store, logger, legacy });
   closers.add("HTTP server", () => app.close());
   await app.listen({ host: http.host, port: http.port });
   const bound = app.server.address() as AddressInfo;

@@ -75,7 +75,79 @@ export interface BlockWrite {
   readonly txs: readonly CommittedTx[];
   /** When the block changed the validator set: the whole new set, effective from `height + 1`. */
   readonly validators?: readonly Validator[];
+  /** Only when the block carried legacy transactions (valid or not); absent costs nothing. */
+  readonly legacy?: LegacyBlockWrite;
 }
+
+// Legacy transactions (DECISIONS #13-#16): BigchainDB's earlier interface variants A and B. They
+// share blocks with the v2.0 transactions above but nothing else: their own ids (Keccak-256),
+// their own outputs (keyed by `cid`), one spent index for both variants. No v2.0 read (getBlock,
+// getTransaction, ...) ever returns one, and no legacy read returns a v2.0 transaction.
+
+export type LegacyVariant = "A" | "B";
+
+/** A legacy output: its transaction's id and the condition's `cid`. */
+export interface LegacyOutputRef {
+  readonly txid: string;
+  readonly cid: number;
+}
+
+/** The key of a legacy output in maps: `<txid>:<cid>`. */
+export function legacyOutputKey(ref: LegacyOutputRef): string {
+  return `${ref.txid}:${ref.cid}`;
+}
+
+export interface CommittedLegacyOutput {
+  readonly cid: number;
+  /** The `cc:` condition URI, checked against its details before commit (what a spender fulfils). */
+  readonly conditionUri: string;
+  /** Every public key in the condition's details, threshold branches included, unique. */
+  readonly publicKeys: readonly string[];
+}
+
+/** A valid legacy transaction as the ledger hands it to the store at commit. */
+export interface CommittedLegacyTx {
+  readonly id: string;
+  readonly variant: LegacyVariant;
+  readonly operation: Operation;
+  /** The transaction as stored (no `assignee`), compact JSON; what the legacy GET returns. */
+  readonly json: string;
+  /**
+   * Its place among the block's valid transactions of both kinds, from 0: the order the app
+   * hash covers. The v2.0 transactions fill the other places, in their order.
+   */
+  readonly position: number;
+  readonly outputs: readonly CommittedLegacyOutput[];
+  /** The outputs it spends (legacy or the other variant's); empty for a CREATE. */
+  readonly spends: readonly LegacyOutputRef[];
+}
+
+/** A legacy transaction its block carried but execution refused (status `invalid`, DECISIONS #16). */
+export interface LegacyInvalidTx {
+  readonly id: string;
+  /** The error code (src/errors/codes.ts) and message it was refused with. */
+  readonly code: string;
+  readonly message: string;
+}
+
+export interface LegacyBlockWrite {
+  /** The valid ones, in block order. */
+  readonly txs: readonly CommittedLegacyTx[];
+  /** The refused ones, in block order. An id may be refused again in a later block. */
+  readonly invalid: readonly LegacyInvalidTx[];
+}
+
+/** A legacy output as the validator sees it when a transaction tries to spend it. */
+export interface StoredLegacyOutput extends CommittedLegacyOutput {
+  readonly txid: string;
+  /** The id of the committed legacy transaction that spent it, or null while unspent. */
+  readonly spentBy: string | null;
+}
+
+/** What the store knows of a legacy id: committed (valid), or only refused at execution. */
+export type LegacyRecord =
+  | { readonly status: "valid"; readonly height: number }
+  | { readonly status: "invalid"; readonly height: number; readonly code: string; readonly message: string };
 
 export interface BlockRecord {
   readonly height: number;
@@ -99,6 +171,7 @@ export interface Store {
   /**
    * Writes one block and everything derived from it in one database transaction: all or nothing.
    * The height must be the last committed height + 1 (asserted). Empty blocks are stored too.
+   * A spend of a missing or spent output, or an id stored twice, of either kind, is asserted.
    */
   commitBlock(block: BlockWrite): Promise<void>;
 
@@ -135,6 +208,20 @@ export interface Store {
   getBlockHeightOfTransaction(id: string): Promise<number | null>;
   /** The validator set in force at `height` (default: the latest). */
   getValidators(height?: number): Promise<Validator[]>;
+
+  // Legacy transactions (see above). Reads of the validator, batched as the v2.0 ones.
+  /** Which of these ids are committed legacy transactions. */
+  findLegacyTransactions(ids: readonly string[]): Promise<Set<string>>;
+  /** The committed legacy outputs among these, keyed by `legacyOutputKey`; missing ones are absent. */
+  getLegacyOutputs(refs: readonly LegacyOutputRef[]): Promise<Map<string, StoredLegacyOutput>>;
+  // Reads of the legacy HTTP routes.
+  /** The committed legacy transaction as stored (compact JSON), or null. */
+  getLegacyTransaction(id: string): Promise<string | null>;
+  /**
+   * `valid` with its height when committed; otherwise `invalid` with the latest refusal when
+   * a block carried it and execution refused it; otherwise null.
+   */
+  getLegacyRecord(id: string): Promise<LegacyRecord | null>;
 
   close(): Promise<void>;
 }

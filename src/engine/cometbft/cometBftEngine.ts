@@ -11,8 +11,9 @@
 import type { Logger } from "pino";
 import type { LedgerApp } from "../../ledger/ledgerApp.js";
 import type { Store } from "../../store/store.js";
+import type { PreparedLegacyTx } from "../../legacy/types.js";
 import type { PreparedTx } from "../../transaction/types.js";
-import type { BroadcastMode, Broadcaster } from "../broadcaster.js";
+import type { BroadcastMode, Broadcaster, LegacyBroadcaster } from "../broadcaster.js";
 import { LedgerAbciApp } from "./abciApp.js";
 import { AbciServer, type AbciListen } from "./abciServer.js";
 import { CometBftBroadcaster } from "./cometBftBroadcaster.js";
@@ -29,7 +30,7 @@ export interface CometBftEngineDeps {
   readonly logger?: Pick<Logger, "info" | "warn">;
 }
 
-export class CometBftEngine implements Broadcaster {
+export class CometBftEngine implements Broadcaster, LegacyBroadcaster {
   private stopped: Promise<void> | null = null;
 
   private constructor(
@@ -81,6 +82,10 @@ export class CometBftEngine implements Broadcaster {
 
   broadcast(bytes: Uint8Array, mode: BroadcastMode): Promise<PreparedTx> {
     return this.broadcaster.broadcast(bytes, mode);
+  }
+
+  broadcastLegacy(bytes: Uint8Array): Promise<PreparedLegacyTx> {
+    return this.broadcaster.broadcastLegacy(bytes);
   }
 
   /**

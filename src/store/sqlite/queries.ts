@@ -89,6 +89,22 @@ export const readSql = {
                  FROM outputs WHERE tx_seq > ? ORDER BY tx_seq, output_index`,
   inputsAfter: `SELECT spender_seq AS spenderSeq, tx_seq AS txSeq, output_index AS outputIndex
                 FROM inputs WHERE spender_seq > ? ORDER BY spender_seq, input_index`,
+  // Legacy transactions (schema.ts, legacySchemaSql): by keyHash(id), the full id checked.
+  legacyLastSeq: "SELECT max(seq) FROM legacy_transactions",
+  legacyIdsIn: `
+    SELECT t.id AS id, t.seq AS seq
+    FROM json_each(?) j JOIN legacy_transactions t ON t.id_hash = j.value`,
+  legacyOutputsIn: `
+    SELECT o.tx_seq AS seq, o.cid AS cid, o.condition_uri AS conditionUri,
+           o.public_keys AS publicKeys, s.id AS spentBy
+    FROM json_each(?) j
+    JOIN legacy_outputs o ON o.tx_seq = j.value ->> 0 AND o.cid = j.value ->> 1
+    LEFT JOIN legacy_transactions s ON s.seq = o.spent_by`,
+  legacyTxJson: "SELECT json FROM legacy_transactions WHERE id_hash = ? AND id = ?",
+  legacyTxHeight: "SELECT height FROM legacy_transactions WHERE id_hash = ? AND id = ?",
+  legacyLastRefusal: `
+    SELECT height, code, message FROM legacy_invalid
+    WHERE id_hash = ? AND id = ? ORDER BY seq DESC LIMIT 1`,
 } as const;
 
 /** Writes, all inside the commitBlock or initChain transaction. */
@@ -107,6 +123,15 @@ export const writeSql = {
   setChainId: "UPDATE chain_state SET chain_id = ? WHERE id = 1",
   setHead: "UPDATE chain_state SET height = ?, app_hash = ? WHERE id = 1",
   setSweep: "UPDATE index_sweep SET merged_seq = ? WHERE slice = ?",
+  insertLegacyTx: `
+    INSERT INTO legacy_transactions (seq, id_hash, id, height, position, variant, operation, json)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  insertLegacyOutput: `INSERT INTO legacy_outputs (tx_seq, cid, condition_uri, public_keys, spent_by)
+                       VALUES (?, ?, ?, ?, NULL)`,
+  spendLegacyOutput:
+    "UPDATE legacy_outputs SET spent_by = ? WHERE tx_seq = ? AND cid = ? AND spent_by IS NULL",
+  insertLegacyInvalid: `INSERT INTO legacy_invalid (id_hash, id, height, code, message)
+                        VALUES (?, ?, ?, ?, ?)`,
 } as const;
 
 function transfersOfAssetSql(order: "ASC" | "DESC", limit: string): string {

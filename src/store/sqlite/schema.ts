@@ -1,7 +1,10 @@
 import type Database from "better-sqlite3";
 
-/** The schema this build writes. A database with a newer one is refused, never guessed at. */
-export const schemaVersion = 1;
+/**
+ * The schema this build writes. A database with a newer one is refused, never guessed at; an
+ * older one is migrated by its owner when opened (version 2 added the legacy tables).
+ */
+export const schemaVersion = 2;
 
 // Layout, chosen so that a commit's cost does not grow with the ledger:
 // - `transactions` is keyed by `seq`, the commit order, an integer rowid, with no secondary
@@ -20,6 +23,8 @@ export const schemaVersion = 1;
 //   Assets and metadata have a table each, so each has its own term statistics for ranking.
 // - A block's transactions are the seq range [seq_first, seq_first + tx_count).
 // - The chain state is one row, written in the same SQLite transaction as the block.
+// - Legacy transactions (variants A and B, DECISIONS #13-#16) have tables of their own (see
+//   legacySchemaSql), so no v2.0 read can return one.
 const schemaSql = `
 CREATE TABLE schema_version (version INTEGER NOT NULL);
 
@@ -93,10 +98,52 @@ CREATE TABLE blocks (
 CREATE TABLE validators (height INTEGER PRIMARY KEY, json TEXT NOT NULL);
 `;
 
+// The legacy tables (schema version 2). Legacy transactions are a compatibility path, far rarer
+// than v2.0 ones, and a block without any touches none of these tables; so they are plain
+// tables with ordinary indexes on keyHash integers (a lookup checks the full id), not deferred
+// ones. `legacy_transactions` appends by `seq` (its own commit order); `position` is the place
+// among the block's valid transactions of both kinds (the order the app hash covers).
+// `legacy_outputs` holds the one spent index of both variants: `spent_by` is the spender's seq,
+// NULL while unspent. `legacy_invalid` appends the legacy transactions a block carried that
+// execution refused (the `invalid` status); an id may appear again if it is refused again.
+const legacySchemaSql = `
+CREATE TABLE legacy_transactions (
+  seq INTEGER PRIMARY KEY,
+  id_hash INTEGER NOT NULL,
+  id TEXT NOT NULL,
+  height INTEGER NOT NULL,
+  position INTEGER NOT NULL,
+  variant TEXT NOT NULL CHECK (variant IN ('A', 'B')),
+  operation TEXT NOT NULL CHECK (operation IN ('CREATE', 'TRANSFER')),
+  json TEXT NOT NULL
+);
+CREATE INDEX legacy_transactions_by_id ON legacy_transactions (id_hash);
+
+CREATE TABLE legacy_outputs (
+  tx_seq INTEGER NOT NULL,
+  cid INTEGER NOT NULL,
+  condition_uri TEXT NOT NULL,
+  public_keys TEXT NOT NULL,
+  spent_by INTEGER,
+  PRIMARY KEY (tx_seq, cid)
+) WITHOUT ROWID;
+
+CREATE TABLE legacy_invalid (
+  seq INTEGER PRIMARY KEY,
+  id_hash INTEGER NOT NULL,
+  id TEXT NOT NULL,
+  height INTEGER NOT NULL,
+  code TEXT NOT NULL,
+  message TEXT NOT NULL
+);
+CREATE INDEX legacy_invalid_by_id ON legacy_invalid (id_hash);
+`;
+
 /**
- * Creates the schema in an empty database, or checks the version of an existing one. Refuses a
- * database written by a newer ledgerd and a file that is not a ledgerd database. `indexSlices`
- * only applies to a new database; an existing one keeps its own.
+ * Creates the schema in an empty database, or checks the version of an existing one and migrates
+ * an older one (only a writer can; a read-only store refuses it). Refuses a database written by
+ * a newer ledgerd and a file that is not a ledgerd database. `indexSlices` only applies to a new
+ * database; an existing one keeps its own.
  */
 export function ensureSchema(db: Database.Database, indexSlices: number): void {
   const tables = db
@@ -106,6 +153,7 @@ export function ensureSchema(db: Database.Database, indexSlices: number): void {
   if (tables.length === 0) {
     db.transaction(() => {
       db.exec(schemaSql);
+      db.exec(legacySchemaSql);
       db.prepare("INSERT INTO schema_version (version) VALUES (?)").run(schemaVersion);
       const sweep = db.prepare("INSERT INTO index_sweep (slice, merged_seq) VALUES (?, 0)");
       for (let slice = 0; slice < indexSlices; slice++) sweep.run(slice);
@@ -124,5 +172,20 @@ export function ensureSchema(db: Database.Database, indexSlices: number): void {
         `${schemaVersion}. Use a newer ledgerd.`,
     );
   }
-  // Migrations from older versions go here when there is a version 2.
+  if (version < schemaVersion) migrate(db, version);
+}
+
+/** Brings a database of an older schema version up to this one, in one transaction. */
+function migrate(db: Database.Database, from: number): void {
+  if (db.readonly) {
+    throw new Error(
+      `${db.name} has schema version ${from}; this ledgerd needs ${schemaVersion}. Open it once ` +
+        "with a writing ledgerd (not a read-only store) to migrate it.",
+    );
+  }
+  db.transaction(() => {
+    // Version 2: the legacy tables; nothing else changed.
+    if (from < 2) db.exec(legacySchemaSql);
+    db.prepare("UPDATE schema_version SET version = ?").run(schemaVersion);
+  }).immediate();
 }

@@ -26,16 +26,20 @@ import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import { LedgerError } from "../../errors/ledgerError.js";
 import { parseTextQuery } from "../textQuery.js";
-import { outputKey } from "../store.js";
+import { legacyOutputKey, outputKey } from "../store.js";
 import type {
   BlockRecord,
   BlockWrite,
   ChainState,
   CommittedTx,
+  LegacyBlockWrite,
+  LegacyOutputRef,
+  LegacyRecord,
   Operation,
   OutputRef,
   SearchHit,
   Store,
+  StoredLegacyOutput,
   StoredOutput,
   Validator,
 } from "../store.js";
@@ -324,8 +328,77 @@ export class SqliteStore implements Store {
     });
   }
 
+  async findLegacyTransactions(ids: readonly string[]): Promise<Set<string>> {
+    return this.#reading(() => new Set(this.#legacySeqsOf(ids).keys()));
+  }
+
+  async getLegacyOutputs(refs: readonly LegacyOutputRef[]): Promise<Map<string, StoredLegacyOutput>> {
+    return this.#reading(() => {
+      const seqs = this.#legacySeqsOf(refs.map((ref) => ref.txid));
+      const places: Place[] = [];
+      for (const ref of refs) {
+        const seq = seqs.get(ref.txid);
+        if (seq !== undefined) places.push([seq, ref.cid]);
+      }
+      const rows = this.#legacyOutputsAt(places);
+      const outputs = new Map<string, StoredLegacyOutput>();
+      for (const ref of refs) {
+        const seq = seqs.get(ref.txid);
+        const row = seq === undefined ? undefined : rows.get(placeKey(seq, ref.cid));
+        if (row === undefined) continue;
+        outputs.set(legacyOutputKey(ref), {
+          txid: ref.txid,
+          cid: ref.cid,
+          conditionUri: row.conditionUri,
+          publicKeys: JSON.parse(row.publicKeys) as string[],
+          spentBy: row.spentBy,
+        });
+      }
+      return outputs;
+    });
+  }
+
+  async getLegacyTransaction(id: string): Promise<string | null> {
+    return this.#reading(() => {
+      const json = this.#read.legacyTxJson.get(keyHash(id), id) as string | undefined;
+      return json ?? null;
+    });
+  }
+
+  async getLegacyRecord(id: string): Promise<LegacyRecord | null> {
+    return this.#reading(() => {
+      const hash = keyHash(id);
+      const height = this.#read.legacyTxHeight.get(hash, id) as number | undefined;
+      if (height !== undefined) return { status: "valid", height } as const;
+      const refusal = this.#read.legacyLastRefusal.get(hash, id) as RefusalRow | undefined;
+      if (refusal === undefined) return null;
+      return { status: "invalid", height: refusal.height, code: refusal.code, message: refusal.message } as const;
+    });
+  }
+
   async close(): Promise<void> {
     if (this.#db.open) this.#db.close();
+  }
+
+  /** The seqs of the committed legacy transactions among these ids. */
+  #legacySeqsOf(ids: Iterable<string>): Map<string, number> {
+    const wanted = new Set(ids);
+    const found = new Map<string, number>();
+    if (wanted.size === 0) return found;
+    const hashes = JSON.stringify([...new Set([...wanted].map(keyHash))]);
+    for (const row of this.#read.legacyIdsIn.iterate(hashes) as Iterable<SeqIdRow>) {
+      if (wanted.has(row.id)) found.set(row.id, row.seq);
+    }
+    return found;
+  }
+
+  /** The stored legacy outputs at these places ([seq, cid]), keyed by placeKey. */
+  #legacyOutputsAt(places: readonly Place[]): Map<string, LegacyOutputRow> {
+    const rows = new Map<string, LegacyOutputRow>();
+    if (places.length === 0) return rows;
+    const found = this.#read.legacyOutputsIn.iterate(JSON.stringify(places));
+    for (const row of found as Iterable<LegacyOutputRow>) rows.set(placeKey(row.seq, row.cid), row);
+    return rows;
   }
 
   /** The seqs of the committed transactions among these ids. */
@@ -397,6 +470,8 @@ export class SqliteStore implements Store {
     for (let i = 0; i < block.txs.length; i++) {
       this.#writeTx(block.txs[i] as CommittedTx, seqFirst + i, block.height, context);
     }
+    // Only a block that carried legacy transactions does any legacy work.
+    if (block.legacy !== undefined) this.#writeLegacy(block.legacy, block.height, block.txs.length);
     this.#write.insertBlock.run(block.height, block.appHash, seqFirst, block.txs.length);
     if (block.validators !== undefined) {
       // A validator update takes effect from the next height (BigchainDB `end_block`).
@@ -461,6 +536,58 @@ export class SqliteStore implements Store {
     }
     if (tx.metadata !== null) {
       this.#write.insertMetadataText.run(seq, searchText(tx.id, tx.metadata));
+    }
+  }
+
+  /**
+   * Writes the block's legacy part, checking each spend against the committed legacy outputs
+   * plus those written earlier in the block (one spent index for both variants). Inside the
+   * commit transaction: an assertion rolls the whole block back.
+   */
+  #writeLegacy(legacy: LegacyBlockWrite, height: number, currentCount: number): void {
+    const { insertLegacyTx, insertLegacyOutput, spendLegacyOutput, insertLegacyInvalid } = this.#write;
+    const ids = this.#legacySeqsOf(legacy.txs.flatMap((tx) => [tx.id, ...tx.spends.map((r) => r.txid)]));
+    const places: Place[] = [];
+    for (const tx of legacy.txs) {
+      for (const ref of tx.spends) {
+        const seq = ids.get(ref.txid);
+        if (seq !== undefined) places.push([seq, ref.cid]);
+      }
+    }
+    const stored = this.#legacyOutputsAt(places);
+    const outputs = new Set(stored.keys());
+    const spent = new Set([...stored].filter(([, row]) => row.spentBy !== null).map(([key]) => key));
+    const validCount = currentCount + legacy.txs.length;
+    let seq = ((this.#read.legacyLastSeq.get() as number | null) ?? 0) + 1;
+    let position = -1;
+    for (const tx of legacy.txs) {
+      assert.equal(ids.get(tx.id), undefined, `legacy ${tx.id} is stored twice`);
+      assert.ok(tx.position > position && tx.position < validCount, `legacy ${tx.id}: bad position`);
+      position = tx.position;
+      const hash = keyHash(tx.id);
+      insertLegacyTx.run(seq, hash, tx.id, height, tx.position, tx.variant, tx.operation, tx.json);
+      ids.set(tx.id, seq);
+      // Spends before outputs: a transaction can never spend its own output.
+      for (const ref of tx.spends) {
+        const spentSeq = ids.get(ref.txid);
+        const place = spentSeq === undefined ? "" : placeKey(spentSeq, ref.cid);
+        // The validator checked these against the same state: failing here is a ledger bug.
+        const what = `legacy ${tx.id} spends ${legacyOutputKey(ref)}`;
+        assert.ok(outputs.has(place), `${what}, which does not exist`);
+        assert.ok(!spent.has(place), `${what}, which is already spent`);
+        spent.add(place);
+        const changed = spendLegacyOutput.run(seq, spentSeq, ref.cid).changes;
+        assert.equal(changed, 1, `${what}: the output row did not take the spend`);
+      }
+      for (const output of tx.outputs) {
+        const keys = JSON.stringify(output.publicKeys);
+        insertLegacyOutput.run(seq, output.cid, output.conditionUri, keys);
+        outputs.add(placeKey(seq, output.cid));
+      }
+      seq++;
+    }
+    for (const refused of legacy.invalid) {
+      insertLegacyInvalid.run(keyHash(refused.id), refused.id, height, refused.code, refused.message);
     }
   }
 
@@ -578,6 +705,9 @@ const singleColumnReads = [
   "txJsonsBySeqRange",
   "validatorsAt",
   "sweep",
+  "legacyLastSeq",
+  "legacyTxJson",
+  "legacyTxHeight",
 ] as const satisfies readonly (keyof typeof readSql)[];
 
 type IndexName = keyof typeof indexTables;
@@ -622,6 +752,20 @@ interface BlockContext {
   readonly outputs: Set<string>;
   /** placeKey -> seq of the spender. */
   readonly spent: Map<string, number>;
+}
+
+interface LegacyOutputRow {
+  seq: number;
+  cid: number;
+  conditionUri: string;
+  publicKeys: string;
+  spentBy: string | null;
+}
+
+interface RefusalRow {
+  height: number;
+  code: string;
+  message: string;
 }
 
 interface SeqJsonRow {

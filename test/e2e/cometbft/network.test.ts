@@ -70,6 +70,9 @@ describe("a 4-validator CometBFT network on loopback", () => {
       const created = await post(node, asset, "commit");
       assert.equal(created.status, 202, JSON.stringify(created.body));
       const next = manifest.nodes[(i + 1) % validators]!;
+      // A commit answer means committed on the node that answered; another node applies the
+      // same block a moment later, so a client spending there waits until it sees the output.
+      await readableEverywhere([idOf(asset)], [next]);
       const spend = transfer([{ tx: asset, outputIndex: 0 }], [owner], [{ publicKeys: [keypair().publicKey], amount: 1n }]);
       const sent = await post(next, spend, "sync");
       assert.equal(sent.status, 202, JSON.stringify(sent.body));
@@ -86,6 +89,9 @@ describe("a 4-validator CometBFT network on loopback", () => {
     const toA = transfer([{ tx: asset, outputIndex: 0 }], [owner], [{ publicKeys: [keypair().publicKey], amount: 1n }]);
     const toB = transfer([{ tx: asset, outputIndex: 0 }], [owner], [{ publicKeys: [keypair().publicKey], amount: 1n }]);
     assert.equal((await post(nodeOf(manifest, 1), toA, "commit")).status, 202);
+    // Once node2 has the block too (otherwise toB could enter node2's mempool just before it,
+    // be evicted at the recheck, and its commit wait would end in a 504).
+    await readableEverywhere([idOf(toA)], [nodeOf(manifest, 2)]);
     const refused = await post(nodeOf(manifest, 2), toB, "commit");
     assert.equal(refused.status, 400);
     assert.match(refused.body.message, /^Invalid transaction \(DoubleSpend\)/);
@@ -107,9 +113,13 @@ describe("a 4-validator CometBFT network on loopback", () => {
       assert.ok(ours[0] !== null, `ledgerd has no block ${height}`);
       assert.ok(ours.every((b) => b === ours[0]), `ledgerd blocks differ at height ${height}`);
     }
-    // The last app hash CometBFT recorded in a header is the ledger's own.
-    const status = await rpc(nodeOf(manifest, 0), "status");
-    assert.equal(Buffer.from(agreed.appHash, "base64").toString("hex").toUpperCase(), status.sync_info.latest_app_hash);
+    // CometBFT records the ledger's app hash in the header of the block after the one that
+    // changed it (with create_empty_blocks = false it makes that block for this very purpose).
+    const ours = Buffer.from(agreed.appHash, "base64").toString("hex").toUpperCase();
+    await waitFor("the ledger's app hash in a CometBFT block header", async () => {
+      const status = await rpc(nodeOf(manifest, 0), "status");
+      return status.sync_info.latest_app_hash === ours ? true : null;
+    }, 10_000);
   });
 
   describe("the official driver's end-to-end scenarios against node0", () => {

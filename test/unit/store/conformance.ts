@@ -10,6 +10,7 @@ import { describe, it } from "node:test";
 import { LedgerError } from "../../../src/errors/ledgerError.js";
 import type { CommittedTx, OutputRef, Store } from "../../../src/store/store.js";
 import { block, createTx, hex64, publicKey, ref, transferTx, validator } from "./fixtures.js";
+import { legacyRef, legacyTx, mixedBlock } from "./legacyFixtures.js";
 
 export function storeConformance(name: string, open: () => Promise<Store>): void {
   /** Runs `body` against a fresh store and always closes it. */
@@ -29,6 +30,7 @@ export function storeConformance(name: string, open: () => Promise<Store>): void
     describe("transactions by asset", () => assetTests(withStore));
     describe("blocks and validators", () => blockTests(withStore));
     describe("text search", () => searchTests(withStore));
+    describe("legacy transactions", () => legacyTests(withStore));
   });
 }
 
@@ -599,4 +601,160 @@ function searchTests(withStore: WithStore): void {
 
 function isBadParameter(error: unknown): boolean {
   return error instanceof LedgerError && error.code === "BadParameter";
+}
+
+// Legacy transactions (variants A and B, DECISIONS #13-#16): apart from v2.0 in every read,
+// one spent index for both variants, refusals recorded, and the same all-or-nothing commit.
+function legacyTests(withStore: WithStore): void {
+  const alice = publicKey("legacy-alice");
+  const bob = publicKey("legacy-bob");
+
+  it("a new store has no legacy transaction; empty lookups answer empty", () =>
+    withStore(async (store) => {
+      const id = hex64("legacy:nothing");
+      assert.deepEqual(await store.findLegacyTransactions([id]), new Set());
+      assert.deepEqual(await store.findLegacyTransactions([]), new Set());
+      assert.equal((await store.getLegacyOutputs([{ txid: id, cid: 0 }])).size, 0);
+      assert.equal((await store.getLegacyOutputs([])).size, 0);
+      assert.equal(await store.getLegacyTransaction(id), null);
+      assert.equal(await store.getLegacyRecord(id), null);
+    }));
+
+  it("legacy and v2.0 transactions share a block, and each read sees only its own kind", () =>
+    withStore(async (store) => {
+      const c = createTx({ label: "mixed-c", outputs: [{ keys: [alice] }] });
+      const a = legacyTx({ label: "mixed-a", variant: "A", outputs: [[alice]] });
+      const b = legacyTx({ label: "mixed-b", variant: "B", outputs: [[alice]] });
+      await store.commitBlock(mixedBlock(1, [a, c, b]));
+      for (const tx of [a, b]) {
+        assert.equal(await store.getLegacyTransaction(tx.id), tx.json);
+        assert.deepEqual(await store.getLegacyRecord(tx.id), { status: "valid", height: 1 });
+        // No v2.0 read sees a legacy transaction.
+        assert.equal(await store.getTransaction(tx.id), null);
+        assert.equal(await store.getBlockHeightOfTransaction(tx.id), null);
+        assert.deepEqual(await store.getTransactionsByAsset(tx.id), []);
+        assert.equal((await store.getOutputs([{ transactionId: tx.id, outputIndex: 0 }])).size, 0);
+      }
+      assert.deepEqual(await store.findTransactions([a.id, b.id, c.id]), new Set([c.id]));
+      assert.deepEqual(await store.getBlock(1), { height: 1, appHash: mixedBlock(1, [a, c, b]).appHash, txIds: [c.id] });
+      assert.deepEqual(await store.getBlockTransactions(1), [c.json]);
+      assert.deepEqual(await store.getOutputsByPublicKey(alice), [ref(c, 0)]);
+      // And no legacy read sees a v2.0 transaction.
+      assert.deepEqual(await store.findLegacyTransactions([a.id, b.id, c.id]), new Set([a.id, b.id]));
+      assert.equal(await store.getLegacyTransaction(c.id), null);
+      assert.equal(await store.getLegacyRecord(c.id), null);
+      assert.equal((await store.getLegacyOutputs([{ txid: c.id, cid: 0 }])).size, 0);
+      // Ids are matched exactly.
+      assert.equal(await store.getLegacyTransaction(a.id.toUpperCase()), null);
+      assert.equal(await store.getLegacyTransaction(a.id.slice(0, 63)), null);
+      assert.equal(await store.getLegacyRecord(""), null);
+    }));
+
+  it("a block with legacy transactions only keeps no v2.0 transaction and its app hash", () =>
+    withStore(async (store) => {
+      const a = legacyTx({ label: "only-a" });
+      const write = mixedBlock(1, [a]);
+      await store.commitBlock(write);
+      assert.deepEqual(await store.getChainState(), { height: 1, appHash: write.appHash, chainId: null });
+      assert.deepEqual(await store.getBlock(1), { height: 1, appHash: write.appHash, txIds: [] });
+      assert.equal(await store.getLegacyTransaction(a.id), a.json);
+    }));
+
+  it("one spent index for both variants: outputs with their spender, across variants and blocks", () =>
+    withStore(async (store) => {
+      const a = legacyTx({ label: "spent-a", variant: "A", outputs: [[alice], [alice, bob]] });
+      // A B TRANSFER spends the A CREATE's first output in the same block.
+      const b = legacyTx({ label: "spent-b", variant: "B", spends: [legacyRef(a, 0)], outputs: [[bob]] });
+      await store.commitBlock(mixedBlock(1, [a, b]));
+      // An A TRANSFER spends the B TRANSFER's output in a later block.
+      const a2 = legacyTx({ label: "spent-a2", variant: "A", spends: [legacyRef(b, 0)] });
+      await store.commitBlock(mixedBlock(2, [a2]));
+      const refs = [legacyRef(a, 0), legacyRef(a, 1), legacyRef(b, 0), legacyRef(a2, 0), legacyRef(a, 2)];
+      const outputs = await store.getLegacyOutputs(refs);
+      assert.deepEqual([...outputs.keys()], refs.slice(0, 4).map((r) => `${r.txid}:${r.cid}`));
+      assert.deepEqual(outputs.get(`${a.id}:0`), { ...a.outputs[0]!, txid: a.id, spentBy: b.id });
+      assert.deepEqual(outputs.get(`${a.id}:1`), { ...a.outputs[1]!, txid: a.id, spentBy: null });
+      assert.equal(outputs.get(`${b.id}:0`)?.spentBy, a2.id);
+      assert.equal(outputs.get(`${a2.id}:0`)?.spentBy, null);
+      assert.deepEqual(await store.getLegacyRecord(a2.id), { status: "valid", height: 2 });
+      assert.deepEqual(await store.findLegacyTransactions([a.id, a2.id, hex64("x")]), new Set([a.id, a2.id]));
+    }));
+
+  it("refusals are recorded (invalid), the latest wins, and a later commit makes the id valid", () =>
+    withStore(async (store) => {
+      const a = legacyTx({ label: "refused-a" });
+      const other = legacyTx({ label: "refused-other" });
+      await store.commitBlock(mixedBlock(1, [other], [{ id: a.id, code: "InputDoesNotExist", message: "first" }]));
+      const first = { status: "invalid", height: 1, code: "InputDoesNotExist", message: "first" };
+      assert.deepEqual(await store.getLegacyRecord(a.id), first);
+      assert.equal(await store.getLegacyTransaction(a.id), null);
+      assert.deepEqual(await store.findLegacyTransactions([a.id]), new Set());
+      // A block that carries only a refusal still records it.
+      await store.commitBlock(mixedBlock(2, [], [{ id: a.id, code: "DoubleSpend", message: "second" }]));
+      const second = { status: "invalid", height: 2, code: "DoubleSpend", message: "second" };
+      assert.deepEqual(await store.getLegacyRecord(a.id), second);
+      await store.commitBlock(mixedBlock(3, [a]));
+      assert.deepEqual(await store.getLegacyRecord(a.id), { status: "valid", height: 3 });
+      assert.equal(await store.getLegacyTransaction(a.id), a.json);
+    }));
+
+  const broken: [string, (prior: ReturnType<typeof legacyTx>) => ReturnType<typeof legacyTx>[]][] = [
+    ["spends a legacy output that does not exist", () => [
+      legacyTx({ label: "lbad-missing", spends: [{ txid: hex64("nope"), cid: 0 }] }),
+    ]],
+    ["spends a cid past the end", (p) => [legacyTx({ label: "lbad-cid", spends: [legacyRef(p, 5)] })]],
+    ["spends a legacy output already spent", (p) => [legacyTx({ label: "lbad-spent", spends: [legacyRef(p, 1)] })]],
+    ["spends one output twice in one block", (p) => [
+      legacyTx({ label: "lbad-twice-1", variant: "A", spends: [legacyRef(p, 0)] }),
+      legacyTx({ label: "lbad-twice-2", variant: "B", spends: [legacyRef(p, 0)] }),
+    ]],
+    ["spends one output twice in one transaction", (p) => [
+      legacyTx({ label: "lbad-dup-input", spends: [legacyRef(p, 0), legacyRef(p, 0)] }),
+    ]],
+    ["spends its own output", () => [
+      { ...legacyTx({ label: "lbad-self" }), spends: [{ txid: hex64("legacy:lbad-self"), cid: 0 }] },
+    ]],
+    ["repeats a legacy id already stored", (p) => [p]],
+    ["repeats a legacy id inside the block", () => [legacyTx({ label: "lbad-dup" }), legacyTx({ label: "lbad-dup" })]],
+    ["spends a v2.0 output (the namespaces are apart)", () => [
+      legacyTx({ label: "lbad-v2", spends: [{ txid: hex64("tx:lprior-v2"), cid: 0 }] }),
+    ]],
+  ];
+  for (const [what, makeBad] of broken) {
+    it(`a block whose legacy transaction ${what} is refused whole (AssertionError)`, () =>
+      withStore(async (store) => {
+        const prior = legacyTx({ label: "lprior", outputs: [[alice], [alice]] });
+        const spender = legacyTx({ label: "lprior-spender", spends: [legacyRef(prior, 1)] });
+        const priorV2 = createTx({ label: "lprior-v2" });
+        await store.commitBlock(mixedBlock(1, [prior, priorV2, spender]));
+        const good = createTx({ label: "lgood", outputs: [{ keys: [publicKey("lgood-owner")] }] });
+        const goodLegacy = legacyTx({ label: "lgood-legacy" });
+        const refusal = { id: hex64("legacy:refused"), code: "DoubleSpend", message: "m" };
+        const bad = mixedBlock(2, [good, goodLegacy, ...makeBad(prior)], [refusal]);
+        await assert.rejects(store.commitBlock(bad), isAssertion);
+        assert.equal((await store.getChainState()).height, 1);
+        assert.equal(await store.getTransaction(good.id), null);
+        assert.equal(await store.getLegacyTransaction(goodLegacy.id), null);
+        assert.equal(await store.getLegacyRecord(refusal.id), null);
+        const outputs = await store.getLegacyOutputs([legacyRef(prior, 0), legacyRef(prior, 1)]);
+        assert.deepEqual([...outputs.values()].map((o) => o.spentBy), [null, spender.id]);
+        // The store takes a good block 2.
+        await store.commitBlock(mixedBlock(2, [good, goodLegacy]));
+        assert.equal(await store.getLegacyTransaction(goodLegacy.id), goodLegacy.json);
+      }));
+  }
+
+  it("legacy positions must follow block order among the block's valid transactions", () =>
+    withStore(async (store) => {
+      const a = legacyTx({ label: "pos-a" });
+      const b = legacyTx({ label: "pos-b" });
+      const out = (position: number, tx: ReturnType<typeof legacyTx>) => ({ ...tx, position });
+      const backwards = { height: 1, appHash: "", txs: [], legacy: { txs: [out(1, a), out(0, b)], invalid: [] } };
+      await assert.rejects(store.commitBlock(backwards), isAssertion);
+      const beyond = { height: 1, appHash: "", txs: [], legacy: { txs: [out(1, a)], invalid: [] } };
+      await assert.rejects(store.commitBlock(beyond), isAssertion);
+      assert.equal(await store.getLegacyTransaction(a.id), null);
+      await store.commitBlock({ height: 1, appHash: "", txs: [], legacy: { txs: [out(0, a), out(1, b)], invalid: [] } });
+      assert.equal(await store.getLegacyTransaction(b.id), b.json);
+    }));
 }

@@ -36,6 +36,10 @@ function splitStore(writer: SqliteStore, reader: SqliteStore): Store {
     getBlockTransactions: (height) => reader.getBlockTransactions(height),
     getBlockHeightOfTransaction: (id) => reader.getBlockHeightOfTransaction(id),
     getValidators: (height) => reader.getValidators(height),
+    findLegacyTransactions: (ids) => reader.findLegacyTransactions(ids),
+    getLegacyOutputs: (refs) => reader.getLegacyOutputs(refs),
+    getLegacyTransaction: (id) => reader.getLegacyTransaction(id),
+    getLegacyRecord: (id) => reader.getLegacyRecord(id),
     close: async () => {
       await reader.close();
       await writer.close();

@@ -1,0 +1,112 @@
+// The ledger's side of legacy transactions (variants A and B, DECISIONS #13-#16): the views
+// `validateLegacy` checks them against. They mirror the v2.0 views in ledgerApp.ts, over the
+// legacy namespace: legacy ids (Keccak-256), outputs keyed `<txid>:<cid>`, one spent index for
+// both variants, and the federation (legacy §7.2: the validator set's keys, base58).
+import { Buffer } from "node:buffer";
+import { encodeBase58 } from "../crypto-conditions/encodeBase58.js";
+import type { LegacyOutputRef, LegacyView, LegacyViewOutput, PreparedLegacyTx } from "../legacy/types.js";
+import {
+  legacyOutputKey,
+  type CommittedLegacyTx,
+  type StoredLegacyOutput,
+  type Validator,
+} from "../store/store.js";
+
+/** What legacy validation reads from committed state, in one batch per block or check. */
+export interface LegacyCommittedState {
+  readonly ids: ReadonlySet<string>;
+  /** By `legacyOutputKey`. */
+  readonly outputs: ReadonlyMap<string, StoredLegacyOutput>;
+  /** The base58 keys of the validator set in force: who may sign a legacy CREATE. */
+  readonly federation: ReadonlySet<string>;
+}
+
+/** The validators' keys (hex in the store) as the base58 keys legacy transactions carry. */
+export function federationOf(validators: readonly Validator[]): Set<string> {
+  return new Set(validators.map((v) => encodeBase58(Buffer.from(v.publicKey, "hex"))));
+}
+
+/** The outputs a set of legacy transactions spends, for one batched read. */
+export function legacySpendsOf(txs: readonly PreparedLegacyTx[]): LegacyOutputRef[] {
+  return txs.flatMap((tx) => tx.spends);
+}
+
+/**
+ * Committed state plus the pending legacy transactions (checkTx): their spends count as spent,
+ * their outputs can be spent (a chained spend is checked again when its block executes). `self`
+ * (a recheck) is left out: its own id and spends are not a conflict with itself.
+ */
+export function legacyPendingView(
+  committed: LegacyCommittedState,
+  pending: ReadonlyMap<string, PreparedLegacyTx>,
+  pendingSpends: ReadonlySet<string>,
+  self: PreparedLegacyTx | null,
+): LegacyView {
+  const own = new Set(self === null ? [] : self.spends.map(legacyOutputKey));
+  const spentPending = (key: string): boolean => pendingSpends.has(key) && !own.has(key);
+  return {
+    hasTransaction: (txid) => committed.ids.has(txid) || (pending.has(txid) && txid !== self?.id),
+    getOutput: (ref) => {
+      const key = legacyOutputKey(ref);
+      const stored = committed.outputs.get(key);
+      if (stored !== undefined) {
+        return { conditionUri: stored.conditionUri, spent: stored.spentBy !== null || spentPending(key) };
+      }
+      const maker = ref.txid === self?.id ? undefined : pending.get(ref.txid);
+      // `cid` is the output's index (classifyLegacy checks it).
+      const output = maker?.outputs[ref.cid];
+      if (output === undefined) return undefined;
+      return { conditionUri: output.conditionUri, spent: spentPending(key) };
+    },
+    isFederationKey: (publicKey) => committed.federation.has(publicKey),
+  };
+}
+
+/** Committed legacy state plus the valid legacy transactions applied so far in the block. */
+export class LegacyBlockOverlay implements LegacyView {
+  private readonly ids = new Set<string>();
+  private readonly outputs = new Map<string, LegacyViewOutput>();
+  private readonly spent = new Set<string>();
+
+  constructor(private readonly committed: LegacyCommittedState) {}
+
+  hasTransaction(txid: string): boolean {
+    return this.ids.has(txid) || this.committed.ids.has(txid);
+  }
+
+  getOutput(ref: LegacyOutputRef): LegacyViewOutput | undefined {
+    const key = legacyOutputKey(ref);
+    const stored = this.committed.outputs.get(key);
+    const fromStore =
+      stored === undefined ? undefined : { conditionUri: stored.conditionUri, spent: stored.spentBy !== null };
+    const base = this.outputs.get(key) ?? fromStore;
+    if (base === undefined) return undefined;
+    return this.spent.has(key) ? { ...base, spent: true } : base;
+  }
+
+  isFederationKey(publicKey: string): boolean {
+    return this.committed.federation.has(publicKey);
+  }
+
+  apply(tx: PreparedLegacyTx): void {
+    this.ids.add(tx.id);
+    for (const ref of tx.spends) this.spent.add(legacyOutputKey(ref));
+    for (const output of tx.outputs) {
+      const key = legacyOutputKey({ txid: tx.id, cid: output.cid });
+      this.outputs.set(key, { conditionUri: output.conditionUri, spent: false });
+    }
+  }
+}
+
+/** A valid legacy transaction as the store takes it; `position` among the block's valid ones. */
+export function toCommittedLegacyTx(tx: PreparedLegacyTx, position: number): CommittedLegacyTx {
+  return {
+    id: tx.id,
+    variant: tx.variant,
+    operation: tx.operation,
+    json: tx.json,
+    position,
+    outputs: tx.outputs,
+    spends: tx.spends,
+  };
+}

@@ -1,0 +1,98 @@
+// What only the SQLite store has around legacy transactions: the schema version 1 -> 2
+// migration (version 2 added the legacy tables), reopening, and no legacy work for a block
+// without legacy transactions. The interface rules are in conformance.ts.
+
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import Database from "better-sqlite3";
+import { schemaVersion } from "../../../src/store/sqlite/schema.js";
+import { SqliteStore } from "../../../src/store/sqlite/sqliteStore.js";
+import { block, createTx } from "./fixtures.js";
+import { legacyRef, legacyTx, mixedBlock } from "./legacyFixtures.js";
+
+const dir = mkdtempSync(join(tmpdir(), "ledgerd-sqlite-legacy-"));
+after(() => rmSync(dir, { recursive: true, force: true }));
+let files = 0;
+const freshPath = () => join(dir, `store-${++files}.sqlite`);
+
+const legacyTables = ["legacy_invalid", "legacy_outputs", "legacy_transactions"];
+
+function tablesOf(path: string): string[] {
+  const db = new Database(path, { readonly: true });
+  const names = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all() as string[];
+  db.close();
+  return names;
+}
+
+/** A database as schema version 1 wrote it: this schema without the legacy tables. */
+async function versionOneFile(path: string): Promise<ReturnType<typeof createTx>> {
+  const store = SqliteStore.open({ path });
+  const c = createTx({ label: "v1-c" });
+  await store.commitBlock(block(1, [c]));
+  await store.close();
+  const db = new Database(path);
+  for (const table of legacyTables) db.exec(`DROP TABLE ${table}`);
+  db.prepare("UPDATE schema_version SET version = 1").run();
+  db.close();
+  return c;
+}
+
+describe("sqlite store, legacy tables", () => {
+  it("is at schema version 2", () => {
+    assert.equal(schemaVersion, 2);
+  });
+
+  it("migrates a version 1 database when its owner opens it, keeping every block", async () => {
+    const path = freshPath();
+    const c = await versionOneFile(path);
+    assert.ok(legacyTables.every((t) => !tablesOf(path).includes(t)));
+    const store = SqliteStore.open({ path });
+    assert.equal(store.database.prepare("SELECT version FROM schema_version").pluck().get(), 2);
+    assert.equal(await store.getTransaction(c.id), c.json);
+    const a = legacyTx({ label: "after-migration" });
+    await store.commitBlock(mixedBlock(2, [a]));
+    assert.equal(await store.getLegacyTransaction(a.id), a.json);
+    await store.close();
+    assert.ok(legacyTables.every((t) => tablesOf(path).includes(t)));
+  });
+
+  it("a read-only store refuses a version 1 database with a clear message", async () => {
+    const path = freshPath();
+    await versionOneFile(path);
+    assert.throws(() => SqliteStore.open({ path, access: "reader" }), /schema version 1; this ledgerd needs 2\. Open it once with a writing ledgerd/);
+    // Nothing changed: still version 1.
+    const db = new Database(path, { readonly: true });
+    assert.equal(db.prepare("SELECT version FROM schema_version").pluck().get(), 1);
+    db.close();
+  });
+
+  it("reopening keeps legacy transactions, outputs, spends and refusals", async () => {
+    const path = freshPath();
+    const a = legacyTx({ label: "re-a", variant: "A" });
+    const b = legacyTx({ label: "re-b", variant: "B", spends: [legacyRef(a, 0)] });
+    const refused = legacyTx({ label: "re-refused" });
+    const first = SqliteStore.open({ path });
+    await first.commitBlock(mixedBlock(1, [a, createTx({ label: "re-v2" }), b], [{ id: refused.id, code: "DoubleSpend", message: "m" }]));
+    await first.close();
+    const store = SqliteStore.open({ path });
+    assert.equal(await store.getLegacyTransaction(b.id), b.json);
+    assert.equal((await store.getLegacyOutputs([legacyRef(a, 0)])).get(`${a.id}:0`)?.spentBy, b.id);
+    assert.deepEqual(await store.getLegacyRecord(refused.id), { status: "invalid", height: 1, code: "DoubleSpend", message: "m" });
+    // Positions are the places among the block's valid transactions: a at 0, b at 2.
+    const positions = store.database.prepare("SELECT position FROM legacy_transactions ORDER BY seq").pluck().all();
+    assert.deepEqual(positions, [0, 2]);
+    await store.close();
+  });
+
+  it("a block without legacy transactions writes no legacy row", async () => {
+    const store = SqliteStore.open({ path: freshPath() });
+    await store.commitBlock(block(1, [createTx({ label: "plain" })]));
+    for (const table of legacyTables) {
+      assert.equal(store.database.prepare(`SELECT count(*) FROM ${table}`).pluck().get(), 0, table);
+    }
+    await store.close();
+  });
+});
