@@ -42,10 +42,29 @@ if (files.length === 0) {
   console.error("no test files matched");
   process.exit(1);
 }
+// Unit and compatibility suites run two files at a time; the end-to-end suites (real processes,
+// SIGKILL loops, a 4-validator network) run one at a time, so that on a 2-core machine they do
+// not starve each other into timeouts. Each phase's summary is summed into one closing line.
 const concurrency = process.env.LEDGERD_TEST_CONCURRENCY ?? "2";
-const result = spawnSync(
-  process.execPath,
-  ["--import", "tsx", "--test", `--test-concurrency=${concurrency}`, "--test-reporter=spec", ...files],
-  { stdio: "inherit" },
-);
-process.exit(result.status ?? 1);
+const phases = [
+  { files: files.filter((f) => !f.startsWith("test/e2e/")), concurrency },
+  { files: files.filter((f) => f.startsWith("test/e2e/")), concurrency: "1" },
+].filter((phase) => phase.files.length > 0);
+
+let passed = 0;
+let failed = 0;
+let status = 0;
+for (const phase of phases) {
+  const result = spawnSync(
+    process.execPath,
+    ["--import", "tsx", "--test", `--test-concurrency=${phase.concurrency}`, "--test-reporter=spec", ...phase.files],
+    { stdio: ["inherit", "pipe", "inherit"], maxBuffer: 512 * 1024 * 1024 },
+  );
+  const out = result.stdout.toString("utf8");
+  process.stdout.write(out);
+  passed += Number(/^ℹ pass (\d+)$/m.exec(out)?.[1] ?? 0);
+  failed += Number(/^ℹ fail (\d+)$/m.exec(out)?.[1] ?? 0);
+  if (result.status !== 0) status = result.status ?? 1;
+}
+console.log(`\n${passed} passed, ${failed} failed`);
+process.exit(status !== 0 || failed > 0 ? status || 1 : 0);
