@@ -25,9 +25,10 @@ import {
   type StoredOutput,
   type Validator,
 } from "../store/store.js";
-import type { LedgerView, PreparedTx, SpendableOutput } from "../transaction/types.js";
+import type { LedgerView, PreparedTx } from "../transaction/types.js";
 import { validateTx } from "../transaction/validateTx.js";
 import { nextAppHash } from "./appHash.js";
+import { BlockOverlay, spendable, type CommittedState } from "./blockOverlay.js";
 import {
   federationOf,
   LegacyBlockOverlay,
@@ -447,10 +448,6 @@ export class LedgerApp {
   }
 }
 
-interface CommittedState {
-  readonly ids: ReadonlySet<string>;
-  readonly outputs: ReadonlyMap<string, StoredOutput>;
-}
 
 /** A transaction with the committed state read for it, by kind. */
 type ReadFor =
@@ -461,44 +458,8 @@ function pendingRejection(tx: Prepared): Rejection {
   return reject("PendingTransaction", `Transaction \`${tx.id}\` is already pending`);
 }
 
-function spendable(stored: StoredOutput): SpendableOutput {
-  return { amount: stored.amount, conditionUri: stored.conditionUri, assetId: stored.assetId, spent: stored.spentBy !== null };
-}
 
 /** Committed state plus the valid transactions applied so far in the block being executed. */
-class BlockOverlay implements LedgerView {
-  private readonly ids = new Set<string>();
-  private readonly outputs = new Map<string, SpendableOutput>();
-  private readonly spent = new Set<string>();
-
-  constructor(private readonly committed: CommittedState) {}
-
-  hasTransaction(id: string): boolean {
-    return this.ids.has(id) || this.committed.ids.has(id);
-  }
-
-  getOutput(ref: OutputRef): SpendableOutput | undefined {
-    const key = outputKey(ref);
-    const output = this.outputs.get(key);
-    const stored = this.committed.outputs.get(key);
-    const base = output ?? (stored === undefined ? undefined : spendable(stored));
-    if (base === undefined) return undefined;
-    return this.spent.has(key) ? { ...base, spent: true } : base;
-  }
-
-  apply(tx: PreparedTx): void {
-    this.ids.add(tx.id);
-    for (const input of tx.inputs) if (input.fulfills !== null) this.spent.add(outputKey(input.fulfills));
-    for (const output of tx.outputs) {
-      this.outputs.set(`${tx.id}:${output.outputIndex}`, {
-        amount: output.amount,
-        conditionUri: output.conditionUri,
-        assetId: tx.assetId,
-        spent: false,
-      });
-    }
-  }
-}
 
 function toCommittedTx(tx: PreparedTx): CommittedTx {
   const spends = tx.inputs.flatMap((input) => (input.fulfills === null ? [] : [input.fulfills]));
