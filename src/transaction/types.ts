@@ -6,7 +6,7 @@
 // Validation is split in two so that the expensive, stateless half can run on worker threads
 // and be cached by the exact bytes: `prepareTx` (id, schema, key rules, fulfillments, amounts,
 // signatures) and `validateTx` (against a ledger view: existence, spends, asset, balance).
-import type { CommittedOutput, Operation, OutputRef } from "../store/store.js";
+import type { CommittedTx, OutputRef } from "../store/store.js";
 
 /** Which canonical form the id matched (DECISIONS #7); signatures are checked with the same. */
 export type CanonicalForm = "python" | "js";
@@ -21,16 +21,8 @@ export interface PreparedInput {
  * A transaction that passed every stateless check. Plain data only (strings, numbers, bigints,
  * arrays), so it can cross a worker-thread boundary by structured clone.
  */
-export interface PreparedTx {
-  readonly id: string;
-  readonly operation: Operation;
-  readonly assetId: string;
-  /** The transaction as posted, compact JSON, exact lexemes. */
-  readonly json: string;
-  readonly assetData: string | null;
-  readonly metadata: string | null;
+export interface PreparedTx extends Omit<CommittedTx, "spends"> {
   readonly inputs: readonly PreparedInput[];
-  readonly outputs: readonly CommittedOutput[];
   readonly outputsTotal: bigint;
   /**
    * Every fulfillment verified over its digest, each CREATE fulfillment signed only by keys of
