@@ -89,6 +89,14 @@ export class LedgerApp {
   /** Pending legacy transactions (status `backlog`), and their spends by `legacyOutputKey`. */
   private readonly pendingLegacy = new Map<string, PreparedLegacyTx>();
   private readonly pendingLegacySpends = new Set<string>();
+  /**
+   * Pending v2.0 transactions whose inputs are all committed outputs, by id: the commit
+   * generation they were last found valid at. A recheck one generation later only has to ask
+   * whether that block spent one of their inputs (see `stillValid`).
+   */
+  private readonly validatedAt = new Map<string, number>();
+  /** What the last commit changed for v2.0 transactions: the outputs its valid ones spent. */
+  private lastCommit: { readonly generation: number; readonly spent: ReadonlySet<string> } | null = null;
   private readonly listeners: ((block: CommittedBlock) => void)[] = [];
 
   private constructor(
@@ -200,12 +208,19 @@ export class LedgerApp {
     if ("code" in prepared) return { ok: false, rejection: prepared };
     for (;;) {
       if (!this.isPending(prepared)) return this.checkTx(bytes);
+      if (!isLegacy(prepared) && this.stillValid(prepared)) {
+        this.validatedAt.set(prepared.id, this.commitGeneration);
+        return { ok: true, tx: prepared };
+      }
       const generation = this.commitGeneration;
       const read = await this.readFor(prepared);
       if (generation !== this.commitGeneration || !this.isPending(prepared)) continue;
       // Synchronous from here, as in checkTx.
       const rejection = this.validatePending(read, prepared);
-      if (rejection === null) return { ok: true, tx: prepared };
+      if (rejection === null) {
+        if (!isLegacy(prepared)) this.noteValidated(prepared);
+        return { ok: true, tx: prepared };
+      }
       this.release(prepared.id);
       return { ok: false, rejection };
     }
@@ -245,6 +260,7 @@ export class LedgerApp {
     this.pendingSpends.clear();
     this.pendingLegacy.clear();
     this.pendingLegacySpends.clear();
+    this.validatedAt.clear();
   }
 
   /** Drop a pending transaction that no block will carry (e.g. the engine refused it). */
@@ -257,6 +273,7 @@ export class LedgerApp {
     const tx = this.pending.get(id);
     if (tx === undefined) return;
     this.pending.delete(id);
+    this.validatedAt.delete(id);
     for (const input of tx.inputs) if (input.fulfills !== null) this.pendingSpends.delete(outputKey(input.fulfills));
   }
 
@@ -344,6 +361,9 @@ export class LedgerApp {
     this.height = staged.write.height;
     this.appHash = staged.write.appHash;
     this.commitGeneration++;
+    const spent = new Set<string>();
+    for (const tx of staged.write.txs) for (const ref of tx.spends) spent.add(outputKey(ref));
+    this.lastCommit = { generation: this.commitGeneration, spent };
     for (const id of staged.carriedIds) this.release(id);
     const block: CommittedBlock = {
       height: this.height,
@@ -365,8 +385,35 @@ export class LedgerApp {
       for (const ref of tx.spends) this.pendingLegacySpends.add(legacyOutputKey(ref));
       return;
     }
+    this.noteValidated(tx);
     this.pending.set(tx.id, tx);
     for (const input of tx.inputs) if (input.fulfills !== null) this.pendingSpends.add(outputKey(input.fulfills));
+  }
+
+  /**
+   * Records that a pending (or about to be) v2.0 transaction was just found valid, if it spends
+   * only committed outputs: an input from a pending transaction can vanish without any block
+   * (its maker released), so such a transaction is always checked in full.
+   */
+  private noteValidated(tx: PreparedTx): void {
+    const committedInputs = tx.inputs.every((input) => input.fulfills === null || !this.pending.has(input.fulfills.transactionId));
+    if (committedInputs) this.validatedAt.set(tx.id, this.commitGeneration);
+    else this.validatedAt.delete(tx.id);
+  }
+
+  /**
+   * Whether a pending v2.0 transaction valid at the previous generation still is, without a
+   * read. What it was checked against: its id not committed (a block carrying that id released
+   * it, so it would not be pending), committed outputs as inputs (immutable but for being
+   * spent), and the other pending transactions' spends (checkTx admits none that conflicts with
+   * a pending one). So only the last block's spends can have made it invalid.
+   */
+  private stillValid(tx: PreparedTx): boolean {
+    const last = this.lastCommit;
+    if (last === null || last.generation !== this.commitGeneration) return false;
+    if (this.validatedAt.get(tx.id) !== this.commitGeneration - 1) return false;
+    for (const input of tx.inputs) if (input.fulfills !== null && last.spent.has(outputKey(input.fulfills))) return false;
+    return true;
   }
 
   /** What checking one transaction against committed state needs, read for its kind. */

@@ -63,6 +63,50 @@ describe("LedgerApp under CometBFT", () => {
     assert.equal(fx.ledger.pendingCount, 0, "the refused transaction left the pending pool");
   });
 
+  it("recheckTx after a block that touched none of its inputs reads no committed state", async () => {
+    const asset = create(alice);
+    await block([bytesOf(asset)]);
+    const toBob = transfer([{ tx: asset, outputIndex: 0 }], [alice], [{ publicKeys: [bob.publicKey], amount: 1n }]);
+    const fresh = create(carol);
+    assert.equal((await fx.ledger.checkTx(bytesOf(toBob))).ok, true);
+    assert.equal((await fx.ledger.checkTx(bytesOf(fresh))).ok, true);
+    await block([bytesOf(create(bob))]);
+    let reads = 0;
+    const { getOutputs, findTransactions } = fx.store;
+    fx.store.getOutputs = (refs) => (reads++, getOutputs.call(fx.store, refs));
+    fx.store.findTransactions = (ids) => (reads++, findTransactions.call(fx.store, ids));
+    assert.equal((await fx.ledger.recheckTx(bytesOf(toBob))).ok, true);
+    assert.equal((await fx.ledger.recheckTx(bytesOf(fresh))).ok, true);
+    assert.equal(reads, 0, "nothing either depends on changed");
+    // Two blocks without a recheck in between: the second may have changed anything unseen.
+    await block([bytesOf(create(bob))]);
+    await block([bytesOf(create(carol))]);
+    assert.equal((await fx.ledger.recheckTx(bytesOf(toBob))).ok, true);
+    assert.ok(reads > 0, "read in full");
+    assert.equal(fx.ledger.pendingCount, 2);
+  });
+
+  it("recheckTx drops a pending transaction whose pending input left the pool, though no block touched it", async () => {
+    const asset = create(alice);
+    await block([bytesOf(asset)]);
+    const toBob = transfer([{ tx: asset, outputIndex: 0 }], [alice], [{ publicKeys: [bob.publicKey], amount: 1n }]);
+    const bobToCarol = transfer([{ tx: toBob, outputIndex: 0 }], [bob], [{ publicKeys: [carol.publicKey], amount: 1n }]);
+    const toCarol = transfer([{ tx: asset, outputIndex: 0 }], [alice], [{ publicKeys: [carol.publicKey], amount: 1n }]);
+    assert.equal((await fx.ledger.checkTx(bytesOf(toBob))).ok, true);
+    assert.equal((await fx.ledger.checkTx(bytesOf(bobToCarol))).ok, true);
+    // Rechecked once with nothing changed, then a block spends toBob's input.
+    await block([bytesOf(create(bob))]);
+    assert.equal((await fx.ledger.recheckTx(bytesOf(toBob))).ok, true);
+    assert.equal((await fx.ledger.recheckTx(bytesOf(bobToCarol))).ok, true);
+    await block([bytesOf(toCarol)]);
+    const parent = await fx.ledger.recheckTx(bytesOf(toBob));
+    assert.equal(parent.ok ? null : parent.rejection.code, "DoubleSpend");
+    // bobToCarol's input came from toBob, now gone; the block did not spend it.
+    const child = await fx.ledger.recheckTx(bytesOf(bobToCarol));
+    assert.equal(child.ok, false);
+    assert.equal(fx.ledger.pendingCount, 0);
+  });
+
   it("recheckTx of a transaction that is not pending admits it as checkTx would", async () => {
     const fresh = create(alice);
     assert.equal((await fx.ledger.recheckTx(bytesOf(fresh))).ok, true);
