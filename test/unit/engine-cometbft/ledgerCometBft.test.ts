@@ -22,6 +22,15 @@ async function block(txs: readonly Uint8Array[]) {
 }
 
 describe("LedgerApp under CometBFT", () => {
+  /** A committed CREATE of alice's and two conflicting TRANSFERs of its output (to bob, to carol). */
+  async function committedAssetWithTwoSpends() {
+    const asset = create(alice);
+    await block([bytesOf(asset)]);
+    const spendTo = (to: { publicKey: string }) =>
+      transfer([{ tx: asset, outputIndex: 0 }], [alice], [{ publicKeys: [to.publicKey], amount: 1n }]);
+    return { asset, toBob: spendTo(bob), toCarol: spendTo(carol) };
+  }
+
   it("recheckTx keeps a pending transaction: its own spends and id do not count against it", async () => {
     const asset = create(alice);
     await block([bytesOf(asset)]);
@@ -38,10 +47,7 @@ describe("LedgerApp under CometBFT", () => {
   });
 
   it("recheckTx still sees the other pending transactions' spends", async () => {
-    const asset = create(alice);
-    await block([bytesOf(asset)]);
-    const toBob = transfer([{ tx: asset, outputIndex: 0 }], [alice], [{ publicKeys: [bob.publicKey], amount: 1n }]);
-    const toCarol = transfer([{ tx: asset, outputIndex: 0 }], [alice], [{ publicKeys: [carol.publicKey], amount: 1n }]);
+    const { asset, toBob, toCarol } = await committedAssetWithTwoSpends();
     assert.equal((await fx.ledger.checkTx(bytesOf(toBob))).ok, true);
     // toCarol is not pending (its checkTx would fail): a recheck checks it as new, and refuses it.
     const result = await fx.ledger.recheckTx(bytesOf(toCarol));
@@ -50,10 +56,7 @@ describe("LedgerApp under CometBFT", () => {
   });
 
   it("recheckTx drops a pending transaction whose input a block spent", async () => {
-    const asset = create(alice);
-    await block([bytesOf(asset)]);
-    const toBob = transfer([{ tx: asset, outputIndex: 0 }], [alice], [{ publicKeys: [bob.publicKey], amount: 1n }]);
-    const toCarol = transfer([{ tx: asset, outputIndex: 0 }], [alice], [{ publicKeys: [carol.publicKey], amount: 1n }]);
+    const { asset, toBob, toCarol } = await committedAssetWithTwoSpends();
     assert.equal((await fx.ledger.checkTx(bytesOf(toBob))).ok, true);
     // Another validator's proposal carried the conflicting transfer.
     const finalized = await block([bytesOf(toCarol)]);
@@ -114,10 +117,7 @@ describe("LedgerApp under CometBFT", () => {
   });
 
   it("dryCheckTx checks as checkTx does but never joins the pending pool", async () => {
-    const asset = create(alice);
-    await block([bytesOf(asset)]);
-    const toBob = transfer([{ tx: asset, outputIndex: 0 }], [alice], [{ publicKeys: [bob.publicKey], amount: 1n }]);
-    const toCarol = transfer([{ tx: asset, outputIndex: 0 }], [alice], [{ publicKeys: [carol.publicKey], amount: 1n }]);
+    const { asset, toBob, toCarol } = await committedAssetWithTwoSpends();
     assert.equal((await fx.ledger.dryCheckTx(bytesOf(toBob))).ok, true);
     assert.equal(fx.ledger.pendingCount, 0, "a dry check admits nothing");
     assert.equal((await fx.ledger.checkTx(bytesOf(toBob))).ok, true);
@@ -137,10 +137,7 @@ describe("LedgerApp under CometBFT", () => {
   });
 
   it("releaseAll empties the pending pool and frees its spends", async () => {
-    const asset = create(alice);
-    await block([bytesOf(asset)]);
-    const toBob = transfer([{ tx: asset, outputIndex: 0 }], [alice], [{ publicKeys: [bob.publicKey], amount: 1n }]);
-    const toCarol = transfer([{ tx: asset, outputIndex: 0 }], [alice], [{ publicKeys: [carol.publicKey], amount: 1n }]);
+    const { asset, toBob, toCarol } = await committedAssetWithTwoSpends();
     assert.equal((await fx.ledger.checkTx(bytesOf(toBob))).ok, true);
     assert.equal((await fx.ledger.checkTx(bytesOf(toCarol))).ok, false);
     fx.ledger.releaseAll();
