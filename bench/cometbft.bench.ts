@@ -1,6 +1,7 @@
 // Issue #5: a real 4-validator CometBFT network on loopback (4 CometBFT + 4 ledgerd processes on
 // this machine, made by `ledgerd testnet`), driven over HTTP like a client would:
-//   - committed tx/s: pre-signed CREATEs posted in `async` mode round-robin to the four nodes, as
+//   - committed tx/s: pre-signed CREATEs posted in `async` mode by clients spread over the four
+//     nodes (bench/rawHttp.ts: a light client, as real clients run elsewhere), as
 //     fast as the network takes them, until node0's event stream has seen every one committed;
 //   - commit latency: `mode=commit` POSTs from concurrent clients, p50/p99 of the answer time,
 //     and the committed rate of that phase.
@@ -8,7 +9,6 @@
 // LEDGERD_BENCH_QUICK=1 posts fewer transactions.
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
-import { Agent, request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -18,6 +18,7 @@ import { makeCreate } from "../src/transaction/build/makeCreate.js";
 import { makeKeypair } from "../src/transaction/build/makeKeypair.js";
 import { signTx } from "../src/transaction/build/signTx.js";
 import { fmt, percentile } from "./lib.js";
+import { RawHttpConnection } from "./rawHttp.js";
 
 const quick = process.env["LEDGERD_BENCH_QUICK"] === "1";
 const throughputTxs = quick ? 3_000 : 12_000;
@@ -42,31 +43,35 @@ function sign(count: number, tag: string): Buffer[] {
   return out;
 }
 
-const agent = new Agent({ keepAlive: true, maxSockets: 256 });
-
-function post(node: TestnetNode, body: Buffer, mode: string): Promise<number> {
-  const [host, port] = node.http.split(":") as [string, string];
-  return new Promise((resolve, reject) => {
-    const req = request(
-      { agent, host, port: Number(port), path: `/api/v1/transactions?mode=${mode}`, method: "POST", headers: { "content-type": "application/json", "content-length": body.length } },
-      (res) => {
-        res.resume();
-        res.on("end", () => resolve(res.statusCode ?? 0));
-      },
-    );
-    req.on("error", reject);
-    req.end(body);
-  });
-}
-
 /** Posts until accepted: a full mempool (503) is back-pressure, not a failure. */
-async function postAccepted(node: TestnetNode, body: Buffer, mode: string): Promise<void> {
+async function postAccepted(connection: RawHttpConnection, node: TestnetNode, body: Buffer, mode: string): Promise<void> {
   for (;;) {
-    const status = await post(node, body, mode);
-    if (status === 202) return;
-    if (status !== 503) throw new Error(`POST ${mode} to ${node.name} answered ${status}`);
+    const answer = await connection.post(`/api/v1/transactions?mode=${mode}`, body);
+    if (answer.status === 202) return;
+    if (answer.status !== 503) throw new Error(`POST ${mode} to ${node.name} answered ${answer.status}: ${answer.body}`);
     await sleep(20);
   }
+}
+
+/** `count` clients, client i on a connection of its own to node i mod 4, sharing one list of bodies. */
+async function clients(nodes: readonly TestnetNode[], count: number, txs: readonly Buffer[], mode: string, each?: (ms: number) => void): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: count }, async (_, client) => {
+      const node = nodes[client % nodes.length]!;
+      const connection = await RawHttpConnection.open(node.http);
+      try {
+        while (next < txs.length) {
+          const body = txs[next++]!;
+          const t0 = performance.now();
+          await postAccepted(connection, node, body, mode);
+          each?.(performance.now() - t0);
+        }
+      } finally {
+        connection.close();
+      }
+    }),
+  );
 }
 
 /** Resolves when node0's stream has reported `count` committed transactions after now. */
@@ -81,16 +86,8 @@ async function streamCounter(node: TestnetNode): Promise<{ seen: () => number; c
 
 async function throughput(nodes: readonly TestnetNode[], txs: readonly Buffer[]): Promise<number> {
   const counter = await streamCounter(nodes[0]!);
-  let next = 0;
   const start = performance.now();
-  await Promise.all(
-    Array.from({ length: asyncConcurrency }, async () => {
-      while (next < txs.length) {
-        const i = next++;
-        await postAccepted(nodes[i % nodes.length]!, txs[i]!, "async");
-      }
-    }),
-  );
+  await clients(nodes, asyncConcurrency, txs, "async");
   const posted = performance.now();
   while (counter.seen() < txs.length) {
     if (performance.now() - posted > 120_000) throw new Error(`only ${counter.seen()} of ${txs.length} committed`);
@@ -104,18 +101,8 @@ async function throughput(nodes: readonly TestnetNode[], txs: readonly Buffer[])
 
 async function commitLatency(nodes: readonly TestnetNode[], txs: readonly Buffer[]): Promise<{ p50: number; p99: number; rate: number }> {
   const latencies: number[] = [];
-  let next = 0;
   const start = performance.now();
-  await Promise.all(
-    Array.from({ length: commitClients }, async (_, client) => {
-      while (next < txs.length) {
-        const i = next++;
-        const t0 = performance.now();
-        await postAccepted(nodes[client % nodes.length]!, txs[i]!, "commit");
-        latencies.push(performance.now() - t0);
-      }
-    }),
-  );
+  await clients(nodes, commitClients, txs, "commit", (ms) => latencies.push(ms));
   const rate = txs.length / ((performance.now() - start) / 1000);
   latencies.sort((a, b) => a - b);
   return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), rate };
@@ -138,7 +125,6 @@ export async function run(): Promise<void> {
       `mode=commit, ${commitClients} clients: p50 ${latency.p50.toFixed(0)} ms, p99 ${latency.p99.toFixed(0)} ms, ${fmt(latency.rate)} committed tx/s`,
     );
   } finally {
-    agent.destroy();
     await stopTestnet(dir).catch(() => undefined);
     rmSync(dir, { recursive: true, force: true });
   }
