@@ -7,7 +7,6 @@
 //     and the committed rate of that phase.
 // Goal: at least 1,000 committed tx/s on 2 cores. Needs scripts/install-cometbft.sh.
 // LEDGERD_BENCH_QUICK=1 posts fewer transactions.
-import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,7 +14,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import WebSocket from "ws";
 import { createTestnet, defaultCometBftBinary, startTestnet, stopTestnet, type TestnetNode } from "../src/cli/testnet.js";
 import { makeCreate } from "../src/transaction/build/makeCreate.js";
-import { makeKeypair } from "../src/transaction/build/makeKeypair.js";
+import { makeRandomKeypair } from "../src/transaction/build/makeRandomKeypair.js";
 import { signTx } from "../src/transaction/build/signTx.js";
 import { fmt, percentile } from "./lib.js";
 import { RawHttpConnection } from "./rawHttp.js";
@@ -33,7 +32,7 @@ const basePort = 28_000;
 function sign(count: number, tag: string): Buffer[] {
   const out: Buffer[] = [];
   for (let i = 0; i < count; i++) {
-    const owner = makeKeypair(randomBytes(32));
+    const owner = makeRandomKeypair();
     const tx = signTx(
       makeCreate({ issuers: [owner.publicKey], outputs: [{ publicKeys: [owner.publicKey], amount: 1n }], assetData: { bench: tag, i }, metadata: null }),
       [owner],

@@ -13,7 +13,8 @@ import { PreparePool } from "../src/ledger/preparePool.js";
 import { SqliteStore } from "../src/store/sqlite/sqliteStore.js";
 import type { CommittedTx } from "../src/store/store.js";
 import { makeCreate } from "../src/transaction/build/makeCreate.js";
-import { makeKeypair, type Keypair } from "../src/transaction/build/makeKeypair.js";
+import type { Keypair } from "../src/transaction/build/makeKeypair.js";
+import { makeRandomKeypair } from "../src/transaction/build/makeRandomKeypair.js";
 import { makeTransfer } from "../src/transaction/build/makeTransfer.js";
 import { signTx } from "../src/transaction/build/signTx.js";
 import type { JsonObject } from "../src/transaction/jsonValue.js";
@@ -32,8 +33,8 @@ function sign(count: number): Signed {
   const creates: Buffer[] = [];
   const transfers: Buffer[] = [];
   for (let i = 0; i < count; i++) {
-    const owner: Keypair = makeKeypair(randomBytes(32));
-    const next: Keypair = makeKeypair(randomBytes(32));
+    const owner: Keypair = makeRandomKeypair();
+    const next: Keypair = makeRandomKeypair();
     const create = signTx(
       makeCreate({ issuers: [owner.publicKey], outputs: [{ publicKeys: [owner.publicKey], amount: 1n }], assetData: { bench: i }, metadata: null }),
       [owner],

@@ -21,6 +21,7 @@ import { SqliteStore } from "../src/store/sqlite/sqliteStore.js";
 import type { CommittedTx } from "../src/store/store.js";
 import { makeCreate } from "../src/transaction/build/makeCreate.js";
 import { makeKeypair } from "../src/transaction/build/makeKeypair.js";
+import { makeRandomKeypair } from "../src/transaction/build/makeRandomKeypair.js";
 import { signTx } from "../src/transaction/build/signTx.js";
 import { fmt, percentile, rawVerifyRate } from "./lib.js";
 
@@ -115,7 +116,7 @@ function post(base: string, mode: string, body: Buffer): Promise<number> {
 }
 
 function signCreates(count: number): Buffer[] {
-  const owner = makeKeypair(randomBytes(32));
+  const owner = makeRandomKeypair();
   const out: Buffer[] = [];
   for (let i = 0; i < count; i++) {
     const tx = makeCreate({ issuers: [owner.publicKey], outputs: [{ publicKeys: [owner.publicKey], amount: 1n }], assetData: { load: i, nonce: randomBytes(6).toString("hex") }, metadata: null });
@@ -181,7 +182,7 @@ export async function run(): Promise<void> {
   try {
     console.log(`raw Ed25519 verify, 1 core: ${fmt(rawVerifyRate(2))} /s`);
     await runCli(["init"], dataDir);
-    const hotKey = makeKeypair(randomBytes(32)).publicKey;
+    const hotKey = makeRandomKeypair().publicKey;
     const filledAt = performance.now();
     const { someId } = await fill(dataDir, hotKey);
     console.log(`stored ${fmt(storedTxs)} transactions in ${((performance.now() - filledAt) / 1000).toFixed(1)} s`);

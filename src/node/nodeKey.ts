@@ -7,6 +7,7 @@ import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigError } from "../config/configError.js";
 import { decodeBase58 } from "../crypto-conditions/decodeBase58.js";
+import { makeRandomKeypair } from "../transaction/build/makeRandomKeypair.js";
 import { makeKeypair } from "../transaction/build/makeKeypair.js";
 
 export const nodeKeyFileName = "node_key.json";
@@ -36,7 +37,7 @@ const nodeKeyDepsDefault: NodeKeyDeps = { randomBytes: (size) => new Uint8Array(
 
 /** A new keypair file's content from 32 random bytes: also what `ledgerd keys` prints. */
 export function newKeyFile(deps: NodeKeyDeps = nodeKeyDepsDefault): NodeKeyFile {
-  const keypair = makeKeypair(deps.randomBytes(seedBytes));
+  const keypair = makeRandomKeypair(deps.randomBytes);
   return { type: "ed25519", public_key: keypair.publicKey, private_key: keypair.privateKey };
 }
 

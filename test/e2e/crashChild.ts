@@ -1,10 +1,10 @@
 // The child of the crash test: a solo node on a data dir, driven in `commit` mode by a number of
 // concurrent clients; it prints `ACK <id>` once a transaction's block is durable. The parent
 // kills it with SIGKILL at random moments.
-import { randomBytes } from "node:crypto";
 import { LedgerError } from "../../src/errors/ledgerError.js";
 import type { JsonObject } from "../../src/transaction/jsonValue.js";
-import { makeKeypair, type Keypair } from "../../src/transaction/build/makeKeypair.js";
+import type { Keypair } from "../../src/transaction/build/makeKeypair.js";
+import { makeRandomKeypair } from "../../src/transaction/build/makeRandomKeypair.js";
 import { bytesOf, create, transfer } from "../helpers/txFactory.js";
 import { startSoloStack } from "../helpers/soloNode.js";
 
@@ -15,7 +15,7 @@ const stack = await startSoloStack({ blockIntervalMs: 5 }, { dir }, 0);
 
 async function client(): Promise<void> {
   for (;;) {
-    let owner: Keypair = makeKeypair(randomBytes(32));
+    let owner: Keypair = makeRandomKeypair();
     let tx: JsonObject = create(owner, 3n);
     for (let hop = 0; hop < 5; hop++) {
       try {
@@ -25,7 +25,7 @@ async function client(): Promise<void> {
         throw error;
       }
       process.stdout.write(`ACK ${tx["id"] as string}\n`);
-      const next = makeKeypair(randomBytes(32));
+      const next = makeRandomKeypair();
       tx = transfer([{ tx, outputIndex: 0 }], [owner], [{ publicKeys: [next.publicKey], amount: 3n }]);
       owner = next;
     }

@@ -8,6 +8,7 @@ import { createRequire } from "node:module";
 import { it } from "node:test";
 import driver from "bigchaindb-driver";
 import WebSocket from "ws";
+import { base58KeyCharsMin } from "../../src/transaction/schemas.js";
 
 // The driver is used as plain JavaScript, as its users do (its typings are narrower than its API).
 const { Connection, Transaction, Ed25519Keypair } = driver as any; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -23,8 +24,12 @@ export interface NodeUnderTest {
 const ed = (publicKey: string) => Transaction.makeEd25519Condition(publicKey);
 const out = (condition: unknown, amount = "1") => Transaction.makeOutput(condition, amount);
 
+/** A random driver keypair whose public key the schema accepts (see `makeRandomKeypair`). */
 function keypair(): { publicKey: string; privateKey: string } {
-  return new Ed25519Keypair(randomBytes(32));
+  for (;;) {
+    const pair = new Ed25519Keypair(randomBytes(32)) as { publicKey: string; privateKey: string };
+    if (pair.publicKey.length >= base58KeyCharsMin) return pair;
+  }
 }
 
 function createTx(owner: { publicKey: string; privateKey: string }, data: Record<string, unknown>, metadata: Record<string, unknown> | null = null, amount = "1"): Tx {

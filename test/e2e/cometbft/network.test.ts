@@ -16,7 +16,8 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { after, before, describe, it } from "node:test";
 import { createTestnet, runningPid, startTestnet, stopTestnet, type TestnetManifest } from "../../../src/cli/testnet.js";
-import { makeKeypair, type Keypair } from "../../../src/transaction/build/makeKeypair.js";
+import type { Keypair } from "../../../src/transaction/build/makeKeypair.js";
+import { makeRandomKeypair } from "../../../src/transaction/build/makeRandomKeypair.js";
 import type { JsonObject } from "../../../src/transaction/jsonValue.js";
 import { create, transfer } from "../../helpers/txFactory.js";
 import { driverScenarios, type NodeUnderTest } from "../driverScenarios.js";
@@ -26,7 +27,7 @@ const validators = 4;
 const root = mkdtempSync(join(tmpdir(), "ledgerd-testnet-"));
 let manifest: TestnetManifest;
 
-const keypair = (): Keypair => makeKeypair(randomBytes(32));
+const keypair = (): Keypair => makeRandomKeypair();
 const newCreate = (owner: Keypair): JsonObject => create(owner, 1n, { testnet: randomBytes(8).toString("hex") });
 const idOf = (tx: JsonObject): string => tx["id"] as string;
 
