@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import type { Condition } from "./types.js";
 
 // Ed25519FingerprintContents ::= SEQUENCE { publicKey [0] OCTET STRING (SIZE(32)) } → 30 22 80 20.
@@ -9,6 +9,10 @@ const ed25519Cost = 131_072;
 
 /** The condition of an Ed25519 public key: fingerprint sha-256(30 22 80 20 <pub32>), cost 131072. */
 export function ed25519Condition(publicKey: Uint8Array): Condition {
-  const fingerprint = createHash("sha256").update(fingerprintPrefix).update(publicKey).digest();
+  const contents = new Uint8Array(fingerprintPrefix.length + publicKey.length);
+  contents.set(fingerprintPrefix);
+  contents.set(publicKey, fingerprintPrefix.length);
+  // One-shot: a third of createHash's cost for 36 bytes.
+  const fingerprint = hash("sha256", contents, "buffer");
   return { type: "ed25519-sha-256", fingerprint, cost: ed25519Cost, subtypes: [] };
 }

@@ -41,6 +41,11 @@ function write(value: JsonValue, form: CanonicalForm, compare: KeyCompare): stri
   return writeObject(value, form, compare);
 }
 
+/** An object's keys in the form's canonical order. */
+export function canonicalKeys(object: JsonObject, form: CanonicalForm): string[] {
+  return Object.keys(object).sort(form === "python" ? comparePython : undefined);
+}
+
 function writeObject(object: JsonObject, form: CanonicalForm, compare: KeyCompare): string {
   const keys = Object.keys(object).sort(compare);
   if (keys.length === 0) return "{}";

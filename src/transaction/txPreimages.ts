@@ -1,5 +1,6 @@
 import { isJsonObject, type JsonObject, type JsonValue } from "./jsonValue.js";
-import { serializeCanonical, type CanonicalForm } from "./serializeCanonical.js";
+import { quoteJsonString } from "./quoteJsonString.js";
+import { canonicalKeys, serializeCanonical, type CanonicalForm } from "./serializeCanonical.js";
 
 /** The two canonical texts a transaction is hashed over, both with `"id": null`. */
 export interface TxPreimages {
@@ -22,12 +23,9 @@ const standardKeys = ["asset", "id", "inputs", "metadata", "operation", "outputs
  */
 export function txPreimages(tx: JsonObject, form: CanonicalForm): TxPreimages {
   const inputs = tx["inputs"];
-  const unsignedInputs = Array.isArray(inputs) && inputs.every(isJsonObject) ? inputs.map(withoutFulfillment) : null;
-  if (!hasStandardKeys(tx)) {
-    const body = Object.assign(Object.create(null) as JsonObject, tx, { id: null });
-    const id = serializeCanonical(body, form);
-    const message = unsignedInputs === null ? null : serializeCanonical(Object.assign(body, { inputs: unsignedInputs }), form);
-    return { id, message };
+  const inputObjects = Array.isArray(inputs) && inputs.every(isJsonObject) ? (inputs as JsonObject[]) : null;
+  if (!hasStandardKeys(tx) || inputObjects === null || !inputObjects.every((input) => "fulfillment" in input)) {
+    return generalPreimages(tx, inputObjects, form);
   }
   const head = `{"asset":${serializeCanonical(tx["asset"]!, form)},"id":null,"inputs":`;
   const tail =
@@ -35,10 +33,48 @@ export function txPreimages(tx: JsonObject, form: CanonicalForm): TxPreimages {
     `,"operation":${serializeCanonical(tx["operation"]!, form)}` +
     `,"outputs":${serializeCanonical(tx["outputs"]!, form)}` +
     `,"version":${serializeCanonical(tx["version"]!, form)}}`;
-  return {
-    id: head + serializeCanonical(inputs!, form) + tail,
-    message: unsignedInputs === null ? null : head + serializeCanonical(unsignedInputs, form) + tail,
-  };
+  const written = writeInputs(inputObjects, form);
+  return { id: head + written.signed + tail, message: head + written.unsigned + tail };
+}
+
+/**
+ * The inputs list twice in one pass: as posted, and with every `fulfillment` null (each input
+ * has the key; the caller checked).
+ */
+function writeInputs(inputs: readonly JsonObject[], form: CanonicalForm): { signed: string; unsigned: string } {
+  let signed = "[";
+  let unsigned = "[";
+  for (let i = 0; i < inputs.length; i++) {
+    const input = inputs[i]!;
+    const keys = canonicalKeys(input, form);
+    const open = i === 0 ? "{" : ",{";
+    signed += open;
+    unsigned += open;
+    for (let k = 0; k < keys.length; k++) {
+      const key = keys[k]!;
+      const name = `${k === 0 ? "" : ","}${quoteJsonString(key, form)}:`;
+      if (key === "fulfillment") {
+        signed += name + serializeCanonical(input[key]!, form);
+        unsigned += `${name}null`;
+      } else {
+        const member = name + serializeCanonical(input[key]!, form);
+        signed += member;
+        unsigned += member;
+      }
+    }
+    signed += "}";
+    unsigned += "}";
+  }
+  return { signed: `${signed}]`, unsigned: `${unsigned}]` };
+}
+
+/** Any other shape, written whole: the id and signature checks then reject it. */
+function generalPreimages(tx: JsonObject, inputs: readonly JsonObject[] | null, form: CanonicalForm): TxPreimages {
+  const body = Object.assign(Object.create(null) as JsonObject, tx, { id: null });
+  const id = serializeCanonical(body, form);
+  if (inputs === null) return { id, message: null };
+  const message = serializeCanonical(Object.assign(body, { inputs: inputs.map(withoutFulfillment) }), form);
+  return { id, message };
 }
 
 function hasStandardKeys(tx: JsonObject): boolean {

@@ -29,6 +29,30 @@ describe("LruCache", () => {
     assert.equal(lru.get("c"), 4);
     assert.throws(() => new LruCache(0));
   });
+
+  it("drops an entry only after capacity / 2 other keys were used since its last use (nearly LRU)", () => {
+    const capacity = 16;
+    const cache = new LruCache<number, number>(capacity);
+    const random = new SeededRandom("lru");
+    /** Each key's last use (a hit or a set), as a count of uses. */
+    const lastUse = new Map<number, number>();
+    let uses = 0;
+    for (let step = 0; step < 20_000; step++) {
+      const key = random.int(41);
+      if (random.int(2) === 0) {
+        if (cache.get(key) !== undefined) lastUse.set(key, ++uses);
+      } else {
+        cache.set(key, step);
+        lastUse.set(key, ++uses);
+      }
+      assert.ok(cache.size <= capacity);
+      const order = [...lastUse.values()].sort((a, b) => b - a);
+      for (const [k, at] of lastUse) {
+        const usedSince = order.indexOf(at);
+        if (usedSince < capacity / 2) assert.ok(cache.has(k), `key ${k}: ${usedSince} other keys used since`);
+      }
+    }
+  });
 });
 
 describe("verifyEd25519 and its key cache", () => {
