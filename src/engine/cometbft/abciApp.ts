@@ -38,6 +38,9 @@ import { encodeUvarint } from "./abciCodec.js";
 export const codeOk = 0;
 export const codeRejected = 1;
 
+/** The answer to every accepted CheckTx; frozen, so the server encodes it once (abciServer.ts). */
+const acceptedCheckTx: Response = Object.freeze({ checkTx: Object.freeze(ResponseCheckTx.fromPartial({ code: codeOk })) });
+
 /** A Query for a committed transaction's JSON: `/transactions/<id>`. */
 const queryTransactionPath = /^\/transactions\/([0-9a-f]{64})$/;
 
@@ -66,7 +69,7 @@ export class LedgerAbciApp implements AbciHandler {
   async handle(request: Request, connection: AbciConnection): Promise<Response> {
     if (request.checkTx !== undefined) {
       this.mempoolConnection = connection.id;
-      return { checkTx: await this.checkTx(request.checkTx) };
+      return this.checkTx(request.checkTx);
     }
     if (request.finalizeBlock !== undefined) return { finalizeBlock: await this.finalizeBlock(request.finalizeBlock) };
     if (request.commit !== undefined) {
@@ -146,11 +149,11 @@ export class LedgerAbciApp implements AbciHandler {
     await ledger.initChain(request.chainId, request.validators.map(validatorOf));
   }
 
-  private async checkTx(request: RequestCheckTx): Promise<ResponseCheckTx> {
+  private async checkTx(request: RequestCheckTx): Promise<Response> {
     const ledger = this.deps.ledger;
     const result = request.type === CheckTxType.RECHECK ? await ledger.recheckTx(request.tx) : await ledger.checkTx(request.tx);
-    if (result.ok) return ResponseCheckTx.fromPartial({ code: codeOk });
-    return ResponseCheckTx.fromPartial(rejected(result.rejection));
+    if (result.ok) return acceptedCheckTx;
+    return { checkTx: ResponseCheckTx.fromPartial(rejected(result.rejection)) };
   }
 
   private async finalizeBlock(request: RequestFinalizeBlock): Promise<ResponseFinalizeBlock> {

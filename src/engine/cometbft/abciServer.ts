@@ -59,6 +59,38 @@ export type AbciServerEvent =
   | { readonly type: "connected"; readonly connection: number }
   | { readonly type: "disconnected"; readonly connection: number; readonly error: Error | null };
 
+/**
+ * Drops a queue's consumed front (`queue[0..head)`) once it is all of the queue or a good part
+ * of a long one, so a connection that never drains does not grow; returns the new head.
+ */
+function compact<T>(queue: T[], head: number): number {
+  if (head === queue.length) {
+    queue.length = 0;
+    return 0;
+  }
+  if (head < 1_024 || head * 2 < queue.length) return head;
+  queue.splice(0, head);
+  return 0;
+}
+
+const flushResponse: Response = Object.freeze({ flush: {} });
+
+/**
+ * Encoded answers of frozen Response objects, which a handler may return for an answer that never
+ * changes (an accepted CheckTx): encoded once instead of per request.
+ */
+const frozenFrames = new WeakMap<Response, Buffer>();
+
+function frameOf(response: Response): Buffer {
+  if (!Object.isFrozen(response)) return encodeResponse(response);
+  let frame = frozenFrames.get(response);
+  if (frame === undefined) {
+    frame = encodeResponse(response);
+    frozenFrames.set(response, frame);
+  }
+  return frame;
+}
+
 /** Requests that may run while earlier ones of their connection still run. */
 const concurrentMethods: ReadonlySet<string> = new Set(["checkTx", "echo", "query"]);
 
@@ -139,16 +171,26 @@ interface ConnectionDeps {
   readonly onFatal: (error: unknown) => void;
 }
 
-const settled = (): void => undefined;
+/** One request's place in its connection's answer order. */
+interface Slot {
+  readonly request: Request;
+  readonly ordered: boolean;
+  /** Set when the handler is done: its answer, or what it threw. */
+  outcome: { readonly response: Response } | { readonly error: unknown } | null;
+}
 
 class Connection implements AbciConnection {
   private readonly reader: FrameReader;
-  /** Settles when every request dispatched so far has been handled. */
-  private allHandled: Promise<unknown> = Promise.resolve();
-  /** Settles when the last ordered (non-concurrent) request has been handled. */
-  private lastOrdered: Promise<unknown> = Promise.resolve();
-  /** Settles when every answer dispatched so far is in the write buffer. */
-  private written: Promise<void> = Promise.resolve();
+  /** Every request not yet answered, in the order it came; the head is answered first. */
+  private readonly answers: Slot[] = [];
+  private answered = 0;
+  /** Requests not yet started, in order: held back by an ordered request before them. */
+  private readonly held: Slot[] = [];
+  private heldStart = 0;
+  /** Started and not yet done. */
+  private running = 0;
+  private orderedRunning = false;
+  private idleWaiters: (() => void)[] = [];
   private inFlight = 0;
   private out: Buffer[] = [];
   private outBytes = 0;
@@ -170,7 +212,8 @@ class Connection implements AbciConnection {
 
   /** Settles when every request received so far has been handled. */
   idle(): Promise<void> {
-    return this.allHandled.then(settled);
+    if (this.isIdle()) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
   destroy(error: Error | null): void {
@@ -209,30 +252,76 @@ class Connection implements AbciConnection {
     }
     this.inFlight++;
     if (this.inFlight >= this.options.requestsInFlightMax) this.socket.pause();
-    let answer: Promise<Response>;
-    if (method === "flush") {
-      // In order after every earlier answer, which is all a Flush promises.
-      answer = Promise.resolve({ flush: {} });
-    } else if (concurrentMethods.has(method)) {
-      answer = this.lastOrdered.then(() => this.deps.handler.handle(request, this));
+    // A Flush is answered in order after every earlier answer, which is all a Flush promises.
+    const slot: Slot = { request, ordered: !concurrentMethods.has(method), outcome: method === "flush" ? { response: flushResponse } : null };
+    this.answers.push(slot);
+    if (slot.outcome === null) {
+      this.held.push(slot);
+      this.startHeld();
     } else {
-      answer = this.allHandled.then(() => this.deps.handler.handle(request, this));
-      this.lastOrdered = answer.then(settled, settled);
+      this.writeDone();
     }
-    this.allHandled = Promise.all([this.allHandled, answer.then(settled, settled)]);
-    this.written = this.written.then(() =>
-      answer.then(
-        (response) => this.send(response),
-        (error: unknown) => this.fail(error),
-      ),
+  }
+
+  /**
+   * Starts held requests from the front: a concurrent one when no ordered one runs, an ordered
+   * one when nothing runs (every earlier request is handled); later ones wait for it.
+   */
+  private startHeld(): void {
+    while (this.heldStart < this.held.length && !this.orderedRunning) {
+      const slot = this.held[this.heldStart]!;
+      if (slot.ordered && this.running > 0) break;
+      this.heldStart++;
+      this.start(slot);
+    }
+    this.heldStart = compact(this.held, this.heldStart);
+  }
+
+  private start(slot: Slot): void {
+    this.running++;
+    if (slot.ordered) this.orderedRunning = true;
+    let answer: Promise<Response>;
+    try {
+      answer = this.deps.handler.handle(slot.request, this);
+    } catch (error) {
+      answer = Promise.reject(error);
+    }
+    answer.then(
+      (response) => this.done(slot, { response }),
+      (error: unknown) => this.done(slot, { error }),
     );
+  }
+
+  private done(slot: Slot, outcome: NonNullable<Slot["outcome"]>): void {
+    slot.outcome = outcome;
+    this.running--;
+    if (slot.ordered) this.orderedRunning = false;
+    this.writeDone();
+    this.startHeld();
+    if (this.isIdle()) for (const resolve of this.idleWaiters.splice(0)) resolve();
+  }
+
+  /** Writes the answers that are done, from the head, stopping at the first still running. */
+  private writeDone(): void {
+    while (this.answered < this.answers.length) {
+      const outcome = this.answers[this.answered]!.outcome;
+      if (outcome === null) break;
+      this.answered++;
+      if ("response" in outcome) this.send(outcome.response);
+      else this.fail(outcome.error);
+    }
+    this.answered = compact(this.answers, this.answered);
+  }
+
+  private isIdle(): boolean {
+    return this.running === 0 && this.heldStart === this.held.length;
   }
 
   private send(response: Response): void {
     this.inFlight--;
     if (this.inFlight < this.options.requestsInFlightMax && this.socket.isPaused()) this.socket.resume();
     if (this.closed) return;
-    const frame = encodeResponse(response);
+    const frame = frameOf(response);
     this.out.push(frame);
     this.outBytes += frame.length;
     if (this.outBytes >= this.options.writeBufferBytesMax) this.flush();

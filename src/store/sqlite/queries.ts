@@ -33,6 +33,10 @@ export const readSql = {
   createAt: "SELECT json FROM transactions WHERE seq = ? AND id = ? AND operation = 'CREATE'",
   transferAt:
     "SELECT json FROM transactions WHERE seq = ? AND asset_id = ? AND operation = 'TRANSFER'",
+  // The one-id case of idsIn (a CheckTx): no JSON array to write and read back.
+  idsEq: `
+    SELECT t.id AS id, t.seq AS seq
+    FROM id_index i JOIN transactions t ON t.seq = i.seq WHERE i.hash = ?`,
   // Bulk lookups: `?` is a JSON array (of hashes, seqs, or [seq, output_index] pairs), so one
   // statement answers for a whole block instead of one call per input.
   idsIn: `

@@ -407,8 +407,11 @@ export class SqliteStore implements Store {
     for (const id of ids) if (!wanted.has(id)) wanted.set(id, keyHash(id));
     const found = new Map<string, number>();
     if (wanted.size === 0) return found;
-    const hashes = JSON.stringify([...new Set(wanted.values())]);
-    for (const row of this.#read.idsIn.iterate(hashes) as Iterable<{ id: string; seq: number }>) {
+    const rows =
+      wanted.size === 1
+        ? this.#read.idsEq.all(wanted.values().next().value)
+        : this.#read.idsIn.iterate(JSON.stringify([...new Set(wanted.values())]));
+    for (const row of rows as Iterable<{ id: string; seq: number }>) {
       if (wanted.has(row.id)) found.set(row.id, row.seq);
     }
     // Ids of recent transactions are in the waiting rows: check their candidates in one read.
@@ -426,6 +429,11 @@ export class SqliteStore implements Store {
     const unique = [...new Set(seqs)];
     const ids = new Map<number, string>();
     if (unique.length === 0) return ids;
+    if (unique.length === 1) {
+      const id = this.#read.txIdAt.get(unique[0]) as string | undefined;
+      if (id !== undefined) ids.set(unique[0]!, id);
+      return ids;
+    }
     for (const row of this.#read.txIdsIn.iterate(JSON.stringify(unique)) as Iterable<SeqIdRow>) {
       ids.set(row.seq, row.id);
     }

@@ -82,6 +82,34 @@ describe("AbciServer", () => {
     assert.deepEqual(handler.log, ["start check1", "end check1", "start commit", "end commit", "start check2", "end check2"]);
   });
 
+  it("keeps the order over thousands of pipelined requests, with ordered ones among them", async () => {
+    const handler = new ScriptedHandler();
+    const { client } = await start(handler, { requestsInFlightMax: 10_000 });
+    const requests: Request[] = [];
+    for (let i = 0; i < 4_000; i++) requests.push(i % 1_000 === 999 ? { commit: {} } : checkTx(i % 3, i % 250));
+    const answers = await client.call(...requests);
+    assert.equal(answers.length, requests.length);
+    answers.forEach((answer, i) => {
+      if (i % 1_000 === 999) assert.notEqual(answer.commit, undefined, `answer ${i}`);
+      else assert.equal(answer.checkTx?.log, `check${i % 250}`, `answer ${i}`);
+    });
+    // Each Commit started after every earlier CheckTx ended, and no later one started before it ended.
+    let running = 0;
+    for (const line of handler.log) {
+      if (line === "start commit") assert.equal(running, 0, "a Commit started while a CheckTx ran");
+      else if (line.startsWith("start")) running++;
+      if (line === "start commit" || line === "end commit") assert.equal(running, 0, "a CheckTx ran during a Commit");
+      else if (line.startsWith("end check")) running--;
+    }
+  });
+
+  it("answers a frozen response, encoded once, every time it is returned", async () => {
+    const frozen: Response = Object.freeze({ echo: Object.freeze({ message: "same" }) });
+    const { client } = await start({ handle: async () => frozen });
+    const answers = await client.call({ echo: { message: "a" } }, { echo: { message: "b" } });
+    assert.deepEqual(answers.map((a) => a.echo?.message), ["same", "same"]);
+  });
+
   it("writes answers when a Flush is answered, as Go's socket server does", async () => {
     const handler = new ScriptedHandler();
     const { client } = await start(handler);

@@ -121,6 +121,8 @@ function commitTests(withStore: WithStore): void {
       const unknown = hex64("unknown");
       const found = await store.findTransactions([txs[1]!.id, unknown, txs[0]!.id, txs[1]!.id]);
       assert.deepEqual(found, new Set([txs[0]!.id, txs[1]!.id]));
+      // One id alone (a CheckTx's question) too.
+      for (const tx of txs) assert.deepEqual(await store.findTransactions([tx.id]), new Set([tx.id]));
       assert.equal(await store.getTransaction(unknown), null);
       // Ids are matched exactly: no prefix, no case folding, no garbage.
       assert.equal(await store.getTransaction(txs[0]!.id.toUpperCase()), null);

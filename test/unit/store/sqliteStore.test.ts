@@ -156,6 +156,8 @@ describe("sqlite store", () => {
     assert.deepEqual(await store.getOutputsByPublicKey(bob), [ref(b, 0)]);
     assert.deepEqual(await store.getOutputsByPublicKey(alice), [ref(a, 0)]);
     assert.deepEqual(await store.findTransactions([a.id, b.id]), new Set([a.id, b.id]));
+    assert.deepEqual(await store.findTransactions([a.id]), new Set([a.id]));
+    assert.deepEqual(await store.findTransactions([b.id]), new Set([b.id]));
     assert.equal((await store.getOutputs([ref(a, 0)])).get(`${a.id}:0`)?.transactionId, a.id);
     await store.close();
   });
