@@ -95,6 +95,11 @@ export class LedgerApp {
    * whether that block spent one of their inputs (see `stillValid`).
    */
   private readonly validatedAt = new Map<string, number>();
+  /**
+   * Every pending transaction (both kinds), by id: the commit generation at which the engine's
+   * mempool last asked about it (checkTx or recheckTx). See `releaseUnasked`.
+   */
+  private readonly askedAt = new Map<string, number>();
   /** What the last commit changed for v2.0 transactions: the outputs its valid ones spent. */
   private lastCommit: { readonly generation: number; readonly spent: ReadonlySet<string> } | null = null;
   private readonly listeners: ((block: CommittedBlock) => void)[] = [];
@@ -210,6 +215,7 @@ export class LedgerApp {
       if (!this.isPending(prepared)) return this.checkTx(bytes);
       if (!isLegacy(prepared) && this.stillValid(prepared)) {
         this.validatedAt.set(prepared.id, this.commitGeneration);
+        this.askedAt.set(prepared.id, this.commitGeneration);
         return { ok: true, tx: prepared };
       }
       const generation = this.commitGeneration;
@@ -219,6 +225,7 @@ export class LedgerApp {
       const rejection = this.validatePending(read, prepared);
       if (rejection === null) {
         if (!isLegacy(prepared)) this.noteValidated(prepared);
+        this.askedAt.set(prepared.id, this.commitGeneration);
         return { ok: true, tx: prepared };
       }
       this.release(prepared.id);
@@ -261,10 +268,30 @@ export class LedgerApp {
     this.pendingLegacy.clear();
     this.pendingLegacySpends.clear();
     this.validatedAt.clear();
+    this.askedAt.clear();
+  }
+
+  /**
+   * Releases the pending transactions the mempool has not asked about (checkTx or recheckTx)
+   * since more than `commitsMax` commits ago, and returns their ids. CometBFT rechecks every
+   * transaction of its mempool after each block, so one it stopped asking about has left its
+   * mempool without a block: it dropped it after this node's checkTx said yes (a mempool that
+   * filled up in between). Kept, its spends would refuse every other spend of those outputs
+   * until a restart. Lagging rechecks (another connection than the commits') are why the
+   * margin is more than one commit; one released too early still commits if proposed.
+   */
+  releaseUnasked(commitsMax: number): string[] {
+    const released: string[] = [];
+    for (const [id, generation] of this.askedAt) {
+      if (this.commitGeneration - generation > commitsMax) released.push(id);
+    }
+    for (const id of released) this.release(id);
+    return released;
   }
 
   /** Drop a pending transaction that no block will carry (e.g. the engine refused it). */
   release(id: string): void {
+    this.askedAt.delete(id);
     const legacy = this.pendingLegacy.get(id);
     if (legacy !== undefined) {
       this.pendingLegacy.delete(id);
@@ -380,6 +407,7 @@ export class LedgerApp {
   }
 
   private admit(tx: Prepared): void {
+    this.askedAt.set(tx.id, this.commitGeneration);
     if (isLegacy(tx)) {
       this.pendingLegacy.set(tx.id, tx);
       for (const ref of tx.spends) this.pendingLegacySpends.add(legacyOutputKey(ref));

@@ -41,6 +41,12 @@ export const codeRejected = 1;
 /** The answer to every accepted CheckTx; frozen, so the server encodes it once (abciServer.ts). */
 const acceptedCheckTx: Response = Object.freeze({ checkTx: Object.freeze(ResponseCheckTx.fromPartial({ code: codeOk })) });
 
+/**
+ * Commits after which a pending transaction CometBFT's mempool has not rechecked is taken to have
+ * left it (`LedgerApp.releaseUnasked`). The config keeps `mempool.recheck` on, as CometBFT does.
+ */
+export const unaskedCommitsMax = 2;
+
 /** A Query for a committed transaction's JSON: `/transactions/<id>`. */
 const queryTransactionPath = /^\/transactions\/([0-9a-f]{64})$/;
 
@@ -74,6 +80,7 @@ export class LedgerAbciApp implements AbciHandler {
     if (request.finalizeBlock !== undefined) return { finalizeBlock: await this.finalizeBlock(request.finalizeBlock) };
     if (request.commit !== undefined) {
       await this.deps.ledger.commit();
+      this.deps.ledger.releaseUnasked(unaskedCommitsMax);
       // Retain every block: a peer that is behind syncs them from us (retain_height 0).
       return { commit: { retainHeight: 0n } };
     }

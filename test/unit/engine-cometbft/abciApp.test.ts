@@ -11,7 +11,7 @@ import {
   type RequestInitChain,
 } from "cosmjs-types/tendermint/abci/types";
 import { nextAppHash } from "../../../src/ledger/appHash.js";
-import { LedgerAbciApp, appHashBytes, prepareProposal } from "../../../src/engine/cometbft/abciApp.js";
+import { LedgerAbciApp, appHashBytes, prepareProposal, unaskedCommitsMax } from "../../../src/engine/cometbft/abciApp.js";
 import { AbciServer } from "../../../src/engine/cometbft/abciServer.js";
 import { bytesOf, create, keypairOf, transfer } from "../../helpers/txFactory.js";
 import { AbciTestClient } from "./abciTestClient.js";
@@ -141,6 +141,27 @@ describe("LedgerAbciApp", () => {
     assert.equal(dropped!.checkTx!.codespace, "DoubleSpend");
     assert.equal(kept!.checkTx!.code, 0);
     assert.equal(fx.ledger.pendingCount, 1);
+  });
+
+  it(`releases a pending transaction CometBFT has not rechecked for ${unaskedCommitsMax + 1} commits (it left the mempool)`, async () => {
+    await consensus.call(initChain());
+    const asset = create(alice);
+    const filler = create(bob);
+    await commitBlock(1, [bytesOf(asset)]);
+    const toBob = transfer([{ tx: asset, outputIndex: 0 }], [alice], [{ publicKeys: [bob.publicKey], amount: 1n }]);
+    const toCarol = transfer([{ tx: asset, outputIndex: 0 }], [alice], [{ publicKeys: [carol.publicKey], amount: 1n }]);
+    const kept = create(carol);
+    await mempool.call(checkTx(bytesOf(toBob)), checkTx(bytesOf(kept)));
+    // `kept` is rechecked after every block, as CometBFT rechecks its mempool; `toBob` never is.
+    for (let height = 2; height <= unaskedCommitsMax + 2; height++) {
+      await commitBlock(height, height === 2 ? [bytesOf(filler)] : []);
+      assert.equal(fx.ledger.pendingCount, height <= unaskedCommitsMax + 1 ? 2 : 1, `after block ${height}`);
+      const [recheck] = await mempool.call(checkTx(bytesOf(kept), CheckTxType.RECHECK));
+      assert.equal(recheck!.checkTx!.code, 0);
+    }
+    // toBob's spend no longer blocks another spend of the same output.
+    const [other] = await mempool.call(checkTx(bytesOf(toCarol)));
+    assert.equal(other!.checkTx!.code, 0);
   });
 
   it("FinalizeBlock gives a result per transaction and the app hash; Commit makes it durable", async () => {
