@@ -40,7 +40,7 @@ import {
 import { ledgerOptionsDefault, type LedgerOptions } from "./options.js";
 import type { PreparePool } from "./preparePool.js";
 import { isLegacy, kindOf, type Prepared, type PreparedOf, type TxKind } from "./prepared.js";
-import { PreparedCache } from "./preparedCache.js";
+import { PreparedCache, preparedKey } from "./preparedCache.js";
 
 export type CheckTxResult<T extends Prepared = Prepared> =
   | { readonly ok: true; readonly tx: T }
@@ -155,12 +155,13 @@ export class LedgerApp {
    * get the rejection that kind's rules give (see `prepareBytes`).
    */
   async prepare(bytes: Uint8Array, kind?: TxKind): Promise<Prepared | Rejection> {
-    const cached = this.cache.get(bytes);
+    const key = preparedKey(bytes);
+    const cached = this.cache.get(key);
     if (cached !== undefined && (kind === undefined || kindOf(cached) === kind)) return cached;
     // A successful result is the same whatever the kind asked (the shapes exclude each other),
     // so the cache holds one per bytes; a mismatch is read again, as the kind asked, for its rejection.
     const result = await this.deps.pool.prepare(bytes, kind);
-    if (!("code" in result)) this.cache.put(bytes, result);
+    if (!("code" in result)) this.cache.put(key, result);
     return result;
   }
 
@@ -169,7 +170,7 @@ export class LedgerApp {
    * process had prepared it: the bytes and result come from a trusted sibling, not the network.
    */
   remember(bytes: Uint8Array, tx: Prepared): void {
-    this.cache.put(bytes, tx);
+    this.cache.put(preparedKey(bytes), tx);
   }
 
   /**

@@ -9,12 +9,11 @@ export class PreparedCache {
 
   constructor(private readonly entriesMax: number) {}
 
-  get(bytes: Uint8Array): Prepared | undefined {
-    return this.entries.get(keyOf(bytes));
+  get(key: PreparedKey): Prepared | undefined {
+    return this.entries.get(key);
   }
 
-  put(bytes: Uint8Array, tx: Prepared): void {
-    const key = keyOf(bytes);
+  put(key: PreparedKey, tx: Prepared): void {
     this.entries.delete(key);
     this.entries.set(key, tx);
     if (this.entries.size > this.entriesMax) {
@@ -28,7 +27,10 @@ export class PreparedCache {
   }
 }
 
+/** A transaction's exact bytes as a cache key (`preparedKey`): made once per lookup and store. */
+export type PreparedKey = string & { readonly __preparedKey: unique symbol };
+
 // latin1 maps each byte to one UTF-16 unit: an exact, cheap key for the bytes.
-function keyOf(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
+export function preparedKey(bytes: Uint8Array): PreparedKey {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1") as PreparedKey;
 }
