@@ -40,7 +40,7 @@ import {
 import { ledgerOptionsDefault, type LedgerOptions } from "./options.js";
 import type { PreparePool } from "./preparePool.js";
 import { isLegacy, kindOf, type Prepared, type PreparedOf, type TxKind } from "./prepared.js";
-import { PreparedCache, preparedKey } from "./preparedCache.js";
+import { PreparedCache, preparedKey, type PreparedKey } from "./preparedCache.js";
 
 export type CheckTxResult<T extends Prepared = Prepared> =
   | { readonly ok: true; readonly tx: T }
@@ -73,6 +73,8 @@ interface StagedBlock {
   readonly legacyTxs: readonly PreparedLegacyTx[];
   /** Every transaction id the block carried, valid or not, to release from the pending pool. */
   readonly carriedIds: readonly string[];
+  /** The block's transactions as PreparedCache keys, to drop once the block is committed. */
+  readonly cacheKeys: readonly PreparedKey[];
 }
 
 export class LedgerApp {
@@ -376,6 +378,7 @@ export class LedgerApp {
       txs: valid,
       legacyTxs: validLegacy,
       carriedIds: [...current.map((tx) => tx.id), ...legacy.map((tx) => tx.id)],
+      cacheKeys: txs.map(preparedKey),
     };
     return { height, appHash, results };
   }
@@ -393,6 +396,10 @@ export class LedgerApp {
     for (const tx of staged.write.txs) for (const ref of tx.spends) spent.add(outputKey(ref));
     this.lastCommit = { generation: this.commitGeneration, spent };
     for (const id of staged.carriedIds) this.release(id);
+    // Verified once, used: a committed transaction's bytes come back only as a duplicate, which
+    // is refused either way. Dropped now, its objects mostly die young instead of being copied
+    // into the old generation by the scavenger (measured: ~13% of a CometBFT node's CPU in GC).
+    for (const key of staged.cacheKeys) this.cache.delete(key);
     const block: CommittedBlock = {
       height: this.height,
       appHash: this.appHash,

@@ -2,7 +2,8 @@ import type { Prepared } from "./prepared.js";
 
 /**
  * Prepared transactions by their exact bytes, bounded, oldest out first. A transaction checked
- * at checkTx is found here at finalizeBlock, so its signatures are verified once per node.
+ * at checkTx is found here at finalizeBlock, so its signatures are verified once per node; the
+ * ledger drops it when its block commits.
  */
 export class PreparedCache {
   private readonly entries = new Map<string, Prepared>();
@@ -20,6 +21,10 @@ export class PreparedCache {
       const oldest = this.entries.keys().next();
       if (oldest.done !== true) this.entries.delete(oldest.value);
     }
+  }
+
+  delete(key: PreparedKey): void {
+    this.entries.delete(key);
   }
 
   get size(): number {

@@ -110,6 +110,22 @@ describe("LedgerApp", () => {
     assert.equal(duplicate.results[0]?.code, "DuplicateTransaction");
   });
 
+  it("verifies a transaction once from checkTx to its block, and forgets it once committed", async () => {
+    const store = SqliteStore.open({ path: tempPath() });
+    let prepared = 0;
+    const counting = { prepare: (bytes: Uint8Array, kind?: "current" | "legacy") => (prepared++, pool.prepare(bytes, kind)) } as unknown as PreparePool;
+    const ledger = await LedgerApp.open({}, { store, pool: counting });
+    await ledger.initChain("test-chain", [validator]);
+    const tx = bytesOf(create(alice));
+    assert.equal((await ledger.checkTx(tx)).ok, true);
+    await block(ledger, [tx]);
+    assert.equal(prepared, 1, "finalizeBlock found the checked transaction in the cache");
+    const again = await ledger.checkTx(tx);
+    assert.equal(again.ok ? null : again.rejection.code, "DuplicateTransaction");
+    assert.equal(prepared, 2, "the committed transaction was read again");
+    await store.close();
+  });
+
   it("checkTx sees the pending pool: a second spend of a pending spend is refused", async () => {
     const { ledger } = await openLedger();
     const asset = create(alice);
