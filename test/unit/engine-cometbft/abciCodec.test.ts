@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { CheckTxType } from "cosmjs-types/tendermint/abci/types";
+import { CheckTxType, Request } from "cosmjs-types/tendermint/abci/types";
 import {
   AbciFrameError,
   FrameReader,
+  decodeCheckTxOrFlush,
   decodeRequest,
   decodeUvarint,
   encodeFrame,
@@ -11,6 +12,11 @@ import {
   encodeUvarint,
   methodOf,
 } from "../../../src/engine/cometbft/abciCodec.js";
+
+/** The generic decoder sets every other member of the oneof to undefined; keep the one present. */
+function present(request: Request): Request {
+  return Object.fromEntries(Object.entries(request).filter(([, value]) => value !== undefined)) as Request;
+}
 
 describe("ABCI framing (uvarint length + protobuf)", () => {
   it("writes lengths as protobuf uvarints (Go binary.PutUvarint)", () => {
@@ -43,6 +49,59 @@ describe("ABCI framing (uvarint length + protobuf)", () => {
     assert.equal(methodOf(decoded), "checkTx");
     assert.deepEqual([...decoded.checkTx!.tx], [1, 2]);
     assert.equal(decoded.checkTx!.type, CheckTxType.RECHECK);
+  });
+
+  it("reads CheckTx and Flush directly, exactly as the generic decoder does", () => {
+    const cases: Request[] = [
+      { flush: {} },
+      { checkTx: { tx: Uint8Array.of(1, 2, 3), type: CheckTxType.NEW } },
+      { checkTx: { tx: Uint8Array.of(9), type: CheckTxType.RECHECK } },
+      { checkTx: { tx: new Uint8Array(0), type: CheckTxType.NEW } },
+      { checkTx: { tx: new Uint8Array(70_000).fill(7), type: CheckTxType.RECHECK } },
+    ];
+    for (const request of cases) {
+      const message = Request.encode(request).finish();
+      const direct = decodeCheckTxOrFlush(message);
+      assert.notEqual(direct, null, methodOf(request)!);
+      assert.deepEqual(direct, present(Request.decode(message)));
+      assert.deepEqual(present(decodeRequest(message)), present(Request.decode(message)));
+    }
+  });
+
+  it("leaves every other request to the generic decoder, and agrees with it on random bytes", () => {
+    const echo = Request.encode({ echo: { message: "x" } }).finish();
+    assert.equal(decodeCheckTxOrFlush(echo), null);
+    assert.deepEqual(decodeRequest(echo), Request.decode(echo));
+    // A CheckTx with a field this reader does not know (3) goes to the generic decoder.
+    assert.equal(decodeCheckTxOrFlush(Uint8Array.of(0x42, 0x05, 0x0a, 0x01, 0x09, 0x18, 0x01)), null);
+    let seed = 7;
+    const next = (n: number): number => {
+      // xorshift32
+      seed ^= seed << 13;
+      seed ^= seed >>> 17;
+      seed ^= seed << 5;
+      return (seed >>> 0) % n;
+    };
+    let direct = 0;
+    for (let i = 0; i < 5_000; i++) {
+      // A CheckTx body of random fields: tx (1), type (2), and unknown ones (3, 4).
+      const body: number[] = [];
+      for (let f = next(4); f > 0; f--) {
+        const tag = [0x0a, 0x10, 0x18, 0x22][next(4)]!;
+        if ((tag & 7) === 2) {
+          const length = next(6);
+          body.push(tag, length, ...Array.from({ length }, () => next(256)));
+        } else {
+          body.push(tag, ...encodeUvarint(next(2) === 0 ? next(3) : next(2_000_000) * 4_000));
+        }
+      }
+      const message = Uint8Array.from([0x42, ...encodeUvarint(body.length), ...body]);
+      const read = decodeCheckTxOrFlush(message);
+      if (read === null) continue;
+      direct++;
+      assert.deepEqual(read, present(Request.decode(message)), Buffer.from(message).toString("hex"));
+    }
+    assert.ok(direct > 1_000, `only ${direct} read directly`);
   });
 
   it("cuts a stream into messages whatever the chunk boundaries", () => {
