@@ -38,6 +38,9 @@ import { encodeUvarint } from "./abciCodec.js";
 export const codeOk = 0;
 export const codeRejected = 1;
 
+/** The result of every valid transaction of a block, shared (encoders only read it). */
+const executedOk: ExecTxResult = Object.freeze(ExecTxResult.fromPartial({ code: codeOk }));
+
 /** The answer to every accepted CheckTx; frozen, so the server encodes it once (abciServer.ts). */
 const acceptedCheckTx: Response = Object.freeze({ checkTx: Object.freeze(ResponseCheckTx.fromPartial({ code: codeOk })) });
 
@@ -168,7 +171,7 @@ export class LedgerAbciApp implements AbciHandler {
     assert(Number.isSafeInteger(height), `block height ${request.height} is out of range`);
     const finalized = await this.deps.ledger.finalizeBlock(height, request.txs);
     const txResults = finalized.results.map((rejection) =>
-      ExecTxResult.fromPartial(rejection === null ? { code: codeOk } : rejected(rejection)),
+      rejection === null ? executedOk : ExecTxResult.fromPartial(rejected(rejection)),
     );
     return { events: [], txResults, validatorUpdates: [], appHash: appHashBytes(finalized.appHash) };
   }
