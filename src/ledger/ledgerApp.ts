@@ -242,8 +242,9 @@ export class LedgerApp {
    * uses this to refuse, before broadcasting, what its CheckTx would refuse anyway, so that even
    * an `async` POST gets its 400 (BigchainDB validated before posting to Tendermint,
    * bigchaindb-v2-behaviour.md §3). The pending pool counts as in checkTx, so a transaction may
-   * spend an output of a pending one, and a pending transaction posted again is
-   * PendingTransaction.
+   * spend an output of a pending one. A pending transaction posted again is checked as a recheck
+   * is (its own spends and id left out): the engine knows whether it still holds it (CometBFT's
+   * cache answers "already pending") or lost it and takes it again.
    */
   async dryCheckTx(bytes: Uint8Array): Promise<CheckTxResult>;
   async dryCheckTx<K extends TxKind>(bytes: Uint8Array, kind: K): Promise<CheckTxResult<PreparedOf<K>>>;
@@ -251,11 +252,10 @@ export class LedgerApp {
     const prepared = await this.prepare(bytes, kind);
     if ("code" in prepared) return { ok: false, rejection: prepared };
     for (;;) {
-      if (this.isPending(prepared)) return { ok: false, rejection: pendingRejection(prepared) };
       const generation = this.commitGeneration;
       const read = await this.readFor(prepared);
       if (generation !== this.commitGeneration) continue;
-      const rejection = this.validatePending(read, null);
+      const rejection = this.validatePending(read, this.isPending(prepared) ? prepared : null);
       return rejection === null ? { ok: true, tx: prepared } : { ok: false, rejection };
     }
   }

@@ -159,9 +159,15 @@ export class LedgerAbciApp implements AbciHandler {
     await ledger.initChain(request.chainId, request.validators.map(validatorOf));
   }
 
+  /**
+   * A new CheckTx is a recheck when the transaction is already pending here: CometBFT asks about
+   * a transaction it holds only once (its cache stops repeats), so it lost this one after this
+   * node said yes (its mempool counted as full: a block came in during a recheck) and takes it
+   * again now; refused as "already pending", it would be lost for good.
+   */
   private async checkTx(request: RequestCheckTx): Promise<Response> {
     const ledger = this.deps.ledger;
-    const result = request.type === CheckTxType.RECHECK ? await ledger.recheckTx(request.tx) : await ledger.checkTx(request.tx);
+    const result = await ledger.recheckTx(request.tx);
     if (result.ok) return acceptedCheckTx;
     return { checkTx: ResponseCheckTx.fromPartial(rejected(result.rejection)) };
   }
