@@ -8,7 +8,6 @@
 // reads as the same text ledgerd reports.
 import assert from "node:assert/strict";
 import {
-  CheckTxType,
   ExecTxResult,
   ResponseApplySnapshotChunk_Result,
   ResponseCheckTx,
@@ -160,10 +159,10 @@ export class LedgerAbciApp implements AbciHandler {
   }
 
   /**
-   * A new CheckTx is a recheck when the transaction is already pending here: CometBFT asks about
-   * a transaction it holds only once (its cache stops repeats), so it lost this one after this
-   * node said yes (its mempool counted as full: a block came in during a recheck) and takes it
-   * again now; refused as "already pending", it would be lost for good.
+   * Both kinds go to `recheckTx`, which checks a transaction that is not pending as checkTx does.
+   * A new CheckTx of one already pending here is not a repeat (CometBFT's cache stops those):
+   * CometBFT lost it after this node said yes (its mempool counted as full: a block came in
+   * during a recheck) and takes it again. Refused as "already pending", it would be lost.
    */
   private async checkTx(request: RequestCheckTx): Promise<Response> {
     const ledger = this.deps.ledger;
