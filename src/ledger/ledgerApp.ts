@@ -157,7 +157,10 @@ export class LedgerApp {
    * get the rejection that kind's rules give (see `prepareBytes`).
    */
   async prepare(bytes: Uint8Array, kind?: TxKind): Promise<Prepared | Rejection> {
-    const key = preparedKey(bytes);
+    return this.prepareKeyed(preparedKey(bytes), bytes, kind);
+  }
+
+  private async prepareKeyed(key: PreparedKey, bytes: Uint8Array, kind?: TxKind): Promise<Prepared | Rejection> {
     const cached = this.cache.get(key);
     if (cached !== undefined && (kind === undefined || kindOf(cached) === kind)) return cached;
     // A successful result is the same whatever the kind asked (the shapes exclude each other),
@@ -317,7 +320,8 @@ export class LedgerApp {
   async finalizeBlock(height: number, txs: readonly Uint8Array[]): Promise<FinalizedBlock> {
     assert.equal(this.staged, null, "finalizeBlock twice without commit");
     assert.equal(height, this.height + 1, "block heights are contiguous");
-    const prepared = await Promise.all(txs.map((bytes) => this.prepare(bytes)));
+    const cacheKeys = txs.map(preparedKey);
+    const prepared = await Promise.all(txs.map((bytes, i) => this.prepareKeyed(cacheKeys[i]!, bytes)));
     const current: PreparedTx[] = [];
     const legacy: PreparedLegacyTx[] = [];
     for (const p of prepared) {
@@ -378,7 +382,7 @@ export class LedgerApp {
       txs: valid,
       legacyTxs: validLegacy,
       carriedIds: [...current.map((tx) => tx.id), ...legacy.map((tx) => tx.id)],
-      cacheKeys: txs.map(preparedKey),
+      cacheKeys,
     };
     return { height, appHash, results };
   }
