@@ -7,9 +7,10 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { after, afterEach, before, beforeEach, describe, it } from "node:test";
 import { CometBftBroadcaster, abciResultError, resultError } from "../../../src/engine/cometbft/cometBftBroadcaster.js";
 import { CometBftRpcClient, RpcFailure, parseAnswer } from "../../../src/engine/cometbft/rpcClient.js";
-import { LedgerError } from "../../../src/errors/ledgerError.js";
+import type { LedgerError } from "../../../src/errors/ledgerError.js";
 import { bytesOf, create, keypairOf, transfer } from "../../helpers/txFactory.js";
 import { openLedger, type LedgerFixture } from "./ledgerFixture.js";
+import { refusal } from "../../helpers/refusal.js";
 
 const alice = keypairOf("alice");
 const bob = keypairOf("bob");
@@ -76,16 +77,6 @@ afterEach(async () => {
   rpc.close();
   await fx.close();
 });
-
-async function refusal(promise: Promise<unknown>): Promise<LedgerError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof LedgerError, `not a LedgerError: ${String(error)}`);
-    return error;
-  }
-  assert.fail("expected a refusal");
-}
 
 function rpcOptions(target: string) {
   return { url: target, socketsMax: 4, responseBytesMax: 1 << 20, batchMethods: new Set(["broadcast_tx_async", "broadcast_tx_sync"]), batchCallsMax: 3, batchBytesMax: 1 << 20 };

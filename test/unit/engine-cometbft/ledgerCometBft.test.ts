@@ -31,13 +31,17 @@ describe("LedgerApp under CometBFT", () => {
     return { asset, toBob: spendTo(bob), toCarol: spendTo(carol) };
   }
 
-  it("recheckTx keeps a pending transaction: its own spends and id do not count against it", async () => {
-    const asset = create(alice);
-    await block([bytesOf(asset)]);
-    const toBob = transfer([{ tx: asset, outputIndex: 0 }], [alice], [{ publicKeys: [bob.publicKey], amount: 1n }]);
+  /** Two pending transactions: a spend of a committed output to bob, and a fresh CREATE of carol's. */
+  async function twoPending() {
+    const { toBob } = await committedAssetWithTwoSpends();
     const fresh = create(carol);
     assert.equal((await fx.ledger.checkTx(bytesOf(toBob))).ok, true);
     assert.equal((await fx.ledger.checkTx(bytesOf(fresh))).ok, true);
+    return { toBob, fresh };
+  }
+
+  it("recheckTx keeps a pending transaction: its own spends and id do not count against it", async () => {
+    const { toBob, fresh } = await twoPending();
     // A plain checkTx of the same bytes is a duplicate; the recheck is not.
     const again = await fx.ledger.checkTx(bytesOf(toBob));
     assert.equal(again.ok ? null : again.rejection.code, "PendingTransaction");
@@ -67,12 +71,7 @@ describe("LedgerApp under CometBFT", () => {
   });
 
   it("recheckTx after a block that touched none of its inputs reads no committed state", async () => {
-    const asset = create(alice);
-    await block([bytesOf(asset)]);
-    const toBob = transfer([{ tx: asset, outputIndex: 0 }], [alice], [{ publicKeys: [bob.publicKey], amount: 1n }]);
-    const fresh = create(carol);
-    assert.equal((await fx.ledger.checkTx(bytesOf(toBob))).ok, true);
-    assert.equal((await fx.ledger.checkTx(bytesOf(fresh))).ok, true);
+    const { toBob, fresh } = await twoPending();
     await block([bytesOf(create(bob))]);
     let reads = 0;
     const { getOutputs, findTransactions } = fx.store;

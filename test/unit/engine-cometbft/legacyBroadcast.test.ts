@@ -5,10 +5,10 @@ import assert from "node:assert/strict";
 import { afterEach, beforeEach, describe, it } from "node:test";
 import { CometBftBroadcaster } from "../../../src/engine/cometbft/cometBftBroadcaster.js";
 import type { RpcCaller } from "../../../src/engine/cometbft/rpcClient.js";
-import { LedgerError } from "../../../src/errors/ledgerError.js";
 import { hexKey, idOf, legacyBytes, legacyCreate } from "../../helpers/legacyFactory.js";
 import { bytesOf, create, keypairOf } from "../../helpers/txFactory.js";
 import { openLedger, type LedgerFixture } from "./ledgerFixture.js";
+import { refusal } from "../../helpers/refusal.js";
 
 const validatorKey = keypairOf("cometbft legacy validator");
 const alice = keypairOf("alice");
@@ -32,16 +32,6 @@ beforeEach(async () => {
   broadcaster = new CometBftBroadcaster({ rpcTimeoutMs: 500, commitTimeoutMs: 300 }, { ledger: fx.ledger, rpc });
 });
 afterEach(() => fx.close());
-
-async function refusal(promise: Promise<unknown>): Promise<LedgerError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof LedgerError, `not a LedgerError: ${String(error)}`);
-    return error;
-  }
-  assert.fail("expected a refusal");
-}
 
 describe("CometBftBroadcaster.broadcastLegacy", () => {
   it("checks, then hands the bytes to broadcast_tx_sync, and answers with the prepared transaction", async () => {
