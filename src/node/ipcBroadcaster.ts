@@ -16,8 +16,8 @@ import {
 } from "./ipcMessages.js";
 
 /** The process's IPC channel to the primary, narrowed to what this needs (tests pass a fake). */
-export interface IpcChannel {
-  send(message: BroadcastRequest): void;
+export interface IpcChannel<Request = BroadcastRequest> {
+  send(message: Request): void;
   onMessage(listener: (message: unknown) => void): void;
   /** Called once when the channel to the primary is gone. */
   onDisconnect(listener: () => void): void;

@@ -8,14 +8,10 @@ import type { LegacyGateway, LegacyPosted, LegacyStatus } from "../http/routes/l
 import { readLegacyBody } from "../legacy/readLegacyBody.js";
 import type { PreparedLegacyTx } from "../legacy/types.js";
 import { encodeBytes, ipcTag, isIpcMessage, type LegacyRequest, type LegacyResponse } from "./ipcMessages.js";
+import type { IpcChannel } from "./ipcBroadcaster.js";
 
 /** The process's IPC channel to the primary, narrowed to what this needs (tests pass a fake). */
-export interface LegacyIpcChannel {
-  send(message: LegacyRequest): void;
-  onMessage(listener: (message: unknown) => void): void;
-  /** Called once when the channel to the primary is gone. */
-  onDisconnect(listener: () => void): void;
-}
+export type LegacyIpcChannel = IpcChannel<LegacyRequest>;
 
 export interface IpcLegacyGatewayDeps {
   readonly pool: { prepare(bytes: Uint8Array, kind: "legacy"): Promise<PreparedLegacyTx | Rejection> };

@@ -7,33 +7,19 @@ import { LedgerError } from "../../../src/errors/ledgerError.js";
 import { prepareBytes } from "../../../src/ledger/prepared.js";
 import type { PreparedLegacyTx } from "../../../src/legacy/types.js";
 import { answerLegacy } from "../../../src/node/httpCluster.js";
-import { IpcLegacyGateway, type LegacyIpcChannel } from "../../../src/node/ipcLegacyGateway.js";
+import { IpcLegacyGateway } from "../../../src/node/ipcLegacyGateway.js";
 import { decodeBytes, encodeBytes, type LegacyRequest, type LegacyPostRequest } from "../../../src/node/ipcMessages.js";
 import { createLogger } from "../../../src/node/logger.js";
 import { legacyBytes, legacyCreate, legacyTransfer } from "../../helpers/legacyFactory.js";
 import { keypairOf } from "../../helpers/txFactory.js";
+import { fakeChannel as fakeChannelOf } from "../../helpers/fakeChannel.js";
 
 const node = keypairOf("ipc node");
 const alice = keypairOf("ipc alice");
 const asset = legacyCreate("A", node, [alice.publicKey]);
 const spend = legacyTransfer("B", [{ tx: asset, cid: 0 }], [node.publicKey], [alice]);
 
-function fakeChannel() {
-  const sent: LegacyRequest[] = [];
-  const listeners: ((message: unknown) => void)[] = [];
-  const disconnects: (() => void)[] = [];
-  const channel: LegacyIpcChannel = {
-    send: (message) => void sent.push(message),
-    onMessage: (listener) => void listeners.push(listener),
-    onDisconnect: (listener) => void disconnects.push(listener),
-  };
-  return {
-    channel,
-    sent,
-    answer: (message: unknown) => listeners.forEach((l) => l(message)),
-    disconnect: () => disconnects.forEach((l) => l()),
-  };
-}
+const fakeChannel = () => fakeChannelOf<LegacyRequest>();
 
 const prepares: Uint8Array[] = [];
 const localPool = {

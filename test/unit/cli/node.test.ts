@@ -18,7 +18,7 @@ import { prepareTxBytes } from "../../../src/transaction/prepareTxBytes.js";
 import type { PreparedTx } from "../../../src/transaction/types.js";
 import { writeJson } from "../../../src/transaction/writeJson.js";
 import { answerBroadcast } from "../../../src/node/httpCluster.js";
-import { IpcBroadcaster, type IpcChannel } from "../../../src/node/ipcBroadcaster.js";
+import { IpcBroadcaster } from "../../../src/node/ipcBroadcaster.js";
 import {
   decodeBytes,
   decodePreparedTx,
@@ -31,6 +31,7 @@ import { createLogger } from "../../../src/node/logger.js";
 import { createNodeKey, loadOrCreateNodeKey, newKeyFile, readNodeKey } from "../../../src/node/nodeKey.js";
 import { startNode, streamsUrlOf } from "../../../src/node/startNode.js";
 import { httpCall } from "./ledgerdProcess.js";
+import { fakeChannel as fakeChannelOf } from "../../helpers/fakeChannel.js";
 
 const dirs: string[] = [];
 function tempDir(): string {
@@ -120,23 +121,7 @@ describe("IPC codec", () => {
   });
 });
 
-/** A fake channel to the primary: records what is sent, lets the test answer or disconnect. */
-function fakeChannel() {
-  const sent: BroadcastRequest[] = [];
-  const listeners: ((message: unknown) => void)[] = [];
-  const disconnects: (() => void)[] = [];
-  const channel: IpcChannel = {
-    send: (message) => void sent.push(message),
-    onMessage: (listener) => void listeners.push(listener),
-    onDisconnect: (listener) => void disconnects.push(listener),
-  };
-  return {
-    channel,
-    sent,
-    answer: (message: unknown) => listeners.forEach((l) => l(message)),
-    disconnect: () => disconnects.forEach((l) => l()),
-  };
-}
+const fakeChannel = () => fakeChannelOf<BroadcastRequest>();
 
 const localPool = { prepare: async (bytes: Uint8Array) => prepareTxBytes(bytes) };
 
