@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { JsonObject } from "./jsonValue.js";
+import { emptyJsonObject, type JsonObject } from "./jsonValue.js";
 import { serializeCanonical, type CanonicalForm } from "./serializeCanonical.js";
 
 /**
@@ -8,7 +8,7 @@ import { serializeCanonical, type CanonicalForm } from "./serializeCanonical.js"
  * The input is not changed. Throws LedgerError("BadJson") where the python form cannot be written.
  */
 export function computeTxId(tx: JsonObject, form: CanonicalForm): string {
-  const body: JsonObject = Object.assign(Object.create(null) as JsonObject, tx);
+  const body: JsonObject = Object.assign(emptyJsonObject(), tx);
   body["id"] = null;
   return createHash("sha3-256").update(serializeCanonical(body, form), "utf8").digest("hex");
 }

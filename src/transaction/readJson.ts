@@ -6,7 +6,7 @@
 //   written back as `1.0`, `2**60` stays exact. `JSON.parse` turns both into a lossy `number`,
 //   so ids of Python-made transactions could not be recomputed. Here every number that a plain
 //   `number` cannot carry exactly is kept as a `JsonNumber` with its lexeme (jsonValue.ts).
-// - Objects are null-prototype, so `__proto__` is an ordinary key as it is in Python.
+// - Objects inherit nothing, so `__proto__` is an ordinary key as it is in Python.
 // - Strict RFC 8259 with clear messages carrying the byte offset, and named limits (depth,
 //   size, members per container), so hostile input costs bounded work and never escapes as
 //   anything but a `LedgerError` ("BadJson" or "JsonTooDeep").
@@ -21,7 +21,7 @@
 
 import { Buffer } from "node:buffer";
 import { LedgerError } from "../errors/ledgerError.js";
-import { JsonNumber, type JsonObject, type JsonValue } from "./jsonValue.js";
+import { emptyJsonObject, JsonNumber, type JsonObject, type JsonValue } from "./jsonValue.js";
 
 export interface JsonLimits {
   /** Containers (objects and arrays) nested deeper than this fail with JsonTooDeep. */
@@ -168,7 +168,7 @@ class Reader {
 
   readObject(depth: number): JsonObject {
     if (depth > this.limits.depthMax) this.tooDeep();
-    const object: JsonObject = Object.create(null) as JsonObject;
+    const object = emptyJsonObject();
     this.pos++;
     this.skipWhitespace();
     if (this.text.charCodeAt(this.pos) === 0x7d) {

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { LedgerError } from "../errors/ledgerError.js";
-import { JsonNumber, isJsonObject, type JsonObject, type JsonValue } from "./jsonValue.js";
+import { emptyJsonObject, isJsonObject, JsonNumber, type JsonObject, type JsonValue } from "./jsonValue.js";
 import { serializeCanonical, type CanonicalForm } from "./serializeCanonical.js";
 import { serializeNumber } from "./serializeNumber.js";
 
@@ -17,11 +17,11 @@ export function signingDigests(tx: JsonObject, form: CanonicalForm): Uint8Array[
   if (!Array.isArray(inputs)) throw shapeError("inputs is not an array");
   const unsigned: JsonObject[] = inputs.map((input, index) => {
     if (!isJsonObject(input)) throw shapeError(`inputs[${index}] is not an object`);
-    const copy: JsonObject = Object.assign(Object.create(null) as JsonObject, input);
+    const copy: JsonObject = Object.assign(emptyJsonObject(), input);
     copy["fulfillment"] = null;
     return copy;
   });
-  const body: JsonObject = Object.assign(Object.create(null) as JsonObject, tx);
+  const body: JsonObject = Object.assign(emptyJsonObject(), tx);
   body["id"] = null;
   body["inputs"] = unsigned;
   // The message is hashed once; each input continues from a copy of that state.

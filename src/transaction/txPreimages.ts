@@ -1,4 +1,4 @@
-import { isJsonObject, type JsonObject, type JsonValue } from "./jsonValue.js";
+import { emptyJsonObject, isJsonObject, type JsonObject, type JsonValue } from "./jsonValue.js";
 import { quoteJsonString } from "./quoteJsonString.js";
 import { canonicalKeys, serializeCanonical, type CanonicalForm } from "./serializeCanonical.js";
 
@@ -70,7 +70,7 @@ function writeInputs(inputs: readonly JsonObject[], form: CanonicalForm): { sign
 
 /** Any other shape, written whole: the id and signature checks then reject it. */
 function generalPreimages(tx: JsonObject, inputs: readonly JsonObject[] | null, form: CanonicalForm): TxPreimages {
-  const body = Object.assign(Object.create(null) as JsonObject, tx, { id: null });
+  const body = Object.assign(emptyJsonObject(), tx, { id: null });
   const id = serializeCanonical(body, form);
   if (inputs === null) return { id, message: null };
   const message = serializeCanonical(Object.assign(body, { inputs: inputs.map(withoutFulfillment) }), form);
@@ -87,5 +87,5 @@ function hasStandardKeys(tx: JsonObject): boolean {
 }
 
 function withoutFulfillment(input: JsonValue): JsonObject {
-  return Object.assign(Object.create(null) as JsonObject, input as JsonObject, { fulfillment: null });
+  return Object.assign(emptyJsonObject(), input as JsonObject, { fulfillment: null });
 }

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { LedgerError } from "../../../src/errors/ledgerError.js";
-import { JsonNumber, type JsonObject } from "../../../src/transaction/jsonValue.js";
+import { emptyJsonObject, JsonNumber, type JsonObject } from "../../../src/transaction/jsonValue.js";
 import { jsonLimitsDefault, readJson } from "../../../src/transaction/readJson.js";
 import { writeJson } from "../../../src/transaction/writeJson.js";
 
@@ -23,17 +23,21 @@ function rejects(text: string | Uint8Array, code: "BadJson" | "JsonTooDeep", mes
 }
 
 describe("readJson: the value model", () => {
-  test("objects are null-prototype and keep the text's key order", () => {
+  test("objects inherit nothing and keep the text's key order", () => {
     const value = object(readJson('{"b":1,"a":[true,false,null],"c":{"d":"e"}}'));
-    assert.equal(Object.getPrototypeOf(value), null);
-    assert.equal(Object.getPrototypeOf(object(value["c"])), null);
+    for (const inherited of ["toString", "constructor", "hasOwnProperty", "__proto__", "valueOf"]) {
+      assert.equal(inherited in value, false, inherited);
+      assert.equal(inherited in object(value["c"]), false, inherited);
+      assert.equal(value[inherited], undefined, inherited);
+    }
     assert.deepEqual(Object.keys(value), ["b", "a", "c"]);
     assert.deepEqual(value["a"], [true, false, null]);
   });
 
   test("a __proto__ key is an ordinary own key and changes no prototype", () => {
     const value = object(readJson('{"__proto__":{"polluted":1},"constructor":2}'));
-    assert.equal(Object.getPrototypeOf(value), null);
+    assert.equal("polluted" in value, false);
+    assert.equal(Object.getPrototypeOf(Object.getPrototypeOf(value)), null);
     assert.deepEqual(Object.keys(value), ["__proto__", "constructor"]);
     assert.equal(object(value["__proto__"])["polluted"], 1);
     assert.equal(({} as Record<string, unknown>)["polluted"], undefined);
@@ -69,7 +73,7 @@ describe("readJson: the value model", () => {
     for (const lexeme of ["1.0", "-0.0", "0.5", "1e2", "1E2", "1e+2", "1e-2", "-2.5e-7", "1.5E300", "1e-400", "0e0"]) {
       assert.deepEqual(readJson(lexeme), new JsonNumber(lexeme, true), lexeme);
     }
-    assert.deepEqual(readJson('{"x": 1.0}'), Object.assign(Object.create(null), { x: new JsonNumber("1.0", true) }));
+    assert.deepEqual(readJson('{"x": 1.0}'), Object.assign(emptyJsonObject(), { x: new JsonNumber("1.0", true) }));
   });
 
   test("string escapes decode; surrogate pairs from escapes join; lone surrogates are kept", () => {
@@ -89,7 +93,7 @@ describe("readJson: the value model", () => {
 
   test("the four JSON whitespace characters are allowed around every token", () => {
     const value = readJson(' \t\r\n{ \t\r\n"a" \t\r\n: \t\r\n[ 1 , 2 ] \t\r\n} \t\r\n');
-    assert.deepEqual(value, Object.assign(Object.create(null), { a: [1, 2] }));
+    assert.deepEqual(value, Object.assign(emptyJsonObject(), { a: [1, 2] }));
   });
 
   test("literals at the top level and empty containers", () => {
@@ -98,7 +102,7 @@ describe("readJson: the value model", () => {
     assert.equal(readJson("null"), null);
     assert.equal(readJson('""'), "");
     assert.deepEqual(readJson("[]"), []);
-    assert.deepEqual(readJson("{}"), Object.create(null));
+    assert.deepEqual(readJson("{}"), emptyJsonObject());
   });
 });
 
