@@ -43,6 +43,14 @@ describe("readJson: the value model", () => {
     assert.equal(({} as Record<string, unknown>)["polluted"], undefined);
   });
 
+  test("keys near the model's keys (read as interned constants) are read as written", () => {
+    const text = '{"public_key":1,"public_keys":2,"public_keyz":3,"id\\u0041":4,"i":5,"":6,"ids":7,"id":8}';
+    const value = object(readJson(text));
+    assert.deepEqual(Object.keys(value), ["public_key", "public_keys", "public_keyz", "idA", "i", "", "ids", "id"]);
+    assert.deepEqual(Object.values(value), [1, 2, 3, 4, 5, 6, 7, 8]);
+    assert.throws(() => readJson('{"id'), /not closed/);
+  });
+
   test("duplicate keys: the last value wins, at the first key's position (as json.loads)", () => {
     const value = object(readJson('{"a":1,"b":2,"a":3}'));
     assert.deepEqual(Object.keys(value), ["a", "b"]);
