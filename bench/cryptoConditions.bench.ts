@@ -32,7 +32,7 @@ export async function run(): Promise<void> {
   const seed = Buffer.alloc(32, 7);
   const message = Buffer.alloc(32, 1); // BigchainDB signs a 32-byte sha3-256 digest
   const fulfillment = signEd25519Fulfillment(seed, message);
-  const publicKey = Buffer.from(fulfillment.publicKey);
+  const publicKey = Buffer.from(fulfillment.publicKey.bytes);
   const signature = Buffer.from(fulfillment.signature);
   const spki = Buffer.concat([Buffer.from("302a300506032b6570032100", "hex"), publicKey]);
   const jwk = { kty: "OKP", crv: "Ed25519", x: publicKey.toString("base64url") };

@@ -1,18 +1,9 @@
 import { isJsonObject, type JsonObject, type JsonValue } from "../transaction/jsonValue.js";
 import { CryptoConditionError } from "./cryptoConditionError.js";
-import { decodePublicKey } from "./decodePublicKey.js";
-import { ed25519Condition } from "./ed25519Condition.js";
+import { ed25519PublicKeyOfBase58, type Ed25519PublicKey } from "./ed25519PublicKey.js";
 import { nestingDepthMax, subconditionsMax, subfulfillmentsMax } from "./limits.js";
 import { thresholdCondition } from "./thresholdCondition.js";
 import type { Condition } from "./types.js";
-import { LruCache } from "./lruCache.js";
-
-/**
- * Ed25519 conditions by base58 key. Every output and every spend recomputes one, and the same
- * owners recur, so a bounded cache skips the base58 decode and the SHA-256 (a named limit).
- */
-const ed25519ConditionCacheEntriesMax = 65_536;
-const ed25519Conditions = new LruCache<string, Condition>(ed25519ConditionCacheEntriesMax);
 
 /** Called with each ed25519 `public_key` of a details tree, in order of appearance. */
 export type PublicKeyVisitor = (publicKey: string) => void;
@@ -44,21 +35,19 @@ function conditionAt(details: JsonValue, depth: number, visit: PublicKeyVisitor 
 }
 
 function ed25519At(details: JsonObject, visit: PublicKeyVisitor | undefined): Condition {
+  return ed25519KeyAt(details, visit).condition;
+}
+
+/**
+ * The key of ed25519 details. A public key is base58 of exactly 32 bytes (BigchainDB's schema
+ * pattern is unanchored); keys and their conditions are cached (ed25519PublicKey.ts).
+ */
+export function ed25519KeyAt(details: JsonObject, visit?: PublicKeyVisitor): Ed25519PublicKey {
   const b58 = details["public_key"];
-  const cached = typeof b58 === "string" ? ed25519Conditions.get(b58) : undefined;
-  if (cached !== undefined) {
-    visit?.(b58 as string);
-    return cached;
-  }
-  // A public key is base58 of exactly 32 bytes (the schema's base58 pattern is unanchored).
-  const publicKey = typeof b58 === "string" ? decodePublicKey(b58) : null;
-  if (typeof b58 !== "string" || publicKey === null) {
-    throw parseError("public_key must be base58 of 32 bytes");
-  }
-  visit?.(b58);
-  const condition = ed25519Condition(publicKey);
-  ed25519Conditions.set(b58, condition);
-  return condition;
+  const key = typeof b58 === "string" ? ed25519PublicKeyOfBase58(b58) : null;
+  if (key === null) throw parseError("public_key must be base58 of 32 bytes");
+  visit?.(b58 as string);
+  return key;
 }
 
 function thresholdAt(details: JsonObject, depth: number, visit: PublicKeyVisitor | undefined): Condition {

@@ -1,4 +1,3 @@
-import { ed25519Condition } from "./ed25519Condition.js";
 import { thresholdCondition } from "./thresholdCondition.js";
 import type { Condition, Fulfillment } from "./types.js";
 
@@ -7,7 +6,7 @@ import type { Condition, Fulfillment } from "./types.js";
  * subfulfillments, and its subconditions are those of the subfulfillments plus the unfulfilled ones.
  */
 export function conditionOfFulfillment(fulfillment: Fulfillment): Condition {
-  if (fulfillment.type === "ed25519-sha-256") return ed25519Condition(fulfillment.publicKey);
+  if (fulfillment.type === "ed25519-sha-256") return fulfillment.publicKey.condition;
   const subconditions = fulfillment.subfulfillments.map(conditionOfFulfillment);
   subconditions.push(...fulfillment.subconditions);
   return thresholdCondition(fulfillment.subfulfillments.length, subconditions);

@@ -1,5 +1,5 @@
-import type { JsonValue } from "../transaction/jsonValue.js";
-import { conditionOfDetails } from "./conditionOfDetails.js";
+import { isJsonObject, type JsonValue } from "../transaction/jsonValue.js";
+import { conditionOfDetails, ed25519KeyAt } from "./conditionOfDetails.js";
 import { encodeConditionUri } from "./encodeConditionUri.js";
 
 /**
@@ -8,5 +8,25 @@ import { encodeConditionUri } from "./encodeConditionUri.js";
  * as `conditionOfDetails` does.
  */
 export function conditionUriOfDetails(details: JsonValue): string {
+  // One key, the usual output: its URI is cached with the key.
+  if (isEd25519Details(details)) return ed25519KeyAt(details).conditionUri;
   return encodeConditionUri(conditionOfDetails(details));
+}
+
+/**
+ * `conditionUriOfDetails` and `publicKeysOfDetails` in one walk of the tree, for validation,
+ * which needs both for every output.
+ */
+export function conditionUriAndKeysOfDetails(details: JsonValue): { uri: string; publicKeys: string[] } {
+  if (isEd25519Details(details)) {
+    const key = ed25519KeyAt(details);
+    return { uri: key.conditionUri, publicKeys: [key.base58] };
+  }
+  const keys = new Set<string>();
+  const uri = encodeConditionUri(conditionOfDetails(details, (publicKey) => keys.add(publicKey)));
+  return { uri, publicKeys: [...keys] };
+}
+
+function isEd25519Details(details: JsonValue): details is { [key: string]: JsonValue } {
+  return isJsonObject(details) && details["type"] === "ed25519-sha-256";
 }

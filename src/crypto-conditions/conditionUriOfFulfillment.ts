@@ -1,5 +1,4 @@
 import { conditionOfFulfillment } from "./conditionOfFulfillment.js";
-import { ed25519KeyFacts } from "./ed25519KeyFacts.js";
 import { encodeConditionUri } from "./encodeConditionUri.js";
 import type { Fulfillment } from "./types.js";
 
@@ -8,6 +7,6 @@ import type { Fulfillment } from "./types.js";
  * recomputed from the spent output's details (BigchainDB `_input_valid`).
  */
 export function conditionUriOfFulfillment(fulfillment: Fulfillment): string {
-  if (fulfillment.type === "ed25519-sha-256") return ed25519KeyFacts(fulfillment.publicKey).conditionUri;
+  if (fulfillment.type === "ed25519-sha-256") return fulfillment.publicKey.conditionUri;
   return encodeConditionUri(conditionOfFulfillment(fulfillment));
 }

@@ -2,6 +2,7 @@ import { compareDer } from "./compareDer.js";
 import { CryptoConditionError } from "./cryptoConditionError.js";
 import { decodeBase64Url } from "./decodeBase64Url.js";
 import { DerReader, type DerElement } from "./derReader.js";
+import { ed25519PublicKey } from "./ed25519PublicKey.js";
 import { encodeSubtypes } from "./encodeSubtypes.js";
 import {
   fulfillmentBytesMax,
@@ -56,7 +57,7 @@ function ed25519FulfillmentOf(bytes: Uint8Array, element: DerElement): Fulfillme
   if (!reader.atEnd) throw parseError("trailing bytes in an ed25519 fulfillment");
   return {
     type: "ed25519-sha-256",
-    publicKey: bytes.slice(publicKey.contentStart, publicKey.end),
+    publicKey: ed25519PublicKey(bytes.subarray(publicKey.contentStart, publicKey.end)),
     signature: bytes.slice(signature.contentStart, signature.end),
   };
 }

@@ -13,9 +13,9 @@ import type { Fulfillment } from "./types.js";
  */
 export function encodeFulfillmentBinary(fulfillment: Fulfillment): Uint8Array {
   if (fulfillment.type === "ed25519-sha-256") {
-    assert.equal(fulfillment.publicKey.length, 32, "an Ed25519 public key is 32 bytes");
+    assert.equal(fulfillment.publicKey.bytes.length, 32, "an Ed25519 public key is 32 bytes");
     assert.equal(fulfillment.signature.length, 64, "an Ed25519 signature is 64 bytes");
-    return derTlv(0xa4, derTlv(0x80, fulfillment.publicKey), derTlv(0x81, fulfillment.signature));
+    return derTlv(0xa4, derTlv(0x80, fulfillment.publicKey.bytes), derTlv(0x81, fulfillment.signature));
   }
   assert(fulfillment.subfulfillments.length >= 1, "a threshold fulfillment has a subfulfillment");
   const subfulfillments = fulfillment.subfulfillments.map(encodeFulfillmentBinary).sort(compareDer);

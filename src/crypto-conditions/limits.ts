@@ -30,7 +30,10 @@ export const fulfillmentBytesMax = 1_048_576;
  */
 export const base58CharsMax = 256;
 
-/** Ed25519 public KeyObjects kept by `verifyEd25519` (least recently used ones are dropped). */
+/**
+ * Ed25519 public keys kept by `ed25519PublicKey.ts`, with their key objects and derived forms (each
+ * of its two caches, by raw bytes and by base58; least recently used ones are dropped).
+ */
 export const keyCacheEntriesMax = 65_536;
 
 /** Ed25519 private KeyObjects kept by the builders (`privateKeyFromSeed`), by seed. */

@@ -1,4 +1,3 @@
-import { ed25519KeyFacts } from "./ed25519KeyFacts.js";
 import type { Fulfillment } from "./types.js";
 
 /**
@@ -13,7 +12,7 @@ export function publicKeysOfFulfillment(fulfillment: Fulfillment): string[] {
 
 function collect(fulfillment: Fulfillment, keys: Set<string>): void {
   if (fulfillment.type === "ed25519-sha-256") {
-    keys.add(ed25519KeyFacts(fulfillment.publicKey).base58);
+    keys.add(fulfillment.publicKey.base58);
     return;
   }
   for (const sub of fulfillment.subfulfillments) collect(sub, keys);

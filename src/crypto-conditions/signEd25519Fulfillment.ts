@@ -1,5 +1,6 @@
 import { Buffer } from "node:buffer";
 import { createPublicKey, sign } from "node:crypto";
+import { ed25519PublicKey } from "./ed25519PublicKey.js";
 import { privateKeyFromSeed } from "./privateKeyFromSeed.js";
 import type { Ed25519Fulfillment } from "./types.js";
 
@@ -9,7 +10,7 @@ export function signEd25519Fulfillment(seed: Uint8Array, message: Uint8Array): E
   const jwk = createPublicKey(privateKey).export({ format: "jwk" });
   return {
     type: "ed25519-sha-256",
-    publicKey: new Uint8Array(Buffer.from(jwk.x as string, "base64url")),
+    publicKey: ed25519PublicKey(Buffer.from(jwk.x as string, "base64url")),
     signature: new Uint8Array(sign(null, message, privateKey)),
   };
 }

@@ -50,7 +50,7 @@ function signBranch(
     const seed = signers.get(b58);
     if (seed === undefined) return { condition: conditionOfDetails(details), fulfillment: null };
     const fulfillment = signEd25519Fulfillment(seed, message);
-    if (encodeBase58(fulfillment.publicKey) !== b58) {
+    if (fulfillment.publicKey.base58 !== b58) {
       throw new Error(`the seed given for ${b58} is another key's`);
     }
     return { condition: conditionOfFulfillment(fulfillment), fulfillment };

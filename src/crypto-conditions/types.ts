@@ -9,10 +9,13 @@
 // wire's `condition.details`; Ed25519 verification (node:crypto, with a bounded key cache);
 // builders that sign fulfillments for tests, benchmarks and the CLI.
 //
-// It is pure: no IO, no logging. The only state is two bounded KeyObject caches
-// (`ed25519KeyCache.ts` for verification, one in `privateKeyFromSeed.ts` for the builders), memos
-// of pure functions. Every other type (preimage, prefix, RSA, anything unknown) is rejected
-// (DECISIONS #8). Only canonical DER is decoded, so every fulfillment has exactly one text.
+// It is pure: no IO, no logging. The only state is bounded caches, memos of pure functions:
+// public keys with their key objects and derived forms (`ed25519PublicKey.ts`), and private key
+// objects for the builders (`privateKeyFromSeed.ts`). Every other type (preimage, prefix, RSA,
+// anything unknown) is rejected (DECISIONS #8). Only canonical DER is decoded, so every
+// fulfillment has exactly one text.
+
+import type { Ed25519PublicKey } from "./ed25519PublicKey.js";
 
 /** The type names as they appear in condition URIs (`fpt=`, `subtypes=`) and in details. */
 export type ConditionTypeName = "ed25519-sha-256" | "threshold-sha-256";
@@ -32,8 +35,8 @@ export const conditionTypeIds = {
  */
 export interface Ed25519Fulfillment {
   readonly type: "ed25519-sha-256";
-  /** The raw 32-byte Ed25519 public key. */
-  readonly publicKey: Uint8Array;
+  /** The 32-byte Ed25519 public key (`.bytes`), with its base58, condition and key object. */
+  readonly publicKey: Ed25519PublicKey;
   /** The 64-byte Ed25519 signature over the message (BigchainDB: the 32-byte sha3-256 digest). */
   readonly signature: Uint8Array;
 }

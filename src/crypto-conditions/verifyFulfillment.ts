@@ -1,5 +1,5 @@
 import type { Fulfillment } from "./types.js";
-import { verifyEd25519 } from "./verifyEd25519.js";
+import { verifyEd25519Key } from "./verifyEd25519.js";
 
 /**
  * Whether a fulfillment is valid for `message` (BigchainDB: the 32-byte sha3-256 digest of the
@@ -14,7 +14,7 @@ import { verifyEd25519 } from "./verifyEd25519.js";
  */
 export function verifyFulfillment(fulfillment: Fulfillment, message: Uint8Array): boolean {
   if (fulfillment.type === "ed25519-sha-256") {
-    return verifyEd25519(fulfillment.publicKey, fulfillment.signature, message);
+    return verifyEd25519Key(fulfillment.publicKey, fulfillment.signature, message);
   }
   // A threshold of zero is not a threshold (decodeFulfillment never yields one).
   if (fulfillment.subfulfillments.length === 0) return false;

@@ -1,8 +1,7 @@
 import { CryptoConditionError } from "../crypto-conditions/cryptoConditionError.js";
-import { conditionUriOfDetails } from "../crypto-conditions/conditionUriOfDetails.js";
+import { conditionUriAndKeysOfDetails } from "../crypto-conditions/conditionUriOfDetails.js";
 import { conditionUriOfFulfillment } from "../crypto-conditions/conditionUriOfFulfillment.js";
 import { decodeFulfillment } from "../crypto-conditions/decodeFulfillment.js";
-import { publicKeysOfDetails } from "../crypto-conditions/publicKeysOfDetails.js";
 import { publicKeysOfFulfillment } from "../crypto-conditions/publicKeysOfFulfillment.js";
 import type { Fulfillment } from "../crypto-conditions/types.js";
 import { verifyFulfillment } from "../crypto-conditions/verifyFulfillment.js";
@@ -131,8 +130,7 @@ function readOutputs(body: JsonObject): ReadOutput[] | Rejection {
     let conditionUri: string;
     let detailKeys: string[];
     try {
-      conditionUri = conditionUriOfDetails(condition["details"]!);
-      detailKeys = publicKeysOfDetails(condition["details"]!);
+      ({ uri: conditionUri, publicKeys: detailKeys } = conditionUriAndKeysOfDetails(condition["details"]!));
     } catch (error) {
       return fulfillmentRejection(error);
     }

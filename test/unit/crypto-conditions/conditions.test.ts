@@ -3,10 +3,11 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { describe, it } from "node:test";
 import { conditionOfDetails } from "../../../src/crypto-conditions/conditionOfDetails.js";
-import { conditionUriOfDetails } from "../../../src/crypto-conditions/conditionUriOfDetails.js";
+import { conditionUriAndKeysOfDetails, conditionUriOfDetails } from "../../../src/crypto-conditions/conditionUriOfDetails.js";
 import { conditionUriOfFulfillment } from "../../../src/crypto-conditions/conditionUriOfFulfillment.js";
 import { CryptoConditionError } from "../../../src/crypto-conditions/cryptoConditionError.js";
 import { decodeFulfillment } from "../../../src/crypto-conditions/decodeFulfillment.js";
+import { ed25519PublicKey } from "../../../src/crypto-conditions/ed25519PublicKey.js";
 import { encodeBase58 } from "../../../src/crypto-conditions/encodeBase58.js";
 import { encodeFulfillment } from "../../../src/crypto-conditions/encodeFulfillment.js";
 import { publicKeyFromSeed } from "../../../src/crypto-conditions/publicKeyFromSeed.js";
@@ -86,6 +87,14 @@ describe("public key lists", () => {
     assert.deepEqual(publicKeysOfDetails(th(2, ed(carol), th(1, ed(alice), ed(carol)), ed(bob))), [carol, alice, bob]);
   });
 
+  it("conditionUriAndKeysOfDetails: both in one walk, as the separate functions give them", () => {
+    for (const details of [ed(bob), th(1, ed(alice)), th(2, ed(carol), th(1, ed(alice), ed(carol)), ed(bob))]) {
+      const both = conditionUriAndKeysOfDetails(details);
+      assert.equal(both.uri, conditionUriOfDetails(details));
+      assert.deepEqual(both.publicKeys, publicKeysOfDetails(details));
+    }
+  });
+
   it("publicKeysOfFulfillment: only the keys that signed", () => {
     const details = th(2, ed(alice), ed(bob), th(1, ed(carol), ed(alice)));
     const fulfillment = signThresholdFulfillment(details, signersOf(alice, carol), message);
@@ -157,10 +166,12 @@ describe("verifyFulfillment", () => {
     const flippedSignature = new Uint8Array(f.signature);
     flippedSignature[10]! ^= 1;
     assert.equal(verifyFulfillment({ ...f, signature: flippedSignature }, message), false);
-    assert.equal(verifyFulfillment({ ...f, publicKey: publicKeyFromSeed(seeds[1]!) }, message), false);
-    assert.equal(verifyFulfillment({ ...f, publicKey: f.publicKey.subarray(1) }, message), false);
+    const withKey = (bytes: Uint8Array) => ({ ...f, publicKey: ed25519PublicKey(bytes) });
+    assert.equal(verifyFulfillment(withKey(publicKeyFromSeed(seeds[1]!)), message), false);
+    assert.equal(verifyFulfillment(withKey(f.publicKey.bytes.subarray(1)), message), false);
     assert.equal(verifyFulfillment({ ...f, signature: f.signature.subarray(1) }, message), false);
-    assert.equal(verifyFulfillment({ ...f, publicKey: new Uint8Array(32).fill(0xff) }, message), false);
-    assert.equal(encodeBase58(f.publicKey), alice);
+    assert.equal(verifyFulfillment(withKey(new Uint8Array(32).fill(0xff)), message), false);
+    assert.equal(encodeBase58(f.publicKey.bytes), alice);
+    assert.equal(f.publicKey.base58, alice);
   });
 });

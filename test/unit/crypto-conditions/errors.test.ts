@@ -61,7 +61,7 @@ function nestedFulfillment(levels: number, inner: Fulfillment = leaf): Fulfillme
   return f;
 }
 
-const key = encodeBase58(leaf.publicKey);
+const key = encodeBase58(leaf.publicKey.bytes);
 const ed = (public_key: JsonValue = key): JsonObject => ({ type: "ed25519-sha-256", public_key });
 const th = (n: JsonValue, subconditions: JsonValue): JsonObject => ({
   type: "threshold-sha-256",
@@ -100,9 +100,9 @@ describe("decodeFulfillment rejections", () => {
     rejects("parse", decoding(leafDer.subarray(0, 1)), "one byte");
     rejects("parse", decoding(cat(leafDer, bytes(0))), "trailing byte");
     rejects("parse", decoding(cat(leafDer, leafDer)), "two fulfillments");
-    const publicKey = derTlv(0x80, leaf.publicKey);
+    const publicKey = derTlv(0x80, leaf.publicKey.bytes);
     const signature = derTlv(0x81, leaf.signature);
-    rejects("parse", decoding(derTlv(0xa4, derTlv(0x80, leaf.publicKey.subarray(1)), signature)), "31-byte key");
+    rejects("parse", decoding(derTlv(0xa4, derTlv(0x80, leaf.publicKey.bytes.subarray(1)), signature)), "31-byte key");
     const longSignature = derTlv(0x81, cat(leaf.signature, bytes(1)));
     rejects("parse", decoding(derTlv(0xa4, publicKey, longSignature)), "65-byte signature");
     rejects("parse", decoding(derTlv(0xa4, publicKey, signature, derTlv(0x82, bytes(0)))), "extra field");
@@ -112,7 +112,7 @@ describe("decodeFulfillment rejections", () => {
 
   it("parse: non-minimal and indefinite lengths", () => {
     // The key's length 0x20 written in the long form 81 20.
-    const longForm = cat(bytes(0xa4, 0x65, 0x80, 0x81, 0x20), leaf.publicKey, derTlv(0x81, leaf.signature));
+    const longForm = cat(bytes(0xa4, 0x65, 0x80, 0x81, 0x20), leaf.publicKey.bytes, derTlv(0x81, leaf.signature));
     rejects("parse", decoding(longForm), "long form for 32");
     rejects("parse", decoding(cat(bytes(0xa4, 0x80), leafDer.subarray(2), bytes(0, 0))), "indefinite length");
   });
@@ -198,7 +198,7 @@ describe("details rejections (conditionUriOfDetails, publicKeysOfDetails)", () =
     both("parse", { public_key: key }, "no type");
     both("parse", { type: 4, public_key: key }, "numeric type");
     both("parse", { type: "ed25519-sha-256" }, "no key");
-    both("parse", ed(encodeBase58(leaf.publicKey.subarray(1))), "31-byte key");
+    both("parse", ed(encodeBase58(leaf.publicKey.bytes.subarray(1))), "31-byte key");
     both("parse", ed(key.replace(/.$/, "0")), "not base58");
     both("parse", ed(5), "numeric key");
     both("parse", th(0, [ed()]), "threshold 0");
