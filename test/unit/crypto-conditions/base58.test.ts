@@ -1,12 +1,14 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { CryptoConditionError } from "../../../src/crypto-conditions/cryptoConditionError.js";
 import { decodeBase58 } from "../../../src/crypto-conditions/decodeBase58.js";
+import { decodeBase64Url } from "../../../src/crypto-conditions/decodeBase64Url.js";
 import { decodePublicKey } from "../../../src/crypto-conditions/decodePublicKey.js";
 import { encodeBase58 } from "../../../src/crypto-conditions/encodeBase58.js";
 import { base58CharsMax } from "../../../src/crypto-conditions/limits.js";
 import { publicKeyFromSeed } from "../../../src/crypto-conditions/publicKeyFromSeed.js";
 import { loadKeys } from "../../helpers/vectors.js";
-import { seededBytes } from "./seededRandom.js";
+import { SeededRandom, seededBytes } from "./seededRandom.js";
 
 const alphabet = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
 
@@ -79,5 +81,31 @@ describe("base58", () => {
     assert.equal(decodePublicKey(encodeBase58(key).replace(/.$/, "0")), null);
     assert.equal(decodePublicKey(""), null);
     assert.equal(decodePublicKey("z".repeat(44)), null); // 44 digits but more than 32 bytes
+  });
+});
+
+describe("base64url (fulfillment texts)", () => {
+  const base64Url = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+  it("accepts exactly the texts that are the canonical encoding of their bytes", () => {
+    const random = new SeededRandom("base64url");
+    let accepted = 0;
+    for (let n = 0; n < 5_000; n++) {
+      const length = random.int(14);
+      let text = "";
+      for (let i = 0; i < length; i++) text += base64Url[random.int(64)];
+      const canonical = Buffer.from(text, "base64url").toString("base64url") === text;
+      if (canonical) {
+        assert.deepEqual(Buffer.from(decodeBase64Url(text)), Buffer.from(text, "base64url"), text);
+        accepted++;
+      } else {
+        assert.throws(() => decodeBase64Url(text), CryptoConditionError, text);
+      }
+    }
+    assert.ok(accepted > 1_000 && accepted < 4_500, `${accepted} accepted`);
+  });
+
+  it("refuses padding and characters outside the URL alphabet", () => {
+    for (const text of ["AA==", "AA+/", "A A", "AAA=", "ÄA"]) assert.throws(() => decodeBase64Url(text), CryptoConditionError, text);
   });
 });
