@@ -12,12 +12,15 @@ const oneShotInputsMax = 4;
  * and the decimal `fulfills.output_index` (Python `'{}{}'.format`, JS string concatenation).
  */
 export function inputDigests(message: string, fulfills: readonly (OutputRef | null)[]): Buffer[] {
-  const suffix = (ref: OutputRef | null): string => (ref === null ? "" : ref.transactionId + String(ref.outputIndex));
   if (fulfills.length <= oneShotInputsMax) {
     return fulfills.map((ref) => sha3Digest(message + suffix(ref)));
   }
   const prefix = createHash("sha3-256").update(message, "utf8");
   return fulfills.map((ref) => prefix.copy().update(suffix(ref), "utf8").digest());
+}
+
+function suffix(ref: OutputRef | null): string {
+  return ref === null ? "" : ref.transactionId + String(ref.outputIndex);
 }
 
 /**

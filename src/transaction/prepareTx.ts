@@ -39,7 +39,7 @@ export function prepareTx(body: JsonValue, postedJson?: string): PreparedTx | Re
   const inputs = readInputs(body);
   if (!Array.isArray(inputs)) return inputs;
   const outputs = readOutputs(body);
-  if (!Array.isArray(outputs)) return outputs;
+  if ("code" in outputs) return outputs;
   return assemble(body, matched, inputs, outputs, postedJson ?? writeJson(body));
 }
 
@@ -80,9 +80,11 @@ interface ReadInput {
   readonly fulfillment: Fulfillment | null;
 }
 
-interface ReadOutput extends CommittedOutput {
-  /** True when the posted `uri` is the one its `details` give. */
-  readonly uriMatches: boolean;
+interface ReadOutputs {
+  readonly outputs: CommittedOutput[];
+  readonly total: bigint;
+  /** True when every posted `uri` is the one its `details` give. */
+  readonly urisMatch: boolean;
 }
 
 function readInputs(body: JsonObject): ReadInput[] | Rejection {
@@ -121,8 +123,10 @@ function fulfillmentRejection(error: unknown): Rejection {
 // Amounts are decimal strings without leading zeros, 1 to 9e18 (DECISIONS #9, `Output.from_dict`).
 const amountLexeme = /^(0|[1-9][0-9]*)$/;
 
-function readOutputs(body: JsonObject): ReadOutput[] | Rejection {
-  const result: ReadOutput[] = [];
+function readOutputs(body: JsonObject): ReadOutputs | Rejection {
+  const result: CommittedOutput[] = [];
+  let total = 0n;
+  let urisMatch = true;
   const outputs = body["outputs"] as JsonObject[];
   for (let index = 0; index < outputs.length; index++) {
     const raw = outputs[index]!;
@@ -139,24 +143,31 @@ function readOutputs(body: JsonObject): ReadOutput[] | Rejection {
     const amount = BigInt(text);
     if (amount < 1n) return reject("AmountError", "`amount` must be greater than 0");
     if (amount > txLimits.amountMax) return reject("AmountError", `\`amount\` must be <= ${txLimits.amountMax}`);
-    // An output is listed for a key named both in public_keys and in its condition (§1.7).
-    const listed = new Set(raw["public_keys"] as string[]);
-    result.push({
-      outputIndex: index,
-      amount,
-      conditionUri,
-      publicKeys: detailKeys.filter((key) => listed.has(key)),
-      uriMatches: condition["uri"] === conditionUri,
-    });
+    total += amount;
+    urisMatch &&= condition["uri"] === conditionUri;
+    const publicKeys = listedKeys(detailKeys, raw["public_keys"] as string[]);
+    result.push({ outputIndex: index, amount, conditionUri, publicKeys });
   }
-  return result;
+  return { outputs: result, total, urisMatch };
+}
+
+// Above this many key pairs to compare, `listedKeys` builds a Set.
+const listedKeysScanMax = 64;
+
+/** An output is listed for a key named both in its condition and in `public_keys` (§1.7). */
+function listedKeys(detailKeys: readonly string[], publicKeys: readonly string[]): string[] {
+  if (detailKeys.length * publicKeys.length <= listedKeysScanMax) {
+    return detailKeys.filter((key) => publicKeys.includes(key));
+  }
+  const listed = new Set(publicKeys);
+  return detailKeys.filter((key) => listed.has(key));
 }
 
 function assemble(
   body: JsonObject,
   matched: MatchedForm,
   inputs: readonly ReadInput[],
-  outputs: readonly ReadOutput[],
+  outputs: ReadOutputs,
   json: string,
 ): PreparedTx {
   const id = body["id"] as string;
@@ -176,9 +187,9 @@ function assemble(
     assetData: isJsonObject(data) ? writeJson(data) : null,
     metadata: isJsonObject(metadata) ? writeJson(metadata) : null,
     inputs: preparedInputs,
-    outputs: outputs.map(({ uriMatches: _, ...output }) => output),
-    outputsTotal: outputs.reduce((sum, output) => sum + output.amount, 0n),
-    signaturesValid: outputs.every((output) => output.uriMatches) && signaturesVerify(body, matched.message!, inputs),
+    outputs: outputs.outputs,
+    outputsTotal: outputs.total,
+    signaturesValid: outputs.urisMatch && signaturesVerify(body, matched.message!, inputs),
     form: matched.form,
   };
 }
