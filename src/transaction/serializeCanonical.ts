@@ -1,5 +1,5 @@
 import { JsonNumber, type JsonObject, type JsonValue } from "./jsonValue.js";
-import { quoteJsonString } from "./quoteJsonString.js";
+import { quoteJsonKey, quoteJsonString } from "./quoteJsonString.js";
 import { serializeNumber } from "./serializeNumber.js";
 
 /**
@@ -53,7 +53,7 @@ function writeObject(object: JsonObject, form: CanonicalForm, compare: KeyCompar
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i] as string;
     const member = write(object[key] as JsonValue, form, compare);
-    out += `${i === 0 ? "" : ","}${quoteJsonString(key, form)}:${member}`;
+    out += `${i === 0 ? "" : ","}${quoteJsonKey(key, form)}:${member}`;
   }
   return `${out}}`;
 }

@@ -1,5 +1,5 @@
 import { emptyJsonObject, isJsonObject, type JsonObject, type JsonValue } from "./jsonValue.js";
-import { quoteJsonString } from "./quoteJsonString.js";
+import { quoteJsonKey, quoteJsonString } from "./quoteJsonString.js";
 import { canonicalKeys, serializeCanonical, type CanonicalForm } from "./serializeCanonical.js";
 
 /** The two canonical texts a transaction is hashed over, both with `"id": null`. */
@@ -52,7 +52,7 @@ function writeInputs(inputs: readonly JsonObject[], form: CanonicalForm): { sign
     unsigned += open;
     for (let k = 0; k < keys.length; k++) {
       const key = keys[k]!;
-      const name = `${k === 0 ? "" : ","}${quoteJsonString(key, form)}:`;
+      const name = `${k === 0 ? "" : ","}${quoteJsonKey(key, form)}:`;
       if (key === "fulfillment") {
         signed += name + serializeCanonical(input[key]!, form);
         unsigned += `${name}null`;

@@ -1,5 +1,5 @@
 import { JsonNumber, type JsonObject, type JsonValue } from "./jsonValue.js";
-import { quoteJsonString } from "./quoteJsonString.js";
+import { quoteJsonKey, quoteJsonString } from "./quoteJsonString.js";
 
 /**
  * Compact JSON in each object's own key order with every number's lexeme as read: how a
@@ -30,7 +30,7 @@ function writeObject(object: JsonObject): string {
   let first = true;
   for (const key in object) {
     const member = writeJson(object[key] as JsonValue);
-    out += `${first ? "" : ","}${quoteJsonString(key, "js")}:${member}`;
+    out += `${first ? "" : ","}${quoteJsonKey(key, "js")}:${member}`;
     first = false;
   }
   return `${out}}`;
