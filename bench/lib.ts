@@ -2,8 +2,8 @@
 import { createPublicKey, generateKeyPairSync, randomBytes, sign, verify } from "node:crypto";
 
 /** Calls `fn` repeatedly for about `seconds` and returns calls per second. */
-export function rate(seconds: number, fn: () => void): number {
-  const warmEnd = performance.now() + 200;
+export function rate(seconds: number, fn: () => void, warmMs = 200): number {
+  const warmEnd = performance.now() + warmMs;
   while (performance.now() < warmEnd) fn();
   let calls = 0;
   const start = performance.now();
@@ -25,6 +25,11 @@ const distinctSignatures = 512;
 
 /** Raw node:crypto Ed25519 verifications per second on this thread, cached key objects. */
 export function rawVerifyRate(seconds = 2, distinct = distinctSignatures): number {
+  return rate(seconds, rawVerifier(distinct));
+}
+
+/** One raw verify per call, cycling through `distinct` pre-made signatures. */
+export function rawVerifier(distinct = distinctSignatures): () => void {
   const triples = Array.from({ length: distinct }, () => {
     const { publicKey, privateKey } = generateKeyPairSync("ed25519");
     const message = randomBytes(32); // BigchainDB signs a 32-byte sha3-256 digest
@@ -32,10 +37,16 @@ export function rawVerifyRate(seconds = 2, distinct = distinctSignatures): numbe
     return { key, message, signature: sign(null, message, privateKey) };
   });
   let i = 0;
-  return rate(seconds, () => {
+  return () => {
     const { key, message, signature } = triples[i++ % triples.length]!;
     if (!verify(null, message, key, signature)) throw new Error("verify failed");
-  });
+  };
+}
+
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
 export function fmt(n: number): string {
