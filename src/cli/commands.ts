@@ -1,13 +1,14 @@
 // What each command does once commander has parsed it. The only console output of ledgerd is
 // here and in main.ts (STYLE: no console.* outside src/cli/): `keys` and `config` print JSON,
 // `init` says what it wrote; a running node speaks through its logger.
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { isAbsolute, join, relative } from "node:path";
 import { ConfigError } from "../config/configError.js";
 import { configFileName, loadConfig, type ConfigSources } from "../config/loadConfig.js";
 import type { Config } from "../config/schema.js";
 import { createLogger } from "../node/logger.js";
-import { createNodeKey, newKeyFile, readNodeKey } from "../node/nodeKey.js";
+import { validatorSeedOf } from "../engine/cometbft/cometBftConfig.js";
+import { createNodeKey, keyFileOfSeed, newKeyFile, readNodeKey } from "../node/nodeKey.js";
 import { startNode } from "../node/startNode.js";
 
 /** On top of the engine's commit timeout, how long a shutdown may take before the process quits. */
@@ -31,11 +32,19 @@ export function runConfig(flags: ConfigSources["flags"]): void {
 
 /**
  * `ledgerd init`: writes `<data_dir>/config.json` (every effective setting, so it is a complete
- * template to edit) and the node key. An existing config is only replaced with `--force`; an
- * existing key never is (it is the chain's validator).
+ * template to edit) and the node key: random, or a CometBFT validator's key
+ * (`validatorKeyPath`, a `priv_validator_key.json`). An existing config is only replaced with
+ * `--force`; an existing key never is (it is the chain's validator).
  */
-export function runInit(flags: ConfigSources["flags"], force: boolean): void {
+export function runInit(flags: ConfigSources["flags"], force: boolean, validatorKeyPath?: string): void {
   const config = loadSettings(flags);
+  const wanted =
+    validatorKeyPath === undefined ? undefined : keyFileOfSeed(validatorSeedOf(readFileSync(validatorKeyPath, "utf8")));
+  const existing = readNodeKey(config.data_dir);
+  if (wanted !== undefined && existing !== null && existing.publicKey !== wanted.public_key) {
+    const reason = `holds another key (${existing.publicKey}) than ${validatorKeyPath}; a node key is never replaced`;
+    throw new ConfigError([{ key: "node key", reason, source: `file ${existing.path}` }]);
+  }
   const configPath = join(config.data_dir, configFileName);
   if (existsSync(configPath) && !force) {
     const reason = "already exists; --force replaces it";
@@ -44,7 +53,7 @@ export function runInit(flags: ConfigSources["flags"], force: boolean): void {
   mkdirSync(config.data_dir, { recursive: true });
   writeFileSync(configPath, `${JSON.stringify(fileSettings(config), null, 2)}\n`);
   console.log(`wrote ${configPath}`);
-  const created = createNodeKey(config.data_dir);
+  const created = existing === null ? createNodeKey(config.data_dir, undefined, wanted) : null;
   const key = created ?? readNodeKey(config.data_dir);
   if (key === null) throw new Error(`node key in ${config.data_dir} vanished`);
   console.log(`${created === null ? "kept" : "wrote"} ${key.path} (public key ${key.publicKey})`);

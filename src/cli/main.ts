@@ -23,7 +23,13 @@ addSettingOptions(
   program.command("init").description("Write <data_dir>/config.json with the effective settings, and the node key"),
 )
   .option("--force", "replace an existing config.json (the node key is never replaced)")
-  .action((options: Record<string, unknown>) => runInit(settingFlags(options), options["force"] === true));
+  .option(
+    "--validator-key <FILE>",
+    "take the node key from CometBFT's priv_validator_key.json, so the legacy CREATEs this node signs come from a validator",
+  )
+  .action((options: Record<string, unknown>) =>
+    runInit(settingFlags(options), options["force"] === true, options["validatorKey"] as string | undefined),
+  );
 
 program
   .command("keys")

@@ -6,7 +6,8 @@
 //                                              then our config.toml edits)
 //   ledgerd testnet start --dir DIR [--node I]  starts ledgerd, then CometBFT, per node
 //   ledgerd testnet stop --dir DIR [--node I]   stops CometBFT, then ledgerd (SIGTERM, then SIGKILL)
-// Layout: DIR/testnet.json (the plan), DIR/nodeI/{cometbft/, ledgerd/, *.log, *.pid}.
+// Layout: DIR/testnet.json (the plan), DIR/nodeI/{cometbft/, ledgerd/, *.log, *.pid}. Each
+// ledgerd's node key is its CometBFT validator's key, so legacy CREATEs it signs are accepted.
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, openSync, closeSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
@@ -16,8 +17,9 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { Option, type Command } from "commander";
 import { configFileName } from "../config/loadConfig.js";
-import { nodeConfigEdits, nodeIdOf, setTomlValues } from "../engine/cometbft/cometBftConfig.js";
+import { nodeConfigEdits, nodeIdOf, setTomlValues, validatorSeedOf } from "../engine/cometbft/cometBftConfig.js";
 import { httpOptionsDefault } from "../http/options.js";
+import { createNodeKey, keyFileOfSeed } from "../node/nodeKey.js";
 
 /** Per node, ports `basePort + portStride * index + offset` (node0's HTTP on BigchainDB's 9984). */
 export const basePortDefault = 9984;
@@ -126,6 +128,7 @@ export function createTestnet(options: CreateTestnetOptions): TestnetManifest {
   for (const node of nodes) {
     writeCometBftConfig(dir, node, nodes, options.timeoutCommitMs ?? timeoutCommitMsDefault);
     writeLedgerdConfig(dir, node, chainId, options.threads ?? threadsDefault, options.logLevel ?? "info");
+    writeLedgerdKey(dir, node);
   }
   const manifest: TestnetManifest = { chainId, cometbft: resolveBinary(cometbft), nodes };
   writeFileSync(join(dir, manifestName), `${JSON.stringify(manifest, null, 2)}\n`);
@@ -175,6 +178,16 @@ function writeLedgerdConfig(dir: string, node: TestnetNode, chainId: string, thr
     },
   };
   writeFileSync(join(dataDir, configFileName), `${JSON.stringify(config, null, 2)}\n`);
+}
+
+/**
+ * `<data_dir>/node_key.json`: the node's CometBFT validator key, so that the legacy CREATEs it
+ * signs come from a federation key (the validator set, legacy §7.2) and are accepted.
+ */
+function writeLedgerdKey(dir: string, node: TestnetNode): void {
+  const privValidatorKey = readFileSync(join(dir, node.home, "config", "priv_validator_key.json"), "utf8");
+  const written = createNodeKey(join(dir, node.dataDir), undefined, keyFileOfSeed(validatorSeedOf(privValidatorKey)));
+  if (written === null) throw new Error(`${node.name} already has a ledgerd key`);
 }
 
 export function readManifest(dir: string): TestnetManifest {

@@ -41,13 +41,22 @@ export function newKeyFile(deps: NodeKeyDeps = nodeKeyDepsDefault): NodeKeyFile 
   return { type: "ed25519", public_key: keypair.publicKey, private_key: keypair.privateKey };
 }
 
+/** The key file of a given 32-byte seed (`ledgerd testnet`: the CometBFT validator's key). */
+export function keyFileOfSeed(seed: Uint8Array): NodeKeyFile {
+  const keypair = makeKeypair(seed);
+  return { type: "ed25519", public_key: keypair.publicKey, private_key: keypair.privateKey };
+}
+
 /**
- * Writes a new `node_key.json` in `dataDir` (owner-only). Returns null, writing nothing, when the
- * file already exists: an existing key is never replaced.
+ * Writes a new `node_key.json` in `dataDir` (owner-only), random or the given one. Returns null,
+ * writing nothing, when the file already exists: an existing key is never replaced.
  */
-export function createNodeKey(dataDir: string, deps: NodeKeyDeps = nodeKeyDepsDefault): NodeKey | null {
+export function createNodeKey(
+  dataDir: string,
+  deps: NodeKeyDeps = nodeKeyDepsDefault,
+  file: NodeKeyFile = newKeyFile(deps),
+): NodeKey | null {
   const path = join(dataDir, nodeKeyFileName);
-  const file = newKeyFile(deps);
   mkdirSync(dataDir, { recursive: true });
   try {
     // "wx": fails if the file exists, so two starts racing cannot both write a key.

@@ -9,13 +9,12 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { WebSocket } from "ws";
 import { loadConfig } from "../../src/config/loadConfig.js";
-import { createLegacyTx } from "../../src/legacy/createLegacyTx.js";
 import { prepareLegacy } from "../../src/legacy/prepareLegacy.js";
-import type { LegacyTx, LegacyVariant } from "../../src/legacy/types.js";
+import type { LegacyTx } from "../../src/legacy/types.js";
 import { startNode, type NodeHandle } from "../../src/node/startNode.js";
 import type { JsonObject } from "../../src/transaction/jsonValue.js";
 import { writeJson } from "../../src/transaction/writeJson.js";
-import { idOf, legacyTransfer, nextUuid } from "../helpers/legacyFactory.js";
+import { clientLegacyCreate, idOf, legacyTransfer } from "../helpers/legacyFactory.js";
 import { create, keypairOf } from "../helpers/txFactory.js";
 
 const [alice, bob, carol] = ["e2e alice", "e2e bob", "e2e carol"].map(keypairOf) as [
@@ -79,18 +78,6 @@ class Client {
   }
 }
 
-function clientCreate(variant: LegacyVariant, owners: readonly string[]): LegacyTx {
-  return createLegacyTx({
-    variant,
-    operation: "CREATE",
-    fulfillments: [{ ownersBefore: owners, input: null }],
-    ownersAfter: owners,
-    payload: { e2e: variant },
-    timestamp: "1",
-    uuid: nextUuid(),
-  });
-}
-
 async function start(dir: string, flags: Record<string, string> = {}): Promise<NodeHandle> {
   const config = loadConfig({
     flags: {
@@ -123,7 +110,7 @@ describe("legacy variants A and B on a started node", () => {
   });
 
   it("Variant A: CREATE answers 201 with assignee and a node-signed transaction; backlog -> valid; a TRANSFER commits; GET in its shape", async () => {
-    const stored = await client.created(clientCreate("A", [alice.publicKey]), handle.publicKey);
+    const stored = await client.created(clientLegacyCreate("A", [alice.publicKey]), handle.publicKey);
     const prepared = prepareLegacy(stored);
     assert.ok(!("code" in prepared), JSON.stringify(prepared));
     assert.equal(prepared.creator, handle.publicKey);
@@ -143,7 +130,7 @@ describe("legacy variants A and B on a started node", () => {
   });
 
   it("Variant B: a TRANSFER spending a B CREATE commits", async () => {
-    const asset = await client.created(clientCreate("B", [alice.publicKey]), handle.publicKey);
+    const asset = await client.created(clientLegacyCreate("B", [alice.publicKey]), handle.publicKey);
     await client.waitValid(idOf(asset));
     const spend = legacyTransfer("B", [{ tx: asset, cid: 0 }], [carol.publicKey], [alice]);
     await client.created(spend, handle.publicKey);
@@ -155,7 +142,7 @@ describe("legacy variants A and B on a started node", () => {
 
   it("threshold (several owners) in both variants, spent across variants", async () => {
     const shared = await Promise.all(
-      (["A", "B"] as const).map((v) => client.created(clientCreate(v, [alice.publicKey, bob.publicKey]), handle.publicKey)),
+      (["A", "B"] as const).map((v) => client.created(clientLegacyCreate(v, [alice.publicKey, bob.publicKey]), handle.publicKey)),
     );
     await Promise.all(shared.map((tx) => client.waitValid(idOf(tx))));
     const [fromA, fromB] = shared as [LegacyTx, LegacyTx];
@@ -169,7 +156,7 @@ describe("legacy variants A and B on a started node", () => {
   });
 
   it("rejections: a double spend across variants (pending, then committed), a wrong id, a bad signature, a missing input, a mixed or unknown shape", async () => {
-    const asset = await client.created(clientCreate("A", [alice.publicKey]), handle.publicKey);
+    const asset = await client.created(clientLegacyCreate("A", [alice.publicKey]), handle.publicKey);
     await client.waitValid(idOf(asset));
     const first = legacyTransfer("A", [{ tx: asset, cid: 0 }], [bob.publicKey], [alice]);
     const rival = legacyTransfer("B", [{ tx: asset, cid: 0 }], [carol.publicKey], [alice]);
@@ -182,7 +169,7 @@ describe("legacy variants A and B on a started node", () => {
     const good = legacyTransfer("B", [{ tx: first, cid: 0 }], [carol.publicKey], [bob]);
     const forged = JSON.parse(JSON.stringify(good).replace(/"cf:4:(.)/, (_m, c: string) => `"cf:4:${c === "A" ? "B" : "A"}`)) as LegacyTx;
     await client.refused(forged, /^Invalid transaction \(InvalidSignature\): /);
-    const missing = legacyTransfer("A", [{ tx: clientCreate("A", [alice.publicKey]), cid: 0 }], [bob.publicKey], [alice]);
+    const missing = legacyTransfer("A", [{ tx: clientLegacyCreate("A", [alice.publicKey]), cid: 0 }], [bob.publicKey], [alice]);
     await client.refused(missing, /^Invalid transaction \(InputDoesNotExist\): /);
     const mixed = JSON.parse(writeJson(good as JsonObject).replace('"current_owners"', '"owners_before"')) as LegacyTx;
     await client.refused(mixed, /^Invalid transaction \(LegacyInvalid\): mixed transaction shape/);
@@ -202,7 +189,7 @@ describe("legacy variants A and B on a started node", () => {
       const v2 = create(carol);
       const [v2Answer, legacy] = await Promise.all([
         client.call("POST", "/api/v1/transactions?mode=commit", writeJson(v2)),
-        client.created(clientCreate("B", [carol.publicKey]), handle.publicKey),
+        client.created(clientLegacyCreate("B", [carol.publicKey]), handle.publicKey),
       ]);
       assert.equal(v2Answer.status, 202, v2Answer.body);
       await client.waitValid(idOf(legacy));
@@ -243,7 +230,7 @@ describe("legacy variants with HTTP workers (server.workers = 2)", () => {
   });
 
   it("a CREATE re-made by the primary's key, backlog -> valid, a TRANSFER prepared in a worker, refusals", async () => {
-    const asset = await client.created(clientCreate("A", [alice.publicKey]), handle.publicKey);
+    const asset = await client.created(clientLegacyCreate("A", [alice.publicKey]), handle.publicKey);
     assert.equal((prepareLegacy(asset) as { creator: string }).creator, handle.publicKey);
     assert.equal(await client.status(idOf(asset)), "backlog");
     await client.waitValid(idOf(asset));

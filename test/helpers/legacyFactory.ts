@@ -3,6 +3,7 @@
 import { Buffer } from "node:buffer";
 import { decodeBase58 } from "../../src/crypto-conditions/decodeBase58.js";
 import { makeLegacyCreate } from "../../src/legacy/build/makeLegacyCreate.js";
+import { createLegacyTx } from "../../src/legacy/createLegacyTx.js";
 import { makeLegacyTransfer } from "../../src/legacy/build/makeLegacyTransfer.js";
 import type { LegacySigner, LegacyTx, LegacyVariant } from "../../src/legacy/types.js";
 import type { JsonObject } from "../../src/transaction/jsonValue.js";
@@ -25,6 +26,22 @@ export function legacyCreate(
   payload: JsonObject | null = null,
 ): LegacyTx {
   return makeLegacyCreate({ variant, creator, ownersAfter: owners, timestamp: legacyTimestamp, uuid: nextUuid(), payload });
+}
+
+/**
+ * A CREATE as a client posts it: owned by `owners`, not signed by the federation. The node
+ * re-makes it and signs it with its own key (legacy §1.6).
+ */
+export function clientLegacyCreate(variant: LegacyVariant, owners: readonly string[], payload: JsonObject | null = null): LegacyTx {
+  return createLegacyTx({
+    variant,
+    operation: "CREATE",
+    fulfillments: [{ ownersBefore: owners, input: null }],
+    ownersAfter: owners,
+    payload,
+    timestamp: "1",
+    uuid: nextUuid(),
+  });
 }
 
 /** A TRANSFER of outputs (of either variant) to `owners`, signed by `signers`. */

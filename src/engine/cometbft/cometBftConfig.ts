@@ -56,14 +56,29 @@ export function goDuration(ms: number): string {
  * public key, base64).
  */
 export function nodeIdOf(nodeKeyJson: string): string {
-  const parsed = JSON.parse(nodeKeyJson) as { priv_key?: { type?: string; value?: string } };
+  const priv = ed25519PrivateKeyOf(nodeKeyJson, "node_key.json");
+  return createHash("sha256").update(priv.subarray(32)).digest().subarray(0, 20).toString("hex");
+}
+
+/**
+ * The 32-byte seed of the validator key in a CometBFT `priv_validator_key.json`. `ledgerd
+ * testnet` gives each ledgerd this key as its own (`node_key.json`), so that the key a node signs
+ * legacy CREATEs with is in the validator set, the legacy federation (legacy §7.2).
+ */
+export function validatorSeedOf(privValidatorKeyJson: string): Uint8Array {
+  return ed25519PrivateKeyOf(privValidatorKeyJson, "priv_validator_key.json").subarray(0, 32);
+}
+
+/** The 64-byte Ed25519 private key (seed, then public key) of a CometBFT key file. */
+function ed25519PrivateKeyOf(json: string, file: string): Buffer {
+  const parsed = JSON.parse(json) as { priv_key?: { type?: string; value?: string } };
   const key = parsed.priv_key;
   if (key?.type !== "tendermint/PrivKeyEd25519" || typeof key.value !== "string") {
-    throw new Error("node_key.json does not hold an Ed25519 key");
+    throw new Error(`${file} does not hold an Ed25519 key`);
   }
   const priv = Buffer.from(key.value, "base64");
-  if (priv.length !== 64) throw new Error("node_key.json's key is not 64 bytes");
-  return createHash("sha256").update(priv.subarray(32)).digest().subarray(0, 20).toString("hex");
+  if (priv.length !== 64) throw new Error(`${file}'s key is not 64 bytes`);
+  return priv;
 }
 
 /** The loopback or LAN addresses one node of a network uses. */

@@ -1,6 +1,7 @@
 // Issue #5, "Done when": a real 4-validator network on loopback — four CometBFT processes and
 // four ledgerd processes made and run by `ledgerd testnet` — and what it must survive:
-//   - a transaction posted to any node is readable from every node;
+//   - a transaction posted to any node is readable from every node (legacy CREATEs too, which
+//     need the node's key to be a validator's);
 //   - all nodes hold identical blocks and app hashes;
 //   - the official driver's end-to-end scenarios pass against one node;
 //   - one validator stopped: the others keep committing; restarted, it catches up;
@@ -10,18 +11,22 @@
 // It needs CometBFT (scripts/install-cometbft.sh) and fails without it.
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { after, before, describe, it } from "node:test";
 import { createTestnet, runningPid, startTestnet, stopTestnet, type TestnetManifest } from "../../../src/cli/testnet.js";
+import { encodeBase58 } from "../../../src/crypto-conditions/encodeBase58.js";
+import type { LegacyTx } from "../../../src/legacy/types.js";
 import type { Keypair } from "../../../src/transaction/build/makeKeypair.js";
 import { makeRandomKeypair } from "../../../src/transaction/build/makeRandomKeypair.js";
 import type { JsonObject } from "../../../src/transaction/jsonValue.js";
+import { writeJson } from "../../../src/transaction/writeJson.js";
+import { clientLegacyCreate, idOf as legacyIdOf } from "../../helpers/legacyFactory.js";
 import { create, transfer } from "../../helpers/txFactory.js";
 import { driverScenarios, type NodeUnderTest } from "../driverScenarios.js";
-import { appState, freeBasePort, getText, ledgerDataDir, logTail, nodeOf, post, requireCometBft, rpc, waitFor, waitForAgreement } from "./network.js";
+import { appState, freeBasePort, getText, httpUrl, ledgerDataDir, logTail, nodeOf, post, requireCometBft, rpc, waitFor, waitForAgreement } from "./network.js";
 
 const validators = 4;
 const root = mkdtempSync(join(tmpdir(), "ledgerd-testnet-"));
@@ -99,6 +104,26 @@ describe("a 4-validator CometBFT network on loopback", () => {
     const again = await post(nodeOf(manifest, 3), asset, "sync");
     assert.equal(again.status, 400);
     assert.match(again.body.message, /DuplicateTransaction/);
+  });
+
+  it("takes legacy CREATEs: each ledgerd signs them with its validator key, a federation key", async () => {
+    for (const [i, variant] of (["A", "B"] as const).entries()) {
+      const node = nodeOf(manifest, i);
+      const privValidatorKey = readFileSync(join(root, node.home, "config", "priv_validator_key.json"), "utf8");
+      const validatorKey = Buffer.from((JSON.parse(privValidatorKey) as { pub_key: { value: string } }).pub_key.value, "base64");
+      const answer = await fetch(`${httpUrl(node)}/transactions/`, {
+        method: "POST",
+        body: writeJson(clientLegacyCreate(variant, [keypair().publicKey], { testnet: variant })),
+      });
+      const body = (await answer.json()) as LegacyTx & { assignee: string };
+      assert.equal(answer.status, 201, JSON.stringify(body));
+      assert.equal(body.assignee, encodeBase58(validatorKey));
+      const other = nodeOf(manifest, (i + 1) % validators);
+      await waitFor(`legacy ${variant} CREATE valid on ${other.name}`, async () => {
+        const status = await getText(other, `/transactions/${legacyIdOf(body)}/status`);
+        return status !== null && (JSON.parse(status) as { status: string }).status === "valid" ? true : null;
+      });
+    }
   });
 
   it("holds identical blocks and app hashes on all nodes", async () => {

@@ -4,6 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { decodeBase58 } from "../../../src/crypto-conditions/decodeBase58.js";
+import { encodeBase58 } from "../../../src/crypto-conditions/encodeBase58.js";
+import { publicKeyFromSeed } from "../../../src/crypto-conditions/publicKeyFromSeed.js";
 import { makeCreate } from "../../../src/transaction/build/makeCreate.js";
 import { makeKeypair } from "../../../src/transaction/build/makeKeypair.js";
 import { signTx } from "../../../src/transaction/build/signTx.js";
@@ -142,6 +144,31 @@ describe("ledgerd init", () => {
     assert.equal(rewritten["server"]!["threads"], 1);
     assert.equal(rewritten["server"]!["bind"], "127.0.0.1:7000", "--force keeps what the old file said");
     assert.deepEqual(JSON.parse(readFileSync(keyPath, "utf8")), key);
+  });
+
+  it("--validator-key takes the node key from a CometBFT priv_validator_key.json, and never replaces one", () => {
+    const dataDir = tempDir();
+    const validatorFile = (seed: Buffer): string => {
+      const path = join(tempDir(), "priv_validator_key.json");
+      const pub = Buffer.from(publicKeyFromSeed(seed));
+      const value = Buffer.concat([seed, pub]).toString("base64");
+      writeFileSync(path, JSON.stringify({ pub_key: { type: "tendermint/PubKeyEd25519", value: pub.toString("base64") }, priv_key: { type: "tendermint/PrivKeyEd25519", value } }));
+      return path;
+    };
+    const seed = Buffer.alloc(32, 9);
+    const first = runLedgerd(["init", "--data_dir", dataDir, "--validator-key", validatorFile(seed)]);
+    assert.equal(first.status, 0, first.stderr);
+    const key = JSON.parse(readFileSync(join(dataDir, "node_key.json"), "utf8")) as Record<string, unknown>;
+    assert.equal(key["public_key"], encodeBase58(publicKeyFromSeed(seed)));
+    assert.equal(key["private_key"], encodeBase58(seed));
+
+    const same = runLedgerd(["init", "--data_dir", dataDir, "--force", "--validator-key", validatorFile(seed)]);
+    assert.equal(same.status, 0, same.stderr);
+    assert.match(same.stdout, /kept .*node_key\.json/);
+    const other = runLedgerd(["init", "--data_dir", dataDir, "--force", "--validator-key", validatorFile(Buffer.alloc(32, 8))]);
+    assert.equal(other.status, 1);
+    assert.match(other.stderr, /holds another key .*never replaced/);
+    assert.deepEqual(JSON.parse(readFileSync(join(dataDir, "node_key.json"), "utf8")), key);
   });
 });
 

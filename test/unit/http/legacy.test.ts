@@ -13,14 +13,13 @@ import { SoloEngine } from "../../../src/engine/solo/soloEngine.js";
 import { buildHttpApp } from "../../../src/http/httpApp.js";
 import { LedgerApp } from "../../../src/ledger/ledgerApp.js";
 import { PreparePool } from "../../../src/ledger/preparePool.js";
-import { createLegacyTx } from "../../../src/legacy/createLegacyTx.js";
 import { prepareLegacy } from "../../../src/legacy/prepareLegacy.js";
 import type { LegacyTx, LegacyVariant } from "../../../src/legacy/types.js";
 import { LegacyService } from "../../../src/node/legacyService.js";
 import { SqliteStore } from "../../../src/store/sqlite/sqliteStore.js";
 import type { JsonObject } from "../../../src/transaction/jsonValue.js";
 import { writeJson } from "../../../src/transaction/writeJson.js";
-import { hexKey, idOf, legacyBytes, legacyTransfer, nextUuid } from "../../helpers/legacyFactory.js";
+import { clientLegacyCreate, hexKey, idOf, legacyBytes, legacyTransfer } from "../../helpers/legacyFactory.js";
 import { removeDir } from "../../helpers/soloNode.js";
 import { bytesOf, create, keypairOf } from "../../helpers/txFactory.js";
 import { errorBody, expectJson } from "./helpers.js";
@@ -66,18 +65,6 @@ async function startStack(): Promise<Stack> {
 }
 
 /** What a client posts to get an asset: a CREATE listing its owners, signed by anyone. */
-function clientCreate(variant: LegacyVariant, owners: readonly string[], payload: JsonObject | null = null): LegacyTx {
-  return createLegacyTx({
-    variant,
-    operation: "CREATE",
-    fulfillments: [{ ownersBefore: owners, input: null }],
-    ownersAfter: owners,
-    payload,
-    timestamp: "1",
-    uuid: nextUuid(),
-  });
-}
-
 function postLegacy(app: FastifyInstance, body: string | LegacyTx | JsonObject, url = "/transactions"): Promise<LightMyRequestResponse> {
   const payload = typeof body === "string" ? body : writeJson(body as JsonObject);
   // Content-Type is ignored, as `get_json(force=True)` did.
@@ -128,7 +115,7 @@ describe("legacy routes", () => {
 
   for (const variant of ["A", "B"] as const) {
     it(`variant ${variant}: a CREATE is re-made and signed by the node; status backlog, then valid; GET returns it`, async () => {
-      const client = clientCreate(variant, [alice.publicKey], { serial: variant });
+      const client = clientLegacyCreate(variant, [alice.publicKey], { serial: variant });
       const before = stack.uuids.length;
       const done = new Promise<void>((resolve) => stack.ledger.onCommitted(() => resolve()));
       const stored = await posted201(stack, client, "/transactions/");
@@ -159,7 +146,7 @@ describe("legacy routes", () => {
 
   it("a B TRANSFER of a B CREATE and an A TRANSFER of an A CREATE commit; GET returns each in its own shape", async () => {
     for (const variant of ["A", "B"] as const) {
-      const asset = await commitLegacy(stack, clientCreate(variant, [alice.publicKey]));
+      const asset = await commitLegacy(stack, clientLegacyCreate(variant, [alice.publicKey]));
       const spend = legacyTransfer(variant, [{ tx: asset, cid: 0 }], [bob.publicKey], [alice]);
       const stored = await commitLegacy(stack, spend);
       assert.equal(idOf(stored), idOf(spend), "a TRANSFER is stored as posted");
@@ -171,7 +158,7 @@ describe("legacy routes", () => {
 
   it("threshold in both variants: several owners get an n-of-n condition, spent when all sign", async () => {
     for (const variant of ["A", "B"] as const) {
-      const asset = await commitLegacy(stack, clientCreate(variant, [alice.publicKey, bob.publicKey]));
+      const asset = await commitLegacy(stack, clientLegacyCreate(variant, [alice.publicKey, bob.publicKey]));
       const details = ((asset["transaction"] as JsonObject)["conditions"] as JsonObject[])[0]!["condition"] as JsonObject;
       assert.equal((details["details"] as JsonObject)["threshold"], 2);
       assert.match(details["uri"] as string, /^cc:2:29:/);
@@ -184,11 +171,11 @@ describe("legacy routes", () => {
   });
 
   it("rejections are 400 JSON errors and change nothing", async () => {
-    const asset = await commitLegacy(stack, clientCreate("A", [alice.publicKey]));
+    const asset = await commitLegacy(stack, clientLegacyCreate("A", [alice.publicKey]));
     const pendingSpend = legacyTransfer("A", [{ tx: asset, cid: 0 }], [bob.publicKey], [alice]);
     const pendingDone = committed(stack, idOf(pendingSpend));
     await posted201(stack, pendingSpend);
-    const ghost = clientCreate("B", [alice.publicKey]);
+    const ghost = clientLegacyCreate("B", [alice.publicKey]);
     const signed = legacyTransfer("B", [{ tx: asset, cid: 0 }], [carol.publicKey], [alice]);
     const badSignature = JSON.parse(
       JSON.stringify(signed).replace(/"cf:4:(.)/, (_m, c: string) => `"cf:4:${c === "A" ? "B" : "A"}`),
@@ -233,7 +220,7 @@ describe("legacy routes", () => {
   });
 
   it("a legacy transaction its block refused has status invalid, and GET answers 404", async () => {
-    const asset = await commitLegacy(stack, clientCreate("B", [alice.publicKey]));
+    const asset = await commitLegacy(stack, clientLegacyCreate("B", [alice.publicKey]));
     const first = legacyTransfer("A", [{ tx: asset, cid: 0 }], [bob.publicKey], [alice]);
     const second = legacyTransfer("B", [{ tx: asset, cid: 0 }], [carol.publicKey], [alice]);
     // Both ordered in one block, as another proposer's block could (CometBFT): the engine is idle.
@@ -252,7 +239,7 @@ describe("legacy routes", () => {
     const blockDone = new Promise<number>((resolve) => stack.ledger.onCommitted((b) => b.txs.length > 0 && resolve(b.height)));
     const [v2Answer, legacy] = await Promise.all([
       stack.app.inject({ method: "POST", url: "/api/v1/transactions?mode=sync", payload: bytesOf(v2) }),
-      posted201(stack, clientCreate("A", [carol.publicKey])),
+      posted201(stack, clientLegacyCreate("A", [carol.publicKey])),
     ]);
     expectJson(v2Answer, 202);
     const height = await blockDone;
@@ -266,7 +253,7 @@ describe("legacy routes", () => {
     expectJson(await get(stack.app, `/transactions/${v2["id"] as string}`), 404, notFound);
     expectJson(await get(stack.app, `/transactions/${v2["id"] as string}/status`), 404, notFound);
     // A legacy body posted to /api/v1 gets the v2.0 answer it always got.
-    const misrouted = await stack.app.inject({ method: "POST", url: "/api/v1/transactions", payload: legacyBytes(clientCreate("B", [bob.publicKey])) });
+    const misrouted = await stack.app.inject({ method: "POST", url: "/api/v1/transactions", payload: legacyBytes(clientLegacyCreate("B", [bob.publicKey])) });
     expectJson(misrouted, 400);
     assert.match(misrouted.body, /Invalid transaction \(InvalidHash\)/);
   });
