@@ -32,7 +32,12 @@ export function legacyCreate(
  * A CREATE as a client posts it: owned by `owners`, not signed by the federation. The node
  * re-makes it and signs it with its own key (legacy §1.6).
  */
-export function clientLegacyCreate(variant: LegacyVariant, owners: readonly string[], payload: JsonObject | null = null): LegacyTx {
+export function clientLegacyCreate(
+  variant: LegacyVariant,
+  owners: readonly string[],
+  payload: JsonObject | null = null,
+  uuid: string = nextUuid(),
+): LegacyTx {
   return createLegacyTx({
     variant,
     operation: "CREATE",
@@ -40,7 +45,7 @@ export function clientLegacyCreate(variant: LegacyVariant, owners: readonly stri
     ownersAfter: owners,
     payload,
     timestamp: "1",
-    uuid: nextUuid(),
+    uuid,
   });
 }
 

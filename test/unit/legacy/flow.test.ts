@@ -19,6 +19,7 @@ import type { LegacyTx, LegacyVariant, PreparedLegacyTx } from "../../../src/leg
 import { validateLegacy } from "../../../src/legacy/validateLegacy.js";
 import { JsonNumber, type JsonObject, type JsonValue } from "../../../src/transaction/jsonValue.js";
 import { readJson } from "../../../src/transaction/readJson.js";
+import { clientLegacyCreate } from "../../helpers/legacyFactory.js";
 import { create, keypairOf } from "../../helpers/txFactory.js";
 import { LegacyMemoryView } from "./legacyMemoryView.js";
 
@@ -49,15 +50,7 @@ function prepared(tx: JsonValue): PreparedLegacyTx {
 
 /** What the POST flow does with a client's CREATE: re-make it, then check it like any other. */
 function nodeCreate(variant: LegacyVariant, owners: readonly string[], n: number, payload: JsonObject | null = null): LegacyTx {
-  const client = createLegacyTx({
-    variant,
-    operation: "CREATE",
-    fulfillments: [{ ownersBefore: owners, input: null }],
-    ownersAfter: owners,
-    payload,
-    timestamp: "1",
-    uuid: uuid(1000 + n),
-  });
+  const client = clientLegacyCreate(variant, owners, payload, uuid(1000 + n));
   assert.equal(classifyLegacy(client), variant);
   return remakeCreate(client, variant, node, timestamp, uuid(n));
 }
