@@ -24,10 +24,7 @@ export class Ed25519PublicKey {
   constructor(
     /** The raw key; 32 bytes for any key that can verify. */
     readonly bytes: Uint8Array,
-    base58?: string,
-  ) {
-    this.#base58 = base58;
-  }
+  ) {}
 
   /** The key as the drivers write it (`owners_before`, `public_keys`, `public_key`). */
   get base58(): string {

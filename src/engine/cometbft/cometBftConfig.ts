@@ -2,6 +2,7 @@
 // file `cometbft init` / `cometbft testnet` writes, so every other key keeps CometBFT's default.
 // Pure: text in, text out.
 import { createHash } from "node:crypto";
+import { publicKeyFromSeed } from "../../crypto-conditions/publicKeyFromSeed.js";
 
 export type TomlValue = string | number | boolean;
 
@@ -66,7 +67,12 @@ export function nodeIdOf(nodeKeyJson: string): string {
  * legacy CREATEs with is in the validator set, the legacy federation (legacy §7.2).
  */
 export function validatorSeedOf(privValidatorKeyJson: string): Uint8Array {
-  return ed25519PrivateKeyOf(privValidatorKeyJson, "priv_validator_key.json").subarray(0, 32);
+  const file = "priv_validator_key.json";
+  const priv = ed25519PrivateKeyOf(privValidatorKeyJson, file);
+  const seed = priv.subarray(0, 32);
+  // The public half is derived from the seed: a file where they disagree is damaged.
+  if (!priv.subarray(32).equals(publicKeyFromSeed(seed))) throw new Error(`${file}'s public key is not its seed's`);
+  return seed;
 }
 
 /** The 64-byte Ed25519 private key (seed, then public key) of a CometBFT key file. */

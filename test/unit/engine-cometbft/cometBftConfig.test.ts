@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { describe, it } from "node:test";
+import { publicKeyFromSeed } from "../../../src/crypto-conditions/publicKeyFromSeed.js";
 import { goDuration, nodeConfigEdits, nodeIdOf, setTomlValues, tomlLiteral, validatorSeedOf } from "../../../src/engine/cometbft/cometBftConfig.js";
 
 // The shape of CometBFT v0.38's config.toml: top-level keys, then tables, comments between.
@@ -59,15 +60,16 @@ describe("config.toml edits", () => {
 
   it("reads a validator's seed from priv_validator_key.json (the first half of the private key)", () => {
     const seed = Buffer.alloc(32, 3);
-    const pub = Buffer.alloc(32, 4);
-    const json = JSON.stringify({
-      address: "00",
-      pub_key: { type: "tendermint/PubKeyEd25519", value: pub.toString("base64") },
-      priv_key: { type: "tendermint/PrivKeyEd25519", value: Buffer.concat([seed, pub]).toString("base64") },
-    });
-    assert.deepEqual(Buffer.from(validatorSeedOf(json)), seed);
-    const short = JSON.stringify({ priv_key: { type: "tendermint/PrivKeyEd25519", value: seed.toString("base64") } });
-    assert.throws(() => validatorSeedOf(short), /priv_validator_key\.json's key is not 64 bytes/);
+    const pub = Buffer.from(publicKeyFromSeed(seed));
+    const file = (priv: Buffer) =>
+      JSON.stringify({
+        address: "00",
+        pub_key: { type: "tendermint/PubKeyEd25519", value: pub.toString("base64") },
+        priv_key: { type: "tendermint/PrivKeyEd25519", value: priv.toString("base64") },
+      });
+    assert.deepEqual(Buffer.from(validatorSeedOf(file(Buffer.concat([seed, pub])))), seed);
+    assert.throws(() => validatorSeedOf(file(seed)), /priv_validator_key\.json's key is not 64 bytes/);
+    assert.throws(() => validatorSeedOf(file(Buffer.concat([seed, Buffer.alloc(32, 4)]))), /not its seed's/);
   });
 
   it("names only keys a v0.38 config.toml has, with loopback settings for a loopback network", () => {
