@@ -1,13 +1,18 @@
 // Bad input never gets a 500 (the guide's rule): seeded random mutations of signed transactions
-// posted in every mode, and random parameters on every read endpoint, against the real stack.
+// (v2.0 in every mode, and both legacy variants), and random parameters on every read endpoint,
+// against the real stack.
 // Every answer below 500 is JSON in the error shape of DECISIONS #2 when it is a 4xx, and what
 // was committed before stays readable.
 import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
 import { request as httpRequest } from "node:http";
 import { after, before, describe, test } from "node:test";
-import type { LightMyRequestResponse } from "fastify";
+import type { FastifyInstance, LightMyRequestResponse } from "fastify";
+import { buildHttpApp } from "../../../src/http/httpApp.js";
+import { LegacyService } from "../../../src/node/legacyService.js";
 import type { JsonObject } from "../../../src/transaction/jsonValue.js";
 import { writeJson } from "../../../src/transaction/writeJson.js";
+import { clientLegacyCreate, legacyCreate, legacyTransfer } from "../../helpers/legacyFactory.js";
 import { Random } from "../../helpers/random.js";
 import { create, keypairOf, transfer } from "../../helpers/txFactory.js";
 import { commit, get, startHttpStack, type HttpStack } from "./helpers.js";
@@ -16,17 +21,26 @@ const alice = keypairOf("robust alice");
 const bob = keypairOf("robust bob");
 
 let http: HttpStack;
+/** The same stack's API with the earlier interface variants mounted, as `ledgerd start` serves it. */
+let legacyApp: FastifyInstance;
 let created: JsonObject;
 let spend: JsonObject;
 
 before(async () => {
   http = await startHttpStack();
+  const { engine, ledger, store } = http.stack;
+  const signer = keypairOf("robust node");
+  const legacy = new LegacyService({ engine, ledger, store, signer, now: () => Date.now(), uuid: randomUUID });
+  legacyApp = await buildHttpApp({}, { broadcaster: engine, store, legacy });
   created = create(alice, 5n, { robust: true, nested: { list: [1, "two", 3.5] } });
   await commit(http.app, created);
   spend = transfer([{ tx: created, outputIndex: 0 }], [alice], [{ publicKeys: [bob.publicKey], amount: 5n }]);
 });
 
-after(() => http.close());
+after(async () => {
+  await legacyApp.close();
+  await http.close();
+});
 
 /** A 4xx is a JSON error body `{message, status}`; nothing is 5xx. */
 function assertHandled(response: LightMyRequestResponse, what: string): void {
@@ -123,6 +137,23 @@ describe("random bad input over HTTP", () => {
     assert.ok((statuses.get(400) ?? 0) > 1_000, `statuses ${JSON.stringify([...statuses])}`);
   });
 
+  test("800 mutated legacy transactions (variants A and B) get a 2xx or a JSON 4xx", async () => {
+    const random = new Random(6);
+    const texts = (["A", "B"] as const).flatMap((variant) => [
+      writeJson(clientLegacyCreate(variant, [alice.publicKey], { robust: variant })),
+      writeJson(legacyTransfer(variant, [{ tx: legacyCreate(variant, alice, [alice.publicKey]), cid: 0 }], [bob.publicKey], [alice])),
+    ]);
+    let refused = 0;
+    for (let n = 0; n < 800; n++) {
+      let text = random.pick(texts);
+      for (let k = 1 + random.int(3); k > 0; k--) text = mutate(random, text);
+      const response = await legacyApp.inject({ method: "POST", url: "/transactions/", payload: text });
+      assertHandled(response, `case ${n}: ${text.slice(0, 200)}`);
+      if (response.statusCode === 400) refused++;
+    }
+    assert.ok(refused > 500, `only ${refused} answers were 400`);
+  });
+
   test("random parameters on every read endpoint get a 2xx or a JSON 4xx", async () => {
     const random = new Random(11);
     const junk = (): string => {
@@ -147,7 +178,7 @@ describe("random bad input over HTTP", () => {
       () => `/${junk()}?${junk()}`,
     ];
     // A real socket: `inject` refuses some of these paths itself (`Invalid URL`), a server may not.
-    const address = await http.app.listen({ host: "127.0.0.1", port: 0 });
+    const address = await legacyApp.listen({ host: "127.0.0.1", port: 0 });
     let refused = 0;
     for (let n = 0; n < 1_000; n++) {
       const url = random.pick(paths)();
