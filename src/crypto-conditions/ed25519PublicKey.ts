@@ -22,7 +22,7 @@ export class Ed25519PublicKey {
 
   /** Use `ed25519PublicKey` or `ed25519PublicKeyOfBase58`, which share instances. */
   constructor(
-    /** The raw key; 32 bytes for any key that can verify. */
+    /** The raw key; 32 bytes for any key that can verify. Shared through the cache: never written. */
     readonly bytes: Uint8Array,
   ) {}
 
