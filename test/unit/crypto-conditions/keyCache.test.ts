@@ -1,11 +1,12 @@
 // The bounded caches behind verifyEd25519 (keys) and the builders, and verifyEd25519 itself.
 import assert from "node:assert/strict";
-import { createPublicKey, verify } from "node:crypto";
+import { createPublicKey, sign as cryptoSign, verify } from "node:crypto";
 import { describe, it } from "node:test";
 import { ed25519PublicKey, ed25519PublicKeyCache as ed25519KeyCache } from "../../../src/crypto-conditions/ed25519PublicKey.js";
 import { keyCacheEntriesMax } from "../../../src/crypto-conditions/limits.js";
 import { LruCache } from "../../../src/crypto-conditions/lruCache.js";
-import { signEd25519Fulfillment } from "../../../src/crypto-conditions/signEd25519Fulfillment.js";
+import { privateKeyFromSeed } from "../../../src/crypto-conditions/privateKeyFromSeed.js";
+import { publicKeyFromSeed } from "../../../src/crypto-conditions/publicKeyFromSeed.js";
 import { verifyEd25519 } from "../../../src/crypto-conditions/verifyEd25519.js";
 import { SeededRandom } from "./seededRandom.js";
 
@@ -58,10 +59,11 @@ describe("LruCache", () => {
 describe("verifyEd25519 and its key cache", () => {
   const random = new SeededRandom("key cache");
   const message = Buffer.from(random.bytes(32));
-  const sign = (seed: Uint8Array) => {
-    const f = signEd25519Fulfillment(seed, message);
-    return { publicKey: f.publicKey.bytes, signature: f.signature };
-  };
+  // Signed with node:crypto directly, so that only verifyEd25519 puts keys in its cache.
+  const sign = (seed: Uint8Array) => ({
+    publicKey: publicKeyFromSeed(seed),
+    signature: new Uint8Array(cryptoSign(null, message, privateKeyFromSeed(seed))),
+  });
 
   it("uses the named limit and caches each key once", () => {
     assert.equal(ed25519KeyCache.capacity, keyCacheEntriesMax);
