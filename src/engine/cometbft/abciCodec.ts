@@ -55,34 +55,50 @@ export function decodeUvarint(bytes: Uint8Array, offset: number): { value: numbe
 /**
  * Cuts a byte stream into messages. Chunks arrive as the socket gives them; `push` returns the
  * whole messages they complete, in order, and keeps the rest for the next chunk.
+ *
+ * A large message (a FinalizeBlock of a full block is ~1 MB) arrives in many chunks: they are
+ * kept as they come and joined once it is complete, not copied onto the rest at every chunk,
+ * which made the copying quadratic (measured: 2.5% of a node's time under a flood).
  */
 export class FrameReader {
-  private buffer: Buffer = Buffer.alloc(0);
+  private chunks: Buffer[] = [];
+  private buffered = 0;
+  /** The bytes (length prefix and body) of the incomplete message at the front, once known. */
+  private awaited = 0;
 
   constructor(private readonly messageBytesMax: number) {}
 
   push(chunk: Buffer): Uint8Array[] {
-    this.buffer = this.buffer.length === 0 ? chunk : Buffer.concat([this.buffer, chunk]);
+    this.chunks.push(chunk);
+    this.buffered += chunk.length;
+    if (this.buffered < this.awaited) return [];
+    const buffer = this.chunks.length === 1 ? chunk : Buffer.concat(this.chunks, this.buffered);
     const messages: Uint8Array[] = [];
     let offset = 0;
+    this.awaited = 0;
     for (;;) {
-      const head = decodeUvarint(this.buffer, offset);
+      const head = decodeUvarint(buffer, offset);
       if (head === null) break;
       if (head.value > this.messageBytesMax) {
         throw new AbciFrameError(`message of ${head.value} bytes is over the limit of ${this.messageBytesMax}`);
       }
       const end = offset + head.length + head.value;
-      if (end > this.buffer.length) break;
-      messages.push(this.buffer.subarray(offset + head.length, end));
+      if (end > buffer.length) {
+        this.awaited = end - offset;
+        break;
+      }
+      messages.push(buffer.subarray(offset + head.length, end));
       offset = end;
     }
-    this.buffer = offset === this.buffer.length ? Buffer.alloc(0) : this.buffer.subarray(offset);
+    const rest = buffer.subarray(offset);
+    this.chunks = rest.length === 0 ? [] : [rest];
+    this.buffered = rest.length;
     return messages;
   }
 
   /** Bytes received that do not yet make a whole message. */
   get bufferedBytes(): number {
-    return this.buffer.length;
+    return this.buffered;
   }
 }
 

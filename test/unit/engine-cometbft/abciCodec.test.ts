@@ -116,6 +116,29 @@ describe("ABCI framing (uvarint length + protobuf)", () => {
     }
   });
 
+  it("cuts large and small messages alike from random chunks (a block's message in many reads)", () => {
+    let seed = 7;
+    const next = (n: number): number => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed % n;
+    };
+    const messages = Array.from({ length: 300 }, (_, i) =>
+      Buffer.alloc(next(4) === 0 ? 20_000 + next(200_000) : next(300), i % 251),
+    );
+    const stream = Buffer.concat(messages.map((m) => encodeFrame(m)));
+    const reader = new FrameReader(1_000_000);
+    const out: Uint8Array[] = [];
+    for (let i = 0; i < stream.length; ) {
+      const size = 1 + next(next(2) === 0 ? 70_000 : 40);
+      out.push(...reader.push(stream.subarray(i, i + size)));
+      i += size;
+      assert.ok(reader.bufferedBytes < 300_000);
+    }
+    assert.equal(out.length, messages.length);
+    out.forEach((m, i) => assert.ok(Buffer.from(m).equals(messages[i]!), `message ${i}`));
+    assert.equal(reader.bufferedBytes, 0);
+  });
+
   it("refuses a message longer than the limit before reading it", () => {
     const reader = new FrameReader(100);
     assert.throws(() => reader.push(Buffer.from(encodeUvarint(101))), /101 bytes is over the limit of 100/);
