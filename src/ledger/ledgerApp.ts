@@ -98,10 +98,12 @@ export class LedgerApp {
    */
   private readonly validatedAt = new Map<string, number>();
   /**
-   * Every pending transaction (both kinds), by id: the commit generation at which the engine's
-   * mempool last asked about it (checkTx or recheckTx). See `releaseUnasked`.
+   * Every pending transaction (both kinds), by id: the `askEpoch` at which the engine's mempool
+   * last asked about it (checkTx or recheckTx). See `releaseUnasked`.
    */
   private readonly askedAt = new Map<string, number>();
+  /** Counts commits, and the idle spells an engine reports in place of them (`noteIdleSpell`). */
+  private askEpoch = 0;
   /** What the last commit changed for v2.0 transactions: the outputs its valid ones spent. */
   private lastCommit: { readonly generation: number; readonly spent: ReadonlySet<string> } | null = null;
   private readonly listeners: ((block: CommittedBlock) => void)[] = [];
@@ -221,7 +223,7 @@ export class LedgerApp {
       if (!this.isPending(prepared)) return this.checkTx(bytes);
       if (!isLegacy(prepared) && this.stillValid(prepared)) {
         this.validatedAt.set(prepared.id, this.commitGeneration);
-        this.askedAt.set(prepared.id, this.commitGeneration);
+        this.askedAt.set(prepared.id, this.askEpoch);
         return { ok: true, tx: prepared };
       }
       const generation = this.commitGeneration;
@@ -231,7 +233,7 @@ export class LedgerApp {
       const rejection = this.validatePending(read, prepared);
       if (rejection === null) {
         if (!isLegacy(prepared)) this.noteValidated(prepared);
-        this.askedAt.set(prepared.id, this.commitGeneration);
+        this.askedAt.set(prepared.id, this.askEpoch);
         return { ok: true, tx: prepared };
       }
       this.release(prepared.id);
@@ -279,7 +281,8 @@ export class LedgerApp {
 
   /**
    * Releases the pending transactions the mempool has not asked about (checkTx or recheckTx)
-   * since more than `commitsMax` commits ago, and returns their ids. CometBFT rechecks every
+   * since more than `commitsMax` commits (or idle spells, `noteIdleSpell`) ago, and returns
+   * their ids. CometBFT rechecks every
    * transaction of its mempool after each block, so one it stopped asking about has left its
    * mempool without a block: it dropped it after this node's checkTx said yes (a mempool that
    * filled up in between). Kept, its spends would refuse every other spend of those outputs
@@ -288,11 +291,20 @@ export class LedgerApp {
    */
   releaseUnasked(commitsMax: number): string[] {
     const released: string[] = [];
-    for (const [id, generation] of this.askedAt) {
-      if (this.commitGeneration - generation > commitsMax) released.push(id);
+    for (const [id, epoch] of this.askedAt) {
+      if (this.askEpoch - epoch > commitsMax) released.push(id);
     }
     for (const id of released) this.release(id);
     return released;
+  }
+
+  /**
+   * An engine saw no block for a while: counted as a commit by `releaseUnasked`. A mempool that
+   * held a transaction would have made a block of it, so those it dropped after blocks stopped
+   * coming are released too (else only the next block, whenever it comes, would release them).
+   */
+  noteIdleSpell(): void {
+    this.askEpoch++;
   }
 
   /** Drop a pending transaction that no block will carry (e.g. the engine refused it). */
@@ -396,6 +408,7 @@ export class LedgerApp {
     this.height = staged.write.height;
     this.appHash = staged.write.appHash;
     this.commitGeneration++;
+    this.askEpoch++;
     const spent = new Set<string>();
     for (const tx of staged.write.txs) for (const ref of tx.spends) spent.add(outputKey(ref));
     this.lastCommit = { generation: this.commitGeneration, spent };
@@ -419,7 +432,7 @@ export class LedgerApp {
   }
 
   private admit(tx: Prepared): void {
-    this.askedAt.set(tx.id, this.commitGeneration);
+    this.askedAt.set(tx.id, this.askEpoch);
     if (isLegacy(tx)) {
       this.pendingLegacy.set(tx.id, tx);
       for (const ref of tx.spends) this.pendingLegacySpends.add(legacyOutputKey(ref));

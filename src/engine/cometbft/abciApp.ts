@@ -49,12 +49,24 @@ const acceptedCheckTx: Response = Object.freeze({ checkTx: Object.freeze(Respons
  */
 export const unaskedCommitsMax = 2;
 
+/**
+ * With no block for this long, CometBFT's mempool holds none of the pending transactions (it
+ * proposes as soon as it holds one; `create_empty_blocks = false`), or the network has lost its
+ * quorum. Each such spell counts as a commit for `releaseUnasked` (`LedgerApp.noteIdleSpell`),
+ * so a transaction CometBFT dropped just before blocks stopped coming is released as well.
+ * Releasing one that is still in a stalled network's mempool is harmless: FinalizeBlock checks
+ * every transaction again, and a recheck after the next block takes it back.
+ */
+export const idleSpellMsDefault = 5_000;
+
 /** A Query for a committed transaction's JSON: `/transactions/<id>`. */
 const queryTransactionPath = /^\/transactions\/([0-9a-f]{64})$/;
 
 export interface LedgerAbciAppOptions {
   /** The chain id CometBFT's genesis must carry (engine.chain_id); null accepts any. */
   readonly chainId: string | null;
+  /** See `idleSpellMsDefault`. */
+  readonly idleSpellMs?: number;
   /** `version` of the Info answer: ledgerd's package version. */
   readonly version: string;
 }
@@ -68,6 +80,8 @@ export interface LedgerAbciAppDeps {
 export class LedgerAbciApp implements AbciHandler {
   /** The connection CometBFT's mempool sends CheckTx on; when it closes the mempool is gone. */
   private mempoolConnection: number | null = null;
+  /** Fires every idle spell without a Commit (restarted at each Commit); made at the first one. */
+  private idleTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly options: LedgerAbciAppOptions,
@@ -83,6 +97,7 @@ export class LedgerAbciApp implements AbciHandler {
     if (request.commit !== undefined) {
       await this.deps.ledger.commit();
       this.deps.ledger.releaseUnasked(unaskedCommitsMax);
+      this.restartIdleTimer();
       // Retain every block: a peer that is behind syncs them from us (retain_height 0).
       return { commit: { retainHeight: 0n } };
     }
@@ -115,6 +130,25 @@ export class LedgerAbciApp implements AbciHandler {
       };
     }
     return { exception: { error: "unknown request" } };
+  }
+
+  /** Stops the idle timer (the engine is stopping). */
+  close(): void {
+    if (this.idleTimer !== null) clearInterval(this.idleTimer);
+    this.idleTimer = null;
+  }
+
+  private restartIdleTimer(): void {
+    if (this.idleTimer !== null) {
+      this.idleTimer.refresh();
+      return;
+    }
+    this.idleTimer = setInterval(() => {
+      this.deps.ledger.noteIdleSpell();
+      this.deps.ledger.releaseUnasked(unaskedCommitsMax);
+    }, this.options.idleSpellMs ?? idleSpellMsDefault);
+    // Never what keeps the process alive.
+    this.idleTimer.unref();
   }
 
   closed(connection: AbciConnection): void {

@@ -35,6 +35,7 @@ export class CometBftEngine implements Broadcaster, LegacyBroadcaster {
 
   private constructor(
     private readonly server: AbciServer,
+    private readonly app: LedgerAbciApp,
     private readonly rpc: CometBftRpcClient,
     private readonly broadcaster: CometBftBroadcaster,
   ) {}
@@ -73,7 +74,7 @@ export class CometBftEngine implements Broadcaster, LegacyBroadcaster {
       { rpcTimeoutMs: o.rpcTimeoutMs, commitTimeoutMs: o.commitTimeoutMs },
       { ledger: deps.ledger, rpc },
     );
-    return new CometBftEngine(server, rpc, broadcaster);
+    return new CometBftEngine(server, app, rpc, broadcaster);
   }
 
   get abciAddress(): AbciListen {
@@ -94,6 +95,7 @@ export class CometBftEngine implements Broadcaster, LegacyBroadcaster {
    */
   stop(): Promise<void> {
     this.stopped ??= (async () => {
+      this.app.close();
       this.rpc.close();
       await this.server.close();
     })();

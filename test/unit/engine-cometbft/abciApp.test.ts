@@ -23,26 +23,38 @@ const carol = keypairOf("carol");
 const validatorKey = Buffer.alloc(32, 0xab);
 
 let fx: LedgerFixture;
+let app: LedgerAbciApp;
 let server: AbciServer;
 let consensus: AbciTestClient;
 let mempool: AbciTestClient;
 let fatal: unknown[];
 
-beforeEach(async () => {
-  fx = await openLedger();
-  fatal = [];
-  const app = new LedgerAbciApp({ chainId: "test-chain", version: "9.9.9" }, { ledger: fx.ledger, store: fx.store });
+/** The app on a real ABCI socket, with a consensus and a mempool connection. */
+async function startApp(idleSpellMs?: number): Promise<void> {
+  const options = { chainId: "test-chain", version: "9.9.9", ...(idleSpellMs === undefined ? {} : { idleSpellMs }) };
+  app = new LedgerAbciApp(options, { ledger: fx.ledger, store: fx.store });
   server = await AbciServer.start(
     { listen: { host: "127.0.0.1", port: 0 }, messageBytesMax: 1 << 24, requestsInFlightMax: 1_000, writeBufferBytesMax: 65_536 },
     { handler: app, onFatal: (e) => fatal.push(e) },
   );
   consensus = await AbciTestClient.open(server.address);
   mempool = await AbciTestClient.open(server.address);
-});
-afterEach(async () => {
+}
+
+async function stopApp(): Promise<void> {
   consensus.close();
   mempool.close();
+  app.close();
   await server.close();
+}
+
+beforeEach(async () => {
+  fx = await openLedger();
+  fatal = [];
+  await startApp();
+});
+afterEach(async () => {
+  await stopApp();
   await fx.close();
 });
 
@@ -161,6 +173,28 @@ describe("LedgerAbciApp", () => {
       assert.equal(recheck!.checkTx!.code, 0);
     }
     // toBob's spend no longer blocks another spend of the same output.
+    const [other] = await mempool.call(checkTx(bytesOf(toCarol)));
+    assert.equal(other!.checkTx!.code, 0);
+  });
+
+  it("with no block for an idle spell, counts the spell as a commit: a transaction CometBFT dropped is released", async () => {
+    await stopApp();
+    await startApp(40);
+    await consensus.call(initChain());
+    const asset = create(alice);
+    await commitBlock(1, [bytesOf(asset)]);
+    const toBob = transfer([{ tx: asset, outputIndex: 0 }], [alice], [{ publicKeys: [bob.publicKey], amount: 1n }]);
+    const toCarol = transfer([{ tx: asset, outputIndex: 0 }], [alice], [{ publicKeys: [carol.publicKey], amount: 1n }]);
+    const [accepted] = await mempool.call(checkTx(bytesOf(toBob)));
+    assert.equal(accepted!.checkTx!.code, 0);
+    const [refused] = await mempool.call(checkTx(bytesOf(toCarol)));
+    assert.equal(refused!.checkTx!.codespace, "DoubleSpend");
+    // No more blocks: after unaskedCommitsMax + 1 idle spells toBob is released.
+    const deadline = Date.now() + 5_000;
+    while (fx.ledger.pendingCount > 0) {
+      assert.ok(Date.now() < deadline, "never released");
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     const [other] = await mempool.call(checkTx(bytesOf(toCarol)));
     assert.equal(other!.checkTx!.code, 0);
   });
