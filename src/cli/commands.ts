@@ -7,8 +7,7 @@ import { ConfigError } from "../config/configError.js";
 import { configFileName, loadConfig, type ConfigSources } from "../config/loadConfig.js";
 import type { Config } from "../config/schema.js";
 import { createLogger } from "../node/logger.js";
-import { validatorSeedOf } from "../engine/cometbft/cometBftConfig.js";
-import { createNodeKey, keyFileOfSeed, newKeyFile, readNodeKey } from "../node/nodeKey.js";
+import { createNodeKey, keyFileOfValidator, newKeyFile, readNodeKey } from "../node/nodeKey.js";
 import { startNode } from "../node/startNode.js";
 
 /** On top of the engine's commit timeout, how long a shutdown may take before the process quits. */
@@ -39,7 +38,7 @@ export function runConfig(flags: ConfigSources["flags"]): void {
 export function runInit(flags: ConfigSources["flags"], force: boolean, validatorKeyPath?: string): void {
   const config = loadSettings(flags);
   const wanted =
-    validatorKeyPath === undefined ? undefined : keyFileOfSeed(validatorSeedOf(readFileSync(validatorKeyPath, "utf8")));
+    validatorKeyPath === undefined ? undefined : keyFileOfValidator(readFileSync(validatorKeyPath, "utf8"));
   const existing = readNodeKey(config.data_dir);
   if (wanted !== undefined && existing !== null && existing.publicKey !== wanted.public_key) {
     const reason = `holds another key (${existing.publicKey}) than ${validatorKeyPath}; a node key is never replaced`;

@@ -17,9 +17,9 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { Option, type Command } from "commander";
 import { configFileName } from "../config/loadConfig.js";
-import { nodeConfigEdits, nodeIdOf, setTomlValues, validatorSeedOf } from "../engine/cometbft/cometBftConfig.js";
+import { nodeConfigEdits, nodeIdOf, setTomlValues } from "../engine/cometbft/cometBftConfig.js";
 import { httpOptionsDefault } from "../http/options.js";
-import { createNodeKey, keyFileOfSeed } from "../node/nodeKey.js";
+import { createNodeKey, keyFileOfValidator } from "../node/nodeKey.js";
 
 /** Per node, ports `basePort + portStride * index + offset` (node0's HTTP on BigchainDB's 9984). */
 export const basePortDefault = 9984;
@@ -186,7 +186,7 @@ function writeLedgerdConfig(dir: string, node: TestnetNode, chainId: string, thr
  */
 function writeLedgerdKey(dir: string, node: TestnetNode): void {
   const privValidatorKey = readFileSync(join(dir, node.home, "config", "priv_validator_key.json"), "utf8");
-  const written = createNodeKey(join(dir, node.dataDir), undefined, keyFileOfSeed(validatorSeedOf(privValidatorKey)));
+  const written = createNodeKey(join(dir, node.dataDir), undefined, keyFileOfValidator(privValidatorKey));
   if (written === null) throw new Error(`${node.name} already has a ledgerd key`);
 }
 

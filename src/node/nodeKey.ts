@@ -6,6 +6,7 @@ import { randomBytes as cryptoRandomBytes } from "node:crypto";
 import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigError } from "../config/configError.js";
+import { validatorSeedOf } from "../engine/cometbft/cometBftConfig.js";
 import { decodeBase58 } from "../crypto-conditions/decodeBase58.js";
 import { makeRandomKeypair } from "../transaction/build/makeRandomKeypair.js";
 import { makeKeypair } from "../transaction/build/makeKeypair.js";
@@ -41,9 +42,12 @@ export function newKeyFile(deps: NodeKeyDeps = nodeKeyDepsDefault): NodeKeyFile 
   return { type: "ed25519", public_key: keypair.publicKey, private_key: keypair.privateKey };
 }
 
-/** The key file of a given 32-byte seed (`ledgerd testnet`: the CometBFT validator's key). */
-export function keyFileOfSeed(seed: Uint8Array): NodeKeyFile {
-  const keypair = makeKeypair(seed);
+/**
+ * The key file of a CometBFT validator's key (`priv_validator_key.json`), so the legacy CREATEs
+ * the node signs come from a validator (`ledgerd testnet`, `ledgerd init --validator-key`).
+ */
+export function keyFileOfValidator(privValidatorKeyJson: string): NodeKeyFile {
+  const keypair = makeKeypair(validatorSeedOf(privValidatorKeyJson));
   return { type: "ed25519", public_key: keypair.publicKey, private_key: keypair.privateKey };
 }
 

@@ -80,7 +80,7 @@ export interface LedgerAbciAppDeps {
 export class LedgerAbciApp implements AbciHandler {
   /** The connection CometBFT's mempool sends CheckTx on; when it closes the mempool is gone. */
   private mempoolConnection: number | null = null;
-  /** Fires every idle spell without a Commit (restarted at each Commit); made at the first one. */
+  /** Fires every idle spell without a Commit (restarted at each Commit); made at the first CheckTx or Commit. */
   private idleTimer: NodeJS.Timeout | null = null;
 
   constructor(
@@ -91,6 +91,8 @@ export class LedgerAbciApp implements AbciHandler {
   async handle(request: Request, connection: AbciConnection): Promise<Response> {
     if (request.checkTx !== undefined) {
       this.mempoolConnection = connection.id;
+      // From the first transaction on, even if no block ever comes (a network without quorum).
+      if (this.idleTimer === null) this.startIdleTimer();
       return this.checkTx(request.checkTx);
     }
     if (request.finalizeBlock !== undefined) return { finalizeBlock: await this.finalizeBlock(request.finalizeBlock) };
@@ -139,10 +141,11 @@ export class LedgerAbciApp implements AbciHandler {
   }
 
   private restartIdleTimer(): void {
-    if (this.idleTimer !== null) {
-      this.idleTimer.refresh();
-      return;
-    }
+    if (this.idleTimer === null) this.startIdleTimer();
+    else this.idleTimer.refresh();
+  }
+
+  private startIdleTimer(): void {
     this.idleTimer = setInterval(() => {
       this.deps.ledger.noteIdleSpell();
       this.deps.ledger.releaseUnasked(unaskedCommitsMax);

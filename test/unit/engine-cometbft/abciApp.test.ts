@@ -199,6 +199,20 @@ describe("LedgerAbciApp", () => {
     assert.equal(other!.checkTx!.code, 0);
   });
 
+  it("counts idle spells from the first CheckTx, even when no block has ever come", async () => {
+    await stopApp();
+    await startApp(40);
+    await consensus.call(initChain());
+    const [accepted] = await mempool.call(checkTx(bytesOf(create(alice))));
+    assert.equal(accepted!.checkTx!.code, 0);
+    assert.equal(fx.ledger.pendingCount, 1);
+    const deadline = Date.now() + 5_000;
+    while (fx.ledger.pendingCount > 0) {
+      assert.ok(Date.now() < deadline, "never released");
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  });
+
   it("FinalizeBlock gives a result per transaction and the app hash; Commit makes it durable", async () => {
     await consensus.call(initChain());
     const asset = create(alice);
