@@ -13,10 +13,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import WebSocket from "ws";
-import { createTestnet, defaultCometBftBinary, startTestnet, stopTestnet, type TestnetNode } from "../src/cli/testnet.js";
-import { makeCreate } from "../src/transaction/build/makeCreate.js";
-import { makeRandomKeypair } from "../src/transaction/build/makeRandomKeypair.js";
-import { signTx } from "../src/transaction/build/signTx.js";
+import { createTestnet, defaultCometBftBinary, startTestnet, stopTestnet, type TestnetNode } from "../src/testnet/testnet.js";
+import { makeCreate } from "../src/transaction/builders/makeCreate.js";
+import { makeRandomKeypair } from "../src/transaction/builders/makeRandomKeypair.js";
+import { signTx } from "../src/transaction/builders/signTx.js";
 import { fmt, percentile } from "./lib.js";
 import { RawHttpConnection } from "./rawHttp.js";
 

@@ -18,11 +18,11 @@ import autocannon from "autocannon";
 import WebSocket from "ws";
 import { readNodeKey } from "../src/node/nodeKey.js";
 import { SqliteStore } from "../src/store/sqlite/sqliteStore.js";
-import type { CommittedTx } from "../src/store/store.js";
-import { makeCreate } from "../src/transaction/build/makeCreate.js";
-import { makeKeypair } from "../src/transaction/build/makeKeypair.js";
-import { makeRandomKeypair } from "../src/transaction/build/makeRandomKeypair.js";
-import { signTx } from "../src/transaction/build/signTx.js";
+import type { CommittedTx } from "../src/transaction/committed.js";
+import { makeCreate } from "../src/transaction/builders/makeCreate.js";
+import { makeKeypair } from "../src/transaction/builders/makeKeypair.js";
+import { makeRandomKeypair } from "../src/transaction/builders/makeRandomKeypair.js";
+import { signTx } from "../src/transaction/builders/signTx.js";
 import { fmt, percentile, rawVerifyRate } from "./lib.js";
 
 const quick = process.env["LEDGERD_BENCH_QUICK"] === "1";

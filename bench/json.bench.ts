@@ -3,12 +3,12 @@
 // serialization, id and signing digests that every transaction needs.
 import { readFileSync } from "node:fs";
 import { computeTxId } from "../src/transaction/computeTxId.js";
-import { isJsonObject } from "../src/transaction/jsonValue.js";
+import { isJsonObject } from "../src/json/jsonValue.js";
 import { matchTxId } from "../src/transaction/matchTxId.js";
-import { readJson } from "../src/transaction/readJson.js";
-import { serializeCanonical } from "../src/transaction/serializeCanonical.js";
+import { readJson } from "../src/json/readJson.js";
+import { serializeCanonical } from "../src/json/serializeCanonical.js";
 import { signingDigests } from "../src/transaction/signingDigests.js";
-import { writeJson } from "../src/transaction/writeJson.js";
+import { writeJson } from "../src/json/writeJson.js";
 import { fmt, rate } from "./lib.js";
 
 const vectorFile = new URL("../test/vectors/driver/01_create_single_owner.json", import.meta.url);

@@ -11,7 +11,8 @@ import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SqliteStore } from "../src/store/sqlite/sqliteStore.js";
-import type { CommittedTx, OutputRef, Store } from "../src/store/store.js";
+import type { Store } from "../src/store/store.js";
+import type { CommittedTx, OutputRef } from "../src/transaction/committed.js";
 
 const blockTxs = 1_000;
 const measuredBlocks = 30;

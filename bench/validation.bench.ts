@@ -1,10 +1,10 @@
 // Issue #2: stateless validations per second on one core (1-input CREATE and TRANSFER), the raw
 // node:crypto Ed25519 verify rate from the same run over as many distinct signatures, and their
 // ratio (goal: at least 0.8).
-import { makeCreate } from "../src/transaction/build/makeCreate.js";
-import { makeRandomKeypair } from "../src/transaction/build/makeRandomKeypair.js";
-import { makeTransfer } from "../src/transaction/build/makeTransfer.js";
-import { signTx } from "../src/transaction/build/signTx.js";
+import { makeCreate } from "../src/transaction/builders/makeCreate.js";
+import { makeRandomKeypair } from "../src/transaction/builders/makeRandomKeypair.js";
+import { makeTransfer } from "../src/transaction/builders/makeTransfer.js";
+import { signTx } from "../src/transaction/builders/signTx.js";
 import { prepareTxBytes } from "../src/transaction/prepareTxBytes.js";
 import { fmt, median, rate, rawVerifier, rawVerifyRate } from "./lib.js";
 

@@ -1,4 +1,4 @@
-import { isJsonObject, type JsonObject, type JsonValue } from "../transaction/jsonValue.js";
+import { isJsonObject, type JsonObject, type JsonValue } from "../json/jsonValue.js";
 import { CryptoConditionError } from "./cryptoConditionError.js";
 import { ed25519PublicKeyOfBase58, type Ed25519PublicKey } from "./ed25519PublicKey.js";
 import { nestingDepthMax, subconditionsMax, subfulfillmentsMax } from "./limits.js";

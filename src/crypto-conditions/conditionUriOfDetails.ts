@@ -1,4 +1,4 @@
-import { isJsonObject, type JsonValue } from "../transaction/jsonValue.js";
+import { isJsonObject, type JsonValue } from "../json/jsonValue.js";
 import { conditionOfDetails, ed25519KeyAt } from "./conditionOfDetails.js";
 import { encodeConditionUri } from "./encodeConditionUri.js";
 

@@ -1,4 +1,4 @@
-import type { JsonValue } from "../transaction/jsonValue.js";
+import type { JsonValue } from "../json/jsonValue.js";
 import { conditionOfDetails } from "./conditionOfDetails.js";
 
 /**

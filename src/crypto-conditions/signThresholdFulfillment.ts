@@ -1,4 +1,4 @@
-import { isJsonObject, type JsonObject, type JsonValue } from "../transaction/jsonValue.js";
+import { isJsonObject, type JsonObject, type JsonValue } from "../json/jsonValue.js";
 import { conditionOfDetails } from "./conditionOfDetails.js";
 import { conditionOfFulfillment } from "./conditionOfFulfillment.js";
 import { CryptoConditionError } from "./cryptoConditionError.js";

@@ -7,6 +7,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { LedgerError } from "../errors/ledgerError.js";
 import { setCorsHeaders } from "./cors.js";
 import { sendJson } from "./reply.js";
+import { JsonError } from "../json/jsonError.js";
 
 /** Werkzeug's text for an unknown URL, as BigchainDB answered it (there as HTML). */
 export const unknownPathMessage =
@@ -62,6 +63,7 @@ export function replyWithError(
 /** The catalog error an error stands for, or null when it is a bug (answered 500). */
 export function asLedgerError(error: unknown, context: ErrorContext): LedgerError | null {
   if (error instanceof LedgerError) return error;
+  if (error instanceof JsonError) return new LedgerError(error.code, error.message, { cause: error });
   if (!isFastifyError(error)) return null;
   const status = error.statusCode ?? 500;
   // Fastify's request errors are the client's: each gets the catalog code of its status.

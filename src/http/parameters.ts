@@ -4,7 +4,7 @@
 // Every check throws LedgerError("BadParameter") (400); nothing here touches the store.
 import { LedgerError } from "../errors/ledgerError.js";
 import type { BroadcastMode } from "../engine/broadcaster.js";
-import type { Operation } from "../store/store.js";
+import type { Operation } from "../transaction/committed.js";
 
 /** What Fastify's query-string parser gives: a repeated parameter is an array. */
 export type Query = Readonly<Record<string, string | readonly string[] | undefined>>;

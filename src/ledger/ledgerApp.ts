@@ -12,19 +12,9 @@ import assert from "node:assert/strict";
 import { reject, type Rejection } from "../errors/ledgerError.js";
 import type { PreparedLegacyTx } from "../legacy/types.js";
 import { validateLegacy } from "../legacy/validateLegacy.js";
-import {
-  legacyOutputKey,
-  outputKey,
-  type BlockWrite,
-  type CommittedLegacyTx,
-  type CommittedTx,
-  type LegacyInvalidTx,
-  type OutputRef,
-  type Store,
-  type StoredLegacyOutput,
-  type StoredOutput,
-  type Validator,
-} from "../store/store.js";
+import { type BlockWrite, type Store, type StoredLegacyOutput, type StoredOutput, type Validator } from "../store/store.js";
+import { legacyOutputKey, type CommittedLegacyTx, type LegacyInvalidTx } from "../legacy/committed.js";
+import { outputKey, type CommittedTx, type OutputRef } from "../transaction/committed.js";
 import type { LedgerView, PreparedTx } from "../transaction/types.js";
 import { validateTx } from "../transaction/validateTx.js";
 import { nextAppHash } from "./appHash.js";

@@ -5,12 +5,8 @@
 import { Buffer } from "node:buffer";
 import { encodeBase58 } from "../crypto-conditions/encodeBase58.js";
 import type { LegacyOutputRef, LegacyView, LegacyViewOutput, PreparedLegacyTx } from "../legacy/types.js";
-import {
-  legacyOutputKey,
-  type CommittedLegacyTx,
-  type StoredLegacyOutput,
-  type Validator,
-} from "../store/store.js";
+import { type StoredLegacyOutput, type Validator } from "../store/store.js";
+import { legacyOutputKey, type CommittedLegacyTx } from "../legacy/committed.js";
 
 /** What legacy validation reads from committed state, in one batch per block or check. */
 export interface LegacyCommittedState {

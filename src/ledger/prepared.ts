@@ -5,10 +5,11 @@
 import { LedgerError, reject, type Rejection } from "../errors/ledgerError.js";
 import { prepareLegacy } from "../legacy/prepareLegacy.js";
 import type { PreparedLegacyTx } from "../legacy/types.js";
-import { isJsonObject, type JsonValue } from "../transaction/jsonValue.js";
+import { isJsonObject, type JsonValue } from "../json/jsonValue.js";
 import { prepareTx } from "../transaction/prepareTx.js";
-import { readJson, type JsonReadInfo } from "../transaction/readJson.js";
+import { readJson, type JsonReadInfo } from "../json/readJson.js";
 import type { PreparedTx } from "../transaction/types.js";
+import { JsonError } from "../json/jsonError.js";
 
 export type Prepared = PreparedTx | PreparedLegacyTx;
 
@@ -47,7 +48,7 @@ export function prepareBytes(bytes: Uint8Array | string, kind?: TxKind): Prepare
   try {
     body = readJson(bytes, undefined, info);
   } catch (error) {
-    if (error instanceof LedgerError) return reject(error.code, error.message);
+    if (error instanceof LedgerError || error instanceof JsonError) return reject(error.code, error.message);
     throw error;
   }
   // A compact text is the transaction as posted, exactly; anything else is written compactly.

@@ -1,6 +1,6 @@
 import { decodePublicKey } from "../crypto-conditions/decodePublicKey.js";
 import { reject, type Rejection } from "../errors/ledgerError.js";
-import { isJsonObject, type JsonObject, type JsonValue } from "../transaction/jsonValue.js";
+import { isJsonObject, type JsonObject, type JsonValue } from "../json/jsonValue.js";
 import { legacyNames } from "./legacyNames.js";
 import { legacyLimits } from "./limits.js";
 import type { LegacyVariant } from "./types.js";

@@ -1,4 +1,4 @@
-import type { JsonObject } from "../transaction/jsonValue.js";
+import type { JsonObject } from "../json/jsonValue.js";
 import { encodeLegacyCondition } from "./encodeLegacyCondition.js";
 import { legacyDetailsOfOwners } from "./legacyDetailsOfOwners.js";
 import { legacyNames } from "./legacyNames.js";

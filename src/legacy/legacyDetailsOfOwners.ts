@@ -1,4 +1,4 @@
-import type { JsonObject } from "../transaction/jsonValue.js";
+import type { JsonObject } from "../json/jsonValue.js";
 import { ed25519Bitmask } from "./legacyEd25519Condition.js";
 import { thresholdBitmask } from "./legacyThresholdCondition.js";
 

@@ -1,5 +1,5 @@
-import type { JsonObject, JsonValue } from "../transaction/jsonValue.js";
-import { serializeCanonical } from "../transaction/serializeCanonical.js";
+import type { JsonObject, JsonValue } from "../json/jsonValue.js";
+import { serializeCanonical } from "../json/serializeCanonical.js";
 import { legacyDetailsOfOwners } from "./legacyDetailsOfOwners.js";
 import type { LegacyTx } from "./types.js";
 

@@ -1,5 +1,5 @@
-import type { JsonObject } from "../transaction/jsonValue.js";
-import { serializeCanonical } from "../transaction/serializeCanonical.js";
+import type { JsonObject } from "../json/jsonValue.js";
+import { serializeCanonical } from "../json/serializeCanonical.js";
 import { keccak256Hex } from "./keccak256Hex.js";
 import type { LegacyTx } from "./types.js";
 

@@ -1,8 +1,9 @@
 import { LedgerError, reject, type Rejection } from "../errors/ledgerError.js";
-import type { JsonObject, JsonValue } from "../transaction/jsonValue.js";
-import { readJson } from "../transaction/readJson.js";
+import type { JsonObject, JsonValue } from "../json/jsonValue.js";
+import { readJson } from "../json/readJson.js";
 import { classifyLegacy } from "./classifyLegacy.js";
 import type { LegacyOperation, LegacyTx, LegacyVariant } from "./types.js";
+import { JsonError } from "../json/jsonError.js";
 
 export interface LegacyBody {
   readonly tx: LegacyTx;
@@ -22,7 +23,7 @@ export function readLegacyBody(bytes: Uint8Array | string): LegacyBody | Rejecti
   try {
     body = readJson(bytes);
   } catch (error) {
-    if (error instanceof LedgerError) return reject(error.code, error.message);
+    if (error instanceof LedgerError || error instanceof JsonError) return reject(error.code, error.message);
     throw error;
   }
   const variant = classifyLegacy(body);

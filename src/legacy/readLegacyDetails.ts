@@ -1,6 +1,6 @@
 import { CryptoConditionError } from "../crypto-conditions/cryptoConditionError.js";
 import { decodePublicKey } from "../crypto-conditions/decodePublicKey.js";
-import { isJsonObject, type JsonObject, type JsonValue } from "../transaction/jsonValue.js";
+import { isJsonObject, type JsonObject, type JsonValue } from "../json/jsonValue.js";
 import { ed25519Bitmask, legacyEd25519Condition } from "./legacyEd25519Condition.js";
 import { legacyThresholdCondition, type WeightedCondition } from "./legacyThresholdCondition.js";
 import { legacyLimits } from "./limits.js";

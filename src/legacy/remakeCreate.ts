@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { encodeBase58 } from "../crypto-conditions/encodeBase58.js";
 import { publicKeyFromSeed } from "../crypto-conditions/publicKeyFromSeed.js";
-import { isJsonObject, type JsonObject } from "../transaction/jsonValue.js";
+import { isJsonObject, type JsonObject } from "../json/jsonValue.js";
 import { createLegacyTx } from "./createLegacyTx.js";
 import { legacyNames } from "./legacyNames.js";
 import { signLegacyTx } from "./signLegacyTx.js";

@@ -2,7 +2,7 @@ import { Buffer } from "node:buffer";
 import { sign } from "node:crypto";
 import { decodePublicKey } from "../crypto-conditions/decodePublicKey.js";
 import { privateKeyFromSeed } from "../crypto-conditions/privateKeyFromSeed.js";
-import { isJsonObject, type JsonObject, type JsonValue } from "../transaction/jsonValue.js";
+import { isJsonObject, type JsonObject, type JsonValue } from "../json/jsonValue.js";
 import { encodeLegacyFulfillment } from "./encodeLegacyFulfillment.js";
 import { legacyDetailsOfOwners } from "./legacyDetailsOfOwners.js";
 import { legacyNames } from "./legacyNames.js";

@@ -13,7 +13,7 @@
 // Everything here is pure: no IO, no clock, no randomness. The caller passes the timestamp, the
 // uuid and the node key. Validation is split like the v2.0 flow: `prepareLegacy` runs the
 // stateless checks and returns plain data, `validateLegacy` checks it against a `LegacyView`.
-import type { JsonObject } from "../transaction/jsonValue.js";
+import type { JsonObject } from "../json/jsonValue.js";
 
 /** Which earlier interface a transaction's shape belongs to (DECISIONS #13). */
 export type LegacyVariant = "A" | "B";

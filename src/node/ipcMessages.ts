@@ -9,7 +9,7 @@ import type { ErrorCode } from "../errors/codes.js";
 import type { Config } from "../config/schema.js";
 import type { LegacyPosted, LegacyStatus } from "../http/routes/legacy.js";
 import type { PreparedLegacyTx } from "../legacy/types.js";
-import type { CommittedOutput, Operation, OutputRef } from "../store/store.js";
+import type { CommittedOutput, Operation, OutputRef } from "../transaction/committed.js";
 import type { CanonicalForm, PreparedInput, PreparedTx } from "../transaction/types.js";
 
 /** Every message carries this tag, so the node ignores IPC traffic that is not its own. */

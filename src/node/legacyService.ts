@@ -15,7 +15,7 @@ import { readLegacyBody } from "../legacy/readLegacyBody.js";
 import { remakeCreate } from "../legacy/remakeCreate.js";
 import type { LegacySigner, PreparedLegacyTx } from "../legacy/types.js";
 import type { Store } from "../store/store.js";
-import { writeJson } from "../transaction/writeJson.js";
+import { writeJson } from "../json/writeJson.js";
 
 export interface LegacyServiceDeps {
   readonly engine: LegacyBroadcaster;

@@ -8,8 +8,8 @@ import { join } from "node:path";
 import { ConfigError } from "../config/configError.js";
 import { validatorSeedOf } from "../engine/cometbft/cometBftConfig.js";
 import { decodeBase58 } from "../crypto-conditions/decodeBase58.js";
-import { makeRandomKeypair } from "../transaction/build/makeRandomKeypair.js";
-import { makeKeypair } from "../transaction/build/makeKeypair.js";
+import { makeRandomKeypair } from "../transaction/builders/makeRandomKeypair.js";
+import { makeKeypair } from "../transaction/builders/makeKeypair.js";
 
 export const nodeKeyFileName = "node_key.json";
 const seedBytes = 32;

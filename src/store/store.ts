@@ -7,43 +7,8 @@
 // Text (JSON) is stored and returned as text: the HTTP layer writes it into responses without
 // parsing it again, which keeps reads cheap.
 
-export interface OutputRef {
-  readonly transactionId: string;
-  readonly outputIndex: number;
-}
-
-/** The key of an output in maps: `<transaction id>:<output index>`. */
-export function outputKey(ref: OutputRef): string {
-  return `${ref.transactionId}:${ref.outputIndex}`;
-}
-
-export interface CommittedOutput {
-  readonly outputIndex: number;
-  readonly amount: bigint;
-  /** The condition URI recomputed from `condition.details` at commit (what a spender must match). */
-  readonly conditionUri: string;
-  /** Every public key anywhere in `condition.details`, threshold subconditions included, unique. */
-  readonly publicKeys: readonly string[];
-}
-
-export type Operation = "CREATE" | "TRANSFER";
-
-/** A transaction as the ledger hands it to the store at commit. */
-export interface CommittedTx {
-  readonly id: string;
-  readonly operation: Operation;
-  /** The asset id: the transaction's own id for a CREATE, `asset.id` for a TRANSFER. */
-  readonly assetId: string;
-  /** The whole transaction as posted, compact JSON; what GET returns. */
-  readonly json: string;
-  /** `asset.data` as compact JSON for a CREATE whose data is an object; otherwise null. */
-  readonly assetData: string | null;
-  /** `metadata` as compact JSON when it is an object; otherwise null. */
-  readonly metadata: string | null;
-  readonly outputs: readonly CommittedOutput[];
-  /** The outputs this transaction spends (its inputs' `fulfills`); empty for a CREATE. */
-  readonly spends: readonly OutputRef[];
-}
+import type { CommittedLegacyOutput, CommittedLegacyTx, LegacyInvalidTx, LegacyOutputRef } from "../legacy/committed.js";
+import type { CommittedOutput, CommittedTx, Operation, OutputRef } from "../transaction/committed.js";
 
 /** An output as the validator sees it when a transaction tries to spend it. */
 export interface StoredOutput extends CommittedOutput {
@@ -83,52 +48,6 @@ export interface BlockWrite {
 // share blocks with the v2.0 transactions above but nothing else: their own ids (Keccak-256),
 // their own outputs (keyed by `cid`), one spent index for both variants. No v2.0 read (getBlock,
 // getTransaction, ...) ever returns one, and no legacy read returns a v2.0 transaction.
-
-export type LegacyVariant = "A" | "B";
-
-/** A legacy output: its transaction's id and the condition's `cid`. */
-export interface LegacyOutputRef {
-  readonly txid: string;
-  readonly cid: number;
-}
-
-/** The key of a legacy output in maps: `<txid>:<cid>`. */
-export function legacyOutputKey(ref: LegacyOutputRef): string {
-  return `${ref.txid}:${ref.cid}`;
-}
-
-export interface CommittedLegacyOutput {
-  readonly cid: number;
-  /** The `cc:` condition URI, checked against its details before commit (what a spender fulfils). */
-  readonly conditionUri: string;
-  /** Every public key in the condition's details, threshold branches included, unique. */
-  readonly publicKeys: readonly string[];
-}
-
-/** A valid legacy transaction as the ledger hands it to the store at commit. */
-export interface CommittedLegacyTx {
-  readonly id: string;
-  readonly variant: LegacyVariant;
-  readonly operation: Operation;
-  /** The transaction as stored (no `assignee`), compact JSON; what the legacy GET returns. */
-  readonly json: string;
-  /**
-   * Its place among the block's valid transactions of both kinds, from 0: the order the app
-   * hash covers. The v2.0 transactions fill the other places, in their order.
-   */
-  readonly position: number;
-  readonly outputs: readonly CommittedLegacyOutput[];
-  /** The outputs it spends (legacy or the other variant's); empty for a CREATE. */
-  readonly spends: readonly LegacyOutputRef[];
-}
-
-/** A legacy transaction its block carried but execution refused (status `invalid`, DECISIONS #16). */
-export interface LegacyInvalidTx {
-  readonly id: string;
-  /** The error code (src/errors/codes.ts) and message it was refused with. */
-  readonly code: string;
-  readonly message: string;
-}
 
 export interface LegacyBlockWrite {
   /** The valid ones, in block order. */

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import { emptyJsonObject, type JsonObject } from "./jsonValue.js";
-import { serializeCanonical, type CanonicalForm } from "./serializeCanonical.js";
+import { emptyJsonObject, type JsonObject } from "../json/jsonValue.js";
+import { serializeCanonical, type CanonicalForm } from "../json/serializeCanonical.js";
 
 /**
  * The transaction id in one canonical form: hex sha3-256 of the canonical JSON of the

@@ -1,6 +1,6 @@
 import { Buffer } from "node:buffer";
 import { createHash, hash } from "node:crypto";
-import type { OutputRef } from "../store/store.js";
+import type { OutputRef } from "./committed.js";
 
 // Above this many inputs the message is hashed once and each input continues from a copy of the
 // state, so that the work stays linear in the transaction's size.

@@ -1,8 +1,9 @@
 import { LedgerError } from "../errors/ledgerError.js";
-import { canonicalFormsDiffer } from "./canonicalFormsDiffer.js";
+import { canonicalFormsDiffer } from "../json/canonicalFormsDiffer.js";
 import { computeTxId } from "./computeTxId.js";
-import type { JsonObject } from "./jsonValue.js";
-import type { CanonicalForm } from "./serializeCanonical.js";
+import type { JsonObject } from "../json/jsonValue.js";
+import type { CanonicalForm } from "../json/serializeCanonical.js";
+import { JsonError } from "../json/jsonError.js";
 
 /**
  * Which canonical form's id equals `tx.id` (DECISIONS #7): BigchainDB's ("python") first, then
@@ -22,7 +23,7 @@ function pythonId(tx: JsonObject): string | null {
   try {
     return computeTxId(tx, "python");
   } catch (error) {
-    if (error instanceof LedgerError && error.code === "BadJson") return null;
+    if (error instanceof JsonError) return null;
     throw error;
   }
 }

@@ -6,18 +6,19 @@ import { publicKeysOfFulfillment } from "../crypto-conditions/publicKeysOfFulfil
 import type { Fulfillment } from "../crypto-conditions/types.js";
 import { verifyFulfillment } from "../crypto-conditions/verifyFulfillment.js";
 import { reject, type Rejection } from "../errors/ledgerError.js";
-import type { CommittedOutput, OutputRef } from "../store/store.js";
+import type { CommittedOutput, OutputRef } from "./committed.js";
 import { LedgerError } from "../errors/ledgerError.js";
-import { canonicalFormsDiffer } from "./canonicalFormsDiffer.js";
+import { canonicalFormsDiffer } from "../json/canonicalFormsDiffer.js";
 import { inputDigests } from "./inputDigests.js";
-import { isJsonObject, type JsonObject, type JsonValue } from "./jsonValue.js";
+import { isJsonObject, type JsonObject, type JsonValue } from "../json/jsonValue.js";
 import { txLimits } from "./limits.js";
 import { sha3Hex } from "./sha3Hex.js";
 import { txPreimages } from "./txPreimages.js";
 import type { CanonicalForm, PreparedInput, PreparedTx } from "./types.js";
 import { validateDataKeys } from "./validateDataKeys.js";
 import { validateSchema } from "./validateSchema.js";
-import { writeJson } from "./writeJson.js";
+import { writeJson } from "../json/writeJson.js";
+import { JsonError } from "../json/jsonError.js";
 
 /**
  * Every stateless check of a posted v2.0 transaction, in BigchainDB's order (behaviour §2.5):
@@ -68,7 +69,7 @@ function preimagesOrNull(body: JsonObject, form: CanonicalForm): ReturnType<type
   try {
     return txPreimages(body, form);
   } catch (error) {
-    if (error instanceof LedgerError && error.code === "BadJson") return null;
+    if (error instanceof JsonError) return null;
     throw error;
   }
 }

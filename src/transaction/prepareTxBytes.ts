@@ -1,8 +1,9 @@
 import { LedgerError, reject, type Rejection } from "../errors/ledgerError.js";
-import type { JsonLimits, JsonReadInfo } from "./readJson.js";
-import { readJson } from "./readJson.js";
+import type { JsonLimits, JsonReadInfo } from "../json/readJson.js";
+import { readJson } from "../json/readJson.js";
 import { prepareTx } from "./prepareTx.js";
 import type { PreparedTx } from "./types.js";
+import { JsonError } from "../json/jsonError.js";
 
 /** `readJson` then `prepareTx`: bytes as they arrive (HTTP body or ABCI tx) to a prepared tx. */
 export function prepareTxBytes(bytes: Uint8Array | string, limits?: Partial<JsonLimits>): PreparedTx | Rejection {
@@ -11,7 +12,7 @@ export function prepareTxBytes(bytes: Uint8Array | string, limits?: Partial<Json
   try {
     body = readJson(bytes, limits, info);
   } catch (error) {
-    if (error instanceof LedgerError) return reject(error.code, error.message);
+    if (error instanceof LedgerError || error instanceof JsonError) return reject(error.code, error.message);
     throw error;
   }
   // A compact text is the transaction as posted, exactly; anything else is written compactly.

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import { LedgerError } from "../errors/ledgerError.js";
-import { emptyJsonObject, isJsonObject, JsonNumber, type JsonObject, type JsonValue } from "./jsonValue.js";
-import { serializeCanonical, type CanonicalForm } from "./serializeCanonical.js";
-import { serializeNumber } from "./serializeNumber.js";
+import { emptyJsonObject, isJsonObject, JsonNumber, type JsonObject, type JsonValue } from "../json/jsonValue.js";
+import { serializeCanonical, type CanonicalForm } from "../json/serializeCanonical.js";
+import { serializeNumber } from "../json/serializeNumber.js";
 
 /**
  * The 32-byte digest each input's fulfillment signs (spec §2.2, `Transaction._input_valid`):

@@ -6,7 +6,7 @@
 // Validation is split in two so that the expensive, stateless half can run on worker threads
 // and be cached by the exact bytes: `prepareTx` (id, schema, key rules, fulfillments, amounts,
 // signatures) and `validateTx` (against a ledger view: existence, spends, asset, balance).
-import type { CommittedTx, OutputRef } from "../store/store.js";
+import type { CommittedTx, OutputRef } from "./committed.js";
 
 /** Which canonical form the id matched (DECISIONS #7); signatures are checked with the same. */
 export type CanonicalForm = "python" | "js";

@@ -1,5 +1,5 @@
 import { reject, type Rejection } from "../errors/ledgerError.js";
-import { isJsonObject, JsonNumber, type JsonObject, type JsonValue } from "./jsonValue.js";
+import { isJsonObject, JsonNumber, type JsonObject, type JsonValue } from "../json/jsonValue.js";
 
 // The languages MongoDB's text index knows (BigchainDB `backend/schema.py VALID_LANGUAGES`).
 const validLanguages = new Set([

@@ -1,6 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { reject, type Rejection } from "../errors/ledgerError.js";
-import { isJsonObject, JsonNumber, type JsonValue } from "./jsonValue.js";
+import { isJsonObject, JsonNumber, type JsonValue } from "../json/jsonValue.js";
 import { createSchema, knownOperations, transferSchema } from "./schemas.js";
 
 // Compiled once at load: ajv turns each schema into straight-line code.

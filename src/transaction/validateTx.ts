@@ -1,5 +1,5 @@
 import { reject, type Rejection } from "../errors/ledgerError.js";
-import { outputKey } from "../store/store.js";
+import { outputKey } from "./committed.js";
 import type { LedgerView, PreparedTx, SpendableOutput } from "./types.js";
 
 /**

@@ -2,9 +2,9 @@
 // concurrent clients; it prints `ACK <id>` once a transaction's block is durable. The parent
 // kills it with SIGKILL at random moments.
 import { LedgerError } from "../../src/errors/ledgerError.js";
-import type { JsonObject } from "../../src/transaction/jsonValue.js";
-import type { Keypair } from "../../src/transaction/build/makeKeypair.js";
-import { makeRandomKeypair } from "../../src/transaction/build/makeRandomKeypair.js";
+import type { JsonObject } from "../../src/json/jsonValue.js";
+import type { Keypair } from "../../src/transaction/builders/makeKeypair.js";
+import { makeRandomKeypair } from "../../src/transaction/builders/makeRandomKeypair.js";
 import { bytesOf, create, transfer } from "../helpers/txFactory.js";
 import { startSoloStack } from "../helpers/soloNode.js";
 

@@ -12,8 +12,8 @@ import { loadConfig } from "../../src/config/loadConfig.js";
 import { prepareLegacy } from "../../src/legacy/prepareLegacy.js";
 import type { LegacyTx } from "../../src/legacy/types.js";
 import { startNode, type NodeHandle } from "../../src/node/startNode.js";
-import type { JsonObject } from "../../src/transaction/jsonValue.js";
-import { writeJson } from "../../src/transaction/writeJson.js";
+import type { JsonObject } from "../../src/json/jsonValue.js";
+import { writeJson } from "../../src/json/writeJson.js";
 import { clientLegacyCreate, idOf, legacyTransfer } from "../helpers/legacyFactory.js";
 import { create, keypairOf } from "../helpers/txFactory.js";
 

@@ -1,9 +1,9 @@
 // Signed transactions for tests and benchmarks, made with ledgerd's own builders.
-import { makeCreate } from "../../src/transaction/build/makeCreate.js";
-import { makeKeypair, type Keypair } from "../../src/transaction/build/makeKeypair.js";
-import { makeTransfer } from "../../src/transaction/build/makeTransfer.js";
-import { signTx } from "../../src/transaction/build/signTx.js";
-import type { JsonObject } from "../../src/transaction/jsonValue.js";
+import { makeCreate } from "../../src/transaction/builders/makeCreate.js";
+import { makeKeypair, type Keypair } from "../../src/transaction/builders/makeKeypair.js";
+import { makeTransfer } from "../../src/transaction/builders/makeTransfer.js";
+import { signTx } from "../../src/transaction/builders/signTx.js";
+import type { JsonObject } from "../../src/json/jsonValue.js";
 
 let counter = 0;
 

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from "fastify";
 import type { Broadcaster } from "../../engine/broadcaster.js";
 import { LedgerError } from "../../errors/ledgerError.js";
-import type { Operation, Store } from "../../store/store.js";
+import type { Store } from "../../store/store.js";
+import type { Operation } from "../../transaction/committed.js";
 import { firstValue, parseBool, parseMode, parseOperation, parseTxId, requiredValue, type Query } from "../parameters.js";
 import { addResource } from "../resource.js";
 import { sendJson } from "../reply.js";

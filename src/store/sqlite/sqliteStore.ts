@@ -26,17 +26,14 @@ import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import { LedgerError } from "../../errors/ledgerError.js";
 import { parseTextQuery } from "../textQuery.js";
-import { legacyOutputKey, outputKey } from "../store.js";
+import { legacyOutputKey, type LegacyOutputRef } from "../../legacy/committed.js";
+import { outputKey, type CommittedTx, type Operation, type OutputRef } from "../../transaction/committed.js";
 import type {
   BlockRecord,
   BlockWrite,
   ChainState,
-  CommittedTx,
   LegacyBlockWrite,
-  LegacyOutputRef,
   LegacyRecord,
-  Operation,
-  OutputRef,
   SearchHit,
   Store,
   StoredLegacyOutput,

@@ -12,10 +12,10 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { test } from "node:test";
 import { LedgerError } from "../../../src/errors/ledgerError.js";
-import { isJsonObject } from "../../../src/transaction/jsonValue.js";
+import { isJsonObject } from "../../../src/json/jsonValue.js";
 import { matchTxId } from "../../../src/transaction/matchTxId.js";
-import { readJson } from "../../../src/transaction/readJson.js";
-import { serializeCanonical } from "../../../src/transaction/serializeCanonical.js";
+import { readJson } from "../../../src/json/readJson.js";
+import { serializeCanonical } from "../../../src/json/serializeCanonical.js";
 import { signingDigests } from "../../../src/transaction/signingDigests.js";
 import { vectorsDir } from "../../helpers/vectors.js";
 

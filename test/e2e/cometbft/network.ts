@@ -6,7 +6,7 @@ import { randomInt } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
-import { defaultCometBftBinary, logFile, type TestnetManifest, type TestnetNode } from "../../../src/cli/testnet.js";
+import { defaultCometBftBinary, logFile, type TestnetManifest, type TestnetNode } from "../../../src/testnet/testnet.js";
 
 /**
  * The suite needs the real CometBFT: without it, it fails (never skips) and says how to get it.

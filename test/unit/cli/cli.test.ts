@@ -6,10 +6,10 @@ import { after, describe, it } from "node:test";
 import { decodeBase58 } from "../../../src/crypto-conditions/decodeBase58.js";
 import { encodeBase58 } from "../../../src/crypto-conditions/encodeBase58.js";
 import { publicKeyFromSeed } from "../../../src/crypto-conditions/publicKeyFromSeed.js";
-import { makeCreate } from "../../../src/transaction/build/makeCreate.js";
-import { makeKeypair } from "../../../src/transaction/build/makeKeypair.js";
-import { signTx } from "../../../src/transaction/build/signTx.js";
-import { writeJson } from "../../../src/transaction/writeJson.js";
+import { makeCreate } from "../../../src/transaction/builders/makeCreate.js";
+import { makeKeypair } from "../../../src/transaction/builders/makeKeypair.js";
+import { signTx } from "../../../src/transaction/builders/signTx.js";
+import { writeJson } from "../../../src/json/writeJson.js";
 import { httpCall, runLedgerd, startLedgerd } from "./ledgerdProcess.js";
 
 const dirs: string[] = [];

@@ -11,12 +11,12 @@ import { loadConfig } from "../../../src/config/loadConfig.js";
 import { LedgerError } from "../../../src/errors/ledgerError.js";
 import { SqliteStore } from "../../../src/store/sqlite/sqliteStore.js";
 import type { Store } from "../../../src/store/store.js";
-import { makeCreate } from "../../../src/transaction/build/makeCreate.js";
-import { makeKeypair } from "../../../src/transaction/build/makeKeypair.js";
-import { signTx } from "../../../src/transaction/build/signTx.js";
+import { makeCreate } from "../../../src/transaction/builders/makeCreate.js";
+import { makeKeypair } from "../../../src/transaction/builders/makeKeypair.js";
+import { signTx } from "../../../src/transaction/builders/signTx.js";
 import { prepareTxBytes } from "../../../src/transaction/prepareTxBytes.js";
 import type { PreparedTx } from "../../../src/transaction/types.js";
-import { writeJson } from "../../../src/transaction/writeJson.js";
+import { writeJson } from "../../../src/json/writeJson.js";
 import { answerBroadcast } from "../../../src/node/httpCluster.js";
 import { IpcBroadcaster } from "../../../src/node/ipcBroadcaster.js";
 import {

@@ -5,12 +5,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { makeCreate } from "../../../src/transaction/build/makeCreate.js";
-import { makeKeypair, type Keypair } from "../../../src/transaction/build/makeKeypair.js";
-import { makeTransfer } from "../../../src/transaction/build/makeTransfer.js";
-import { signTx } from "../../../src/transaction/build/signTx.js";
-import type { JsonObject } from "../../../src/transaction/jsonValue.js";
-import { writeJson } from "../../../src/transaction/writeJson.js";
+import { makeCreate } from "../../../src/transaction/builders/makeCreate.js";
+import { makeKeypair, type Keypair } from "../../../src/transaction/builders/makeKeypair.js";
+import { makeTransfer } from "../../../src/transaction/builders/makeTransfer.js";
+import { signTx } from "../../../src/transaction/builders/signTx.js";
+import type { JsonObject } from "../../../src/json/jsonValue.js";
+import { writeJson } from "../../../src/json/writeJson.js";
 import { httpCall, startLedgerd, type LogLine, type RunningNode } from "./ledgerdProcess.js";
 
 const dirs: string[] = [];

@@ -17,7 +17,7 @@ import { signEd25519Fulfillment } from "../../../src/crypto-conditions/signEd255
 import { signThresholdFulfillment } from "../../../src/crypto-conditions/signThresholdFulfillment.js";
 import type { Fulfillment, ThresholdFulfillment } from "../../../src/crypto-conditions/types.js";
 import { verifyFulfillment } from "../../../src/crypto-conditions/verifyFulfillment.js";
-import type { JsonObject } from "../../../src/transaction/jsonValue.js";
+import type { JsonObject } from "../../../src/json/jsonValue.js";
 import { loadKeys } from "../../helpers/vectors.js";
 import { seededBytes } from "./seededRandom.js";
 

@@ -15,7 +15,7 @@ import { publicKeyFromSeed } from "../../../src/crypto-conditions/publicKeyFromS
 import { signEd25519Fulfillment } from "../../../src/crypto-conditions/signEd25519Fulfillment.js";
 import { signThresholdFulfillment } from "../../../src/crypto-conditions/signThresholdFulfillment.js";
 import { verifyFulfillment } from "../../../src/crypto-conditions/verifyFulfillment.js";
-import type { JsonObject } from "../../../src/transaction/jsonValue.js";
+import type { JsonObject } from "../../../src/json/jsonValue.js";
 import { SeededRandom } from "./seededRandom.js";
 
 // The reference's API as used here (its bundled typings do not fit a strict NodeNext build).

@@ -20,7 +20,7 @@ import {
 import { publicKeysOfDetails } from "../../../src/crypto-conditions/publicKeysOfDetails.js";
 import { signEd25519Fulfillment } from "../../../src/crypto-conditions/signEd25519Fulfillment.js";
 import type { Condition, Fulfillment, ThresholdFulfillment } from "../../../src/crypto-conditions/types.js";
-import { JsonNumber, type JsonObject, type JsonValue } from "../../../src/transaction/jsonValue.js";
+import { JsonNumber, type JsonObject, type JsonValue } from "../../../src/json/jsonValue.js";
 import { seededBytes } from "./seededRandom.js";
 
 const message = seededBytes("message", 32);

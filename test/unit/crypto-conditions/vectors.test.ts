@@ -9,7 +9,7 @@ import { encodeFulfillment } from "../../../src/crypto-conditions/encodeFulfillm
 import { publicKeysOfDetails } from "../../../src/crypto-conditions/publicKeysOfDetails.js";
 import { publicKeysOfFulfillment } from "../../../src/crypto-conditions/publicKeysOfFulfillment.js";
 import { verifyFulfillment } from "../../../src/crypto-conditions/verifyFulfillment.js";
-import type { JsonValue } from "../../../src/transaction/jsonValue.js";
+import type { JsonValue } from "../../../src/json/jsonValue.js";
 import { loadKeys, loadVector, loadVectors, type DriverVector } from "../../helpers/vectors.js";
 
 interface WireInput {

@@ -7,7 +7,7 @@ import { after, before, describe, test } from "node:test";
 import { WebSocket } from "ws";
 import { streamPath } from "../../../src/events/options.js";
 import { StreamServer, type StreamBlock, type StreamSource } from "../../../src/events/streamServer.js";
-import { writeJson } from "../../../src/transaction/writeJson.js";
+import { writeJson } from "../../../src/json/writeJson.js";
 import { removeDir, startSoloStack } from "../../helpers/soloNode.js";
 import { create, keypairOf, transfer } from "../../helpers/txFactory.js";
 

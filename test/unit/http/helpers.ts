@@ -5,8 +5,8 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from "fas
 import type { SoloEngineOptions } from "../../../src/engine/solo/options.js";
 import { buildHttpApp } from "../../../src/http/httpApp.js";
 import type { HttpOptions } from "../../../src/http/options.js";
-import type { JsonObject } from "../../../src/transaction/jsonValue.js";
-import { writeJson } from "../../../src/transaction/writeJson.js";
+import type { JsonObject } from "../../../src/json/jsonValue.js";
+import { writeJson } from "../../../src/json/writeJson.js";
 import { removeDir, startSoloStack, type SoloStack } from "../../helpers/soloNode.js";
 
 export interface HttpStack {

@@ -1,8 +1,8 @@
 // The read endpoints on a real stack: outputs, assets and metadata search, blocks, validators.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import type { JsonObject } from "../../../src/transaction/jsonValue.js";
-import { writeJson } from "../../../src/transaction/writeJson.js";
+import type { JsonObject } from "../../../src/json/jsonValue.js";
+import { writeJson } from "../../../src/json/writeJson.js";
 import { testValidator } from "../../helpers/soloNode.js";
 import { create, keypairOf, transfer } from "../../helpers/txFactory.js";
 import { commit, errorBody, expectJson, get, startHttpStack, type HttpStack } from "./helpers.js";

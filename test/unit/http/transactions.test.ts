@@ -3,12 +3,12 @@
 import assert from "node:assert/strict";
 import { Readable } from "node:stream";
 import { after, before, describe, test } from "node:test";
-import { makeCreate } from "../../../src/transaction/build/makeCreate.js";
-import { signTx } from "../../../src/transaction/build/signTx.js";
+import { makeCreate } from "../../../src/transaction/builders/makeCreate.js";
+import { signTx } from "../../../src/transaction/builders/signTx.js";
 import { computeTxId } from "../../../src/transaction/computeTxId.js";
-import type { JsonObject } from "../../../src/transaction/jsonValue.js";
-import { readJson } from "../../../src/transaction/readJson.js";
-import { writeJson } from "../../../src/transaction/writeJson.js";
+import type { JsonObject } from "../../../src/json/jsonValue.js";
+import { readJson } from "../../../src/json/readJson.js";
+import { writeJson } from "../../../src/json/writeJson.js";
 import { create, keypairOf, transfer } from "../../helpers/txFactory.js";
 import { loadVector } from "../../helpers/vectors.js";
 import { commit, committed, errorBody, expectJson, get, post, startHttpStack, type HttpStack } from "./helpers.js";

@@ -13,7 +13,7 @@ import { PreparePool } from "../../../src/ledger/preparePool.js";
 import type { LegacyTx } from "../../../src/legacy/types.js";
 import { SqliteStore } from "../../../src/store/sqlite/sqliteStore.js";
 import type { BlockWrite, Store } from "../../../src/store/store.js";
-import { readJson } from "../../../src/transaction/readJson.js";
+import { readJson } from "../../../src/json/readJson.js";
 import { hexKey, idOf, legacyBytes, legacyCreate, legacyTransfer } from "../../helpers/legacyFactory.js";
 import { bytesOf, create, keypairOf, transfer } from "../../helpers/txFactory.js";
 

@@ -21,7 +21,7 @@ import type {
   LegacyThresholdBranch,
 } from "../../../src/legacy/types.js";
 import { verifyLegacyFulfillment } from "../../../src/legacy/verifyLegacyFulfillment.js";
-import type { JsonObject } from "../../../src/transaction/jsonValue.js";
+import type { JsonObject } from "../../../src/json/jsonValue.js";
 import { keypairOf } from "../../helpers/txFactory.js";
 
 const [alice, bob, carol] = ["alice", "bob", "carol"].map(keypairOf) as [

@@ -18,8 +18,8 @@ import type { LegacyTx, PreparedLegacyTx } from "../../../src/legacy/types.js";
 import { validateLegacy } from "../../../src/legacy/validateLegacy.js";
 import { verifyLegacyFulfillment } from "../../../src/legacy/verifyLegacyFulfillment.js";
 import type { Rejection } from "../../../src/errors/ledgerError.js";
-import type { JsonObject } from "../../../src/transaction/jsonValue.js";
-import { readJson } from "../../../src/transaction/readJson.js";
+import type { JsonObject } from "../../../src/json/jsonValue.js";
+import { readJson } from "../../../src/json/readJson.js";
 import { LegacyMemoryView } from "./legacyMemoryView.js";
 
 // Copies of the spec's examples/legacy-*.json, byte for byte.

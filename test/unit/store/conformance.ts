@@ -8,7 +8,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { LedgerError } from "../../../src/errors/ledgerError.js";
-import type { CommittedTx, OutputRef, Store } from "../../../src/store/store.js";
+import type { Store } from "../../../src/store/store.js";
+import type { CommittedTx, OutputRef } from "../../../src/transaction/committed.js";
 import { block, createTx, hex64, publicKey, ref, transferTx, validator } from "./fixtures.js";
 import { legacyRef, legacyTx, mixedBlock } from "./legacyFixtures.js";
 

@@ -4,7 +4,7 @@
 
 import { pathToFileURL } from "node:url";
 import { SqliteStore } from "../../../src/store/sqlite/sqliteStore.js";
-import type { CommittedTx } from "../../../src/store/store.js";
+import type { CommittedTx } from "../../../src/transaction/committed.js";
 import { block, createTx, ref, transferTx } from "./fixtures.js";
 
 export const crashCreatesPerBlock = 100;

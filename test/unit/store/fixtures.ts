@@ -3,13 +3,8 @@
 // signed: the store never checks signatures, only what the ledger hands it.
 
 import { createHash } from "node:crypto";
-import type {
-  BlockWrite,
-  CommittedOutput,
-  CommittedTx,
-  OutputRef,
-  Validator,
-} from "../../../src/store/store.js";
+import type { BlockWrite, Validator } from "../../../src/store/store.js";
+import type { CommittedOutput, CommittedTx, OutputRef } from "../../../src/transaction/committed.js";
 
 /** A deterministic random-looking 64-hex id, one per label. */
 export function hex64(label: string): string {

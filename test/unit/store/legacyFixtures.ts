@@ -2,15 +2,9 @@
 // the legacy shape and the ids look like Keccak ids, but nothing is signed or hashed for real:
 // the store never checks either, only what the ledger hands it.
 
-import type {
-  BlockWrite,
-  CommittedLegacyOutput,
-  CommittedLegacyTx,
-  CommittedTx,
-  LegacyInvalidTx,
-  LegacyOutputRef,
-  LegacyVariant,
-} from "../../../src/store/store.js";
+import type { BlockWrite } from "../../../src/store/store.js";
+import type { CommittedLegacyOutput, CommittedLegacyTx, LegacyInvalidTx, LegacyOutputRef, LegacyVariant } from "../../../src/legacy/committed.js";
+import type { CommittedTx } from "../../../src/transaction/committed.js";
 import { hex64, publicKey } from "./fixtures.js";
 
 export interface LegacySpec {

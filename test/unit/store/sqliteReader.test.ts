@@ -9,7 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { SqliteStore } from "../../../src/store/sqlite/sqliteStore.js";
-import type { CommittedTx, OutputRef, Store } from "../../../src/store/store.js";
+import type { Store } from "../../../src/store/store.js";
+import type { CommittedTx, OutputRef } from "../../../src/transaction/committed.js";
 import { storeConformance } from "./conformance.js";
 import { block, createTx, publicKey, ref, transferTx, validator } from "./fixtures.js";
 

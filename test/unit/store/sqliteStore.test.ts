@@ -17,7 +17,7 @@ import { schemaVersion } from "../../../src/store/sqlite/schema.js";
 import { SqliteStore } from "../../../src/store/sqlite/sqliteStore.js";
 import { storeConformance } from "./conformance.js";
 import { crashBlockTxs } from "./crashChild.js";
-import type { CommittedTx } from "../../../src/store/store.js";
+import type { CommittedTx } from "../../../src/transaction/committed.js";
 import { block, createTx, publicKey, ref, transferTx, validator } from "./fixtures.js";
 
 const dir = mkdtempSync(join(tmpdir(), "ledgerd-sqlite-"));

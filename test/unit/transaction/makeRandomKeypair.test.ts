@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { makeKeypair } from "../../../src/transaction/build/makeKeypair.js";
-import { makeRandomKeypair } from "../../../src/transaction/build/makeRandomKeypair.js";
-import { makeCreate } from "../../../src/transaction/build/makeCreate.js";
-import { signTx } from "../../../src/transaction/build/signTx.js";
+import { makeKeypair } from "../../../src/transaction/builders/makeKeypair.js";
+import { makeRandomKeypair } from "../../../src/transaction/builders/makeRandomKeypair.js";
+import { makeCreate } from "../../../src/transaction/builders/makeCreate.js";
+import { signTx } from "../../../src/transaction/builders/signTx.js";
 import { prepareTx } from "../../../src/transaction/prepareTx.js";
 
 /** A seed whose public key has a 42-character base58 form (found by search; 1 key in ~1,400). */

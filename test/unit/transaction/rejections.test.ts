@@ -8,11 +8,11 @@ import { signEd25519Fulfillment } from "../../../src/crypto-conditions/signEd255
 import type { Fulfillment } from "../../../src/crypto-conditions/types.js";
 import type { Rejection } from "../../../src/errors/ledgerError.js";
 import { rejectionCodes } from "../../../src/errors/codes.js";
-import { makeCreate } from "../../../src/transaction/build/makeCreate.js";
-import { makeTransfer } from "../../../src/transaction/build/makeTransfer.js";
-import { signTx } from "../../../src/transaction/build/signTx.js";
+import { makeCreate } from "../../../src/transaction/builders/makeCreate.js";
+import { makeTransfer } from "../../../src/transaction/builders/makeTransfer.js";
+import { signTx } from "../../../src/transaction/builders/signTx.js";
 import { computeTxId } from "../../../src/transaction/computeTxId.js";
-import type { JsonObject, JsonValue } from "../../../src/transaction/jsonValue.js";
+import type { JsonObject, JsonValue } from "../../../src/json/jsonValue.js";
 import { prepareTxBytes } from "../../../src/transaction/prepareTxBytes.js";
 import type { PreparedTx } from "../../../src/transaction/types.js";
 import { validateTx } from "../../../src/transaction/validateTx.js";

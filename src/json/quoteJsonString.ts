@@ -1,4 +1,4 @@
-import { LedgerError } from "../errors/ledgerError.js";
+import { JsonError } from "./jsonError.js";
 import { txModelKeys } from "./modelKeys.js";
 import type { CanonicalForm } from "./serializeCanonical.js";
 
@@ -31,7 +31,7 @@ export function quoteJsonString(s: string, form: CanonicalForm): string {
       }
       if (form === "python") {
         const what = `A lone surrogate U+${upperHex(c)} cannot be written as UTF-8`;
-        throw new LedgerError("BadJson", what);
+        throw new JsonError("BadJson", what);
       }
       escape = `\\u${lowerHex(c)}`;
     } else if (c < 0x20) {

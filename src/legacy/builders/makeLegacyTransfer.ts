@@ -1,4 +1,4 @@
-import type { JsonObject, JsonValue } from "../../transaction/jsonValue.js";
+import type { JsonObject, JsonValue } from "../../json/jsonValue.js";
 import { createLegacyTx } from "../createLegacyTx.js";
 import { signLegacyTx } from "../signLegacyTx.js";
 import type { LegacySigner, LegacyTx, LegacyVariant } from "../types.js";

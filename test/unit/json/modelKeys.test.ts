@@ -1,8 +1,8 @@
 // The model's keys, which the JSON reader interns and the writers quote from a table.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { txModelKeys } from "../../../src/transaction/modelKeys.js";
-import { quoteJsonKey, quoteJsonString } from "../../../src/transaction/quoteJsonString.js";
+import { txModelKeys } from "../../../src/json/modelKeys.js";
+import { quoteJsonKey, quoteJsonString } from "../../../src/json/quoteJsonString.js";
 import { createSchema, transferSchema } from "../../../src/transaction/schemas.js";
 
 /** Every name under a `properties` anywhere in a schema. */

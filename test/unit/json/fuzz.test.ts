@@ -1,16 +1,16 @@
 // Random mutations of valid transaction JSON: readJson either returns a value or throws a
-// LedgerError (BadJson or JsonTooDeep), never anything else; it accepts exactly what
+// JsonError (BadJson or JsonTooDeep), never anything else; it accepts exactly what
 // JSON.parse accepts, apart from the documented differences; whatever it accepts serializes
 // in both forms and round-trips through writeJson.
 
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
-import { LedgerError } from "../../../src/errors/ledgerError.js";
-import type { JsonValue } from "../../../src/transaction/jsonValue.js";
-import { readJson } from "../../../src/transaction/readJson.js";
-import { serializeCanonical } from "../../../src/transaction/serializeCanonical.js";
-import { writeJson } from "../../../src/transaction/writeJson.js";
+import { JsonError } from "../../../src/json/jsonError.js";
+import type { JsonValue } from "../../../src/json/jsonValue.js";
+import { readJson } from "../../../src/json/readJson.js";
+import { serializeCanonical } from "../../../src/json/serializeCanonical.js";
+import { writeJson } from "../../../src/json/writeJson.js";
 import { loadVectors, vectorsDir } from "../../helpers/vectors.js";
 import { pick, randomInt, seededRandom, toPlain, type Random } from "./randomJson.js";
 
@@ -55,11 +55,11 @@ function mutateBytes(random: Random, bytes: Uint8Array): Uint8Array {
 }
 
 /** readJson's outcome; any exception other than the two codes fails the test. */
-function read(input: string | Uint8Array): { value: JsonValue } | { error: LedgerError } {
+function read(input: string | Uint8Array): { value: JsonValue } | { error: JsonError } {
   try {
     return { value: readJson(input) };
   } catch (error) {
-    assert.ok(error instanceof LedgerError, `escaped: ${String(error)} for ${JSON.stringify(String(input))}`);
+    assert.ok(error instanceof JsonError, `escaped: ${String(error)} for ${JSON.stringify(String(input))}`);
     assert.ok(error.code === "BadJson" || error.code === "JsonTooDeep", error.code);
     return { error };
   }
@@ -71,7 +71,7 @@ function checkAccepted(value: JsonValue): void {
       serializeCanonical(value, form);
     } catch (error) {
       // Only the python form may refuse, and only a lone surrogate.
-      assert.ok(form === "python" && error instanceof LedgerError && error.code === "BadJson", String(error));
+      assert.ok(form === "python" && error instanceof JsonError && error.code === "BadJson", String(error));
     }
   }
   assert.deepEqual(readJson(writeJson(value)), value);

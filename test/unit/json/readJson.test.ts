@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { LedgerError } from "../../../src/errors/ledgerError.js";
-import { emptyJsonObject, JsonNumber, type JsonObject } from "../../../src/transaction/jsonValue.js";
-import { jsonLimitsDefault, readJson } from "../../../src/transaction/readJson.js";
-import { writeJson } from "../../../src/transaction/writeJson.js";
+import { JsonError } from "../../../src/json/jsonError.js";
+import { emptyJsonObject, JsonNumber, type JsonObject } from "../../../src/json/jsonValue.js";
+import { jsonLimitsDefault, readJson } from "../../../src/json/readJson.js";
+import { writeJson } from "../../../src/json/writeJson.js";
 
 function object(value: unknown): JsonObject {
   assert.ok(value !== null && typeof value === "object" && !Array.isArray(value));
@@ -14,7 +14,7 @@ function rejects(text: string | Uint8Array, code: "BadJson" | "JsonTooDeep", mes
   assert.throws(
     () => readJson(text, limits),
     (error: unknown) => {
-      assert.ok(error instanceof LedgerError, `not a LedgerError: ${String(error)}`);
+      assert.ok(error instanceof JsonError, `not a JsonError: ${String(error)}`);
       assert.equal(error.code, code);
       assert.match(error.message, message);
       return true;

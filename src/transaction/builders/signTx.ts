@@ -2,7 +2,7 @@ import { encodeFulfillment } from "../../crypto-conditions/encodeFulfillment.js"
 import { signEd25519Fulfillment } from "../../crypto-conditions/signEd25519Fulfillment.js";
 import { signThresholdFulfillment } from "../../crypto-conditions/signThresholdFulfillment.js";
 import { computeTxId } from "../computeTxId.js";
-import { isJsonObject, type JsonObject } from "../jsonValue.js";
+import { isJsonObject, type JsonObject } from "../../json/jsonValue.js";
 import { signingDigests } from "../signingDigests.js";
 import type { CanonicalForm } from "../types.js";
 import type { Keypair } from "./makeKeypair.js";

@@ -1,4 +1,4 @@
-import type { JsonObject } from "../jsonValue.js";
+import type { JsonObject } from "../../json/jsonValue.js";
 import { makeOutput } from "./makeOutput.js";
 
 export interface TransferSpec {

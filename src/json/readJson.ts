@@ -9,7 +9,7 @@
 // - Objects inherit nothing, so `__proto__` is an ordinary key as it is in Python.
 // - Strict RFC 8259 with clear messages carrying the byte offset, and named limits (depth,
 //   size, members per container), so hostile input costs bounded work and never escapes as
-//   anything but a `LedgerError` ("BadJson" or "JsonTooDeep").
+//   anything but a `JsonError` ("BadJson" or "JsonTooDeep").
 //
 // Decisions: a byte order mark is rejected (RFC 8259 §8.1: senders MUST NOT add one, and no
 // official driver does). Duplicate keys: the last value wins at the first key's position, as
@@ -20,7 +20,7 @@
 // a raw one in text input, or invalid UTF-8 in byte input, is rejected.
 
 import { Buffer } from "node:buffer";
-import { LedgerError } from "../errors/ledgerError.js";
+import { JsonError } from "./jsonError.js";
 import { emptyJsonObject, JsonNumber, type JsonObject, type JsonValue } from "./jsonValue.js";
 import { txModelKeys } from "./modelKeys.js";
 
@@ -65,7 +65,7 @@ export function readJson(text: string | Uint8Array, limits?: Partial<JsonLimits>
   const source =
     typeof text === "string" ? checkText(text, limitsUsed) : decodeBytes(text, limitsUsed);
   if (source.charCodeAt(0) === 0xfeff) {
-    throw new LedgerError("BadJson", "Invalid JSON at byte 0: a byte order mark is not allowed");
+    throw new JsonError("BadJson", "Invalid JSON at byte 0: a byte order mark is not allowed");
   }
   const reader = new Reader(source, limitsUsed);
   reader.skipWhitespace();
@@ -87,7 +87,7 @@ function decodeBytes(bytes: Uint8Array, limits: JsonLimits): string {
     return decoder.decode(bytes);
   } catch {
     const at = firstInvalidUtf8(bytes);
-    throw new LedgerError("BadJson", `Invalid JSON at byte ${at}: the text is not valid UTF-8`);
+    throw new JsonError("BadJson", `Invalid JSON at byte ${at}: the text is not valid UTF-8`);
   }
 }
 
@@ -101,7 +101,7 @@ function checkText(text: string, limits: JsonLimits): string {
   if (!(text as unknown as WellFormedString).isWellFormed()) {
     const at = byteOffset(text, firstLoneSurrogate(text));
     const what = "a raw lone surrogate is not valid Unicode";
-    throw new LedgerError("BadJson", `Invalid JSON at byte ${at}: ${what}`);
+    throw new JsonError("BadJson", `Invalid JSON at byte ${at}: ${what}`);
   }
   return text;
 }
@@ -111,9 +111,9 @@ interface WellFormedString {
   isWellFormed(): boolean;
 }
 
-function tooLarge(bytes: number, limits: JsonLimits): LedgerError {
+function tooLarge(bytes: number, limits: JsonLimits): JsonError {
   const what = `JSON text of ${bytes} bytes is larger than bytesMax (${limits.bytesMax})`;
-  return new LedgerError("BadJson", what);
+  return new JsonError("BadJson", what);
 }
 
 /** The scanner. Indexes are UTF-16 units into `text`; messages convert them to byte offsets. */
@@ -128,7 +128,7 @@ class Reader {
   ) {}
 
   fail(what: string, at: number = this.pos): never {
-    throw new LedgerError("BadJson", `Invalid JSON at byte ${byteOffset(this.text, at)}: ${what}`);
+    throw new JsonError("BadJson", `Invalid JSON at byte ${byteOffset(this.text, at)}: ${what}`);
   }
 
   /** What stands at the current position, for a message. */
@@ -225,7 +225,7 @@ class Reader {
   tooDeep(): never {
     const at = byteOffset(this.text, this.pos);
     const what = `JSON nests deeper than depthMax (${this.limits.depthMax}) at byte ${at}`;
-    throw new LedgerError("JsonTooDeep", what);
+    throw new JsonError("JsonTooDeep", what);
   }
 
   /** At the opening quote of a key: a key of the v2.0 model is the interned constant. */

@@ -7,13 +7,14 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
 import { LedgerError } from "../../../src/errors/ledgerError.js";
+import { JsonError } from "../../../src/json/jsonError.js";
 import { computeTxId } from "../../../src/transaction/computeTxId.js";
-import { isJsonObject, type JsonObject } from "../../../src/transaction/jsonValue.js";
+import { isJsonObject, type JsonObject } from "../../../src/json/jsonValue.js";
 import { matchTxId } from "../../../src/transaction/matchTxId.js";
-import { readJson } from "../../../src/transaction/readJson.js";
-import { serializeCanonical } from "../../../src/transaction/serializeCanonical.js";
+import { readJson } from "../../../src/json/readJson.js";
+import { serializeCanonical } from "../../../src/json/serializeCanonical.js";
 import { signingDigests } from "../../../src/transaction/signingDigests.js";
-import { writeJson } from "../../../src/transaction/writeJson.js";
+import { writeJson } from "../../../src/json/writeJson.js";
 import { loadVectors, vectorsDir } from "../../helpers/vectors.js";
 
 const vectors = loadVectors();
@@ -100,7 +101,7 @@ describe("matchTxId on the vectors", () => {
   test("a lone surrogate: python cannot serialize it, a js-form id still matches", () => {
     const tx = readTx("01_create_single_owner.json");
     tx["metadata"] = readJson('{"s": "\\ud800"}');
-    assert.throws(() => computeTxId(tx, "python"), (e: unknown) => e instanceof LedgerError && e.code === "BadJson");
+    assert.throws(() => computeTxId(tx, "python"), (e: unknown) => e instanceof JsonError && e.code === "BadJson");
     tx["id"] = computeTxId(tx, "js");
     assert.equal(matchTxId(tx), "js");
   });

@@ -1,5 +1,5 @@
 import { conditionUriOfDetails } from "../../crypto-conditions/conditionUriOfDetails.js";
-import type { JsonObject } from "../jsonValue.js";
+import type { JsonObject } from "../../json/jsonValue.js";
 
 /**
  * An output as the drivers make it: one key gives an ed25519-sha-256 condition; several keys

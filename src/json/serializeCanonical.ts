@@ -18,7 +18,7 @@ export type CanonicalForm = "python" | "js";
 /**
  * The canonical JSON text of a value: compact, object keys sorted (by UTF-8 bytes for
  * "python", by UTF-16 code units for "js"), strings and numbers as each form writes them.
- * Throws LedgerError("BadJson") for a lone surrogate in the "python" form.
+ * Throws JsonError("BadJson") for a lone surrogate in the "python" form.
  */
 export function serializeCanonical(value: JsonValue, form: CanonicalForm): string {
   return form === "python" ? write(value, "python", comparePython) : write(value, "js", compareUtf16);

@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import { describe, test } from "node:test";
-import { LedgerError } from "../../../src/errors/ledgerError.js";
-import { canonicalFormsDiffer } from "../../../src/transaction/canonicalFormsDiffer.js";
-import { JsonNumber, type JsonValue } from "../../../src/transaction/jsonValue.js";
-import { readJson } from "../../../src/transaction/readJson.js";
-import { serializeCanonical } from "../../../src/transaction/serializeCanonical.js";
+import { JsonError } from "../../../src/json/jsonError.js";
+import { canonicalFormsDiffer } from "../../../src/json/canonicalFormsDiffer.js";
+import { JsonNumber, type JsonValue } from "../../../src/json/jsonValue.js";
+import { readJson } from "../../../src/json/readJson.js";
+import { serializeCanonical } from "../../../src/json/serializeCanonical.js";
 import { randomValue, seededRandom, toPlain } from "./randomJson.js";
 
 // The JavaScript driver's own serializer (bigchaindb-driver 4.3.0): json-stable-stringify with
@@ -55,7 +55,7 @@ describe("serializeCanonical: strings", () => {
     for (const text of [String.raw`"a\ud800"`, String.raw`"\uDFFFb"`, String.raw`{"\udbff":1}`, String.raw`"\udd11\ud83d"`]) {
       assert.throws(
         () => py(text),
-        (error: unknown) => error instanceof LedgerError && error.code === "BadJson" && /lone surrogate/.test(error.message),
+        (error: unknown) => error instanceof JsonError && error.code === "BadJson" && /lone surrogate/.test(error.message),
       );
     }
     assert.equal(js(String.raw`"a\uD800"`), String.raw`"a\ud800"`);

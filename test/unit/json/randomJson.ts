@@ -1,7 +1,7 @@
 // Seeded random JSON values for the property tests of this folder: shaped like asset data and
 // metadata, rich in the characters and numbers where the two canonical forms part ways.
 
-import { JsonNumber, type JsonObject, type JsonValue } from "../../../src/transaction/jsonValue.js";
+import { JsonNumber, type JsonObject, type JsonValue } from "../../../src/json/jsonValue.js";
 
 export type Random = () => number;
 

@@ -1,0 +1,16 @@
+/**
+ * Why a JSON text could not be read or a value could not be written. The json folder imports
+ * nothing of the project's, so it has its own error; `asRejection` (src/errors/ledgerError.ts)
+ * and the HTTP error handler read it as the catalog's code of the same name.
+ */
+export class JsonError extends Error {
+  override readonly name = "JsonError";
+
+  constructor(
+    /** `BadJson`: not valid JSON (or not writable); `JsonTooDeep`: nested past `depthMax`. */
+    readonly code: "BadJson" | "JsonTooDeep",
+    message: string,
+  ) {
+    super(message);
+  }
+}
