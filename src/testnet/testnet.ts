@@ -302,7 +302,7 @@ function childEnv(): NodeJS.ProcessEnv {
 /** `node <main>` as this process runs: main.ts under tsx (from source), main.js once built. */
 function ledgerdEntry(): string[] {
   const here = fileURLToPath(import.meta.url);
-  const main = join(dirname(here), `main${extname(here)}`);
+  const main = join(dirname(here), "..", "cli", `main${extname(here)}`);
   return extname(here) === ".ts" ? ["--import", "tsx", main] : [main];
 }
 
@@ -402,7 +402,7 @@ function signal(pid: number, name: NodeJS.Signals): void {
   }
 }
 
-/** The folder of ledgerd's package.json (src/cli under tsx, dist/src/cli once built). */
+/** The folder of ledgerd's package.json (src/testnet under tsx, dist/src/testnet once built). */
 function packageRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   while (!existsSync(join(dir, "package.json"))) {

@@ -11,7 +11,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { test } from "node:test";
-import { LedgerError } from "../../../src/errors/ledgerError.js";
+import { JsonError } from "../../../src/json/jsonError.js";
 import { isJsonObject } from "../../../src/json/jsonValue.js";
 import { matchTxId } from "../../../src/transaction/matchTxId.js";
 import { readJson } from "../../../src/json/readJson.js";
@@ -84,7 +84,7 @@ test(`readJson + serializeCanonical "python" equal rapidjson.dumps byte for byte
       unwritable++;
       assert.throws(
         () => serializeCanonical(value, "python"),
-        (error: unknown) => error instanceof LedgerError && error.code === "BadJson",
+        (error: unknown) => error instanceof JsonError && error.code === "BadJson",
         `case ${n}: rapidjson raised ${c.error}, ledgerd wrote it`,
       );
       continue;
