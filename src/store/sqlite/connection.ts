@@ -7,7 +7,7 @@ import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import { DeferredIndex } from "./deferredIndex.js";
 import type { SqliteStoreOptions } from "./options.js";
-import { indexTables, readSql, writeSql } from "./queries.js";
+import { indexTables, rankSql, readSql, writeSql } from "./queries.js";
 
 export type Statements<T extends Record<string, string>> = { [K in keyof T]: Database.Statement };
 export type IndexName = keyof typeof indexTables;
@@ -20,6 +20,8 @@ export interface Connection {
   readonly db: Database.Database;
   readonly read: Statements<typeof readSql>;
   readonly write: Statements<typeof writeSql>;
+  /** Text search ranking: the seqs of the best matches. */
+  readonly rank: Statements<typeof rankSql>;
   readonly index: Indexes;
   /** Per slice of the hashed indexes: rows with seq up to this are in the tables. */
   readonly merged: number[];
@@ -52,6 +54,8 @@ export function prepareConnection(db: Database.Database): Connection {
   const read = prepareAll(db, readSql);
   for (const name of singleColumnReads) read[name].pluck();
   const write = prepareAll(db, writeSql);
+  const rank = prepareAll(db, rankSql);
+  for (const statement of Object.values(rank)) statement.pluck();
   const merged = read.sweep.all() as number[];
   const count = merged.length; // the database's own slice count
   const make = (t: { table: string; columns: readonly string[] }) =>
@@ -62,7 +66,7 @@ export function prepareConnection(db: Database.Database): Connection {
     keys: make(indexTables.keys),
     spent: make(indexTables.spent),
   };
-  return { db, read, write, index, merged };
+  return { db, read, write, rank, index, merged };
 }
 
 // Reads of one column return the value itself, not a row object.
@@ -73,6 +77,7 @@ const singleColumnReads = [
   "txHeightAt",
   "createAt",
   "transferAt",
+  "transferSeqsAfter",
   "txIdsBySeqRange",
   "txJsonsBySeqRange",
   "validatorsAt",

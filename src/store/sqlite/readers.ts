@@ -60,67 +60,33 @@ export function readTransaction(c: Connection, id: string): string | null {
   return null;
 }
 
-export function readTransactionsByAsset(
+/** The last transaction of an asset (with `operation`, the last of that kind), or none. */
+export function readLastTransactionOfAsset(
   c: Connection,
   assetId: string,
-  options: { operation?: Operation; lastOnly?: boolean },
+  operation: Operation | undefined,
 ): string[] {
   const hash = keyHash(assetId);
-  const lastOnly = options.lastOnly === true;
-  const found: SeqJsonRow[] = [];
+  let last: SeqJsonRow | undefined;
   // The CREATE is the transaction whose id is the asset id.
-  if (options.operation !== "TRANSFER") {
+  if (operation !== "TRANSFER") {
     for (const [seq] of c.index.ids.lookup(hash)) {
       const json = c.read.createAt.get(seq, assetId) as string | undefined;
-      if (json !== undefined) found.push({ seq: seq as number, json });
+      if (json !== undefined) last = { seq: seq as number, json };
     }
   }
   // The TRANSFERs name the asset. Waiting index rows are newer than merged ones.
-  if (options.operation !== "CREATE") {
-    const waiting: SeqJsonRow[] = [];
+  if (operation !== "CREATE") {
+    let waiting: SeqJsonRow | undefined;
     for (const row of c.index.assets.waitingRows(hash)) {
       const seq = row[1] as number;
       const json = c.read.transferAt.get(seq, assetId) as string | undefined;
-      if (json !== undefined) waiting.push({ seq, json });
+      if (json !== undefined && (waiting === undefined || seq > waiting.seq)) waiting = { seq, json };
     }
-    if (!lastOnly) {
-      const merged = c.read.transfersOfAsset.iterate(hash, assetId);
-      for (const row of merged as Iterable<SeqJsonRow>) found.push(row);
-    } else if (waiting.length === 0) {
-      const last = c.read.lastTransferOfAsset.get(hash, assetId) as SeqJsonRow | undefined;
-      if (last !== undefined) found.push(last);
-    }
-    for (const row of waiting) found.push(row);
+    const transfer = waiting ?? (c.read.lastTransferOfAsset.get(hash, assetId) as SeqJsonRow | undefined);
+    if (transfer !== undefined && (last === undefined || transfer.seq > last.seq)) last = transfer;
   }
-  found.sort((a, b) => a.seq - b.seq); // commit order
-  const last = found[found.length - 1];
-  if (lastOnly) return last === undefined ? [] : [last.json];
-  return found.map((tx) => tx.json);
-}
-
-export function readOutputsByPublicKey(
-  c: Connection,
-  publicKey: string,
-  spent: boolean | undefined,
-): OutputRef[] {
-  const hash = keyHash(publicKey);
-  const rows = c.read.outputsOfKey.all(hash) as OutputOfKeyRow[];
-  const waiting = c.index.keys.waitingRows(hash).map((row) => [row[1], row[2]] as Place);
-  for (const row of outputsAt(c, waiting).values()) rows.push(row);
-  rows.sort((a, b) => a.seq - b.seq || a.outputIndex - b.outputIndex); // commit order
-  // keyHash is not unique: keep only outputs that really name this key.
-  const names = (row: OutputOfKeyRow) =>
-    (JSON.parse(row.publicKeys) as string[]).includes(publicKey);
-  const mine = rows.filter(names);
-  const spenders =
-    spent === undefined ? new Map() : spendersOf(c, mine.map((r) => [r.seq, r.outputIndex]));
-  const refs: OutputRef[] = [];
-  for (const row of mine) {
-    const isSpent = spenders.has(placeKey(row.seq, row.outputIndex));
-    if (spent !== undefined && spent !== isSpent) continue;
-    refs.push({ transactionId: row.transactionId, outputIndex: row.outputIndex });
-  }
-  return refs;
+  return last === undefined ? [] : [last.json];
 }
 
 export function readBlock(c: Connection, height: number): BlockRecord | null {
@@ -130,15 +96,6 @@ export function readBlock(c: Connection, height: number): BlockRecord | null {
   const txIds = c.read.txIdsBySeqRange.all(row.seqFirst, end) as string[];
   assert.equal(txIds.length, row.txCount, `block ${height} lost transactions`);
   return { height, appHash: row.appHash, txIds };
-}
-
-export function readBlockTransactions(c: Connection, height: number): string[] | null {
-  const row = c.read.block.get(height) as BlockRow | undefined;
-  if (row === undefined) return null;
-  const end = row.seqFirst + row.txCount;
-  const txs = c.read.txJsonsBySeqRange.all(row.seqFirst, end) as string[];
-  assert.equal(txs.length, row.txCount, `block ${height} lost transactions`);
-  return txs;
 }
 
 export function readBlockHeightOfTransaction(c: Connection, id: string): number | null {

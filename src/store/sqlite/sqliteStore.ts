@@ -27,6 +27,7 @@ import type Database from "better-sqlite3";
 import type { LegacyOutputRef } from "../../legacy/committed.js";
 import type { Operation, OutputRef } from "../../transaction/committed.js";
 import type {
+  Batches,
   BlockRecord,
   BlockWrite,
   ChainState,
@@ -37,6 +38,14 @@ import type {
   StoredOutput,
   Validator,
 } from "../store.js";
+import {
+  blockTransactions,
+  emptyReader,
+  outputsOfKey,
+  searchHits,
+  transactionsOfAsset,
+  type BatchReader,
+} from "./batchReaders.js";
 import { BlockWriter } from "./blockWriter.js";
 import {
   busyTimeoutMs,
@@ -50,7 +59,7 @@ import { legacySeqsOf, seqsOf } from "./lookups.js";
 import { sqliteStoreOptionsDefault, type SqliteStoreOptions } from "./options.js";
 import * as readers from "./readers.js";
 import { ensureSchema } from "./schema.js";
-import { search } from "./search.js";
+import { rankedSeqs, type SearchLimits } from "./search.js";
 
 export interface SqliteStoreDeps {
   /** A connection to use instead of opening `options.path` (tests, tools). The store owns it. */
@@ -67,7 +76,7 @@ export class SqliteStore implements Store {
 
   readonly #c: Connection;
   readonly #writer: BlockWriter;
-  readonly #searchWordsMax: number;
+  readonly #searchLimits: SearchLimits;
   /** A read-only store follows another process's commits (IndexFollower.refresh). */
   readonly #readOnly: boolean;
   readonly #readSnapshot: <T>(read: () => T) => T;
@@ -96,7 +105,10 @@ export class SqliteStore implements Store {
     });
     this.#readSnapshot = <T>(read: () => T) => snapshot(read) as T;
     this.#writer = new BlockWriter(this.#c, options.indexRowsWaitingMax);
-    this.#searchWordsMax = options.searchWordsMax;
+    this.#searchLimits = {
+      wordsMax: options.searchWordsMax,
+      rankedMatchesMax: options.searchRankedMatchesMax,
+    };
   }
 
   /** The connection, for tests and diagnostics (pragmas, query plans). Do not write through it. */
@@ -134,21 +146,19 @@ export class SqliteStore implements Store {
     assetId: string,
     options: { operation?: Operation; lastOnly?: boolean } = {},
   ): Promise<string[]> {
-    return this.#reading(() => readers.readTransactionsByAsset(this.#c, assetId, options));
+    return collect(this.streamTransactionsByAsset(assetId, options));
   }
 
   async getOutputsByPublicKey(publicKey: string, spent?: boolean): Promise<OutputRef[]> {
-    return this.#reading(() => readers.readOutputsByPublicKey(this.#c, publicKey, spent));
+    return collect(this.streamOutputsByPublicKey(publicKey, spent));
   }
 
   async searchAssets(query: string, limit: number): Promise<SearchHit[]> {
-    const statement = this.#c.read.searchAssets;
-    return this.#reading(() => search(statement, query, limit, this.#searchWordsMax));
+    return collect(this.streamSearchAssets(query, limit));
   }
 
   async searchMetadata(query: string, limit: number): Promise<SearchHit[]> {
-    const statement = this.#c.read.searchMetadata;
-    return this.#reading(() => search(statement, query, limit, this.#searchWordsMax));
+    return collect(this.streamSearchMetadata(query, limit));
   }
 
   async getBlock(height: number): Promise<BlockRecord | null> {
@@ -156,7 +166,40 @@ export class SqliteStore implements Store {
   }
 
   async getBlockTransactions(height: number): Promise<string[] | null> {
-    return this.#reading(() => readers.readBlockTransactions(this.#c, height));
+    const batches = await this.streamBlockTransactions(height);
+    return batches === null ? null : collect(batches);
+  }
+
+  streamTransactionsByAsset(
+    assetId: string,
+    options: { operation?: Operation; lastOnly?: boolean } = {},
+  ): Batches<string> {
+    const c = this.#c;
+    if (options.lastOnly === true) {
+      return this.#batches(() => {
+        const last = readers.readLastTransactionOfAsset(c, assetId, options.operation);
+        let given = false;
+        return { next: () => (given ? null : ((given = true), last)) };
+      });
+    }
+    return this.#batches(() => transactionsOfAsset(c, assetId, options.operation));
+  }
+
+  streamOutputsByPublicKey(publicKey: string, spent?: boolean): Batches<OutputRef> {
+    return this.#batches(() => outputsOfKey(this.#c, publicKey, spent));
+  }
+
+  streamSearchAssets(query: string, limit: number | undefined): Batches<SearchHit> {
+    return this.#search("assets", query, limit);
+  }
+
+  streamSearchMetadata(query: string, limit: number | undefined): Batches<SearchHit> {
+    return this.#search("metadata", query, limit);
+  }
+
+  async streamBlockTransactions(height: number): Promise<Batches<string> | null> {
+    const reader = this.#reading(() => blockTransactions(this.#c, height));
+    return reader === null ? null : this.#batches(() => reader);
   }
 
   async getBlockHeightOfTransaction(id: string): Promise<number | null> {
@@ -187,8 +230,32 @@ export class SqliteStore implements Store {
     if (this.#c.db.open) this.#c.db.close();
   }
 
+  #search(kind: "assets" | "metadata", query: string, limit: number | undefined): Batches<SearchHit> {
+    const c = this.#c;
+    return this.#batches(() => {
+      const seqs = rankedSeqs(c, kind, query, limit, this.#searchLimits);
+      return seqs.length === 0 ? emptyReader() : searchHits(c, kind, seqs);
+    });
+  }
+
+  /** A reader opened in one read, then one read per batch: commits run between batches. */
+  async *#batches<T>(open: () => BatchReader<T>): Batches<T> {
+    const reader = this.#reading(open);
+    for (;;) {
+      const batch = this.#reading(() => reader.next());
+      if (batch === null) return;
+      yield batch;
+    }
+  }
+
   /** Runs a read; in a read-only store, on a snapshot that has caught up with the writer. */
   #reading<T>(read: () => T): T {
     return this.#readOnly ? this.#readSnapshot(read) : read();
   }
+}
+
+async function collect<T>(batches: Batches<T>): Promise<T[]> {
+  const all: T[] = [];
+  for await (const batch of batches) all.push(...batch);
+  return all;
 }

@@ -1,0 +1,205 @@
+// The long answers of the Store, read a batch at a time (`Batches` in ../store.ts). Each reader
+// is opened inside one read and then asked for one batch per read: at most `batchRowsMax` rows
+// and about `batchCharsMax` characters, so no read holds the connection for long and no answer
+// is ever whole in memory. A reader answers as of its opening: rows committed later (a higher
+// seq) are left out, and an output spent later still counts as unspent.
+//
+// A hashed lookup reads two sources in commit order: its index table, after a cursor, and the
+// index rows still waiting in memory (deferredIndex.ts), taken once at opening. A waiting row
+// may reach the table between two batches; the merge drops it the second time.
+
+import assert from "node:assert/strict";
+import type { Operation, OutputRef } from "../../transaction/committed.js";
+import type { SearchHit } from "../store.js";
+import type { Connection } from "./connection.js";
+import { keyHash } from "./keyHash.js";
+import { batchCharsMax, batchRowsMax } from "./limits.js";
+import { outputsAt, spendersOf } from "./lookups.js";
+import { placeKey } from "./places.js";
+import type { BlockRow, OutputOfKeyRow } from "./rows.js";
+
+/** One batch per call (each inside its own read); null once there is no more. */
+export interface BatchReader<T> {
+  next(): readonly T[] | null;
+}
+
+export function emptyReader<T>(): BatchReader<T> {
+  return { next: () => null };
+}
+
+/** The outputs whose condition names `publicKey`, in commit order; `spent` filters. */
+export function outputsOfKey(
+  c: Connection,
+  publicKey: string,
+  spent: boolean | undefined,
+): BatchReader<OutputRef> {
+  const hash = keyHash(publicKey);
+  const lastSeq = lastSeqOf(c);
+  const waiting = c.index.keys
+    .waitingRows(hash)
+    .filter((row) => (row[1] as number) <= lastSeq)
+    .map((row) => ({ seq: row[1] as number, outputIndex: row[2] as number }))
+    .sort(byPlace);
+  let after = { seq: 0, outputIndex: -1 };
+  let next = 0; // into waiting
+  let done = false;
+  return {
+    next: () => {
+      if (done) return null;
+      const { seq, outputIndex } = after;
+      const table = c.read.outputsOfKeyAfter.all(hash, seq, outputIndex, lastSeq, batchRowsMax);
+      while (next < waiting.length && byPlace(waiting[next]!, after) <= 0) next++;
+      const places = waiting.slice(next, next + batchRowsMax).map((p) => [p.seq, p.outputIndex]);
+      const waitingRows = [...outputsAt(c, places as [number, number][]).values()].sort(byPlace);
+      const rows = mergeSorted(table as OutputOfKeyRow[], waitingRows, byPlace, batchRowsMax);
+      done = rows.length < batchRowsMax;
+      if (rows.length === 0) return null;
+      after = rows[rows.length - 1]!;
+      return outputRefs(c, rows, publicKey, spent, lastSeq);
+    },
+  };
+}
+
+function outputRefs(
+  c: Connection,
+  rows: readonly OutputOfKeyRow[],
+  publicKey: string,
+  spent: boolean | undefined,
+  lastSeq: number,
+): OutputRef[] {
+  // keyHash is not unique: keep only outputs that really name this key.
+  const mine = rows.filter((row) => (JSON.parse(row.publicKeys) as string[]).includes(publicKey));
+  const spenders =
+    spent === undefined ? new Map<string, number>() : spendersOf(c, mine.map((r) => [r.seq, r.outputIndex]));
+  const refs: OutputRef[] = [];
+  for (const row of mine) {
+    const spender = spenders.get(placeKey(row.seq, row.outputIndex));
+    const isSpent = spender !== undefined && spender <= lastSeq;
+    if (spent !== undefined && spent !== isSpent) continue;
+    refs.push({ transactionId: row.transactionId, outputIndex: row.outputIndex });
+  }
+  return refs;
+}
+
+/** The CREATE of an asset (its id is the asset id) and its TRANSFERs, in commit order. */
+export function transactionsOfAsset(
+  c: Connection,
+  assetId: string,
+  operation: Operation | undefined,
+): BatchReader<string> {
+  const hash = keyHash(assetId);
+  const lastSeq = lastSeqOf(c);
+  let create: string | undefined;
+  if (operation !== "TRANSFER") {
+    for (const [seq] of c.index.ids.lookup(hash)) {
+      create ??= c.read.createAt.get(seq, assetId) as string | undefined;
+    }
+  }
+  const waiting = c.index.assets
+    .waitingRows(hash)
+    .map((row) => row[1] as number)
+    .filter((seq) => seq <= lastSeq)
+    .sort((a, b) => a - b);
+  let after = 0;
+  let next = 0; // into waiting
+  let done = operation === "CREATE";
+  return {
+    next: () => {
+      const batch: string[] = [];
+      let chars = 0;
+      // The CREATE comes first: a TRANSFER of an asset is always committed after its CREATE.
+      if (create !== undefined) batch.push(create);
+      chars += create?.length ?? 0;
+      create = undefined;
+      if (done) return batch.length > 0 ? batch : null;
+      const table = c.read.transferSeqsAfter.all(hash, after, lastSeq, batchRowsMax) as number[];
+      while (next < waiting.length && waiting[next]! <= after) next++;
+      const more = waiting.slice(next, next + batchRowsMax);
+      const seqs = mergeSorted(table, more, (a, b) => a - b, batchRowsMax);
+      done = seqs.length < batchRowsMax;
+      for (const seq of seqs) {
+        after = seq;
+        const json = c.read.transferAt.get(seq, assetId) as string | undefined;
+        if (json === undefined) continue; // another asset with the same keyHash
+        batch.push(json);
+        chars += json.length;
+        if (chars < batchCharsMax) continue;
+        done = done && seq === seqs[seqs.length - 1];
+        break;
+      }
+      return batch.length === 0 && done ? null : batch;
+    },
+  };
+}
+
+/** The transactions of a block as posted, in block order; null when there is no such block. */
+export function blockTransactions(c: Connection, height: number): BatchReader<string> | null {
+  const row = c.read.block.get(height) as BlockRow | undefined;
+  if (row === undefined) return null;
+  const end = row.seqFirst + row.txCount;
+  let from = row.seqFirst;
+  return {
+    next: () => {
+      if (from >= end) return null;
+      const batch: string[] = [];
+      let chars = 0;
+      const upTo = Math.min(end, from + batchRowsMax);
+      for (const json of c.read.txJsonsBySeqRange.iterate(from, upTo) as Iterable<string>) {
+        batch.push(json);
+        chars += json.length;
+        if (chars >= batchCharsMax) break;
+      }
+      assert.ok(batch.length > 0, `block ${height} lost transactions`);
+      from += batch.length;
+      return batch;
+    },
+  };
+}
+
+/** The hits at these seqs (already ranked), in that order. */
+export function searchHits(
+  c: Connection,
+  kind: "assets" | "metadata",
+  seqs: readonly number[],
+): BatchReader<SearchHit> {
+  const hitAt = kind === "assets" ? c.read.assetHitAt : c.read.metadataHitAt;
+  let at = 0;
+  return {
+    next: () => {
+      if (at >= seqs.length) return null;
+      const batch: SearchHit[] = [];
+      let chars = 0;
+      while (at < seqs.length && batch.length < batchRowsMax && chars < batchCharsMax) {
+        const hit = hitAt.get(seqs[at++]) as SearchHit;
+        batch.push(hit);
+        chars += hit.json.length;
+      }
+      return batch;
+    },
+  };
+}
+
+function lastSeqOf(c: Connection): number {
+  return (c.read.lastSeq.get() as number | null) ?? 0;
+}
+
+function byPlace(
+  a: { readonly seq: number; readonly outputIndex: number },
+  b: { readonly seq: number; readonly outputIndex: number },
+): number {
+  return a.seq - b.seq || a.outputIndex - b.outputIndex;
+}
+
+/** The first `count` of two sorted lists, merged, an item in both taken once. */
+function mergeSorted<T>(a: readonly T[], b: readonly T[], compare: (x: T, y: T) => number, count: number): T[] {
+  const out: T[] = [];
+  let i = 0;
+  let j = 0;
+  while (out.length < count && (i < a.length || j < b.length)) {
+    const order = i >= a.length ? 1 : j >= b.length ? -1 : compare(a[i]!, b[j]!);
+    if (order <= 0) out.push(a[i++]!);
+    else out.push(b[j++]!);
+    if (order === 0) j++;
+  }
+  return out;
+}
