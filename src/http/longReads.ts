@@ -12,7 +12,7 @@ import { LedgerError } from "../errors/ledgerError.js";
  * How long the turns of long reads may hold the event loop before it serves other requests.
  * A turn (one batch) is itself at most a few ms, so a cheap read waits for about this plus one.
  */
-const turnsBudgetMs = 5;
+const turnsBudgetMs = 2;
 
 /** What `Retry-After` says past the cap: long reads last a second or two at most. */
 const retryAfterSeconds = 1;

@@ -12,6 +12,7 @@ import assert from "node:assert/strict";
 import type { Operation, OutputRef } from "../../transaction/committed.js";
 import type { SearchHit } from "../store.js";
 import type { Connection } from "./connection.js";
+import type { IndexRow } from "./deferredIndex.js";
 import { keyHash } from "./keyHash.js";
 import { batchCharsMax, batchRowsMax } from "./limits.js";
 import { outputsAt, spendersOf } from "./lookups.js";
@@ -35,21 +36,15 @@ export function outputsOfKey(
 ): BatchReader<OutputRef> {
   const hash = keyHash(publicKey);
   const lastSeq = lastSeqOf(c);
-  const waiting = c.index.keys
-    .waitingRows(hash)
-    .filter((row) => (row[1] as number) <= lastSeq)
-    .map((row) => ({ seq: row[1] as number, outputIndex: row[2] as number }))
-    .sort(byPlace);
+  const waiting = waitingInOrder(c.index.keys.waitingRows(hash));
   let after = { seq: 0, outputIndex: -1 };
-  let next = 0; // into waiting
   let done = false;
   return {
     next: () => {
       if (done) return null;
       const { seq, outputIndex } = after;
       const table = c.read.outputsOfKeyAfter.all(hash, seq, outputIndex, lastSeq, batchRowsMax);
-      while (next < waiting.length && byPlace(waiting[next]!, after) <= 0) next++;
-      const places = waiting.slice(next, next + batchRowsMax).map((p) => [p.seq, p.outputIndex]);
+      const places = waitingAfter(waiting, [seq, outputIndex], lastSeq).map((row) => [row[1], row[2]]);
       const waitingRows = [...outputsAt(c, places as [number, number][]).values()].sort(byPlace);
       const rows = mergeSorted(table as OutputOfKeyRow[], waitingRows, byPlace, batchRowsMax);
       done = rows.length < batchRowsMax;
@@ -95,13 +90,8 @@ export function transactionsOfAsset(
       create ??= c.read.createAt.get(seq, assetId) as string | undefined;
     }
   }
-  const waiting = c.index.assets
-    .waitingRows(hash)
-    .map((row) => row[1] as number)
-    .filter((seq) => seq <= lastSeq)
-    .sort((a, b) => a - b);
+  const waiting = waitingInOrder(c.index.assets.waitingRows(hash));
   let after = 0;
-  let next = 0; // into waiting
   let done = operation === "CREATE";
   return {
     next: () => {
@@ -113,8 +103,7 @@ export function transactionsOfAsset(
       create = undefined;
       if (done) return batch.length > 0 ? batch : null;
       const table = c.read.transferSeqsAfter.all(hash, after, lastSeq, batchRowsMax) as number[];
-      while (next < waiting.length && waiting[next]! <= after) next++;
-      const more = waiting.slice(next, next + batchRowsMax);
+      const more = waitingAfter(waiting, [after], lastSeq).map((row) => row[1] as number);
       const seqs = mergeSorted(table, more, (a, b) => a - b, batchRowsMax);
       done = seqs.length < batchRowsMax;
       for (const seq of seqs) {
@@ -177,6 +166,51 @@ export function searchHits(
       return batch;
     },
   };
+}
+
+/**
+ * A hash's waiting index rows in (seq, ...) order. They are kept in commit order, so this is
+ * the array itself (read, never changed), checked; a copy sorted if ever it were not.
+ */
+function waitingInOrder(rows: readonly IndexRow[]): readonly IndexRow[] {
+  for (let i = 1; i < rows.length; i++) {
+    if (compareRows(rows[i - 1]!, rows[i]!) > 0) return [...rows].sort(compareRows);
+  }
+  return rows;
+}
+
+/** Up to batchRowsMax rows of `rows` (in order) after `cursor` (columns after the hash), up to lastSeq. */
+function waitingAfter(rows: readonly IndexRow[], cursor: readonly number[], lastSeq: number): IndexRow[] {
+  let low = 0;
+  let high = rows.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (compareColumns(rows[middle]!, cursor) <= 0) low = middle + 1;
+    else high = middle;
+  }
+  const out: IndexRow[] = [];
+  for (let i = low; i < rows.length && out.length < batchRowsMax; i++) {
+    if ((rows[i]![1] as number) > lastSeq) break;
+    out.push(rows[i]!);
+  }
+  return out;
+}
+
+function compareRows(a: IndexRow, b: IndexRow): number {
+  for (let i = 1; i < a.length; i++) {
+    const order = (a[i] as number) - (b[i] as number);
+    if (order !== 0) return order;
+  }
+  return 0;
+}
+
+/** An index row (hash first) against the columns after the hash. */
+function compareColumns(row: IndexRow, columns: readonly number[]): number {
+  for (let i = 0; i < columns.length; i++) {
+    const order = (row[i + 1] as number) - (columns[i] as number);
+    if (order !== 0) return order;
+  }
+  return 0;
 }
 
 function lastSeqOf(c: Connection): number {

@@ -4,7 +4,7 @@
  * Most rows one batch of a long answer reads (`Batches` in ../store.ts). A batch is one short
  * synchronous read: between two batches the node serves other requests and commits blocks.
  */
-export const batchRowsMax = 1_000;
+export const batchRowsMax = 500;
 
 /** A batch stops once its JSON text passes this many characters (one big row may pass it). */
 export const batchCharsMax = 256 * 1024;
