@@ -66,6 +66,12 @@ export async function sendJsonList<T>(
     await batches.return?.();
     throw error;
   }
+  if (reply.request.method === "HEAD") {
+    // The headers of the streamed answer, without reading the rest of it for nothing.
+    end();
+    await batches.return?.();
+    return reply.code(200).header("content-type", "application/json").send(Readable.from([]));
+  }
   const stream = streamRest(reads, batches, write, frame, end);
   stream.push(Buffer.from(`${frame.open}${parts.join(", ")}`, "utf8"));
   return reply.code(200).header("content-type", "application/json").send(stream);

@@ -42,7 +42,7 @@ export function registerSearchRoutes(
 function searchHandler(
   options: SearchRouteOptions,
   reads: LongReads,
-  search: (text: string, limit: number) => Batches<SearchHit>,
+  search: (text: string, limit: number | undefined) => Batches<SearchHit>,
   write: (hit: SearchHit) => string,
 ): RouteHandler {
   return async (request, reply) => {

@@ -24,9 +24,9 @@ interface Answer {
   readonly body: string;
 }
 
-function fetchText(port: number, path: string): Promise<Answer> {
+function fetchText(port: number, path: string, method = "GET"): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: "127.0.0.1", port, path, agent: false }, (res) => {
+    const req = httpRequest({ host: "127.0.0.1", port, path, method, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on("data", (chunk: Buffer) => chunks.push(chunk));
       res.on("end", () => {
@@ -148,6 +148,11 @@ describe("long answers on a real socket", () => {
       assert.equal(answer.headers["content-length"], undefined, path);
       assert.ok(answer.body === body, `${path}: the body differs`);
     }
+    // HEAD reads the answer and sends none of it; its long read ends (the cap is 1 here).
+    const head = await fetchText(port, `/api/v1/outputs?public_key=${key}`, "HEAD");
+    assert.equal(head.status, 200);
+    assert.equal(head.body, "");
+    assert.equal((await fetchText(port, `/api/v1/outputs?public_key=${key}`)).status, 200);
     // A short answer is sent whole, as before.
     const one = await fetchText(port, `/api/v1/outputs?public_key=${publicKey("nobody")}`);
     assert.equal(one.headers["content-length"], "2");
