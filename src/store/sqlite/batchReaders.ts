@@ -24,8 +24,16 @@ export interface BatchReader<T> {
   next(): readonly T[] | null;
 }
 
-export function emptyReader<T>(): BatchReader<T> {
-  return { next: () => null };
+/** A short answer read whole at opening: one batch (none when empty). */
+export function wholeReader<T>(items: readonly T[]): BatchReader<T> {
+  let given = items.length === 0;
+  return {
+    next: () => {
+      if (given) return null;
+      given = true;
+      return items;
+    },
+  };
 }
 
 /** The outputs whose condition names `publicKey`, in commit order; `spent` filters. */
@@ -44,8 +52,9 @@ export function outputsOfKey(
       if (done) return null;
       const { seq, outputIndex } = after;
       const table = c.read.outputsOfKeyAfter.all(hash, seq, outputIndex, lastSeq, batchRowsMax);
-      const places = waitingAfter(waiting, [seq, outputIndex], lastSeq).map((row) => [row[1], row[2]]);
-      const waitingRows = [...outputsAt(c, places as [number, number][]).values()].sort(byPlace);
+      const waitingNext = waitingAfter(waiting, [seq, outputIndex], lastSeq);
+      const places = waitingNext.map((row) => [row[1], row[2]] as [number, number]);
+      const waitingRows = [...outputsAt(c, places).values()].sort(byPlace);
       const rows = mergeSorted(table as OutputOfKeyRow[], waitingRows, byPlace, batchRowsMax);
       done = rows.length < batchRowsMax;
       if (rows.length === 0) return null;
@@ -64,8 +73,8 @@ function outputRefs(
 ): OutputRef[] {
   // keyHash is not unique: keep only outputs that really name this key.
   const mine = rows.filter((row) => (JSON.parse(row.publicKeys) as string[]).includes(publicKey));
-  const spenders =
-    spent === undefined ? new Map<string, number>() : spendersOf(c, mine.map((r) => [r.seq, r.outputIndex]));
+  const places = mine.map((row) => [row.seq, row.outputIndex] as [number, number]);
+  const spenders = spent === undefined ? new Map<string, number>() : spendersOf(c, places);
   const refs: OutputRef[] = [];
   for (const row of mine) {
     const spender = spenders.get(placeKey(row.seq, row.outputIndex));
@@ -179,8 +188,12 @@ function waitingInOrder(rows: readonly IndexRow[]): readonly IndexRow[] {
   return rows;
 }
 
-/** Up to batchRowsMax rows of `rows` (in order) after `cursor` (columns after the hash), up to lastSeq. */
-function waitingAfter(rows: readonly IndexRow[], cursor: readonly number[], lastSeq: number): IndexRow[] {
+/** Up to batchRowsMax of `rows` (in order) after `cursor` (the columns after the hash). */
+function waitingAfter(
+  rows: readonly IndexRow[],
+  cursor: readonly number[],
+  lastSeq: number,
+): IndexRow[] {
   let low = 0;
   let high = rows.length;
   while (low < high) {
@@ -225,7 +238,12 @@ function byPlace(
 }
 
 /** The first `count` of two sorted lists, merged, an item in both taken once. */
-function mergeSorted<T>(a: readonly T[], b: readonly T[], compare: (x: T, y: T) => number, count: number): T[] {
+function mergeSorted<T>(
+  a: readonly T[],
+  b: readonly T[],
+  compare: (x: T, y: T) => number,
+  count: number,
+): T[] {
   const out: T[] = [];
   let i = 0;
   let j = 0;

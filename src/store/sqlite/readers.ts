@@ -81,9 +81,11 @@ export function readLastTransactionOfAsset(
     for (const row of c.index.assets.waitingRows(hash)) {
       const seq = row[1] as number;
       const json = c.read.transferAt.get(seq, assetId) as string | undefined;
-      if (json !== undefined && (waiting === undefined || seq > waiting.seq)) waiting = { seq, json };
+      if (json === undefined || (waiting !== undefined && seq < waiting.seq)) continue;
+      waiting = { seq, json };
     }
-    const transfer = waiting ?? (c.read.lastTransferOfAsset.get(hash, assetId) as SeqJsonRow | undefined);
+    const merged = () => c.read.lastTransferOfAsset.get(hash, assetId) as SeqJsonRow | undefined;
+    const transfer = waiting ?? merged();
     if (transfer !== undefined && (last === undefined || transfer.seq > last.seq)) last = transfer;
   }
   return last === undefined ? [] : [last.json];

@@ -40,10 +40,10 @@ import type {
 } from "../store.js";
 import {
   blockTransactions,
-  emptyReader,
   outputsOfKey,
   searchHits,
   transactionsOfAsset,
+  wholeReader,
   type BatchReader,
 } from "./batchReaders.js";
 import { BlockWriter } from "./blockWriter.js";
@@ -176,11 +176,8 @@ export class SqliteStore implements Store {
   ): Batches<string> {
     const c = this.#c;
     if (options.lastOnly === true) {
-      return this.#batches(() => {
-        const last = readers.readLastTransactionOfAsset(c, assetId, options.operation);
-        let given = false;
-        return { next: () => (given ? null : ((given = true), last)) };
-      });
+      const operation = options.operation;
+      return this.#batches(() => wholeReader(readers.readLastTransactionOfAsset(c, assetId, operation)));
     }
     return this.#batches(() => transactionsOfAsset(c, assetId, options.operation));
   }
@@ -230,11 +227,11 @@ export class SqliteStore implements Store {
     if (this.#c.db.open) this.#c.db.close();
   }
 
-  #search(kind: "assets" | "metadata", query: string, limit: number | undefined): Batches<SearchHit> {
+  #search(kind: "assets" | "metadata", query: string, limit?: number): Batches<SearchHit> {
     const c = this.#c;
     return this.#batches(() => {
       const seqs = rankedSeqs(c, kind, query, limit, this.#searchLimits);
-      return seqs.length === 0 ? emptyReader() : searchHits(c, kind, seqs);
+      return searchHits(c, kind, seqs);
     });
   }
 
