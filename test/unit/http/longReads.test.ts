@@ -92,6 +92,46 @@ function counting(store: SqliteStore, counter: { items: number }): Store {
   }) as Store;
 }
 
+/** Holds the thread for `ms`, as a slow read of the database would. */
+function busy(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until);
+}
+
+/**
+ * The store with slow output lists: 100 batches of 10 ms each (or, read whole, 1 s at once),
+ * as a key with very many outputs would take.
+ */
+function slowOutputs(store: SqliteStore): Store {
+  const slowBatches = async function* <T>(batches: Batches<T>): Batches<T> {
+    const all: T[] = [];
+    for await (const batch of batches) all.push(...batch);
+    const size = Math.ceil(all.length / 100);
+    for (let i = 0; i < all.length; i += size) {
+      busy(10);
+      yield all.slice(i, i + size);
+    }
+  };
+  return new Proxy(store, {
+    get(target, name) {
+      const value = Reflect.get(target, name) as unknown;
+      if (typeof value !== "function") return value;
+      const method = (value as (...args: unknown[]) => unknown).bind(target);
+      if (name === "streamOutputsByPublicKey") {
+        return (...args: unknown[]) => slowBatches(method(...args) as Batches<unknown>);
+      }
+      if (name === "getOutputsByPublicKey") {
+        return async (...args: unknown[]) => {
+          const all = await method(...args);
+          busy(1_000);
+          return all;
+        };
+      }
+      return method;
+    },
+  }) as Store;
+}
+
 const noBroadcaster = { broadcast: async () => assert.fail("no POST here") } as unknown as Broadcaster;
 
 describe("long answers on a real socket", () => {
@@ -167,6 +207,26 @@ describe("long answers on a real socket", () => {
       assert.ok(read < 41, `the node read ${read} of 41 transactions for a client that reads nothing`);
     } finally {
       socket.destroy();
+    }
+  });
+
+  test("a GET by id is answered between the batches of a long read, not after it", async () => {
+    const slowApp = await buildHttpApp({}, { store: slowOutputs(store), broadcaster: noBroadcaster });
+    await slowApp.listen({ host: "127.0.0.1", port: 0 });
+    try {
+      const slowPort = (slowApp.server.address() as AddressInfo).port;
+      let longDone = false;
+      const long = fetchText(slowPort, `/api/v1/outputs?public_key=${key}`).then((answer) => {
+        longDone = true;
+        return answer;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      const byId = await fetchText(slowPort, `/api/v1/transactions/${creates[1]!.id}`);
+      assert.equal(byId.status, 200);
+      assert.equal(longDone, false, "the GET by id waited for the whole long read");
+      assert.equal((await long).status, 200);
+    } finally {
+      await slowApp.close();
     }
   });
 
