@@ -71,8 +71,11 @@ function outputRefs(
   spent: boolean | undefined,
   lastSeq: number,
 ): OutputRef[] {
-  // keyHash is not unique: keep only outputs that really name this key.
-  const mine = rows.filter((row) => (JSON.parse(row.publicKeys) as string[]).includes(publicKey));
+  // keyHash is not unique: keep only outputs that really name this key. The keys are base58
+  // (checked when the transaction was accepted), so `"key"` is in the JSON array exactly when
+  // one of its strings is the key: no parse needed.
+  const quoted = JSON.stringify(publicKey);
+  const mine = rows.filter((row) => row.publicKeys.includes(quoted));
   const places = mine.map((row) => [row.seq, row.outputIndex] as [number, number]);
   const spenders = spent === undefined ? new Map<string, number>() : spendersOf(c, places);
   const refs: OutputRef[] = [];
