@@ -15,7 +15,7 @@ import type { Connection } from "./connection.js";
 import type { IndexRow } from "./deferredIndex.js";
 import { keyHash } from "./keyHash.js";
 import { batchCharsMax, batchRowsMax } from "./limits.js";
-import { outputsAt, spendersOf } from "./lookups.js";
+import { spendersOf } from "./lookups.js";
 import { placeKey } from "./places.js";
 import type { BlockRow, OutputOfKeyRow } from "./rows.js";
 
@@ -52,9 +52,10 @@ export function outputsOfKey(
       if (done) return null;
       const { seq, outputIndex } = after;
       const table = c.read.outputsOfKeyAfter.all(hash, seq, outputIndex, lastSeq, batchRowsMax);
-      const waitingNext = waitingAfter(waiting, [seq, outputIndex], lastSeq);
-      const places = waitingNext.map((row) => [row[1], row[2]] as [number, number]);
-      const waitingRows = [...outputsAt(c, places).values()].sort(byPlace);
+      const waitingRows: OutputOfKeyRow[] = [];
+      for (const row of waitingAfter(waiting, [seq, outputIndex], lastSeq)) {
+        waitingRows.push(c.read.outputOfKeyAt.get(row[1], row[2]) as OutputOfKeyRow);
+      }
       const rows = mergeSorted(table as OutputOfKeyRow[], waitingRows, byPlace, batchRowsMax);
       done = rows.length < batchRowsMax;
       if (rows.length === 0) return null;
