@@ -25,6 +25,7 @@ export const configDefault: Config = deepFreeze({
     body_bytes_max: httpOptionsDefault.bodyBytesMax,
     search_limit_max: httpOptionsDefault.searchLimitMax,
     request_timeout_ms: httpOptionsDefault.requestTimeoutMs,
+    expensive_reads_max: httpOptionsDefault.expensiveReadsMax,
   },
   wsserver: {
     bind: `${streamOptionsDefault.host}:${streamOptionsDefault.port}`,
@@ -46,6 +47,7 @@ export const configDefault: Config = deepFreeze({
     wal_autocheckpoint_pages: sqliteStoreOptionsDefault.walAutocheckpointPages,
     journal_size_limit_bytes: sqliteStoreOptionsDefault.journalSizeLimitBytes,
     search_words_max: sqliteStoreOptionsDefault.searchWordsMax,
+    search_ranked_matches_max: sqliteStoreOptionsDefault.searchRankedMatchesMax,
     index_slices: sqliteStoreOptionsDefault.indexSlices,
     index_rows_waiting_max: sqliteStoreOptionsDefault.indexRowsWaitingMax,
   },

@@ -13,7 +13,7 @@ import type { Config } from "./schema.js";
 /** The HTTP options that are settings; the rest (streams URL, version, docs) the node supplies. */
 export type HttpSettings = Pick<
   HttpOptions,
-  "host" | "port" | "bodyBytesMax" | "searchLimitMax" | "requestTimeoutMs"
+  "host" | "port" | "bodyBytesMax" | "searchLimitMax" | "requestTimeoutMs" | "expensiveReadsMax"
 >;
 
 export interface ModuleOptions {
@@ -51,6 +51,7 @@ export function moduleOptions(config: Config): ModuleOptions {
       bodyBytesMax: config.server.body_bytes_max,
       searchLimitMax: config.server.search_limit_max,
       requestTimeoutMs: config.server.request_timeout_ms,
+      expensiveReadsMax: config.server.expensive_reads_max,
     },
     ledger: {
       pendingTxsMax: config.ledger.pending_txs_max,
@@ -81,6 +82,7 @@ export function moduleOptions(config: Config): ModuleOptions {
       walAutocheckpointPages: config.database.wal_autocheckpoint_pages,
       journalSizeLimitBytes: config.database.journal_size_limit_bytes,
       searchWordsMax: config.database.search_words_max,
+      searchRankedMatchesMax: config.database.search_ranked_matches_max,
       indexSlices: config.database.index_slices,
       indexRowsWaitingMax: config.database.index_rows_waiting_max,
       // The node's process writes; with HTTP workers it lets their read-only stores in.

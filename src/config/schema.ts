@@ -30,6 +30,7 @@ export interface Config {
     readonly body_bytes_max: number;
     readonly search_limit_max: number;
     readonly request_timeout_ms: number;
+    readonly expensive_reads_max: number;
   };
   readonly wsserver: {
     readonly bind: string;
@@ -49,6 +50,7 @@ export interface Config {
     readonly wal_autocheckpoint_pages: number;
     readonly journal_size_limit_bytes: number;
     readonly search_words_max: number;
+    readonly search_ranked_matches_max: number;
     readonly index_slices: number;
     readonly index_rows_waiting_max: number;
   };
@@ -110,7 +112,15 @@ export const configSchema: JSONSchemaType<Config> = {
     server: {
       type: "object",
       additionalProperties: false,
-      required: ["bind", "workers", "threads", "body_bytes_max", "search_limit_max", "request_timeout_ms"],
+      required: [
+        "bind",
+        "workers",
+        "threads",
+        "body_bytes_max",
+        "search_limit_max",
+        "request_timeout_ms",
+        "expensive_reads_max",
+      ],
       properties: {
         bind: {
           type: "string",
@@ -132,6 +142,7 @@ export const configSchema: JSONSchemaType<Config> = {
         body_bytes_max: count(1, "Largest request body accepted, in bytes (then 413)"),
         search_limit_max: count(1, "Most results of one asset or metadata search"),
         request_timeout_ms: durationMs(1, "Time allowed to receive a whole request"),
+        expensive_reads_max: count(1, "Lists, searches and blocks one HTTP process answers at once (then 503)"),
       },
     },
     wsserver: {
@@ -173,6 +184,7 @@ export const configSchema: JSONSchemaType<Config> = {
         "wal_autocheckpoint_pages",
         "journal_size_limit_bytes",
         "search_words_max",
+        "search_ranked_matches_max",
         "index_slices",
         "index_rows_waiting_max",
       ],
@@ -189,6 +201,7 @@ export const configSchema: JSONSchemaType<Config> = {
         wal_autocheckpoint_pages: count(0, "Write-ahead log pages before a checkpoint"),
         journal_size_limit_bytes: count(0, "Write-ahead log size kept after a checkpoint, in bytes"),
         search_words_max: count(1, "Words in one text search"),
+        search_ranked_matches_max: count(1, "Matches one text search ranks (the newest)"),
         index_slices: {
           type: "integer",
           enum: indexSlicesAllowed,

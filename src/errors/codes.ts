@@ -48,6 +48,7 @@ export const codes = {
   CommitTimeout: { status: 504, frame: "plain", summary: "Not committed within the configured time; it may still commit." },
   ShuttingDown: { status: 503, frame: "plain", summary: "The node is shutting down." },
   TooManySubscribers: { status: 503, frame: "plain", summary: "The event stream has as many subscribers as it allows." },
+  TooManyReads: { status: 503, frame: "plain", summary: "As many long reads run as allowed; try again later." },
   Internal: { status: 500, frame: "plain", summary: "A bug in ledgerd." },
 } as const satisfies Record<string, CodeSpec>;
 

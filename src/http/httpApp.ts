@@ -10,6 +10,7 @@ import { LedgerError } from "../errors/ledgerError.js";
 import type { Store } from "../store/store.js";
 import { installCors } from "./cors.js";
 import { installErrorHandling, replyWithError, type ErrorContext } from "./errorHandler.js";
+import { installLongReads } from "./longReads.js";
 import { httpOptionsDefault, type HttpOptions } from "./options.js";
 import { registerBlockRoutes } from "./routes/blocks.js";
 import { registerDiscoveryRoutes } from "./routes/discovery.js";
@@ -57,6 +58,7 @@ export async function buildHttpApp(options: Partial<HttpOptions>, deps: HttpDeps
   installBodyReading(app, resolved.bodyBytesMax);
   installShutdownRefusal(app);
   installCors(app);
+  installLongReads(app, resolved.expensiveReadsMax);
 
   registerDiscoveryRoutes(app, resolved);
   registerTransactionRoutes(app, deps);

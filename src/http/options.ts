@@ -24,6 +24,13 @@ export interface HttpOptions {
    * a `mode=commit` POST may wait longer. BigchainDB's Gunicorn workers timed out at 30 s.
    */
   readonly requestTimeoutMs: number;
+  /**
+   * Most long reads (the output list of a key, the transactions of an asset, a block, a text
+   * search) one HTTP process answers at once; one more is answered 503 with `Retry-After`.
+   * Each is sent in batches with backpressure (streamJson.ts), so this bounds the memory they
+   * hold (a batch and a socket buffer each), not their length.
+   */
+  readonly expensiveReadsMax: number;
   /** `docs` of the root document. */
   readonly docsUrl: string;
   /** `docs` of the API document (`/api/v1/`), and `api.v1.docs` of the root one. */
@@ -42,6 +49,7 @@ export const httpOptionsDefault: HttpOptions = Object.freeze({
   bodyBytesMax: 1024 * 1024,
   searchLimitMax: 1_000,
   requestTimeoutMs: 30_000,
+  expensiveReadsMax: 64,
   // ledgerd serves BigchainDB 2.2.2's HTTP API, so its documentation is the reference.
   docsUrl: "https://docs.bigchaindb.com/projects/server/en/v2.2.2/",
   apiDocsUrl: "https://docs.bigchaindb.com/projects/server/en/v2.2.2/http-client-server-api.html",

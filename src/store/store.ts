@@ -80,6 +80,14 @@ export interface SearchHit {
   readonly json: string;
 }
 
+/**
+ * A long answer, read a batch at a time (one `next()`, one bounded read), as of the moment the
+ * read began: a reader takes its answer in pieces, so that no single read holds the node or
+ * builds a whole answer in memory. A batch may be empty while more follow. Errors a client
+ * caused (a bad search) come from the first `next()`. Stop early with `return()`.
+ */
+export type Batches<T> = AsyncIterableIterator<readonly T[]>;
+
 export interface Store {
   /** The backend's name, e.g. `sqlite`. */
   readonly backend: string;
@@ -123,6 +131,21 @@ export interface Store {
   getBlock(height: number): Promise<BlockRecord | null>;
   /** The transactions of a block as posted, in block order; null when there is no such block. */
   getBlockTransactions(height: number): Promise<string[] | null>;
+
+  // The same answers in batches (see Batches), for the HTTP API: same items, same order.
+  /** getTransactionsByAsset in batches. */
+  streamTransactionsByAsset(
+    assetId: string,
+    options?: { operation?: Operation; lastOnly?: boolean },
+  ): Batches<string>;
+  /** getOutputsByPublicKey in batches. */
+  streamOutputsByPublicKey(publicKey: string, spent?: boolean): Batches<OutputRef>;
+  /** searchAssets in batches; `limit` undefined means all (a number must be 1 or more). */
+  streamSearchAssets(query: string, limit: number | undefined): Batches<SearchHit>;
+  /** searchMetadata in batches; `limit` undefined means all (a number must be 1 or more). */
+  streamSearchMetadata(query: string, limit: number | undefined): Batches<SearchHit>;
+  /** getBlockTransactions in batches; null when there is no such block. */
+  streamBlockTransactions(height: number): Promise<Batches<string> | null>;
   /** The height of the block that holds this transaction, or null. */
   getBlockHeightOfTransaction(id: string): Promise<number | null>;
   /** The validator set in force at `height` (default: the latest). */

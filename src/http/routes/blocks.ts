@@ -3,7 +3,9 @@ import { LedgerError } from "../../errors/ledgerError.js";
 import type { Store } from "../../store/store.js";
 import { parseHeight, rejectUnknown, requiredValue, type Query } from "../parameters.js";
 import { addResource } from "../resource.js";
+import { longReadsOf } from "../longReads.js";
 import { sendJson } from "../reply.js";
+import { sendJsonList } from "../streamJson.js";
 
 export function registerBlockRoutes(app: FastifyInstance, deps: { readonly store: Store }): void {
   addResource(app, "/api/v1/blocks/:block_height", {
@@ -11,9 +13,10 @@ export function registerBlockRoutes(app: FastifyInstance, deps: { readonly store
     GET: async (request, reply) => {
       const text = (request.params as { block_height: string }).block_height;
       const height = parseHeight("block_height", text);
-      const txs = height === null ? null : await deps.store.getBlockTransactions(height);
+      const txs = height === null ? null : await deps.store.streamBlockTransactions(height);
       if (txs === null) throw new LedgerError("NotFound", "Not found");
-      return sendJson(reply, 200, `{"height": ${height}, "transactions": [${txs.join(", ")}]}`);
+      const frame = { open: `{"height": ${height}, "transactions": [`, close: "]}" };
+      return sendJsonList(reply, longReadsOf(app), txs, (json) => json, frame);
     },
   });
 

@@ -1,8 +1,11 @@
 import type { FastifyInstance } from "fastify";
 import type { Store } from "../../store/store.js";
+import type { OutputRef } from "../../transaction/committed.js";
 import { firstValue, parseBool, parsePublicKey, rejectUnknown, requiredValue, type Query } from "../parameters.js";
 import { addResource } from "../resource.js";
-import { quote, sendJson } from "../reply.js";
+import { longReadsOf } from "../longReads.js";
+import { quote } from "../reply.js";
+import { sendJsonList } from "../streamJson.js";
 
 export function registerOutputRoutes(app: FastifyInstance, deps: { readonly store: Store }): void {
   addResource(app, "/api/v1/outputs", {
@@ -13,12 +16,13 @@ export function registerOutputRoutes(app: FastifyInstance, deps: { readonly stor
       const spentText = firstValue(query, "spent");
       const spent = spentText === undefined ? undefined : parseBool("spent", spentText);
       rejectUnknown(query, ["public_key", "spent"]);
-      const refs = await deps.store.getOutputsByPublicKey(publicKey, spent);
+      const refs = deps.store.streamOutputsByPublicKey(publicKey, spent);
       // Key order of BigchainDB's answer: transaction_id, output_index.
-      const items = refs.map(
-        (ref) => `{"transaction_id": ${quote(ref.transactionId)}, "output_index": ${ref.outputIndex}}`,
-      );
-      return sendJson(reply, 200, `[${items.join(", ")}]`);
+      return sendJsonList(reply, longReadsOf(app), refs, writeOutputRef);
     },
   });
+}
+
+function writeOutputRef(ref: OutputRef): string {
+  return `{"transaction_id": ${quote(ref.transactionId)}, "output_index": ${ref.outputIndex}}`;
 }

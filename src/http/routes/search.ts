@@ -1,9 +1,11 @@
 import type { FastifyInstance } from "fastify";
 import { LedgerError } from "../../errors/ledgerError.js";
-import type { SearchHit, Store } from "../../store/store.js";
+import type { Batches, SearchHit, Store } from "../../store/store.js";
 import { firstValue, parseLimit, requiredValue, type Query } from "../parameters.js";
+import { longReadsOf, type LongReads } from "../longReads.js";
 import { addResource, type RouteHandler } from "../resource.js";
-import { quote, sendJson } from "../reply.js";
+import { quote } from "../reply.js";
+import { sendJsonList } from "../streamJson.js";
 
 export interface SearchRouteOptions {
   readonly searchLimitMax: number;
@@ -19,15 +21,18 @@ export function registerSearchRoutes(
   options: SearchRouteOptions,
 ): void {
   const store = deps.store;
+  const reads = longReadsOf(app);
   // BigchainDB's shapes: `{"data": ..., "id": ...}` and `{"id": ..., "metadata": ...}`.
   const assets = searchHandler(
     options,
-    (text, limit) => store.searchAssets(text, limit),
+    reads,
+    (text, limit) => store.streamSearchAssets(text, limit),
     (hit) => `{"data": ${hit.json}, "id": ${quote(hit.id)}}`,
   );
   const metadata = searchHandler(
     options,
-    (text, limit) => store.searchMetadata(text, limit),
+    reads,
+    (text, limit) => store.streamSearchMetadata(text, limit),
     (hit) => `{"id": ${quote(hit.id)}, "metadata": ${hit.json}}`,
   );
   addResource(app, "/api/v1/assets", { GET: assets });
@@ -36,7 +41,8 @@ export function registerSearchRoutes(
 
 function searchHandler(
   options: SearchRouteOptions,
-  search: (text: string, limit: number) => Promise<SearchHit[]>,
+  reads: LongReads,
+  search: (text: string, limit: number | undefined) => Batches<SearchHit>,
   write: (hit: SearchHit) => string,
 ): RouteHandler {
   return async (request, reply) => {
@@ -45,7 +51,6 @@ function searchHandler(
     const text = requiredValue(query, "search");
     const limit = parseLimit("limit", firstValue(query, "limit"), options.searchLimitMax);
     if (text === "") throw new LedgerError("BadParameter", "text_search cannot be empty");
-    const hits = await search(text, limit);
-    return sendJson(reply, 200, `[${hits.map(write).join(", ")}]`);
+    return sendJsonList(reply, reads, search(text, limit), write);
   };
 }

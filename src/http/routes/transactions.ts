@@ -5,7 +5,9 @@ import type { Store } from "../../store/store.js";
 import type { Operation } from "../../transaction/committed.js";
 import { firstValue, parseBool, parseMode, parseOperation, parseTxId, requiredValue, type Query } from "../parameters.js";
 import { addResource } from "../resource.js";
+import { longReadsOf } from "../longReads.js";
 import { sendJson } from "../reply.js";
+import { sendJsonList } from "../streamJson.js";
 
 export interface TransactionRouteDeps {
   readonly broadcaster: Broadcaster;
@@ -37,8 +39,8 @@ export function registerTransactionRoutes(app: FastifyInstance, deps: Transactio
       const lastOnly = lastText === undefined ? false : parseBool("last_tx", lastText);
       const options: { operation?: Operation; lastOnly?: boolean } = { lastOnly };
       if (operation !== undefined) options.operation = operation;
-      const txs = await deps.store.getTransactionsByAsset(assetId, options);
-      return sendJson(reply, 200, `[${txs.join(", ")}]`);
+      const txs = deps.store.streamTransactionsByAsset(assetId, options);
+      return sendJsonList(reply, longReadsOf(app), txs, (json) => json);
     },
     // The mode is read first, then the Broadcaster parses and validates the body as it came,
     // whatever its Content-Type says (BigchainDB `get_json(force=True)`), and throws a coded

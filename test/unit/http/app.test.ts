@@ -26,6 +26,9 @@ function stubStore(state: { failWith?: unknown }): Store {
     if (state.failWith !== undefined) throw state.failWith;
     return value;
   };
+  const batches = async function* <T>(items: T[]): AsyncGenerator<T[]> {
+    yield await read(items);
+  };
   return {
     backend: "stub",
     getTransaction: (id: string) => read(id === txId ? `{"id":"${txId}"}` : null),
@@ -36,6 +39,11 @@ function stubStore(state: { failWith?: unknown }): Store {
     getBlockTransactions: () => read(null),
     getBlockHeightOfTransaction: () => read(null),
     getValidators: () => read([]),
+    streamTransactionsByAsset: () => batches([]),
+    streamOutputsByPublicKey: () => batches([]),
+    streamSearchAssets: () => batches([]),
+    streamSearchMetadata: () => batches([]),
+    streamBlockTransactions: () => read(null),
   } as unknown as Store;
 }
 

@@ -1,0 +1,210 @@
+// Issue 11: long reads on a real node (`ledgerd start` in a child process), with 1,000,000
+// outputs on one key and 1,000,000 assets matching one word (LEDGERD_BENCH_QUICK=1: 50,000):
+// - the whole outputs answer of that key, and a search of that word with limit=0: time, size,
+//   and the node's RSS (all its processes) before, at most during, and after;
+// - GET /api/v1/transactions/{id} p50 and p99 while 50 clients run expensive reads (25 search a
+//   word 20,000 assets hold, 25 read the outputs of a key with 20,000 outputs), with
+//   server.workers 1 and 2 (goal: p99 <= 50 ms). 503s (server.expensive_reads_max) are counted.
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { Agent, request } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { readNodeKey } from "../src/node/nodeKey.js";
+import { SqliteStore } from "../src/store/sqlite/sqliteStore.js";
+import { makeCreate } from "../src/transaction/builders/makeCreate.js";
+import { makeKeypair } from "../src/transaction/builders/makeKeypair.js";
+import { makeRandomKeypair } from "../src/transaction/builders/makeRandomKeypair.js";
+import { signTx } from "../src/transaction/builders/signTx.js";
+import type { CommittedTx } from "../src/transaction/committed.js";
+import { fmt, percentile } from "./lib.js";
+
+const quick = process.env["LEDGERD_BENCH_QUICK"] === "1";
+const storedTxs = quick ? 50_000 : 1_000_000;
+const warmCount = quick ? 5_000 : 20_000;
+const loadSeconds = quick ? 5 : 20;
+const expensiveClients = 50;
+const cli = fileURLToPath(new URL("../src/cli/main.ts", import.meta.url));
+
+interface Node {
+  readonly proc: ChildProcess;
+  readonly base: string;
+}
+
+function ledgerd(args: string[], dataDir: string): ChildProcess {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("LEDGERD_BENCH_")));
+  return spawn(process.execPath, ["--import", "tsx", cli, ...args, "--data_dir", dataDir], { stdio: ["ignore", "pipe", "inherit"], env });
+}
+
+async function runCli(command: string[], dataDir: string): Promise<void> {
+  const proc = ledgerd(command, dataDir);
+  const code = await new Promise((resolve) => proc.on("exit", resolve));
+  if (code !== 0) throw new Error(`ledgerd ${command.join(" ")} exited ${String(code)}`);
+}
+
+async function start(dataDir: string, workers: number): Promise<Node> {
+  const args = ["start", "--server.bind", "127.0.0.1:0", "--wsserver.bind", "127.0.0.1:0", "--server.workers", String(workers)];
+  const proc = ledgerd(args, dataDir);
+  let out = "";
+  return new Promise((resolve, reject) => {
+    proc.on("exit", (code) => reject(new Error(`node exited ${String(code)}`)));
+    proc.stdout!.on("data", (chunk: Buffer) => {
+      out += chunk.toString("utf8");
+      const line = out.split("\n").find((l) => l.includes('"ledgerd started"'));
+      if (line === undefined) return;
+      const started = JSON.parse(line) as { http: string };
+      proc.stdout!.removeAllListeners("data");
+      proc.stdout!.resume();
+      resolve({ proc, base: `http://${started.http}` });
+    });
+  });
+}
+
+async function stop(node: Node): Promise<void> {
+  const exited = new Promise((resolve) => node.proc.once("exit", resolve));
+  node.proc.kill("SIGTERM");
+  await exited;
+}
+
+/**
+ * Every transaction's output 0 is the hot key's and its asset holds "zebra"; the first
+ * `warmCount` also have an output 1 for the warm key and hold "lorem".
+ */
+async function fill(dataDir: string, hotKey: string, warmKey: string): Promise<{ someId: string }> {
+  const key = readNodeKey(dataDir);
+  if (key === null) throw new Error("no node key");
+  const store = SqliteStore.open({ path: join(dataDir, "ledgerd.sqlite") });
+  await store.initChain("ledgerd-solo", [{ publicKey: key.publicKeyHex, power: 10 }]);
+  const make = makeCreate({ issuers: [key.publicKey], outputs: [{ publicKeys: [key.publicKey], amount: 1n }], assetData: { fill: true }, metadata: null });
+  const template = JSON.stringify(signTx(make, [makeKeypair(key.seed)]));
+  const uri = "ni:///sha-256;x?fpt=ed25519-sha-256&cost=131072";
+  let someId = "";
+  let height = 0;
+  for (let done = 0; done < storedTxs; done += 10_000) {
+    const txs: CommittedTx[] = [];
+    for (let i = done; i < Math.min(storedTxs, done + 10_000); i++) {
+      const id = randomBytes(32).toString("hex");
+      if (i === Math.floor(storedTxs / 2)) someId = id;
+      const warm = i < warmCount;
+      const outputs = [{ outputIndex: 0, amount: 1n, conditionUri: uri, publicKeys: [hotKey] }];
+      if (warm) outputs.push({ outputIndex: 1, amount: 1n, conditionUri: uri, publicKeys: [warmKey] });
+      const words = warm ? "zebra lorem" : "zebra";
+      txs.push({ id, operation: "CREATE", assetId: id, json: template, metadata: null, assetData: JSON.stringify({ name: `item ${i}`, words }), outputs, spends: [] });
+    }
+    height++;
+    await store.commitBlock({ height, appHash: randomBytes(32).toString("hex"), txs });
+  }
+  await store.close();
+  return { someId };
+}
+
+/** The resident memory of the node: its process and its HTTP workers, in MiB. */
+function rssMiB(pid: number): number {
+  const pids = [pid];
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    const children = readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").trim();
+    if (children !== "") pids.push(...children.split(/\s+/).map(Number));
+  }
+  let kib = 0;
+  for (const each of pids) {
+    try {
+      kib += Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${each}/status`, "utf8"))?.[1] ?? 0);
+    } catch {
+      // A worker that exited meanwhile.
+    }
+  }
+  return kib / 1024;
+}
+
+const agent = new Agent({ keepAlive: true, maxSockets: 256 });
+
+/** GETs `url`, reading and dropping the body: status, bytes, ms. */
+function getDropping(url: string, using: Agent = agent): Promise<{ status: number; bytes: number; ms: number }> {
+  const start = performance.now();
+  return new Promise((resolve, reject) => {
+    const req = request(url, { agent: using }, (res) => {
+      let bytes = 0;
+      res.on("data", (chunk: Buffer) => (bytes += chunk.length));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, bytes, ms: performance.now() - start }));
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+async function wholeRead(node: Node, label: string, url: string): Promise<void> {
+  const pid = node.proc.pid!;
+  const before = rssMiB(pid);
+  let peak = before;
+  const sampler = setInterval(() => (peak = Math.max(peak, rssMiB(pid))), 20);
+  const answer = await getDropping(url);
+  clearInterval(sampler);
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  const afterward = rssMiB(pid);
+  console.log(`${label}: ${answer.status}, ${fmt(answer.bytes / 2 ** 20)} MiB in ${fmt(answer.ms)} ms; ` +
+    `node RSS ${before.toFixed(0)} MiB before, ${peak.toFixed(0)} at most during, ${afterward.toFixed(0)} after`);
+}
+
+async function cheapUnderLoad(node: Node, someId: string, warmKey: string): Promise<void> {
+  const end = performance.now() + loadSeconds * 1000;
+  const counts = { done: 0, refused: 0, failed: 0 };
+  const urls = [`${node.base}/api/v1/assets?search=lorem`, `${node.base}/api/v1/outputs?public_key=${warmKey}`];
+  const expensive = async (i: number): Promise<void> => {
+    while (performance.now() < end) {
+      const { status } = await getDropping(urls[i % 2]!);
+      if (status === 200) counts.done++;
+      else if (status === 503) counts.refused++;
+      else counts.failed++;
+    }
+  };
+  const cheapAgent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const latencies: number[] = [];
+  const cheap = async (): Promise<void> => {
+    await new Promise((resolve) => setTimeout(resolve, 500)); // the load first
+    while (performance.now() < end) {
+      const { status, ms } = await getDropping(`${node.base}/api/v1/transactions/${someId}`, cheapAgent);
+      if (status !== 200) throw new Error(`GET by id answered ${status}`);
+      latencies.push(ms);
+    }
+  };
+  const pid = node.proc.pid!;
+  let peak = rssMiB(pid);
+  const sampler = setInterval(() => (peak = Math.max(peak, rssMiB(pid))), 100);
+  await Promise.all([cheap(), ...Array.from({ length: expensiveClients }, (_, i) => expensive(i))]);
+  clearInterval(sampler);
+  cheapAgent.destroy();
+  latencies.sort((a, b) => a - b);
+  console.log(`  GET by id under load: p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms ` +
+    `(${fmt(latencies.length)} requests); expensive reads: ${fmt(counts.done / loadSeconds)}/s answered, ` +
+    `${fmt(counts.refused)} 503, ${counts.failed} other; node RSS at most ${peak.toFixed(0)} MiB`);
+}
+
+export async function run(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), "ledgerd-bench-reads-"));
+  try {
+    await runCli(["init"], dataDir);
+    const hotKey = makeRandomKeypair().publicKey;
+    const warmKey = makeRandomKeypair().publicKey;
+    const filledAt = performance.now();
+    const { someId } = await fill(dataDir, hotKey, warmKey);
+    console.log(`stored ${fmt(storedTxs)} transactions in ${((performance.now() - filledAt) / 1000).toFixed(1)} s: ` +
+      `${fmt(storedTxs)} outputs on one key, ${fmt(storedTxs)} assets match "zebra"; ${fmt(warmCount)} on the warm key and "lorem"`);
+    for (const workers of [1, 2]) {
+      const node = await start(dataDir, workers);
+      try {
+        console.log(`server.workers ${workers}:`);
+        await wholeRead(node, `  GET outputs of the hot key (${fmt(storedTxs)})`, `${node.base}/api/v1/outputs?public_key=${hotKey}`);
+        await wholeRead(node, `  GET assets?search=zebra&limit=0 (${fmt(storedTxs)} match)`, `${node.base}/api/v1/assets?search=zebra&limit=0`);
+        await cheapUnderLoad(node, someId, warmKey);
+      } finally {
+        await stop(node);
+      }
+    }
+  } finally {
+    agent.destroy();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}

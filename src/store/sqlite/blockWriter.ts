@@ -1,0 +1,227 @@
+// The block writer: one block per SQLite transaction, all or nothing. Each spend is checked
+// against the committed state plus the block so far; a failed check is a ledger bug (the
+// validator checked the same state), so it is an assertion and rolls the whole block back.
+
+import assert from "node:assert/strict";
+import { legacyOutputKey } from "../../legacy/committed.js";
+import { outputKey, type CommittedTx, type OutputRef } from "../../transaction/committed.js";
+import type { BlockWrite, LegacyBlockWrite, Validator } from "../store.js";
+import { indexNames, type Connection } from "./connection.js";
+import { keyHash } from "./keyHash.js";
+import { legacyOutputsAt, legacySeqsOf, outputsAt, seqsOf, spendersOf } from "./lookups.js";
+import { keyIndexRows, placeKey, spentIndexRow, txIndexRows, type Place } from "./places.js";
+import type { ChainStateRow } from "./rows.js";
+import { searchText } from "./searchText.js";
+
+export class BlockWriter {
+  readonly #c: Connection;
+  readonly #indexRowsWaitingMax: number;
+  readonly #commit: (block: BlockWrite) => { slices: number[]; lastSeq: number };
+
+  constructor(c: Connection, indexRowsWaitingMax: number) {
+    this.#c = c;
+    this.#indexRowsWaitingMax = indexRowsWaitingMax;
+    // IMMEDIATE: take the write lock at BEGIN, so a commit never fails halfway for a lock.
+    const commit = c.db.transaction((block: BlockWrite) => this.#writeBlock(block));
+    this.#commit = (block) => commit.immediate(block);
+  }
+
+  initChain(chainId: string, validators: readonly Validator[]): void {
+    const c = this.#c;
+    c.db
+      .transaction(() => {
+        const state = c.read.chainState.get() as ChainStateRow;
+        assert.equal(state.chainId, null, `initChain runs once; chain ${state.chainId} exists`);
+        assert.equal(state.height, 0, "initChain runs before the first block");
+        c.write.setChainId.run(chainId);
+        // The first validator set governs from height 1 (BigchainDB `init_chain`).
+        c.write.insertValidators.run(1, validatorsJson(validators));
+      })
+      .immediate();
+  }
+
+  commitBlock(block: BlockWrite): void {
+    const index = this.#c.index;
+    let merged: { slices: number[]; lastSeq: number };
+    try {
+      merged = this.#commit(block);
+    } catch (error) {
+      for (const name of indexNames) index[name].rolledBack();
+      throw error;
+    }
+    for (const name of indexNames) index[name].committed(merged.slices);
+    for (const slice of merged.slices) this.#c.merged[slice] = merged.lastSeq;
+  }
+
+  // Runs inside the commit transaction: any throw rolls the whole block back.
+  #writeBlock(block: BlockWrite): { slices: number[]; lastSeq: number } {
+    const { read, write } = this.#c;
+    const state = read.chainState.get() as ChainStateRow;
+    assert.equal(block.height, state.height + 1, "block heights are contiguous");
+    const seqFirst = ((read.lastSeq.get() as number | null) ?? 0) + 1;
+    const context = this.#blockContext(block.txs);
+    for (let i = 0; i < block.txs.length; i++) {
+      this.#writeTx(block.txs[i] as CommittedTx, seqFirst + i, block.height, context);
+    }
+    // Only a block that carried legacy transactions does any legacy work.
+    if (block.legacy !== undefined) this.#writeLegacy(block.legacy, block.height, block.txs.length);
+    write.insertBlock.run(block.height, block.appHash, seqFirst, block.txs.length);
+    if (block.validators !== undefined) {
+      // A validator update takes effect from the next height (BigchainDB `end_block`).
+      write.insertValidators.run(block.height + 1, validatorsJson(block.validators));
+    }
+    write.setHead.run(block.height, block.appHash);
+    // Last: lookups above must not see rows both merged and waiting.
+    const lastSeq = seqFirst + block.txs.length - 1;
+    return { slices: this.#mergeSlices(lastSeq), lastSeq };
+  }
+
+  /** What the block's checks need from the committed state, read in a few bulk statements. */
+  #blockContext(txs: readonly CommittedTx[]): BlockContext {
+    const named = txs.flatMap((tx) => [tx.id, ...tx.spends.map((ref) => ref.transactionId)]);
+    const ids = seqsOf(this.#c, named);
+    const places: Place[] = [];
+    for (const tx of txs) {
+      for (const ref of tx.spends) {
+        const seq = ids.get(ref.transactionId);
+        if (seq !== undefined) places.push([seq, ref.outputIndex]);
+      }
+    }
+    const outputs = new Set(outputsAt(this.#c, places).keys());
+    return { ids, outputs, spent: spendersOf(this.#c, places) };
+  }
+
+  /** Writes one transaction; `context` holds the committed state plus this block so far. */
+  #writeTx(tx: CommittedTx, seq: number, height: number, context: BlockContext): void {
+    const { read, write, index } = this.#c;
+    assert.equal(context.ids.get(tx.id), undefined, `${tx.id} is stored twice`);
+    const { insertTx, insertInput, insertOutput } = write;
+    insertTx.run(seq, height, tx.operation, tx.id, tx.assetId, tx.assetData, tx.metadata, tx.json);
+    context.ids.set(tx.id, seq);
+    const rows = txIndexRows(seq, tx.id, tx.operation, tx.assetId);
+    for (const row of rows.ids) index.ids.add(row);
+    for (const row of rows.assets) index.assets.add(row);
+    // Spends before outputs: a transaction can never spend its own output.
+    for (let i = 0; i < tx.spends.length; i++) {
+      const ref = tx.spends[i] as OutputRef;
+      const spentSeq = context.ids.get(ref.transactionId);
+      const place = spentSeq === undefined ? "" : placeKey(spentSeq, ref.outputIndex);
+      // The validator checked these against the same state: failing here is a ledger bug.
+      const what = `${tx.id} spends ${outputKey(ref)}`;
+      assert.ok(context.outputs.has(place), `${what}, which does not exist`);
+      const spender = context.spent.get(place);
+      if (spender !== undefined) {
+        const by = read.txIdAt.get(spender) as string;
+        assert.fail(`${what}, already spent by ${by}`);
+      }
+      context.spent.set(place, seq);
+      insertInput.run(seq, i, spentSeq, ref.outputIndex);
+      index.spent.add(spentIndexRow(spentSeq as number, ref.outputIndex, seq));
+    }
+    for (const output of tx.outputs) {
+      const at = output.outputIndex;
+      const keys = JSON.stringify(output.publicKeys);
+      insertOutput.run(seq, at, output.amount.toString(), output.conditionUri, keys);
+      context.outputs.add(placeKey(seq, at));
+      for (const row of keyIndexRows(seq, at, output.publicKeys)) index.keys.add(row);
+    }
+    if (tx.assetData !== null) {
+      write.insertAssetText.run(seq, searchText(tx.id, tx.assetData));
+    }
+    if (tx.metadata !== null) {
+      write.insertMetadataText.run(seq, searchText(tx.id, tx.metadata));
+    }
+  }
+
+  /**
+   * Writes the block's legacy part, checking each spend against the committed legacy outputs
+   * plus those written earlier in the block (one spent index for both variants). Inside the
+   * commit transaction: an assertion rolls the whole block back.
+   */
+  #writeLegacy(legacy: LegacyBlockWrite, height: number, currentCount: number): void {
+    const c = this.#c;
+    const { insertLegacyTx, insertLegacyOutput, spendLegacyOutput, insertLegacyInvalid } = c.write;
+    const ids = legacySeqsOf(c, legacy.txs.flatMap((tx) => [tx.id, ...tx.spends.map((r) => r.txid)]));
+    const places: Place[] = [];
+    for (const tx of legacy.txs) {
+      for (const ref of tx.spends) {
+        const seq = ids.get(ref.txid);
+        if (seq !== undefined) places.push([seq, ref.cid]);
+      }
+    }
+    const stored = legacyOutputsAt(c, places);
+    const outputs = new Set(stored.keys());
+    const spent = new Set([...stored].filter(([, row]) => row.spentBy !== null).map(([key]) => key));
+    const validCount = currentCount + legacy.txs.length;
+    let seq = ((c.read.legacyLastSeq.get() as number | null) ?? 0) + 1;
+    let position = -1;
+    for (const tx of legacy.txs) {
+      assert.equal(ids.get(tx.id), undefined, `legacy ${tx.id} is stored twice`);
+      assert.ok(tx.position > position && tx.position < validCount, `legacy ${tx.id}: bad position`);
+      position = tx.position;
+      const hash = keyHash(tx.id);
+      insertLegacyTx.run(seq, hash, tx.id, height, tx.position, tx.variant, tx.operation, tx.json);
+      ids.set(tx.id, seq);
+      // Spends before outputs: a transaction can never spend its own output.
+      for (const ref of tx.spends) {
+        const spentSeq = ids.get(ref.txid);
+        const place = spentSeq === undefined ? "" : placeKey(spentSeq, ref.cid);
+        // The validator checked these against the same state: failing here is a ledger bug.
+        const what = `legacy ${tx.id} spends ${legacyOutputKey(ref)}`;
+        assert.ok(outputs.has(place), `${what}, which does not exist`);
+        assert.ok(!spent.has(place), `${what}, which is already spent`);
+        spent.add(place);
+        const changed = spendLegacyOutput.run(seq, spentSeq, ref.cid).changes;
+        assert.equal(changed, 1, `${what}: the output row did not take the spend`);
+      }
+      for (const output of tx.outputs) {
+        const keys = JSON.stringify(output.publicKeys);
+        insertLegacyOutput.run(seq, output.cid, output.conditionUri, keys);
+        outputs.add(placeKey(seq, output.cid));
+      }
+      seq++;
+    }
+    for (const refused of legacy.invalid) {
+      insertLegacyInvalid.run(keyHash(refused.id), refused.id, height, refused.code, refused.message);
+    }
+  }
+
+  /**
+   * Merges the slice that waited longest, and more while too many rows wait. Inside the commit
+   * transaction; the in-memory side follows in commitBlock once the commit has succeeded.
+   */
+  #mergeSlices(lastSeq: number): number[] {
+    const { index, merged, write } = this.#c;
+    const order = merged.map((mark, slice) => ({ mark, slice }));
+    order.sort((a, b) => a.mark - b.mark || a.slice - b.slice);
+    const waiting = (slice: number) =>
+      indexNames.reduce((n, name) => n + index[name].waitingCount(slice), 0);
+    let left = order.reduce((n, { slice }) => n + waiting(slice), 0);
+    const slices: number[] = [];
+    for (const { slice } of order) {
+      if (slices.length > 0) {
+        if (left <= this.#indexRowsWaitingMax) break;
+        if (waiting(slice) === 0) continue; // the extra merges are for rows, not marks
+      }
+      slices.push(slice);
+      left -= waiting(slice);
+    }
+    for (const name of indexNames) index[name].merge(slices);
+    for (const slice of slices) write.setSweep.run(lastSeq, slice);
+    return slices;
+  }
+}
+
+/** The committed state a block's checks read, updated as the block's transactions are written. */
+interface BlockContext {
+  /** Transaction id -> seq. */
+  readonly ids: Map<string, number>;
+  /** placeKey of every output that exists. */
+  readonly outputs: Set<string>;
+  /** placeKey -> seq of the spender. */
+  readonly spent: Map<string, number>;
+}
+
+function validatorsJson(validators: readonly Validator[]): string {
+  return JSON.stringify(validators.map((v) => ({ publicKey: v.publicKey, power: v.power })));
+}

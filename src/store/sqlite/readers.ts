@@ -1,0 +1,156 @@
+// The reads of the Store interface, as functions of one connection. The store runs each inside
+// `reading` (a snapshot that has caught up with the writer, in a read-only store).
+
+import assert from "node:assert/strict";
+import { legacyOutputKey, type LegacyOutputRef } from "../../legacy/committed.js";
+import { outputKey, type Operation, type OutputRef } from "../../transaction/committed.js";
+import type {
+  BlockRecord,
+  ChainState,
+  LegacyRecord,
+  StoredLegacyOutput,
+  StoredOutput,
+  Validator,
+} from "../store.js";
+import type { Connection } from "./connection.js";
+import { keyHash } from "./keyHash.js";
+import { idsAt, legacyOutputsAt, legacySeqsOf, outputsAt, seqsOf, spendersOf } from "./lookups.js";
+import { placeKey, type Place } from "./places.js";
+import type { BlockRow, ChainStateRow, OutputOfKeyRow, RefusalRow, SeqJsonRow } from "./rows.js";
+
+export function readChainState(c: Connection): ChainState {
+  const row = c.read.chainState.get() as ChainStateRow;
+  return { height: row.height, appHash: row.appHash, chainId: row.chainId };
+}
+
+export function readOutputs(c: Connection, refs: readonly OutputRef[]): Map<string, StoredOutput> {
+  const seqs = seqsOf(c, refs.map((ref) => ref.transactionId));
+  const places: Place[] = [];
+  for (const ref of refs) {
+    const seq = seqs.get(ref.transactionId);
+    if (seq !== undefined) places.push([seq, ref.outputIndex]);
+  }
+  const rows = outputsAt(c, places);
+  const spenders = spendersOf(c, places);
+  const spenderIds = idsAt(c, spenders.values());
+  const outputs = new Map<string, StoredOutput>();
+  for (const ref of refs) {
+    const seq = seqs.get(ref.transactionId);
+    const row = seq === undefined ? undefined : rows.get(placeKey(seq, ref.outputIndex));
+    if (seq === undefined || row === undefined) continue;
+    const spender = spenders.get(placeKey(seq, ref.outputIndex));
+    outputs.set(outputKey(ref), {
+      transactionId: ref.transactionId,
+      outputIndex: ref.outputIndex,
+      assetId: row.assetId,
+      amount: BigInt(row.amount),
+      conditionUri: row.conditionUri,
+      publicKeys: JSON.parse(row.publicKeys) as string[],
+      spentBy: spender === undefined ? null : (spenderIds.get(spender) as string),
+    });
+  }
+  return outputs;
+}
+
+export function readTransaction(c: Connection, id: string): string | null {
+  for (const [seq] of c.index.ids.lookup(keyHash(id))) {
+    const json = c.read.txJsonAt.get(seq, id) as string | undefined;
+    if (json !== undefined) return json;
+  }
+  return null;
+}
+
+/** The last transaction of an asset (with `operation`, the last of that kind), or none. */
+export function readLastTransactionOfAsset(
+  c: Connection,
+  assetId: string,
+  operation: Operation | undefined,
+): string[] {
+  const hash = keyHash(assetId);
+  let last: SeqJsonRow | undefined;
+  // The CREATE is the transaction whose id is the asset id.
+  if (operation !== "TRANSFER") {
+    for (const [seq] of c.index.ids.lookup(hash)) {
+      const json = c.read.createAt.get(seq, assetId) as string | undefined;
+      if (json !== undefined) last = { seq: seq as number, json };
+    }
+  }
+  // The TRANSFERs name the asset. Waiting index rows are newer than merged ones.
+  if (operation !== "CREATE") {
+    let waiting: SeqJsonRow | undefined;
+    for (const row of c.index.assets.waitingRows(hash)) {
+      const seq = row[1] as number;
+      const json = c.read.transferAt.get(seq, assetId) as string | undefined;
+      if (json === undefined || (waiting !== undefined && seq < waiting.seq)) continue;
+      waiting = { seq, json };
+    }
+    const merged = () => c.read.lastTransferOfAsset.get(hash, assetId) as SeqJsonRow | undefined;
+    const transfer = waiting ?? merged();
+    if (transfer !== undefined && (last === undefined || transfer.seq > last.seq)) last = transfer;
+  }
+  return last === undefined ? [] : [last.json];
+}
+
+export function readBlock(c: Connection, height: number): BlockRecord | null {
+  const row = c.read.block.get(height) as BlockRow | undefined;
+  if (row === undefined) return null;
+  const end = row.seqFirst + row.txCount;
+  const txIds = c.read.txIdsBySeqRange.all(row.seqFirst, end) as string[];
+  assert.equal(txIds.length, row.txCount, `block ${height} lost transactions`);
+  return { height, appHash: row.appHash, txIds };
+}
+
+export function readBlockHeightOfTransaction(c: Connection, id: string): number | null {
+  for (const [seq] of c.index.ids.lookup(keyHash(id))) {
+    const height = c.read.txHeightAt.get(seq, id) as number | undefined;
+    if (height !== undefined) return height;
+  }
+  return null;
+}
+
+export function readValidators(c: Connection, height: number | undefined): Validator[] {
+  const at = height ?? Number.MAX_SAFE_INTEGER;
+  const json = c.read.validatorsAt.get(at) as string | undefined;
+  return json === undefined ? [] : (JSON.parse(json) as Validator[]);
+}
+
+export function readLegacyOutputs(
+  c: Connection,
+  refs: readonly LegacyOutputRef[],
+): Map<string, StoredLegacyOutput> {
+  const seqs = legacySeqsOf(c, refs.map((ref) => ref.txid));
+  const places: Place[] = [];
+  for (const ref of refs) {
+    const seq = seqs.get(ref.txid);
+    if (seq !== undefined) places.push([seq, ref.cid]);
+  }
+  const rows = legacyOutputsAt(c, places);
+  const outputs = new Map<string, StoredLegacyOutput>();
+  for (const ref of refs) {
+    const seq = seqs.get(ref.txid);
+    const row = seq === undefined ? undefined : rows.get(placeKey(seq, ref.cid));
+    if (row === undefined) continue;
+    outputs.set(legacyOutputKey(ref), {
+      txid: ref.txid,
+      cid: ref.cid,
+      conditionUri: row.conditionUri,
+      publicKeys: JSON.parse(row.publicKeys) as string[],
+      spentBy: row.spentBy,
+    });
+  }
+  return outputs;
+}
+
+export function readLegacyTransaction(c: Connection, id: string): string | null {
+  const json = c.read.legacyTxJson.get(keyHash(id), id) as string | undefined;
+  return json ?? null;
+}
+
+export function readLegacyRecord(c: Connection, id: string): LegacyRecord | null {
+  const hash = keyHash(id);
+  const height = c.read.legacyTxHeight.get(hash, id) as number | undefined;
+  if (height !== undefined) return { status: "valid", height } as const;
+  const refusal = c.read.legacyLastRefusal.get(hash, id) as RefusalRow | undefined;
+  if (refusal === undefined) return null;
+  return { status: "invalid", height: refusal.height, code: refusal.code, message: refusal.message };
+}
