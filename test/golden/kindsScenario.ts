@@ -17,6 +17,7 @@ import { streamPath } from "../../src/events/options.js";
 import { StreamServer } from "../../src/events/streamServer.js";
 import type { JsonObject } from "../../src/json/jsonValue.js";
 import { computeTxId } from "../../src/transaction/computeTxId.js";
+import { legacyDoor, v1Door } from "../../src/ledger/doors.js";
 import { LedgerApp } from "../../src/ledger/ledgerApp.js";
 import { PreparePool } from "../../src/ledger/preparePool.js";
 import type { LegacyTx } from "../../src/legacy/types.js";
@@ -113,8 +114,8 @@ async function driveLedger(ledger: LedgerApp, steps: string[]): Promise<void> {
     await check(ledger, `checkTx ${label}`, ledger.checkTx(bytes), steps);
   }
   await check(ledger, "checkTx c1 again", ledger.checkTx(bytesOf(c1)), steps);
-  await check(ledger, "checkTx la as current", ledger.checkTx(legacyBytes(la), "current"), steps);
-  await check(ledger, "checkTx c1 as legacy", ledger.checkTx(bytesOf(c1), "legacy"), steps);
+  await check(ledger, "checkTx la as current", ledger.checkTx(legacyBytes(la), v1Door), steps);
+  await check(ledger, "checkTx c1 as legacy", ledger.checkTx(bytesOf(c1), legacyDoor), steps);
   await check(ledger, "dryCheckTx c2", ledger.dryCheckTx(bytesOf(c2)), steps);
   await check(ledger, "recheckTx c1", ledger.recheckTx(bytesOf(c1)), steps);
   await block(ledger, [bytesOf(c1), bytesOf(c2), legacyBytes(la), legacyBytes(lb)], steps);
@@ -143,7 +144,7 @@ async function driveLedger(ledger: LedgerApp, steps: string[]): Promise<void> {
   await check(ledger, "checkTx t1Rival", ledger.checkTx(bytesOf(t1Rival)), steps);
   await check(ledger, "checkTx latRival", ledger.checkTx(legacyBytes(latRival)), steps);
   await check(ledger, "dryCheckTx t1", ledger.dryCheckTx(bytesOf(t1)), steps);
-  await check(ledger, "dryCheckTx latRival legacy", ledger.dryCheckTx(legacyBytes(latRival), "legacy"), steps);
+  await check(ledger, "dryCheckTx latRival legacy", ledger.dryCheckTx(legacyBytes(latRival), legacyDoor), steps);
   // A chained spend of a pending output, of each kind.
   const t1Child = transfer([{ tx: t1, outputIndex: 1 }], [alice], [{ publicKeys: [carol.publicKey], amount: 1n }]);
   const latChild = legacyTransfer("B", [{ tx: lat, cid: 0 }], [alice.publicKey], [carol]);
@@ -151,7 +152,7 @@ async function driveLedger(ledger: LedgerApp, steps: string[]): Promise<void> {
   await check(ledger, "checkTx latChild", ledger.checkTx(legacyBytes(latChild)), steps);
   await check(ledger, "recheckTx t1Child", ledger.recheckTx(bytesOf(t1Child)), steps);
   await check(ledger, "recheckTx latChild", ledger.recheckTx(legacyBytes(latChild)), steps);
-  steps.push(`pending ${ledger.pendingCount} isPendingLegacy ${ledger.isPendingLegacy(id(lat))}`);
+  steps.push(`pending ${ledger.pendingCount} isPendingLegacy ${ledger.isPending(id(lat), legacyDoor)}`);
   ledger.release(id(latChild));
   steps.push(`released latChild; pending ${ledger.pendingCount}`);
   await block(
@@ -206,10 +207,10 @@ async function driveEngine(ledger: LedgerApp, store: SqliteStore, steps: string[
   steps.push(`legacy post ${posted.json} ${posted.assignee}`);
   const postedId = (JSON.parse(posted.json) as { id: string }).id;
   steps.push(`legacy status ${await legacy.status(postedId)}`);
-  const sent = await engine.broadcast(bytesOf(e1), "commit");
+  const sent = await engine.broadcast(bytesOf(e1), "commit", v1Door);
   steps.push(`broadcast e1 ${sent.id} ${sent.json}`);
   steps.push(`legacy status ${await legacy.status(postedId)}`);
-  await engine.broadcast(bytesOf(e1), "sync").then(
+  await engine.broadcast(bytesOf(e1), "sync", v1Door).then(
     (tx) => steps.push(`broadcast e1 again ok ${tx.id}`),
     (error: { code: string; message: string }) => steps.push(`broadcast e1 again ${error.code}: ${error.message}`),
   );
@@ -217,7 +218,7 @@ async function driveEngine(ledger: LedgerApp, store: SqliteStore, steps: string[
     (p) => steps.push(`legacy post e1 ${p.json}`),
     (error: { code: string; message: string }) => steps.push(`legacy post e1 ${error.code}: ${error.message}`),
   );
-  await engine.broadcast(legacyBytes(clientLegacyCreate("A", [carol.publicKey])), "sync").then(
+  await engine.broadcast(legacyBytes(clientLegacyCreate("A", [carol.publicKey])), "sync", v1Door).then(
     (tx) => steps.push(`broadcast legacy body ok ${tx.id}`),
     (error: { code: string; message: string }) => steps.push(`broadcast legacy body ${error.code}: ${error.message}`),
   );

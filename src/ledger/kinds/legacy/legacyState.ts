@@ -3,10 +3,10 @@
 // legacy namespace: legacy ids (Keccak-256), outputs keyed `<txid>:<cid>`, one spent index for
 // both variants, and the federation (legacy §7.2: the validator set's keys, base58).
 import { Buffer } from "node:buffer";
-import { encodeBase58 } from "../crypto-conditions/encodeBase58.js";
-import type { LegacyOutputRef, LegacyView, LegacyViewOutput, PreparedLegacyTx } from "../legacy/types.js";
-import { type StoredLegacyOutput, type Validator } from "../store/store.js";
-import { legacyOutputKey, type CommittedLegacyTx } from "../legacy/committed.js";
+import { encodeBase58 } from "../../../crypto-conditions/encodeBase58.js";
+import type { LegacyOutputRef, LegacyView, LegacyViewOutput, PreparedLegacyTx } from "../../../legacy/types.js";
+import { type StoredLegacyOutput, type Validator } from "../../../store/store.js";
+import { legacyOutputKey, type CommittedLegacyTx } from "../../../legacy/committed.js";
 
 /** What legacy validation reads from committed state, in one batch per block or check. */
 export interface LegacyCommittedState {

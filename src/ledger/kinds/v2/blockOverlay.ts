@@ -1,6 +1,6 @@
-import { type StoredOutput } from "../store/store.js";
-import { outputKey, type OutputRef } from "../transaction/committed.js";
-import type { LedgerView, PreparedTx, SpendableOutput } from "../transaction/types.js";
+import { type StoredOutput } from "../../../store/store.js";
+import { outputKey, type OutputRef } from "../../../transaction/committed.js";
+import type { LedgerView, PreparedTx, SpendableOutput } from "../../../transaction/types.js";
 
 /** What a block's (or a check's) transactions need from committed state, read in one batch. */
 export interface CommittedState {
