@@ -161,7 +161,7 @@ export class LedgerApp {
       const committed = await kind.read(this.deps.store, [prepared], null);
       if (generation !== this.pending.generation) continue;
       // From here to the end: synchronous, so the pending pool cannot change under the check.
-      const rejection = kind.validatePending(prepared, committed, this.pending.of(kind), null);
+      const rejection = kind.validatePending(prepared, committed, this.pending.viewFor(kind, null), null);
       if (rejection !== null) return { ok: false, rejection };
       if (this.pending.has(kind, prepared.id)) return { ok: false, rejection: pendingRejection(prepared) };
       this.pending.admit(kind, prepared);
@@ -191,7 +191,7 @@ export class LedgerApp {
       const committed = await kind.read(this.deps.store, [prepared], null);
       if (generation !== this.pending.generation || !this.pending.has(kind, prepared.id)) continue;
       // Synchronous from here, as in checkTx.
-      const rejection = kind.validatePending(prepared, committed, this.pending.of(kind), prepared);
+      const rejection = kind.validatePending(prepared, committed, this.pending.viewFor(kind, prepared), prepared);
       if (rejection === null) {
         this.pending.noteAsked(kind, prepared);
         return { ok: true, tx: prepared };
@@ -220,7 +220,7 @@ export class LedgerApp {
       const committed = await kind.read(this.deps.store, [prepared], null);
       if (generation !== this.pending.generation) continue;
       const self = this.pending.has(kind, prepared.id) ? prepared : null;
-      const rejection = kind.validatePending(prepared, committed, this.pending.of(kind), self);
+      const rejection = kind.validatePending(prepared, committed, this.pending.viewFor(kind, self), self);
       return rejection === null ? { ok: true, tx: prepared } : { ok: false, rejection };
     }
   }

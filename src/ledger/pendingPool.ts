@@ -9,6 +9,8 @@ import type { AnyTxKind, PendingTxs, PreparedBase } from "./txKind.js";
 interface KindPending {
   readonly txs: Map<string, PreparedBase>;
   readonly spends: Set<string>;
+  /** What a check of a transaction that is not pending sees (made once). */
+  readonly view: PendingTxs<PreparedBase>;
 }
 
 export class PendingPool {
@@ -32,7 +34,16 @@ export class PendingPool {
     null;
 
   constructor(kinds: readonly AnyTxKind[]) {
-    for (const kind of kinds) this.byKind.set(kind, { txs: new Map(), spends: new Set() });
+    for (const kind of kinds) {
+      const txs = new Map<string, PreparedBase>();
+      const spends = new Set<string>();
+      const view: PendingTxs<PreparedBase> = {
+        has: (id) => txs.has(id),
+        get: (id) => txs.get(id),
+        isSpent: (key) => spends.has(key),
+      };
+      this.byKind.set(kind, { txs, spends, view });
+    }
   }
 
   get size(): number {
@@ -46,9 +57,19 @@ export class PendingPool {
     return this.commits;
   }
 
-  /** The pending transactions of one kind, as its checks see them. */
-  of(kind: AnyTxKind): PendingTxs<PreparedBase> {
-    return this.pendingOf(kind);
+  /** The pending transactions of one kind, as a check of `self` (or of one not pending) sees them. */
+  viewFor(kind: AnyTxKind, self: PreparedBase | null): PendingTxs<PreparedBase> {
+    const { txs, spends, view } = this.pendingOf(kind);
+    if (self === null) return view;
+    // No other pending transaction spends what `self` spends (checkTx admits no conflict), so
+    // leaving out `self`'s spend keys leaves out only its own.
+    const own = new Set<string>();
+    kind.forEachSpend(self, (key) => own.add(key));
+    return {
+      has: (id) => txs.has(id) && id !== self.id,
+      get: (id) => txs.get(id),
+      isSpent: (key) => spends.has(key) && !own.has(key),
+    };
   }
 
   has(kind: AnyTxKind, id: string): boolean {

@@ -1,5 +1,5 @@
 // A worker thread of the prepare pool: runs the stateless half of validation (parse, id, schema,
-// fulfillments, Ed25519) so that both cores verify signatures (issue #3), for v2.0 and legacy
+// fulfillments, Ed25519) so that both cores verify signatures (issue #3), for transactions of
 // every kind alike (`prepareBytes` tells them apart).
 import { parentPort } from "node:worker_threads";
 import type { PrepareRequest, PrepareResponse } from "./preparePool.js";

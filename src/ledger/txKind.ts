@@ -39,11 +39,18 @@ export interface StreamEvent {
 /** A kind's part of a block's store write: v2.0 fills `txs`, legacy fills `legacy`. */
 export type BlockContribution = Partial<Omit<BlockWrite, "height" | "appHash">>;
 
-/** The pending transactions of one kind, as its checks see them. */
+/**
+ * The pending transactions of one kind, as a check sees them: when it is a recheck, the one
+ * rechecked (`self`) is left out of `has` and `isSpent` (its own id and spends are no conflict
+ * with itself).
+ */
 export interface PendingTxs<P> {
-  readonly txs: ReadonlyMap<string, P>;
-  /** Every output they spend, by the kind's output key. */
-  readonly spends: ReadonlySet<string>;
+  /** Whether another pending transaction has this id. */
+  has(id: string): boolean;
+  /** The pending transaction with this id, `self` included (the maker of an output). */
+  get(id: string): P | undefined;
+  /** Whether another pending transaction spends the output under this key. */
+  isSpent(key: string): boolean;
 }
 
 /** One block's execution of one kind's transactions, in block order. */
@@ -89,8 +96,9 @@ export interface TxKind<P extends PreparedBase = PreparedBase, S = unknown> {
   /** One batched read of committed state; `height` is the block's, or null (checkTx: latest). */
   read(store: Store, txs: readonly P[], height: number | null): Promise<S>;
   /**
-   * Synchronous: `tx` against `committed` plus the pending pool (`self`, a recheck, left out:
-   * its own id and spends are no conflict with itself).
+   * Synchronous: `tx` against `committed` plus the pending pool: their spends count as spent,
+   * their outputs can be spent (a chained spend; its block checks it again). `self` is `tx` when
+   * it is itself pending (a recheck), else null.
    */
   validatePending(tx: P, committed: S, pending: PendingTxs<P>, self: P | null): Rejection | null;
   openBlock(committed: S): KindBlock<P>;

@@ -149,17 +149,14 @@ export class HttpCluster {
   }
 
   private async answer(worker: Worker, request: BroadcastRequest): Promise<void> {
-    const response = await answerBroadcast(request, this.deps);
-    if (worker.isConnected()) {
-      worker.send(response, undefined, (error) => {
-        if (error === null) return;
-        this.deps.logger.warn({ err: error, pid: worker.process.pid }, "answer to an HTTP worker lost");
-      });
-    }
+    this.reply(worker, await answerBroadcast(request, this.deps));
   }
 
   private async answerLegacy(worker: Worker, request: LegacyRequest): Promise<void> {
-    const response = await answerLegacy(request, this.deps);
+    this.reply(worker, await answerLegacy(request, this.deps));
+  }
+
+  private reply(worker: Worker, response: BroadcastResponse | LegacyResponse): void {
     if (worker.isConnected()) {
       worker.send(response, undefined, (error) => {
         if (error === null) return;

@@ -34,8 +34,7 @@ export const legacyKind: TxKind<PreparedLegacyTx, LegacyCommittedState> = {
   // A CREATE is checked against the federation too, which a commit may change.
   recheckBySpends: false,
   read: readLegacyCommitted,
-  validatePending: (tx, committed, pending, self) =>
-    validateLegacy(tx, legacyPendingView(committed, pending.txs, pending.spends, self)),
+  validatePending: (tx, committed, pending, self) => validateLegacy(tx, legacyPendingView(committed, pending, self)),
   openBlock: (committed) => new LegacyBlock(committed),
   event: () => null,
   // Strings, numbers and arrays only: JSON-safe as it is.

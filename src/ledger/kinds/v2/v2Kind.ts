@@ -27,7 +27,7 @@ export const v2Kind: TxKind<PreparedTx, CommittedState> = {
   // immutable once committed but for being spent.
   recheckBySpends: true,
   read: readCommitted,
-  validatePending: (tx, committed, pending, self) => validateTx(tx, pendingView(committed, pending, self)),
+  validatePending: (tx, committed, pending) => validateTx(tx, pendingView(committed, pending)),
   openBlock: (committed) => new V2Block(committed),
   // The stream sends `{height, asset_id, transaction_id}`: the prepared transaction has both.
   event: (tx) => tx,

@@ -1,43 +1,20 @@
 // A PreparedTx over a channel that carries JSON only (node:cluster's IPC between this node's
 // processes): a bigint does not survive it, so amounts travel as decimal strings.
 import assert from "node:assert/strict";
-import type { CommittedOutput, Operation, OutputRef } from "../../../transaction/committed.js";
-import type { CanonicalForm, PreparedInput, PreparedTx } from "../../../transaction/types.js";
+import type { CommittedOutput, OutputRef } from "../../../transaction/committed.js";
+import type { PreparedInput, PreparedTx } from "../../../transaction/types.js";
 
-interface EncodedOutput {
-  readonly outputIndex: number;
-  readonly amount: string;
-  readonly conditionUri: string;
-  readonly publicKeys: readonly string[];
-}
-
-export interface EncodedPreparedTx {
-  readonly id: string;
-  readonly operation: Operation;
-  readonly assetId: string;
-  readonly json: string;
-  readonly assetData: string | null;
-  readonly metadata: string | null;
-  readonly inputs: readonly PreparedInput[];
-  readonly outputs: readonly EncodedOutput[];
+/** A PreparedTx with its amounts as decimal strings. */
+export type EncodedPreparedTx = Omit<PreparedTx, "outputs" | "outputsTotal"> & {
+  readonly outputs: readonly (Omit<CommittedOutput, "amount"> & { readonly amount: string })[];
   readonly outputsTotal: string;
-  readonly signaturesValid: boolean;
-  readonly form: CanonicalForm;
-}
+};
 
 export function encodePreparedTx(tx: PreparedTx): EncodedPreparedTx {
   return {
-    id: tx.id,
-    operation: tx.operation,
-    assetId: tx.assetId,
-    json: tx.json,
-    assetData: tx.assetData,
-    metadata: tx.metadata,
-    inputs: tx.inputs.map((input) => ({ fulfills: input.fulfills, conditionUri: input.conditionUri })),
+    ...tx,
     outputs: tx.outputs.map((output) => ({ ...output, amount: output.amount.toString() })),
     outputsTotal: tx.outputsTotal.toString(),
-    signaturesValid: tx.signaturesValid,
-    form: tx.form,
   };
 }
 
