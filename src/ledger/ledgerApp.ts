@@ -283,22 +283,23 @@ export class LedgerApp {
     const validKinds: AnyTxKind[] = [];
     const events: StreamEvent[] = [];
     const carriedIds: string[] = [];
-    prepared.forEach((tx, i) => {
-      const kind = kinds[i];
-      if ("code" in tx || kind === null || kind === undefined) {
+    for (let i = 0; i < prepared.length; i++) {
+      const tx = prepared[i]!;
+      const kind = kinds[i]!;
+      if ("code" in tx || kind === null) {
         results.push("code" in tx ? tx : null);
-        return;
+        continue;
       }
       carriedIds.push(tx.id);
       const rejection = blocks.get(kind)!.execute(tx, validIds.length);
       results.push(rejection);
-      if (rejection !== null) return;
+      if (rejection !== null) continue;
       validIds.push(tx.id);
       valid.push(tx);
       validKinds.push(kind);
       const event = kind.event(tx);
       if (event !== null) events.push(event);
-    });
+    }
     const appHash = nextAppHash(this.appHash, validIds);
     const write: BlockWrite = { height, appHash, txs: [] };
     for (const block of blocks.values()) Object.assign(write, block.write());
@@ -341,8 +342,8 @@ export class LedgerApp {
     const byKind = new Map<AnyTxKind, PreparedBase[]>();
     for (const kind of txKinds) if (kinds.includes(kind)) byKind.set(kind, []);
     prepared.forEach((tx, i) => {
-      const kind = kinds[i];
-      if (kind !== null && kind !== undefined) byKind.get(kind)!.push(tx as PreparedBase);
+      const kind = kinds[i]!;
+      if (kind !== null) byKind.get(kind)!.push(tx as PreparedBase);
     });
     const entries = [...byKind];
     const states = await Promise.all(entries.map(([kind, txs]) => kind.read(this.deps.store, txs, height)));
