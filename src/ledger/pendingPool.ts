@@ -7,14 +7,20 @@
 import type { AnyTxKind, PendingTxs, PreparedBase } from "./txKind.js";
 
 interface KindPending {
+  readonly kind: AnyTxKind;
   readonly txs: Map<string, PreparedBase>;
   readonly spends: Set<string>;
   /** What a check of a transaction that is not pending sees (made once). */
   readonly view: PendingTxs<PreparedBase>;
+  // The visitors `forEachSpend` is called with, made once (admit and release run per transaction).
+  readonly addSpend: (key: string) => void;
+  readonly deleteSpend: (key: string) => void;
 }
 
 export class PendingPool {
   private readonly byKind = new Map<AnyTxKind, KindPending>();
+  /** The same, in registration order, for the loops over every kind. */
+  private readonly pendings: KindPending[] = [];
   /** Counts commits; a check that read committed state re-reads if it moved under it. */
   private commits = 0;
   /**
@@ -42,13 +48,22 @@ export class PendingPool {
         get: (id) => txs.get(id),
         isSpent: (key) => spends.has(key),
       };
-      this.byKind.set(kind, { txs, spends, view });
+      const pending: KindPending = {
+        kind,
+        txs,
+        spends,
+        view,
+        addSpend: (key) => void spends.add(key),
+        deleteSpend: (key) => void spends.delete(key),
+      };
+      this.byKind.set(kind, pending);
+      this.pendings.push(pending);
     }
   }
 
   get size(): number {
     let size = 0;
-    for (const pending of this.byKind.values()) size += pending.txs.size;
+    for (const pending of this.pendings) size += pending.txs.size;
     return size;
   }
 
@@ -82,7 +97,7 @@ export class PendingPool {
     const pending = this.pendingOf(kind);
     if (kind.recheckBySpends) this.noteValidated(kind, tx);
     pending.txs.set(tx.id, tx);
-    kind.forEachSpend(tx, (key) => pending.spends.add(key));
+    kind.forEachSpend(tx, pending.addSpend);
   }
 
   /** The mempool asked about a pending transaction again, and a full check says it holds. */
@@ -117,18 +132,18 @@ export class PendingPool {
   /** Drop a pending transaction that no block will carry (e.g. the engine refused it). */
   release(id: string): void {
     this.askedAt.delete(id);
-    for (const [kind, pending] of this.byKind) {
+    for (const pending of this.pendings) {
       const tx = pending.txs.get(id);
       if (tx === undefined) continue;
       pending.txs.delete(id);
       this.validatedAt.delete(id);
-      kind.forEachSpend(tx, (key) => pending.spends.delete(key));
+      pending.kind.forEachSpend(tx, pending.deleteSpend);
     }
   }
 
   /** Empty the pool (the engine's mempool that held these transactions is gone). */
   releaseAll(): void {
-    for (const pending of this.byKind.values()) {
+    for (const pending of this.pendings) {
       pending.txs.clear();
       pending.spends.clear();
     }
@@ -162,11 +177,18 @@ export class PendingPool {
     this.commits++;
     this.askEpoch++;
     const spent = new Map<AnyTxKind, Set<string>>();
-    for (const kind of this.byKind.keys()) if (kind.recheckBySpends) spent.set(kind, new Set());
-    valid.forEach((tx, i) => {
-      const keys = spent.get(kinds[i]!);
-      if (keys !== undefined) kinds[i]!.forEachSpend(tx, (key) => keys.add(key));
-    });
+    const adders = new Map<AnyTxKind, (key: string) => void>();
+    for (const { kind } of this.pendings) {
+      if (!kind.recheckBySpends) continue;
+      const keys = new Set<string>();
+      spent.set(kind, keys);
+      adders.set(kind, (key) => void keys.add(key));
+    }
+    for (let i = 0; i < valid.length; i++) {
+      const kind = kinds[i]!;
+      const add = adders.get(kind);
+      if (add !== undefined) kind.forEachSpend(valid[i]!, add);
+    }
     this.lastCommit = { commits: this.commits, spent };
     for (const id of carriedIds) this.release(id);
   }
