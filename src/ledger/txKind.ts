@@ -12,6 +12,10 @@
 //         --write, event--> what the store writes at commit, what the stream sends.
 // Kinds share the blocks, their order and the app hash; ids, outputs and spends are each kind's
 // own namespace (docs/compatibility.md #14: a v2.0 transaction cannot spend a legacy output).
+//
+// Adding a kind: its pure rules in their own folder beside transaction/ and legacy/, its
+// TxKind in ledger/kinds/<name>/, one line in kinds/registry.ts. What it stores needs the
+// store's tables (store.ts, BlockWrite); a new HTTP interface needs a door (doors.ts) and a route.
 import type { Rejection } from "../errors/ledgerError.js";
 import type { JsonValue } from "../json/jsonValue.js";
 import type { BlockWrite, Store } from "../store/store.js";
