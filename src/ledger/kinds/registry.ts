@@ -40,6 +40,10 @@ export function kindForBody(body: JsonValue, door: Door | undefined): AnyTxKind 
 }
 
 /** Stateless preparation by the kind `kindForBody` picks. */
-export function prepareBody(body: JsonValue, posted: string | undefined, door: Door | undefined): PreparedBase | Rejection {
+export function prepareBody(
+  body: JsonValue,
+  posted: string | undefined,
+  door: Door | undefined,
+): PreparedBase | Rejection {
   return kindForBody(body, door).prepare(body, posted);
 }

@@ -44,7 +44,9 @@ export function legacyPendingView(
     getOutput: (ref) => {
       const key = legacyOutputKey(ref);
       const stored = committed.outputs.get(key);
-      if (stored !== undefined) return { conditionUri: stored.conditionUri, spent: stored.spentBy !== null || pending.isSpent(key) };
+      if (stored !== undefined) {
+        return { conditionUri: stored.conditionUri, spent: stored.spentBy !== null || pending.isSpent(key) };
+      }
       const maker = ref.txid === self?.id ? undefined : pending.get(ref.txid);
       // `cid` is the output's index (classifyLegacy checks it).
       const output = maker?.outputs[ref.cid];
@@ -70,7 +72,8 @@ export class LegacyBlockOverlay implements LegacyView {
   getOutput(ref: LegacyOutputRef): LegacyViewOutput | undefined {
     const key = legacyOutputKey(ref);
     const stored = this.committed.outputs.get(key);
-    return this.block.output(key, stored === undefined ? undefined : { conditionUri: stored.conditionUri, spent: stored.spentBy !== null });
+    if (stored === undefined) return this.block.output(key, undefined);
+    return this.block.output(key, { conditionUri: stored.conditionUri, spent: stored.spentBy !== null });
   }
 
   isFederationKey(publicKey: string): boolean {
@@ -81,7 +84,8 @@ export class LegacyBlockOverlay implements LegacyView {
     this.block.addTransaction(tx.id);
     for (const ref of tx.spends) this.block.addSpend(legacyOutputKey(ref));
     for (const output of tx.outputs) {
-      this.block.addOutput(legacyOutputKey({ txid: tx.id, cid: output.cid }), { conditionUri: output.conditionUri, spent: false });
+      const key = legacyOutputKey({ txid: tx.id, cid: output.cid });
+      this.block.addOutput(key, { conditionUri: output.conditionUri, spent: false });
     }
   }
 }

@@ -13,11 +13,14 @@ export function pendingView(committed: CommittedState, pending: PendingTxs<Prepa
     getOutput: (ref) => {
       const key = outputKey(ref);
       const stored = committed.outputs.get(key);
-      if (stored !== undefined) return { ...spendable(stored), spent: stored.spentBy !== null || pending.isSpent(key) };
+      if (stored !== undefined) {
+        return { ...spendable(stored), spent: stored.spentBy !== null || pending.isSpent(key) };
+      }
       const maker = pending.get(ref.transactionId);
       const output = maker?.outputs[ref.outputIndex];
       if (maker === undefined || output === undefined) return undefined;
-      return { amount: output.amount, conditionUri: output.conditionUri, assetId: maker.assetId, spent: pending.isSpent(key) };
+      const spent = pending.isSpent(key);
+      return { amount: output.amount, conditionUri: output.conditionUri, assetId: maker.assetId, spent };
     },
   };
 }

@@ -21,7 +21,9 @@ export const v2Kind: TxKind<PreparedTx, CommittedState> = {
   prepare: prepareTx,
   owns: (tx: PreparedBase) => "signaturesValid" in tx,
   forEachSpend(tx, visit) {
-    for (const input of tx.inputs) if (input.fulfills !== null) visit(outputKey(input.fulfills), input.fulfills.transactionId);
+    for (const input of tx.inputs) {
+      if (input.fulfills !== null) visit(outputKey(input.fulfills), input.fulfills.transactionId);
+    }
   },
   // Checked against its id (a block carrying it releases it) and its inputs, which are
   // immutable once committed but for being spent.
