@@ -1,39 +1,26 @@
 // The ledger is the state machine, in the shape of an ABCI application (info, initChain, checkTx,
 // finalizeBlock, commit) so that the same code runs under the embedded solo engine and behind
 // CometBFT. It owns: the prepared-transaction cache (signatures are verified once per
-// transaction per node), the pending pool's view of spends, block execution against committed
+// transaction per node), the pending pool (pendingPool.ts), block execution against committed
 // state plus the block's earlier transactions, the app-hash chain, and the committed-block event.
 //
-// It holds two kinds of transaction (DECISIONS #13-#16): v2.0 ones and the legacy variants A
-// and B. They share the pending pool, the blocks, their order and the app hash; their ids,
-// outputs and spends are separate namespaces (a v2.0 transaction cannot spend a legacy output,
-// nor the reverse), and each kind is validated by its own rules (legacyState.ts).
+// It holds every registered kind of transaction (txKind.ts, kinds/registry.ts): v2.0 ones and
+// the legacy variants A and B (docs/compatibility.md #13-#16). They share the pending pool, the
+// blocks, their order and the app hash; their ids, outputs and spends are separate namespaces,
+// and each kind is validated by its own rules. Nothing here knows which kinds there are.
 import assert from "node:assert/strict";
 import { reject, type Rejection } from "../errors/ledgerError.js";
-import type { PreparedLegacyTx } from "../legacy/types.js";
-import { validateLegacy } from "../legacy/validateLegacy.js";
-import { type BlockWrite, type Store, type StoredLegacyOutput, type StoredOutput, type Validator } from "../store/store.js";
-import { legacyOutputKey, type CommittedLegacyTx, type LegacyInvalidTx } from "../legacy/committed.js";
-import { outputKey, type CommittedTx, type OutputRef } from "../transaction/committed.js";
-import type { LedgerView, PreparedTx } from "../transaction/types.js";
-import { validateTx } from "../transaction/validateTx.js";
+import type { BlockWrite, Store, Validator } from "../store/store.js";
 import { nextAppHash } from "./appHash.js";
-import { BlockOverlay, spendable, type CommittedState } from "./blockOverlay.js";
-import {
-  federationOf,
-  LegacyBlockOverlay,
-  legacyPendingView,
-  legacySpendsOf,
-  toCommittedLegacyTx,
-  type LegacyCommittedState,
-} from "./legacyState.js";
+import { kindOf, txKinds } from "./kinds/registry.js";
 import { ledgerOptionsDefault, type LedgerOptions } from "./options.js";
+import { PendingPool } from "./pendingPool.js";
 import type { PreparePool } from "./preparePool.js";
-import { isLegacy, kindOf, type Prepared, type PreparedOf, type TxKind } from "./prepared.js";
 import { PreparedCache, preparedKey, type PreparedKey } from "./preparedCache.js";
+import type { AnyTxKind, Door, KindBlock, PreparedBase, StreamEvent } from "./txKind.js";
 
-export type CheckTxResult<T extends Prepared = Prepared> =
-  | { readonly ok: true; readonly tx: T }
+export type CheckTxResult =
+  | { readonly ok: true; readonly tx: PreparedBase }
   | { readonly ok: false; readonly rejection: Rejection };
 
 export interface FinalizedBlock {
@@ -46,10 +33,10 @@ export interface FinalizedBlock {
 export interface CommittedBlock {
   readonly height: number;
   readonly appHash: string;
-  /** The valid v2.0 transactions, in block order (what the event stream sends). */
-  readonly txs: readonly PreparedTx[];
-  /** The valid legacy transactions, in block order; never sent on the v2.0 stream. */
-  readonly legacyTxs: readonly PreparedLegacyTx[];
+  /** What the event stream sends for the block, in block order (a kind may send nothing). */
+  readonly txs: readonly StreamEvent[];
+  /** Every valid transaction of every kind, in block order. */
+  readonly committed: readonly PreparedBase[];
 }
 
 export interface LedgerDeps {
@@ -59,8 +46,10 @@ export interface LedgerDeps {
 
 interface StagedBlock {
   readonly write: BlockWrite;
-  readonly txs: readonly PreparedTx[];
-  readonly legacyTxs: readonly PreparedLegacyTx[];
+  readonly events: readonly StreamEvent[];
+  /** The valid transactions, in block order, and the kind of each. */
+  readonly valid: readonly PreparedBase[];
+  readonly validKinds: readonly AnyTxKind[];
   /** Every transaction id the block carried, valid or not, to release from the pending pool. */
   readonly carriedIds: readonly string[];
   /** The block's transactions as PreparedCache keys, to drop once the block is committed. */
@@ -72,30 +61,8 @@ export class LedgerApp {
   private appHash: string;
   private chainId: string | null;
   private staged: StagedBlock | null = null;
-  /** Incremented when a commit changes state; checkTx re-reads if it moved under it. */
-  private commitGeneration = 0;
   private readonly cache: PreparedCache;
-  private readonly pending = new Map<string, PreparedTx>();
-  /** Outputs spent by pending transactions, by `outputKey`. */
-  private readonly pendingSpends = new Set<string>();
-  /** Pending legacy transactions (status `backlog`), and their spends by `legacyOutputKey`. */
-  private readonly pendingLegacy = new Map<string, PreparedLegacyTx>();
-  private readonly pendingLegacySpends = new Set<string>();
-  /**
-   * Pending v2.0 transactions whose inputs are all committed outputs, by id: the commit
-   * generation they were last found valid at. A recheck one generation later only has to ask
-   * whether that block spent one of their inputs (see `stillValid`).
-   */
-  private readonly validatedAt = new Map<string, number>();
-  /**
-   * Every pending transaction (both kinds), by id: the `askEpoch` at which the engine's mempool
-   * last asked about it (checkTx or recheckTx). See `releaseUnasked`.
-   */
-  private readonly askedAt = new Map<string, number>();
-  /** Counts commits, and the idle spells an engine reports in place of them (`noteIdleSpell`). */
-  private askEpoch = 0;
-  /** What the last commit changed for v2.0 transactions: the outputs its valid ones spent. */
-  private lastCommit: { readonly generation: number; readonly spent: ReadonlySet<string> } | null = null;
+  private readonly pending = new PendingPool(txKinds);
   private readonly listeners: ((block: CommittedBlock) => void)[] = [];
 
   private constructor(
@@ -120,12 +87,16 @@ export class LedgerApp {
   }
 
   get pendingCount(): number {
-    return this.pending.size + this.pendingLegacy.size;
+    return this.pending.size;
   }
 
-  /** Whether this legacy transaction is pending: accepted, not in a committed block yet. */
-  isPendingLegacy(id: string): boolean {
-    return this.pendingLegacy.has(id);
+  /**
+   * Whether a transaction of a kind posted through `door` with this id is pending: accepted,
+   * not in a committed block yet (the legacy status `backlog`).
+   */
+  isPending(id: string, door: Door): boolean {
+    for (const kind of txKinds) if (kind.door === door && this.pending.has(kind, id)) return true;
+    return false;
   }
 
   /** The chain id recorded by initChain, or null on a new store. */
@@ -144,20 +115,21 @@ export class LedgerApp {
   }
 
   /**
-   * Parse and verify (cached by exact bytes, on the worker pool when missing). Without `kind`
-   * the body's shape tells the kind (a block carries both); with it, bytes of the other kind
-   * get the rejection that kind's rules give (see `prepareBytes`).
+   * Parse and verify (cached by exact bytes, on the worker pool when missing). Without `door`
+   * the body's shape tells the kind (a block carries every kind); with it, bytes of a kind
+   * posted elsewhere get the rejection the door's own kinds give (see `prepareBytes`).
    */
-  async prepare(bytes: Uint8Array, kind?: TxKind): Promise<Prepared | Rejection> {
-    return this.prepareKeyed(preparedKey(bytes), bytes, kind);
+  async prepare(bytes: Uint8Array, door?: Door): Promise<PreparedBase | Rejection> {
+    return this.prepareKeyed(preparedKey(bytes), bytes, door);
   }
 
-  private async prepareKeyed(key: PreparedKey, bytes: Uint8Array, kind?: TxKind): Promise<Prepared | Rejection> {
+  private async prepareKeyed(key: PreparedKey, bytes: Uint8Array, door?: Door): Promise<PreparedBase | Rejection> {
     const cached = this.cache.get(key);
-    if (cached !== undefined && (kind === undefined || kindOf(cached) === kind)) return cached;
-    // A successful result is the same whatever the kind asked (the shapes exclude each other),
-    // so the cache holds one per bytes; a mismatch is read again, as the kind asked, for its rejection.
-    const result = await this.deps.pool.prepare(bytes, kind);
+    if (cached !== undefined && (door === undefined || kindOf(cached).door === door)) return cached;
+    // A successful result is the same whatever the door asked (the kinds' shapes exclude each
+    // other), so the cache holds one per bytes; a mismatch is read again, as the door asked,
+    // for its rejection.
+    const result = await this.deps.pool.prepare(bytes, door);
     if (!("code" in result)) this.cache.put(key, result);
     return result;
   }
@@ -166,34 +138,33 @@ export class LedgerApp {
    * Take a transaction prepared elsewhere in this node (an HTTP worker process) as if this
    * process had prepared it: the bytes and result come from a trusted sibling, not the network.
    */
-  remember(bytes: Uint8Array, tx: Prepared): void {
+  remember(bytes: Uint8Array, tx: PreparedBase): void {
     this.cache.put(preparedKey(bytes), tx);
   }
 
   /**
    * ABCI CheckTx: valid against committed state and the pending pool? If so, the transaction
    * joins the pending pool (its spends count as spent for later checks) until a block carries it
-   * or `release` drops it. With `kind`, only a transaction of that kind (the HTTP routes of each
-   * interface); without, either (CometBFT's mempool).
+   * or `release` drops it. With `door`, only a transaction of the kinds posted there (the HTTP
+   * routes of each interface); without, any kind (CometBFT's mempool).
    */
-  async checkTx(bytes: Uint8Array): Promise<CheckTxResult>;
-  async checkTx<K extends TxKind>(bytes: Uint8Array, kind: K): Promise<CheckTxResult<PreparedOf<K>>>;
-  async checkTx(bytes: Uint8Array, kind?: TxKind): Promise<CheckTxResult> {
-    const prepared = await this.prepare(bytes, kind);
+  async checkTx(bytes: Uint8Array, door?: Door): Promise<CheckTxResult> {
+    const prepared = await this.prepare(bytes, door);
     if ("code" in prepared) return { ok: false, rejection: prepared };
-    if (this.isPending(prepared)) return { ok: false, rejection: pendingRejection(prepared) };
-    if (this.pendingCount >= this.options.pendingTxsMax) {
+    const kind = kindOf(prepared);
+    if (this.pending.has(kind, prepared.id)) return { ok: false, rejection: pendingRejection(prepared) };
+    if (this.pending.size >= this.options.pendingTxsMax) {
       return { ok: false, rejection: reject("MempoolFull", "The pending pool is full; try again later") };
     }
     for (;;) {
-      const generation = this.commitGeneration;
-      const read = await this.readFor(prepared);
-      if (generation !== this.commitGeneration) continue;
+      const generation = this.pending.generation;
+      const committed = await kind.read(this.deps.store, [prepared], null);
+      if (generation !== this.pending.generation) continue;
       // From here to the end: synchronous, so the pending pool cannot change under the check.
-      const rejection = this.validatePending(read, null);
+      const rejection = kind.validatePending(prepared, committed, this.pending.viewFor(kind, null), null);
       if (rejection !== null) return { ok: false, rejection };
-      if (this.isPending(prepared)) return { ok: false, rejection: pendingRejection(prepared) };
-      this.admit(prepared);
+      if (this.pending.has(kind, prepared.id)) return { ok: false, rejection: pendingRejection(prepared) };
+      this.pending.admit(kind, prepared);
       return { ok: true, tx: prepared };
     }
   }
@@ -209,24 +180,23 @@ export class LedgerApp {
   async recheckTx(bytes: Uint8Array): Promise<CheckTxResult> {
     const prepared = await this.prepare(bytes);
     if ("code" in prepared) return { ok: false, rejection: prepared };
+    const kind = kindOf(prepared);
     for (;;) {
-      if (!this.isPending(prepared)) return this.checkTx(bytes);
-      if (!isLegacy(prepared) && this.stillValid(prepared)) {
-        this.validatedAt.set(prepared.id, this.commitGeneration);
-        this.askedAt.set(prepared.id, this.askEpoch);
+      if (!this.pending.has(kind, prepared.id)) return this.checkTx(bytes);
+      if (this.pending.stillValid(kind, prepared)) {
+        this.pending.noteStillValid(prepared);
         return { ok: true, tx: prepared };
       }
-      const generation = this.commitGeneration;
-      const read = await this.readFor(prepared);
-      if (generation !== this.commitGeneration || !this.isPending(prepared)) continue;
+      const generation = this.pending.generation;
+      const committed = await kind.read(this.deps.store, [prepared], null);
+      if (generation !== this.pending.generation || !this.pending.has(kind, prepared.id)) continue;
       // Synchronous from here, as in checkTx.
-      const rejection = this.validatePending(read, prepared);
+      const rejection = kind.validatePending(prepared, committed, this.pending.viewFor(kind, prepared), prepared);
       if (rejection === null) {
-        if (!isLegacy(prepared)) this.noteValidated(prepared);
-        this.askedAt.set(prepared.id, this.askEpoch);
+        this.pending.noteAsked(kind, prepared);
         return { ok: true, tx: prepared };
       }
-      this.release(prepared.id);
+      this.pending.release(prepared.id);
       return { ok: false, rejection };
     }
   }
@@ -241,16 +211,16 @@ export class LedgerApp {
    * is (its own spends and id left out): the engine knows whether it still holds it (CometBFT's
    * cache answers "already pending") or lost it and takes it again.
    */
-  async dryCheckTx(bytes: Uint8Array): Promise<CheckTxResult>;
-  async dryCheckTx<K extends TxKind>(bytes: Uint8Array, kind: K): Promise<CheckTxResult<PreparedOf<K>>>;
-  async dryCheckTx(bytes: Uint8Array, kind?: TxKind): Promise<CheckTxResult> {
-    const prepared = await this.prepare(bytes, kind);
+  async dryCheckTx(bytes: Uint8Array, door?: Door): Promise<CheckTxResult> {
+    const prepared = await this.prepare(bytes, door);
     if ("code" in prepared) return { ok: false, rejection: prepared };
+    const kind = kindOf(prepared);
     for (;;) {
-      const generation = this.commitGeneration;
-      const read = await this.readFor(prepared);
-      if (generation !== this.commitGeneration) continue;
-      const rejection = this.validatePending(read, this.isPending(prepared) ? prepared : null);
+      const generation = this.pending.generation;
+      const committed = await kind.read(this.deps.store, [prepared], null);
+      if (generation !== this.pending.generation) continue;
+      const self = this.pending.has(kind, prepared.id) ? prepared : null;
+      const rejection = kind.validatePending(prepared, committed, this.pending.viewFor(kind, self), self);
       return rejection === null ? { ok: true, tx: prepared } : { ok: false, rejection };
     }
   }
@@ -261,12 +231,7 @@ export class LedgerApp {
    * block new transactions.
    */
   releaseAll(): void {
-    this.pending.clear();
-    this.pendingSpends.clear();
-    this.pendingLegacy.clear();
-    this.pendingLegacySpends.clear();
-    this.validatedAt.clear();
-    this.askedAt.clear();
+    this.pending.releaseAll();
   }
 
   /**
@@ -280,12 +245,7 @@ export class LedgerApp {
    * margin is more than one commit; one released too early still commits if proposed.
    */
   releaseUnasked(commitsMax: number): string[] {
-    const released: string[] = [];
-    for (const [id, epoch] of this.askedAt) {
-      if (this.askEpoch - epoch > commitsMax) released.push(id);
-    }
-    for (const id of released) this.release(id);
-    return released;
+    return this.pending.releaseUnasked(commitsMax);
   }
 
   /**
@@ -294,98 +254,56 @@ export class LedgerApp {
    * coming are released too (else only the next block, whenever it comes, would release them).
    */
   noteIdleSpell(): void {
-    this.askEpoch++;
+    this.pending.noteIdleSpell();
   }
 
   /** Drop a pending transaction that no block will carry (e.g. the engine refused it). */
   release(id: string): void {
-    this.askedAt.delete(id);
-    const legacy = this.pendingLegacy.get(id);
-    if (legacy !== undefined) {
-      this.pendingLegacy.delete(id);
-      for (const ref of legacy.spends) this.pendingLegacySpends.delete(legacyOutputKey(ref));
-    }
-    const tx = this.pending.get(id);
-    if (tx === undefined) return;
-    this.pending.delete(id);
-    this.validatedAt.delete(id);
-    for (const input of tx.inputs) if (input.fulfills !== null) this.pendingSpends.delete(outputKey(input.fulfills));
+    this.pending.release(id);
   }
 
   /**
    * ABCI FinalizeBlock: execute the block's transactions in order, each against committed state
-   * plus the earlier valid ones of the block, v2.0 and legacy alike (one overlay, two
-   * namespaces). A later conflicting one is rejected and not stored; a rejected legacy one is
-   * recorded as `invalid` (DECISIONS #16). The app hash covers the valid ids of both kinds in
-   * block order. Nothing is written until `commit`.
+   * plus the earlier valid ones of its kind in the block (one overlay per kind). A later
+   * conflicting one is rejected and not stored (a kind may record it: legacy ones are `invalid`,
+   * docs/compatibility.md #16). The app hash covers the valid ids of every kind in block order.
+   * Nothing is written until `commit`.
    */
   async finalizeBlock(height: number, txs: readonly Uint8Array[]): Promise<FinalizedBlock> {
     assert.equal(this.staged, null, "finalizeBlock twice without commit");
     assert.equal(height, this.height + 1, "block heights are contiguous");
     const cacheKeys = txs.map(preparedKey);
     const prepared = await Promise.all(txs.map((bytes, i) => this.prepareKeyed(cacheKeys[i]!, bytes)));
-    const current: PreparedTx[] = [];
-    const legacy: PreparedLegacyTx[] = [];
-    for (const p of prepared) {
-      if ("code" in p) continue;
-      if (isLegacy(p)) legacy.push(p);
-      else current.push(p);
-    }
-    // A block without legacy transactions reads nothing legacy (the hot path stays as it was).
-    const [committed, legacyCommitted] = await Promise.all([
-      this.readCommitted(current),
-      legacy.length === 0 ? null : this.readLegacyCommitted(legacy, height),
-    ]);
-    const block = new BlockOverlay(committed);
-    const legacyBlock = legacyCommitted === null ? null : new LegacyBlockOverlay(legacyCommitted);
+    const kinds = prepared.map((p) => ("code" in p ? null : kindOf(p)));
+    // Only the kinds the block carries read anything: a block of one kind costs what it did alone.
+    const blocks = await this.openBlocks(prepared, kinds, height);
     const results: (Rejection | null)[] = [];
     const validIds: string[] = [];
-    const valid: PreparedTx[] = [];
-    const validLegacy: PreparedLegacyTx[] = [];
-    const committedLegacy: CommittedLegacyTx[] = [];
-    const refused: LegacyInvalidTx[] = [];
-    for (const tx of prepared) {
-      if ("code" in tx) {
-        results.push(tx);
+    const valid: PreparedBase[] = [];
+    const validKinds: AnyTxKind[] = [];
+    const events: StreamEvent[] = [];
+    const carriedIds: string[] = [];
+    for (let i = 0; i < prepared.length; i++) {
+      const tx = prepared[i]!;
+      const kind = kinds[i]!;
+      if ("code" in tx || kind === null) {
+        results.push("code" in tx ? tx : null);
         continue;
       }
-      if (isLegacy(tx)) {
-        assert(legacyBlock !== null, "a legacy transaction in a block read as without any");
-        const rejection = validateLegacy(tx, legacyBlock);
-        results.push(rejection);
-        if (rejection === null) {
-          legacyBlock.apply(tx);
-          committedLegacy.push(toCommittedLegacyTx(tx, validIds.length));
-          validLegacy.push(tx);
-          validIds.push(tx.id);
-        } else if (!legacyBlock.hasTransaction(tx.id)) {
-          // Refused at execution: status `invalid`. A copy of a transaction already committed
-          // (or valid earlier in this block) is not recorded: that transaction is valid.
-          refused.push({ id: tx.id, code: rejection.code, message: rejection.message });
-        }
-        continue;
-      }
-      const rejection = validateTx(tx, block);
+      carriedIds.push(tx.id);
+      const rejection = blocks.get(kind)!.execute(tx, validIds.length);
       results.push(rejection);
-      if (rejection === null) {
-        block.apply(tx);
-        valid.push(tx);
-        validIds.push(tx.id);
-      }
+      if (rejection !== null) continue;
+      validIds.push(tx.id);
+      valid.push(tx);
+      validKinds.push(kind);
+      const event = kind.event(tx);
+      if (event !== null) events.push(event);
     }
     const appHash = nextAppHash(this.appHash, validIds);
-    const committedTxs = valid.map(toCommittedTx);
-    const write: BlockWrite =
-      legacy.length === 0
-        ? { height, appHash, txs: committedTxs }
-        : { height, appHash, txs: committedTxs, legacy: { txs: committedLegacy, invalid: refused } };
-    this.staged = {
-      write,
-      txs: valid,
-      legacyTxs: validLegacy,
-      carriedIds: [...current.map((tx) => tx.id), ...legacy.map((tx) => tx.id)],
-      cacheKeys,
-    };
+    const write: BlockWrite = { height, appHash, txs: [] };
+    for (const block of blocks.values()) Object.assign(write, block.write());
+    this.staged = { write, events, valid, validKinds, carriedIds, cacheKeys };
     return { height, appHash, results };
   }
 
@@ -397,12 +315,7 @@ export class LedgerApp {
     this.staged = null;
     this.height = staged.write.height;
     this.appHash = staged.write.appHash;
-    this.commitGeneration++;
-    this.askEpoch++;
-    const spent = new Set<string>();
-    for (const tx of staged.write.txs) for (const ref of tx.spends) spent.add(outputKey(ref));
-    this.lastCommit = { generation: this.commitGeneration, spent };
-    for (const id of staged.carriedIds) this.release(id);
+    this.pending.noteCommit(staged.valid, staged.validKinds, staged.carriedIds);
     // Verified once, used: a committed transaction's bytes come back only as a duplicate, which
     // is refused either way. Dropped now, its objects mostly die young instead of being copied
     // into the old generation by the scavenger (measured: ~13% of a CometBFT node's CPU in GC).
@@ -410,157 +323,34 @@ export class LedgerApp {
     const block: CommittedBlock = {
       height: this.height,
       appHash: this.appHash,
-      txs: staged.txs,
-      legacyTxs: staged.legacyTxs,
+      txs: staged.events,
+      committed: staged.valid,
     };
     for (const listener of this.listeners) listener(block);
     return block;
   }
 
-  private isPending(tx: Prepared): boolean {
-    return isLegacy(tx) ? this.pendingLegacy.has(tx.id) : this.pending.has(tx.id);
-  }
-
-  private admit(tx: Prepared): void {
-    this.askedAt.set(tx.id, this.askEpoch);
-    if (isLegacy(tx)) {
-      this.pendingLegacy.set(tx.id, tx);
-      for (const ref of tx.spends) this.pendingLegacySpends.add(legacyOutputKey(ref));
-      return;
-    }
-    this.noteValidated(tx);
-    this.pending.set(tx.id, tx);
-    for (const input of tx.inputs) if (input.fulfills !== null) this.pendingSpends.add(outputKey(input.fulfills));
-  }
-
   /**
-   * Records that a pending (or about to be) v2.0 transaction was just found valid, if it spends
-   * only committed outputs: an input from a pending transaction can vanish without any block
-   * (its maker released), so such a transaction is always checked in full.
+   * Each kind the block carries, with what it read of committed state in one batch (all kinds'
+   * reads at once), in registration order (so their store writes merge in a fixed order).
    */
-  private noteValidated(tx: PreparedTx): void {
-    const committedInputs = tx.inputs.every((input) => input.fulfills === null || !this.pending.has(input.fulfills.transactionId));
-    if (committedInputs) this.validatedAt.set(tx.id, this.commitGeneration);
-    else this.validatedAt.delete(tx.id);
-  }
-
-  /**
-   * Whether a pending v2.0 transaction valid at the previous generation still is, without a
-   * read. What it was checked against: its id not committed (a block carrying that id released
-   * it, so it would not be pending), committed outputs as inputs (immutable but for being
-   * spent), and the other pending transactions' spends (checkTx admits none that conflicts with
-   * a pending one). So only the last block's spends can have made it invalid.
-   */
-  private stillValid(tx: PreparedTx): boolean {
-    const last = this.lastCommit;
-    if (last === null || last.generation !== this.commitGeneration) return false;
-    if (this.validatedAt.get(tx.id) !== this.commitGeneration - 1) return false;
-    for (const input of tx.inputs) if (input.fulfills !== null && last.spent.has(outputKey(input.fulfills))) return false;
-    return true;
-  }
-
-  /** What checking one transaction against committed state needs, read for its kind. */
-  private async readFor(tx: Prepared): Promise<ReadFor> {
-    if (isLegacy(tx)) return { tx, legacy: await this.readLegacyCommitted([tx], null) };
-    return { tx, committed: await this.readCommitted([tx]) };
-  }
-
-  /** Synchronous: `read.tx` against what was read plus the pending pool (`self` left out). */
-  private validatePending(read: ReadFor, self: Prepared | null): Rejection | null {
-    if ("legacy" in read) {
-      const own = self !== null && isLegacy(self) ? self : null;
-      const view = legacyPendingView(read.legacy, this.pendingLegacy, this.pendingLegacySpends, own);
-      return validateLegacy(read.tx, view);
-    }
-    const own = self !== null && !isLegacy(self) ? self : null;
-    return validateTx(read.tx, this.pendingView(read.committed, own));
-  }
-
-  /**
-   * One batched read of what legacy validation needs from committed state: which of the ids
-   * exist, the spent outputs, and the federation = the validator set in force at `height` (a
-   * block's own height, so every node decides alike) or the latest (checkTx).
-   */
-  private async readLegacyCommitted(
-    txs: readonly PreparedLegacyTx[],
-    height: number | null,
-  ): Promise<LegacyCommittedState> {
-    const store = this.deps.store;
-    const refs = legacySpendsOf(txs);
-    const [ids, outputs, validators] = await Promise.all([
-      store.findLegacyTransactions(txs.map((tx) => tx.id)),
-      refs.length === 0 ? new Map<string, StoredLegacyOutput>() : store.getLegacyOutputs(refs),
-      height === null ? store.getValidators() : store.getValidators(height),
-    ]);
-    return { ids, outputs, federation: federationOf(validators) };
-  }
-
-  /** One batched read of what the validator needs from committed state for these transactions. */
-  private async readCommitted(txs: readonly PreparedTx[]): Promise<CommittedState> {
-    const refs: OutputRef[] = [];
-    const creates: string[] = [];
-    for (const tx of txs) {
-      if (tx.operation === "CREATE") creates.push(tx.id);
-      for (const input of tx.inputs) if (input.fulfills !== null) refs.push(input.fulfills);
-    }
-    const [ids, outputs] = await Promise.all([
-      creates.length === 0 ? new Set<string>() : this.deps.store.findTransactions(creates),
-      refs.length === 0 ? new Map<string, StoredOutput>() : this.deps.store.getOutputs(refs),
-    ]);
-    return { ids, outputs };
-  }
-
-  // Committed state, plus pending transactions: their spends count as spent, and their outputs
-  // can be spent (chained spends in the pool are checked again when a block executes them).
-  // `self` (a recheck) is left out: its id and its spends are its own, not a conflict. No other
-  // pending transaction spends the same outputs (checkTx admits no conflict), so leaving out
-  // `self`'s spend keys removes only its own.
-  private pendingView(committed: CommittedState, self: PreparedTx | null = null): LedgerView {
-    const pending = this.pending;
-    const pendingSpends = this.pendingSpends;
-    const own = new Set<string>();
-    if (self !== null) for (const input of self.inputs) if (input.fulfills !== null) own.add(outputKey(input.fulfills));
-    const spentPending = (key: string): boolean => pendingSpends.has(key) && !own.has(key);
-    return {
-      hasTransaction: (id) => committed.ids.has(id) || (pending.has(id) && id !== self?.id),
-      getOutput: (ref) => {
-        const key = outputKey(ref);
-        const stored = committed.outputs.get(key);
-        if (stored !== undefined) {
-          return { ...spendable(stored), spent: stored.spentBy !== null || spentPending(key) };
-        }
-        const maker = pending.get(ref.transactionId);
-        const output = maker?.outputs[ref.outputIndex];
-        if (maker === undefined || output === undefined) return undefined;
-        return { amount: output.amount, conditionUri: output.conditionUri, assetId: maker.assetId, spent: spentPending(key) };
-      },
-    };
+  private async openBlocks(
+    prepared: readonly (PreparedBase | Rejection)[],
+    kinds: readonly (AnyTxKind | null)[],
+    height: number,
+  ): Promise<Map<AnyTxKind, KindBlock<PreparedBase>>> {
+    const byKind = new Map<AnyTxKind, PreparedBase[]>();
+    for (const kind of txKinds) if (kinds.includes(kind)) byKind.set(kind, []);
+    prepared.forEach((tx, i) => {
+      const kind = kinds[i]!;
+      if (kind !== null) byKind.get(kind)!.push(tx as PreparedBase);
+    });
+    const entries = [...byKind];
+    const states = await Promise.all(entries.map(([kind, txs]) => kind.read(this.deps.store, txs, height)));
+    return new Map(entries.map(([kind], i) => [kind, kind.openBlock(states[i])]));
   }
 }
 
-
-/** A transaction with the committed state read for it, by kind. */
-type ReadFor =
-  | { readonly tx: PreparedTx; readonly committed: CommittedState }
-  | { readonly tx: PreparedLegacyTx; readonly legacy: LegacyCommittedState };
-
-function pendingRejection(tx: Prepared): Rejection {
+function pendingRejection(tx: PreparedBase): Rejection {
   return reject("PendingTransaction", `Transaction \`${tx.id}\` is already pending`);
-}
-
-
-/** Committed state plus the valid transactions applied so far in the block being executed. */
-
-function toCommittedTx(tx: PreparedTx): CommittedTx {
-  const spends = tx.inputs.flatMap((input) => (input.fulfills === null ? [] : [input.fulfills]));
-  return {
-    id: tx.id,
-    operation: tx.operation,
-    assetId: tx.assetId,
-    json: tx.json,
-    assetData: tx.assetData,
-    metadata: tx.metadata,
-    outputs: tx.outputs,
-    spends,
-  };
 }

@@ -2,9 +2,8 @@ import assert from "node:assert/strict";
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import type { Rejection } from "../errors/ledgerError.js";
-import type { PreparedLegacyTx } from "../legacy/types.js";
-import type { PreparedTx } from "../transaction/types.js";
-import { prepareBytes, type Prepared, type TxKind } from "./prepared.js";
+import { prepareBytes } from "./prepared.js";
+import type { Door, PreparedBase } from "./txKind.js";
 
 export interface PreparePoolOptions {
   /** Worker threads; 0 prepares on the calling thread (tests, tools). */
@@ -21,17 +20,17 @@ export const preparePoolOptionsDefault: PreparePoolOptions = {
 export interface PrepareRequest {
   readonly batch: number;
   readonly items: readonly Uint8Array[];
-  /** Per item: the kind it must be read as, or null to tell it by its shape (`prepareBytes`). */
-  readonly kinds: readonly (TxKind | null)[];
+  /** Per item: the door it was posted through, or null for any kind (`prepareBytes`). */
+  readonly doors: readonly (Door | null)[];
 }
 
 export interface PrepareResponse {
   readonly batch: number;
-  readonly results: readonly (Prepared | Rejection)[];
+  readonly results: readonly (PreparedBase | Rejection)[];
 }
 
 interface Waiter {
-  readonly resolve: (value: Prepared | Rejection) => void;
+  readonly resolve: (value: PreparedBase | Rejection) => void;
   readonly reject: (error: Error) => void;
 }
 
@@ -47,7 +46,7 @@ interface WorkerSlot {
  */
 export class PreparePool {
   private readonly slots: WorkerSlot[] = [];
-  private queue: { bytes: Uint8Array; kind: TxKind | null; waiter: Waiter }[] = [];
+  private queue: { bytes: Uint8Array; door: Door | null; waiter: Waiter }[] = [];
   private flushScheduled = false;
   private nextBatch = 0;
   private closed = false;
@@ -56,15 +55,12 @@ export class PreparePool {
     for (let i = 0; i < options.threads; i++) this.slots.push(this.startWorker());
   }
 
-  /** Without `kind`, the body's shape tells a v2.0 transaction from a legacy one. */
-  prepare(bytes: Uint8Array, kind: "current"): Promise<PreparedTx | Rejection>;
-  prepare(bytes: Uint8Array, kind: "legacy"): Promise<PreparedLegacyTx | Rejection>;
-  prepare(bytes: Uint8Array, kind?: TxKind): Promise<Prepared | Rejection>;
-  prepare(bytes: Uint8Array, kind?: TxKind): Promise<Prepared | Rejection> {
+  /** Without `door`, the body's shape tells its kind (`prepareBytes`). */
+  prepare(bytes: Uint8Array, door?: Door): Promise<PreparedBase | Rejection> {
     if (this.closed) return Promise.reject(new Error("prepare pool is closed"));
-    if (this.slots.length === 0) return Promise.resolve(prepareBytes(bytes, kind));
+    if (this.slots.length === 0) return Promise.resolve(prepareBytes(bytes, door));
     return new Promise((resolve, reject) => {
-      this.queue.push({ bytes, kind: kind ?? null, waiter: { resolve, reject } });
+      this.queue.push({ bytes, door: door ?? null, waiter: { resolve, reject } });
       if (!this.flushScheduled) {
         this.flushScheduled = true;
         setImmediate(() => this.flush());
@@ -92,7 +88,7 @@ export class PreparePool {
       const request: PrepareRequest = {
         batch,
         items: part.map((item) => item.bytes),
-        kinds: part.map((item) => item.kind),
+        doors: part.map((item) => item.door),
       };
       slot.worker.postMessage(request);
     }

@@ -1,6 +1,6 @@
 // A worker thread of the prepare pool: runs the stateless half of validation (parse, id, schema,
-// fulfillments, Ed25519) so that both cores verify signatures (issue #3), for v2.0 and legacy
-// transactions alike (`prepareBytes` tells them apart).
+// fulfillments, Ed25519) so that both cores verify signatures (issue #3), for transactions of
+// every kind alike (`prepareBytes` tells them apart).
 import { parentPort } from "node:worker_threads";
 import type { PrepareRequest, PrepareResponse } from "./preparePool.js";
 import { prepareBytes } from "./prepared.js";
@@ -11,7 +11,7 @@ const port = parentPort;
 port.on("message", (request: PrepareRequest) => {
   const results = request.items.map((bytes, i) => {
     try {
-      return prepareBytes(bytes, request.kinds[i] ?? undefined);
+      return prepareBytes(bytes, request.doors[i] ?? undefined);
     } catch (error) {
       // A bug, not bad input: report it so the pool can fail loudly.
       return { code: "Internal" as const, message: error instanceof Error ? error.stack ?? error.message : String(error) };

@@ -1,4 +1,4 @@
-import type { Prepared } from "./prepared.js";
+import type { PreparedBase } from "./txKind.js";
 
 /**
  * Prepared transactions by their exact bytes, bounded, oldest out first. A transaction checked
@@ -6,15 +6,15 @@ import type { Prepared } from "./prepared.js";
  * ledger drops it when its block commits.
  */
 export class PreparedCache {
-  private readonly entries = new Map<string, Prepared>();
+  private readonly entries = new Map<string, PreparedBase>();
 
   constructor(private readonly entriesMax: number) {}
 
-  get(key: PreparedKey): Prepared | undefined {
+  get(key: PreparedKey): PreparedBase | undefined {
     return this.entries.get(key);
   }
 
-  put(key: PreparedKey, tx: Prepared): void {
+  put(key: PreparedKey, tx: PreparedBase): void {
     this.entries.delete(key);
     this.entries.set(key, tx);
     if (this.entries.size > this.entriesMax) {

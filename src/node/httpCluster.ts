@@ -7,12 +7,11 @@ import { fileURLToPath } from "node:url";
 import type { Logger } from "pino";
 import type { Broadcaster } from "../engine/broadcaster.js";
 import { LedgerError } from "../errors/ledgerError.js";
-import type { PreparedTx } from "../transaction/types.js";
+import type { PreparedBase } from "../ledger/txKind.js";
 import type { HostPort } from "../config/parseHostPort.js";
 import {
   decodeBytes,
-  decodePreparedLegacyTx,
-  decodePreparedTx,
+  decodePrepared,
   ipcTag,
   isIpcMessage,
   type BroadcastRequest,
@@ -37,8 +36,8 @@ export interface HttpClusterOptions {
 }
 
 export interface HttpClusterDeps {
-  /** LedgerApp's `remember`, narrowed to the v2.0 transactions this path carries. */
-  readonly ledger: { remember(bytes: Uint8Array, tx: PreparedTx): void };
+  /** LedgerApp's `remember`: the workers' prepared transactions, taken as this node's own. */
+  readonly ledger: { remember(bytes: Uint8Array, tx: PreparedBase): void };
   readonly engine: Broadcaster;
   readonly logger: Logger;
   /** The legacy routes' gateway the workers' IpcLegacyGateway forwards to. */
@@ -150,17 +149,14 @@ export class HttpCluster {
   }
 
   private async answer(worker: Worker, request: BroadcastRequest): Promise<void> {
-    const response = await answerBroadcast(request, this.deps);
-    if (worker.isConnected()) {
-      worker.send(response, undefined, (error) => {
-        if (error === null) return;
-        this.deps.logger.warn({ err: error, pid: worker.process.pid }, "answer to an HTTP worker lost");
-      });
-    }
+    this.reply(worker, await answerBroadcast(request, this.deps));
   }
 
   private async answerLegacy(worker: Worker, request: LegacyRequest): Promise<void> {
-    const response = await answerLegacy(request, this.deps);
+    this.reply(worker, await answerLegacy(request, this.deps));
+  }
+
+  private reply(worker: Worker, response: BroadcastResponse | LegacyResponse): void {
     if (worker.isConnected()) {
       worker.send(response, undefined, (error) => {
         if (error === null) return;
@@ -197,8 +193,8 @@ export async function answerBroadcast(
   const base = { tag: ipcTag, type: "broadcastResult", requestId: request.requestId } as const;
   try {
     const bytes = decodeBytes(request.bytes);
-    deps.ledger.remember(bytes, decodePreparedTx(request.prepared));
-    const tx = await deps.engine.broadcast(bytes, request.mode);
+    deps.ledger.remember(bytes, decodePrepared(request.prepared));
+    const tx = await deps.engine.broadcast(bytes, request.mode, request.door ?? undefined);
     return { ...base, ok: true, id: tx.id };
   } catch (error) {
     if (error instanceof LedgerError) return { ...base, ok: false, code: error.code, message: error.message };
@@ -216,7 +212,7 @@ export async function answerLegacy(request: LegacyRequest, deps: HttpClusterDeps
   try {
     if (deps.legacy === undefined) throw new LedgerError("EngineUnavailable", "This node serves no legacy routes");
     if (request.type === "legacyStatus") return { ...base, ok: true, value: await deps.legacy.status(request.id) };
-    const prepared = request.prepared === null ? undefined : decodePreparedLegacyTx(request.prepared);
+    const prepared = request.prepared === null ? undefined : decodePrepared(request.prepared);
     return { ...base, ok: true, value: await deps.legacy.post(decodeBytes(request.bytes), prepared) };
   } catch (error) {
     if (error instanceof LedgerError) return { ...base, ok: false, code: error.code, message: error.message };

@@ -9,13 +9,14 @@ import type { HostPort } from "../config/parseHostPort.js";
 import { buildHttpApp } from "../http/httpApp.js";
 import { PreparePool } from "../ledger/preparePool.js";
 import { SqliteStore } from "../store/sqlite/sqliteStore.js";
-import { IpcBroadcaster, type IpcChannel } from "./ipcBroadcaster.js";
-import { IpcLegacyGateway, type LegacyIpcChannel } from "./ipcLegacyGateway.js";
-import type { StartMessage } from "./ipcMessages.js";
+import { IpcBroadcaster } from "./ipcBroadcaster.js";
+import { IpcLegacyGateway } from "./ipcLegacyGateway.js";
+import type { BroadcastRequest, LegacyRequest, StartMessage } from "./ipcMessages.js";
+import type { IpcChannel } from "./ipcRequester.js";
 
 export interface HttpWorkerDeps {
   /** One channel carries both the v2.0 broadcasts and the legacy requests. */
-  readonly channel: IpcChannel & LegacyIpcChannel;
+  readonly channel: IpcChannel<BroadcastRequest | LegacyRequest>;
   readonly logger: Logger;
 }
 

@@ -3,18 +3,17 @@
 import cluster from "node:cluster";
 import { createLogger } from "./logger.js";
 import { runHttpWorker, type HttpWorkerHandle } from "./httpWorker.js";
-import type { IpcChannel } from "./ipcBroadcaster.js";
-import type { LegacyIpcChannel } from "./ipcLegacyGateway.js";
 import { ipcTag, isIpcMessage, type PrimaryMessage, type WorkerMessage } from "./ipcMessages.js";
+import type { IpcChannel } from "./ipcRequester.js";
 
 if (process.send === undefined) throw new Error("httpWorkerMain runs as a node:cluster worker");
 
-function send(message: WorkerMessage | Parameters<IpcChannel["send"]>[0], then?: () => void): void {
+function send(message: WorkerMessage, then?: () => void): void {
   if (process.connected) process.send!(message, undefined, {}, () => then?.());
   else then?.();
 }
 
-const channel: IpcChannel & LegacyIpcChannel = {
+const channel: IpcChannel<WorkerMessage> = {
   send,
   onMessage: (listener) => process.on("message", listener),
   onDisconnect: (listener) => process.once("disconnect", listener),

@@ -2,24 +2,26 @@
 // that holds the ledger, the engine and the node key (the primary, when HTTP runs in workers):
 // - POST: read the body's variant and shape; a CREATE is thrown away and re-made by this node,
 //   signed with the node key, with a timestamp from the clock and a uuid from the random source
-//   (legacy §1.6, DECISIONS #15); then the transaction goes through the same engine as v2.0 ones,
-//   in `sync` semantics. The answer carries this node's key as `assignee` (legacy §7.3).
+//   (legacy §1.6, DECISIONS #15); then the transaction goes through the same engine as every
+//   kind, posted through the `legacy` door, in `sync` semantics. The answer carries this node's key as `assignee` (legacy §7.3).
 // - status: `backlog` while pending in the ledger, then what the store recorded (`valid` or
 //   `invalid`), else unknown (404).
 import { Buffer } from "node:buffer";
-import type { LegacyBroadcaster } from "../engine/broadcaster.js";
+import type { Broadcaster } from "../engine/broadcaster.js";
 import { toLedgerError } from "../errors/ledgerError.js";
 import type { LegacyGateway, LegacyPosted, LegacyStatus } from "../http/routes/legacy.js";
+import { legacyDoor } from "../ledger/doors.js";
 import type { LedgerApp } from "../ledger/ledgerApp.js";
+import type { PreparedBase } from "../ledger/txKind.js";
 import { readLegacyBody } from "../legacy/readLegacyBody.js";
 import { remakeCreate } from "../legacy/remakeCreate.js";
-import type { LegacySigner, PreparedLegacyTx } from "../legacy/types.js";
+import type { LegacySigner } from "../legacy/types.js";
 import type { Store } from "../store/store.js";
 import { writeJson } from "../json/writeJson.js";
 
 export interface LegacyServiceDeps {
-  readonly engine: LegacyBroadcaster;
-  readonly ledger: Pick<LedgerApp, "isPendingLegacy" | "remember">;
+  readonly engine: Broadcaster;
+  readonly ledger: Pick<LedgerApp, "isPending" | "remember">;
   readonly store: Pick<Store, "getLegacyRecord">;
   /** The node key: it signs every re-made CREATE and is the `assignee`. */
   readonly signer: LegacySigner;
@@ -36,7 +38,7 @@ export class LegacyService implements LegacyGateway {
    * `prepared`: a TRANSFER an HTTP worker of this node already prepared (parsed and
    * signature-checked) from these very bytes; the ledger takes it as its own, as for v2.0.
    */
-  async post(bytes: Uint8Array, prepared?: PreparedLegacyTx): Promise<LegacyPosted> {
+  async post(bytes: Uint8Array, prepared?: PreparedBase): Promise<LegacyPosted> {
     const body = readLegacyBody(bytes);
     if ("code" in body) throw toLedgerError(body);
     let sent = bytes;
@@ -48,14 +50,14 @@ export class LegacyService implements LegacyGateway {
     } else if (prepared !== undefined) {
       this.deps.ledger.remember(bytes, prepared);
     }
-    const tx = await this.deps.engine.broadcastLegacy(sent);
+    const tx = await this.deps.engine.broadcast(sent, "sync", legacyDoor);
     return { json: tx.json, assignee: this.deps.signer.publicKey };
   }
 
   async status(id: string): Promise<LegacyStatus | null> {
     // Pending first: a commit writes the store before it releases the pending pool, so an id
     // not pending here that was committed is in the store already (no moment of neither).
-    if (this.deps.ledger.isPendingLegacy(id)) return "backlog";
+    if (this.deps.ledger.isPending(id, legacyDoor)) return "backlog";
     const record = await this.deps.store.getLegacyRecord(id);
     return record === null ? null : record.status;
   }

@@ -12,10 +12,8 @@
 import { codes, type ErrorCode } from "../../errors/codes.js";
 import { LedgerError, toLedgerError } from "../../errors/ledgerError.js";
 import type { LedgerApp } from "../../ledger/ledgerApp.js";
-import type { PreparedOf, TxKind } from "../../ledger/prepared.js";
-import type { PreparedLegacyTx } from "../../legacy/types.js";
-import type { PreparedTx } from "../../transaction/types.js";
-import type { BroadcastMode, Broadcaster, LegacyBroadcaster } from "../broadcaster.js";
+import type { Door, PreparedBase } from "../../ledger/txKind.js";
+import type { BroadcastMode, Broadcaster } from "../broadcaster.js";
 import { RpcFailure, type RpcCaller } from "./rpcClient.js";
 
 export interface CometBftBroadcasterOptions {
@@ -41,23 +39,14 @@ interface BroadcastCommitJson {
   readonly tx_result?: AbciResultJson;
 }
 
-export class CometBftBroadcaster implements Broadcaster, LegacyBroadcaster {
+export class CometBftBroadcaster implements Broadcaster {
   constructor(
     private readonly options: CometBftBroadcasterOptions,
     private readonly deps: CometBftBroadcasterDeps,
   ) {}
 
-  broadcast(bytes: Uint8Array, mode: BroadcastMode): Promise<PreparedTx> {
-    return this.send(bytes, "current", mode);
-  }
-
-  /** A legacy transaction (DECISIONS #13-#16) through `broadcast_tx_sync`: the same path. */
-  broadcastLegacy(bytes: Uint8Array): Promise<PreparedLegacyTx> {
-    return this.send(bytes, "legacy", "sync");
-  }
-
-  private async send<K extends TxKind>(bytes: Uint8Array, kind: K, mode: BroadcastMode): Promise<PreparedOf<K>> {
-    const checked = await this.deps.ledger.dryCheckTx(bytes, kind);
+  async broadcast(bytes: Uint8Array, mode: BroadcastMode, door?: Door): Promise<PreparedBase> {
+    const checked = await this.deps.ledger.dryCheckTx(bytes, door);
     if (!checked.ok) throw toLedgerError(checked.rejection);
     const tx = checked.tx;
     const timeoutMs = mode === "commit" ? this.options.commitTimeoutMs : this.options.rpcTimeoutMs;

@@ -11,9 +11,8 @@
 import type { Logger } from "pino";
 import type { LedgerApp } from "../../ledger/ledgerApp.js";
 import type { Store } from "../../store/store.js";
-import type { PreparedLegacyTx } from "../../legacy/types.js";
-import type { PreparedTx } from "../../transaction/types.js";
-import type { BroadcastMode, Broadcaster, LegacyBroadcaster } from "../broadcaster.js";
+import type { Door, PreparedBase } from "../../ledger/txKind.js";
+import type { BroadcastMode, Broadcaster } from "../broadcaster.js";
 import { LedgerAbciApp } from "./abciApp.js";
 import { AbciServer, type AbciListen } from "./abciServer.js";
 import { CometBftBroadcaster } from "./cometBftBroadcaster.js";
@@ -30,7 +29,7 @@ export interface CometBftEngineDeps {
   readonly logger?: Pick<Logger, "info" | "warn">;
 }
 
-export class CometBftEngine implements Broadcaster, LegacyBroadcaster {
+export class CometBftEngine implements Broadcaster {
   private stopped: Promise<void> | null = null;
 
   private constructor(
@@ -81,12 +80,8 @@ export class CometBftEngine implements Broadcaster, LegacyBroadcaster {
     return this.server.address;
   }
 
-  broadcast(bytes: Uint8Array, mode: BroadcastMode): Promise<PreparedTx> {
-    return this.broadcaster.broadcast(bytes, mode);
-  }
-
-  broadcastLegacy(bytes: Uint8Array): Promise<PreparedLegacyTx> {
-    return this.broadcaster.broadcastLegacy(bytes);
+  broadcast(bytes: Uint8Array, mode: BroadcastMode, door?: Door): Promise<PreparedBase> {
+    return this.broadcaster.broadcast(bytes, mode, door);
   }
 
   /**

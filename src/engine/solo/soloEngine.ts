@@ -1,14 +1,12 @@
 // The embedded engine: one in-process validator (the node's own key) that cuts blocks from its
 // pending pool every `blockIntervalMs`, or at once when `txsPerBlockMax` wait, and never makes
 // empty blocks. It drives the ledger exactly as CometBFT would (checkTx, finalizeBlock, commit).
-// v2.0 and legacy transactions share its queue and its blocks, in arrival order.
+// Transactions of every kind share its queue and its blocks, in arrival order.
 import { LedgerError, toLedgerError } from "../../errors/ledgerError.js";
 import type { LedgerApp } from "../../ledger/ledgerApp.js";
-import type { Prepared, PreparedOf, TxKind } from "../../ledger/prepared.js";
-import type { PreparedLegacyTx } from "../../legacy/types.js";
+import type { Door, PreparedBase } from "../../ledger/txKind.js";
 import type { Validator } from "../../store/store.js";
-import type { PreparedTx } from "../../transaction/types.js";
-import type { BroadcastMode, Broadcaster, LegacyBroadcaster } from "../broadcaster.js";
+import type { BroadcastMode, Broadcaster } from "../broadcaster.js";
 import { soloEngineOptionsDefault, type SoloEngineOptions } from "./options.js";
 
 export interface SoloEngineDeps {
@@ -21,11 +19,11 @@ export interface SoloEngineDeps {
 
 interface Waiting {
   readonly bytes: Uint8Array;
-  readonly tx: Prepared;
+  readonly tx: PreparedBase;
   readonly committed: ((error: LedgerError | null) => void)[];
 }
 
-export class SoloEngine implements Broadcaster, LegacyBroadcaster {
+export class SoloEngine implements Broadcaster {
   private readonly options: SoloEngineOptions;
   private queue: Waiting[] = [];
   /** The batch of the block being produced, so a failure can answer its waiters. */
@@ -49,21 +47,12 @@ export class SoloEngine implements Broadcaster, LegacyBroadcaster {
     return engine;
   }
 
-  broadcast(bytes: Uint8Array, mode: BroadcastMode): Promise<PreparedTx> {
-    return this.submit(bytes, "current", mode);
-  }
-
-  /** A legacy transaction into the same queue and blocks; answered once admitted (`sync`). */
-  broadcastLegacy(bytes: Uint8Array): Promise<PreparedLegacyTx> {
-    return this.submit(bytes, "legacy", "sync");
-  }
-
-  private async submit<K extends TxKind>(bytes: Uint8Array, kind: K, mode: BroadcastMode): Promise<PreparedOf<K>> {
+  async broadcast(bytes: Uint8Array, mode: BroadcastMode, door?: Door): Promise<PreparedBase> {
     if (this.stopping || this.fatal !== null) throw new LedgerError("ShuttingDown", "The node is shutting down");
     this.admitting++;
     let checked;
     try {
-      checked = await this.deps.ledger.checkTx(bytes, kind);
+      checked = await this.deps.ledger.checkTx(bytes, door);
     } finally {
       this.admitting--;
       if (this.admitting === 0) this.admitted?.();

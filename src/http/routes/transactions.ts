@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { Broadcaster } from "../../engine/broadcaster.js";
 import { LedgerError } from "../../errors/ledgerError.js";
+import { v1Door } from "../../ledger/doors.js";
 import type { Store } from "../../store/store.js";
 import type { Operation } from "../../transaction/committed.js";
 import { firstValue, parseBool, parseMode, parseOperation, parseTxId, requiredValue, type Query } from "../parameters.js";
@@ -49,7 +50,7 @@ export function registerTransactionRoutes(app: FastifyInstance, deps: Transactio
       const mode = parseMode("mode", firstValue(request.query as Query, "mode"));
       const body = request.body;
       const bytes = body instanceof Uint8Array ? body : new Uint8Array(0);
-      const tx = await deps.broadcaster.broadcast(bytes, mode);
+      const tx = await deps.broadcaster.broadcast(bytes, mode, v1Door);
       return sendJson(reply, 202, tx.json);
     },
   });

@@ -5,10 +5,11 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { LedgerError } from "../../../src/errors/ledgerError.js";
 import { prepareBytes } from "../../../src/ledger/prepared.js";
+import type { PreparedBase } from "../../../src/ledger/txKind.js";
 import type { PreparedLegacyTx } from "../../../src/legacy/types.js";
 import { answerLegacy } from "../../../src/node/httpCluster.js";
 import { IpcLegacyGateway } from "../../../src/node/ipcLegacyGateway.js";
-import { decodeBytes, encodeBytes, type LegacyRequest, type LegacyPostRequest } from "../../../src/node/ipcMessages.js";
+import { decodeBytes, encodeBytes, encodePrepared, type LegacyRequest, type LegacyPostRequest } from "../../../src/node/ipcMessages.js";
 import { createLogger } from "../../../src/node/logger.js";
 import { legacyBytes, legacyCreate, legacyTransfer } from "../../helpers/legacyFactory.js";
 import { keypairOf } from "../../helpers/txFactory.js";
@@ -51,7 +52,8 @@ describe("IpcLegacyGateway (the worker's side)", () => {
     const transferred = gateway.post(legacyBytes(spend));
     await flush();
     const second = fake.sent[1] as LegacyPostRequest;
-    assert.equal(second.prepared?.id, spend["id"]);
+    assert.equal(second.prepared?.kind, "legacy");
+    assert.equal((second.prepared?.wire as PreparedLegacyTx).id, spend["id"]);
     assert.equal(prepares.length, 1);
     fake.answer({ tag: "ledgerd", type: "legacyResult", requestId: second.requestId, ok: false, code: "DoubleSpend", message: "spent" });
     await assert.rejects(transferred, (e: unknown) => e instanceof LedgerError && e.code === "DoubleSpend" && e.message === "spent");
@@ -86,13 +88,13 @@ describe("answerLegacy (the primary's side)", () => {
   const base = { engine: { broadcast: async () => assert.fail("not a v2.0 broadcast") }, ledger: { remember: () => undefined }, logger };
 
   it("hands the bytes and the worker's prepared TRANSFER to the service; statuses pass through", async () => {
-    const calls: [Uint8Array, PreparedLegacyTx | undefined][] = [];
+    const calls: [Uint8Array, PreparedBase | undefined][] = [];
     const legacy = {
-      post: async (bytes: Uint8Array, prepared?: PreparedLegacyTx) => (calls.push([bytes, prepared]), { json: "{}", assignee: "k" }),
+      post: async (bytes: Uint8Array, prepared?: PreparedBase) => (calls.push([bytes, prepared]), { json: "{}", assignee: "k" }),
       status: async (id: string) => (id === "known" ? ("valid" as const) : null),
     };
     const prepared = prepareBytes(legacyBytes(spend), "legacy") as PreparedLegacyTx;
-    const request = { tag: "ledgerd", type: "legacyPost", requestId: 3, bytes: encodeBytes(legacyBytes(spend)), prepared } as const;
+    const request = { tag: "ledgerd", type: "legacyPost", requestId: 3, bytes: encodeBytes(legacyBytes(spend)), prepared: encodePrepared(prepared) } as const;
     const answer = await answerLegacy(JSON.parse(JSON.stringify(request)) as LegacyRequest, { ...base, legacy });
     assert.deepEqual(answer, { tag: "ledgerd", type: "legacyResult", requestId: 3, ok: true, value: { json: "{}", assignee: "k" } });
     assert.equal(calls.length, 1);

@@ -19,11 +19,13 @@ import type { PreparedTx } from "../../../src/transaction/types.js";
 import { writeJson } from "../../../src/json/writeJson.js";
 import { answerBroadcast } from "../../../src/node/httpCluster.js";
 import { IpcBroadcaster } from "../../../src/node/ipcBroadcaster.js";
+import type { PreparedBase } from "../../../src/ledger/txKind.js";
+import { decodePreparedTx, encodePreparedTx } from "../../../src/ledger/kinds/v2/wirePreparedTx.js";
 import {
   decodeBytes,
-  decodePreparedTx,
+  decodePrepared,
   encodeBytes,
-  encodePreparedTx,
+  encodePrepared,
   type BroadcastRequest,
   type BroadcastResponse,
 } from "../../../src/node/ipcMessages.js";
@@ -140,10 +142,11 @@ describe("IpcBroadcaster", () => {
     const request = fake.sent[0]!;
     assert.equal(request.mode, "commit");
     assert.deepEqual(decodeBytes(request.bytes), bytes);
-    assert.deepEqual(decodePreparedTx(request.prepared), prepared(bytes));
+    assert.equal(request.prepared.kind, "v2");
+    assert.deepEqual(decodePrepared(request.prepared), prepared(bytes));
     fake.answer({ tag: "not-ours", type: "broadcastResult", requestId: request.requestId, ok: false });
     assert.equal(broadcaster.pendingCount, 1, "foreign messages are ignored");
-    fake.answer({ tag: "ledgerd", type: "broadcastResult", requestId: request.requestId, ok: true, id: request.prepared.id });
+    fake.answer({ tag: "ledgerd", type: "broadcastResult", requestId: request.requestId, ok: true, id: prepared(bytes).id });
     assert.deepEqual(await result, prepared(bytes));
     assert.equal(broadcaster.pendingCount, 0);
   });
@@ -188,12 +191,12 @@ describe("answerBroadcast (the primary's side)", () => {
   const logger = createLogger("silent");
 
   function request(bytes: Uint8Array): BroadcastRequest {
-    return { tag: "ledgerd", type: "broadcast", requestId: 7, bytes: encodeBytes(bytes), prepared: encodePreparedTx(prepared(bytes)), mode: "sync" };
+    return { tag: "ledgerd", type: "broadcast", requestId: 7, bytes: encodeBytes(bytes), door: "v1", prepared: encodePrepared(prepared(bytes)), mode: "sync" };
   }
 
   it("remembers the worker's prepared transaction, then broadcasts its bytes", async () => {
     const bytes = signedCreate(8n);
-    const remembered: [Uint8Array, PreparedTx][] = [];
+    const remembered: [Uint8Array, PreparedBase][] = [];
     const broadcasts: Uint8Array[] = [];
     const response = await answerBroadcast(request(bytes), {
       ledger: { remember: (b, tx) => void remembered.push([b, tx]) },

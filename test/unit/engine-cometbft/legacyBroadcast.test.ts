@@ -4,6 +4,8 @@
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, describe, it } from "node:test";
 import { CometBftBroadcaster } from "../../../src/engine/cometbft/cometBftBroadcaster.js";
+import { legacyDoor, v1Door } from "../../../src/ledger/doors.js";
+import type { PreparedLegacyTx } from "../../../src/legacy/types.js";
 import type { RpcCaller } from "../../../src/engine/cometbft/rpcClient.js";
 import { hexKey, idOf, legacyBytes, legacyCreate } from "../../helpers/legacyFactory.js";
 import { bytesOf, create, keypairOf } from "../../helpers/txFactory.js";
@@ -33,10 +35,10 @@ beforeEach(async () => {
 });
 afterEach(() => fx.close());
 
-describe("CometBftBroadcaster.broadcastLegacy", () => {
+describe("CometBftBroadcaster.broadcast through the legacy door", () => {
   it("checks, then hands the bytes to broadcast_tx_sync, and answers with the prepared transaction", async () => {
     const tx = legacyCreate("A", validatorKey, [alice.publicKey]);
-    const prepared = await broadcaster.broadcastLegacy(legacyBytes(tx));
+    const prepared = (await broadcaster.broadcast(legacyBytes(tx), "sync", legacyDoor)) as PreparedLegacyTx;
     assert.equal(prepared.id, idOf(tx));
     assert.equal(prepared.variant, "A");
     assert.deepEqual(calls, [{ method: "broadcast_tx_sync", tx: Buffer.from(legacyBytes(tx)).toString("base64") }]);
@@ -46,17 +48,17 @@ describe("CometBftBroadcaster.broadcastLegacy", () => {
 
   it("maps CometBFT's CheckTx refusal as for v2.0", async () => {
     answer = { code: 1, codespace: "DoubleSpend", log: "refused by CheckTx" };
-    const error = await refusal(broadcaster.broadcastLegacy(legacyBytes(legacyCreate("B", validatorKey, [alice.publicKey]))));
+    const error = await refusal(broadcaster.broadcast(legacyBytes(legacyCreate("B", validatorKey, [alice.publicKey])), "sync", legacyDoor));
     assert.equal(error.code, "DoubleSpend");
     assert.equal(error.message, "refused by CheckTx");
   });
 
   it("refuses without broadcasting: a CREATE by a non-validator, and each kind on the other's path", async () => {
-    const byClient = await refusal(broadcaster.broadcastLegacy(legacyBytes(legacyCreate("A", alice, [alice.publicKey]))));
+    const byClient = await refusal(broadcaster.broadcast(legacyBytes(legacyCreate("A", alice, [alice.publicKey])), "sync", legacyDoor));
     assert.equal(byClient.code, "LegacyOperationError");
-    const v2OnLegacy = await refusal(broadcaster.broadcastLegacy(bytesOf(create(alice))));
+    const v2OnLegacy = await refusal(broadcaster.broadcast(bytesOf(create(alice)), "sync", legacyDoor));
     assert.equal(v2OnLegacy.code, "LegacyInvalid");
-    const legacyOnV2 = await refusal(broadcaster.broadcast(legacyBytes(legacyCreate("A", validatorKey, [alice.publicKey])), "sync"));
+    const legacyOnV2 = await refusal(broadcaster.broadcast(legacyBytes(legacyCreate("A", validatorKey, [alice.publicKey])), "sync", v1Door));
     assert.equal(legacyOnV2.code, "InvalidHash");
     assert.deepEqual(calls, []);
   });

@@ -12,6 +12,7 @@ import type { FastifyInstance, LightMyRequestResponse } from "fastify";
 import { SoloEngine } from "../../../src/engine/solo/soloEngine.js";
 import { buildHttpApp } from "../../../src/http/httpApp.js";
 import { LedgerApp } from "../../../src/ledger/ledgerApp.js";
+import { legacyDoor } from "../../../src/ledger/doors.js";
 import { PreparePool } from "../../../src/ledger/preparePool.js";
 import { prepareLegacy } from "../../../src/legacy/prepareLegacy.js";
 import type { LegacyTx, LegacyVariant } from "../../../src/legacy/types.js";
@@ -76,7 +77,7 @@ const get = (app: FastifyInstance, url: string) => app.inject({ method: "GET", u
 function committed(stack: Stack, id: string): Promise<number> {
   return new Promise((resolve) => {
     stack.ledger.onCommitted((block) => {
-      if (block.legacyTxs.some((tx) => tx.id === id)) resolve(block.height);
+      if (block.committed.some((tx) => tx.id === id)) resolve(block.height);
     });
   });
 }
@@ -194,7 +195,7 @@ describe("legacy routes", () => {
     ];
     // The only block that may commit meanwhile is the pending spend's.
     const blocks: string[][] = [];
-    stack.ledger.onCommitted((b) => blocks.push([...b.txs, ...b.legacyTxs].map((tx) => tx.id)));
+    stack.ledger.onCommitted((b) => blocks.push(b.committed.map((tx) => tx.id)));
     for (const [what, body, message] of cases) {
       const pendingBefore = stack.ledger.pendingCount;
       const response = await postLegacy(stack.app, body);
@@ -206,7 +207,7 @@ describe("legacy routes", () => {
       // Nothing admitted, nothing recorded.
       assert.ok(stack.ledger.pendingCount <= pendingBefore, `${what} joined the pending pool`);
       if (typeof body !== "string" && body !== pendingSpend) {
-        assert.equal(stack.ledger.isPendingLegacy(idOf(body)), false, what);
+        assert.equal(stack.ledger.isPending(idOf(body), legacyDoor), false, what);
         assert.equal(await stack.store.getLegacyRecord(idOf(body)), null, what);
       }
     }

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { nextAppHash } from "../../../src/ledger/appHash.js";
+import { legacyDoor, v1Door } from "../../../src/ledger/doors.js";
 import { LedgerApp } from "../../../src/ledger/ledgerApp.js";
 import { PreparePool } from "../../../src/ledger/preparePool.js";
 import type { LegacyTx } from "../../../src/legacy/types.js";
@@ -82,7 +83,7 @@ describe("LedgerApp with legacy transactions", () => {
     // The v2.0 reads and the event's `txs` see the v2.0 transactions only.
     assert.deepEqual((await store.getBlock(1))?.txIds, [v2["id"], v2Transfer["id"]]);
     assert.deepEqual(result.committed.txs.map((tx) => tx.id), [v2["id"], v2Transfer["id"]]);
-    assert.deepEqual(result.committed.legacyTxs.map((tx) => tx.id), [idOf(a), idOf(b)]);
+    assert.deepEqual(result.committed.committed.map((tx) => tx.id), order);
     assert.equal(await store.getLegacyTransaction(idOf(a)), legacyBytes(a).toString());
     assert.equal(await store.getTransaction(idOf(a)), null);
     assert.deepEqual(await store.getLegacyRecord(idOf(b)), { status: "valid", height: 1 });
@@ -151,24 +152,24 @@ describe("LedgerApp with legacy transactions", () => {
     const first = legacyTransfer("A", [{ tx: a, cid: 0 }], [bob.publicKey], [alice]);
     const second = legacyTransfer("B", [{ tx: a, cid: 0 }], [carol.publicKey], [alice]);
     assert.equal((await ledger.checkTx(legacyBytes(first))).ok, true);
-    assert.equal(ledger.isPendingLegacy(idOf(first)), true);
+    assert.equal(ledger.isPending(idOf(first), legacyDoor), true);
     const conflict = await ledger.checkTx(legacyBytes(second));
     assert.ok(!conflict.ok);
     assert.equal(conflict.rejection.code, "DoubleSpend");
-    assert.equal(ledger.isPendingLegacy(idOf(second)), false);
+    assert.equal(ledger.isPending(idOf(second), legacyDoor), false);
     assert.equal(ledger.pendingCount, 1);
     // The same one again is pending; dryCheckTx says the same and admits nothing.
     const again = await ledger.checkTx(legacyBytes(first));
     assert.ok(!again.ok);
     assert.equal(again.rejection.code, "PendingTransaction");
-    const dry = await ledger.dryCheckTx(legacyBytes(second), "legacy");
+    const dry = await ledger.dryCheckTx(legacyBytes(second), legacyDoor);
     assert.ok(!dry.ok);
     assert.equal(dry.rejection.code, "DoubleSpend");
     // A spend of the pending one's output is admitted (chained); the block commits both.
     const chained = legacyTransfer("B", [{ tx: first, cid: 0 }], [carol.publicKey], [bob]);
     assert.equal((await ledger.checkTx(legacyBytes(chained))).ok, true);
     assert.deepEqual((await block(ledger, [legacyBytes(first), legacyBytes(chained)])).results, [null, null]);
-    assert.equal(ledger.isPendingLegacy(idOf(first)), false);
+    assert.equal(ledger.isPending(idOf(first), legacyDoor), false);
     assert.equal(ledger.pendingCount, 0);
     // Once committed, the conflicting one is still a DoubleSpend; a committed one a duplicate.
     const late = await ledger.checkTx(legacyBytes(second));
@@ -194,9 +195,9 @@ describe("LedgerApp with legacy transactions", () => {
     const dropped = await ledger.recheckTx(legacyBytes(pendingSpend));
     assert.ok(!dropped.ok);
     assert.equal(dropped.rejection.code, "DoubleSpend");
-    assert.equal(ledger.isPendingLegacy(idOf(pendingSpend)), false);
+    assert.equal(ledger.isPending(idOf(pendingSpend), legacyDoor), false);
     assert.equal((await ledger.recheckTx(legacyBytes(keeps))).ok, true);
-    assert.equal(ledger.isPendingLegacy(idOf(keeps)), true);
+    assert.equal(ledger.isPending(idOf(keeps), legacyDoor), true);
     ledger.releaseAll();
     assert.equal(ledger.pendingCount, 0);
   });
@@ -250,7 +251,7 @@ describe("LedgerApp with legacy transactions", () => {
     const { ledger } = await openLedger();
     const legacy = legacyCreate("A", node, [alice.publicKey]);
     const v2 = create(alice);
-    const asCurrent = await ledger.checkTx(legacyBytes(legacy), "current");
+    const asCurrent = await ledger.checkTx(legacyBytes(legacy), v1Door);
     assert.ok(!asCurrent.ok);
     assert.equal(asCurrent.rejection.code, "InvalidHash"); // the v2.0 id rule, as before issue #6
     const asLegacy = await ledger.checkTx(bytesOf(v2), "legacy");
@@ -261,7 +262,7 @@ describe("LedgerApp with legacy transactions", () => {
     // Without a kind (CometBFT's mempool), each is told by its shape; the cache keeps both.
     assert.equal((await ledger.checkTx(legacyBytes(legacy))).ok, true);
     assert.equal((await ledger.checkTx(bytesOf(v2))).ok, true);
-    const again = await ledger.checkTx(legacyBytes(legacy), "current");
+    const again = await ledger.checkTx(legacyBytes(legacy), v1Door);
     assert.ok(!again.ok);
     assert.equal(again.rejection.code, "InvalidHash");
   });

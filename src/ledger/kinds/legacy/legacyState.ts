@@ -1,12 +1,14 @@
-// The ledger's side of legacy transactions (variants A and B, DECISIONS #13-#16): the views
-// `validateLegacy` checks them against. They mirror the v2.0 views in ledgerApp.ts, over the
-// legacy namespace: legacy ids (Keccak-256), outputs keyed `<txid>:<cid>`, one spent index for
-// both variants, and the federation (legacy §7.2: the validator set's keys, base58).
+// The views `validateLegacy` checks legacy transactions (variants A and B, docs/compatibility.md
+// #13-#16) against, over the legacy namespace: legacy ids (Keccak-256), outputs keyed
+// `<txid>:<cid>`, one spent index for both variants, and the federation (legacy §7.2: the
+// validator set's keys, base58).
 import { Buffer } from "node:buffer";
-import { encodeBase58 } from "../crypto-conditions/encodeBase58.js";
-import type { LegacyOutputRef, LegacyView, LegacyViewOutput, PreparedLegacyTx } from "../legacy/types.js";
-import { type StoredLegacyOutput, type Validator } from "../store/store.js";
-import { legacyOutputKey, type CommittedLegacyTx } from "../legacy/committed.js";
+import { encodeBase58 } from "../../../crypto-conditions/encodeBase58.js";
+import type { LegacyOutputRef, LegacyView, LegacyViewOutput, PreparedLegacyTx } from "../../../legacy/types.js";
+import { BlockSpends } from "../../blockSpends.js";
+import type { PendingTxs } from "../../txKind.js";
+import { type StoredLegacyOutput, type Validator } from "../../../store/store.js";
+import { legacyOutputKey, type CommittedLegacyTx } from "../../../legacy/committed.js";
 
 /** What legacy validation reads from committed state, in one batch per block or check. */
 export interface LegacyCommittedState {
@@ -30,29 +32,26 @@ export function legacySpendsOf(txs: readonly PreparedLegacyTx[]): LegacyOutputRe
 /**
  * Committed state plus the pending legacy transactions (checkTx): their spends count as spent,
  * their outputs can be spent (a chained spend is checked again when its block executes). `self`
- * (a recheck) is left out: its own id and spends are not a conflict with itself.
+ * (a recheck) makes no outputs for itself.
  */
 export function legacyPendingView(
   committed: LegacyCommittedState,
-  pending: ReadonlyMap<string, PreparedLegacyTx>,
-  pendingSpends: ReadonlySet<string>,
+  pending: PendingTxs<PreparedLegacyTx>,
   self: PreparedLegacyTx | null,
 ): LegacyView {
-  const own = new Set(self === null ? [] : self.spends.map(legacyOutputKey));
-  const spentPending = (key: string): boolean => pendingSpends.has(key) && !own.has(key);
   return {
-    hasTransaction: (txid) => committed.ids.has(txid) || (pending.has(txid) && txid !== self?.id),
+    hasTransaction: (txid) => committed.ids.has(txid) || pending.has(txid),
     getOutput: (ref) => {
       const key = legacyOutputKey(ref);
       const stored = committed.outputs.get(key);
       if (stored !== undefined) {
-        return { conditionUri: stored.conditionUri, spent: stored.spentBy !== null || spentPending(key) };
+        return { conditionUri: stored.conditionUri, spent: stored.spentBy !== null || pending.isSpent(key) };
       }
       const maker = ref.txid === self?.id ? undefined : pending.get(ref.txid);
       // `cid` is the output's index (classifyLegacy checks it).
       const output = maker?.outputs[ref.cid];
       if (output === undefined) return undefined;
-      return { conditionUri: output.conditionUri, spent: spentPending(key) };
+      return { conditionUri: output.conditionUri, spent: pending.isSpent(key) };
     },
     isFederationKey: (publicKey) => committed.federation.has(publicKey),
   };
@@ -60,24 +59,21 @@ export function legacyPendingView(
 
 /** Committed legacy state plus the valid legacy transactions applied so far in the block. */
 export class LegacyBlockOverlay implements LegacyView {
-  private readonly ids = new Set<string>();
-  private readonly outputs = new Map<string, LegacyViewOutput>();
-  private readonly spent = new Set<string>();
+  private readonly block: BlockSpends<LegacyViewOutput>;
 
-  constructor(private readonly committed: LegacyCommittedState) {}
+  constructor(private readonly committed: LegacyCommittedState) {
+    this.block = new BlockSpends(committed.ids);
+  }
 
   hasTransaction(txid: string): boolean {
-    return this.ids.has(txid) || this.committed.ids.has(txid);
+    return this.block.hasTransaction(txid);
   }
 
   getOutput(ref: LegacyOutputRef): LegacyViewOutput | undefined {
     const key = legacyOutputKey(ref);
     const stored = this.committed.outputs.get(key);
-    const fromStore =
-      stored === undefined ? undefined : { conditionUri: stored.conditionUri, spent: stored.spentBy !== null };
-    const base = this.outputs.get(key) ?? fromStore;
-    if (base === undefined) return undefined;
-    return this.spent.has(key) ? { ...base, spent: true } : base;
+    if (stored === undefined) return this.block.output(key, undefined);
+    return this.block.output(key, { conditionUri: stored.conditionUri, spent: stored.spentBy !== null });
   }
 
   isFederationKey(publicKey: string): boolean {
@@ -85,11 +81,11 @@ export class LegacyBlockOverlay implements LegacyView {
   }
 
   apply(tx: PreparedLegacyTx): void {
-    this.ids.add(tx.id);
-    for (const ref of tx.spends) this.spent.add(legacyOutputKey(ref));
+    this.block.addTransaction(tx.id);
+    for (const ref of tx.spends) this.block.addSpend(legacyOutputKey(ref));
     for (const output of tx.outputs) {
       const key = legacyOutputKey({ txid: tx.id, cid: output.cid });
-      this.outputs.set(key, { conditionUri: output.conditionUri, spent: false });
+      this.block.addOutput(key, { conditionUri: output.conditionUri, spent: false });
     }
   }
 }

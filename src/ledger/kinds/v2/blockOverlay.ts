@@ -1,6 +1,7 @@
-import { type StoredOutput } from "../store/store.js";
-import { outputKey, type OutputRef } from "../transaction/committed.js";
-import type { LedgerView, PreparedTx, SpendableOutput } from "../transaction/types.js";
+import { BlockSpends } from "../../blockSpends.js";
+import { type StoredOutput } from "../../../store/store.js";
+import { outputKey, type OutputRef } from "../../../transaction/committed.js";
+import type { LedgerView, PreparedTx, SpendableOutput } from "../../../transaction/types.js";
 
 /** What a block's (or a check's) transactions need from committed state, read in one batch. */
 export interface CommittedState {
@@ -17,30 +18,27 @@ export function spendable(stored: StoredOutput): SpendableOutput {
  * view each transaction of a block is validated against (BigchainDB's `current_transactions`).
  */
 export class BlockOverlay implements LedgerView {
-  private readonly ids = new Set<string>();
-  private readonly outputs = new Map<string, SpendableOutput>();
-  private readonly spent = new Set<string>();
+  private readonly block: BlockSpends<SpendableOutput>;
 
-  constructor(private readonly committed: CommittedState) {}
+  constructor(private readonly committed: CommittedState) {
+    this.block = new BlockSpends(committed.ids);
+  }
 
   hasTransaction(id: string): boolean {
-    return this.ids.has(id) || this.committed.ids.has(id);
+    return this.block.hasTransaction(id);
   }
 
   getOutput(ref: OutputRef): SpendableOutput | undefined {
     const key = outputKey(ref);
-    const output = this.outputs.get(key);
     const stored = this.committed.outputs.get(key);
-    const base = output ?? (stored === undefined ? undefined : spendable(stored));
-    if (base === undefined) return undefined;
-    return this.spent.has(key) ? { ...base, spent: true } : base;
+    return this.block.output(key, stored === undefined ? undefined : spendable(stored));
   }
 
   apply(tx: PreparedTx): void {
-    this.ids.add(tx.id);
-    for (const input of tx.inputs) if (input.fulfills !== null) this.spent.add(outputKey(input.fulfills));
+    this.block.addTransaction(tx.id);
+    for (const input of tx.inputs) if (input.fulfills !== null) this.block.addSpend(outputKey(input.fulfills));
     for (const output of tx.outputs) {
-      this.outputs.set(`${tx.id}:${output.outputIndex}`, {
+      this.block.addOutput(`${tx.id}:${output.outputIndex}`, {
         amount: output.amount,
         conditionUri: output.conditionUri,
         assetId: tx.assetId,

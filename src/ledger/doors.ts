@@ -1,0 +1,9 @@
+// The HTTP interfaces transactions are posted through (`Door` in txKind.ts). Each kind names
+// its door; each route posts through its own. A new kind posted through an existing interface
+// adds nothing here.
+
+/** `POST /api/v1/transactions`: v2.0 transactions (BigchainDB 2.x). */
+export const v1Door = "v1";
+
+/** `POST /transactions`: the earlier interface variants A and B (routes/legacy.ts). */
+export const legacyDoor = "legacy";

@@ -1,0 +1,90 @@
+// The v2.0 transaction (BigchainDB 2.x, `POST /api/v1/transactions`) as a kind of the ledger:
+// its pure rules are src/transaction/ (prepareTx, validateTx); this folder adds what needs the
+// ledger's state: the committed reads, the pending and block views, the store write, the event.
+import type { Rejection } from "../../../errors/ledgerError.js";
+import type { Store, StoredOutput } from "../../../store/store.js";
+import { outputKey, type CommittedTx, type OutputRef } from "../../../transaction/committed.js";
+import { prepareTx } from "../../../transaction/prepareTx.js";
+import type { PreparedTx } from "../../../transaction/types.js";
+import { validateTx } from "../../../transaction/validateTx.js";
+import { v1Door } from "../../doors.js";
+import type { KindBlock, PreparedBase, TxKind } from "../../txKind.js";
+import { BlockOverlay, type CommittedState } from "./blockOverlay.js";
+import { pendingView } from "./pendingView.js";
+import { decodePreparedTx, encodePreparedTx, type EncodedPreparedTx } from "./wirePreparedTx.js";
+
+export const v2Kind: TxKind<PreparedTx, CommittedState> = {
+  name: "v2",
+  door: v1Door,
+  // The default of its door and of ABCI: whatever no other kind claims is read as v2.0.
+  claims: () => true,
+  prepare: prepareTx,
+  owns: (tx: PreparedBase) => "signaturesValid" in tx,
+  forEachSpend(tx, visit) {
+    for (const input of tx.inputs) {
+      if (input.fulfills !== null) visit(outputKey(input.fulfills), input.fulfills.transactionId);
+    }
+  },
+  // Checked against its id (a block carrying it releases it) and its inputs, which are
+  // immutable once committed but for being spent.
+  recheckBySpends: true,
+  read: readCommitted,
+  validatePending: (tx, committed, pending) => validateTx(tx, pendingView(committed, pending)),
+  openBlock: (committed) => new V2Block(committed),
+  // The stream sends `{height, asset_id, transaction_id}`: the prepared transaction has both.
+  event: (tx) => tx,
+  encode: encodePreparedTx,
+  decode: (wire) => decodePreparedTx(wire as EncodedPreparedTx),
+};
+
+/** One batched read of what the validator needs from committed state for these transactions. */
+async function readCommitted(store: Store, txs: readonly PreparedTx[]): Promise<CommittedState> {
+  const refs: OutputRef[] = [];
+  const creates: string[] = [];
+  for (const tx of txs) {
+    if (tx.operation === "CREATE") creates.push(tx.id);
+    for (const input of tx.inputs) if (input.fulfills !== null) refs.push(input.fulfills);
+  }
+  const [ids, outputs] = await Promise.all([
+    creates.length === 0 ? new Set<string>() : store.findTransactions(creates),
+    refs.length === 0 ? new Map<string, StoredOutput>() : store.getOutputs(refs),
+  ]);
+  return { ids, outputs };
+}
+
+/** A block's v2.0 transactions: each against committed state plus the earlier valid ones. */
+class V2Block implements KindBlock<PreparedTx> {
+  private readonly overlay: BlockOverlay;
+  private readonly committed: CommittedTx[] = [];
+
+  constructor(state: CommittedState) {
+    this.overlay = new BlockOverlay(state);
+  }
+
+  execute(tx: PreparedTx): Rejection | null {
+    const rejection = validateTx(tx, this.overlay);
+    if (rejection !== null) return rejection;
+    this.overlay.apply(tx);
+    this.committed.push(toCommittedTx(tx));
+    return null;
+  }
+
+  write(): { txs: readonly CommittedTx[] } {
+    return { txs: this.committed };
+  }
+}
+
+function toCommittedTx(tx: PreparedTx): CommittedTx {
+  const spends = tx.inputs.flatMap((input) => (input.fulfills === null ? [] : [input.fulfills]));
+  return {
+    id: tx.id,
+    operation: tx.operation,
+    assetId: tx.assetId,
+    json: tx.json,
+    assetData: tx.assetData,
+    metadata: tx.metadata,
+    outputs: tx.outputs,
+    spends,
+  };
+}
+
