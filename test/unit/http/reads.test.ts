@@ -143,6 +143,17 @@ describe("read endpoints", () => {
       }
     });
 
+    test("a search that repeats its words past the word cap is 400, whatever the repeats", async () => {
+      const phrase = encodeURIComponent('"lorem ipsum dolor sit amet"');
+      const repeatedPhrase = Array(50).fill(phrase).join("+");
+      const repeatedWord = encodeURIComponent(`"${Array(2_000).fill("lorem").join(" ")}"`);
+      for (const search of [repeatedPhrase, repeatedWord]) {
+        const response = await get(http.app, `/api/v1/assets?search=${search}`);
+        const message = "text_search has more than 64 words (every word counts, repeats included)";
+        expectJson(response, 400, errorBody(400, message));
+      }
+    });
+
     for (const resource of ["assets", "metadata"]) {
       const errors: [string, string][] = [
         ["search=", "text_search cannot be empty"],
