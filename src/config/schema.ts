@@ -130,7 +130,7 @@ export const configSchema: JSONSchemaType<Config> = {
           description: "Signature-verification threads per HTTP process (0: on the main thread)",
         },
         body_bytes_max: count(1, "Largest request body accepted, in bytes (then 413)"),
-        search_limit_max: count(1, "Most results of one asset or metadata search"),
+        search_limit_max: count(1, "Largest search limit a client may ask for (then 400; limit 0 is all)"),
         request_timeout_ms: durationMs(1, "Time allowed to receive a whole request"),
       },
     },

@@ -11,6 +11,7 @@ import type { Store } from "../store/store.js";
 import { installCors } from "./cors.js";
 import { installErrorHandling, replyWithError, type ErrorContext } from "./errorHandler.js";
 import { httpOptionsDefault, type HttpOptions } from "./options.js";
+import { rejectRepeated, type Query } from "./parameters.js";
 import { registerBlockRoutes } from "./routes/blocks.js";
 import { registerDiscoveryRoutes } from "./routes/discovery.js";
 import { registerLegacyRoutes, type LegacyGateway } from "./routes/legacy.js";
@@ -57,6 +58,7 @@ export async function buildHttpApp(options: Partial<HttpOptions>, deps: HttpDeps
   installBodyReading(app, resolved.bodyBytesMax);
   installShutdownRefusal(app);
   installCors(app);
+  installRepeatRefusal(app);
 
   registerDiscoveryRoutes(app, resolved);
   registerTransactionRoutes(app, deps);
@@ -93,5 +95,15 @@ function installShutdownRefusal(app: FastifyInstance): void {
   });
   app.addHook("onRequest", async () => {
     if (closing) throw new LedgerError("ShuttingDown", "The node is shutting down");
+  });
+}
+
+/**
+ * A query parameter given twice is a 400 on every route, before a body is read (parameters.ts
+ * `rejectRepeated`). An unknown path stays a 404 whatever its query.
+ */
+function installRepeatRefusal(app: FastifyInstance): void {
+  app.addHook("onRequest", async (request) => {
+    if (!request.is404) rejectRepeated(request.query as Query);
   });
 }

@@ -14,8 +14,9 @@ export interface HttpOptions {
    */
   readonly bodyBytesMax: number;
   /**
-   * Most results one asset or metadata search returns. `limit` 0 (BigchainDB's "all") and any
-   * larger `limit` are capped here, so one query cannot make a response of the whole ledger.
+   * Largest `limit` an asset or metadata search may ask for; a larger one is a 400 that names
+   * this maximum. `limit` 0 or absent asks for all matches (the spec's default, DECISIONS #12),
+   * which the store bounds by its own means; nothing is cut without a word.
    */
   readonly searchLimitMax: number;
   /**

@@ -22,12 +22,13 @@ export function registerSearchRoutes(
   // BigchainDB's shapes: `{"data": ..., "id": ...}` and `{"id": ..., "metadata": ...}`.
   const assets = searchHandler(
     options,
-    (text, limit) => store.searchAssets(text, limit),
+    // The store's `limit` 0 is all, which parseLimit gives as undefined.
+    (text, limit) => store.searchAssets(text, limit ?? 0),
     (hit) => `{"data": ${hit.json}, "id": ${quote(hit.id)}}`,
   );
   const metadata = searchHandler(
     options,
-    (text, limit) => store.searchMetadata(text, limit),
+    (text, limit) => store.searchMetadata(text, limit ?? 0),
     (hit) => `{"id": ${quote(hit.id)}, "metadata": ${hit.json}}`,
   );
   addResource(app, "/api/v1/assets", { GET: assets });
@@ -36,7 +37,7 @@ export function registerSearchRoutes(
 
 function searchHandler(
   options: SearchRouteOptions,
-  search: (text: string, limit: number) => Promise<SearchHit[]>,
+  search: (text: string, limit: number | undefined) => Promise<SearchHit[]>,
   write: (hit: SearchHit) => string,
 ): RouteHandler {
   return async (request, reply) => {
