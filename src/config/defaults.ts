@@ -25,6 +25,7 @@ export const configDefault: Config = deepFreeze({
     body_bytes_max: httpOptionsDefault.bodyBytesMax,
     search_limit_max: httpOptionsDefault.searchLimitMax,
     request_timeout_ms: httpOptionsDefault.requestTimeoutMs,
+    pipelined_requests_max: httpOptionsDefault.pipelinedRequestsMax,
   },
   wsserver: {
     bind: `${streamOptionsDefault.host}:${streamOptionsDefault.port}`,

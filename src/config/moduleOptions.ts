@@ -13,7 +13,7 @@ import type { Config } from "./schema.js";
 /** The HTTP options that are settings; the rest (streams URL, version, docs) the node supplies. */
 export type HttpSettings = Pick<
   HttpOptions,
-  "host" | "port" | "bodyBytesMax" | "searchLimitMax" | "requestTimeoutMs"
+  "host" | "port" | "bodyBytesMax" | "searchLimitMax" | "requestTimeoutMs" | "pipelinedRequestsMax"
 >;
 
 export interface ModuleOptions {
@@ -51,6 +51,7 @@ export function moduleOptions(config: Config): ModuleOptions {
       bodyBytesMax: config.server.body_bytes_max,
       searchLimitMax: config.server.search_limit_max,
       requestTimeoutMs: config.server.request_timeout_ms,
+      pipelinedRequestsMax: config.server.pipelined_requests_max,
     },
     ledger: {
       pendingTxsMax: config.ledger.pending_txs_max,

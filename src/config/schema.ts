@@ -30,6 +30,7 @@ export interface Config {
     readonly body_bytes_max: number;
     readonly search_limit_max: number;
     readonly request_timeout_ms: number;
+    readonly pipelined_requests_max: number;
   };
   readonly wsserver: {
     readonly bind: string;
@@ -110,7 +111,15 @@ export const configSchema: JSONSchemaType<Config> = {
     server: {
       type: "object",
       additionalProperties: false,
-      required: ["bind", "workers", "threads", "body_bytes_max", "search_limit_max", "request_timeout_ms"],
+      required: [
+        "bind",
+        "workers",
+        "threads",
+        "body_bytes_max",
+        "search_limit_max",
+        "request_timeout_ms",
+        "pipelined_requests_max",
+      ],
       properties: {
         bind: {
           type: "string",
@@ -132,6 +141,7 @@ export const configSchema: JSONSchemaType<Config> = {
         body_bytes_max: count(1, "Largest request body accepted, in bytes (then 413)"),
         search_limit_max: count(1, "Largest search limit a client may ask for (then 400; limit 0 is all)"),
         request_timeout_ms: durationMs(1, "Time allowed to receive a whole request"),
+        pipelined_requests_max: count(1, "Requests of one connection handled at once; later pipelined ones wait unread"),
       },
     },
     wsserver: {

@@ -41,6 +41,9 @@ export const codes = {
   MethodNotAllowed: { status: 405, frame: "plain", summary: "The path exists but not with this method." },
   UnsupportedMediaType: { status: 415, frame: "plain", summary: "The body's content type cannot be read." },
   BadRequest: { status: 400, frame: "plain", summary: "The request itself cannot be read: its URL, headers or framing." },
+  RequestTimeout: { status: 408, frame: "plain", summary: "The request was not received in full in the time allowed." },
+  HeadersTooLarge: { status: 431, frame: "plain", summary: "The request line and headers are larger than the limit." },
+  ExpectationFailed: { status: 417, frame: "plain", summary: "The request's Expect header asks for what the node does not do." },
   // Engine and node state.
   PendingTransaction: { status: 400, frame: "plain", summary: "The same transaction is already pending." },
   MempoolFull: { status: 503, frame: "plain", summary: "The pending pool is full; try again later." },

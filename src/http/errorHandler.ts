@@ -41,6 +41,11 @@ export function replyWithError(
   reply: FastifyReply,
   context: ErrorContext,
 ): void {
+  if (isClientAbort(error, request)) {
+    // Nothing can be answered, and it is not the node's fault: an error line means a bug.
+    request.log.debug({ method: request.method, url: request.url }, "client closed the connection");
+    return;
+  }
   const known = asLedgerError(error, context);
   if (!reply.hasHeader("access-control-allow-origin")) setCorsHeaders(request, reply);
   if (known === null) {
@@ -78,6 +83,17 @@ export function asLedgerError(error: unknown, context: ErrorContext): LedgerErro
   if (status === 415) return new LedgerError("UnsupportedMediaType", error.message, { cause: error });
   if (status >= 400 && status < 500) return new LedgerError("BadRequest", error.message, { cause: error });
   return null;
+}
+
+/**
+ * The client closed its connection before the request was over (in the middle of an upload,
+ * or while its request waited for its turn): Node's `aborted` error, code ECONNRESET, on a
+ * request whose socket is gone.
+ */
+function isClientAbort(error: unknown, request: FastifyRequest): boolean {
+  if (!(error instanceof Error)) return false;
+  const code: unknown = (error as Error & { code?: unknown }).code;
+  return code === "ECONNRESET" && (request.raw.destroyed || request.raw.socket.destroyed);
 }
 
 function isFastifyError(error: unknown): error is FastifyError {

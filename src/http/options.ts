@@ -25,6 +25,14 @@ export interface HttpOptions {
    * a `mode=commit` POST may wait longer. BigchainDB's Gunicorn workers timed out at 30 s.
    */
   readonly requestTimeoutMs: number;
+  /**
+   * Requests of one connection handled at once. HTTP/1.1 pipelining lets a client send many
+   * requests before reading any answer; past this many, the next ones wait unread (and the
+   * socket is not read) until an answer is sent, so one connection can make the node build at
+   * most this many answers ahead of what its client reads. Browsers and the drivers do not
+   * pipeline; the few clients that do get their answers, only not all built at once.
+   */
+  readonly pipelinedRequestsMax: number;
   /** `docs` of the root document. */
   readonly docsUrl: string;
   /** `docs` of the API document (`/api/v1/`), and `api.v1.docs` of the root one. */
@@ -43,6 +51,7 @@ export const httpOptionsDefault: HttpOptions = Object.freeze({
   bodyBytesMax: 1024 * 1024,
   searchLimitMax: 1_000,
   requestTimeoutMs: 30_000,
+  pipelinedRequestsMax: 4,
   // ledgerd serves BigchainDB 2.2.2's HTTP API, so its documentation is the reference.
   docsUrl: "https://docs.bigchaindb.com/projects/server/en/v2.2.2/",
   apiDocsUrl: "https://docs.bigchaindb.com/projects/server/en/v2.2.2/http-client-server-api.html",
