@@ -6,6 +6,7 @@ import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
 import type { FastifyInstance } from "fastify";
 import pino from "pino";
+import { clientErrorOf } from "../../../src/http/clientErrors.js";
 import { buildHttpApp } from "../../../src/http/httpApp.js";
 import { rawExchange, type RawAnswer } from "./rawSocket.js";
 import { startHttpStack, type HttpStack } from "./helpers.js";
@@ -90,6 +91,14 @@ describe("errors before routing, over a raw socket", () => {
   test("none of these was logged as an error", () => {
     assert.deepEqual(logged.filter((line) => line.level >= 50), []);
   });
+});
+
+test("a request not received in time is 408 naming the limit; chunk extensions over the limit 413", () => {
+  const timeout = clientErrorOf(Object.assign(new Error("timeout"), { code: "ERR_HTTP_REQUEST_TIMEOUT" }), { requestTimeoutMs: 1234 });
+  assert.equal(timeout.status, 408);
+  assert.equal(timeout.httpMessage, "The request was not received in full within 1234 ms");
+  const extensions = clientErrorOf(Object.assign(new Error("x"), { code: "HPE_CHUNK_EXTENSIONS_OVERFLOW" }), { requestTimeoutMs: 1 });
+  assert.equal(extensions.status, 413);
 });
 
 describe("a client that closes the connection mid-upload", () => {
