@@ -26,15 +26,18 @@ export interface ClientErrorContext {
 export function clientErrorOf(error: ClientError, context: ClientErrorContext): LedgerError {
   switch (error.code) {
     case "HPE_HEADER_OVERFLOW": {
-      const message = `The request line and headers are larger than the limit of ${requestHeadBytesMax} bytes`;
+      const limit = `the limit of ${requestHeadBytesMax} bytes`;
+      const message = `The request line and headers are larger than ${limit}`;
       return new LedgerError("HeadersTooLarge", message, { cause: error });
     }
     case "ERR_HTTP_REQUEST_TIMEOUT": {
       const message = `The request was not received in full within ${context.requestTimeoutMs} ms`;
       return new LedgerError("RequestTimeout", message, { cause: error });
     }
-    case "HPE_CHUNK_EXTENSIONS_OVERFLOW":
-      return new LedgerError("BodyTooLarge", "The chunk extensions of the body are larger than the limit", { cause: error });
+    case "HPE_CHUNK_EXTENSIONS_OVERFLOW": {
+      const message = "The chunk extensions of the body are larger than the limit";
+      return new LedgerError("BodyTooLarge", message, { cause: error });
+    }
     // The HTTP/2 connection preface (`PRI * HTTP/2.0`): a client speaking HTTP/2 with prior knowledge.
     case "HPE_PAUSED_H2_UPGRADE":
       return new LedgerError("BadRequest", "HTTP/2 is not served here: use HTTP/1.1", { cause: error });
@@ -67,7 +70,8 @@ export function answerClientError(
   // Bytes of an answer already under way on this connection cannot be followed by another
   // answer's head: then the connection is only closed (Node's own rule).
   const answering = socket._httpMessage?.headersSent === true;
-  if (socket.writable && !answering) writeErrorAnswer(socket, known);
+  // Any origin may read it, as every other answer (cors.ts): a browser can send a URL too long.
+  if (socket.writable && !answering) writeErrorAnswer(socket, known, ["Access-Control-Allow-Origin: *"]);
   closeAfterWrite(socket);
 }
 

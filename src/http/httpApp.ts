@@ -73,7 +73,7 @@ export async function buildHttpApp(options: Partial<HttpOptions>, deps: HttpDeps
   // First, so that a request waiting for its turn does nothing else meanwhile.
   installConnectionGate(app, resolved.pipelinedRequestsMax);
   installErrorHandling(app, context);
-  installServerListeners(app, context);
+  installServerListeners(app, context, deps.logger);
   installBodyReading(app, resolved.bodyBytesMax);
   installShutdownRefusal(app);
   installCors(app);
@@ -156,15 +156,20 @@ function installHostRequirement(app: FastifyInstance): void {
  * own, giving the extra ones neither this listener nor `clientErrorHandler`, so both are added
  * to those too once they listen.
  */
-function installServerListeners(app: FastifyInstance, context: ClientErrorContext): void {
-  const log = app.log as unknown as Logger;
+function installServerListeners(
+  app: FastifyInstance,
+  context: ClientErrorContext,
+  logger: Logger | undefined,
+): void {
   const install = (server: Server): void => {
     if (server.listenerCount("checkExpectation") > 0) return;
     server.on("checkExpectation", (request: IncomingMessage, response: ServerResponse) => {
       refuseExpectation(request, response);
     });
     if (server.listenerCount("clientError") === 0) {
-      server.on("clientError", (error: Error, socket: Socket) => answerClientError(error, socket, context, log));
+      server.on("clientError", (error: Error, socket: Socket) => {
+        answerClientError(error, socket, context, logger);
+      });
     }
   };
   install(app.server);
@@ -188,7 +193,8 @@ function refuseExpectation(request: IncomingMessage, response: ServerResponse): 
 
 /** The servers Fastify added for the other addresses of `localhost` (none for other hosts). */
 function extraBindings(app: FastifyInstance): Server[] {
-  const key = Object.getOwnPropertySymbols(app).find((symbol) => symbol.description === "fastify.serverBindings");
+  const symbols = Object.getOwnPropertySymbols(app);
+  const key = symbols.find((symbol) => symbol.description === "fastify.serverBindings");
   const servers: unknown = key === undefined ? [] : (app as unknown as Record<symbol, unknown>)[key];
   return Array.isArray(servers) ? (servers as Server[]) : [];
 }
