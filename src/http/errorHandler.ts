@@ -86,14 +86,23 @@ export function asLedgerError(error: unknown, context: ErrorContext): LedgerErro
 }
 
 /**
- * The client closed its connection before the request was over (in the middle of an upload,
- * or while its request waited for its turn): Node's `aborted` error, code ECONNRESET, on a
- * request whose socket is gone.
+ * Codes of the errors a request meets when its client hangs up: Node's `aborted` (ECONNRESET)
+ * while a body is read or a request waits for its turn, EPIPE and closed-stream errors while
+ * an answer is written.
  */
+const clientAbortCodes: ReadonlySet<unknown> = new Set([
+  "ECONNRESET",
+  "EPIPE",
+  "ERR_STREAM_PREMATURE_CLOSE",
+  "ERR_STREAM_DESTROYED",
+]);
+
+/** The client closed its connection before the request was over: one of those, socket gone. */
 function isClientAbort(error: unknown, request: FastifyRequest): boolean {
   if (!(error instanceof Error)) return false;
   const code: unknown = (error as Error & { code?: unknown }).code;
-  return code === "ECONNRESET" && (request.raw.destroyed || request.raw.socket.destroyed);
+  const socket = request.raw.socket as FastifyRequest["raw"]["socket"] | null;
+  return clientAbortCodes.has(code) && (request.raw.destroyed || socket === null || socket.destroyed);
 }
 
 function isFastifyError(error: unknown): error is FastifyError {
