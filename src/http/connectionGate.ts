@@ -60,6 +60,7 @@ export class ConnectionGate {
       return Promise.reject(new ConnectionClosedError());
     }
     this.pauseReading();
+    if (this.overUnsentBytes()) this.awaitDrain();
     return new Promise<void>((resolve, reject) => {
       this.waiting.push({ resolve: () => resolve(this.start(response)), reject });
     });
