@@ -26,6 +26,7 @@ export const configDefault: Config = deepFreeze({
     search_limit_max: httpOptionsDefault.searchLimitMax,
     request_timeout_ms: httpOptionsDefault.requestTimeoutMs,
     expensive_reads_max: httpOptionsDefault.expensiveReadsMax,
+    pipelined_requests_max: httpOptionsDefault.pipelinedRequestsMax,
   },
   wsserver: {
     bind: `${streamOptionsDefault.host}:${streamOptionsDefault.port}`,

@@ -13,7 +13,13 @@ import type { Config } from "./schema.js";
 /** The HTTP options that are settings; the rest (streams URL, version, docs) the node supplies. */
 export type HttpSettings = Pick<
   HttpOptions,
-  "host" | "port" | "bodyBytesMax" | "searchLimitMax" | "requestTimeoutMs" | "expensiveReadsMax"
+  | "host"
+  | "port"
+  | "bodyBytesMax"
+  | "searchLimitMax"
+  | "requestTimeoutMs"
+  | "expensiveReadsMax"
+  | "pipelinedRequestsMax"
 >;
 
 export interface ModuleOptions {
@@ -52,6 +58,7 @@ export function moduleOptions(config: Config): ModuleOptions {
       searchLimitMax: config.server.search_limit_max,
       requestTimeoutMs: config.server.request_timeout_ms,
       expensiveReadsMax: config.server.expensive_reads_max,
+      pipelinedRequestsMax: config.server.pipelined_requests_max,
     },
     ledger: {
       pendingTxsMax: config.ledger.pending_txs_max,

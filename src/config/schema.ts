@@ -31,6 +31,7 @@ export interface Config {
     readonly search_limit_max: number;
     readonly request_timeout_ms: number;
     readonly expensive_reads_max: number;
+    readonly pipelined_requests_max: number;
   };
   readonly wsserver: {
     readonly bind: string;
@@ -120,6 +121,7 @@ export const configSchema: JSONSchemaType<Config> = {
         "search_limit_max",
         "request_timeout_ms",
         "expensive_reads_max",
+        "pipelined_requests_max",
       ],
       properties: {
         bind: {
@@ -140,9 +142,10 @@ export const configSchema: JSONSchemaType<Config> = {
           description: "Signature-verification threads per HTTP process (0: on the main thread)",
         },
         body_bytes_max: count(1, "Largest request body accepted, in bytes (then 413)"),
-        search_limit_max: count(1, "Most results of one asset or metadata search"),
+        search_limit_max: count(1, "Largest search limit a client may ask for (then 400; limit 0 is all)"),
         request_timeout_ms: durationMs(1, "Time allowed to receive a whole request"),
         expensive_reads_max: count(1, "Lists, searches and blocks one HTTP process answers at once (then 503)"),
+        pipelined_requests_max: count(1, "Requests of one connection handled at once; later pipelined ones wait unread"),
       },
     },
     wsserver: {

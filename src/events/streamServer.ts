@@ -16,6 +16,7 @@ import type { Duplex } from "node:stream";
 import type { Logger } from "pino";
 import { WebSocket, WebSocketServer } from "ws";
 import { LedgerError } from "../errors/ledgerError.js";
+import { answerClientError } from "../http/clientErrors.js";
 import { encodeTextFrames } from "./encodeTextFrames.js";
 import { streamOptionsDefault, streamPath, type StreamOptions } from "./options.js";
 
@@ -79,6 +80,15 @@ export class StreamServer {
     });
     server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
       this.upgrade(request, socket, head);
+    });
+    // Requests that are not HTTP/1.1 and handshakes `ws` refuses get the JSON of every other
+    // error (DECISIONS #2) instead of Node's empty answer and `ws`'s plain text.
+    server.on("clientError", (error: Error, socket: Duplex) => {
+      answerClientError(error, socket, { requestTimeoutMs: server.requestTimeout }, logger);
+    });
+    this.wss.on("wsClientError", (error: Error, socket: Duplex) => {
+      const refusal = handshakeRefusal(error);
+      refuseUpgrade(socket, refusal.error, refusal.headers);
     });
     this.pingTimer = setInterval(() => this.ping(), options.pingIntervalMs);
     this.pingTimer.unref();
@@ -258,11 +268,26 @@ export function eventMessage(height: number, tx: { readonly id: string; readonly
 }
 
 /** Refuses an upgrade with a JSON answer of the catalog's status, then closes the socket. */
-function refuseUpgrade(socket: Duplex, error: LedgerError): void {
+function refuseUpgrade(socket: Duplex, error: LedgerError, headers: readonly string[] = []): void {
   const body = JSON.stringify({ message: error.httpMessage, status: error.status });
   socket.end(
     `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? ""}\r\n` +
       "Connection: close\r\nContent-Type: application/json\r\n" +
+      headers.map((header) => `${header}\r\n`).join("") +
       `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
   );
+}
+
+/**
+ * The answer to a handshake `ws` refused, by its message (`ws` gives no code): a method other
+ * than GET is 405 with `Allow`, an unsupported version 400 naming the ones served (RFC 6455
+ * §4.4), any other missing or malformed WebSocket header 400.
+ */
+function handshakeRefusal(error: Error): { error: LedgerError; headers: string[] } {
+  const message = `WebSocket handshake refused: ${error.message}`;
+  if (error.message === "Invalid HTTP method") {
+    return { error: new LedgerError("MethodNotAllowed", message), headers: ["Allow: GET"] };
+  }
+  const headers = /Sec-WebSocket-Version/.test(error.message) ? ["Sec-WebSocket-Version: 13, 8"] : [];
+  return { error: new LedgerError("BadRequest", message), headers };
 }

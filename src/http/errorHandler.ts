@@ -41,6 +41,11 @@ export function replyWithError(
   reply: FastifyReply,
   context: ErrorContext,
 ): void {
+  if (isClientAbort(error, request)) {
+    // Nothing can be answered, and it is not the node's fault: an error line means a bug.
+    request.log.debug({ method: request.method, url: request.url }, "client closed the connection");
+    return;
+  }
   const known = asLedgerError(error, context);
   if (!reply.hasHeader("access-control-allow-origin")) setCorsHeaders(request, reply);
   if (known === null) {
@@ -78,6 +83,26 @@ export function asLedgerError(error: unknown, context: ErrorContext): LedgerErro
   if (status === 415) return new LedgerError("UnsupportedMediaType", error.message, { cause: error });
   if (status >= 400 && status < 500) return new LedgerError("BadRequest", error.message, { cause: error });
   return null;
+}
+
+/**
+ * Codes of the errors a request meets when its client hangs up: Node's `aborted` (ECONNRESET)
+ * while a body is read or a request waits for its turn, EPIPE and closed-stream errors while
+ * an answer is written.
+ */
+const clientAbortCodes: ReadonlySet<unknown> = new Set([
+  "ECONNRESET",
+  "EPIPE",
+  "ERR_STREAM_PREMATURE_CLOSE",
+  "ERR_STREAM_DESTROYED",
+]);
+
+/** The client closed its connection before the request was over: one of those, socket gone. */
+function isClientAbort(error: unknown, request: FastifyRequest): boolean {
+  if (!(error instanceof Error)) return false;
+  const code: unknown = (error as Error & { code?: unknown }).code;
+  const socket = request.raw.socket as FastifyRequest["raw"]["socket"] | null;
+  return clientAbortCodes.has(code) && (request.raw.destroyed || socket === null || socket.destroyed);
 }
 
 function isFastifyError(error: unknown): error is FastifyError {

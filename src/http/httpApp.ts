@@ -3,15 +3,22 @@
 // (parameters.ts), CORS (cors.ts), and the one map from errors to answers (errorHandler.ts).
 // Routes read the Store and hand POSTed bodies to the Broadcaster; they never parse a body or
 // re-serialize a stored transaction: answers are assembled from stored JSON text.
+import { Buffer } from "node:buffer";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import type { Socket } from "node:net";
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import type { Broadcaster } from "../engine/broadcaster.js";
 import { LedgerError } from "../errors/ledgerError.js";
 import type { Store } from "../store/store.js";
+import { answerClientError, type ClientErrorContext } from "./clientErrors.js";
+import { gateOf } from "./connectionGate.js";
 import { installCors } from "./cors.js";
 import { installErrorHandling, replyWithError, type ErrorContext } from "./errorHandler.js";
 import { installLongReads } from "./longReads.js";
+import { requestHeadBytesMax } from "./limits.js";
 import { httpOptionsDefault, type HttpOptions } from "./options.js";
+import { rejectRepeated, type Query } from "./parameters.js";
 import { registerBlockRoutes } from "./routes/blocks.js";
 import { registerDiscoveryRoutes } from "./routes/discovery.js";
 import { registerLegacyRoutes, type LegacyGateway } from "./routes/legacy.js";
@@ -36,7 +43,10 @@ export interface HttpDeps {
  */
 export async function buildHttpApp(options: Partial<HttpOptions>, deps: HttpDeps): Promise<FastifyInstance> {
   const resolved: HttpOptions = { ...httpOptionsDefault, ...options };
-  const context: ErrorContext = { bodyBytesMax: resolved.bodyBytesMax };
+  const context: ErrorContext & ClientErrorContext = {
+    bodyBytesMax: resolved.bodyBytesMax,
+    requestTimeoutMs: resolved.requestTimeoutMs,
+  };
   // A pino Logger is a FastifyBaseLogger; typed as such, the app keeps the default type.
   const loggerInstance: FastifyBaseLogger | undefined = deps.logger;
   const app = Fastify({
@@ -48,17 +58,29 @@ export async function buildHttpApp(options: Partial<HttpOptions>, deps: HttpDeps
     requestTimeout: resolved.requestTimeoutMs,
     // Both `/x` and `/x/` answer, with no redirect (DECISIONS #4; Flask `strict_slashes=False`).
     routerOptions: { ignoreTrailingSlash: true },
-    // Errors raised before routing get the same JSON body as every other error.
+    // Errors raised before routing get the same JSON body as every other error: Fastify's
+    // (a bad URL escape) here, Node's parse errors in `clientErrorHandler`.
     frameworkErrors: (error, request, reply) => replyWithError(error, request, reply, context),
+    clientErrorHandler: (error, socket) => answerClientError(error, socket, context, deps.logger),
+    http: {
+      maxHeaderSize: requestHeadBytesMax,
+      // Node would answer a missing Host itself, with an empty body; the hook below answers it.
+      requireHostHeader: false,
+    },
     // Shutting down is answered by our own hook below, with the catalog's body.
     return503OnClosing: false,
   });
 
+  // First, so that a request waiting for its turn does nothing else meanwhile.
+  installConnectionGate(app, resolved.pipelinedRequestsMax);
   installErrorHandling(app, context);
+  installServerListeners(app, context, deps.logger);
   installBodyReading(app, resolved.bodyBytesMax);
   installShutdownRefusal(app);
   installCors(app);
   installLongReads(app, resolved.expensiveReadsMax);
+  installHostRequirement(app);
+  installRepeatRefusal(app);
 
   registerDiscoveryRoutes(app, resolved);
   registerTransactionRoutes(app, deps);
@@ -97,3 +119,85 @@ function installShutdownRefusal(app: FastifyInstance): void {
     if (closing) throw new LedgerError("ShuttingDown", "The node is shutting down");
   });
 }
+
+/**
+ * A query parameter given twice is a 400 on every route, before a body is read (parameters.ts
+ * `rejectRepeated`). An unknown path stays a 404 whatever its query.
+ */
+function installRepeatRefusal(app: FastifyInstance): void {
+  app.addHook("onRequest", async (request) => {
+    if (!request.is404) rejectRepeated(request.query as Query);
+  });
+}
+
+/** Every request waits for its connection's turn (connectionGate.ts). */
+function installConnectionGate(app: FastifyInstance, pipelinedRequestsMax: number): void {
+  app.addHook("onRequest", (request, reply, done) => {
+    const turn = gateOf(request.raw.socket, pipelinedRequestsMax).enter(reply.raw);
+    if (turn === undefined) done();
+    else turn.then(() => done(), done);
+  });
+}
+
+/**
+ * RFC 9112 §3.2: a server must answer 400 to an HTTP/1.1 request without a Host header. Node's
+ * own check answers with an empty body, so it is turned off and done here, in the catalog's shape.
+ */
+function installHostRequirement(app: FastifyInstance): void {
+  app.addHook("onRequest", async (request) => {
+    const raw = request.raw;
+    if (raw.httpVersionMajor === 1 && raw.httpVersionMinor === 1 && raw.headers.host === undefined) {
+      throw new LedgerError("BadRequest", "An HTTP/1.1 request must carry a Host header");
+    }
+  });
+}
+
+/**
+ * Node answers an `Expect` other than `100-continue` with an empty 417 unless the server listens
+ * for `checkExpectation`. Fastify binds `localhost` to each of its addresses with a server of its
+ * own, giving the extra ones neither this listener nor `clientErrorHandler`, so both are added
+ * to those too once they listen.
+ */
+function installServerListeners(
+  app: FastifyInstance,
+  context: ClientErrorContext,
+  logger: Logger | undefined,
+): void {
+  const install = (server: Server): void => {
+    if (server.listenerCount("checkExpectation") > 0) return;
+    server.on("checkExpectation", (request: IncomingMessage, response: ServerResponse) => {
+      refuseExpectation(request, response);
+    });
+    if (server.listenerCount("clientError") === 0) {
+      server.on("clientError", (error: Error, socket: Socket) => {
+        answerClientError(error, socket, context, logger);
+      });
+    }
+  };
+  install(app.server);
+  app.addHook("onListen", async () => {
+    for (const server of extraBindings(app)) install(server);
+  });
+}
+
+function refuseExpectation(request: IncomingMessage, response: ServerResponse): void {
+  const expect = request.headers.expect ?? "";
+  const message = `Expect: ${expect} is not supported; only 100-continue is`;
+  const error = new LedgerError("ExpectationFailed", message);
+  const body = JSON.stringify({ message: error.httpMessage, status: error.status });
+  response.writeHead(error.status, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(body),
+    "access-control-allow-origin": "*",
+  });
+  response.end(body);
+}
+
+/** The servers Fastify added for the other addresses of `localhost` (none for other hosts). */
+function extraBindings(app: FastifyInstance): Server[] {
+  const symbols = Object.getOwnPropertySymbols(app);
+  const key = symbols.find((symbol) => symbol.description === "fastify.serverBindings");
+  const servers: unknown = key === undefined ? [] : (app as unknown as Record<symbol, unknown>)[key];
+  return Array.isArray(servers) ? (servers as Server[]) : [];
+}
+

@@ -14,8 +14,9 @@ export interface HttpOptions {
    */
   readonly bodyBytesMax: number;
   /**
-   * Most results one asset or metadata search returns. `limit` 0 (BigchainDB's "all") and any
-   * larger `limit` are capped here, so one query cannot make a response of the whole ledger.
+   * Largest `limit` an asset or metadata search may ask for; a larger one is a 400 that names
+   * this maximum. `limit` 0 or absent asks for all matches (the spec's default, DECISIONS #12),
+   * which the store bounds by its own means; nothing is cut without a word.
    */
   readonly searchLimitMax: number;
   /**
@@ -31,6 +32,14 @@ export interface HttpOptions {
    * hold (a batch and a socket buffer each), not their length.
    */
   readonly expensiveReadsMax: number;
+  /**
+   * Requests of one connection handled at once. HTTP/1.1 pipelining lets a client send many
+   * requests before reading any answer; past this many, the next ones wait unread (and the
+   * socket is not read) until an answer is sent, so one connection can make the node build at
+   * most this many answers ahead of what its client reads. Browsers and the drivers do not
+   * pipeline; the few clients that do get their answers, only not all built at once.
+   */
+  readonly pipelinedRequestsMax: number;
   /** `docs` of the root document. */
   readonly docsUrl: string;
   /** `docs` of the API document (`/api/v1/`), and `api.v1.docs` of the root one. */
@@ -50,6 +59,7 @@ export const httpOptionsDefault: HttpOptions = Object.freeze({
   searchLimitMax: 1_000,
   requestTimeoutMs: 30_000,
   expensiveReadsMax: 64,
+  pipelinedRequestsMax: 4,
   // ledgerd serves BigchainDB 2.2.2's HTTP API, so its documentation is the reference.
   docsUrl: "https://docs.bigchaindb.com/projects/server/en/v2.2.2/",
   apiDocsUrl: "https://docs.bigchaindb.com/projects/server/en/v2.2.2/http-client-server-api.html",

@@ -15,11 +15,26 @@ export function badParameter(name: string, text: string): LedgerError {
   return new LedgerError("BadParameter", `${name}: ${text}`);
 }
 
-/** The parameter's value; reqparse keeps the first of repeated values. */
+/**
+ * A parameter given more than once is refused, whatever the route and whether or not the route
+ * reads it: reqparse silently kept the first (`?spent=true&spent=false` read as true), so a
+ * client could not tell which of its values was used. Called for every request (httpApp.ts).
+ */
+export function rejectRepeated(query: Query): void {
+  for (const name of Object.keys(query)) {
+    if (Array.isArray(query[name])) throw repeated(name);
+  }
+}
+
+/** The parameter's value; a repeated one is refused (see `rejectRepeated`). */
 export function firstValue(query: Query, name: string): string | undefined {
   const value = Object.hasOwn(query, name) ? query[name] : undefined;
   if (typeof value === "string" || value === undefined) return value;
-  return value[0];
+  throw repeated(name);
+}
+
+function repeated(name: string): LedgerError {
+  return badParameter(name, "given more than once; give each parameter once");
 }
 
 export function requiredValue(query: Query, name: string): string {
@@ -72,18 +87,27 @@ export function parseMode(name: string, value: string | undefined): BroadcastMod
 }
 
 /**
- * `limit` (reqparse `type=int`): what Python's `int()` reads, with Python's message otherwise.
- * 0 or absent means "all" in BigchainDB, and a negative n meant |n| (Mongo's `limit`); here
- * every answer is also capped at `limitMax` (HttpOptions.searchLimitMax).
+ * `limit` of a search: absent or 0 is all (the spec's default, DECISIONS #12), returned as
+ * undefined; 1 to `limitMax` (HttpOptions.searchLimitMax) is itself. Nothing is cut silently:
+ * a larger limit is a 400 that names the maximum and says that 0 means all, and a sign is a
+ * 400 (BigchainDB passed `-n` on to MongoDB, where it meant n). Text Python's `int()` cannot
+ * read keeps Python's message, as reqparse's `type=int` gave it.
  */
-export function parseLimit(name: string, value: string | undefined, limitMax: number): number {
-  if (value === undefined) return limitMax;
-  const match = /^\s*[+-]?(\d+)\s*$/.exec(value);
+export function parseLimit(name: string, value: string | undefined, limitMax: number): number | undefined {
+  if (value === undefined) return undefined;
+  const match = /^\s*([+-]?)(\d+)\s*$/.exec(value);
   if (match === null) throw badParameter(name, `invalid literal for int() with base 10: '${value}'`);
-  const digits = match[1]!.replace(/^0+(?=\d)/, "");
-  // Compare as text first: a 30-digit limit is valid Python and simply over the cap.
-  const n = digits.length > 15 ? Number.MAX_SAFE_INTEGER : Number(digits);
-  return n === 0 || n > limitMax ? limitMax : n;
+  if (match[1] !== "") {
+    const range = `a whole number from 0 to ${limitMax}`;
+    throw badParameter(name, `must be ${range} without a sign, 0 for all results (got '${value}')`);
+  }
+  const digits = match[2]!.replace(/^0+(?=\d)/, "");
+  // Compared as text first: a 30-digit limit is over any maximum, and no double holds it.
+  if (digits.length > String(limitMax).length || Number(digits) > limitMax) {
+    throw badParameter(name, `${digits} is over the maximum of ${limitMax}; 0 gives all results`);
+  }
+  const n = Number(digits);
+  return n === 0 ? undefined : n;
 }
 
 /** A block height in the path: a non-negative integer, as Werkzeug's `int` converter takes it. */

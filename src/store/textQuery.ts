@@ -14,6 +14,18 @@
 // - English stop words are dropped from terms and excluded terms (not from phrases, which are
 //   literal), compared in lower case: a search for `the` alone matches nothing.
 // Stemming, case and diacritic folding are left to the backend's tokenizer.
+//
+// What one search may cost is bounded here, for every backend: every word of the text counts
+// against the caller's word cap, repeats included (a phrase is matched once per copy and once per
+// word position, so `"a b" "a b" ...` or one phrase of 2,000 copies of a word cost as many
+// matches as they have words), repeated phrases are dropped, and phrases are capped.
+import { LedgerError } from "../errors/ledgerError.js";
+
+/**
+ * Distinct phrases in one search, negated ones included. Each phrase is a separate match over
+ * every candidate; eight is more than real searches use (BigchainDB's examples use one).
+ */
+export const searchPhrasesMax = 8;
 
 /** A parsed text search. Words are lower case; each list keeps first-appearance order. */
 export interface TextQuery {
@@ -25,19 +37,37 @@ export interface TextQuery {
   readonly excluded: readonly (readonly string[])[];
 }
 
-export function parseTextQuery(text: string): TextQuery {
+/**
+ * Reads a search. Throws LedgerError("BadParameter") when the text has more than `wordsMax`
+ * words (every word as written: repeats, stop words, phrase and negated words all count) or
+ * more than `searchPhrasesMax` distinct phrases.
+ */
+export function parseTextQuery(text: string, wordsMax: number): TextQuery {
+  // Counted before anything else is built, so an oversized search costs one scan.
+  if (hasMoreWordsThan(text, wordsMax)) {
+    const message = `text_search has more than ${wordsMax} words (every word counts, repeats included)`;
+    throw new LedgerError("BadParameter", message);
+  }
   const split = splitSearch(text);
   const terms = uniqueWords(split.positive.flatMap((piece) => words(piece)));
   const excludedTerms = uniqueWords(split.negative.flatMap((piece) => words(piece)));
-  return {
-    terms,
-    phrases: split.phrases.map((phrase) => words(phrase, true)).filter((w) => w.length > 0),
-    excluded: [
-      ...excludedTerms.map((word) => [word]),
-      // An empty negated phrase would exclude every document in MongoDB; it is dropped here.
-      ...split.negatedPhrases.map((phrase) => words(phrase, true)).filter((w) => w.length > 0),
-    ],
-  };
+  const phrases = uniquePhrases(split.phrases.map((phrase) => words(phrase, true)));
+  // An empty negated phrase would exclude every document in MongoDB; it is dropped here.
+  const negatedPhrases = uniquePhrases(split.negatedPhrases.map((phrase) => words(phrase, true)));
+  if (phrases.length + negatedPhrases.length > searchPhrasesMax) {
+    throw new LedgerError("BadParameter", `text_search has more than ${searchPhrasesMax} phrases`);
+  }
+  return { terms, phrases, excluded: [...excludedTerms.map((word) => [word]), ...negatedPhrases] };
+}
+
+/** Whether `text` holds more than `max` words; stops reading at the first one past `max`. */
+function hasMoreWordsThan(text: string, max: number): boolean {
+  let count = 0;
+  for (const _match of text.matchAll(wordPattern)) {
+    count++;
+    if (count > max) return true;
+  }
+  return false;
 }
 
 interface SplitSearch {
@@ -118,6 +148,20 @@ function words(piece: string, keepStopWords = false): string[] {
 
 function uniqueWords(list: readonly string[]): string[] {
   return [...new Set(list)];
+}
+
+/** Non-empty phrases, each once, in first-appearance order. */
+function uniquePhrases(list: readonly string[][]): string[][] {
+  const seen = new Set<string>();
+  const out: string[][] = [];
+  for (const phrase of list) {
+    // Words hold no whitespace, so a space joins them without ambiguity.
+    const key = phrase.join(" ");
+    if (phrase.length === 0 || seen.has(key)) continue;
+    seen.add(key);
+    out.push(phrase);
+  }
+  return out;
 }
 
 // MongoDB's English stop words (`db/fts/stop_words_english.txt`), the list `$text` drops.

@@ -20,7 +20,7 @@ export interface SqliteStoreOptions {
   readonly walAutocheckpointPages: number;
   /** After a checkpoint the log file is truncated to this size. */
   readonly journalSizeLimitBytes: number;
-  /** A text search with more distinct words than this (terms, phrases, exclusions) is refused. */
+  /** A text search with more words than this (every word as written, repeats included) is refused. */
   readonly searchWordsMax: number;
   /**
    * The work budget of one text search: only the newest this many matches are ranked (best

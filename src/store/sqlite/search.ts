@@ -16,6 +16,13 @@ export interface SearchLimits {
   readonly rankedMatchesMax: number;
 }
 
+function tooBroad(rankedMatchesMax: number): LedgerError {
+  const message =
+    `text_search matches more than ${rankedMatchesMax} transactions, more than one answer ` +
+    "may list: give a limit (the best matches among the newest are returned) or more words";
+  return new LedgerError("SearchTooBroad", message);
+}
+
 /**
  * The seqs of the best matches, best first, then in commit order; `limit` undefined or 0: all
  * that are ranked. A search the client got wrong is a LedgerError BadParameter (a 400).
@@ -30,18 +37,19 @@ export function rankedSeqs(
   if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 0)) {
     throw new LedgerError("BadParameter", "limit must be a whole number, 0 or more");
   }
-  const parsed = parseTextQuery(query);
-  // Phrase words are terms too; count each word once.
-  const words = new Set([...parsed.terms, ...parsed.phrases.flat(), ...parsed.excluded.flat()]);
-  if (words.size > limits.wordsMax) {
-    const message = `text_search has more than ${limits.wordsMax} words`;
-    throw new LedgerError("BadParameter", message);
-  }
+  // Refuses a search over the word or phrase caps (every word counted, repeats included).
+  const parsed = parseTextQuery(query, limits.wordsMax);
   const match = toFtsMatch(parsed);
   if (match === null) return [];
-  const top = limit === undefined || limit === 0 ? -1 : limit; // LIMIT -1 is no limit
+  const all = limit === undefined || limit === 0;
   try {
-    return c.rank[kind].all(match, limits.rankedMatchesMax, top) as number[];
+    if (!all) return c.rank[kind].all(match, limits.rankedMatchesMax, limit) as number[];
+    // All matches were asked for, and only the newest rankedMatchesMax are ranked: one more
+    // is read to tell whether that is all of them, so that nothing is cut without a word
+    // (docs/compatibility.md #19).
+    const seqs = c.rank[kind].all(match, limits.rankedMatchesMax + 1, -1) as number[];
+    if (seqs.length > limits.rankedMatchesMax) throw tooBroad(limits.rankedMatchesMax);
+    return seqs;
   } catch (error) {
     // Every word is quoted, so this is not expected; if FTS5 still objects, it is the query.
     if (error instanceof Database.SqliteError && error.message.startsWith("fts5:")) {

@@ -56,7 +56,7 @@ describe("loadConfig defaults", () => {
     assert.deepEqual(options.soloEngine, soloEngineOptionsDefault);
     assert.deepEqual(options.stream, streamOptionsDefault);
     assert.deepEqual(options.sqliteStore, { ...sqliteStoreOptionsDefault, path: resolve(cwd, sqliteStoreOptionsDefault.path) });
-    for (const name of ["host", "port", "bodyBytesMax", "searchLimitMax", "requestTimeoutMs"] as const) {
+    for (const name of ["host", "port", "bodyBytesMax", "searchLimitMax", "requestTimeoutMs", "pipelinedRequestsMax"] as const) {
       assert.equal(options.http[name], httpOptionsDefault[name], name);
     }
   });

@@ -10,6 +10,7 @@ import { StreamServer, type StreamBlock, type StreamSource } from "../../../src/
 import { writeJson } from "../../../src/json/writeJson.js";
 import { removeDir, startSoloStack } from "../../helpers/soloNode.js";
 import { create, keypairOf, transfer } from "../../helpers/txFactory.js";
+import { rawExchange } from "../http/rawSocket.js";
 
 class FakeLedger implements StreamSource {
   private readonly listeners: ((block: StreamBlock) => void)[] = [];
@@ -154,6 +155,34 @@ describe("StreamServer with a hand-made source", () => {
     });
     assert.equal(plain.status, 400);
     assert.match(JSON.parse(plain.body).message, /WebSocket/);
+  });
+
+  test("handshakes with wrong WebSocket headers and malformed requests get JSON, then close", { timeout: 10_000 }, async () => {
+    const upgrade = (method: string, headers: string) =>
+      `${method} ${streamPath} HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\n${headers}\r\n`;
+    const key = "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n";
+    const cases: [string, string, number, RegExp, string?][] = [
+      ["no Sec-WebSocket-Key", upgrade("GET", "Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\n"), 400, /Sec-WebSocket-Key/],
+      ["a bad key", upgrade("GET", "Upgrade: websocket\r\nSec-WebSocket-Key: short\r\nSec-WebSocket-Version: 13\r\n"), 400, /Sec-WebSocket-Key/],
+      ["version 12", upgrade("GET", `Upgrade: websocket\r\n${key}Sec-WebSocket-Version: 12\r\n`), 400, /Version/, "13, 8"],
+      ["Upgrade: h2c", upgrade("GET", `Upgrade: h2c\r\n${key}Sec-WebSocket-Version: 13\r\n`), 400, /Upgrade header/],
+      ["POST", upgrade("POST", `Upgrade: websocket\r\n${key}Sec-WebSocket-Version: 13\r\n`), 405, /method/],
+      ["a doubled Content-Length", "GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n", 400, /Content-Length/],
+      ["a URL over 16 KiB", `GET /${"a".repeat(17_000)} HTTP/1.1\r\nHost: x\r\n\r\n`, 431, /16384/],
+    ];
+    for (const [what, bytes, status, message, versions] of cases) {
+      const exchange = rawExchange(stream.port, bytes);
+      const answer = await exchange.answer;
+      assert.equal(answer.status, status, what);
+      assert.equal(answer.headers.get("content-type"), "application/json", what);
+      const body = JSON.parse(answer.body) as { message: string; status: number };
+      assert.deepEqual(Object.keys(body), ["message", "status"], what);
+      assert.equal(body.status, status, what);
+      assert.match(body.message, message, what);
+      if (versions !== undefined) assert.equal(answer.headers.get("sec-websocket-version"), versions);
+      await exchange.closed;
+    }
+    assert.equal(stream.subscriberCount, 0);
   });
 
   test("a subscriber that does not read is closed with 1008 and a reason; a fast one gets everything", async () => {

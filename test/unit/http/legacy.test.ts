@@ -267,4 +267,10 @@ describe("legacy routes", () => {
     expectJson(wrong, 405);
     assert.equal(wrong.headers["allow"], "POST, OPTIONS");
   });
+
+  it("a repeated query parameter is 400 naming it, on the legacy paths too", async () => {
+    const message = (name: string) => JSON.stringify({ message: `${name}: given more than once; give each parameter once`, status: 400 });
+    expectJson(await get(stack.app, `/transactions/${"0".repeat(64)}?x=1&x=2`), 400, message("x"));
+    expectJson(await postLegacy(stack.app, "{}", "/transactions?mode=a&mode=b"), 400, message("mode"));
+  });
 });

@@ -11,6 +11,7 @@ import {
   parseOperation,
   parsePublicKey,
   parseTxId,
+  rejectRepeated,
   rejectUnknown,
   requiredValue,
 } from "../../../src/http/parameters.js";
@@ -25,12 +26,17 @@ function throwsParameter(fn: () => unknown, message: string): void {
   });
 }
 
-test("a repeated parameter gives its first value (reqparse `store`)", () => {
-  assert.equal(firstValue({ mode: ["sync", "nope"] }, "mode"), "sync");
+test("a parameter's value; a repeated parameter is refused, named", () => {
   assert.equal(firstValue({ mode: "commit" }, "mode"), "commit");
   assert.equal(firstValue({}, "mode"), undefined);
   // Not fooled by the prototype.
   assert.equal(firstValue({}, "toString"), undefined);
+  const message = (name: string) => `${name}: given more than once; give each parameter once`;
+  throwsParameter(() => firstValue({ mode: ["sync", "commit"] }, "mode"), message("mode"));
+  rejectRepeated({ asset_id: "a", spent: "true" });
+  throwsParameter(() => rejectRepeated({ asset_id: "a", spent: ["true", "false"] }), message("spent"));
+  throwsParameter(() => rejectRepeated({ foo: ["1", "1"] }), message("foo"));
+  throwsParameter(() => requiredValue({ asset_id: ["a", "b"] }, "asset_id"), message("asset_id"));
   throwsParameter(() => requiredValue({}, "asset_id"), "asset_id: Missing required parameter in the JSON body or the post body or the query string");
   assert.equal(requiredValue({ asset_id: "" }, "asset_id"), "");
 });
@@ -71,14 +77,21 @@ test("public keys: 43 or 44 base58 characters", () => {
   }
 });
 
-test("limit: Python int() text; 0, absent and over the cap give the cap; a negative n means |n|", () => {
-  assert.equal(parseLimit("limit", undefined, 50), 50);
-  assert.equal(parseLimit("limit", "0", 50), 50);
+test("limit: absent and 0 are all (undefined); 1 to the maximum as is; no sign; over the maximum is 400", () => {
+  assert.equal(parseLimit("limit", undefined, 50), undefined);
+  assert.equal(parseLimit("limit", "0", 50), undefined);
+  assert.equal(parseLimit("limit", "000", 50), undefined);
   assert.equal(parseLimit("limit", "7", 50), 7);
-  assert.equal(parseLimit("limit", " +007 ", 50), 7);
-  assert.equal(parseLimit("limit", "-3", 50), 3);
-  assert.equal(parseLimit("limit", "51", 50), 50);
-  assert.equal(parseLimit("limit", "1".repeat(40), 50), 50);
+  assert.equal(parseLimit("limit", " 007 ", 50), 7);
+  assert.equal(parseLimit("limit", "50", 50), 50);
+  for (const signed of ["-1", "+5", "-0", " -3 "]) {
+    const message = `limit: must be a whole number from 0 to 50 without a sign, 0 for all results (got '${signed}')`;
+    throwsParameter(() => parseLimit("limit", signed, 50), message);
+  }
+  throwsParameter(() => parseLimit("limit", "51", 50), "limit: 51 is over the maximum of 50; 0 gives all results");
+  throwsParameter(() => parseLimit("limit", "0099", 50), "limit: 99 is over the maximum of 50; 0 gives all results");
+  const huge = "99999999999999999999";
+  throwsParameter(() => parseLimit("limit", huge, 50), `limit: ${huge} is over the maximum of 50; 0 gives all results`);
   for (const bad of ["", "abc", "1.0", "1e3", "0x10", "--1"]) {
     throwsParameter(() => parseLimit("limit", bad, 50), `limit: invalid literal for int() with base 10: '${bad}'`);
   }

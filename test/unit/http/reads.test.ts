@@ -129,17 +129,29 @@ describe("read endpoints", () => {
     test("limit n returns at most n; 0 or absent means all; no match is []", async () => {
       assert.equal((await search("/api/v1/assets?search=red&limit=1")).length, 1);
       assert.equal((await search("/api/v1/assets?search=red&limit=0")).length, 2);
-      assert.equal((await search("/api/v1/assets?search=red&limit=99999999999999999999")).length, 2);
       assert.equal((await search("/api/v1/assets?search=red")).length, 2);
       assert.deepEqual(await search("/api/v1/assets?search=submarine"), []);
       assert.deepEqual(await search("/api/v1/metadata?search=submarine"), []);
     });
 
-    test("searchLimitMax caps every answer, limit=0 included", async () => {
+    test("a limit over searchLimitMax is 400 naming it; 0 and absent still give all, never cut", async () => {
       const app = await http.appWith({ searchLimitMax: 1 });
-      for (const limit of ["", "&limit=0", "&limit=5"]) {
+      for (const limit of ["", "&limit=0"]) {
         const response = await get(app, `/api/v1/assets?search=red${limit}`);
-        assert.equal((JSON.parse(response.body) as unknown[]).length, 1, limit);
+        assert.equal((JSON.parse(response.body) as unknown[]).length, 2, limit);
+      }
+      const message = "limit: 5 is over the maximum of 1; 0 gives all results";
+      expectJson(await get(app, "/api/v1/assets?search=red&limit=5"), 400, errorBody(400, message));
+    });
+
+    test("a search that repeats its words past the word cap is 400, whatever the repeats", async () => {
+      const phrase = encodeURIComponent('"lorem ipsum dolor sit amet"');
+      const repeatedPhrase = Array(50).fill(phrase).join("+");
+      const repeatedWord = encodeURIComponent(`"${Array(2_000).fill("lorem").join(" ")}"`);
+      for (const search of [repeatedPhrase, repeatedWord]) {
+        const response = await get(http.app, `/api/v1/assets?search=${search}`);
+        const message = "text_search has more than 64 words (every word counts, repeats included)";
+        expectJson(response, 400, errorBody(400, message));
       }
     });
 
@@ -151,6 +163,11 @@ describe("read endpoints", () => {
         ["search=red&limit=abc", "limit: invalid literal for int() with base 10: 'abc'"],
         ["search=red&limit=", "limit: invalid literal for int() with base 10: ''"],
         ["search=red&limit=1.5", "limit: invalid literal for int() with base 10: '1.5'"],
+        ["search=red&limit=99999999999999999999", "limit: 99999999999999999999 is over the maximum of 1000; 0 gives all results"],
+        ...["-1", "+5", "-0"].map((limit): [string, string] => [
+          `search=red&limit=${encodeURIComponent(limit)}`,
+          `limit: must be a whole number from 0 to 1000 without a sign, 0 for all results (got '${limit}')`,
+        ]),
       ];
       for (const [query, message] of errors) {
         test(`${resource} ?${query} is 400: ${message}`, async () => {
@@ -158,6 +175,31 @@ describe("read endpoints", () => {
         });
       }
     }
+  });
+
+  describe("a repeated query parameter is 400 naming it, on every route", () => {
+    const id = "0".repeat(64);
+    const cases: [string, string, string][] = [
+      ["GET", "/api/v1/transactions?asset_id=a&asset_id=b", "asset_id"],
+      ["GET", `/api/v1/transactions?asset_id=${id}&operation=CREATE&operation=CREATE`, "operation"],
+      ["GET", `/api/v1/outputs?public_key=${alice.publicKey}&spent=true&spent=false`, "spent"],
+      ["GET", "/api/v1/assets?search=red&search=car", "search"],
+      ["GET", "/api/v1/metadata?search=red&limit=1&limit=2", "limit"],
+      ["GET", "/api/v1/blocks?transaction_id=a&transaction_id=b", "transaction_id"],
+      ["GET", `/api/v1/transactions/${id}?x=1&x=1`, "x"],
+      ["GET", "/api/v1/validators?x=1&x=2", "x"],
+      ["POST", "/api/v1/transactions?mode=sync&mode=commit", "mode"],
+    ];
+    for (const [method, url, name] of cases) {
+      test(`${method} ${url}`, async () => {
+        const payload = method === "POST" ? { payload: "{}" } : {};
+        const response = await http.app.inject({ method: method as "GET" | "POST", url, ...payload });
+        expectJson(response, 400, errorBody(400, `${name}: given more than once; give each parameter once`));
+      });
+    }
+    test("an unknown path stays 404 whatever its query", async () => {
+      expectJson(await get(http.app, "/api/v1/nothing?x=1&x=2"), 404);
+    });
   });
 
   describe("GET /api/v1/blocks", () => {

@@ -111,9 +111,12 @@ describe("sqlite long reads in batches", () => {
     await store.commitBlock(block(1, txs));
     const ids = async (limit: number) => (await store.searchAssets("zebra", limit)).map((h) => h.id);
     const newest = txs.slice(2).map((tx) => tx.id);
-    assert.deepEqual(new Set(await ids(0)), new Set(newest));
-    assert.equal((await ids(0)).length, 5);
+    assert.deepEqual(new Set(await ids(5)), new Set(newest));
     assert.deepEqual(await ids(1), [txs[6]!.id]); // the shortest text of the five
+    // Asked for all, it would have to cut the seven to five: refused instead, with a reason.
+    await assert.rejects(ids(0), { code: "SearchTooBroad", message: /more than 5 transactions/ });
+    const narrow = (await store.searchAssets("zebra -one", 0)).map((h) => h.id);
+    assert.deepEqual(new Set(narrow), new Set([txs[0]!.id, txs[1]!.id, txs[6]!.id]));
     const unbounded = SqliteStore.open({ path: freshPath() });
     await unbounded.commitBlock(block(1, txs));
     assert.ok([txs[0]!.id, txs[1]!.id].includes((await unbounded.searchAssets("zebra", 1))[0]!.id));

@@ -2,7 +2,11 @@
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { parseTextQuery, type TextQuery } from "../../../src/store/textQuery.js";
+import { LedgerError } from "../../../src/errors/ledgerError.js";
+import { parseTextQuery, searchPhrasesMax, type TextQuery } from "../../../src/store/textQuery.js";
+
+/** A cap no case below reaches. */
+const wordsMax = 1_000;
 
 function q(terms: string[], phrases: string[][] = [], excluded: string[][] = []): TextQuery {
   return { terms, phrases, excluded };
@@ -60,12 +64,49 @@ describe("parseTextQuery", () => {
   ];
   for (const [text, expected] of cases) {
     it(JSON.stringify(text), () => {
-      assert.deepEqual(parseTextQuery(text), expected);
+      assert.deepEqual(parseTextQuery(text, wordsMax), expected);
     });
   }
 
   it("is pure: the same text gives the same query", () => {
     const text = 'a "b c" -d';
-    assert.deepEqual(parseTextQuery(text), parseTextQuery(text));
+    assert.deepEqual(parseTextQuery(text, wordsMax), parseTextQuery(text, wordsMax));
+  });
+});
+
+describe("parseTextQuery: what one search may cost", () => {
+  const refused = (pattern: RegExp) => (error: unknown) =>
+    error instanceof LedgerError && error.code === "BadParameter" && pattern.test(error.message);
+
+  it("every word counts against the cap, repeats and stop words included", () => {
+    assert.deepEqual(parseTextQuery("red red red", 3), q(["red"]));
+    assert.throws(() => parseTextQuery("red red red red", 3), refused(/more than 3 words/));
+    assert.throws(() => parseTextQuery("the the the the", 3), refused(/more than 3 words/));
+    // Phrase words and negated words are words of the text too.
+    assert.throws(() => parseTextQuery('red "red car"', 2), refused(/more than 2 words/));
+    assert.throws(() => parseTextQuery('bike -"red car"', 2), refused(/more than 2 words/));
+  });
+
+  it("a phrase repeated to pass the cap of distinct words is refused", () => {
+    const phrase = '"lorem ipsum dolor sit amet"';
+    assert.throws(() => parseTextQuery(Array(50).fill(phrase).join(" "), 64), refused(/more than 64 words/));
+  });
+
+  it("one phrase of 2,000 copies of a word is refused before it is split", () => {
+    const text = `"${Array(2_000).fill("lorem").join(" ")}"`;
+    assert.throws(() => parseTextQuery(text, 64), refused(/more than 64 words/));
+  });
+
+  it("a repeated phrase or negated phrase is kept once", () => {
+    assert.deepEqual(
+      parseTextQuery('"red car" "Red  car" -"old van" -"old van"', wordsMax),
+      q(["red", "car"], [["red", "car"]], [["old", "van"]]),
+    );
+  });
+
+  it(`more than ${searchPhrasesMax} distinct phrases are refused`, () => {
+    const phrases = (n: number) => Array.from({ length: n }, (_, i) => `"w${i} x${i}"`).join(" ");
+    assert.equal(parseTextQuery(phrases(searchPhrasesMax), wordsMax).phrases.length, searchPhrasesMax);
+    assert.throws(() => parseTextQuery(phrases(searchPhrasesMax + 1), wordsMax), refused(/phrases/));
   });
 });

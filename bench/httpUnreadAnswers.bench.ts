@@ -1,0 +1,179 @@
+// Issue 11, "A client that does not read its answers": a real node (`ledgerd start` in a child
+// process) with one key holding 20,000 outputs (a 2.1 MB answer), attacked by 10 connections
+// that each pipeline GETs of that key's outputs and never read. Printed: the node's RSS before,
+// during (peak) and after the attack, and the latency of `GET /` from another client during it.
+// Two rounds: 300 requests a connection (the issue's figure: past 256 waiting, the node closes
+// the connection) and 200 (under that cap: the connection stays, paused).
+// LEDGERD_BENCH_QUICK=1: 5,000 outputs and shorter rounds.
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { get, Agent } from "node:http";
+import { connect, type Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { readNodeKey } from "../src/node/nodeKey.js";
+import { SqliteStore } from "../src/store/sqlite/sqliteStore.js";
+import type { CommittedTx } from "../src/transaction/committed.js";
+import { makeCreate } from "../src/transaction/builders/makeCreate.js";
+import { makeKeypair } from "../src/transaction/builders/makeKeypair.js";
+import { makeRandomKeypair } from "../src/transaction/builders/makeRandomKeypair.js";
+import { signTx } from "../src/transaction/builders/signTx.js";
+import { median, percentile } from "./lib.js";
+
+const quick = process.env["LEDGERD_BENCH_QUICK"] === "1";
+const outputsOfKey = quick ? 5_000 : 20_000;
+const attackConnections = 10;
+const attackSeconds = quick ? 3 : 10;
+const cli = fileURLToPath(new URL("../src/cli/main.ts", import.meta.url));
+
+interface Node {
+  readonly proc: ChildProcess;
+  readonly host: string;
+  readonly port: number;
+}
+
+function ledgerd(args: string[], dataDir: string): ChildProcess {
+  // The node refuses unknown LEDGERD_* variables, and the benchmark's own are not its settings.
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("LEDGERD_BENCH_")));
+  return spawn(process.execPath, ["--import", "tsx", cli, ...args, "--data_dir", dataDir], { stdio: ["ignore", "pipe", "inherit"], env });
+}
+
+async function init(dataDir: string): Promise<void> {
+  const proc = ledgerd(["init"], dataDir);
+  const code = await new Promise((resolve) => proc.on("exit", resolve));
+  if (code !== 0) throw new Error(`ledgerd init exited ${String(code)}`);
+}
+
+async function start(dataDir: string): Promise<Node> {
+  const proc = ledgerd(["start", "--server.bind", "127.0.0.1:0", "--wsserver.bind", "127.0.0.1:0", "--log.level", "info"], dataDir);
+  let out = "";
+  return new Promise((resolve, reject) => {
+    proc.on("exit", (code) => reject(new Error(`node exited ${String(code)}`)));
+    proc.stdout!.on("data", (chunk: Buffer) => {
+      out += chunk.toString("utf8");
+      const line = out.split("\n").find((l) => l.includes('"ledgerd started"'));
+      if (line === undefined) return;
+      const started = JSON.parse(line) as { http: string };
+      proc.stdout!.removeAllListeners("data");
+      proc.stdout!.resume();
+      const [host, port] = started.http.split(":") as [string, string];
+      resolve({ proc, host, port: Number(port) });
+    });
+  });
+}
+
+/** `outputsOfKey` committed CREATEs, each with one output to `hotKey`. */
+async function fill(dataDir: string, hotKey: string): Promise<void> {
+  const key = readNodeKey(dataDir);
+  if (key === null) throw new Error("no node key");
+  const store = SqliteStore.open({ path: join(dataDir, "ledgerd.sqlite") });
+  await store.initChain("ledgerd-solo", [{ publicKey: key.publicKeyHex, power: 10 }]);
+  const template = JSON.stringify(signTx(makeCreate({ issuers: [key.publicKey], outputs: [{ publicKeys: [key.publicKey], amount: 1n }], assetData: { fill: true }, metadata: null }), [makeKeypair(key.seed)]));
+  let height = 0;
+  for (let done = 0; done < outputsOfKey; done += 5_000) {
+    const txs: CommittedTx[] = [];
+    for (let i = done; i < Math.min(done + 5_000, outputsOfKey); i++) {
+      const id = randomBytes(32).toString("hex");
+      txs.push({
+        id, operation: "CREATE", assetId: id, json: template, metadata: null, assetData: JSON.stringify({ i }),
+        outputs: [{ outputIndex: 0, amount: 1n, conditionUri: "ni:///sha-256;x?fpt=ed25519-sha-256&cost=131072", publicKeys: [hotKey] }],
+        spends: [],
+      });
+    }
+    height++;
+    await store.commitBlock({ height, appHash: randomBytes(32).toString("hex"), txs });
+  }
+  await store.close();
+}
+
+function rssMiB(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? NaN) / 1024;
+}
+
+const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+
+/** One `GET /` on a kept-alive connection: its latency in ms (Infinity past 30 s). */
+function rootLatency(node: Node): Promise<number> {
+  const startedAt = performance.now();
+  return new Promise((resolve) => {
+    const request = get({ host: node.host, port: node.port, path: "/", agent, timeout: 30_000 }, (response) => {
+      response.resume();
+      response.on("end", () => resolve(performance.now() - startedAt));
+    });
+    request.on("timeout", () => {
+      request.destroy();
+      resolve(Infinity);
+    });
+    request.on("error", () => resolve(Infinity));
+  });
+}
+
+/** Connections that pipeline `requests` GETs of the key's outputs each and read nothing. */
+async function attack(node: Node, hotKey: string, requests: number): Promise<Socket[]> {
+  const line = `GET /api/v1/outputs?public_key=${hotKey} HTTP/1.1\r\nHost: x\r\n\r\n`;
+  return Promise.all(
+    Array.from({ length: attackConnections }, () => new Promise<Socket>((resolve) => {
+      const socket = connect(node.port, node.host, () => {
+        socket.pause();
+        socket.write(line.repeat(requests));
+        resolve(socket);
+      });
+      socket.on("error", () => {});
+    })),
+  );
+}
+
+async function round(node: Node, hotKey: string, requests: number): Promise<void> {
+  const pid = node.proc.pid!;
+  const before = rssMiB(pid);
+  const sockets = await attack(node, hotKey, requests);
+  let peak = before;
+  const latencies: number[] = [];
+  const until = performance.now() + attackSeconds * 1_000;
+  while (performance.now() < until) {
+    latencies.push(await rootLatency(node));
+    peak = Math.max(peak, rssMiB(pid));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  // A paused socket does not see its end: read what is buffered, then look.
+  for (const socket of sockets) socket.resume();
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  const closed = sockets.filter((socket) => socket.readableEnded || socket.destroyed).length;
+  for (const socket of sockets) socket.destroy();
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  const after = rssMiB(pid);
+  latencies.sort((a, b) => a - b);
+  console.log(
+    `${attackConnections} connections x ${requests} unread GETs of ${outputsOfKey} outputs: ` +
+      `RSS ${before.toFixed(0)} MiB before, ${peak.toFixed(0)} MiB peak during, ${after.toFixed(0)} MiB after; ` +
+      `GET / from another client during it: median ${median(latencies).toFixed(1)} ms, ` +
+      `p99 ${percentile(latencies, 99).toFixed(1)} ms over ${latencies.length}; ${closed} of the attacking connections closed by the node`,
+  );
+}
+
+export async function run(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), "ledgerd-bench-unread-"));
+  let node: Node | null = null;
+  try {
+    await init(dataDir);
+    const hotKey = makeRandomKeypair().publicKey;
+    await fill(dataDir, hotKey);
+    node = await start(dataDir);
+    const idle: number[] = [];
+    for (let i = 0; i < 20; i++) idle.push(await rootLatency(node));
+    console.log(`GET / with no attack: median ${median(idle).toFixed(1)} ms`);
+    await round(node, hotKey, 300);
+    await round(node, hotKey, 200);
+  } finally {
+    if (node !== null) {
+      const exited = new Promise((resolve) => node!.proc.once("exit", resolve));
+      node.proc.kill("SIGTERM");
+      await exited;
+    }
+    agent.destroy();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,24 @@
+// Fixed limits of the HTTP server (STYLE rule 11). The ones an operator may want to change are
+// options (options.ts); these bound what one connection can cost, whatever a client does.
+
+/**
+ * Bytes of the request line and headers together (Node's `maxHeaderSize`, its default made
+ * explicit): a URL or a header past it is answered 431 and the connection closed. BigchainDB's
+ * Gunicorn allowed 4 KB of request line and 8 KB per header; ids and keys are under 100 bytes.
+ */
+export const requestHeadBytesMax = 16 * 1024;
+
+/**
+ * Answer bytes one connection may have queued in its socket, not yet taken by the kernel. Past
+ * it, the connection's next request waits and its socket is not read until the client reads
+ * ('drain'): a client that does not read its answers stops costing the node more memory.
+ */
+export const connectionUnsentBytesMax = 1024 * 1024;
+
+/**
+ * Requests of one connection parsed but waiting for their turn (pipelined past
+ * `HttpOptions.pipelinedRequestsMax`, or behind unread answers). The socket is not read while
+ * one waits, so only one read's worth (64 KiB) can arrive at once; a connection that still
+ * gathers more than this is closed, so that none holds an unbounded queue of request objects.
+ */
+export const connectionWaitingRequestsMax = 256;
