@@ -1,7 +1,7 @@
 import type { PreparedLegacyTx } from "../legacy/types.js";
 import type { PreparedTx } from "../transaction/types.js";
 
-/** The POST modes of the spec: when the answer comes back (ledger-node-http-api.md). */
+/** The POST modes of the spec: when the answer comes back (docs/http-api.md). */
 export type BroadcastMode = "async" | "sync" | "commit";
 
 /**
@@ -16,8 +16,8 @@ export interface Broadcaster {
 }
 
 /**
- * The same engine path for a legacy transaction (variants A and B, DECISIONS #13-#16), in
- * `sync` semantics: it resolves once the engine has the ledger's verdict (accepted: status
+ * The same engine path for a legacy transaction (variants A and B, docs/compatibility.md #13-#16),
+ * in `sync` semantics: it resolves once the engine has the ledger's verdict (accepted: status
  * `backlog` until its block commits) and throws a LedgerError as `broadcast` does. Only legacy
  * transactions: a v2.0 body is an unknown legacy shape.
  */

@@ -1,7 +1,7 @@
 // Query parameters, read as BigchainDB's `web/views/parameters.py` and flask-restful's reqparse
-// read them (bigchaindb-v2-behaviour.md §1.5, §1.6), with the body of DECISIONS #2: reqparse's
-// `{"message": {"<arg>": "<text>"}}` becomes the message `<arg>: <text>`, BigchainDB's words kept.
-// Every check throws LedgerError("BadParameter") (400); nothing here touches the store.
+// read them (docs/bigchaindb-behaviour.md §1.5, §1.6), with the body of docs/compatibility.md #2:
+// reqparse's `{"message": {"<arg>": "<text>"}}` becomes the message `<arg>: <text>`, BigchainDB's
+// words kept. Every check throws LedgerError("BadParameter") (400); nothing here touches the store.
 import { LedgerError } from "../errors/ledgerError.js";
 import type { BroadcastMode } from "../engine/broadcaster.js";
 import type { Operation } from "../transaction/committed.js";

@@ -4,9 +4,9 @@
 // transaction per node), the pending pool's view of spends, block execution against committed
 // state plus the block's earlier transactions, the app-hash chain, and the committed-block event.
 //
-// It holds two kinds of transaction (DECISIONS #13-#16): v2.0 ones and the legacy variants A
-// and B. They share the pending pool, the blocks, their order and the app hash; their ids,
-// outputs and spends are separate namespaces (a v2.0 transaction cannot spend a legacy output,
+// It holds two kinds of transaction (docs/compatibility.md #13-#16): v2.0 ones and the legacy
+// variants A and B. They share the pending pool, the blocks, their order and the app hash; their
+// ids, outputs and spends are separate namespaces (a v2.0 transaction cannot spend a legacy output,
 // nor the reverse), and each kind is validated by its own rules (legacyState.ts).
 import assert from "node:assert/strict";
 import { reject, type Rejection } from "../errors/ledgerError.js";
@@ -236,7 +236,7 @@ export class LedgerApp {
    * pool? An engine whose own CheckTx admits transactions (CometBFT's mempool calls checkTx)
    * uses this to refuse, before broadcasting, what its CheckTx would refuse anyway, so that even
    * an `async` POST gets its 400 (BigchainDB validated before posting to Tendermint,
-   * bigchaindb-v2-behaviour.md §3). The pending pool counts as in checkTx, so a transaction may
+   * docs/bigchaindb-behaviour.md §3). The pending pool counts as in checkTx, so a transaction may
    * spend an output of a pending one. A pending transaction posted again is checked as a recheck
    * is (its own spends and id left out): the engine knows whether it still holds it (CometBFT's
    * cache answers "already pending") or lost it and takes it again.
@@ -316,8 +316,8 @@ export class LedgerApp {
    * ABCI FinalizeBlock: execute the block's transactions in order, each against committed state
    * plus the earlier valid ones of the block, v2.0 and legacy alike (one overlay, two
    * namespaces). A later conflicting one is rejected and not stored; a rejected legacy one is
-   * recorded as `invalid` (DECISIONS #16). The app hash covers the valid ids of both kinds in
-   * block order. Nothing is written until `commit`.
+   * recorded as `invalid` (docs/compatibility.md #16). The app hash covers the valid ids of both
+   * kinds in block order. Nothing is written until `commit`.
    */
   async finalizeBlock(height: number, txs: readonly Uint8Array[]): Promise<FinalizedBlock> {
     assert.equal(this.staged, null, "finalizeBlock twice without commit");

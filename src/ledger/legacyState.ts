@@ -1,7 +1,8 @@
-// The ledger's side of legacy transactions (variants A and B, DECISIONS #13-#16): the views
-// `validateLegacy` checks them against. They mirror the v2.0 views in ledgerApp.ts, over the
+// The ledger's side of legacy transactions (variants A and B, docs/compatibility.md #13-#16): the
+// views `validateLegacy` checks them against. They mirror the v2.0 views in ledgerApp.ts, over the
 // legacy namespace: legacy ids (Keccak-256), outputs keyed `<txid>:<cid>`, one spent index for
-// both variants, and the federation (legacy §7.2: the validator set's keys, base58).
+// both variants, and the federation (docs/legacy-variants.md §7.2: the validator set's keys,
+// base58).
 import { Buffer } from "node:buffer";
 import { encodeBase58 } from "../crypto-conditions/encodeBase58.js";
 import type { LegacyOutputRef, LegacyView, LegacyViewOutput, PreparedLegacyTx } from "../legacy/types.js";

@@ -1,7 +1,7 @@
 // What the prepare step (the stateless half of validation, on worker threads, cached by exact
 // bytes) gives for the two kinds of transaction one ledger holds: v2.0 transactions and the
-// earlier interface variants A and B (DECISIONS #13-#14). Both results are plain data, so they
-// cross a worker-thread boundary by structured clone.
+// earlier interface variants A and B (docs/compatibility.md #13-#14). Both results are plain data,
+// so they cross a worker-thread boundary by structured clone.
 import { LedgerError, reject, type Rejection } from "../errors/ledgerError.js";
 import { prepareLegacy } from "../legacy/prepareLegacy.js";
 import type { PreparedLegacyTx } from "../legacy/types.js";
