@@ -21,7 +21,9 @@ module.exports = {
     {
       name: "no-folder-cycle",
       comment:
-        "Folders of src/ form layers: a cycle between two folders means neither is below the other.",
+        "Folders of src/ form layers: a cycle between two folders means neither is below the " +
+        "other. Type-only imports count: a type names what a folder knows about. A folder and " +
+        "its own subfolders (ledger/ and ledger/x/) are one unit here.",
       severity: "error",
       scope: "folder",
       from: { path: "^src/" },
@@ -88,6 +90,5 @@ module.exports = {
       conditionNames: ["import", "require", "node", "default", "types"],
       extensions: [".ts", ".js", ".mjs", ".cjs", ".d.ts"],
     },
-    reporterOptions: { text: { highlightFocused: true } },
   },
 };
