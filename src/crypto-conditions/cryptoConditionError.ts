@@ -1,7 +1,8 @@
 /**
  * Why a fulfillment or condition was refused:
  * - `parse`: not well-formed (base64url, DER, lengths, a malformed details object);
- * - `unsupported`: a well-formed type other than ed25519-sha-256 and threshold-sha-256 (DECISIONS #8);
+ * - `unsupported`: a well-formed type other than ed25519-sha-256 and threshold-sha-256
+ *   (docs/compatibility.md #8);
  * - `too-deep`: nested deeper than `nestingDepthMax` (BigchainDB's ThresholdTooDeep);
  * - `limit`: more than a named limit of children, bytes or threshold.
  */

@@ -20,7 +20,8 @@ const fulfillmentCharsMax = Math.ceil((fulfillmentBytesMax * 4) / 3);
  * without padding). Throws CryptoConditionError:
  * - `parse`: bad base64url, malformed or non-canonical DER (lengths, integers, SET OF order,
  *   subtypes), wrong key or signature lengths, trailing bytes, a threshold without subfulfillments;
- * - `unsupported`: preimage, prefix, RSA or an unknown type, anywhere in the tree (DECISIONS #8);
+ * - `unsupported`: preimage, prefix, RSA or an unknown type, anywhere in the tree
+ *   (docs/compatibility.md #8);
  * - `too-deep`: a node deeper than `nestingDepthMax`;
  * - `limit`: more than `subfulfillmentsMax` / `subconditionsMax` children, or more than
  *   `fulfillmentBytesMax` bytes.

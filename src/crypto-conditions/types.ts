@@ -12,7 +12,7 @@
 // It is pure: no IO, no logging. The only state is bounded caches, memos of pure functions:
 // public keys with their key objects and derived forms (`ed25519PublicKey.ts`), and private key
 // objects for the builders (`privateKeyFromSeed.ts`). Every other type (preimage, prefix, RSA,
-// anything unknown) is rejected (DECISIONS #8). Only canonical DER is decoded, so every
+// anything unknown) is rejected (docs/compatibility.md #8). Only canonical DER is decoded, so every
 // fulfillment has exactly one text.
 
 import type { Ed25519PublicKey } from "./ed25519PublicKey.js";

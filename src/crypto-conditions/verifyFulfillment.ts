@@ -3,8 +3,8 @@ import { verifyEd25519Key } from "./verifyEd25519.js";
 
 /**
  * Whether a fulfillment is valid for `message` (BigchainDB: the 32-byte sha3-256 digest of the
- * input, see spec §2.2). It does not check which condition it fulfills: compare
- * `conditionUriOfFulfillment` with the spent output's for that.
+ * input, see docs/bigchaindb-behaviour.md §2.2). It does not check which condition it fulfills:
+ * compare `conditionUriOfFulfillment` with the spent output's for that.
  *
  * Threshold semantics follow both references (JS `ThresholdSha256.validate`, Python
  * cryptoconditions 0.8 `ThresholdSha256.validate`): the threshold is set to the number of

@@ -1,6 +1,6 @@
 import type { Door, PreparedBase } from "../ledger/txKind.js";
 
-/** The POST modes of the spec: when the answer comes back (ledger-node-http-api.md). */
+/** The POST modes of the spec: when the answer comes back (docs/http-api.md). */
 export type BroadcastMode = "async" | "sync" | "commit";
 
 /**

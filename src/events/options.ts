@@ -37,5 +37,5 @@ export const streamOptionsDefault: StreamOptions = Object.freeze({
   closeGraceMs: 1_000,
 });
 
-/** The one path the stream serves (bigchaindb-v2-behaviour.md §1.8). */
+/** The one path the stream serves (docs/bigchaindb-behaviour.md §1.8). */
 export const streamPath = "/api/v1/streams/valid_transactions";

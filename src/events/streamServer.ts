@@ -1,9 +1,9 @@
 // The events folder owns the WebSocket event stream of committed transactions (spec: Events;
-// DECISIONS #6): one text message per transaction, in block order, sent once its block is
-// durable, written as BigchainDB wrote it with Python's `json.dumps`:
+// docs/compatibility.md #6): one text message per transaction, in block order, sent once its block
+// is durable, written as BigchainDB wrote it with Python's `json.dumps`:
 //   {"height": 1, "asset_id": "<id>", "transaction_id": "<id>"}
 // It runs on its own port (default 9985), on the one path `streamPath`. There is no replay: a
-// subscriber receives the blocks committed after it connects (bigchaindb-v2-behaviour.md §1.8).
+// subscriber receives the blocks committed after it connects (docs/bigchaindb-behaviour.md §1.8).
 //
 // Unlike BigchainDB, which awaited each client in turn, a slow subscriber costs nobody else:
 // sends never wait, a block's events are framed once for all subscribers, each subscriber's
@@ -82,7 +82,7 @@ export class StreamServer {
       this.upgrade(request, socket, head);
     });
     // Requests that are not HTTP/1.1 and handshakes `ws` refuses get the JSON of every other
-    // error (DECISIONS #2) instead of Node's empty answer and `ws`'s plain text.
+    // error (docs/compatibility.md #2) instead of Node's empty answer and `ws`'s plain text.
     server.on("clientError", (error: Error, socket: Duplex) => {
       answerClientError(error, socket, { requestTimeoutMs: server.requestTimeout }, logger);
     });
@@ -177,7 +177,7 @@ export class StreamServer {
   private upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
     socket.on("error", (error) => this.logger?.debug({ err: error }, "event stream socket error"));
     const path = (request.url ?? "/").split("?", 1)[0];
-    // The path is matched exactly, with an optional trailing slash (DECISIONS #4).
+    // The path is matched exactly, with an optional trailing slash (docs/compatibility.md #4).
     if (path !== streamPath && path !== `${streamPath}/`) {
       return refuseUpgrade(socket, new LedgerError("NotFound", "Not found"));
     }
@@ -261,7 +261,10 @@ export class StreamServer {
   }
 }
 
-/** One event, with the key order and spacing of BigchainDB's `json.dumps` (DECISIONS #6). */
+/**
+ * One event, with the key order and spacing of BigchainDB's `json.dumps` (docs/compatibility.md
+ * #6).
+ */
 export function eventMessage(height: number, tx: { readonly id: string; readonly assetId: string }): string {
   const assetId = JSON.stringify(tx.assetId);
   return `{"height": ${height}, "asset_id": ${assetId}, "transaction_id": ${JSON.stringify(tx.id)}}`;

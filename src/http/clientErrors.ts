@@ -1,7 +1,7 @@
 // Errors Node's HTTP server raises before a request exists (its `clientError` event): llhttp's
 // parse errors, headers over the limit, a request not received in time. They get the body of
-// every other error, `{"message", "status"}` (DECISIONS #2), written straight to the socket
-// (there is no response object yet), and the connection is closed: after a framing error the
+// every other error, `{"message", "status"}` (docs/compatibility.md #2), written straight to the
+// socket (there is no response object yet), and the connection is closed: after a framing error the
 // bytes that follow cannot be trusted to start a request (request smuggling).
 // Used by the HTTP API (httpApp.ts) and by the event stream's server (events/streamServer.ts).
 import { Buffer } from "node:buffer";

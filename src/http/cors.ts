@@ -1,5 +1,5 @@
 // CORS as BigchainDB had it: `CORS(app)` from flask-cors with its defaults
-// (bigchaindb-v2-behaviour.md §1.1). Every answer, errors included, allows any origin: the
+// (docs/bigchaindb-behaviour.md §1.1). Every answer, errors included, allows any origin: the
 // request's `Origin` is echoed with `Vary: Origin`, or `*` is sent when there is none. Preflight
 // OPTIONS is answered on every known path. Written here as one hook instead of a dependency.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";

@@ -1,8 +1,9 @@
 // The ONLY place where errors become HTTP answers (STYLE rule 6; Lodestar `api/rest/base.ts`).
 // Routes throw LedgerError; this module answers `{"message": <text>, "status": <code>}`
-// (DECISIONS #2) with the catalog's status. Fastify's own request errors (body too large, a bad
-// URL, a broken Content-Length) are translated to catalog codes first, so they get the same
-// body. Anything else is our bug: 500 with a fixed message, logged with its stack (DECISIONS #3).
+// (docs/compatibility.md #2) with the catalog's status. Fastify's own request errors (body too
+// large, a bad URL, a broken Content-Length) are translated to catalog codes first, so they get the
+// same body. Anything else is our bug: 500 with a fixed message, logged with its stack
+// (docs/compatibility.md #3).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { LedgerError } from "../errors/ledgerError.js";
 import { setCorsHeaders } from "./cors.js";

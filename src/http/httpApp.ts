@@ -1,4 +1,4 @@
-// The http folder owns the HTTP API of ledger-node-http-api.md under `/api/v1`, on Fastify:
+// The http folder owns the HTTP API of docs/http-api.md under `/api/v1`, on Fastify:
 // one file of routes per resource (routes/), query parameters read as BigchainDB read them
 // (parameters.ts), CORS (cors.ts), and the one map from errors to answers (errorHandler.ts).
 // Routes read the Store and hand POSTed bodies to the Broadcaster; they never parse a body or
@@ -39,7 +39,7 @@ export interface HttpDeps {
 /**
  * The API as a Fastify instance, not listening (the caller listens on `options.host` and
  * `options.port`) and not yet `ready`, so more routes can still be added (the earlier
- * interface variants, DECISIONS #13). `options` is merged over `httpOptionsDefault`.
+ * interface variants, docs/compatibility.md #13). `options` is merged over `httpOptionsDefault`.
  */
 export async function buildHttpApp(options: Partial<HttpOptions>, deps: HttpDeps): Promise<FastifyInstance> {
   const resolved: HttpOptions = { ...httpOptionsDefault, ...options };
@@ -56,7 +56,8 @@ export async function buildHttpApp(options: Partial<HttpOptions>, deps: HttpDeps
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: resolved.bodyBytesMax,
     requestTimeout: resolved.requestTimeoutMs,
-    // Both `/x` and `/x/` answer, with no redirect (DECISIONS #4; Flask `strict_slashes=False`).
+    // Both `/x` and `/x/` answer, with no redirect (docs/compatibility.md #4; Flask
+    // `strict_slashes=False`).
     routerOptions: { ignoreTrailingSlash: true },
     // Errors raised before routing get the same JSON body as every other error: Fastify's
     // (a bad URL escape) here, Node's parse errors in `clientErrorHandler`.
@@ -96,7 +97,7 @@ export async function buildHttpApp(options: Partial<HttpOptions>, deps: HttpDeps
  * Bodies are read as raw bytes whatever their Content-Type, up to `bodyBytesMax` (413 beyond):
  * BigchainDB read POST bodies with `get_json(force=True)` and dropped the Content-Type of GETs
  * (`strip_content_type_middleware.py`). The Broadcaster parses them, with its own limits on
- * depth and size, so a hostile body is a 4xx, never a 500 (DECISIONS #3).
+ * depth and size, so a hostile body is a 4xx, never a 500 (docs/compatibility.md #3).
  */
 function installBodyReading(app: FastifyInstance, bodyBytesMax: number): void {
   app.removeAllContentTypeParsers();

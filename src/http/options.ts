@@ -15,8 +15,9 @@ export interface HttpOptions {
   readonly bodyBytesMax: number;
   /**
    * Largest `limit` an asset or metadata search may ask for; a larger one is a 400 that names
-   * this maximum. `limit` 0 or absent asks for all matches (the spec's default, DECISIONS #12),
-   * which the store bounds by its own means; nothing is cut without a word.
+   * this maximum. `limit` 0 or absent asks for all matches (the spec's default,
+   * docs/compatibility.md #12), which the store bounds by its own means; nothing is cut without a
+   * word.
    */
   readonly searchLimitMax: number;
   /**

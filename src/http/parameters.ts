@@ -1,7 +1,7 @@
 // Query parameters, read as BigchainDB's `web/views/parameters.py` and flask-restful's reqparse
-// read them (bigchaindb-v2-behaviour.md §1.5, §1.6), with the body of DECISIONS #2: reqparse's
-// `{"message": {"<arg>": "<text>"}}` becomes the message `<arg>: <text>`, BigchainDB's words kept.
-// Every check throws LedgerError("BadParameter") (400); nothing here touches the store.
+// read them (docs/bigchaindb-behaviour.md §1.5, §1.6), with the body of docs/compatibility.md #2:
+// reqparse's `{"message": {"<arg>": "<text>"}}` becomes the message `<arg>: <text>`, BigchainDB's
+// words kept. Every check throws LedgerError("BadParameter") (400); nothing here touches the store.
 import { LedgerError } from "../errors/ledgerError.js";
 import type { BroadcastMode } from "../engine/broadcaster.js";
 import type { Operation } from "../transaction/committed.js";
@@ -87,8 +87,8 @@ export function parseMode(name: string, value: string | undefined): BroadcastMod
 }
 
 /**
- * `limit` of a search: absent or 0 is all (the spec's default, DECISIONS #12), returned as
- * undefined; 1 to `limitMax` (HttpOptions.searchLimitMax) is itself. Nothing is cut silently:
+ * `limit` of a search: absent or 0 is all (the spec's default, docs/compatibility.md #12), returned
+ * as undefined; 1 to `limitMax` (HttpOptions.searchLimitMax) is itself. Nothing is cut silently:
  * a larger limit is a 400 that names the maximum and says that 0 means all, and a sign is a
  * 400 (BigchainDB passed `-n` on to MongoDB, where it meant n). Text Python's `int()` cannot
  * read keeps Python's message, as reqparse's `type=int` gave it.

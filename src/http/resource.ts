@@ -7,8 +7,9 @@ export type RouteHandler = (request: FastifyRequest, reply: FastifyReply) => Pro
 
 /**
  * Registers one path with its handlers, and answers every other method on it: OPTIONS with the
- * allowed methods (CORS preflight), anything else with a JSON 405 and `Allow` (DECISIONS #2).
- * Fastify alone would answer 404 for a known path with the wrong method.
+ * allowed methods (CORS preflight), anything else with a JSON 405 and `Allow`
+ * (docs/compatibility.md #2). Fastify alone would answer 404 for a known path with the wrong
+ * method.
  */
 export function addResource(
   app: FastifyInstance,

@@ -7,7 +7,7 @@ import type { CanonicalForm } from "./serializeCanonical.js";
 const needsCare = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /**
- * A string as a JSON string literal in each canonical form (spec §2.1).
+ * A string as a JSON string literal in each canonical form (docs/bigchaindb-behaviour.md §2.1).
  * Both escape `"`, `\` and \b \f \n \r \t; neither escapes `/`, 0x7F, U+2028/2029 or other
  * non-ASCII, which is written raw (UTF-8 when hashed). They differ in two ways:
  * - other control characters: "python" (RapidJSON) writes `\u001F`, "js" (`JSON.stringify`)

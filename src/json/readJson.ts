@@ -1,8 +1,9 @@
 // readJson: the one JSON reader for everything a client posts (transactions, query bodies).
 //
 // Why the project has its own reader instead of `JSON.parse`:
-// - A transaction id is sha3-256 over a canonical re-serialization (spec §2.1, DECISIONS #7).
-//   BigchainDB's Python side keeps each number's kind and digits: `1.0` stays a float and is
+// - A transaction id is sha3-256 over a canonical re-serialization (docs/bigchaindb-behaviour.md
+//   §2.1, docs/compatibility.md #7). BigchainDB's Python side keeps each number's kind and digits:
+// `1.0` stays a float and is
 //   written back as `1.0`, `2**60` stays exact. `JSON.parse` turns both into a lossy `number`,
 //   so ids of Python-made transactions could not be recomputed. Here every number that a plain
 //   `number` cannot carry exactly is kept as a `JsonNumber` with its lexeme (jsonValue.ts).

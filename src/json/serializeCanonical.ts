@@ -3,9 +3,10 @@ import { quoteJsonKey, quoteJsonString } from "./quoteJsonString.js";
 import { serializeNumber } from "./serializeNumber.js";
 
 /**
- * Which driver's canonical JSON (DECISIONS #7):
+ * Which driver's canonical JSON (docs/compatibility.md #7):
  * - "python": BigchainDB's `rapidjson.dumps(d, skipkeys=False, ensure_ascii=False,
- *   sort_keys=True)` (spec §2.1), what the server and the Python driver hash;
+ *   sort_keys=True)` (docs/bigchaindb-behaviour.md §2.1), what the server and the Python driver
+ * hash;
  * - "js": json-stable-stringify as bigchaindb-driver 4.3.0 calls it (`a.key > b.key ? 1 : -1`
  *   over `JSON.stringify` pieces), what the JavaScript driver hashes.
  *   One deliberate difference: the driver first runs `clone()` (clone@2), which drops keys named

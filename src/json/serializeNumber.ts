@@ -3,7 +3,7 @@ import { JsonNumber } from "./jsonValue.js";
 import type { CanonicalForm } from "./serializeCanonical.js";
 
 /**
- * A number as each canonical form writes it (spec §2.1).
+ * A number as each canonical form writes it (docs/bigchaindb-behaviour.md §2.1).
  * - "python": python-rapidjson with Python's own number objects. Integers of any size print
  *   exactly (`int.__repr__`, so `-0` is `0`); floats print as `repr(float)`. The float case is
  *   python-rapidjson's fix for its issue #101 (it calls `PyObject_Repr` instead of RapidJSON's

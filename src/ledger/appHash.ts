@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 
 /**
- * The app hash after a block (bigchaindb-v2-behaviour.md §3, `end_block`):
+ * The app hash after a block (docs/bigchaindb-behaviour.md §3, `end_block`):
  * `sha3_256_hex(previous + sha3_256_hex(concat(ids of the block's valid transactions)))`, and
  * unchanged when the block has no valid transaction. Before the first block it is "".
  */

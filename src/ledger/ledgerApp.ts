@@ -206,7 +206,7 @@ export class LedgerApp {
    * pool? An engine whose own CheckTx admits transactions (CometBFT's mempool calls checkTx)
    * uses this to refuse, before broadcasting, what its CheckTx would refuse anyway, so that even
    * an `async` POST gets its 400 (BigchainDB validated before posting to Tendermint,
-   * bigchaindb-v2-behaviour.md §3). The pending pool counts as in checkTx, so a transaction may
+   * docs/bigchaindb-behaviour.md §3). The pending pool counts as in checkTx, so a transaction may
    * spend an output of a pending one. A pending transaction posted again is checked as a recheck
    * is (its own spends and id left out): the engine knows whether it still holds it (CometBFT's
    * cache answers "already pending") or lost it and takes it again.

@@ -10,21 +10,22 @@ const unknownShape =
   "nor variant B (a top-level version, current_owners, new_owners)";
 
 /**
- * Which earlier interface a body belongs to, by its shape alone (DECISIONS #13, legacy §7.6):
- * B has a top-level integer `version` and `current_owners` / `new_owners`; A has
- * `transaction.version` and `owners_before` / `owners_after`. A body with signs of both is
- * "mixed", one with neither "unknown"; both are LegacyInvalid (400).
+ * Which earlier interface a body belongs to, by its shape alone (docs/compatibility.md #13,
+ * docs/legacy-variants.md §7.6): B has a top-level integer `version` and `current_owners` /
+ * `new_owners`; A has `transaction.version` and `owners_before` / `owners_after`. A body with signs
+ * of both is "mixed", one with neither "unknown"; both are LegacyInvalid (400).
  *
  * Then the whole shape of that variant, so that everything downstream can read fields without
- * checking them again: exactly the members `create_tx` writes (legacy §1.7, §3) plus an
- * optional top-level `assignee` (dropped when stored); `version` the integer 1; `operation`
+ * checking them again: exactly the members `create_tx` writes (docs/legacy-variants.md §1.7, §3)
+ * plus an optional top-level `assignee` (dropped when stored); `version` the integer 1; `operation`
  * CREATE or TRANSFER; a CREATE with one fulfillment and a null input, a TRANSFER with an input
  * on every fulfillment; `fid` and `cid` equal to their index (as `create_tx` numbers them, which
- * makes "sort by cid, then index" the plain index, legacy §5); a condition for every fulfillment
- * (the signing message takes `conditions[fid]`); base58 Ed25519 owner keys; `data` =
- * `{payload: object or null, uuid}` (v0.4.2+, "B2" in legacy §2); a payload without floats,
- * integers beyond 2^53, lone surrogates or NUL in keys (see legacyTxId.ts).
- * The originals checked none of this and answered malformed bodies with 500 (legacy §3).
+ * makes "sort by cid, then index" the plain index, docs/legacy-variants.md §5); a condition for
+ * every fulfillment (the signing message takes `conditions[fid]`); base58 Ed25519 owner keys;
+ * `data` = `{payload: object or null, uuid}` (v0.4.2+, "B2" in docs/legacy-variants.md §2); a
+ * payload without floats, integers beyond 2^53, lone surrogates or NUL in keys (see legacyTxId.ts).
+ * The originals checked none of this and answered malformed bodies with 500
+ * (docs/legacy-variants.md §3).
  */
 export function classifyLegacy(body: JsonValue): LegacyVariant | Rejection {
   if (!isJsonObject(body)) return invalid("a legacy transaction must be a JSON object");
@@ -56,7 +57,7 @@ function variantOf(body: JsonObject, transaction: JsonObject): LegacyVariant | R
       if (names[1] in item && !signsOfB.includes(names[1])) signsOfB.push(names[1]);
     }
   }
-  // Mixed or unknown shapes are refused (DECISIONS #13).
+  // Mixed or unknown shapes are refused (docs/compatibility.md #13).
   if (signsOfA.length > 0 && signsOfB.length > 0) {
     const a = signsOfA.join(", ");
     return invalid(`mixed transaction shape: ${a} (variant A) with ${signsOfB.join(", ")} (variant B)`);
@@ -65,7 +66,7 @@ function variantOf(body: JsonObject, transaction: JsonObject): LegacyVariant | R
   const variant: LegacyVariant = signsOfA.length > 0 ? "A" : "B";
   const version = variant === "A" ? transaction["version"] : body["version"];
   const where = variant === "A" ? "transaction.version" : "version";
-  // Only version 1 ever existed; accept nothing else (legacy §7.6).
+  // Only version 1 ever existed; accept nothing else (docs/legacy-variants.md §7.6).
   if (version === undefined) return invalid(`variant ${variant} needs ${where}`);
   if (version !== 1) return invalid(`${where} must be the integer 1`);
   return variant;
@@ -113,7 +114,7 @@ function dataProblem(data: JsonValue): string | null {
   if (problem !== null) return problem;
   const uuid = data["uuid"];
   if (typeof uuid !== "string" || !uuidPattern.test(uuid)) return "transaction.data.uuid must be a lowercase UUID";
-  // `create_tx` refuses any other payload (legacy §1.7).
+  // `create_tx` refuses any other payload (docs/legacy-variants.md §1.7).
   const payload = data["payload"]!;
   if (payload !== null && !isJsonObject(payload)) return "transaction.data.payload must be an object or null";
   return payloadProblem(payload, "transaction.data.payload");
@@ -167,7 +168,8 @@ function fulfillmentsProblem(transaction: JsonObject, variant: LegacyVariant, op
     const keysProblem = keyListProblem(item[owners]!, `${path}.${owners}`);
     if (keysProblem !== null) return keysProblem;
     const input = item["input"]!;
-    // A CREATE spends nothing; anything else spends on every fulfillment (legacy §5.1, §5.2).
+    // A CREATE spends nothing; anything else spends on every fulfillment (docs/legacy-variants.md
+    // §5.1, §5.2).
     if (operation === "CREATE" && input !== null) return `${path}.input must be null in a CREATE`;
     if (operation === "TRANSFER") {
       const inputProblem = inputRefProblem(input, `${path}.input`);

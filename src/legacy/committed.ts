@@ -40,7 +40,10 @@ export interface CommittedLegacyTx {
   readonly spends: readonly LegacyOutputRef[];
 }
 
-/** A legacy transaction its block carried but execution refused (status `invalid`, DECISIONS #16). */
+/**
+ * A legacy transaction its block carried but execution refused (status `invalid`,
+ * docs/compatibility.md #16).
+ */
 export interface LegacyInvalidTx {
   readonly id: string;
   /** The error code (src/errors/codes.ts) and message it was refused with. */

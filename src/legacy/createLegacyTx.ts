@@ -24,11 +24,11 @@ export interface LegacyTxParams {
 }
 
 /**
- * An unsigned legacy transaction with its id (`util.create_tx`, legacy §1.6, §1.7): every
- * `fulfillment` null, `fid` and `cid` numbered from 0, one condition per fulfillment with the
- * Ed25519 or n-of-n threshold details of `ownersAfter` and their URI, `data` = `{payload, uuid}`,
- * `version` 1 where the variant keeps it. Keys are written in sorted order, as the originals
- * printed them. Sign it with `signLegacyTx`.
+ * An unsigned legacy transaction with its id (`util.create_tx`, docs/legacy-variants.md §1.6,
+ * §1.7): every `fulfillment` null, `fid` and `cid` numbered from 0, one condition per fulfillment
+ * with the Ed25519 or n-of-n threshold details of `ownersAfter` and their URI, `data` = `{payload,
+ * uuid}`, `version` 1 where the variant keeps it. Keys are written in sorted order, as the
+ * originals printed them. Sign it with `signLegacyTx`.
  */
 export function createLegacyTx(params: LegacyTxParams): LegacyTx {
   const names = legacyNames[params.variant];

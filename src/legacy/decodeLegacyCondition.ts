@@ -11,9 +11,9 @@ const conditionUri =
   /^cc:([1-9a-f][0-9a-f]{0,3}|0):([1-9a-f][0-9a-f]{0,7}):([a-zA-Z0-9_-]{0,86}):([1-9][0-9]{0,17}|0)$/;
 
 /**
- * A `cc:` condition URI (legacy §1.4), strictly: the library's strict pattern, only the two
- * types the HTTP variants use, a canonical 32-byte hash, and what an Ed25519 condition always
- * carries (bitmask 0x20, length 96). Throws CryptoConditionError (`parse` or `unsupported`).
+ * A `cc:` condition URI (docs/legacy-variants.md §1.4), strictly: the library's strict pattern,
+ * only the two types the HTTP variants use, a canonical 32-byte hash, and what an Ed25519 condition
+ * always carries (bitmask 0x20, length 96). Throws CryptoConditionError (`parse` or `unsupported`).
  */
 export function decodeLegacyCondition(uri: string): LegacyCondition {
   const match = conditionUri.exec(uri);

@@ -11,10 +11,10 @@ import type { LegacyCondition, LegacyFulfillment, LegacyThresholdBranch } from "
 const fulfillmentUri = /^cf:([1-9a-f][0-9a-f]{0,3}|0):([a-zA-Z0-9_-]*)$/;
 
 /**
- * A `cf:` fulfillment URI (legacy §1.4), strictly: only Ed25519 and threshold (nested up to
- * `legacyLimits.nestingDepthMax`), every byte consumed, shortest lengths, and branches in the
- * canonical order, so that a fulfillment has exactly one text. The original ignored trailing
- * bytes and accepted other orders. Throws CryptoConditionError (`parse`, `unsupported`,
+ * A `cf:` fulfillment URI (docs/legacy-variants.md §1.4), strictly: only Ed25519 and threshold
+ * (nested up to `legacyLimits.nestingDepthMax`), every byte consumed, shortest lengths, and
+ * branches in the canonical order, so that a fulfillment has exactly one text. The original ignored
+ * trailing bytes and accepted other orders. Throws CryptoConditionError (`parse`, `unsupported`,
  * `too-deep` or `limit`).
  */
 export function decodeLegacyFulfillment(uri: string): LegacyFulfillment {

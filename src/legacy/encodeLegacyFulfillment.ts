@@ -6,8 +6,8 @@ import type { LegacyFulfillment } from "./types.js";
 const empty = new Uint8Array(0);
 
 /**
- * The fulfillment URI of cryptoconditions 0.4.1 (`Fulfillment.serialize_uri`, legacy §1.4):
- * `cf:<hex type>:<base64url payload, unpadded>`. Payloads:
+ * The fulfillment URI of cryptoconditions 0.4.1 (`Fulfillment.serialize_uri`,
+ * docs/legacy-variants.md §1.4): `cf:<hex type>:<base64url payload, unpadded>`. Payloads:
  * - Ed25519: the 32-byte key and the 64-byte signature (so the URI is 128 characters);
  * - threshold: `varuint(threshold) ‖ varuint(count) ‖ sorted[varuint(weight) ‖
  *   varoctets(subfulfillment binary or "") ‖ varoctets(condition binary or "")]`, sorted by

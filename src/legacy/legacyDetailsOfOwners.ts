@@ -3,8 +3,8 @@ import { ed25519Bitmask } from "./legacyEd25519Condition.js";
 import { thresholdBitmask } from "./legacyThresholdCondition.js";
 
 /**
- * The `condition.details` that `create_tx` writes for a list of owners (legacy §1.4, §1.6): the
- * Ed25519 details of a single owner, or an n-of-n threshold of weight-1 Ed25519
+ * The `condition.details` that `create_tx` writes for a list of owners (docs/legacy-variants.md
+ * §1.4, §1.6): the Ed25519 details of a single owner, or an n-of-n threshold of weight-1 Ed25519
  * subfulfillments, in the owners' order, for several. Keys in sorted order, as the originals
  * printed them.
  */

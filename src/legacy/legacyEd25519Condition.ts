@@ -7,8 +7,8 @@ export const ed25519Bitmask = 0x20;
 export const ed25519PayloadBytes = 96;
 
 /**
- * The condition of an Ed25519 key (legacy §1.4): the "hash" is the public key itself, not a
- * digest of it, so the URI is `cc:4:20:<base64url(key)>:96`.
+ * The condition of an Ed25519 key (docs/legacy-variants.md §1.4): the "hash" is the public key
+ * itself, not a digest of it, so the URI is `cc:4:20:<base64url(key)>:96`.
  */
 export function legacyEd25519Condition(publicKey: Uint8Array): LegacyCondition {
   if (publicKey.length !== 32) throw new RangeError("an Ed25519 public key is 32 bytes");

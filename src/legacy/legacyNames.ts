@@ -1,8 +1,8 @@
 import type { LegacyVariant } from "./types.js";
 
 /**
- * The owner field names of each variant (legacy §0): Variant A renamed `current_owners` and
- * `new_owners` (PR #578); everything else in the two shapes has the same name.
+ * The owner field names of each variant (docs/legacy-variants.md §0): Variant A renamed
+ * `current_owners` and `new_owners` (PR #578); everything else in the two shapes has the same name.
  */
 export const legacyNames: Readonly<
   Record<LegacyVariant, { readonly ownersBefore: string; readonly ownersAfter: string }>

@@ -4,7 +4,7 @@ import type { LegacyTx, LegacyVariant } from "./types.js";
 
 /**
  * The text fulfillment `index` signs (`util.get_fulfillment_message`, v0.4.0 to v0.6.0,
- * legacy §1.5), serialized as ids are:
+ * docs/legacy-variants.md §1.5), serialized as ids are:
  * `{id, version, operation, timestamp, data, fulfillment, condition}` where `fulfillment` is
  * this fulfillment object with `"fulfillment": null`, and `condition` is the signing
  * transaction's own `conditions[fid]`, not the spent one (an oddity, but the signatures of the
@@ -12,7 +12,8 @@ import type { LegacyTx, LegacyVariant } from "./types.js";
  * in Variant A; both are the integer 1.
  *
  * The original encoded the text as ASCII, so a non-ASCII payload could not be signed there at
- * all; here it is signed as UTF-8, an extension (legacy §1.5), identical for ASCII text.
+ * all; here it is signed as UTF-8, an extension (docs/legacy-variants.md §1.5), identical for ASCII
+ * text.
  */
 export function legacySigningMessage(tx: LegacyTx, variant: LegacyVariant, index: number): string {
   const body = tx["transaction"] as JsonObject;

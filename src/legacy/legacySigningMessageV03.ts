@@ -4,7 +4,7 @@ import { legacyDetailsOfOwners } from "./legacyDetailsOfOwners.js";
 import type { LegacyTx } from "./types.js";
 
 /**
- * The v0.3.0 signing message (Variant B's oldest dialect, "B0", legacy §1.5):
+ * The v0.3.0 signing message (Variant B's oldest dialect, "B0", docs/legacy-variants.md §1.5):
  * `{id, version, operation, timestamp, data, input, condition}`, where `input` is this
  * fulfillment's input and `condition` the *spent* output's condition object; for a CREATE,
  * `{"condition": {"details": <Ed25519 details of fulfillments[0].current_owners[0]>}}`.

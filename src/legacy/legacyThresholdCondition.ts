@@ -14,13 +14,13 @@ export interface WeightedCondition {
 
 /**
  * The condition of a threshold over weighted subconditions (cryptoconditions 0.4.1
- * `types/threshold_sha256.py`, legacy §1.4). A subfulfillment counts by its condition, so one
- * function serves details, fulfillments and builders alike.
+ * `types/threshold_sha256.py`, docs/legacy-variants.md §1.4). A subfulfillment counts by its
+ * condition, so one function serves details, fulfillments and builders alike.
  * - hash: SHA-256 of `uint32(threshold) ‖ varuint(count) ‖ sorted[varuint(weight) ‖ condbin]`,
  *   sorted by length, then bytes (`write_hash_payload`, `sort_buffers`);
  * - bitmask: 0x09 ORed with every subcondition's;
  * - max fulfillment length: `calculate_max_fulfillment_length`, reproduced step by step, since it
- *   is part of the URI (2-of-2 over Ed25519 gives 206, verified in legacy §1.4).
+ *   is part of the URI (2-of-2 over Ed25519 gives 206, verified in docs/legacy-variants.md §1.4).
  * Throws CryptoConditionError (`parse`) when the weights cannot reach the threshold.
  */
 export function legacyThresholdCondition(

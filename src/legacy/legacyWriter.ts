@@ -1,7 +1,7 @@
 /**
- * The byte writer of cryptoconditions 0.4.1 (`lib/writer.py`, legacy §1.4): big-endian fixed
- * integers, and length-prefixed octet strings, a "varuint" being the minimal big-endian bytes of
- * the integer written as an octet string (1 -> `01 01`, 0 -> `01 00`).
+ * The byte writer of cryptoconditions 0.4.1 (`lib/writer.py`, docs/legacy-variants.md §1.4):
+ * big-endian fixed integers, and length-prefixed octet strings, a "varuint" being the minimal
+ * big-endian bytes of the integer written as an octet string (1 -> `01 01`, 0 -> `01 00`).
  *
  * The original wrote integers with `bytes([value])`, so any value of 256 or more (a count, a
  * weight, a long max fulfillment length inside a nested threshold) raised an error there. Here

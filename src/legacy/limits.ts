@@ -9,7 +9,8 @@ export const legacyLimits = {
   conditionsMax: 1_000,
   /**
    * Keys in one `owners_before` / `owners_after` list, and branches of one threshold. The old
-   * writer could encode counts, weights and thresholds below 256 only (legacy §1.4).
+   * writer could encode counts, weights and thresholds below 256 only (docs/legacy-variants.md
+   * §1.4).
    */
   ownersMax: 100,
   /** Threshold conditions nested in threshold conditions; `create_tx` never nests them at all. */

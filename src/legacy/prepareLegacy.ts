@@ -24,8 +24,8 @@ import type {
 } from "./types.js";
 
 /**
- * Every stateless check of a legacy transaction (legacy §5), in this order: the shape
- * (`classifyLegacy`), the id (§5.3), each fulfillment (parses as `cf:`, verifies over its
+ * Every stateless check of a legacy transaction (docs/legacy-variants.md §5), in this order: the
+ * shape (`classifyLegacy`), the id (§5.3), each fulfillment (parses as `cf:`, verifies over its
  * message of §1.5, and for a CREATE fulfils the Ed25519 condition of `owners_before[0]`, §5.4),
  * then each output's details and URI. The originals ran the stateful checks first; only which
  * code a transaction with several faults gets differs.
@@ -111,8 +111,9 @@ function fulfillmentRejection(error: unknown, index: number): Rejection {
 
 /**
  * Each output's condition: details of the supported types, and a `uri` equal to the one they
- * give. The originals checked neither (legacy §5, "not checked"); an output whose URI does not
- * follow from its details could be spent by nobody who reads the details, so it is refused.
+ * give. The originals checked neither (docs/legacy-variants.md §5, "not checked"); an output whose
+ * URI does not follow from its details could be spent by nobody who reads the details, so it is
+ * refused.
  */
 function readOutputs(transaction: JsonObject): PreparedLegacyOutput[] | Rejection {
   const conditions = transaction["conditions"] as JsonObject[];

@@ -12,11 +12,12 @@ export interface LegacyBody {
 }
 
 /**
- * A POSTed body as the legacy routes first read it (legacy §7.5): JSON whatever the
- * Content-Type said (`get_json(force=True)`), then its variant and whole shape
+ * A POSTed body as the legacy routes first read it (docs/legacy-variants.md §7.5): JSON whatever
+ * the Content-Type said (`get_json(force=True)`), then its variant and whole shape
  * (`classifyLegacy`), so that a CREATE can be re-made by the node and anything else refused
  * with a 400 rather than the originals' 500. Nothing is verified here: a CREATE's signature is
- * never checked (it is thrown away, legacy §1.6), and a TRANSFER is checked by the ledger.
+ * never checked (it is thrown away, docs/legacy-variants.md §1.6), and a TRANSFER is checked by the
+ * ledger.
  */
 export function readLegacyBody(bytes: Uint8Array | string): LegacyBody | Rejection {
   let body: JsonValue;

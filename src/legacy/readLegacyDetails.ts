@@ -17,12 +17,13 @@ const thresholdKeys = ["bitmask", "subfulfillments", "threshold", "type", "type_
 
 /**
  * The condition a `condition.details` object describes (cryptoconditions 0.4.1 `to_dict` /
- * `from_dict`, legacy §1.4), and its keys. Strict: exactly the members `to_dict` writes (plus
- * `weight` in a subfulfillment), `type` "fulfillment", `signature` null (legacy §1.4: always
- * null in stored conditions), and a `bitmask` equal to the one the structure gives.
- * Unfulfilled `"type": "condition"` branches and other types are refused: `create_tx` never
- * writes them, and the HTTP variants only need Ed25519 and threshold (legacy §1.4).
- * Throws CryptoConditionError (`parse`, `unsupported`, `too-deep`, `limit`).
+ * `from_dict`, docs/legacy-variants.md §1.4), and its keys. Strict: exactly the members `to_dict`
+ * writes (plus `weight` in a subfulfillment), `type` "fulfillment", `signature` null
+ * (docs/legacy-variants.md §1.4: always null in stored conditions), and a `bitmask` equal to the
+ * one the structure gives. Unfulfilled `"type": "condition"` branches and other types are refused:
+ * `create_tx` never writes them, and the HTTP variants only need Ed25519 and threshold
+ * (docs/legacy-variants.md §1.4). Throws CryptoConditionError (`parse`, `unsupported`, `too-deep`,
+ * `limit`).
  */
 export function readLegacyDetails(details: JsonValue): LegacyDetails {
   const publicKeys = new Set<string>();
@@ -74,7 +75,7 @@ function expectMembers(details: JsonObject, expected: readonly string[], weighte
   if (missing !== undefined) throw parseError(`details lack "${missing}"`);
 }
 
-/** The old writer encodes integers below 256 only (legacy §1.4). */
+/** The old writer encodes integers below 256 only (docs/legacy-variants.md §1.4). */
 function isCount(value: JsonValue | undefined): value is number {
   return typeof value === "number" && Number.isInteger(value) && value >= 1 && value <= 255;
 }

@@ -9,11 +9,11 @@ import type { LegacySigner, LegacyTx, LegacyVariant } from "./types.js";
 
 /**
  * What the originals did with a posted CREATE (`util.transform_create` and the node's signing,
- * legacy §1.6; DECISIONS #15): throw away the client's transaction, its id, signature,
- * conditions, uuid and timestamp, and make a new one in the same variant, signed by this node:
- * `owners_before` = [the node's key]; the new owners = the client's first fulfillment's
- * `owners_before` / `current_owners` (several give an n-of-n threshold); the payload = the
- * client's `data.payload` when `data` is a non-empty object holding one, else null. The
+ * docs/legacy-variants.md §1.6; docs/compatibility.md #15): throw away the client's transaction,
+ * its id, signature, conditions, uuid and timestamp, and make a new one in the same variant, signed
+ * by this node: `owners_before` = [the node's key]; the new owners = the client's first
+ * fulfillment's `owners_before` / `current_owners` (several give an n-of-n threshold); the payload
+ * = the client's `data.payload` when `data` is a non-empty object holding one, else null. The
  * client's signature is never checked: clients cannot create assets, only the federation can.
  *
  * `client` must have passed `classifyLegacy` as a CREATE of `variant`; `timestamp` and `uuid`

@@ -12,15 +12,15 @@ import { readLegacyDetails } from "./readLegacyDetails.js";
 import type { LegacyFulfillment, LegacySigner, LegacyThresholdBranch, LegacyTx, LegacyVariant } from "./types.js";
 
 /**
- * Signs every fulfillment of a legacy transaction (`util.sign_tx`, legacy §1.5): sets the id,
- * then each fulfillment signs its own message with the keys of `signers` that the spent
- * condition names. Returns a new object.
+ * Signs every fulfillment of a legacy transaction (`util.sign_tx`, docs/legacy-variants.md §1.5):
+ * sets the id, then each fulfillment signs its own message with the keys of `signers` that the
+ * spent condition names. Returns a new object.
  *
  * `spentDetails[i]` is the `condition.details` of the output fulfillment i spends. Without it,
  * the details are derived as the originals derived them: for a CREATE, the Ed25519 condition of
- * the first owner (legacy §5.4); for a TRANSFER, the `create_tx` condition of the listed owners
- * (Ed25519 for one, n-of-n threshold for several). A threshold branch no signer holds a key for
- * is written as its condition, as cryptoconditions does for unfulfilled branches.
+ * the first owner (docs/legacy-variants.md §5.4); for a TRANSFER, the `create_tx` condition of the
+ * listed owners (Ed25519 for one, n-of-n threshold for several). A threshold branch no signer holds
+ * a key for is written as its condition, as cryptoconditions does for unfulfilled branches.
  * Throws when no signer can fulfil a fulfillment: a builder's misuse, not client input.
  */
 export function signLegacyTx(

@@ -1,13 +1,14 @@
 // The legacy folder owns the transaction formats of BigchainDB's earlier HTTP interfaces:
 // Variant B (v0.3.0-v0.5.1: top-level integer `version`, `current_owners` / `new_owners`) and
 // Variant A (v0.6.0: `transaction.version`, `owners_before` / `owners_after`), as
-// the spec's `legacy-variants.md` describes them (cited below as "legacy §n") and
-// DECISIONS #13-#16 settle them. Their rules differ from v2.0 everywhere:
+// `docs/legacy-variants.md` describes them (its sections cited below as §n) and
+// docs/compatibility.md #13-#16 settle them. Their rules differ from v2.0 everywhere:
 // - ids are Keccak-256 (pre-standard SHA-3) over the `transaction` body with every fulfillment
-//   nulled (legacy §1.2, §1.3);
-// - each fulfillment signs its own message (legacy §1.5), not a digest of the whole transaction;
+//   nulled (docs/legacy-variants.md §1.2, §1.3);
+// - each fulfillment signs its own message (docs/legacy-variants.md §1.5), not a digest of the
+//   whole transaction;
 // - conditions and fulfillments are the old `cc:` / `cf:` text forms of cryptoconditions 0.4.1,
-//   not the later DER encoding (legacy §1.4);
+//   not the later DER encoding (docs/legacy-variants.md §1.4);
 // - a CREATE is re-made and signed by the node, and only federation keys may sign one (§1.6, §5).
 //
 // Everything here is pure: no IO, no clock, no randomness. The caller passes the timestamp, the
@@ -15,7 +16,7 @@
 // stateless checks and returns plain data, `validateLegacy` checks it against a `LegacyView`.
 import type { JsonObject } from "../json/jsonValue.js";
 
-/** Which earlier interface a transaction's shape belongs to (DECISIONS #13). */
+/** Which earlier interface a transaction's shape belongs to (docs/compatibility.md #13). */
 export type LegacyVariant = "A" | "B";
 
 export type LegacyOperation = "CREATE" | "TRANSFER";
@@ -49,7 +50,10 @@ export interface PreparedLegacyTx {
   readonly id: string;
   readonly variant: LegacyVariant;
   readonly operation: LegacyOperation;
-  /** The transaction as posted minus a top-level `assignee` (legacy §7.1), compact JSON. */
+  /**
+   * The transaction as posted minus a top-level `assignee` (docs/legacy-variants.md §7.1), compact
+   * JSON.
+   */
   readonly json: string;
   /** The outputs spent, in fulfillment order (`fulfillments[i].input`); empty for a CREATE. */
   readonly spends: readonly LegacyOutputRef[];
@@ -57,7 +61,7 @@ export interface PreparedLegacyTx {
   readonly outputs: readonly PreparedLegacyOutput[];
   /**
    * The condition URI each fulfillment fulfills, in fulfillment order. A TRANSFER is valid only
-   * if each equals the `condition.uri` of the output it spends (legacy §5.4).
+   * if each equals the `condition.uri` of the output it spends (docs/legacy-variants.md §5.4).
    */
   readonly fulfilledUris: readonly string[];
   /** CREATE: `owners_before[0]` / `current_owners[0]`, which must be a federation key. */
@@ -70,7 +74,8 @@ export interface LegacyViewOutput {
   readonly conditionUri: string;
   /**
    * Spent by a committed legacy transaction of either variant, by one earlier in the same block,
-   * or (when checking a new transaction) by a pending one (DECISIONS #14, legacy §7.5).
+   * or (when checking a new transaction) by a pending one (docs/compatibility.md #14,
+   * docs/legacy-variants.md §7.5).
    */
   readonly spent: boolean;
 }
@@ -95,7 +100,8 @@ export interface LegacySigner {
   readonly seed: Uint8Array;
 }
 
-// The cryptoconditions 0.4.1 model (legacy §1.4). Only the two types the HTTP variants use.
+// The cryptoconditions 0.4.1 model (docs/legacy-variants.md §1.4). Only the two types the HTTP
+// variants use.
 
 /** Type ids of the old registry: THRESHOLD-SHA-256 is 2, ED25519 is 4. */
 export type LegacyTypeId = 2 | 4;

@@ -2,12 +2,13 @@ import { reject, type Rejection } from "../errors/ledgerError.js";
 import type { LegacyView, LegacyViewOutput, PreparedLegacyTx } from "./types.js";
 
 /**
- * The stateful checks of a prepared legacy transaction against a view (legacy §5, DECISIONS
- * #14): not already accepted; a CREATE signed by a federation key; a TRANSFER whose inputs
- * exist, are unspent by any transaction of either variant, committed or pending, are not spent
- * twice by this one, and are fulfilled: each fulfillment's condition equals the spent output's
- * `condition.uri`. Stricter than the originals, which let conflicting transactions into the
- * backlog and allowed one output twice in a transaction until v0.8.2 (legacy §5, §7.5).
+ * The stateful checks of a prepared legacy transaction against a view (docs/legacy-variants.md §5,
+ * docs/compatibility.md #14): not already accepted; a CREATE signed by a federation key; a TRANSFER
+ * whose inputs exist, are unspent by any transaction of either variant, committed or pending, are
+ * not spent twice by this one, and are fulfilled: each fulfillment's condition equals the spent
+ * output's `condition.uri`. Stricter than the originals, which let conflicting transactions into
+ * the backlog and allowed one output twice in a transaction until v0.8.2 (docs/legacy-variants.md
+ * §5, §7.5).
  */
 export function validateLegacy(tx: PreparedLegacyTx, view: LegacyView): Rejection | null {
   // A transaction is accepted once: committed, earlier in the block, or pending.

@@ -3,8 +3,8 @@ import type { LegacyFulfillment } from "./types.js";
 
 /**
  * Whether a fulfillment verifies over `message` (cryptoconditions 0.4.1 `validate`): an Ed25519
- * signature is plain Ed25519 over the message bytes, no prehash (legacy §1.5); a threshold needs
- * every subfulfillment to verify and their weights to reach the threshold.
+ * signature is plain Ed25519 over the message bytes, no prehash (docs/legacy-variants.md §1.5); a
+ * threshold needs every subfulfillment to verify and their weights to reach the threshold.
  *
  * The weights are summed as the original summed them: each fulfilled branch adds the smallest
  * weight seen so far, not its own. With the weights of 1 that `create_tx` writes this is the plain

@@ -1,9 +1,12 @@
-// The node's side of the legacy routes (variants A and B, DECISIONS #13-#16), in the process
-// that holds the ledger, the engine and the node key (the primary, when HTTP runs in workers):
+// The node's side of the legacy routes (variants A and B, docs/compatibility.md #13-#16), in the
+// process that holds the ledger, the engine and the node key (the primary, when HTTP runs in
+// workers):
 // - POST: read the body's variant and shape; a CREATE is thrown away and re-made by this node,
 //   signed with the node key, with a timestamp from the clock and a uuid from the random source
-//   (legacy §1.6, DECISIONS #15); then the transaction goes through the same engine as every
-//   kind, posted through the `legacy` door, in `sync` semantics. The answer carries this node's key as `assignee` (legacy §7.3).
+//   (docs/legacy-variants.md §1.6, docs/compatibility.md #15); then the transaction goes through
+// the same engine as every
+//   kind, posted through the `legacy` door, in `sync` semantics. The answer carries this node's key
+// as `assignee` (docs/legacy-variants.md §7.3).
 // - status: `backlog` while pending in the ledger, then what the store recorded (`valid` or
 //   `invalid`), else unknown (404).
 import { Buffer } from "node:buffer";
@@ -43,7 +46,8 @@ export class LegacyService implements LegacyGateway {
     if ("code" in body) throw toLedgerError(body);
     let sent = bytes;
     if (body.operation === "CREATE") {
-      // `str(round(time.time()))` (legacy §1.7); a fresh uuid4 and id (legacy §1.6).
+      // `str(round(time.time()))` (docs/legacy-variants.md §1.7); a fresh uuid4 and id
+      // (docs/legacy-variants.md §1.6).
       const timestamp = String(Math.round(this.deps.now() / 1000));
       const remade = remakeCreate(body.tx, body.variant, this.deps.signer, timestamp, this.deps.uuid());
       sent = Buffer.from(writeJson(remade), "utf8");

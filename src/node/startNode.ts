@@ -105,8 +105,9 @@ export async function startNode(config: Config, deps: NodeDeps = {}): Promise<No
     const ws: HostPort = { host: options.stream.host, port: stream.port };
     const streamsUrl = streamsUrlOf(config.wsserver.advertised_url, ws);
     const version = packageInfo().version;
-    // The earlier interface variants (DECISIONS #13-#16): CREATEs re-made and signed by the node
-    // key. Under CometBFT they are accepted only if that key is a validator (the federation).
+    // The earlier interface variants (docs/compatibility.md #13-#16): CREATEs re-made and signed by
+    // the node key. Under CometBFT they are accepted only if that key is a validator (the
+    // federation).
     const legacy = new LegacyService({
       engine,
       ledger,

@@ -44,10 +44,10 @@ export interface BlockWrite {
   readonly legacy?: LegacyBlockWrite;
 }
 
-// Legacy transactions (DECISIONS #13-#16): BigchainDB's earlier interface variants A and B. They
-// share blocks with the v2.0 transactions above but nothing else: their own ids (Keccak-256),
-// their own outputs (keyed by `cid`), one spent index for both variants. No v2.0 read (getBlock,
-// getTransaction, ...) ever returns one, and no legacy read returns a v2.0 transaction.
+// Legacy transactions (docs/compatibility.md #13-#16): BigchainDB's earlier interface variants A
+// and B. They share blocks with the v2.0 transactions above but nothing else: their own ids
+// (Keccak-256), their own outputs (keyed by `cid`), one spent index for both variants. No v2.0 read
+// (getBlock, getTransaction, ...) ever returns one, and no legacy read returns a v2.0 transaction.
 
 export interface LegacyBlockWrite {
   /** The valid ones, in block order. */
@@ -124,9 +124,13 @@ export interface Store {
    * false: only unspent; undefined: all.
    */
   getOutputsByPublicKey(publicKey: string, spent?: boolean): Promise<OutputRef[]>;
-  /** Text search over asset data (DECISIONS #12); `limit` 0 means all. Best match first. */
+  /**
+   * Text search over asset data (docs/compatibility.md #12); `limit` 0 means all. Best match first.
+   */
   searchAssets(query: string, limit: number): Promise<SearchHit[]>;
-  /** Text search over metadata (DECISIONS #12); `limit` 0 means all. Best match first. */
+  /**
+   * Text search over metadata (docs/compatibility.md #12); `limit` 0 means all. Best match first.
+   */
   searchMetadata(query: string, limit: number): Promise<SearchHit[]>;
   getBlock(height: number): Promise<BlockRecord | null>;
   /** The transactions of a block as posted, in block order; null when there is no such block. */

@@ -1,6 +1,7 @@
 // How a text search is read: MongoDB `$text` `$search` syntax, as BigchainDB used it for
-// GET /assets and GET /metadata (DECISIONS #12, bigchaindb-v2-behaviour.md §4). PURE: every
-// store backend turns the result into its own query language, so they all read a search alike.
+// GET /assets and GET /metadata (docs/compatibility.md #12, docs/bigchaindb-behaviour.md §4). PURE:
+// every store backend turns the result into its own query language, so they all read a search
+// alike.
 //
 // The rules follow MongoDB's query parser (`db/fts/fts_query_impl.cpp`, `fts_query_parser.cpp`):
 // - whitespace (space, LF, VT, FF, CR) separates terms; terms are OR'ed;

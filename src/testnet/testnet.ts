@@ -182,7 +182,8 @@ function writeLedgerdConfig(dir: string, node: TestnetNode, chainId: string, thr
 
 /**
  * `<data_dir>/node_key.json`: the node's CometBFT validator key, so that the legacy CREATEs it
- * signs come from a federation key (the validator set, legacy §7.2) and are accepted.
+ * signs come from a federation key (the validator set, docs/legacy-variants.md §7.2) and are
+ * accepted.
  */
 function writeLedgerdKey(dir: string, node: TestnetNode): void {
   const privValidatorKey = readFileSync(join(dir, node.home, "config", "priv_validator_key.json"), "utf8");

@@ -4,8 +4,9 @@ import { serializeCanonical, type CanonicalForm } from "../json/serializeCanonic
 
 /**
  * The transaction id in one canonical form: hex sha3-256 of the canonical JSON of the
- * transaction with `"id": null`, fulfillments included (spec §2.1, `Transaction.validate_id`).
- * The input is not changed. Throws LedgerError("BadJson") where the python form cannot be written.
+ * transaction with `"id": null`, fulfillments included (docs/bigchaindb-behaviour.md §2.1,
+ * `Transaction.validate_id`). The input is not changed. Throws LedgerError("BadJson") where the
+ * python form cannot be written.
  */
 export function computeTxId(tx: JsonObject, form: CanonicalForm): string {
   const body: JsonObject = Object.assign(emptyJsonObject(), tx);

@@ -7,9 +7,10 @@ import type { OutputRef } from "./committed.js";
 const oneShotInputsMax = 4;
 
 /**
- * The 32-byte digest each input signs (behaviour §2.2): sha3-256 of the message (canonical JSON
- * with id and fulfillments null) followed, for a spending input, by `fulfills.transaction_id`
- * and the decimal `fulfills.output_index` (Python `'{}{}'.format`, JS string concatenation).
+ * The 32-byte digest each input signs (docs/bigchaindb-behaviour.md §2.2): sha3-256 of the message
+ * (canonical JSON with id and fulfillments null) followed, for a spending input, by
+ * `fulfills.transaction_id` and the decimal `fulfills.output_index` (Python `'{}{}'.format`, JS
+ * string concatenation).
  */
 export function inputDigests(message: string, fulfills: readonly (OutputRef | null)[]): Buffer[] {
   if (fulfills.length <= oneShotInputsMax) {

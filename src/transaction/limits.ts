@@ -13,6 +13,6 @@ export const txLimits = {
   thresholdMax: 100,
   /** Subconditions of one threshold condition. */
   subconditionsMax: 256,
-  /** Largest amount (BigchainDB `Output.MAX_AMOUNT`, DECISIONS #9). */
+  /** Largest amount (BigchainDB `Output.MAX_AMOUNT`, docs/compatibility.md #9). */
   amountMax: 9_000_000_000_000_000_000n,
 } as const;

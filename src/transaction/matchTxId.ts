@@ -6,9 +6,10 @@ import type { CanonicalForm } from "../json/serializeCanonical.js";
 import { JsonError } from "../json/jsonError.js";
 
 /**
- * Which canonical form's id equals `tx.id` (DECISIONS #7): BigchainDB's ("python") first, then
- * the JavaScript driver's, which is tried only when the two forms can differ at all. Null when
- * neither matches or `id` is not a string. The signatures are then checked in the same form.
+ * Which canonical form's id equals `tx.id` (docs/compatibility.md #7): BigchainDB's ("python")
+ * first, then the JavaScript driver's, which is tried only when the two forms can differ at all.
+ * Null when neither matches or `id` is not a string. The signatures are then checked in the same
+ * form.
  */
 export function matchTxId(tx: JsonObject): CanonicalForm | null {
   const claimed = tx["id"];

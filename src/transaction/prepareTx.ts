@@ -21,9 +21,10 @@ import { writeJson } from "../json/writeJson.js";
 import { JsonError } from "../json/jsonError.js";
 
 /**
- * Every stateless check of a posted v2.0 transaction, in BigchainDB's order (behaviour §2.5):
- * id, schema, key rules, inputs, outputs; then the signatures, whose failure is carried in the
- * result and reported by `validateTx` after the stateful checks, where BigchainDB reports it.
+ * Every stateless check of a posted v2.0 transaction, in BigchainDB's order
+ * (docs/bigchaindb-behaviour.md §2.5): id, schema, key rules, inputs, outputs; then the signatures,
+ * whose failure is carried in the result and reported by `validateTx` after the stateful checks,
+ * where BigchainDB reports it.
  */
 export function prepareTx(body: JsonValue, postedJson?: string): PreparedTx | Rejection {
   if (!isJsonObject(body)) return reject("BadJson", "A transaction must be a JSON object");
@@ -51,7 +52,7 @@ interface MatchedForm {
 }
 
 /**
- * Which canonical form's id equals `id` (DECISIONS #7): BigchainDB's first, then the
+ * Which canonical form's id equals `id` (docs/compatibility.md #7): BigchainDB's first, then the
  * JavaScript driver's, tried only where the two forms can differ at all.
  */
 function matchId(body: JsonObject): MatchedForm | null {
@@ -116,12 +117,13 @@ function readInputs(body: JsonObject): ReadInput[] | Rejection {
 function fulfillmentRejection(error: unknown): Rejection {
   if (!(error instanceof CryptoConditionError)) throw error;
   if (error.reason === "too-deep") return reject("ThresholdTooDeep", error.message);
-  // Only ed25519-sha-256 and threshold-sha-256 are accepted (DECISIONS #8).
+  // Only ed25519-sha-256 and threshold-sha-256 are accepted (docs/compatibility.md #8).
   if (error.reason === "unsupported") return reject("InvalidSignature", error.message);
   return reject("InvalidSignature", "Fulfillment URI couldn't been parsed");
 }
 
-// Amounts are decimal strings without leading zeros, 1 to 9e18 (DECISIONS #9, `Output.from_dict`).
+// Amounts are decimal strings without leading zeros, 1 to 9e18 (docs/compatibility.md #9,
+// `Output.from_dict`).
 const amountLexeme = /^(0|[1-9][0-9]*)$/;
 
 function readOutputs(body: JsonObject): ReadOutputs | Rejection {
@@ -201,7 +203,8 @@ function signaturesVerify(body: JsonObject, message: string, inputs: readonly Re
   const digests = inputDigests(message, inputs.map((input) => input.fulfills));
   return inputs.every((input, i) => {
     const fulfillment = input.fulfillment!;
-    // A CREATE is signed by the owners it names (DECISIONS #8; BigchainDB 2.x does not check).
+    // A CREATE is signed by the owners it names (docs/compatibility.md #8; BigchainDB 2.x does not
+    // check).
     if (create && !publicKeysOfFulfillment(fulfillment).every((key) => input.ownersBefore.includes(key))) {
       return false;
     }

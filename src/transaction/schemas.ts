@@ -1,16 +1,16 @@
 // JSON schemas of transaction v2.0, written from the rules of BigchainDB's
 // `common/schema/transaction_v2.0.yaml`, `transaction_create_v2.0.yaml` and
-// `transaction_transfer_v2.0.yaml` (bigchaindb-v2-behaviour.md §2.3). Differences, on purpose:
+// `transaction_transfer_v2.0.yaml` (docs/bigchaindb-behaviour.md §2.3). Differences, on purpose:
 // patterns are anchored and base58 uses the real alphabet (BigchainDB's are unanchored and its
-// base58 class admits `O`, `I`, `l`, `^`); a CREATE may have one input per issuer (DECISIONS #10);
-// lists have maximum sizes (limits.ts).
+// base58 class admits `O`, `I`, `l`, `^`); a CREATE may have one input per issuer
+// (docs/compatibility.md #10); lists have maximum sizes (limits.ts).
 import { txLimits } from "./limits.js";
 
 const sha3Hex = { type: "string", pattern: "^[0-9a-f]{64}$" } as const;
 /**
- * BigchainDB's `{43,44}` (behaviour §2.3). About 1 Ed25519 key in 1,400 has a 42-character
- * base58 form (a leading run of small bytes) and is refused, by BigchainDB as here; random keys
- * are drawn with `makeRandomKeypair`, which never returns one.
+ * BigchainDB's `{43,44}` (docs/bigchaindb-behaviour.md §2.3). About 1 Ed25519 key in 1,400 has a
+ * 42-character base58 form (a leading run of small bytes) and is refused, by BigchainDB as here;
+ * random keys are drawn with `makeRandomKeypair`, which never returns one.
  */
 export const base58KeyCharsMin = 43;
 const base58Key = { type: "string", pattern: `^[1-9A-HJ-NP-Za-km-z]{${base58KeyCharsMin},44}$` } as const;
@@ -132,7 +132,10 @@ function transactionSchema(operation: "CREATE" | "TRANSFER"): object {
   };
 }
 
-/** The operations BigchainDB 2.x knows; elections are refused by ledgerd (DECISIONS #11). */
+/**
+ * The operations BigchainDB 2.x knows; elections are refused by ledgerd (docs/compatibility.md
+ * #11).
+ */
 export const knownOperations = [
   "CREATE",
   "TRANSFER",

@@ -5,10 +5,11 @@ import { serializeCanonical, type CanonicalForm } from "../json/serializeCanonic
 import { serializeNumber } from "../json/serializeNumber.js";
 
 /**
- * The 32-byte digest each input's fulfillment signs (spec §2.2, `Transaction._input_valid`):
- * sha3-256 of msg, followed for a spending input by `fulfills.transaction_id` and the decimal
- * `fulfills.output_index`, where msg is the canonical JSON of the transaction with `"id": null`
- * and every `inputs[].fulfillment` null. One entry per input, in order. The input is not changed.
+ * The 32-byte digest each input's fulfillment signs (docs/bigchaindb-behaviour.md §2.2,
+ * `Transaction._input_valid`): sha3-256 of msg, followed for a spending input by
+ * `fulfills.transaction_id` and the decimal `fulfills.output_index`, where msg is the canonical
+ * JSON of the transaction with `"id": null` and every `inputs[].fulfillment` null. One entry per
+ * input, in order. The input is not changed.
  *
  * Meant to run after the schema check; a shape it cannot read still fails as a coded error.
  */

@@ -4,11 +4,15 @@ import { canonicalKeys, serializeCanonical, type CanonicalForm } from "../json/s
 
 /** The two canonical texts a transaction is hashed over, both with `"id": null`. */
 export interface TxPreimages {
-  /** What the id hashes (fulfillments in): `Transaction.validate_id`, behaviour §2.1. */
+  /**
+   * What the id hashes (fulfillments in): `Transaction.validate_id`, docs/bigchaindb-behaviour.md
+   * §2.1.
+   */
   readonly id: string;
   /**
-   * What every input's signature digest starts with (fulfillments null), behaviour §2.2; null
-   * when `inputs` is not a list of objects (the schema check rejects such a transaction).
+   * What every input's signature digest starts with (fulfillments null),
+   * docs/bigchaindb-behaviour.md §2.2; null when `inputs` is not a list of objects (the schema
+   * check rejects such a transaction).
    */
   readonly message: string | null;
 }

@@ -1,14 +1,17 @@
 // The transaction folder owns transaction v2.0 as BigchainDB 2.x defines it: reading and
-// canonical serialization (byte-exact for both official drivers, DECISIONS #7), ids, signing
-// digests, the schema, and validation as a flat run of coded checks in BigchainDB's order
-// (bigchaindb-v2-behaviour.md §2.5). Everything here is pure: no IO, no clock, no store.
+// canonical serialization (byte-exact for both official drivers, docs/compatibility.md #7), ids,
+// signing digests, the schema, and validation as a flat run of coded checks in BigchainDB's order
+// (docs/bigchaindb-behaviour.md §2.5). Everything here is pure: no IO, no clock, no store.
 //
 // Validation is split in two so that the expensive, stateless half can run on worker threads
 // and be cached by the exact bytes: `prepareTx` (id, schema, key rules, fulfillments, amounts,
 // signatures) and `validateTx` (against a ledger view: existence, spends, asset, balance).
 import type { CommittedTx, OutputRef } from "./committed.js";
 
-/** Which canonical form the id matched (DECISIONS #7); signatures are checked with the same. */
+/**
+ * Which canonical form the id matched (docs/compatibility.md #7); signatures are checked with the
+ * same.
+ */
 export type CanonicalForm = "python" | "js";
 
 export interface PreparedInput {
@@ -26,8 +29,9 @@ export interface PreparedTx extends Omit<CommittedTx, "spends"> {
   readonly outputsTotal: bigint;
   /**
    * Every fulfillment verified over its digest, each CREATE fulfillment signed only by keys of
-   * its `owners_before` (DECISIONS #8), and every output's `uri` equal to the one its details
-   * give. Reported as InvalidSignature only after the stateful checks, where BigchainDB does.
+   * its `owners_before` (docs/compatibility.md #8), and every output's `uri` equal to the one its
+   * details give. Reported as InvalidSignature only after the stateful checks, where BigchainDB
+   * does.
    */
   readonly signaturesValid: boolean;
   readonly form: CanonicalForm;

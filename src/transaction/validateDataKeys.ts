@@ -9,11 +9,11 @@ const validLanguages = new Set([
 ]);
 
 /**
- * BigchainDB's rules on the keys of asset data and metadata (bigchaindb-v2-behaviour.md §2.3,
+ * BigchainDB's rules on the keys of asset data and metadata (docs/bigchaindb-behaviour.md §2.3,
  * `common/utils.py validate_txn_obj`), in its order: key names in asset data, key names in
  * metadata, then `language` values in asset data, then in metadata. They exist because the
  * original stored these objects in MongoDB; ledgerd keeps them so the same transactions are
- * accepted and refused (DECISIONS #10).
+ * accepted and refused (docs/compatibility.md #10).
  */
 export function validateDataKeys(tx: JsonObject): Rejection | null {
   const asset = tx["asset"];

@@ -21,7 +21,7 @@ export function validateSchema(tx: JsonValue): Rejection | null {
   if (typeof operation !== "string" || !(knownOperations as readonly string[]).includes(operation)) {
     return schemaReject(`${pyRepr(operation)} is not one of ${pyRepr([...knownOperations])}`);
   }
-  // Elections are BigchainDB's, not the spec's (DECISIONS #11).
+  // Elections are BigchainDB's, not the spec's (docs/compatibility.md #11).
   if (operation !== "CREATE" && operation !== "TRANSFER") {
     return reject("ValidationError", `Operation ${operation} is not supported by this node`);
   }

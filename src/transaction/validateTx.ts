@@ -4,7 +4,8 @@ import type { LedgerView, PreparedTx, SpendableOutput } from "./types.js";
 
 /**
  * The stateful checks of a prepared transaction against a ledger view, in BigchainDB 2.2.2's
- * order (`models.Transaction.validate`, `validate_transfer_inputs`; behaviour §2.5).
+ * order (`models.Transaction.validate`, `validate_transfer_inputs`; docs/bigchaindb-behaviour.md
+ * §2.5).
  */
 export function validateTx(tx: PreparedTx, view: LedgerView): Rejection | null {
   if (tx.operation === "CREATE") return validateCreate(tx, view);
@@ -16,7 +17,7 @@ function validateCreate(tx: PreparedTx, view: LedgerView): Rejection | null {
   if (view.hasTransaction(tx.id)) {
     return reject("DuplicateTransaction", `transaction \`${tx.id}\` already exists`);
   }
-  // Every fulfillment verifies and is signed by its owners_before (DECISIONS #8).
+  // Every fulfillment verifies and is signed by its owners_before (docs/compatibility.md #8).
   if (!tx.signaturesValid) return reject("InvalidSignature", "Transaction signature is invalid.");
   return null;
 }
@@ -28,7 +29,7 @@ function validateTransfer(tx: PreparedTx, view: LedgerView): Rejection | null {
     if (ref === null) throw new Error("a prepared TRANSFER has fulfills on every input");
     const output = view.getOutput(ref);
     // The spent output exists: committed or earlier in the block (an index past the end of the
-    // transaction's outputs is a missing input too, DECISIONS #3).
+    // transaction's outputs is a missing input too, docs/compatibility.md #3).
     if (output === undefined) {
       return reject("InputDoesNotExist", `input \`${ref.transactionId}\` doesn't exist`);
     }
@@ -57,7 +58,7 @@ function validateTransfer(tx: PreparedTx, view: LedgerView): Rejection | null {
     );
   }
   // Every fulfillment verifies and fulfills the condition of the output it spends, as
-  // recomputed from that output's details (behaviour §2.4).
+  // recomputed from that output's details (docs/bigchaindb-behaviour.md §2.4).
   const conditionsMatch = tx.inputs.every((input, i) => input.conditionUri === spent[i]!.conditionUri);
   if (!tx.signaturesValid || !conditionsMatch) {
     return reject("InvalidSignature", "Transaction signature is invalid.");

@@ -1,6 +1,6 @@
 // The official JavaScript driver's end-to-end scenarios against a running node over real sockets
 // (issue #4; reused by the CometBFT network suite of issue #5). BigchainDB's own acceptance tests
-// (bigchaindb-v2-behaviour.md §5.1) are the model: basic, divisible, multiple owners, double
+// (docs/bigchaindb-behaviour.md §5.1) are the model: basic, divisible, multiple owners, double
 // spend, search, outputs, blocks, stream.
 import assert from "node:assert/strict";
 import { createHash, randomBytes } from "node:crypto";

@@ -30,7 +30,7 @@ export function legacyCreate(
 
 /**
  * A CREATE as a client posts it: owned by `owners`, not signed by the federation. The node
- * re-makes it and signs it with its own key (legacy §1.6).
+ * re-makes it and signs it with its own key (docs/legacy-variants.md §1.6).
  */
 export function clientLegacyCreate(
   variant: LegacyVariant,

@@ -1,4 +1,4 @@
-// Loads the official-driver vectors copied from shared/vectors into test/vectors/driver.
+// Loads the official-driver vectors in test/vectors/driver (its README.md says how they were made).
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 

@@ -37,7 +37,8 @@ describe("official driver vectors", () => {
         assert.ok("code" in result, "accepted an invalid vector");
         assert.equal(result.code, vector.expected_error, result.message);
       } else {
-        // 9b: BigchainDB accepts a CREATE signed by a key not in owners_before; we do not (DECISIONS #8).
+        // 9b: BigchainDB accepts a CREATE signed by a key not in owners_before; we do not
+        // (docs/compatibility.md #8).
         assert.ok("code" in result, "accepted a CREATE signed by another key");
         assert.equal(result.code, "InvalidSignature");
       }

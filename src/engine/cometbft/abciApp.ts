@@ -1,5 +1,5 @@
 // The ledger as an ABCI 2.0 application for CometBFT v0.38: each Request becomes a call on the
-// same LedgerApp the solo engine drives (bigchaindb-v2-behaviour.md §3 for what BigchainDB did
+// same LedgerApp the solo engine drives (docs/bigchaindb-behaviour.md §3 for what BigchainDB did
 // with Tendermint 0.31; the differences are listed where they happen).
 //
 // App hash on the wire: the ledger's app hash is 64 hex characters ("" before the first valid

@@ -2,7 +2,7 @@
 // the node checks the transaction (committed state and its pending pool, without joining it),
 // then hands it to CometBFT's
 // `broadcast_tx_<mode>`, whose CheckTx and FinalizeBlock come back to this node's ledger through
-// ABCI. The answers are mapped per DECISIONS #5, not BigchainDB's 500s:
+// ABCI. The answers are mapped per docs/compatibility.md #5, not BigchainDB's 500s:
 //   - refused by our own check, by CheckTx, or at FinalizeBlock: the LedgerError named by the
 //     result's `codespace` (our error code) with its `log` (our message), so 400 with the same
 //     text the solo engine gives;

@@ -64,7 +64,8 @@ export function nodeIdOf(nodeKeyJson: string): string {
 /**
  * The 32-byte seed of the validator key in a CometBFT `priv_validator_key.json`. `ledgerd
  * testnet` gives each ledgerd this key as its own (`node_key.json`), so that the key a node signs
- * legacy CREATEs with is in the validator set, the legacy federation (legacy §7.2).
+ * legacy CREATEs with is in the validator set, the legacy federation (docs/legacy-variants.md
+ * §7.2).
  */
 export function validatorSeedOf(privValidatorKeyJson: string): Uint8Array {
   const file = "priv_validator_key.json";

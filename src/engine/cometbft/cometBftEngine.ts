@@ -1,10 +1,11 @@
 // The CometBFT engine: ledgerd as an ABCI application behind a CometBFT v0.38 node, as a
-// BigchainDB node ran behind Tendermint (bigchaindb-v2-behaviour.md §3). This folder owns:
+// BigchainDB node ran behind Tendermint (docs/bigchaindb-behaviour.md §3). This folder owns:
 //   abciCodec.ts   the socket framing (uvarint length + protobuf Request/Response);
 //   abciServer.ts  the socket server (four connections, answers in order, Flush);
 //   abciApp.ts     what each ABCI request does to the ledger;
 //   rpcClient.ts   CometBFT's JSON-RPC over HTTP;
-//   cometBftBroadcaster.ts  POST /transactions through `broadcast_tx_*`, mapped per DECISIONS #5;
+//   cometBftBroadcaster.ts  POST /transactions through `broadcast_tx_*`, mapped per
+// docs/compatibility.md #5;
 //   cometBftConfig.ts       the config.toml edits a node needs (used by `ledgerd testnet`).
 // The node listens on ABCI first; CometBFT, started after, connects, runs the Info handshake
 // (replaying the blocks the ledger lacks) and from then on drives the ledger.

@@ -9,7 +9,7 @@ import { sendJsonList } from "../streamJson.js";
 
 export function registerBlockRoutes(app: FastifyInstance, deps: { readonly store: Store }): void {
   addResource(app, "/api/v1/blocks/:block_height", {
-    // `{"height": h, "transactions": [...]}`, no app_hash (bigchaindb-v2-behaviour.md §1.7).
+    // `{"height": h, "transactions": [...]}`, no app_hash (docs/bigchaindb-behaviour.md §1.7).
     GET: async (request, reply) => {
       const text = (request.params as { block_height: string }).block_height;
       const height = parseHeight("block_height", text);

@@ -5,7 +5,7 @@ import { sendJson } from "../reply.js";
 
 /**
  * The v1 index with paths under `prefix`, keys sorted as Flask's `jsonify` sorts them; only
- * `validators` has no trailing slash (bigchaindb-v2-behaviour.md §1.3).
+ * `validators` has no trailing slash (docs/bigchaindb-behaviour.md §1.3).
  */
 export function apiV1Index(options: HttpOptions, prefix: string): Record<string, string> {
   return {

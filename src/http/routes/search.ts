@@ -12,8 +12,8 @@ export interface SearchRouteOptions {
 }
 
 /**
- * Text search over assets and metadata (DECISIONS #12). The stored JSON text of each hit goes
- * into the answer as it is. Unknown parameters are ignored, as BigchainDB ignored them.
+ * Text search over assets and metadata (docs/compatibility.md #12). The stored JSON text of each
+ * hit goes into the answer as it is. Unknown parameters are ignored, as BigchainDB ignored them.
  */
 export function registerSearchRoutes(
   app: FastifyInstance,

@@ -4,7 +4,7 @@ import { addResource } from "../resource.js";
 import { sendJson } from "../reply.js";
 
 /**
- * The node's validator set in the spec's shape (DECISIONS #1), not BigchainDB 2.2.2's
+ * The node's validator set in the spec's shape (docs/compatibility.md #1), not BigchainDB 2.2.2's
  * `public_key`/`voting_power`. The key is uppercase hex, as in the spec's documented example
  * and as CometBFT writes keys.
  */

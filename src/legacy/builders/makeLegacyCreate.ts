@@ -15,8 +15,8 @@ export interface LegacyCreateParams {
 
 /**
  * A signed legacy CREATE for tests and tools, as `create_and_sign_tx(creator_priv,
- * creator_pub, owners_after, None, 'CREATE')` made it (legacy §1.6): what a client posts, or,
- * with a federation key, what the node itself makes.
+ * creator_pub, owners_after, None, 'CREATE')` made it (docs/legacy-variants.md §1.6): what a client
+ * posts, or, with a federation key, what the node itself makes.
  */
 export function makeLegacyCreate(params: LegacyCreateParams): LegacyTx {
   const unsigned = createLegacyTx({

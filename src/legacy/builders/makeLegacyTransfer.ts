@@ -4,7 +4,10 @@ import { signLegacyTx } from "../signLegacyTx.js";
 import type { LegacySigner, LegacyTx, LegacyVariant } from "../types.js";
 
 export interface LegacySpend {
-  /** The spent transaction, of either variant (cross-variant spends are allowed, legacy §7.6). */
+  /**
+   * The spent transaction, of either variant (cross-variant spends are allowed,
+   * docs/legacy-variants.md §7.6).
+   */
   readonly tx: LegacyTx;
   readonly cid: number;
 }
@@ -22,7 +25,8 @@ export interface LegacyTransferParams {
 /**
  * A signed legacy TRANSFER for tests and tools: one fulfillment per spend, whose owners are the
  * spent output's owners and which is signed against the spent output's details; one condition
- * per fulfillment for `ownersAfter`, as `create_tx` + `sign_tx` made them (legacy §1.5-§1.7).
+ * per fulfillment for `ownersAfter`, as `create_tx` + `sign_tx` made them (docs/legacy-variants.md
+ * §1.5-§1.7).
  */
 export function makeLegacyTransfer(params: LegacyTransferParams): LegacyTx {
   const spentDetails: JsonValue[] = [];

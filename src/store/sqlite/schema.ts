@@ -23,8 +23,8 @@ export const schemaVersion = 2;
 //   Assets and metadata have a table each, so each has its own term statistics for ranking.
 // - A block's transactions are the seq range [seq_first, seq_first + tx_count).
 // - The chain state is one row, written in the same SQLite transaction as the block.
-// - Legacy transactions (variants A and B, DECISIONS #13-#16) have tables of their own (see
-//   legacySchemaSql), so no v2.0 read can return one.
+// - Legacy transactions (variants A and B, docs/compatibility.md #13-#16) have tables of their own
+//   (see legacySchemaSql), so no v2.0 read can return one.
 const schemaSql = `
 CREATE TABLE schema_version (version INTEGER NOT NULL);
 

@@ -8,7 +8,7 @@ export const valueBarrier = "\uE000";
 /**
  * The text indexed for an asset or a metadata document: its `id`, then every string value at any
  * depth, in document order. Keys, numbers, booleans and nulls are not indexed, as MongoDB's
- * wildcard text index (`$**`) did not index them (bigchaindb-v2-behaviour.md §4).
+ * wildcard text index (`$**`) did not index them (docs/bigchaindb-behaviour.md §4).
  */
 export function searchText(id: string, json: string): string {
   const values = [id];

@@ -2,7 +2,7 @@ import type { JsonObject } from "../../json/jsonValue.js";
 import { makeOutput } from "./makeOutput.js";
 
 export interface CreateSpec {
-  /** One input per issuer, as the JavaScript driver makes them (DECISIONS #10). */
+  /** One input per issuer, as the JavaScript driver makes them (docs/compatibility.md #10). */
   readonly issuers: readonly string[];
   readonly outputs: readonly { readonly publicKeys: readonly string[]; readonly amount: bigint | string }[];
   readonly assetData: JsonObject | null;

@@ -227,7 +227,7 @@ def output(key, amount):
 
 
 def sign(tx, signers):
-    """`Transaction.sign` then the id: spec §2.1 and §2.2."""
+    """`Transaction.sign` then the id: docs/bigchaindb-behaviour.md §2.1 and §2.2."""
     message = dict(tx, id=None, inputs=[dict(i, fulfillment=None) for i in tx["inputs"]])
     serialized = serialize(message)
     digests = []
@@ -262,7 +262,7 @@ def create_tx(rng, keys):
 
 
 def transfer_tx(rng, keys, spent, owner):
-    """Spends output indexes of `spent`, so the digest carries `fulfills` (spec §2.2)."""
+    """Spends output indexes of `spent`, so the digest carries `fulfills` (docs/bigchaindb-behaviour.md §2.2)."""
     count = min(len(spent["outputs"]), rng.randint(1, 2))
     recipient = rng.choice(keys)
     tx = {

@@ -1,7 +1,7 @@
-// Differential test against BigchainDB's own Python rules (spec §2.1, §2.2, DECISIONS #7):
-// pythonRules.py (python-rapidjson, hashlib, cryptography) makes random asset-like values and
-// signed v2.0 transactions; ledgerd must write the same canonical bytes, find the same ids and
-// compute the same signing digests.
+// Differential test against BigchainDB's own Python rules (docs/bigchaindb-behaviour.md §2.1, §2.2,
+// docs/compatibility.md #7): pythonRules.py (python-rapidjson, hashlib, cryptography) makes random
+// asset-like values and signed v2.0 transactions; ledgerd must write the same canonical bytes, find
+// the same ids and compute the same signing digests.
 //
 // It needs the venv CI creates (this test installs nothing and never skips):
 //   python3 -m venv .venv && .venv/bin/pip install -r test/compat/python/requirements.txt

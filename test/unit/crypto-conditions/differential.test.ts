@@ -154,7 +154,7 @@ function compareFlipped(text: string, message: Buffer): boolean {
   } catch (error) {
     if (!(error instanceof CryptoConditionError)) throw error;
     // Where we refuse and the reference validates, it must be a form the reference would never
-    // write (we only take canonical DER) or a type we do not support (DECISIONS #8).
+    // write (we only take canonical DER) or a type we do not support (docs/compatibility.md #8).
     if (reference.valid && error.reason !== "unsupported") {
       assert.equal(reference.canonical, false, `refused a canonical fulfillment: ${flipped} (${error.message})`);
     }

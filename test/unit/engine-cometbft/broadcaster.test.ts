@@ -1,5 +1,5 @@
-// POST mode mapping (DECISIONS #5) through the real RPC client against a stand-in for CometBFT's
-// JSON-RPC server that answers as v0.38 does.
+// POST mode mapping (docs/compatibility.md #5) through the real RPC client against a stand-in for
+// CometBFT's JSON-RPC server that answers as v0.38 does.
 import assert from "node:assert/strict";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";

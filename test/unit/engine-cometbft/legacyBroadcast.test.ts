@@ -1,6 +1,6 @@
 // Legacy transactions (issue #6) through the CometBFT engine's broadcaster: checked by the
-// ledger first, then `broadcast_tx_sync`, with the same answer mapping as v2.0 (DECISIONS #5);
-// each kind refused, without broadcasting, on the other kind's path.
+// ledger first, then `broadcast_tx_sync`, with the same answer mapping as v2.0
+// (docs/compatibility.md #5); each kind refused, without broadcasting, on the other kind's path.
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, describe, it } from "node:test";
 import { CometBftBroadcaster } from "../../../src/engine/cometbft/cometBftBroadcaster.js";

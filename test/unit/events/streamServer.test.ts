@@ -33,7 +33,7 @@ function blockOf(height: number, count: number): StreamBlock {
   return { height, txs };
 }
 
-/** The messages a block must produce, in Python `json.dumps` spacing (DECISIONS #6). */
+/** The messages a block must produce, in Python `json.dumps` spacing (docs/compatibility.md #6). */
 function messagesOf(block: StreamBlock): string[] {
   return block.txs.map((tx) => `{"height": ${block.height}, "asset_id": "${tx.assetId}", "transaction_id": "${tx.id}"}`);
 }

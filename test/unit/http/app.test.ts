@@ -78,7 +78,7 @@ describe("the HTTP app", () => {
   });
   after(() => app.close());
 
-  describe("discovery documents (bigchaindb-v2-behaviour.md §1.3)", () => {
+  describe("discovery documents (docs/bigchaindb-behaviour.md §1.3)", () => {
     const docs = "https://docs.bigchaindb.com/projects/server/en/v2.2.2/";
     const apiDocs = "https://docs.bigchaindb.com/projects/server/en/v2.2.2/http-client-server-api.html";
     const streams = "ws://node.example:9985/api/v1/streams/valid_transactions";

@@ -1,6 +1,6 @@
 // Errors raised before a request reaches a route, over real sockets with raw bytes: every one is
-// JSON in the documented shape (DECISIONS #2), and the connection is closed where the framing
-// cannot be trusted. A client that hangs up mid-upload is logged as such, never as our bug.
+// JSON in the documented shape (docs/compatibility.md #2), and the connection is closed where the
+// framing cannot be trusted. A client that hangs up mid-upload is logged as such, never as our bug.
 import assert from "node:assert/strict";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";

@@ -41,7 +41,7 @@ export async function startHttpStack(
   };
 }
 
-/** The error body of DECISIONS #2, exactly as the node writes it. */
+/** The error body of docs/compatibility.md #2, exactly as the node writes it. */
 export function errorBody(status: number, message: string): string {
   return JSON.stringify({ message, status });
 }

@@ -1,5 +1,5 @@
-// The legacy routes (issue #6, DECISIONS #13-#16) on a real stack (SQLite file, ledger, solo
-// engine whose validator is the node key, LegacyService with a fixed clock and uuids), driven
+// The legacy routes (issue #6, docs/compatibility.md #13-#16) on a real stack (SQLite file, ledger,
+// solo engine whose validator is the node key, LegacyService with a fixed clock and uuids), driven
 // with `app.inject()`: POST of both variants (a CREATE re-made and signed by the node), GET,
 // status backlog -> valid -> (invalid), every rejection as a 400 that changes nothing, and the
 // separation from /api/v1.
@@ -123,7 +123,7 @@ describe("legacy routes", () => {
       const id = idOf(stored);
       assert.notEqual(id, idOf(client));
       // The node's remake: owners_before = the node, the owners = the client's, the payload kept,
-      // the node's clock (whole seconds) and a new uuid (legacy §1.6).
+      // the node's clock (whole seconds) and a new uuid (docs/legacy-variants.md §1.6).
       const transaction = stored["transaction"] as JsonObject;
       const fulfillment = (transaction["fulfillments"] as JsonObject[])[0]!;
       const condition = (transaction["conditions"] as JsonObject[])[0]!;

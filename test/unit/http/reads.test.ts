@@ -245,7 +245,7 @@ describe("read endpoints", () => {
   });
 
   describe("GET /api/v1/validators", () => {
-    test("the spec's shape (DECISIONS #1): pub_key {data: hex, type: ed25519}, power", async () => {
+    test("the spec's shape (docs/compatibility.md #1): pub_key {data: hex, type: ed25519}, power", async () => {
       for (const path of ["/api/v1/validators", "/api/v1/validators/"]) {
         const response = await get(http.app, path);
         expectJson(response, 200);

@@ -1,8 +1,8 @@
 // Bad input never gets a 500 (the guide's rule): seeded random mutations of signed transactions
 // (v2.0 in every mode, and both legacy variants), and random parameters on every read endpoint,
 // against the real stack.
-// Every answer below 500 is JSON in the error shape of DECISIONS #2 when it is a 4xx, and what
-// was committed before stays readable.
+// Every answer below 500 is JSON in the error shape of docs/compatibility.md #2 when it is a 4xx,
+// and what was committed before stays readable.
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { request as httpRequest } from "node:http";

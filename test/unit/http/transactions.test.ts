@@ -1,5 +1,6 @@
 // POST and GET /api/v1/transactions on a real stack: modes, BigchainDB's rejection texts,
-// bodies that are not transactions (DECISIONS #3), and the list query's parameter rules.
+// bodies that are not transactions (docs/compatibility.md #3), and the list query's parameter
+// rules.
 import assert from "node:assert/strict";
 import { Readable } from "node:stream";
 import { after, before, describe, test } from "node:test";
@@ -142,7 +143,7 @@ describe("POST /api/v1/transactions: rejections", () => {
       message: "Invalid transaction (InvalidSignature): Transaction signature is invalid.",
     },
     {
-      name: "a CREATE signed by another key than its owners_before (vector 9b, DECISIONS #8)",
+      name: "a CREATE signed by another key than its owners_before (vector 9b, docs/compatibility.md #8)",
       body: () => writeJson(vectorTx("9b_quirk_create_signed_by_other_key.json")),
       status: 400,
       message: /^Invalid transaction \(InvalidSignature\): /,

@@ -1,5 +1,5 @@
-// Ids and signing digests against every official-driver vector (test/vectors/driver, copied
-// from shared/vectors; README there: `id_preimage` and `signing[].message_preimage` are the exact
+// Ids and signing digests against every official-driver vector (test/vectors/driver;
+// its README.md: `id_preimage` and `signing[].message_preimage` are the exact
 // strings bigchaindb-driver 4.3.0 hashed).
 
 import assert from "node:assert/strict";

@@ -222,7 +222,7 @@ describe("LedgerApp with legacy transactions", () => {
       assert.equal(result.rejection.code, code);
     }
     assert.equal(ledger.pendingCount, 0);
-    // Any validator's key is a federation key (legacy §7.2).
+    // Any validator's key is a federation key (docs/legacy-variants.md §7.2).
     const byOther = legacyCreate("A", otherValidator, [alice.publicKey]);
     assert.equal((await ledger.checkTx(legacyBytes(byOther))).ok, true);
     assert.deepEqual((await block(ledger, [legacyBytes(byOther), legacyBytes(byClient)])).results.map((r) => r?.code ?? null), [null, "LegacyOperationError"]);

@@ -1,5 +1,5 @@
-// The cc:/cf: text forms of cryptoconditions 0.4.1 (legacy §1.4): conditions, fingerprints, max
-// fulfillment lengths, fulfillment payloads, strict decoding, and verification.
+// The cc:/cf: text forms of cryptoconditions 0.4.1 (docs/legacy-variants.md §1.4): conditions,
+// fingerprints, max fulfillment lengths, fulfillment payloads, strict decoding, and verification.
 import assert from "node:assert/strict";
 import { createHash, sign } from "node:crypto";
 import { describe, it } from "node:test";
@@ -82,7 +82,7 @@ describe("Ed25519", () => {
 });
 
 describe("Threshold-SHA-256", () => {
-  it("fingerprint: sha256(uint32(threshold) ‖ varuint(count) ‖ sorted[varuint(weight) ‖ condbin]) (legacy §1.4)", () => {
+  it("fingerprint: sha256(uint32(threshold) ‖ varuint(count) ‖ sorted[varuint(weight) ‖ condbin]) (docs/legacy-variants.md §1.4)", () => {
     // By hand, from the formula: both entries have the same length, so they sort by bytes.
     const entries = [alice, bob].map((key) => Buffer.concat([Buffer.from("0101", "hex"), ed25519ConditionBinary(key)]));
     entries.sort(Buffer.compare);

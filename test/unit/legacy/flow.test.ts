@@ -84,7 +84,7 @@ function expectCode(code: string, result: Rejection, message?: RegExp): void {
   if (message !== undefined) assert.match(result.message, message);
 }
 
-describe("the node re-makes a posted CREATE (legacy §1.6, DECISIONS #15)", () => {
+describe("the node re-makes a posted CREATE (docs/legacy-variants.md §1.6, docs/compatibility.md #15)", () => {
   for (const variant of variants) {
     it(`variant ${variant}: new id, uuid and timestamp, the node's signature, the client's owners and payload`, () => {
       const client = makeLegacyCreate({
@@ -199,7 +199,7 @@ describe("threshold owners in both variants", () => {
   }
 });
 
-describe("one spent-output index over both variants (DECISIONS #14)", () => {
+describe("one spent-output index over both variants (docs/compatibility.md #14)", () => {
   it("a B output spent by an A TRANSFER, and an A output spent by a B TRANSFER", () => {
     const bCreate = nodeCreate("B", [alice.publicKey], 30);
     const aSpend = makeLegacyTransfer({ variant: "A", spends: [{ tx: bCreate, cid: 0 }], ownersAfter: [bob.publicKey], signers: [alice], timestamp, uuid: uuid(31) });
@@ -218,7 +218,7 @@ describe("one spent-output index over both variants (DECISIONS #14)", () => {
     expectCode("DoubleSpend", rejection(aAgain, ledgerWith(aCreate, bFirst)), /was already spent/);
   });
 
-  it("double spend against a pending transaction (stricter than the originals, legacy §7.5)", () => {
+  it("double spend against a pending transaction (stricter than the originals, docs/legacy-variants.md §7.5)", () => {
     const owned = nodeCreate("A", [alice.publicKey], 39);
     const view = ledgerWith(owned);
     const first = makeLegacyTransfer({ variant: "B", spends: [{ tx: owned, cid: 0 }], ownersAfter: [bob.publicKey], signers: [alice], timestamp, uuid: uuid(40) });
@@ -305,7 +305,7 @@ describe("rejections: each a coded 400, nothing changed", () => {
     });
   }
 
-  it("mixed and unknown shapes (LegacyInvalid, DECISIONS #13)", () => {
+  it("mixed and unknown shapes (LegacyInvalid, docs/compatibility.md #13)", () => {
     const a = transfer("A", 61);
     const b = transfer("B", 62);
     expectCode("LegacyInvalid", rejection({ ...a, version: 1 }), /^mixed transaction shape/);

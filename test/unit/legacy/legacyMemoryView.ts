@@ -1,5 +1,6 @@
 // An in-memory LegacyView for the legacy tests: committed legacy transactions of both variants,
-// one spent-output index over both (DECISIONS #14), pending spends (checkTx), the federation.
+// one spent-output index over both (docs/compatibility.md #14), pending spends (checkTx), the
+// federation.
 import type { LegacyOutputRef, LegacyView, LegacyViewOutput, PreparedLegacyTx } from "../../../src/legacy/types.js";
 
 const keyOf = (ref: LegacyOutputRef) => `${ref.txid}:${ref.cid}`;

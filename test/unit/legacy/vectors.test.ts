@@ -22,7 +22,7 @@ import type { JsonObject } from "../../../src/json/jsonValue.js";
 import { readJson } from "../../../src/json/readJson.js";
 import { LegacyMemoryView } from "./legacyMemoryView.js";
 
-// Copies of the spec's examples/legacy-*.json, byte for byte.
+// Copies of the published examples (docs/legacy-variants.md §6), byte for byte.
 const examples = new URL("./examples/", import.meta.url);
 const text = (name: string) => readFileSync(new URL(name, examples), "utf8");
 const example = (name: string) => readJson(text(name)) as LegacyTx;
@@ -44,7 +44,7 @@ const conditionOf = (tx: LegacyTx, i = 0) =>
   (((tx["transaction"] as JsonObject)["conditions"] as JsonObject[])[i]!["condition"] as JsonObject);
 
 describe("Keccak-256", () => {
-  it("is the pre-standard Keccak, not FIPS SHA3-256 (legacy §1.2)", () => {
+  it("is the pre-standard Keccak, not FIPS SHA3-256 (docs/legacy-variants.md §1.2)", () => {
     assert.equal(keccak256Hex(""), "c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470");
     assert.equal(keccak256Hex("abc"), "4e03657aea45a94fc7d47ba826c8d667c0d1e6e33a64a036ec44f58fa12d6c45");
     assert.notEqual(keccak256Hex(""), hash("sha3-256", "", "hex"));
@@ -56,7 +56,7 @@ describe("Keccak-256", () => {
   });
 });
 
-describe("Variant B examples (verified in legacy §6)", () => {
+describe("Variant B examples (verified in docs/legacy-variants.md §6)", () => {
   for (const [name, tx] of [
     ["legacy-variantB-create.json", bCreate],
     ["legacy-variantB-create-post-response.json", bCreatePosted],
@@ -97,7 +97,7 @@ describe("Variant B examples (verified in legacy §6)", () => {
     assert.equal(validateLegacy(transfer, view), null);
   });
 
-  it("the posted CREATE is signed by its assignee, the single node's key (legacy §6)", () => {
+  it("the posted CREATE is signed by its assignee, the single node's key (docs/legacy-variants.md §6)", () => {
     assert.equal(prepared(bCreatePosted).creator, bCreatePosted["assignee"]);
   });
 
@@ -144,7 +144,7 @@ describe("the v0.3 multisig example (B0 dialect)", () => {
   });
 });
 
-describe("Variant A doc examples (legacy §6: not self-consistent)", () => {
+describe("Variant A doc examples (docs/legacy-variants.md §6: not self-consistent)", () => {
   const aGet = example("legacy-variantA-transfer-get-response.json");
 
   it("classify as A; the id does not match, so real v0.6.0 and ledgerd refuse them (InvalidHash)", () => {
@@ -158,8 +158,9 @@ describe("Variant A doc examples (legacy §6: not self-consistent)", () => {
   });
 
   it("written back with the old owner names, id and signature both check, with transaction.version inside", () => {
-    // The doc snapshot predates the renaming (legacy §6): this pins the A rules for the id
-    // (version inside the hashed body) and the message (version from transaction.version).
+    // The doc snapshot predates the renaming (docs/legacy-variants.md §6): this pins the A rules
+    // for the id (version inside the hashed body) and the message (version from
+    // transaction.version).
     const renamed = readJson(
       text("legacy-variantA-transfer-get-response.json")
         .replaceAll("owners_before", "current_owners")

@@ -3,7 +3,7 @@
 // nothing of any database: it only uses the interface. `open` must give a new, empty store.
 //
 // It checks every method and every rule in the interface comments, and the text search
-// semantics of DECISIONS #12.
+// semantics of docs/compatibility.md #12.
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
@@ -606,8 +606,8 @@ function isBadParameter(error: unknown): boolean {
   return error instanceof LedgerError && error.code === "BadParameter";
 }
 
-// Legacy transactions (variants A and B, DECISIONS #13-#16): apart from v2.0 in every read,
-// one spent index for both variants, refusals recorded, and the same all-or-nothing commit.
+// Legacy transactions (variants A and B, docs/compatibility.md #13-#16): apart from v2.0 in every
+// read, one spent index for both variants, refusals recorded, and the same all-or-nothing commit.
 function legacyTests(withStore: WithStore): void {
   const alice = publicKey("legacy-alice");
   const bob = publicKey("legacy-bob");

@@ -1,4 +1,5 @@
-// parseTextQuery: MongoDB `$search` syntax (DECISIONS #12), shared by every store backend.
+// parseTextQuery: MongoDB `$search` syntax (docs/compatibility.md #12), shared by every store
+// backend.
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";

@@ -1,5 +1,5 @@
 // Every rejection code has a test that triggers it (issue #2), with BigchainDB's message texts
-// (bigchaindb-v2-behaviour.md §2.3, §2.5, §5.2). The vectors test covers the driver-made cases;
+// (docs/bigchaindb-behaviour.md §2.3, §2.5, §5.2). The vectors test covers the driver-made cases;
 // these are the ones made by editing a transaction and re-signing or re-hashing it.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
@@ -92,7 +92,7 @@ describe("rejection codes", () => {
     const outputs = tx["outputs"] as JsonObject[];
     const wrongUri = { ...outputs[0]!, condition: { ...(outputs[0]!["condition"] as JsonObject), uri: "ni:///sha-256;AAAA?fpt=ed25519-sha-256&cost=131072" } };
     expect("InvalidSignature", rejection(signTx({ ...tx, id: null, inputs: [{ ...inputs[0]!, fulfillment: { type: "ed25519-sha-256", public_key: alice.publicKey } }], outputs: [wrongUri] }, [alice])), "Transaction signature is invalid.");
-    // DECISIONS #8: a CREATE is signed by its owners_before.
+    // docs/compatibility.md #8: a CREATE is signed by its owners_before.
     const unsigned = makeCreate({ issuers: [alice.publicKey], outputs: [{ publicKeys: [alice.publicKey], amount: 1n }], assetData: null, metadata: null });
     const byBob = signTx({ ...unsigned, inputs: [{ ...(unsigned["inputs"] as JsonObject[])[0]!, fulfillment: { type: "ed25519-sha-256", public_key: bob.publicKey } }] }, [bob]);
     const forged = rehash({ ...byBob, inputs: [{ ...(byBob["inputs"] as JsonObject[])[0]!, owners_before: [alice.publicKey] }] });

@@ -1,7 +1,7 @@
 // The views `validateLegacy` checks legacy transactions (variants A and B, docs/compatibility.md
 // #13-#16) against, over the legacy namespace: legacy ids (Keccak-256), outputs keyed
-// `<txid>:<cid>`, one spent index for both variants, and the federation (legacy §7.2: the
-// validator set's keys, base58).
+// `<txid>:<cid>`, one spent index for both variants, and the federation (docs/legacy-variants.md
+// §7.2: the validator set's keys, base58).
 import { Buffer } from "node:buffer";
 import { encodeBase58 } from "../../../crypto-conditions/encodeBase58.js";
 import type { LegacyOutputRef, LegacyView, LegacyViewOutput, PreparedLegacyTx } from "../../../legacy/types.js";

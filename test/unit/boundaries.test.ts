@@ -1,0 +1,171 @@
+// The boundary check of `npm test` (`npm run lint:deps`: dependency-cruiser with
+// .dependency-cruiser.cjs) passes on the real tree and fails on a copy of it with one planted
+// violation of each rule: a check that cannot fail proves nothing.
+
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
+
+const repo = fileURLToPath(new URL("../../", import.meta.url));
+
+/** The arguments of the `lint:deps` script, run with the package's own depcruise binary. */
+function lintDepsArgs(): string[] {
+  const pkg = JSON.parse(readFileSync(join(repo, "package.json"), "utf8")) as {
+    scripts: Record<string, string>;
+  };
+  const script = pkg.scripts["lint:deps"] ?? "";
+  const [command, ...args] = script.split(/\s+/);
+  assert.equal(command, "depcruise", `lint:deps runs depcruise (got ${JSON.stringify(script)})`);
+  assert.match(pkg.scripts["test"] ?? "", /npm run lint:deps/, "npm test runs lint:deps");
+  return args;
+}
+
+interface Violation {
+  readonly rule: string;
+  readonly from: string;
+}
+
+/** Runs the check in `root`; its exit status and the violations its report names. */
+function lintDeps(root: string): { status: number | null; violations: Violation[]; output: string } {
+  const bin = join(repo, "node_modules/dependency-cruiser/bin/dependency-cruise.mjs");
+  const result = spawnSync(process.execPath, [bin, ...lintDepsArgs()], { cwd: root, encoding: "utf8" });
+  const output = `${result.stdout}${result.stderr}`;
+  const violations = [...output.matchAll(/^\s*error ([\w-]+): (\S+)/gm)].map((m) => ({
+    rule: m[1] ?? "",
+    from: m[2] ?? "",
+  }));
+  return { status: result.status, violations, output };
+}
+
+/** Writes `text` to `root/path`, making its folder. */
+function plant(root: string, path: string, text: string): void {
+  mkdirSync(dirname(join(root, path)), { recursive: true });
+  writeFileSync(join(root, path), text);
+}
+
+describe("the boundary check (npm run lint:deps)", () => {
+  it("passes on the real tree", () => {
+    const { status, output } = lintDeps(repo);
+    assert.equal(status, 0, output);
+  });
+
+  describe("on a copy of the tree with planted violations", () => {
+    let root = "";
+    let result: ReturnType<typeof lintDeps>;
+
+    before(() => {
+      root = mkdtempSync(join(tmpdir(), "ledgerd-boundaries-"));
+      cpSync(join(repo, "src"), join(root, "src"), { recursive: true });
+      for (const file of [".dependency-cruiser.cjs", "tsconfig.json", "package.json"]) {
+        cpSync(join(repo, file), join(root, file));
+      }
+      symlinkSync(join(repo, "node_modules"), join(root, "node_modules"), "dir");
+      // Targets of our own, so the plants do not depend on which files the tree holds today.
+      for (const folder of ["store", "ledger", "engine", "http", "events"]) {
+        plant(root, `src/${folder}/plantedTarget.ts`, "export const target = 1;\n");
+      }
+      plant(root, "src/json/plantedOurs.ts", 'export { target } from "../store/plantedTarget.js";\n');
+      plant(root, "src/transaction/plantedFs.ts", 'export { readFileSync } from "node:fs";\n');
+      plant(root, "src/legacy/plantedNet.ts", 'export { connect } from "node:net";\n');
+      plant(root, "src/crypto-conditions/plantedSqlite.ts", 'export { default } from "better-sqlite3";\n');
+      plant(root, "src/crypto-conditions/plantedEngine.ts", 'export { target } from "../engine/plantedTarget.js";\n');
+      plant(root, "src/store/plantedLedger.ts", 'export { target } from "../ledger/plantedTarget.js";\n');
+      plant(root, "src/store/plantedHttp.ts", 'export { target } from "../http/plantedTarget.js";\n');
+      // errors/ -> events/ closes a cycle with the real events/ -> errors/ imports.
+      plant(root, "src/errors/plantedUp.ts", 'export { target } from "../events/plantedTarget.js";\n');
+      plant(root, "src/http/plantedCycleA.ts", 'import { b } from "./plantedCycleB.js";\nexport const a = () => b;\n');
+      plant(root, "src/http/plantedCycleB.ts", 'import { a } from "./plantedCycleA.js";\nexport const b = () => a;\n');
+      plant(root, "src/http/plantedMissing.ts", 'export { nothing } from "./nothingHere.js";\n');
+      result = lintDeps(root);
+    });
+
+    after(() => rmSync(root, { recursive: true, force: true }));
+
+    it("exits non-zero", () => {
+      assert.notEqual(result.status, 0, result.output);
+    });
+
+    const expected: readonly Violation[] = [
+      { rule: "json-imports-nothing-of-ours", from: "src/json/plantedOurs.ts" },
+      { rule: "pure-imports-no-io-folder", from: "src/json/plantedOurs.ts" },
+      { rule: "pure-imports-no-io-module", from: "src/transaction/plantedFs.ts" },
+      { rule: "pure-imports-no-io-module", from: "src/legacy/plantedNet.ts" },
+      { rule: "pure-imports-no-io-module", from: "src/crypto-conditions/plantedSqlite.ts" },
+      { rule: "pure-imports-no-io-folder", from: "src/crypto-conditions/plantedEngine.ts" },
+      { rule: "store-imports-no-upper-layer", from: "src/store/plantedLedger.ts" },
+      { rule: "store-imports-no-upper-layer", from: "src/store/plantedHttp.ts" },
+      { rule: "no-folder-cycle", from: "src/errors" },
+      { rule: "no-module-cycle", from: "src/http/plantedCycleA.ts" },
+      { rule: "not-to-unresolvable", from: "src/http/plantedMissing.ts" },
+    ];
+    for (const violation of expected) {
+      it(`reports ${violation.rule} from ${violation.from}`, () => {
+        const found = result.violations.some((v) => v.rule === violation.rule && v.from === violation.from);
+        assert.ok(found, result.output);
+      });
+    }
+
+    it("reports nothing in the real files (every violation comes from a plant)", () => {
+      const real = result.violations.filter(
+        (v) => !v.from.includes("planted") && v.rule !== "no-folder-cycle",
+      );
+      assert.deepEqual(real, [], result.output);
+    });
+  });
+});
+
+/** The folders under `dir` (relative to the repository), depth first. */
+function foldersUnder(dir: string): string[] {
+  return readdirSync(join(repo, dir), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .flatMap((entry) => [`${dir}/${entry.name}`, ...foldersUnder(`${dir}/${entry.name}`)]);
+}
+
+/** The README's tour: each row's folder cell (`src/x/`) and the row's text. */
+function tourRows(): Map<string, string> {
+  const readme = readFileSync(join(repo, "README.md"), "utf8");
+  const tour = readme.slice(readme.indexOf("## A tour of the folders"));
+  const rows = new Map<string, string>();
+  for (const match of tour.matchAll(/^\| `(src\/[\w-]+\/|docs\/)` \|(.*)$/gm)) {
+    rows.set(match[1] ?? "", match[2] ?? "");
+  }
+  return rows;
+}
+
+describe("the README's tour and the tree say the same", () => {
+  const rows = tourRows();
+
+  it("every top folder of src/ has a row, and every row names a folder that exists", () => {
+    const top = foldersUnder("src").filter((f) => f.split("/").length === 2).map((f) => `${f}/`);
+    const named = [...rows.keys()].filter((f) => f.startsWith("src/"));
+    assert.deepEqual(named.slice().sort(), top.slice().sort());
+  });
+
+  it("every subfolder is named in its top folder's row", () => {
+    for (const folder of foldersUnder("src").filter((f) => f.split("/").length > 2)) {
+      const [, top, ...rest] = folder.split("/");
+      const row = rows.get(`src/${top}/`) ?? "";
+      assert.ok(row.includes(`\`${rest.join("/")}/\``), `README's src/${top}/ row names ${rest.join("/")}/`);
+    }
+  });
+
+  it("every page of docs/ is named in the docs/ row", () => {
+    const row = rows.get("docs/") ?? "";
+    for (const page of readdirSync(join(repo, "docs")).filter((name) => name.endsWith(".md"))) {
+      assert.ok(row.includes(`(docs/${page})`), `README's docs/ row links ${page}`);
+    }
+  });
+});
