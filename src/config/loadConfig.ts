@@ -41,6 +41,7 @@ export interface ConfigDeps {
 
 const ajv = new Ajv({ allErrors: true, strict: true, verbose: true });
 ajv.addFormat("host-port", { type: "string", validate: (text: string) => parseHostPort(text) !== null });
+ajv.addFormat("optional-host-port", { type: "string", validate: (text: string) => text === "" || parseHostPort(text) !== null });
 ajv.addFormat("http-url", { type: "string", validate: (text: string) => isHttpUrl(text) });
 const validateConfig = ajv.compile(configSchema);
 

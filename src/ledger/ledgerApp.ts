@@ -97,6 +97,7 @@ export class LedgerApp {
   /** What the last commit changed for v2.0 transactions: the outputs its valid ones spent. */
   private lastCommit: { readonly generation: number; readonly spent: ReadonlySet<string> } | null = null;
   private readonly listeners: ((block: CommittedBlock) => void)[] = [];
+  private readonly finalizingListeners: ((height: number) => void)[] = [];
 
   private constructor(
     private readonly options: LedgerOptions,
@@ -141,6 +142,11 @@ export class LedgerApp {
   /** Subscribe to blocks once they are durable. */
   onCommitted(listener: (block: CommittedBlock) => void): void {
     this.listeners.push(listener);
+  }
+
+  /** Subscribe to the start of each block's execution (the node's metrics time commits from it). */
+  onFinalizing(listener: (height: number) => void): void {
+    this.finalizingListeners.push(listener);
   }
 
   /**
@@ -322,6 +328,7 @@ export class LedgerApp {
   async finalizeBlock(height: number, txs: readonly Uint8Array[]): Promise<FinalizedBlock> {
     assert.equal(this.staged, null, "finalizeBlock twice without commit");
     assert.equal(height, this.height + 1, "block heights are contiguous");
+    for (const listener of this.finalizingListeners) listener(height);
     const cacheKeys = txs.map(preparedKey);
     const prepared = await Promise.all(txs.map((bytes, i) => this.prepareKeyed(cacheKeys[i]!, bytes)));
     const current: PreparedTx[] = [];

@@ -12,10 +12,13 @@ import { SqliteStore } from "../store/sqlite/sqliteStore.js";
 import { IpcBroadcaster, type IpcChannel } from "./ipcBroadcaster.js";
 import { IpcLegacyGateway, type LegacyIpcChannel } from "./ipcLegacyGateway.js";
 import type { StartMessage } from "./ipcMessages.js";
+import { measuredHttpDeps, workerMetricsOf } from "./nodeMetricsWiring.js";
+import { WorkerOps, type WorkerOpsChannel } from "./opsIpc.js";
+import { workerReadiness } from "./readiness.js";
 
 export interface HttpWorkerDeps {
   /** One channel carries both the v2.0 broadcasts and the legacy requests. */
-  readonly channel: IpcChannel & LegacyIpcChannel;
+  readonly channel: IpcChannel & LegacyIpcChannel & WorkerOpsChannel;
   readonly logger: Logger;
 }
 
@@ -34,9 +37,13 @@ export async function runHttpWorker(start: StartMessage, deps: HttpWorkerDeps): 
   try {
     const broadcaster = new IpcBroadcaster({ pool, channel: deps.channel });
     const legacy = new IpcLegacyGateway({ pool, channel: deps.channel });
+    // Metrics and readiness (issue #13): this worker's figures go to the node's process on
+    // request; its /readyz asks the node's process for the node's checks.
+    const metrics = workerMetricsOf(options.metrics, pool);
+    const ops = new WorkerOps(deps.channel, async () => (metrics === null ? [] : metrics.snapshot()));
     const app = await buildHttpApp(
       { ...options.http, streamsUrl: start.streamsUrl, version: start.version },
-      { broadcaster, store, logger: deps.logger, legacy },
+      { ...measuredHttpDeps(metrics, broadcaster, legacy), store, logger: deps.logger, readiness: workerReadiness(store, ops) },
     );
     await app.listen({ host: options.http.host, port: options.http.port });
     const bound = app.server.address() as AddressInfo;

@@ -6,15 +6,16 @@ import { runHttpWorker, type HttpWorkerHandle } from "./httpWorker.js";
 import type { IpcChannel } from "./ipcBroadcaster.js";
 import type { LegacyIpcChannel } from "./ipcLegacyGateway.js";
 import { ipcTag, isIpcMessage, type PrimaryMessage, type WorkerMessage } from "./ipcMessages.js";
+import type { OpsWorkerMessage, WorkerOpsChannel } from "./opsIpc.js";
 
 if (process.send === undefined) throw new Error("httpWorkerMain runs as a node:cluster worker");
 
-function send(message: WorkerMessage | Parameters<IpcChannel["send"]>[0], then?: () => void): void {
+function send(message: WorkerMessage | Parameters<IpcChannel["send"]>[0] | OpsWorkerMessage, then?: () => void): void {
   if (process.connected) process.send!(message, undefined, {}, () => then?.());
   else then?.();
 }
 
-const channel: IpcChannel & LegacyIpcChannel = {
+const channel: IpcChannel & LegacyIpcChannel & WorkerOpsChannel = {
   send,
   onMessage: (listener) => process.on("message", listener),
   onDisconnect: (listener) => process.once("disconnect", listener),
