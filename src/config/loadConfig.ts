@@ -242,6 +242,9 @@ function reasonOf(error: ErrorObject): string {
   switch (error.keyword) {
     case "format":
       if ((error.params as { format?: string }).format === "http-url") return `must be an http:// URL, e.g. http://127.0.0.1:26657${got}`;
+      if ((error.params as { format?: string }).format === "optional-host-port") {
+        return `must be empty (off) or HOST:PORT, e.g. localhost:9986, with a port from 0 to 65535${got}`;
+      }
       return `must be HOST:PORT, e.g. localhost:9984, with a port from 0 to 65535${got}`;
     case "enum":
       return `must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.join(", ")}${got}`;
