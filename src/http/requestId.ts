@@ -24,10 +24,15 @@ export function requestIdOf(request: IncomingMessage): string {
   return typeof given === "string" && saneRequestId.test(given) ? given : randomUUID();
 }
 
-/** Echoes the id on every answer, errors included (onSend runs for them too). */
+/** Echoes the id on every answer that goes through the hooks, errors included. */
 export function installRequestIdEcho(app: FastifyInstance): void {
   app.addHook("onSend", (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void) => {
-    reply.header(requestIdHeader, request.id);
+    echoRequestId(request, reply);
     done(null, payload);
   });
+}
+
+/** Also called by the error handler, for errors Fastify raises before any hook runs. */
+export function echoRequestId(request: FastifyRequest, reply: FastifyReply): void {
+  reply.header(requestIdHeader, request.id);
 }
