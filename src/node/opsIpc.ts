@@ -92,9 +92,14 @@ export class PrimaryOps {
       this.metrics.settle(message.requestId, message.snapshot);
       return;
     }
-    void this.probe.check().then(({ checks }) => {
+    const answer = (checks: Readiness["checks"]): void => {
       from.send({ tag: ipcTag, type: "readinessResult", requestId: message.requestId, checks });
-    });
+    };
+    // The checks catch their own failures; one that throws anyway is a reason, not a crash.
+    this.probe.check().then(
+      ({ checks }) => answer(checks),
+      (error: unknown) => answer({ node: `the readiness check failed (${String(error)})` }),
+    );
   }
 
   /** Every worker's figures; one that does not answer in time is left out of this scrape. */
@@ -134,9 +139,11 @@ export class WorkerOps {
       if (!isOpsMessage(message)) return;
       if (message.type === "readinessResult") this.readiness.settle(message.requestId, message.checks);
       else if (message.type === "metricsRequest") {
-        void snapshot().then((figures) => {
+        const answer = (figures: MetricsSnapshot): void => {
           channel.send({ tag: ipcTag, type: "metricsResult", requestId: message.requestId, snapshot: figures });
-        });
+        };
+        // A worker whose figures cannot be gathered is left out of the scrape, not stopped.
+        snapshot().then(answer, () => answer([]));
       }
     });
     channel.onDisconnect(() => {
