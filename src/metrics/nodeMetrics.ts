@@ -18,18 +18,16 @@ export type MetricsSnapshot = readonly object[];
 /** The two interfaces a transaction can arrive by: v2.0 (`/api/v1`) or the legacy variants. */
 export type TxInterface = "v2" | "legacy";
 
-/** The ledger as the metrics watch it (LedgerApp is one). */
+/** The ledger as the metrics watch it (LedgerApp is one, through `committedFigures`). */
 export interface LedgerSource {
   onFinalizing(listener: (height: number) => void): void;
-  onCommitted(listener: (block: CommittedBlockFigures) => void): void;
   readonly pendingCount: number;
 }
 
-/** What a committed block tells the metrics (LedgerApp's CommittedBlock is one). */
-export interface CommittedBlockFigures {
+/** What a committed block tells the metrics: its height and its valid transactions by interface. */
+export interface CommittedFigures {
   readonly height: number;
-  readonly txs: readonly unknown[];
-  readonly legacyTxs: readonly unknown[];
+  readonly txs: Readonly<Partial<Record<TxInterface, number>>>;
 }
 
 /** A verification pool (PreparePool is one): transactions sent to it and not answered yet. */
@@ -132,20 +130,23 @@ export class NodeMetrics {
     this.refused.inc({ interface: via, code });
   }
 
-  /** Counts committed blocks and transactions, their commit duration, and height and pool size. */
+  /** Times each block from FinalizeBlock to `blockCommitted`; reads the pool size at scrapes. */
   watchLedger(ledger: LedgerSource): void {
     this.ledger = ledger;
     ledger.onFinalizing(() => {
       this.finalizingSince = this.now();
     });
-    ledger.onCommitted((block) => {
-      this.height = block.height;
-      this.committedBlocks.inc();
-      if (block.txs.length > 0) this.committedTxs.inc({ interface: "v2" }, block.txs.length);
-      if (block.legacyTxs.length > 0) this.committedTxs.inc({ interface: "legacy" }, block.legacyTxs.length);
-      if (this.finalizingSince !== null) this.commitDuration.observe((this.now() - this.finalizingSince) / 1000);
-      this.finalizingSince = null;
-    });
+  }
+
+  /** A block is durable: counts it and its transactions, its commit duration, the height. */
+  blockCommitted(block: CommittedFigures): void {
+    this.height = block.height;
+    this.committedBlocks.inc();
+    for (const [via, count] of Object.entries(block.txs)) {
+      if (count > 0) this.committedTxs.inc({ interface: via }, count);
+    }
+    if (this.finalizingSince !== null) this.commitDuration.observe((this.now() - this.finalizingSince) / 1000);
+    this.finalizingSince = null;
   }
 
   /** Sets the height before the first commit (the store's, at start). */

@@ -2,20 +2,20 @@
 // by error code: the Broadcaster and the legacy gateway the HTTP app is given, wrapped, so that
 // neither the routes nor the engines know about metrics. In an HTTP worker this counts the
 // refusals its own verification makes as well as those the node's process sends back.
-import type { BroadcastMode, Broadcaster } from "../engine/broadcaster.js";
+import type { Broadcaster } from "../engine/broadcaster.js";
 import { LedgerError } from "../errors/ledgerError.js";
 import type { LegacyGateway, LegacyPosted } from "../http/routes/legacy.js";
 import type { TxInterface } from "../metrics/nodeMetrics.js";
-import type { PreparedTx } from "../transaction/types.js";
 
 export interface TxCounter {
   transactionAccepted(via: TxInterface): void;
   transactionRefused(via: TxInterface, code: string): void;
 }
 
+/** Every argument is passed through as it is, whatever `Broadcaster` takes. */
 export function countedBroadcaster(inner: Broadcaster, counter: TxCounter): Broadcaster {
   return {
-    broadcast: (bytes: Uint8Array, mode: BroadcastMode): Promise<PreparedTx> => counted(inner.broadcast(bytes, mode), "v2", counter),
+    broadcast: (...args: Parameters<Broadcaster["broadcast"]>) => counted(inner.broadcast(...args), "v2", counter),
   };
 }
 

@@ -7,19 +7,22 @@ import type { Broadcaster } from "../engine/broadcaster.js";
 import type { HttpObserver } from "../http/requestObserver.js";
 import type { LegacyGateway } from "../http/routes/legacy.js";
 import { MetricsServer } from "../metrics/metricsServer.js";
-import { NodeMetrics, type LedgerSource, type MetricsSnapshot, type PoolSource } from "../metrics/nodeMetrics.js";
+import type { CommittedBlock, LedgerApp } from "../ledger/ledgerApp.js";
+import { NodeMetrics, type CommittedFigures, type MetricsSnapshot, type PoolSource } from "../metrics/nodeMetrics.js";
 import type { MetricsOptions } from "../metrics/options.js";
 import { countedBroadcaster, countedLegacyGateway } from "./countedTransactions.js";
 
 /** The node's process: the ledger's blocks and pool, the store's size; the stream comes later. */
 export function nodeMetricsOf(
   options: MetricsOptions,
-  sources: { readonly ledger: LedgerSource & { info(): { height: number } }; readonly pool: PoolSource; readonly storePath: string },
+  sources: { readonly ledger: LedgerApp; readonly pool: PoolSource; readonly storePath: string },
 ): NodeMetrics | null {
   if (options.listen === null) return null;
   const metrics = new NodeMetrics();
-  metrics.startAt(sources.ledger.info().height);
-  metrics.watchLedger(sources.ledger);
+  const ledger = sources.ledger;
+  metrics.startAt(ledger.info().height);
+  metrics.watchLedger(ledger);
+  ledger.onCommitted((block) => metrics.blockCommitted(committedFigures(block)));
   metrics.watchPool(sources.pool);
   metrics.watchStoreSize(() => sqliteSizeBytes(sources.storePath));
   return metrics;
@@ -59,6 +62,11 @@ export async function startMetricsServer(
     render: async () => ({ contentType: metrics.contentType, body: await metrics.text(await others()) }),
     onError: (error) => logger.error({ err: error }, "gathering the metrics failed"),
   });
+}
+
+/** A committed block's figures: the valid transactions of each interface. */
+function committedFigures(block: CommittedBlock): CommittedFigures {
+  return { height: block.height, txs: { v2: block.txs.length, legacy: block.legacyTxs.length } };
 }
 
 /** The SQLite file and its write-ahead log, in bytes (0 for a file not there). */
