@@ -26,7 +26,7 @@ export function requestIdOf(request: IncomingMessage): string {
 
 /** Echoes the id on every answer that goes through the hooks, errors included. */
 export function installRequestIdEcho(app: FastifyInstance): void {
-  app.addHook("onSend", (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void) => {
+  app.addHook("onSend", (request, reply, payload, done) => {
     echoRequestId(request, reply);
     done(null, payload);
   });

@@ -14,7 +14,8 @@ export const unmatchedRoute = "(unmatched)";
 
 export function installRequestObserver(app: FastifyInstance, observer: HttpObserver): void {
   app.addHook("onResponse", (request, reply, done) => {
-    observer.request(request.method, request.routeOptions.url ?? unmatchedRoute, reply.statusCode, reply.elapsedTime / 1000);
+    const route = request.routeOptions.url ?? unmatchedRoute;
+    observer.request(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
     done();
   });
 }

@@ -15,7 +15,10 @@ export interface MetricsServerDeps {
 export class MetricsServer {
   private constructor(private readonly server: Server) {}
 
-  static async start(listen: { readonly host: string; readonly port: number }, deps: MetricsServerDeps): Promise<MetricsServer> {
+  static async start(
+    listen: { readonly host: string; readonly port: number },
+    deps: MetricsServerDeps,
+  ): Promise<MetricsServer> {
     const server = createServer((request, response) => void answer(request, response, deps));
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
@@ -40,7 +43,11 @@ export class MetricsServer {
   }
 }
 
-async function answer(request: IncomingMessage, response: ServerResponse, deps: MetricsServerDeps): Promise<void> {
+async function answer(
+  request: IncomingMessage,
+  response: ServerResponse,
+  deps: MetricsServerDeps,
+): Promise<void> {
   const path = (request.url ?? "").split("?")[0];
   if (path !== metricsPath || (request.method !== "GET" && request.method !== "HEAD")) {
     response.writeHead(404, { "content-type": "text/plain; charset=utf-8" }).end("Not found\n");
@@ -52,6 +59,7 @@ async function answer(request: IncomingMessage, response: ServerResponse, deps: 
     response.end(request.method === "HEAD" ? undefined : body);
   } catch (error) {
     deps.onError?.(error);
-    response.writeHead(500, { "content-type": "text/plain; charset=utf-8" }).end("Gathering the metrics failed\n");
+    response.writeHead(500, { "content-type": "text/plain; charset=utf-8" });
+    response.end("Gathering the metrics failed\n");
   }
 }

@@ -8,7 +8,9 @@
 import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 
 /** Request durations, in seconds: from a cached read (~0.1 ms) to a `mode=commit` POST. */
-const httpDurationBucketsSeconds = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+const httpDurationBucketsSeconds = [
+  0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30,
+];
 /** Block execution and write, in seconds: a few ms for a small block, up to seconds for a full one. */
 const commitDurationBucketsSeconds = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
@@ -91,7 +93,7 @@ export class NodeMetrics {
     });
     this.refused = new Counter({
       name: "ledgerd_transactions_refused_total",
-      help: "Transactions POSTed to this node's API and refused, by interface and error code (docs/errors.md)",
+      help: "Transactions POSTed to this node's API and refused, by interface and error code",
       labelNames: ["interface", "code"],
       registers,
     });
@@ -101,7 +103,11 @@ export class NodeMetrics {
       labelNames: ["interface"],
       registers,
     });
-    this.committedBlocks = new Counter({ name: "ledgerd_blocks_committed_total", help: "Blocks committed", registers });
+    this.committedBlocks = new Counter({
+      name: "ledgerd_blocks_committed_total",
+      help: "Blocks committed",
+      registers,
+    });
     this.commitDuration = new Histogram({
       name: "ledgerd_block_commit_duration_seconds",
       help: "From FinalizeBlock to the block durable in the store (execution and write)",
@@ -145,7 +151,8 @@ export class NodeMetrics {
     for (const [via, count] of Object.entries(block.txs)) {
       if (count > 0) this.committedTxs.inc({ interface: via }, count);
     }
-    if (this.finalizingSince !== null) this.commitDuration.observe((this.now() - this.finalizingSince) / 1000);
+    const since = this.finalizingSince;
+    if (since !== null) this.commitDuration.observe((this.now() - since) / 1000);
     this.finalizingSince = null;
   }
 

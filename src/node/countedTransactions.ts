@@ -15,7 +15,8 @@ export interface TxCounter {
 /** Every argument is passed through as it is, whatever `Broadcaster` takes. */
 export function countedBroadcaster(inner: Broadcaster, counter: TxCounter): Broadcaster {
   return {
-    broadcast: (...args: Parameters<Broadcaster["broadcast"]>) => counted(inner.broadcast(...args), "v2", counter),
+    broadcast: (...args: Parameters<Broadcaster["broadcast"]>) =>
+      counted(inner.broadcast(...args), "v2", counter),
   };
 }
 

@@ -8,7 +8,12 @@ import type { HttpObserver } from "../http/requestObserver.js";
 import type { LegacyGateway } from "../http/routes/legacy.js";
 import { MetricsServer } from "../metrics/metricsServer.js";
 import type { CommittedBlock, LedgerApp } from "../ledger/ledgerApp.js";
-import { NodeMetrics, type CommittedFigures, type MetricsSnapshot, type PoolSource } from "../metrics/nodeMetrics.js";
+import {
+  NodeMetrics,
+  type CommittedFigures,
+  type MetricsSnapshot,
+  type PoolSource,
+} from "../metrics/nodeMetrics.js";
 import type { MetricsOptions } from "../metrics/options.js";
 import { countedBroadcaster, countedLegacyGateway } from "./countedTransactions.js";
 
@@ -46,7 +51,9 @@ export function measuredHttpDeps(
   return {
     broadcaster: countedBroadcaster(broadcaster, metrics),
     legacy: countedLegacyGateway(legacy, metrics),
-    observer: { request: (method, route, status, seconds) => metrics.observeRequest(method, route, status, seconds) },
+    observer: {
+      request: (method, route, status, seconds) => metrics.observeRequest(method, route, status, seconds),
+    },
   };
 }
 

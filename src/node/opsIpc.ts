@@ -45,7 +45,12 @@ export interface OpsPort<Out> {
   send(message: Out): void;
 }
 
-const opsTypes: ReadonlySet<string> = new Set(["readinessRequest", "readinessResult", "metricsRequest", "metricsResult"]);
+const opsTypes: ReadonlySet<string> = new Set([
+  "readinessRequest",
+  "readinessResult",
+  "metricsRequest",
+  "metricsResult",
+]);
 
 export function isOpsMessage(message: unknown): message is OpsWorkerMessage | OpsPrimaryMessage {
   return isIpcMessage(message) && opsTypes.has(message.type);
@@ -113,7 +118,8 @@ export class PrimaryOps {
         ),
       ),
     );
-    return answers.filter((snapshot): snapshot is MetricsSnapshot => snapshot !== null && snapshot.length > 0);
+    const answered = (snapshot: MetricsSnapshot | null): snapshot is MetricsSnapshot => snapshot !== null;
+    return answers.filter(answered).filter((snapshot) => snapshot.length > 0);
   }
 }
 
@@ -140,7 +146,8 @@ export class WorkerOps {
       if (message.type === "readinessResult") this.readiness.settle(message.requestId, message.checks);
       else if (message.type === "metricsRequest") {
         const answer = (figures: MetricsSnapshot): void => {
-          channel.send({ tag: ipcTag, type: "metricsResult", requestId: message.requestId, snapshot: figures });
+          const requestId = message.requestId;
+          channel.send({ tag: ipcTag, type: "metricsResult", requestId, snapshot: figures });
         };
         // A worker whose figures cannot be gathered is left out of the scrape, not stopped.
         snapshot().then(answer, () => answer([]));
