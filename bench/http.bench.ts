@@ -7,6 +7,8 @@
 //   they appear in committed blocks (the event stream), not as 202s (goal: 5,000 tx/s);
 // - the node's peak RSS.
 // LEDGERD_BENCH_QUICK=1: 100,000 stored, 15 s of load.
+// LEDGERD_BENCH_METRICS=1: the node runs with its Prometheus metrics on (`metrics.bind`), to
+// compare with a run without (issue #13: within 3%); the run ends with one scrape's figures.
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -29,6 +31,7 @@ const quick = process.env["LEDGERD_BENCH_QUICK"] === "1";
 const storedTxs = quick ? 100_000 : 1_000_000;
 const sustainSeconds = quick ? 15 : 60;
 const sustainRateMax = 12_000;
+const withMetrics = process.env["LEDGERD_BENCH_METRICS"] === "1";
 const cli = fileURLToPath(new URL("../src/cli/main.ts", import.meta.url));
 const colors = Array.from({ length: 100 }, (_, i) => `color${i}x`);
 
@@ -36,6 +39,8 @@ interface Node {
   readonly proc: ChildProcess;
   readonly base: string;
   readonly streams: string;
+  /** The metrics' URL, when the node was started with them. */
+  readonly metrics: string | null;
 }
 
 function ledgerd(args: string[], dataDir: string): ChildProcess {
@@ -51,7 +56,8 @@ async function runCli(command: string[], dataDir: string): Promise<void> {
 }
 
 async function start(dataDir: string): Promise<Node> {
-  const proc = ledgerd(["start", "--server.bind", "127.0.0.1:0", "--wsserver.bind", "127.0.0.1:0", "--log.level", "info"], dataDir);
+  const metricsArgs = withMetrics ? ["--metrics.bind", "127.0.0.1:0"] : [];
+  const proc = ledgerd(["start", "--server.bind", "127.0.0.1:0", "--wsserver.bind", "127.0.0.1:0", "--log.level", "info", ...metricsArgs], dataDir);
   let out = "";
   return new Promise((resolve, reject) => {
     proc.on("exit", (code) => reject(new Error(`node exited ${String(code)}`)));
@@ -59,10 +65,11 @@ async function start(dataDir: string): Promise<Node> {
       out += chunk.toString("utf8");
       const line = out.split("\n").find((l) => l.includes('"ledgerd started"'));
       if (line === undefined) return;
-      const started = JSON.parse(line) as { http: string; streamsUrl: string };
+      const started = JSON.parse(line) as { http: string; streamsUrl: string; metrics: string | null };
       proc.stdout!.removeAllListeners("data");
       proc.stdout!.resume();
-      resolve({ proc, base: `http://${started.http}`, streams: started.streamsUrl });
+      const metrics = started.metrics === null ? null : `http://${started.metrics}/metrics`;
+      resolve({ proc, base: `http://${started.http}`, streams: started.streamsUrl, metrics });
     });
   });
 }
@@ -170,6 +177,14 @@ async function sustained(node: Node, seconds: number): Promise<{ committed: numb
   return { committed: committedInWindow / elapsed, accepted: accepted / elapsed };
 }
 
+/** A few figures of one scrape, to show the metrics counted the run. */
+async function scrapeSummary(url: string): Promise<string> {
+  const text = await (await fetch(url)).text();
+  const names = ["ledgerd_transactions_accepted_total", "ledgerd_blocks_committed_total", "ledgerd_block_height"];
+  const lines = text.split("\n").filter((line) => names.some((name) => line.startsWith(name)));
+  return `on (${lines.join(", ")})`;
+}
+
 function peakRssMiB(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   const kib = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? NaN);
@@ -202,6 +217,7 @@ export async function run(): Promise<void> {
     const load = await sustained(node, sustainSeconds);
     console.log(`sustained async CREATEs over ${sustainSeconds} s: ${fmt(load.committed)} committed tx/s (${fmt(load.accepted)} accepted/s)`);
     console.log(`node peak RSS: ${peakRssMiB(node.proc.pid!).toFixed(0)} MiB`);
+    console.log(`metrics: ${node.metrics === null ? "off" : await scrapeSummary(node.metrics)}`);
   } finally {
     if (node !== null) {
       const exited = new Promise((resolve) => node!.proc.once("exit", resolve));

@@ -9,6 +9,7 @@ import { streamOptionsDefault } from "../events/options.js";
 import { httpOptionsDefault } from "../http/options.js";
 import { ledgerOptionsDefault } from "../ledger/options.js";
 import { preparePoolOptionsDefault } from "../ledger/preparePool.js";
+import { metricsOptionsDefault } from "../metrics/options.js";
 import { sqliteStoreOptionsDefault } from "../store/sqlite/options.js";
 import type { Config } from "./schema.js";
 
@@ -65,6 +66,10 @@ export const configDefault: Config = deepFreeze({
     pending_txs_max: ledgerOptionsDefault.pendingTxsMax,
     prepared_cache_entries_max: ledgerOptionsDefault.preparedCacheEntriesMax,
     prepare_batch_txs_max: preparePoolOptionsDefault.batchTxsMax,
+  },
+  metrics: {
+    // Empty: off (the metrics module's default, `listen: null`).
+    bind: metricsOptionsDefault.listen === null ? "" : `${metricsOptionsDefault.listen.host}:${metricsOptionsDefault.listen.port}`,
   },
 });
 

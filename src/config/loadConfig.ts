@@ -41,6 +41,7 @@ export interface ConfigDeps {
 
 const ajv = new Ajv({ allErrors: true, strict: true, verbose: true });
 ajv.addFormat("host-port", { type: "string", validate: (text: string) => parseHostPort(text) !== null });
+ajv.addFormat("optional-host-port", { type: "string", validate: (text: string) => text === "" || parseHostPort(text) !== null });
 ajv.addFormat("http-url", { type: "string", validate: (text: string) => isHttpUrl(text) });
 const validateConfig = ajv.compile(configSchema);
 
@@ -241,6 +242,9 @@ function reasonOf(error: ErrorObject): string {
   switch (error.keyword) {
     case "format":
       if ((error.params as { format?: string }).format === "http-url") return `must be an http:// URL, e.g. http://127.0.0.1:26657${got}`;
+      if ((error.params as { format?: string }).format === "optional-host-port") {
+        return `must be empty (off) or HOST:PORT, e.g. localhost:9986, with a port from 0 to 65535${got}`;
+      }
       return `must be HOST:PORT, e.g. localhost:9984, with a port from 0 to 65535${got}`;
     case "enum":
       return `must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.join(", ")}${got}`;

@@ -5,6 +5,7 @@ import type { SoloEngineOptions } from "../engine/solo/options.js";
 import type { StreamOptions } from "../events/options.js";
 import type { HttpOptions } from "../http/options.js";
 import type { LedgerOptions } from "../ledger/options.js";
+import type { MetricsOptions } from "../metrics/options.js";
 import type { PreparePoolOptions } from "../ledger/preparePool.js";
 import type { SqliteStoreOptions } from "../store/sqlite/options.js";
 import { parseHostPort } from "./parseHostPort.js";
@@ -31,6 +32,7 @@ export interface ModuleOptions {
   /** The settings of the CometBFT engine; its limits keep their module defaults. */
   readonly cometBftEngine: Pick<CometBftEngineOptions, "abciHost" | "abciPort" | "rpcUrl" | "commitTimeoutMs" | "chainId">;
   readonly sqliteStore: SqliteStoreOptions;
+  readonly metrics: MetricsOptions;
 }
 
 export function moduleOptions(config: Config): ModuleOptions {
@@ -41,6 +43,8 @@ export function moduleOptions(config: Config): ModuleOptions {
   assert(wsBind !== null, "wsserver.bind is HOST:PORT");
   const abciBind = parseHostPort(config.engine.abci_bind);
   assert(abciBind !== null, "engine.abci_bind is HOST:PORT");
+  const metricsBind = config.metrics.bind === "" ? null : parseHostPort(config.metrics.bind);
+  assert(config.metrics.bind === "" || metricsBind !== null, "metrics.bind is empty or HOST:PORT");
   return {
     stream: {
       host: wsBind.host,
@@ -95,5 +99,6 @@ export function moduleOptions(config: Config): ModuleOptions {
       // The node's process writes; with HTTP workers it lets their read-only stores in.
       access: config.server.workers > 1 ? "readers" : "owner",
     },
+    metrics: { listen: metricsBind },
   };
 }

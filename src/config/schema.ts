@@ -69,6 +69,9 @@ export interface Config {
     readonly prepared_cache_entries_max: number;
     readonly prepare_batch_txs_max: number;
   };
+  readonly metrics: {
+    readonly bind: string;
+  };
 }
 
 /** More HTTP processes than this on one machine is a typo, not a deployment. */
@@ -95,7 +98,7 @@ function durationMs(minimum: number, description: string) {
 export const configSchema: JSONSchemaType<Config> = {
   type: "object",
   additionalProperties: false,
-  required: ["data_dir", "log", "server", "wsserver", "database", "engine", "ledger"],
+  required: ["data_dir", "log", "server", "wsserver", "database", "engine", "ledger", "metrics"],
   properties: {
     data_dir: {
       type: "string",
@@ -248,6 +251,18 @@ export const configSchema: JSONSchemaType<Config> = {
         pending_txs_max: count(1, "Transactions accepted and not yet committed (then 503)"),
         prepared_cache_entries_max: count(1, "Verified transactions cached by their exact bytes"),
         prepare_batch_txs_max: count(1, "Transactions sent to a verification thread at once"),
+      },
+    },
+    metrics: {
+      type: "object",
+      additionalProperties: false,
+      required: ["bind"],
+      properties: {
+        bind: {
+          type: "string",
+          format: "optional-host-port",
+          description: "Prometheus metrics address, HOST:PORT, served at /metrics (empty: no metrics)",
+        },
       },
     },
   },

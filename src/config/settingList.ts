@@ -63,7 +63,7 @@ function collect(node: SchemaNode, prefix: string): Setting[] {
 
 function valueNameOf(key: string, node: SchemaNode): string {
   if (node.enum !== undefined) return node.enum.join("|");
-  if (node.format === "host-port") return "HOST:PORT";
+  if (node.format === "host-port" || node.format === "optional-host-port") return "HOST:PORT";
   if (key.endsWith("_ms")) return "MS";
   if (key.endsWith("_bytes") || key.endsWith("_bytes_max")) return "BYTES";
   if (node.type === "integer") return "N";

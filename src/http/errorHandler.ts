@@ -7,6 +7,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { LedgerError } from "../errors/ledgerError.js";
 import { setCorsHeaders } from "./cors.js";
+import { echoRequestId } from "./requestId.js";
 import { sendJson } from "./reply.js";
 import { JsonError } from "../json/jsonError.js";
 
@@ -49,6 +50,7 @@ export function replyWithError(
   }
   const known = asLedgerError(error, context);
   if (!reply.hasHeader("access-control-allow-origin")) setCorsHeaders(request, reply);
+  echoRequestId(request, reply);
   if (known === null) {
     const fields = { err: error, method: request.method, url: request.url };
     request.log.error(fields, "internal error in the HTTP API");

@@ -26,6 +26,9 @@ import { registerOutputRoutes } from "./routes/outputs.js";
 import { registerSearchRoutes } from "./routes/search.js";
 import { registerTransactionRoutes } from "./routes/transactions.js";
 import { registerValidatorRoutes } from "./routes/validators.js";
+import { registerHealthRoutes, storeReadiness, type ReadinessProbe } from "./routes/health.js";
+import { installRequestIdEcho, requestIdOf } from "./requestId.js";
+import { installRequestObserver, type HttpObserver } from "./requestObserver.js";
 
 export interface HttpDeps {
   readonly broadcaster: Broadcaster;
@@ -34,6 +37,10 @@ export interface HttpDeps {
   readonly logger?: Logger;
   /** The earlier interface variants at the root (routes/legacy.ts); not mounted without it. */
   readonly legacy?: LegacyGateway;
+  /** What `/readyz` checks (routes/health.ts); default: the store answers. */
+  readonly readiness?: ReadinessProbe;
+  /** Told of every answered request (the node's metrics); none: nothing is measured. */
+  readonly observer?: HttpObserver;
 }
 
 /**
@@ -70,6 +77,9 @@ export async function buildHttpApp(options: Partial<HttpOptions>, deps: HttpDeps
     },
     // Shutting down is answered by our own hook below, with the catalog's body.
     return503OnClosing: false,
+    // A sane X-Request-Id is kept, anything else replaced (requestId.ts); never taken raw.
+    requestIdHeader: false,
+    genReqId: requestIdOf,
   });
 
   // First, so that a request waiting for its turn does nothing else meanwhile.
@@ -82,6 +92,8 @@ export async function buildHttpApp(options: Partial<HttpOptions>, deps: HttpDeps
   installLongReads(app, resolved.expensiveReadsMax);
   installHostRequirement(app);
   installRepeatRefusal(app);
+  installRequestIdEcho(app);
+  if (deps.observer !== undefined) installRequestObserver(app, deps.observer);
 
   registerDiscoveryRoutes(app, resolved);
   registerTransactionRoutes(app, deps);
@@ -90,6 +102,7 @@ export async function buildHttpApp(options: Partial<HttpOptions>, deps: HttpDeps
   registerValidatorRoutes(app, deps);
   registerBlockRoutes(app, deps);
   registerLegacyRoutes(app, deps);
+  registerHealthRoutes(app, deps.readiness ?? storeReadiness(deps.store));
   return app;
 }
 

@@ -64,6 +64,7 @@ export class LedgerApp {
   private readonly cache: PreparedCache;
   private readonly pending = new PendingPool(txKinds);
   private readonly listeners: ((block: CommittedBlock) => void)[] = [];
+  private readonly finalizingListeners: ((height: number) => void)[] = [];
 
   private constructor(
     private readonly options: LedgerOptions,
@@ -112,6 +113,11 @@ export class LedgerApp {
   /** Subscribe to blocks once they are durable. */
   onCommitted(listener: (block: CommittedBlock) => void): void {
     this.listeners.push(listener);
+  }
+
+  /** Subscribe to the start of each block's execution (the node's metrics time commits from it). */
+  onFinalizing(listener: (height: number) => void): void {
+    this.finalizingListeners.push(listener);
   }
 
   /**
@@ -272,6 +278,7 @@ export class LedgerApp {
   async finalizeBlock(height: number, txs: readonly Uint8Array[]): Promise<FinalizedBlock> {
     assert.equal(this.staged, null, "finalizeBlock twice without commit");
     assert.equal(height, this.height + 1, "block heights are contiguous");
+    for (const listener of this.finalizingListeners) listener(height);
     const cacheKeys = txs.map(preparedKey);
     const prepared = await Promise.all(txs.map((bytes, i) => this.prepareKeyed(cacheKeys[i]!, bytes)));
     const kinds = prepared.map((p) => ("code" in p ? null : kindOf(p)));

@@ -68,6 +68,13 @@ export class PreparePool {
     });
   }
 
+  /** Transactions waiting for a thread or being verified (the node's metrics read it). */
+  get queuedCount(): number {
+    let count = this.queue.length;
+    for (const slot of this.slots) count += slot.outstanding;
+    return count;
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     await Promise.all(this.slots.map((slot) => slot.worker.terminate()));

@@ -22,6 +22,7 @@ import {
   type WorkerMessage,
 } from "./ipcMessages.js";
 import type { LegacyService } from "./legacyService.js";
+import { isOpsMessage, type OpsPort, type OpsPrimaryMessage, type OpsWorkerMessage } from "./opsIpc.js";
 
 export interface HttpClusterOptions {
   readonly workers: number;
@@ -42,6 +43,8 @@ export interface HttpClusterDeps {
   readonly logger: Logger;
   /** The legacy routes' gateway the workers' IpcLegacyGateway forwards to. */
   readonly legacy?: Pick<LegacyService, "post" | "status">;
+  /** The operators' messages (readiness, metrics: opsIpc.ts), with the worker to answer. */
+  readonly onOpsMessage?: (message: OpsWorkerMessage, from: OpsPort<OpsPrimaryMessage>) => void;
 }
 
 export class HttpCluster {
@@ -81,6 +84,11 @@ export class HttpCluster {
     return this.workers.size;
   }
 
+  /** The workers connected now, to send the operators' requests to (opsIpc.ts). */
+  connectedWorkers(): OpsPort<OpsPrimaryMessage>[] {
+    return [...this.workers].filter((worker) => worker.isConnected()).map((worker) => portOf(worker));
+  }
+
   /** Ask every worker to stop accepting and finish its requests; kill those that overstay. */
   async close(): Promise<void> {
     this.closing = true;
@@ -114,6 +122,8 @@ export class HttpCluster {
           void this.answer(worker, typed);
         } else if (typed.type === "legacyPost" || typed.type === "legacyStatus") {
           void this.answerLegacy(worker, typed);
+        } else if (isOpsMessage(message)) {
+          this.deps.onOpsMessage?.(message as OpsWorkerMessage, portOf(worker));
         }
       });
       worker.on("exit", (code, signal) => {
@@ -219,6 +229,15 @@ export async function answerLegacy(request: LegacyRequest, deps: HttpClusterDeps
     deps.logger.error({ err: error }, "legacy request from an HTTP worker failed");
     return { ...base, ok: false, code: "Internal", message: "Internal error" };
   }
+}
+
+/** A worker as the ops messages' answer goes to it: dropped when it is gone. */
+function portOf(worker: Worker): OpsPort<OpsPrimaryMessage> {
+  return {
+    send: (message) => {
+      if (worker.isConnected()) worker.send(message, undefined, () => {});
+    },
+  };
 }
 
 // Under tsx (tests) the sources are .ts; in dist they are .js (as preparePool.ts does).

@@ -13,10 +13,13 @@ import { IpcBroadcaster } from "./ipcBroadcaster.js";
 import { IpcLegacyGateway } from "./ipcLegacyGateway.js";
 import type { BroadcastRequest, LegacyRequest, StartMessage } from "./ipcMessages.js";
 import type { IpcChannel } from "./ipcRequester.js";
+import { measuredHttpDeps, workerMetricsOf } from "./nodeMetricsWiring.js";
+import { WorkerOps, type OpsWorkerMessage } from "./opsIpc.js";
+import { workerReadiness } from "./readiness.js";
 
 export interface HttpWorkerDeps {
-  /** One channel carries both the v2.0 broadcasts and the legacy requests. */
-  readonly channel: IpcChannel<BroadcastRequest | LegacyRequest>;
+  /** One channel carries the v2.0 broadcasts, the legacy requests and the operators' (opsIpc.ts). */
+  readonly channel: IpcChannel<BroadcastRequest | LegacyRequest | OpsWorkerMessage>;
   readonly logger: Logger;
 }
 
@@ -35,9 +38,13 @@ export async function runHttpWorker(start: StartMessage, deps: HttpWorkerDeps): 
   try {
     const broadcaster = new IpcBroadcaster({ pool, channel: deps.channel });
     const legacy = new IpcLegacyGateway({ pool, channel: deps.channel });
+    // Metrics and readiness (issue #13): this worker's figures go to the node's process on
+    // request; its /readyz asks the node's process for the node's checks.
+    const metrics = workerMetricsOf(options.metrics, pool);
+    const ops = new WorkerOps(deps.channel, async () => (metrics === null ? [] : metrics.snapshot()));
     const app = await buildHttpApp(
       { ...options.http, streamsUrl: start.streamsUrl, version: start.version },
-      { broadcaster, store, logger: deps.logger, legacy },
+      { ...measuredHttpDeps(metrics, broadcaster, legacy), store, logger: deps.logger, readiness: workerReadiness(store, ops) },
     );
     await app.listen({ host: options.http.host, port: options.http.port });
     const bound = app.server.address() as AddressInfo;

@@ -5,15 +5,16 @@ import { createLogger } from "./logger.js";
 import { runHttpWorker, type HttpWorkerHandle } from "./httpWorker.js";
 import { ipcTag, isIpcMessage, type PrimaryMessage, type WorkerMessage } from "./ipcMessages.js";
 import type { IpcChannel } from "./ipcRequester.js";
+import type { OpsWorkerMessage } from "./opsIpc.js";
 
 if (process.send === undefined) throw new Error("httpWorkerMain runs as a node:cluster worker");
 
-function send(message: WorkerMessage, then?: () => void): void {
+function send(message: WorkerMessage | OpsWorkerMessage, then?: () => void): void {
   if (process.connected) process.send!(message, undefined, {}, () => then?.());
   else then?.();
 }
 
-const channel: IpcChannel<WorkerMessage> = {
+const channel: IpcChannel<WorkerMessage | OpsWorkerMessage> = {
   send,
   onMessage: (listener) => process.on("message", listener),
   onDisconnect: (listener) => process.once("disconnect", listener),

@@ -30,6 +30,11 @@ import { createLogger } from "./logger.js";
 import { LegacyService } from "./legacyService.js";
 import { loadOrCreateNodeKey, type NodeKey, type NodeKeyDeps } from "./nodeKey.js";
 import { packageInfo } from "./packageInfo.js";
+import type { ReadinessProbe } from "../http/routes/health.js";
+import type { MetricsSnapshot, NodeMetrics } from "../metrics/nodeMetrics.js";
+import { measuredHttpDeps, nodeMetricsOf, startMetricsServer } from "./nodeMetricsWiring.js";
+import { PrimaryOps } from "./opsIpc.js";
+import { nodeReadiness } from "./readiness.js";
 
 /** The solo validator's voting power: any positive number; 10 is CometBFT's default. */
 export const soloValidatorPower = 10;
@@ -60,6 +65,8 @@ export interface NodeHandle {
   readonly http: HostPort;
   /** The WebSocket stream's bound address. */
   readonly ws: HostPort;
+  /** The metrics' bound address (`metrics.bind`), or null without metrics. */
+  readonly metrics: HostPort | null;
   /** The stream URL the API advertises. */
   readonly streamsUrl: string;
   /** The node key, base58: the solo validator. */
@@ -86,6 +93,7 @@ export async function startNode(config: Config, deps: NodeDeps = {}): Promise<No
     const pool = new PreparePool({ ...options.preparePool, threads });
     closers.add("verification pool", () => pool.close());
     const ledger = await LedgerApp.open(options.ledger, { store, pool });
+    const metrics = nodeMetricsOf(options.metrics, { ledger, pool, storePath: options.sqliteStore.path });
     ledger.onCommitted((block) => {
       logger.debug({ height: block.height, txs: block.txs.length, appHash: block.appHash }, "block committed");
     });
@@ -102,6 +110,7 @@ export async function startNode(config: Config, deps: NodeDeps = {}): Promise<No
     closers.add("engine", () => engine.stop());
     const stream = await StreamServer.start(options.stream, { ledger, logger });
     closers.add("event stream", () => stream.close());
+    metrics?.watchStream(stream);
     const ws: HostPort = { host: options.stream.host, port: stream.port };
     const streamsUrl = streamsUrlOf(config.wsserver.advertised_url, ws);
     const version = packageInfo().version;
@@ -116,12 +125,14 @@ export async function startNode(config: Config, deps: NodeDeps = {}): Promise<No
       now: deps.now ?? Date.now,
       uuid: deps.uuid ?? randomUUID,
     });
-    const parts: HttpParts = { ledger, engine, store, logger, streamsUrl, version, legacy };
+    const readiness = nodeReadiness(store, engine);
+    const parts: HttpParts = { ledger, engine, store, logger, streamsUrl, version, legacy, metrics, readiness };
     const http = await startHttp(config, parts, closers);
 
     logger.info(
       {
-        http: `${http.host}:${http.port}`,
+        http: `${http.address.host}:${http.address.port}`,
+        metrics: http.metrics === null ? null : `${http.metrics.host}:${http.metrics.port}`,
         ws: `${ws.host}:${ws.port}`,
         streamsUrl,
         dataDir: config.data_dir,
@@ -141,7 +152,14 @@ export async function startNode(config: Config, deps: NodeDeps = {}): Promise<No
       logger.info("ledgerd stopped");
     };
     let closing: Promise<void> | null = null;
-    return { http, ws, streamsUrl, publicKey: key.publicKey, close: () => (closing ??= close()) };
+    return {
+      http: http.address,
+      metrics: http.metrics,
+      ws,
+      streamsUrl,
+      publicKey: key.publicKey,
+      close: () => (closing ??= close()),
+    };
   } catch (error) {
     await closers.closeAll();
     throw error;
@@ -156,27 +174,50 @@ interface HttpParts {
   readonly streamsUrl: string;
   readonly version: string;
   readonly legacy: LegacyService;
+  readonly metrics: NodeMetrics | null;
+  readonly readiness: ReadinessProbe;
 }
 
-/** The HTTP API in this process, or in `server.workers` processes sharing the port. */
-async function startHttp(config: Config, parts: HttpParts, closers: Closers): Promise<HostPort> {
-  const { ledger, engine, store, logger, streamsUrl, version, legacy } = parts;
-  if (config.server.workers > 1) {
-    const cluster = await HttpCluster.start(
-      {
-        workers: config.server.workers,
-        start: { tag: ipcTag, type: "start", config, streamsUrl, version },
-        startTimeoutMs: workerStartTimeoutMs,
-        closeTimeoutMs: config.engine.commit_timeout_ms + workerCloseMarginMs,
-        restartDelayMs: workerRestartDelayMs,
-      },
-      { ledger, engine, logger, legacy },
-    );
-    closers.add("HTTP workers", () => cluster.close());
-    return cluster.address;
-  }
+/**
+ * The HTTP API in this process, or in `server.workers` processes sharing the port; then the
+ * metrics server (`metrics.bind`), which gathers the workers' figures at each scrape.
+ */
+async function startHttp(
+  config: Config,
+  parts: HttpParts,
+  closers: Closers,
+): Promise<{ address: HostPort; metrics: HostPort | null }> {
+  const ops = new PrimaryOps(parts.readiness);
+  const cluster = config.server.workers > 1 ? await startHttpWorkers(config, parts, closers, ops) : null;
+  const address = cluster?.address ?? (await startHttpHere(config, parts, closers));
+  const workers = async (): Promise<MetricsSnapshot[]> => (cluster === null ? [] : ops.gatherMetrics(cluster.connectedWorkers()));
+  const server = await startMetricsServer(moduleOptions(config).metrics, parts.metrics, workers, parts.logger);
+  if (server === null) return { address, metrics: null };
+  closers.add("metrics server", () => server.close());
+  return { address, metrics: server.address };
+}
+
+async function startHttpWorkers(config: Config, parts: HttpParts, closers: Closers, ops: PrimaryOps): Promise<HttpCluster> {
+  const { ledger, engine, logger, streamsUrl, version, legacy } = parts;
+  const cluster = await HttpCluster.start(
+    {
+      workers: config.server.workers,
+      start: { tag: ipcTag, type: "start", config, streamsUrl, version },
+      startTimeoutMs: workerStartTimeoutMs,
+      closeTimeoutMs: config.engine.commit_timeout_ms + workerCloseMarginMs,
+      restartDelayMs: workerRestartDelayMs,
+    },
+    { ledger, engine, logger, legacy, onOpsMessage: (message, from) => ops.handle(message, from) },
+  );
+  closers.add("HTTP workers", () => cluster.close());
+  return cluster;
+}
+
+async function startHttpHere(config: Config, parts: HttpParts, closers: Closers): Promise<HostPort> {
+  const { engine, store, logger, streamsUrl, version, legacy, metrics, readiness } = parts;
   const http = moduleOptions(config).http;
-  const app = await buildHttpApp({ ...http, streamsUrl, version }, { broadcaster: engine, store, logger, legacy });
+  const measured = measuredHttpDeps(metrics, engine, legacy);
+  const app = await buildHttpApp({ ...http, streamsUrl, version }, { ...measured, store, logger, readiness });
   closers.add("HTTP server", () => app.close());
   await app.listen({ host: http.host, port: http.port });
   const bound = app.server.address() as AddressInfo;

@@ -14,6 +14,7 @@ import type { LedgerApp } from "../../ledger/ledgerApp.js";
 import type { Store } from "../../store/store.js";
 import type { Door, PreparedBase } from "../../ledger/txKind.js";
 import type { BroadcastMode, Broadcaster } from "../broadcaster.js";
+import { readinessTimeoutMs, type EngineReadiness } from "../readiness.js";
 import { LedgerAbciApp } from "./abciApp.js";
 import { AbciServer, type AbciListen } from "./abciServer.js";
 import { CometBftBroadcaster } from "./cometBftBroadcaster.js";
@@ -30,7 +31,7 @@ export interface CometBftEngineDeps {
   readonly logger?: Pick<Logger, "info" | "warn">;
 }
 
-export class CometBftEngine implements Broadcaster {
+export class CometBftEngine implements Broadcaster, EngineReadiness {
   private stopped: Promise<void> | null = null;
 
   private constructor(
@@ -83,6 +84,25 @@ export class CometBftEngine implements Broadcaster {
 
   broadcast(bytes: Uint8Array, mode: BroadcastMode, door?: Door): Promise<PreparedBase> {
     return this.broadcaster.broadcast(bytes, mode, door);
+  }
+
+  /**
+   * Ready when CometBFT's RPC answers `status` (so CometBFT runs, and it only serves RPC once
+   * connected to this node over ABCI) and it is not catching up: while it replays or fetches
+   * blocks, it refuses broadcasts (`rpc/core/mempool.go`), so this node cannot take any.
+   */
+  async notReadyReason(): Promise<string | null> {
+    if (this.stopped !== null) return "the engine is stopping";
+    let status: unknown;
+    try {
+      status = await this.rpc.call("status", {}, readinessTimeoutMs);
+    } catch (error) {
+      return `CometBFT's RPC does not answer (${error instanceof Error ? error.message : String(error)})`;
+    }
+    const catchingUp = (status as { sync_info?: { catching_up?: unknown } } | null)?.sync_info?.catching_up;
+    if (catchingUp === true) return "CometBFT is catching up with the network";
+    if (catchingUp !== false) return "CometBFT's status has no sync_info.catching_up";
+    return null;
   }
 
   /**

@@ -7,6 +7,7 @@ import type { LedgerApp } from "../../ledger/ledgerApp.js";
 import type { Door, PreparedBase } from "../../ledger/txKind.js";
 import type { Validator } from "../../store/store.js";
 import type { BroadcastMode, Broadcaster } from "../broadcaster.js";
+import type { EngineReadiness } from "../readiness.js";
 import { soloEngineOptionsDefault, type SoloEngineOptions } from "./options.js";
 
 export interface SoloEngineDeps {
@@ -23,7 +24,7 @@ interface Waiting {
   readonly committed: ((error: LedgerError | null) => void)[];
 }
 
-export class SoloEngine implements Broadcaster {
+export class SoloEngine implements Broadcaster, EngineReadiness {
   private readonly options: SoloEngineOptions;
   private queue: Waiting[] = [];
   /** The batch of the block being produced, so a failure can answer its waiters. */
@@ -64,6 +65,13 @@ export class SoloEngine implements Broadcaster {
     this.schedule();
     if (done !== null) await done;
     return checked.tx;
+  }
+
+  /** In-process: ready unless block production failed or the node is stopping. */
+  async notReadyReason(): Promise<string | null> {
+    if (this.fatal !== null) return "the embedded engine stopped after an internal error";
+    if (this.stopping) return "the engine is stopping";
+    return null;
   }
 
   /** Stop taking transactions, finish the block in progress and those already waiting. */

@@ -166,6 +166,13 @@ describe("loadConfig names", () => {
     }
   });
 
+  it("takes metrics.bind empty (the default: no metrics) or HOST:PORT", () => {
+    assert.equal(load({}).metrics.bind, "");
+    assert.equal(load({ flags: { "metrics.bind": "" } }).metrics.bind, "");
+    assert.equal(load({ env: { LEDGERD_METRICS_BIND: "0.0.0.0:9986" } }).metrics.bind, "0.0.0.0:9986");
+    assertProblem(() => load({ flags: { "metrics.bind": "9986" } }), /^metrics\.bind: must be empty \(off\) or HOST:PORT.*\(got "9986"\) \(flag --metrics\.bind\)$/);
+  });
+
   it("takes engine as the short name of engine.kind, in a file, env and flags", () => {
     assert.equal(load({}, { [defaultFile]: '{"engine": "solo"}' }).engine.kind, "solo");
     assert.equal(load({ env: { LEDGERD_ENGINE: "solo" } }).engine.kind, "solo");
@@ -290,6 +297,7 @@ function sampleValue(key: string): string {
     "engine.chain_id": "test-chain",
     "engine.abci_bind": "127.0.0.1:0",
     "engine.rpc_url": "http://127.0.0.1:1",
+    "metrics.bind": "127.0.0.1:9986",
     "server.threads": "3",
     "database.index_slices": "8",
   };
