@@ -5,7 +5,8 @@
 // including the legacy routes' service (legacyService.ts): the node key signs legacy CREATEs.
 //
 // Shutdown order (issue #7): stop accepting HTTP and finish the requests in progress, let the
-// engine finish the block in progress and those waiting, close the stream, the pool, the store.
+// engine finish the block in progress and those waiting, close the stream, the pool, the store,
+// and last let go of the data directory's lock.
 import { randomUUID } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
@@ -30,6 +31,7 @@ import { createLogger } from "./logger.js";
 import { LegacyService } from "./legacyService.js";
 import { loadOrCreateNodeKey, type NodeKey, type NodeKeyDeps } from "./nodeKey.js";
 import { packageInfo } from "./packageInfo.js";
+import { preflight } from "./preflight.js";
 
 /** The solo validator's voting power: any positive number; 10 is CometBFT's default. */
 export const soloValidatorPower = 10;
@@ -72,12 +74,15 @@ export async function startNode(config: Config, deps: NodeDeps = {}): Promise<No
   const logger = deps.logger ?? createLogger(config.log.level);
   const options = moduleOptions(config);
   const keyDeps = deps.randomBytes === undefined ? undefined : { randomBytes: deps.randomBytes };
-  const { key, created } = loadOrCreateNodeKey(config.data_dir, keyDeps);
-  if (created) logger.info({ path: key.path, publicKey: key.publicKey }, "node key created");
-  const validator: Validator = { publicKey: key.publicKeyHex, power: soloValidatorPower };
+  // Before anything is written: the data directory, its lock, the ports (preflight.ts).
+  const lock = await preflight(config);
   const closers = new Closers(logger);
+  closers.add("data directory lock", async () => lock.release());
 
   try {
+    const { key, created } = loadOrCreateNodeKey(config.data_dir, keyDeps);
+    if (created) logger.info({ path: key.path, publicKey: key.publicKey }, "node key created");
+    const validator: Validator = { publicKey: key.publicKeyHex, power: soloValidatorPower };
     const store = (deps.openStore ?? SqliteStore.open)(options.sqliteStore);
     closers.add("store", () => store.close());
     await checkChain(store, config, key);
