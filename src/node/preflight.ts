@@ -5,6 +5,7 @@
 import { accessSync, constants, mkdirSync, statSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { dirname, resolve } from "node:path";
+import type { Logger } from "pino";
 import { parseHostPort } from "../config/parseHostPort.js";
 import type { Config } from "../config/schema.js";
 import { DataDirLock } from "./dataDirLock.js";
@@ -35,6 +36,21 @@ export async function preflight(config: Config): Promise<DataDirLock> {
     lock?.release();
     throw error;
   }
+}
+
+/**
+ * Settings that run but give up durability, said loudly at every start so that no one runs
+ * them unknowingly (`off` also needs its acknowledgement, settingsThatCannotWork.ts).
+ */
+export function warnUnsafeSettings(config: Config, logger: Logger): void {
+  const synchronous = config.database.synchronous;
+  if (synchronous === "full") return;
+  const loss =
+    synchronous === "off"
+      ? "can be lost, and the database damaged, on power loss or an OS crash"
+      : "can be lost on power loss or an OS crash (not on a crash of ledgerd)";
+  const message = `UNSAFE: database.synchronous is ${synchronous}: transactions acknowledged as committed ${loss}`;
+  logger.warn({ setting: "database.synchronous", value: synchronous }, message);
 }
 
 /** The addresses the node will listen on, with the settings that name them. */

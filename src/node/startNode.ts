@@ -31,7 +31,7 @@ import { createLogger } from "./logger.js";
 import { LegacyService } from "./legacyService.js";
 import { loadOrCreateNodeKey, type NodeKey, type NodeKeyDeps } from "./nodeKey.js";
 import { packageInfo } from "./packageInfo.js";
-import { preflight } from "./preflight.js";
+import { preflight, warnUnsafeSettings } from "./preflight.js";
 
 /** The solo validator's voting power: any positive number; 10 is CometBFT's default. */
 export const soloValidatorPower = 10;
@@ -76,6 +76,7 @@ export async function startNode(config: Config, deps: NodeDeps = {}): Promise<No
   const keyDeps = deps.randomBytes === undefined ? undefined : { randomBytes: deps.randomBytes };
   // Before anything is written: the data directory, its lock, the ports (preflight.ts).
   const lock = await preflight(config);
+  warnUnsafeSettings(config, logger);
   const closers = new Closers(logger);
   closers.add("data directory lock", async () => lock.release());
 

@@ -5,11 +5,13 @@ import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { spawn } from "node:child_process";
+import { createServer, type AddressInfo } from "node:net";
 import { after, describe, it } from "node:test";
 import { loadConfig } from "../../../src/config/loadConfig.js";
 import { StartRefused } from "../../../src/node/startRefused.js";
 import { startNode } from "../../../src/node/startNode.js";
-import { httpCall, runLedgerd, startLedgerd, type RunResult } from "./ledgerdProcess.js";
+import { cleanEnv, httpCall, repoRoot, runLedgerd, startLedgerd, type RunResult } from "./ledgerdProcess.js";
 
 const dirs: string[] = [];
 function tempDir(): string {
@@ -22,6 +24,19 @@ after(() => {
 });
 
 const anyPorts = ["--server.bind", "127.0.0.1:0", "--wsserver.bind", "127.0.0.1:0"];
+
+/** runLedgerd without blocking this process (which may hold a port the child must find taken). */
+function runLedgerdAsync(args: readonly string[]): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], { cwd: repoRoot, env: cleanEnv(), stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    child.on("error", reject);
+    child.on("close", (status) => resolve({ status, stdout, stderr }));
+  });
+}
 
 /** The fatal lines of a run that ended by itself; a refusal has exactly one, without a stack. */
 function refusal(run: RunResult): string {
@@ -86,12 +101,39 @@ describe("a data directory that cannot be made", () => {
 });
 
 describe("ports", () => {
-  it("the two settings on one port are refused before anything is written", () => {
-    const root = tempDir();
-    const dataDir = join(root, "data");
-    const port = "127.0.0.1:39841";
-    const run = runLedgerd(["start", "--data_dir", dataDir, "--server.bind", port, "--wsserver.bind", port]);
-    assert.equal(refusal(run), `ledgerd failed to start: wsserver.bind ${port} is already in use`);
-    assert.equal(existsSync(dataDir), false);
+  it("a port in use is refused in one line before anything is written, the event stream's too", async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen({ host: "127.0.0.1", port: 0 }, resolve));
+    const port = `127.0.0.1:${(taken.address() as AddressInfo).port}`;
+    try {
+      const dataDir = join(tempDir(), "data");
+      const run = await runLedgerdAsync(["start", "--data_dir", dataDir, "--server.bind", "127.0.0.1:0", "--wsserver.bind", port]);
+      assert.equal(refusal(run), `ledgerd failed to start: wsserver.bind ${port} is already in use`);
+      assert.equal(existsSync(dataDir), false);
+    } finally {
+      taken.close();
+    }
+  });
+
+  it("two settings on one address are a config error", () => {
+    const run = runLedgerd(["start", "--data_dir", tempDir(), "--server.bind", "127.0.0.1:39841", "--wsserver.bind", "127.0.0.1:39841"]);
+    assert.equal(run.status, 1);
+    assert.match(run.stderr, /wsserver\.bind \(flag --wsserver\.bind\): is server\.bind's address too/);
+  });
+});
+
+describe("unsafe settings", () => {
+  it('database.synchronous "off" is refused without its acknowledgement, and said loudly with it', async () => {
+    const dataDir = tempDir();
+    const run = runLedgerd(["start", "--data_dir", dataDir, ...anyPorts, "--database.synchronous", "off"]);
+    assert.equal(run.status, 1);
+    assert.match(run.stderr, /database\.synchronous \(flag --database\.synchronous\): is "off": committed blocks can be lost/);
+    const node = await startLedgerd(["--data_dir", dataDir, ...anyPorts, "--database.synchronous", "off", "--database.synchronous_off_acknowledged", "true"]);
+    try {
+      const warning = node.lines.find((line) => line.level === 40 && /^UNSAFE: database\.synchronous is off/.test(String(line.msg)));
+      assert.ok(warning !== undefined, JSON.stringify(node.lines));
+    } finally {
+      await node.stop();
+    }
   });
 });
