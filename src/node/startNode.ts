@@ -25,6 +25,7 @@ import { PreparePool } from "../ledger/preparePool.js";
 import type { SqliteStoreOptions } from "../store/sqlite/options.js";
 import { SqliteStore } from "../store/sqlite/sqliteStore.js";
 import type { Store, Validator } from "../store/store.js";
+import { closeHttpApp } from "./closeHttpApp.js";
 import { HttpCluster } from "./httpCluster.js";
 import { ipcTag } from "./ipcMessages.js";
 import { createLogger } from "./logger.js";
@@ -182,7 +183,7 @@ async function startHttp(config: Config, parts: HttpParts, closers: Closers): Pr
   }
   const http = moduleOptions(config).http;
   const app = await buildHttpApp({ ...http, streamsUrl, version }, { broadcaster: engine, store, logger, legacy });
-  closers.add("HTTP server", () => app.close());
+  closers.add("HTTP server", () => closeHttpApp(app));
   await app.listen({ host: http.host, port: http.port });
   const bound = app.server.address() as AddressInfo;
   return { host: bound.address, port: bound.port };
