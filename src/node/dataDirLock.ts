@@ -49,14 +49,16 @@ export class DataDirLock {
     } catch (error) {
       db.close();
       if ((error as { code?: string }).code === "SQLITE_BUSY") throw heldBy(dataDir, path, error);
-      throw new StartRefused(`cannot lock the data directory ${dataDir}: ${reasonOf(error)}`, { cause: error });
+      const what = `cannot lock the data directory ${dataDir}`;
+      throw new StartRefused(`${what}: ${reasonOf(error)}`, { cause: error });
     }
     const pidPath = join(dataDir, pidFileName);
     try {
       writeFileSync(pidPath, `${process.pid}\n`);
     } catch (error) {
       db.close();
-      throw new StartRefused(`cannot write to the data directory ${dataDir}: ${reasonOf(error)}`, { cause: error });
+      const what = `cannot write to the data directory ${dataDir}`;
+      throw new StartRefused(`${what}: ${reasonOf(error)}`, { cause: error });
     }
     return new DataDirLock(db, path, pidPath);
   }

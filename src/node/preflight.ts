@@ -49,17 +49,25 @@ export function warnUnsafeSettings(config: Config, logger: Logger): void {
     synchronous === "off"
       ? "can be lost, and the database damaged, on power loss or an OS crash"
       : "can be lost on power loss or an OS crash (not on a crash of ledgerd)";
-  const message = `UNSAFE: database.synchronous is ${synchronous}: transactions acknowledged as committed ${loss}`;
+  const what = `database.synchronous is ${synchronous}`;
+  const message = `UNSAFE: ${what}: transactions acknowledged as committed ${loss}`;
   logger.warn({ setting: "database.synchronous", value: synchronous }, message);
 }
 
-/** The addresses the node will listen on, with the settings that name them. */
-function bindsOf(config: Config): { readonly key: string; readonly text: string }[] {
-  const binds = [
+/** An address the node will listen on, with the setting that names it. */
+interface Bind {
+  readonly key: string;
+  readonly text: string;
+}
+
+function bindsOf(config: Config): Bind[] {
+  const binds: Bind[] = [
     { key: "server.bind", text: config.server.bind },
     { key: "wsserver.bind", text: config.wsserver.bind },
   ];
-  if (config.engine.kind === "cometbft") binds.push({ key: "engine.abci_bind", text: config.engine.abci_bind });
+  if (config.engine.kind === "cometbft") {
+    binds.push({ key: "engine.abci_bind", text: config.engine.abci_bind });
+  }
   return binds;
 }
 
@@ -125,7 +133,7 @@ function kindOf(path: string): "missing" | "directory" | "other" {
  * Binds each address and lets go, all at once (so two settings on one port clash here too).
  * A port taken between this check and the real listen still fails there, as before.
  */
-export async function checkPortsFree(binds: readonly { readonly key: string; readonly text: string }[]): Promise<void> {
+export async function checkPortsFree(binds: readonly Bind[]): Promise<void> {
   const servers: Server[] = [];
   try {
     for (const bind of binds) {
@@ -136,7 +144,8 @@ export async function checkPortsFree(binds: readonly { readonly key: string; rea
         server.once("error", reject);
         server.listen({ host: address.host, port: address.port, exclusive: true }, () => resolveListen());
       }).catch((error: unknown) => {
-        const why = codeOf(error) === "EADDRINUSE" ? "is already in use" : `cannot be listened on (${codeOf(error)})`;
+        const code = codeOf(error);
+        const why = code === "EADDRINUSE" ? "is already in use" : `cannot be listened on (${code})`;
         throw new StartRefused(`${bind.key} ${bind.text} ${why}`, { cause: error });
       });
       servers.push(server);
