@@ -1,13 +1,15 @@
 // What each command does once commander has parsed it. The only console output of ledgerd is
 // here and in main.ts (STYLE: no console.* outside src/cli/): `keys` and `config` print JSON,
 // `init` says what it wrote; a running node speaks through its logger.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { isAbsolute, join, relative } from "node:path";
 import { ConfigError } from "../config/configError.js";
 import { configFileName, loadConfig, type ConfigSources } from "../config/loadConfig.js";
 import type { Config } from "../config/schema.js";
 import { createLogger } from "../node/logger.js";
 import { createNodeKey, keyFileOfValidator, newKeyFile, readNodeKey } from "../node/nodeKey.js";
+import { makeDirs } from "../node/preflight.js";
+import { StartRefused } from "../node/startRefused.js";
 import { startNode } from "../node/startNode.js";
 
 /** On top of the engine's commit timeout, how long a shutdown may take before the process quits. */
@@ -49,7 +51,7 @@ export function runInit(flags: ConfigSources["flags"], force: boolean, validator
     const reason = "already exists; --force replaces it";
     throw new ConfigError([{ key: "config file", reason, source: `file ${configPath}` }]);
   }
-  mkdirSync(config.data_dir, { recursive: true });
+  makeDirs(config.data_dir, "data_dir");
   writeFileSync(configPath, `${JSON.stringify(fileSettings(config), null, 2)}\n`);
   console.log(`wrote ${configPath}`);
   const created = existing === null ? createNodeKey(config.data_dir, undefined, wanted) : null;
@@ -85,7 +87,9 @@ export async function runStart(flags: ConfigSources["flags"]): Promise<void> {
   try {
     node = await startNode(config, { logger });
   } catch (error) {
-    logger.fatal({ err: error }, "ledgerd failed to start");
+    // The machine's refusal (a taken port, a data directory in use) is one line, no stack.
+    if (error instanceof StartRefused) logger.fatal(`ledgerd failed to start: ${error.message}`);
+    else logger.fatal({ err: error }, "ledgerd failed to start");
     process.exitCode = 1;
     throw new StartFailed(error);
   }

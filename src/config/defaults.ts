@@ -44,6 +44,8 @@ export const configDefault: Config = deepFreeze({
     // Relative to data_dir, so that the default is exactly the store's own default path.
     path: basename(sqliteStoreOptionsDefault.path),
     synchronous: sqliteStoreOptionsDefault.synchronous,
+    // Only the node asks for it: an explicit "yes, I may lose committed blocks" (schema.ts).
+    synchronous_off_acknowledged: false,
     cache_size_bytes: sqliteStoreOptionsDefault.cacheSizeBytes,
     mmap_size_bytes: sqliteStoreOptionsDefault.mmapSizeBytes,
     wal_autocheckpoint_pages: sqliteStoreOptionsDefault.walAutocheckpointPages,

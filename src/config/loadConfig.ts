@@ -12,6 +12,7 @@ import { ConfigError, type ConfigProblem } from "./configError.js";
 import { configDefault, deepFreeze } from "./defaults.js";
 import { parseHostPort } from "./parseHostPort.js";
 import { configSchema, type Config } from "./schema.js";
+import { settingsThatCannotWork } from "./settingsThatCannotWork.js";
 import { envNameOf, envPrefix, settingAliases, settingList, type Setting } from "./settingList.js";
 
 /** The file looked for in data_dir when no `--config` is given (`ledgerd init` writes it). */
@@ -67,6 +68,8 @@ export function loadConfig(sources: ConfigSources, deps: ConfigDeps = defaultDep
 
   if (!validateConfig(merged)) {
     for (const error of validateConfig.errors ?? []) problems.push(problemOf(error, origin));
+  } else {
+    problems.push(...settingsThatCannotWork(merged as unknown as Config, (key) => sourceOf(key, origin)));
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return deepFreeze(resolvePaths(merged as unknown as Config, deps));
@@ -139,6 +142,12 @@ function addRaw(out: Map<string, RawValue>, key: string, value: RawValue, proble
 function parseValue(key: string, text: string, source: string, problems: ConfigProblem[]): unknown {
   const setting = settingByKey.get(key);
   if (setting === undefined || setting.type === "string") return text;
+  if (setting.type === "boolean") {
+    if (text.trim() === "true") return true;
+    if (text.trim() === "false") return false;
+    problems.push({ key, reason: `must be true or false, got ${JSON.stringify(text)}`, source });
+    return undefined;
+  }
   if (!/^-?(?:0|[1-9][0-9]*)$/.test(text.trim())) {
     problems.push({ key, reason: `must be an integer, got ${JSON.stringify(text)}`, source });
     return undefined;

@@ -4,6 +4,7 @@
 // the flag (`--server.bind`) and, upper-cased with `_` for `.`, the env variable
 // (`LEDGERD_SERVER_BIND`). Each leaf's `description` is what `--help` prints.
 import type { JSONSchemaType } from "ajv";
+import { jsonLimitsDefault } from "../json/readJson.js";
 
 export const logLevels = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 export type LogLevel = (typeof logLevels)[number];
@@ -46,6 +47,7 @@ export interface Config {
     readonly backend: DatabaseBackend;
     readonly path: string;
     readonly synchronous: SqliteSynchronousMode;
+    readonly synchronous_off_acknowledged: boolean;
     readonly cache_size_bytes: number;
     readonly mmap_size_bytes: number;
     readonly wal_autocheckpoint_pages: number;
@@ -84,6 +86,11 @@ export const durationMsMax = 2_147_483_647;
 const countMax = Number.MAX_SAFE_INTEGER;
 /** The store takes a power of two from 1 to 4096 (src/store/sqlite/options.ts). */
 const indexSlicesAllowed = Array.from({ length: 13 }, (_, i) => 2 ** i);
+/**
+ * A body is read by readJson, which reads at most its `bytesMax`: a larger `body_bytes_max`
+ * would let bodies through the HTTP layer only to refuse them as JSON.
+ */
+export const bodyBytesMaxMax = jsonLimitsDefault.bytesMax;
 /** CometBFT's limit on a chain id (`MaxChainIDLen`). */
 export const chainIdCharsMax = 50;
 
@@ -144,7 +151,12 @@ export const configSchema: JSONSchemaType<Config> = {
           maximum: serverThreadsMax,
           description: "Signature-verification threads per HTTP process (0: on the main thread)",
         },
-        body_bytes_max: count(1, "Largest request body accepted, in bytes (then 413)"),
+        body_bytes_max: {
+          type: "integer",
+          minimum: 1,
+          maximum: bodyBytesMaxMax,
+          description: "Largest request body accepted, in bytes (then 413)",
+        },
         search_limit_max: count(1, "Largest search limit a client may ask for (then 400; limit 0 is all)"),
         request_timeout_ms: durationMs(1, "Time allowed to receive a whole request"),
         expensive_reads_max: count(1, "Lists, searches and blocks one HTTP process answers at once (then 503)"),
@@ -171,7 +183,7 @@ export const configSchema: JSONSchemaType<Config> = {
           description:
             "ws:// or wss:// URL the API advertises, before the stream's path (empty: ws://<bound address>)",
         },
-        subscribers_max: count(0, "WebSocket subscribers at once (then 503)"),
+        subscribers_max: count(1, "WebSocket subscribers at once (then 503)"),
         send_queue_bytes_max: count(1, "Bytes queued for one subscriber before it is dropped"),
         ping_interval_ms: durationMs(1, "How often subscribers are pinged; one that missed the last ping is cut"),
         client_message_bytes_max: count(1, "Largest frame a subscriber may send, in bytes"),
@@ -185,6 +197,7 @@ export const configSchema: JSONSchemaType<Config> = {
         "backend",
         "path",
         "synchronous",
+        "synchronous_off_acknowledged",
         "cache_size_bytes",
         "mmap_size_bytes",
         "wal_autocheckpoint_pages",
@@ -200,11 +213,18 @@ export const configSchema: JSONSchemaType<Config> = {
         synchronous: {
           type: "string",
           enum: [...sqliteSynchronousModes],
-          description: "When a commit reaches the disk: full (survives power loss), normal, off",
+          description:
+            "When a commit reaches the disk: full (survives power loss), normal (survives a crash of the process), off",
+        },
+        synchronous_off_acknowledged: {
+          type: "boolean",
+          description:
+            "Required with synchronous off: committed blocks can be lost or the database damaged on power loss",
         },
         cache_size_bytes: count(0, "SQLite page cache, in bytes"),
         mmap_size_bytes: count(0, "SQLite memory-mapped reads, in bytes (0: off)"),
-        wal_autocheckpoint_pages: count(0, "Write-ahead log pages before a checkpoint"),
+        // 0 would turn checkpoints off: the log would grow with every block until the disk is full.
+        wal_autocheckpoint_pages: count(1, "Write-ahead log pages before a checkpoint"),
         journal_size_limit_bytes: count(0, "Write-ahead log size kept after a checkpoint, in bytes"),
         search_words_max: count(1, "Words in one text search"),
         search_ranked_matches_max: count(1, "Matches one text search ranks (the newest)"),

@@ -8,7 +8,7 @@ export interface Setting {
   readonly env: string;
   /** `--server.bind`. */
   readonly flag: string;
-  readonly type: "string" | "integer";
+  readonly type: "string" | "integer" | "boolean";
   /** What a flag's value looks like in `--help`: `HOST:PORT`, `MS`, `N`, `solo`, ... */
   readonly valueName: string;
   readonly description: string;
@@ -46,7 +46,9 @@ function collect(node: SchemaNode, prefix: string): Setting[] {
       out.push(...collect(child, key));
       continue;
     }
-    if (child.type !== "string" && child.type !== "integer") throw new Error(`setting ${key}: unsupported type`);
+    if (child.type !== "string" && child.type !== "integer" && child.type !== "boolean") {
+      throw new Error(`setting ${key}: unsupported type`);
+    }
     out.push(
       Object.freeze({
         key,
@@ -63,6 +65,7 @@ function collect(node: SchemaNode, prefix: string): Setting[] {
 
 function valueNameOf(key: string, node: SchemaNode): string {
   if (node.enum !== undefined) return node.enum.join("|");
+  if (node.type === "boolean") return "true|false";
   if (node.format === "host-port" || node.format === "optional-host-port") return "HOST:PORT";
   if (key.endsWith("_ms")) return "MS";
   if (key.endsWith("_bytes") || key.endsWith("_bytes_max")) return "BYTES";

@@ -35,6 +35,7 @@ export const codes = {
   // Request errors.
   BadJson: { status: 400, frame: "plain", summary: "The body is not valid JSON, or is not an object." },
   JsonTooDeep: { status: 400, frame: "plain", summary: "The body nests deeper than the limit." },
+  LoneSurrogate: { status: 400, frame: "plain", summary: "A string in the body holds a lone surrogate, which is not Unicode." },
   BodyTooLarge: { status: 413, frame: "plain", summary: "The body is larger than the limit." },
   BadParameter: { status: 400, frame: "plain", summary: "A query parameter is missing, unknown or malformed." },
   SearchTooBroad: { status: 400, frame: "plain", summary: "A search without a limit matches more than can be ranked; give a limit." },

@@ -7,8 +7,11 @@ export class JsonError extends Error {
   override readonly name = "JsonError";
 
   constructor(
-    /** `BadJson`: not valid JSON (or not writable); `JsonTooDeep`: nested past `depthMax`. */
-    readonly code: "BadJson" | "JsonTooDeep",
+    /**
+     * `BadJson`: not valid JSON (or not writable); `JsonTooDeep`: nested past `depthMax`;
+     * `LoneSurrogate`: a string is not Unicode (I-JSON, RFC 7493 §2.1).
+     */
+    readonly code: "BadJson" | "JsonTooDeep" | "LoneSurrogate",
     message: string,
   ) {
     super(message);

@@ -10,15 +10,19 @@
 // - Objects inherit nothing, so `__proto__` is an ordinary key as it is in Python.
 // - Strict RFC 8259 with clear messages carrying the byte offset, and named limits (depth,
 //   size, members per container), so hostile input costs bounded work and never escapes as
-//   anything but a `JsonError` ("BadJson" or "JsonTooDeep").
+//   anything but a `JsonError` ("BadJson", "JsonTooDeep" or "LoneSurrogate").
 //
 // Decisions: a byte order mark is rejected (RFC 8259 §8.1: senders MUST NOT add one, and no
 // official driver does). Duplicate keys: the last value wins at the first key's position, as
 // Python's `json.loads` and `JSON.parse` both do. Numbers that overflow to infinity (`1e400`)
 // are rejected: Python would read `inf`, which the canonical form cannot write as JSON. So are
-// `NaN` and `Infinity`, which Python's `json.loads` accepts but RFC 8259 does not. A lone
-// surrogate written as an escape (`"\ud800"`) is kept, as both Python and JSON.parse keep it;
-// a raw one in text input, or invalid UTF-8 in byte input, is rejected.
+// `NaN` and `Infinity`, which Python's `json.loads` accepts but RFC 8259 does not. Strings must
+// be Unicode (I-JSON, RFC 7493 §2.1; docs/compatibility.md #17): a lone surrogate, whether
+// escaped (`"\ud800"`), raw in text input or UTF-8-encoded in byte input, fails with
+// "LoneSurrogate", though Python and JSON.parse keep it: BigchainDB cannot write it back
+// (rapidjson raises), the Python driver cannot re-serialize it, PostgreSQL's jsonb refuses it,
+// so a transaction holding one could be stored here and read nowhere else. Other invalid
+// UTF-8 is "BadJson".
 
 import { Buffer } from "node:buffer";
 import { JsonError } from "./jsonError.js";
@@ -88,6 +92,11 @@ function decodeBytes(bytes: Uint8Array, limits: JsonLimits): string {
     return decoder.decode(bytes);
   } catch {
     const at = firstInvalidUtf8(bytes);
+    // 0xED 0xA0..0xBF starts the UTF-8 form of U+D800..U+DFFF (CESU-8, WTF-8).
+    const second = bytes[at + 1] ?? 0;
+    if (bytes[at] === 0xed && second >= 0xa0 && second <= 0xbf) {
+      throw new JsonError("LoneSurrogate", `Invalid JSON at byte ${at}: ${encodedSurrogate}`);
+    }
     throw new JsonError("BadJson", `Invalid JSON at byte ${at}: the text is not valid UTF-8`);
   }
 }
@@ -102,7 +111,7 @@ function checkText(text: string, limits: JsonLimits): string {
   if (!(text as unknown as WellFormedString).isWellFormed()) {
     const at = byteOffset(text, firstLoneSurrogate(text));
     const what = "a raw lone surrogate is not valid Unicode";
-    throw new JsonError("BadJson", `Invalid JSON at byte ${at}: ${what}`);
+    throw new JsonError("LoneSurrogate", `Invalid JSON at byte ${at}: ${what}`);
   }
   return text;
 }
@@ -111,6 +120,8 @@ function checkText(text: string, limits: JsonLimits): string {
 interface WellFormedString {
   isWellFormed(): boolean;
 }
+
+const encodedSurrogate = "a UTF-8-encoded surrogate is a lone surrogate, which is not Unicode";
 
 function tooLarge(bytes: number, limits: JsonLimits): JsonError {
   const what = `JSON text of ${bytes} bytes is larger than bytesMax (${limits.bytesMax})`;
@@ -283,8 +294,14 @@ class Reader {
       out += text.slice(chunk, i);
       const e = text.charCodeAt(i + 1);
       if (e === 0x75) {
-        out += String.fromCharCode(this.readHex4(i));
-        i += 5;
+        const code = this.readHex4(i);
+        if (code < 0xd800 || code > 0xdfff) {
+          out += String.fromCharCode(code);
+          i += 5;
+        } else {
+          out += String.fromCharCode(code, this.readLowSurrogate(i, code));
+          i += 11;
+        }
       } else {
         const decoded = shortEscapes[e];
         if (decoded === undefined) this.fail(`invalid escape ${describe(text, i + 1)}`, i);
@@ -296,7 +313,22 @@ class Reader {
     return this.fail("a string is not closed", this.pos);
   }
 
-  /** The four hex digits of a `\uXXXX` escape at `at`. Lone surrogates are kept, as Python does. */
+  /**
+   * At the `\uXXXX` escape of a surrogate `high` at `at`: the low half that must follow it as
+   * the next escape (a raw one cannot: checkText or the UTF-8 decoder refused it already).
+   */
+  readLowSurrogate(at: number, high: number): number {
+    const text = this.text;
+    if (high <= 0xdbff && text.charCodeAt(at + 6) === 0x5c && text.charCodeAt(at + 7) === 0x75) {
+      const low = this.readHex4(at + 6);
+      if (low >= 0xdc00 && low <= 0xdfff) return low;
+    }
+    const escape = text.slice(at, at + 6);
+    const what = `the escape ${escape} is a lone surrogate, which is not Unicode (I-JSON)`;
+    throw new JsonError("LoneSurrogate", `Invalid JSON at byte ${byteOffset(text, at)}: ${what}`);
+  }
+
+  /** The four hex digits of a `\uXXXX` escape at `at`. */
   readHex4(at: number): number {
     let code = 0;
     for (let k = at + 2; k < at + 6; k++) {

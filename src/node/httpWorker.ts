@@ -4,6 +4,7 @@
 // to the primary. The ledger, the engine and the only writer stay in the primary.
 import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
+import { closeHttpApp } from "./closeHttpApp.js";
 import { moduleOptions } from "../config/moduleOptions.js";
 import type { HostPort } from "../config/parseHostPort.js";
 import { buildHttpApp } from "../http/httpApp.js";
@@ -51,7 +52,7 @@ export async function runHttpWorker(start: StartMessage, deps: HttpWorkerDeps): 
     return {
       address: { host: bound.address, port: bound.port },
       close: async () => {
-        await app.close();
+        await closeHttpApp(app);
         await pool.close();
         await store.close();
       },

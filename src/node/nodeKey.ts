@@ -3,13 +3,14 @@
 // replaced: a node that changed key would no longer be the validator its chain was started with.
 import { Buffer } from "node:buffer";
 import { randomBytes as cryptoRandomBytes } from "node:crypto";
-import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigError } from "../config/configError.js";
 import { validatorSeedOf } from "../engine/cometbft/cometBftConfig.js";
 import { decodeBase58 } from "../crypto-conditions/decodeBase58.js";
 import { makeRandomKeypair } from "../transaction/builders/makeRandomKeypair.js";
 import { makeKeypair } from "../transaction/builders/makeKeypair.js";
+import { makeDirs } from "./preflight.js";
 
 export const nodeKeyFileName = "node_key.json";
 const seedBytes = 32;
@@ -61,7 +62,7 @@ export function createNodeKey(
   file: NodeKeyFile = newKeyFile(deps),
 ): NodeKey | null {
   const path = join(dataDir, nodeKeyFileName);
-  mkdirSync(dataDir, { recursive: true });
+  makeDirs(dataDir, "data_dir");
   try {
     // "wx": fails if the file exists, so two starts racing cannot both write a key.
     writeFileSync(path, `${JSON.stringify(file, null, 2)}\n`, { flag: "wx", mode: 0o600 });

@@ -5,7 +5,8 @@
 // including the legacy routes' service (legacyService.ts): the node key signs legacy CREATEs.
 //
 // Shutdown order (issue #7): stop accepting HTTP and finish the requests in progress, let the
-// engine finish the block in progress and those waiting, close the stream, the pool, the store.
+// engine finish the block in progress and those waiting, close the stream, the pool, the store,
+// and last let go of the data directory's lock.
 import { randomUUID } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
@@ -24,6 +25,7 @@ import { PreparePool } from "../ledger/preparePool.js";
 import type { SqliteStoreOptions } from "../store/sqlite/options.js";
 import { SqliteStore } from "../store/sqlite/sqliteStore.js";
 import type { Store, Validator } from "../store/store.js";
+import { closeHttpApp } from "./closeHttpApp.js";
 import { HttpCluster } from "./httpCluster.js";
 import { ipcTag } from "./ipcMessages.js";
 import { createLogger } from "./logger.js";
@@ -35,6 +37,7 @@ import type { MetricsSnapshot, NodeMetrics } from "../metrics/nodeMetrics.js";
 import { measuredHttpDeps, nodeMetricsOf, startMetricsServer } from "./nodeMetricsWiring.js";
 import { PrimaryOps } from "./opsIpc.js";
 import { nodeReadiness } from "./readiness.js";
+import { preflight, warnUnsafeSettings } from "./preflight.js";
 
 /** The solo validator's voting power: any positive number; 10 is CometBFT's default. */
 export const soloValidatorPower = 10;
@@ -79,12 +82,16 @@ export async function startNode(config: Config, deps: NodeDeps = {}): Promise<No
   const logger = deps.logger ?? createLogger(config.log.level);
   const options = moduleOptions(config);
   const keyDeps = deps.randomBytes === undefined ? undefined : { randomBytes: deps.randomBytes };
-  const { key, created } = loadOrCreateNodeKey(config.data_dir, keyDeps);
-  if (created) logger.info({ path: key.path, publicKey: key.publicKey }, "node key created");
-  const validator: Validator = { publicKey: key.publicKeyHex, power: soloValidatorPower };
+  // Before anything is written: the data directory, its lock, the ports (preflight.ts).
+  const lock = await preflight(config);
+  warnUnsafeSettings(config, logger);
   const closers = new Closers(logger);
+  closers.add("data directory lock", async () => lock.release());
 
   try {
+    const { key, created } = loadOrCreateNodeKey(config.data_dir, keyDeps);
+    if (created) logger.info({ path: key.path, publicKey: key.publicKey }, "node key created");
+    const validator: Validator = { publicKey: key.publicKeyHex, power: soloValidatorPower };
     const store = (deps.openStore ?? SqliteStore.open)(options.sqliteStore);
     closers.add("store", () => store.close());
     await checkChain(store, config, key);
@@ -218,7 +225,7 @@ async function startHttpHere(config: Config, parts: HttpParts, closers: Closers)
   const http = moduleOptions(config).http;
   const measured = measuredHttpDeps(metrics, engine, legacy);
   const app = await buildHttpApp({ ...http, streamsUrl, version }, { ...measured, store, logger, readiness });
-  closers.add("HTTP server", () => app.close());
+  closers.add("HTTP server", () => closeHttpApp(app));
   await app.listen({ host: http.host, port: http.port });
   const bound = app.server.address() as AddressInfo;
   return { host: bound.address, port: bound.port };

@@ -58,6 +58,9 @@ export class SoloEngine implements Broadcaster, EngineReadiness {
       this.admitting--;
       if (this.admitting === 0) this.admitted?.();
     }
+    // Block production may have failed while checkTx ran: nothing would ever cut this block,
+    // and a `mode=commit` caller would wait out the whole commit timeout for nothing.
+    if (this.fatal !== null) throw engineStopped(this.fatal);
     if (!checked.ok) throw toLedgerError(checked.rejection);
     const waiting: Waiting = { bytes, tx: checked.tx, committed: [] };
     const done = mode === "commit" ? this.waitForCommit(waiting) : null;
@@ -144,10 +147,14 @@ export class SoloEngine implements Broadcaster, EngineReadiness {
 
   private fail(error: unknown): void {
     this.fatal = error;
-    const failure = new LedgerError("EngineUnavailable", "The embedded engine stopped after an internal error", { cause: error });
+    const failure = engineStopped(error);
     for (const waiting of [...this.inFlight, ...this.queue]) for (const notify of waiting.committed) notify(failure);
     this.inFlight = [];
     this.queue = [];
     this.deps.onFatal?.(error);
   }
+}
+
+function engineStopped(cause: unknown): LedgerError {
+  return new LedgerError("EngineUnavailable", "The embedded engine stopped after an internal error", { cause });
 }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
@@ -243,14 +243,20 @@ describe("ledgerd start", () => {
     }
   });
 
-  it("refuses to start when the port is taken, with a logged reason and exit 1", async () => {
+  it("refuses to start when the port is taken, in one line, before it writes anything", async () => {
     const dataDir = tempDir();
     const node = await startLedgerd(["--data_dir", dataDir, ...anyPorts]);
     try {
-      const clash = runLedgerd(["start", "--data_dir", tempDir(), "--server.bind", `127.0.0.1:${node.port}`, "--wsserver.bind", "127.0.0.1:0"]);
+      const fresh = join(tempDir(), "never-made");
+      const clash = runLedgerd(["start", "--data_dir", fresh, "--server.bind", `127.0.0.1:${node.port}`, "--wsserver.bind", "127.0.0.1:0"]);
       assert.equal(clash.status, 1);
-      const fatal = clash.stdout.split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as { level: number; msg: string; err?: { code?: string } });
-      assert.ok(fatal.some((line) => line.level === 60 && line.msg === "ledgerd failed to start" && line.err?.code === "EADDRINUSE"));
+      const lines = clash.stdout.split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as { level: number; msg: string; err?: unknown });
+      const fatal = lines.filter((line) => line.level === 60);
+      assert.equal(fatal.length, 1, clash.stdout);
+      assert.equal(fatal[0]!.msg, `ledgerd failed to start: server.bind 127.0.0.1:${node.port} is already in use`);
+      assert.equal(fatal[0]!.err, undefined, "no stack for a refusal");
+      // Neither the data directory, nor a database, nor a node key was created.
+      assert.equal(existsSync(fresh), false);
     } finally {
       await node.stop();
     }

@@ -159,7 +159,7 @@ describe("loadConfig names", () => {
       const value = sampleValue(setting.key);
       const fromEnv = readKey(load({ env: { [setting.env]: value } }), setting.key);
       const fromFlag = readKey(load({ flags: { [setting.key]: value } }), setting.key);
-      const expected = setting.type === "integer" ? Number(value) : value;
+      const expected = setting.type === "integer" ? Number(value) : setting.type === "boolean" ? value === "true" : value;
       if (setting.key === "data_dir" || setting.key === "database.path") continue;
       assert.equal(fromEnv, expected, setting.env);
       assert.equal(fromFlag, expected, setting.flag);
@@ -278,6 +278,63 @@ describe("loadConfig refuses", () => {
   });
 });
 
+describe("settings that cannot work (issue 11)", () => {
+  it("refuses 0 where a count must be at least 1, naming the key and the source", () => {
+    assertProblem(() => load({ flags: { "wsserver.subscribers_max": "0" } }), /^wsserver\.subscribers_max: must be >= 1 \(got 0\) \(flag --wsserver\.subscribers_max\)$/);
+    assertProblem(() => load({}, { [defaultFile]: '{"wsserver": {"subscribers_max": 0}}' }), /^wsserver\.subscribers_max: must be >= 1 \(got 0\) \(file /);
+    // 0 would turn checkpoints off: the write-ahead log would grow until the disk is full.
+    assertProblem(() => load({ env: { LEDGERD_DATABASE_WAL_AUTOCHECKPOINT_PAGES: "0" } }), /^database\.wal_autocheckpoint_pages: must be >= 1/);
+  });
+
+  it("every count, size and duration refuses what it cannot run with (an audit of the schema)", () => {
+    // Each numeric setting with the least value it works with; one less is refused.
+    const least: Record<string, number> = {
+      "server.workers": 1, "server.threads": 0, "server.body_bytes_max": 1, "server.search_limit_max": 1,
+      "server.request_timeout_ms": 1, "wsserver.subscribers_max": 1, "wsserver.send_queue_bytes_max": 1,
+      "wsserver.ping_interval_ms": 1, "wsserver.client_message_bytes_max": 1, "wsserver.close_grace_ms": 0,
+      "database.cache_size_bytes": 0, "database.mmap_size_bytes": 0, "database.wal_autocheckpoint_pages": 1,
+      "database.journal_size_limit_bytes": 0, "database.search_words_max": 1, "database.index_slices": 1,
+      "database.index_rows_waiting_max": 1, "engine.block_interval_ms": 0, "engine.txs_per_block_max": 1,
+      "engine.commit_timeout_ms": 1, "ledger.pending_txs_max": 1, "ledger.prepared_cache_entries_max": 1,
+      "ledger.prepare_batch_txs_max": 1, "server.expensive_reads_max": 1, "server.pipelined_requests_max": 1,
+      "database.search_ranked_matches_max": 1,
+    };
+    const integers = settingList.filter((s) => s.type === "integer").map((s) => s.key);
+    assert.deepEqual(integers.sort(), Object.keys(least).sort(), "every integer setting is audited here");
+    for (const [key, value] of Object.entries(least)) {
+      assert.equal(readKey(load({ flags: { [key]: String(value) } }), key), value, key);
+      assertProblem(() => load({ flags: { [key]: String(value - 1) } }), new RegExp(`^${key.replaceAll(".", "\\.")}: must be`));
+    }
+  });
+
+  it("refuses a body limit above what the JSON reader reads (the two would disagree)", () => {
+    assert.equal(load({ flags: { "server.body_bytes_max": "1048576" } }).server.body_bytes_max, 1048576);
+    assertProblem(() => load({ flags: { "server.body_bytes_max": "1048577" } }), /^server\.body_bytes_max: must be <= 1048576/);
+  });
+
+  it("refuses two listeners on one address", () => {
+    assertProblem(
+      () => load({ flags: { "server.bind": "127.0.0.1:9000", "wsserver.bind": "127.0.0.1:9000" } }),
+      /^wsserver\.bind: is server\.bind's address too \(127\.0\.0\.1:9000\) \(flag --wsserver\.bind\)$/,
+    );
+    assert.equal(load({ flags: { "server.bind": "127.0.0.1:0", "wsserver.bind": "127.0.0.1:0" } }).server.bind, "127.0.0.1:0");
+    assertProblem(
+      () => load({ flags: { "server.bind": "127.0.0.1:9000", "metrics.bind": "127.0.0.1:9000" } }),
+      /^metrics\.bind: is server\.bind's address too/,
+    );
+  });
+
+  it('refuses database.synchronous "off" unless acknowledged', () => {
+    assertProblem(() => load({ flags: { "database.synchronous": "off" } }), /^database\.synchronous: is "off": committed blocks can be lost.*set database\.synchronous_off_acknowledged to true/);
+    assertProblem(() => load({}, { [defaultFile]: '{"database": {"synchronous": "off"}}' }), /^database\.synchronous: is "off".*\(file /);
+    const acknowledged = load({ flags: { "database.synchronous": "off", "database.synchronous_off_acknowledged": "true" } });
+    assert.equal(acknowledged.database.synchronous, "off");
+    assert.equal(load({}, { [defaultFile]: '{"database": {"synchronous": "off", "synchronous_off_acknowledged": true}}' }).database.synchronous, "off");
+    assertProblem(() => load({ flags: { "database.synchronous_off_acknowledged": "yes" } }), /must be true or false, got "yes"/);
+    assertProblem(() => load({}, { [defaultFile]: '{"database": {"synchronous_off_acknowledged": "true"}}' }), /synchronous_off_acknowledged: must be boolean/);
+  });
+});
+
 function readKey(config: object, key: string): unknown {
   let node: unknown = config;
   for (const name of key.split(".")) node = (node as Record<string, unknown>)[name];
@@ -300,6 +357,7 @@ function sampleValue(key: string): string {
     "metrics.bind": "127.0.0.1:9986",
     "server.threads": "3",
     "database.index_slices": "8",
+    "database.synchronous_off_acknowledged": "true",
   };
   return samples[key] ?? (settingList.find((s) => s.key === key)?.type === "integer" ? "7" : "x");
 }

@@ -1,6 +1,13 @@
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { SoloEngine } from "../../../src/engine/solo/soloEngine.js";
 import { LedgerError } from "../../../src/errors/ledgerError.js";
+import { LedgerApp } from "../../../src/ledger/ledgerApp.js";
+import { PreparePool } from "../../../src/ledger/preparePool.js";
+import { SqliteStore } from "../../../src/store/sqlite/sqliteStore.js";
 import { bytesOf, create, keypairOf, transfer } from "../../helpers/txFactory.js";
 import { removeDir, startSoloStack, testValidator, type SoloStack } from "../../helpers/soloNode.js";
 
@@ -128,5 +135,55 @@ describe("SoloEngine", () => {
     for (const tx of txs) assert.notEqual(await s.store.getTransaction(tx["id"] as string), null);
     const bad = { ...create(alice), metadata: { tampered: true } };
     assert.equal(await rejectionCode(s.engine.broadcast(bytesOf(bad), "sync")), "InvalidHash");
+  });
+
+  it("a disk failure answers at once every commit waiting, also one admitted while the block failed", async () => {
+    // A store whose block writes fail as on a full disk. A waiter left behind would get
+    // CommitTimeout (504) after commitTimeoutMs instead of EngineUnavailable (503).
+    const dir = mkdtempSync(join(tmpdir(), "ledgerd-solo-fail-"));
+    const real = SqliteStore.open({ path: join(dir, "ledger.sqlite") });
+    const store = new Proxy(real, {
+      get(target, property) {
+        if (property === "commitBlock") return async () => { throw new Error("SQLITE_FULL: database or disk is full"); };
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const pool = new PreparePool({ threads: 0, batchTxsMax: 64 });
+    const ledger = await LedgerApp.open({}, { store, pool });
+    // checkTx of the late transaction is held until the block has failed.
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const late = bytesOf(create(bob));
+    const gated = new Proxy(ledger, {
+      get(target, property) {
+        const value: unknown = Reflect.get(target, property, target);
+        if (property !== "checkTx" || typeof value !== "function") return typeof value === "function" ? value.bind(target) : value;
+        return async (bytes: Uint8Array, ...rest: unknown[]) => {
+          if (bytes === late) await gate;
+          return (value as (...args: unknown[]) => unknown).call(target, bytes, ...rest);
+        };
+      },
+    });
+    let failed: () => void = () => {};
+    const fatal = new Promise<void>((resolve) => (failed = resolve));
+    const engine = await SoloEngine.start(
+      { blockIntervalMs: 5, commitTimeoutMs: 3_000 },
+      { ledger: gated, validator: testValidator, onFatal: () => failed() },
+    );
+    try {
+      const lateDone = rejectionCode(engine.broadcast(late, "commit"));
+      const first = rejectionCode(engine.broadcast(bytesOf(create(alice)), "commit"));
+      assert.equal(await first, "EngineUnavailable");
+      await fatal;
+      release();
+      assert.equal(await lateDone, "EngineUnavailable");
+      assert.equal(await rejectionCode(engine.broadcast(bytesOf(create(carol)), "commit")), "ShuttingDown");
+    } finally {
+      await engine.stop();
+      await pool.close();
+      await real.close();
+      removeDir(dir);
+    }
   });
 });

@@ -10,7 +10,7 @@ function object(value: unknown): JsonObject {
   return value as JsonObject;
 }
 
-function rejects(text: string | Uint8Array, code: "BadJson" | "JsonTooDeep", message: RegExp, limits = {}): void {
+function rejects(text: string | Uint8Array, code: JsonError["code"], message: RegExp, limits = {}): void {
   assert.throws(
     () => readJson(text, limits),
     (error: unknown) => {
@@ -84,12 +84,12 @@ describe("readJson: the value model", () => {
     assert.deepEqual(readJson('{"x": 1.0}'), Object.assign(emptyJsonObject(), { x: new JsonNumber("1.0", true) }));
   });
 
-  test("string escapes decode; surrogate pairs from escapes join; lone surrogates are kept", () => {
+  test("string escapes decode; surrogate pairs from escapes join", () => {
     assert.equal(readJson(String.raw`"\"\\\/\b\f\n\r\t"`), '"\\/\b\f\n\r\t');
     assert.equal(readJson(String.raw`"\u0041\u00e9\u00E9\u001f"`), "Aéé\u001f");
     assert.equal(readJson(String.raw`"\ud83d\udd11"`), "🔑");
-    assert.equal(readJson(String.raw`"a\ud800b"`), "a\ud800b");
-    assert.equal(readJson(String.raw`"\udc00"`), "\udc00");
+    assert.equal(readJson(String.raw`"\uD83D\uDD11x\udbff\udfff"`), "🔑x\u{10ffff}");
+    assert.deepEqual(readJson(String.raw`{"\ud800\udc00":"a\ud83d\udd11"}`), readJson('{"\u{10000}":"a🔑"}'));
     assert.equal(readJson('"🔑 ｚ raw é"'), "🔑 ｚ raw é");
     assert.equal(readJson('"\u007f\u2028\u2029"'), "\u007f\u2028\u2029");
   });
@@ -177,7 +177,7 @@ describe("readJson: rejections (BadJson with a byte offset)", () => {
       [[0x22, 0x61, 0xc3, 0x22], 2], // truncated 2-byte sequence
       [[0x22, 0xc0, 0xaf, 0x22], 1], // overlong "/"
       [[0x22, 0xe0, 0x80, 0xaf, 0x22], 1], // overlong
-      [[0x22, 0xed, 0xa0, 0x80, 0x22], 1], // UTF-8-encoded surrogate U+D800
+      [[0x22, 0xed, 0x80, 0x22], 1], // truncated 3-byte sequence that is not a surrogate
       [[0x22, 0xf4, 0x90, 0x80, 0x80, 0x22], 1], // above U+10FFFF
       [[0x22, 0x80, 0x22], 1], // lone continuation byte
       [[0x22, 0xc3, 0xa9, 0xf0, 0x9f, 0x94, 0x22], 3], // truncated 4-byte after a valid é
@@ -187,9 +187,42 @@ describe("readJson: rejections (BadJson with a byte offset)", () => {
     }
   });
 
-  test("a raw lone surrogate in text input is not Unicode", () => {
-    rejects('"a\ud800"', "BadJson", /byte 2: a raw lone surrogate/);
-    rejects('["é", "\udc00"]', "BadJson", /byte 8: a raw lone surrogate/);
+  test("a raw lone surrogate in text input is not Unicode (LoneSurrogate)", () => {
+    rejects('"a\ud800"', "LoneSurrogate", /byte 2: a raw lone surrogate/);
+    rejects('["é", "\udc00"]', "LoneSurrogate", /byte 8: a raw lone surrogate/);
+    // A raw low half after an escaped high half is still two halves apart.
+    rejects('"\\ud800\udc00"', "LoneSurrogate", /byte 7: a raw lone surrogate/);
+  });
+
+  test("an escaped lone surrogate is not Unicode (I-JSON, RFC 7493 §2.1): LoneSurrogate", () => {
+    const cases: [string, number][] = [
+      [String.raw`"\ud800"`, 1],
+      [String.raw`"a\ud800b"`, 2],
+      [String.raw`"\udc00"`, 1],
+      [String.raw`"\uDFFF"`, 1],
+      [String.raw`"é\ud83d"`, 3], // a high half at the end of the string
+      [String.raw`"\ud83d\u0041"`, 1], // a high half before an escape that is not a low half
+      [String.raw`"\ud83d\ud83d\udd11"`, 1], // two high halves
+      [String.raw`"\udd11\ud83d"`, 1], // the halves in the wrong order
+      [String.raw`"\ud83d\n"`, 1],
+      [String.raw`"\ud83dx\udd11"`, 1],
+      [String.raw`{"\udbff":1}`, 2], // in a key
+      [String.raw`{"a":[{"b":{"c":["ok","\ud800"]}}]}`, 23], // nested
+      [String.raw`{"asset":{"data":{"\ud800":"x"}},"metadata":null}`, 19],
+    ];
+    for (const [text, at] of cases) {
+      rejects(text, "LoneSurrogate", new RegExp(`byte ${at}: the escape .{6} is a lone surrogate, which is not Unicode`));
+      rejects(new TextEncoder().encode(text), "LoneSurrogate", new RegExp(`byte ${at}: `));
+    }
+    rejects(String.raw`"\ud83d\udX11"`, "BadJson", /byte 7: a \\u escape needs four hex digits/);
+  });
+
+  test("a UTF-8-encoded surrogate in byte input (CESU-8, WTF-8) is a lone surrogate too", () => {
+    for (const half of [[0xed, 0xa0, 0x80], [0xed, 0xbf, 0xbf], [0xed, 0xb0, 0x80]]) {
+      rejects(new Uint8Array([0x22, 0x61, ...half, 0x22]), "LoneSurrogate", /byte 2: a UTF-8-encoded surrogate/);
+    }
+    // An encoded pair is still two lone halves: UTF-8 writes the code point, never its halves.
+    rejects(new Uint8Array([0x22, 0xed, 0xa0, 0xbd, 0xed, 0xb4, 0x91, 0x22]), "LoneSurrogate", /byte 1/);
   });
 
   test("byte offsets count UTF-8 bytes, not UTF-16 units", () => {
@@ -243,11 +276,12 @@ describe("writeJson", () => {
     );
   });
 
-  test("lone surrogates are escaped, so the output is well-formed and reads back equal", () => {
-    const value = readJson('{"\\ud800":"a\\udfffb","ok":"🔑"}');
+  test("lone surrogates (in a value not read by readJson) are escaped, so the output is well-formed", () => {
+    const value = readJson('{"x":"a","ok":"🔑"}') as JsonObject;
+    value["\ud800"] = "a\udfffb";
     const text = writeJson(value);
-    assert.equal(text, '{"\\ud800":"a\\udfffb","ok":"🔑"}');
-    assert.deepEqual(readJson(text), value);
+    assert.equal(text, '{"x":"a","ok":"🔑","\\ud800":"a\\udfffb"}');
+    assert.ok((text as unknown as { isWellFormed(): boolean }).isWellFormed());
   });
 
   test("readJson(writeJson(v)) deep-equals v", () => {

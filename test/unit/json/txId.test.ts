@@ -98,9 +98,10 @@ describe("matchTxId on the vectors", () => {
     assert.notEqual(computeTxId(tx, "js"), tx["id"]);
   });
 
+  // readJson refuses a lone surrogate; the id functions still handle one given otherwise.
   test("a lone surrogate: python cannot serialize it, a js-form id still matches", () => {
     const tx = readTx("01_create_single_owner.json");
-    tx["metadata"] = readJson('{"s": "\\ud800"}');
+    tx["metadata"] = JSON.parse('{"s": "\\ud800"}') as JsonObject;
     assert.throws(() => computeTxId(tx, "python"), (e: unknown) => e instanceof JsonError && e.code === "BadJson");
     tx["id"] = computeTxId(tx, "js");
     assert.equal(matchTxId(tx), "js");

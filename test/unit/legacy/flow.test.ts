@@ -360,7 +360,9 @@ describe("rejections: each a coded 400, nothing changed", () => {
     expectCode("LegacyInvalid", rejection(withPayload('{"price":1.5}')), /fraction or exponent/);
     expectCode("LegacyInvalid", rejection(withPayload('{"n":1e3}')), /fraction or exponent/);
     expectCode("LegacyInvalid", rejection(withPayload('{"n":[123456789012345678901]}')), /fraction or exponent, or beyond 2\^53/);
-    expectCode("LegacyInvalid", rejection(withPayload('{"s":"\\ud800"}')), /lone surrogate/);
+    // readJson refuses a lone surrogate (LoneSurrogate); a value made otherwise is refused here.
+    const lone = JSON.parse(text.replace('"payload":null', '"payload":{"s":"\\ud800"}')) as JsonValue;
+    expectCode("LegacyInvalid", rejection(lone), /lone surrogate/);
     expectCode("LegacyInvalid", rejection(withPayload('{"a\\u0000b":1}')), /NUL/);
   });
 

@@ -1,0 +1,139 @@
+// Start-up refusals of the machine (issue 11, "Parameters and settings that are silently bent"
+// and "Faults of the machine"): a second node on a data directory, a data directory that cannot
+// be made, a port in use. Each is refused at once, in one line, by real `ledgerd` processes.
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { spawn } from "node:child_process";
+import { createServer, type AddressInfo } from "node:net";
+import { after, describe, it } from "node:test";
+import { loadConfig } from "../../../src/config/loadConfig.js";
+import { StartRefused } from "../../../src/node/startRefused.js";
+import { startNode } from "../../../src/node/startNode.js";
+import { cleanEnv, httpCall, repoRoot, runLedgerd, startLedgerd, type RunResult } from "./ledgerdProcess.js";
+
+const dirs: string[] = [];
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "ledgerd-startup-"));
+  dirs.push(dir);
+  return dir;
+}
+after(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+const anyPorts = ["--server.bind", "127.0.0.1:0", "--wsserver.bind", "127.0.0.1:0"];
+
+/** runLedgerd without blocking this process (which may hold a port the child must find taken). */
+function runLedgerdAsync(args: readonly string[]): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], { cwd: repoRoot, env: cleanEnv(), stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    child.on("error", reject);
+    child.on("close", (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+/** The fatal lines of a run that ended by itself; a refusal has exactly one, without a stack. */
+function refusal(run: RunResult): string {
+  assert.equal(run.status, 1, `exit status (null: it did not end in time)\\n${run.stdout}\\n${run.stderr}`);
+  const lines = run.stdout.split("\\n").filter((l) => l !== "").map((l) => JSON.parse(l) as { level: number; msg: string; err?: unknown });
+  const fatal = lines.filter((line) => line.level === 60);
+  assert.equal(fatal.length, 1, run.stdout);
+  assert.equal(fatal[0]!.err, undefined, `a refusal is one line, no stack: ${run.stdout}`);
+  return fatal[0]!.msg;
+}
+
+describe("one node per data directory", () => {
+  it("a second process on the same data directory is refused at once, naming the holder's pid", async () => {
+    const dataDir = tempDir();
+    const first = await startLedgerd(["--data_dir", dataDir, ...anyPorts]);
+    try {
+      const holder = first.started["pid"];
+      assert.equal(typeof holder, "number");
+      const second = runLedgerd(["start", "--data_dir", dataDir, ...anyPorts]);
+      assert.equal(
+        refusal(second),
+        `ledgerd failed to start: the data directory ${dataDir} is in use by ledgerd process ${String(holder)} (it holds ${join(dataDir, "ledgerd.lock")})`,
+      );
+      // The first node did not notice.
+      assert.equal((await httpCall(first.port, "GET", "/")).status, 200);
+    } finally {
+      assert.deepEqual(await first.stop("SIGTERM"), { code: 0, signal: null });
+    }
+    // Released on a clean stop...
+    const again = await startLedgerd(["--data_dir", dataDir, ...anyPorts]);
+    // ... and by the kernel when its holder is killed: no stale lock to clean up by hand.
+    assert.deepEqual(await again.stop("SIGKILL"), { code: null, signal: "SIGKILL" });
+    const afterKill = await startLedgerd(["--data_dir", dataDir, ...anyPorts]);
+    assert.deepEqual(await afterKill.stop("SIGTERM"), { code: 0, signal: null });
+  });
+
+  it("in one process, a second startNode on the directory is refused too", async () => {
+    const dataDir = tempDir();
+    const config = loadConfig({ env: {}, flags: { data_dir: dataDir, "server.bind": "127.0.0.1:0", "wsserver.bind": "127.0.0.1:0", "log.level": "silent" } });
+    const first = await startNode(config);
+    try {
+      await assert.rejects(startNode(config), (error: unknown) => error instanceof StartRefused && /is in use by ledgerd process \d+/.test(error.message));
+    } finally {
+      await first.close();
+    }
+    const second = await startNode(config);
+    await second.close();
+  });
+});
+
+describe("a data directory that cannot be made", () => {
+  it("data_dir=/proc/x fails at once in one line (Node's recursive mkdir loops forever there)", () => {
+    const run = runLedgerd(["start", "--data_dir", "/proc/ledgerd-no-such-dir", ...anyPorts]);
+    assert.equal(refusal(run), "ledgerd failed to start: data_dir /proc/ledgerd-no-such-dir: cannot create /proc/ledgerd-no-such-dir (ENOENT)");
+  });
+
+  it("ledgerd init with data_dir=/proc/x fails too, rather than spinning", () => {
+    const run = runLedgerd(["init", "--data_dir", "/proc/ledgerd-no-such-dir"]);
+    assert.equal(run.status, 1, `${run.stdout}\\n${run.stderr}`);
+    assert.match(run.stderr, /data_dir \/proc\/ledgerd-no-such-dir: cannot create/);
+  });
+});
+
+describe("ports", () => {
+  it("a port in use is refused in one line before anything is written, the event stream's too", async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen({ host: "127.0.0.1", port: 0 }, resolve));
+    const port = `127.0.0.1:${(taken.address() as AddressInfo).port}`;
+    try {
+      const dataDir = join(tempDir(), "data");
+      const run = await runLedgerdAsync(["start", "--data_dir", dataDir, "--server.bind", "127.0.0.1:0", "--wsserver.bind", port]);
+      assert.equal(refusal(run), `ledgerd failed to start: wsserver.bind ${port} is already in use`);
+      assert.equal(existsSync(dataDir), false);
+    } finally {
+      taken.close();
+    }
+  });
+
+  it("two settings on one address are a config error", () => {
+    const run = runLedgerd(["start", "--data_dir", tempDir(), "--server.bind", "127.0.0.1:39841", "--wsserver.bind", "127.0.0.1:39841"]);
+    assert.equal(run.status, 1);
+    assert.match(run.stderr, /wsserver\.bind \(flag --wsserver\.bind\): is server\.bind's address too/);
+  });
+});
+
+describe("unsafe settings", () => {
+  it('database.synchronous "off" is refused without its acknowledgement, and said loudly with it', async () => {
+    const dataDir = tempDir();
+    const run = runLedgerd(["start", "--data_dir", dataDir, ...anyPorts, "--database.synchronous", "off"]);
+    assert.equal(run.status, 1);
+    assert.match(run.stderr, /database\.synchronous \(flag --database\.synchronous\): is "off": committed blocks can be lost/);
+    const node = await startLedgerd(["--data_dir", dataDir, ...anyPorts, "--database.synchronous", "off", "--database.synchronous_off_acknowledged", "true"]);
+    try {
+      const warning = node.lines.find((line) => line.level === 40 && /^UNSAFE: database\.synchronous is off/.test(String(line.msg)));
+      assert.ok(warning !== undefined, JSON.stringify(node.lines));
+    } finally {
+      await node.stop();
+    }
+  });
+});
