@@ -3,8 +3,7 @@
 // `field_index` holds one row per indexed leaf of a document: (keyHash(fieldKey), seq), keyed
 // by both, WITHOUT ROWID. The hash is 48 bits (keyHash.ts), so a lookup re-reads the document
 // and keeps it only when it really holds every filter (a collision costs a parse, never a wrong
-// answer). An AND of filters walks the first filter's rows in commit order and probes the others
-// by primary key, so a page costs its own rows, not the ledger's size.
+// answer). An AND of filters is a leapfrog join over the filters' rows (see fieldMatches).
 //
 // `field_index_mark` says up to which seq the table is complete. The block writer moves it with
 // each block; a writer that opens a database whose mark is behind (one made before this table
@@ -104,28 +103,26 @@ export function parseFieldPosition(position: string | undefined): number {
   return Number(position);
 }
 
-function matchSql(kind: "assets" | "metadata", filterCount: number): string {
+// One filter: its rows in commit order, a batch per statement.
+export const rowsAfterSql = `
+  SELECT seq FROM field_index WHERE hash = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?`;
+// More: a leapfrog join. Each filter's rows are sorted by seq; seeking each to the highest seq
+// any has reached skips every run of rows the others lack, so an AND costs about the rows of
+// its rarest filter, whichever order the filters came in (`kind=car&serial=X` is one hop).
+export const seekSql = `
+  SELECT seq FROM field_index WHERE hash = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT 1`;
+
+function documentSql(kind: "assets" | "metadata"): string {
   const column = kind === "assets" ? "asset_data" : "metadata";
-  const probes = Array.from(
-    { length: filterCount - 1 },
-    () => " AND EXISTS (SELECT 1 FROM field_index g WHERE g.hash = ? AND g.seq = f.seq)",
-  ).join("");
-  return `
-    SELECT f.seq AS seq, t.id AS id, t.${column} AS json
-    FROM field_index f JOIN transactions t ON t.seq = f.seq
-    WHERE f.hash = ? AND f.seq > ? AND f.seq <= ?${probes}
-    ORDER BY f.seq LIMIT ?`;
+  return `SELECT id, ${column} AS json FROM transactions WHERE seq = ?`;
 }
 
-interface MatchRow {
-  seq: number;
-  id: string;
-  json: string | null;
-}
+/** Seeks one batch of a leapfrog join may make; past it the batch ends, maybe empty. */
+const seeksPerBatchMax = 4 * batchRowsMax;
 
 /**
  * The documents holding every filter, in commit order, after seq `after`, up to the last seq at
- * opening; at most `limit` in all (undefined: all).
+ * opening; at most `limit` in all (undefined: all). Each batch is bounded in rows and seeks.
  */
 export function fieldMatches(
   db: Database.Database,
@@ -137,26 +134,59 @@ export function fieldMatches(
   if (!hasFieldIndex(db)) {
     throw new Error(`${db.name} has no field index yet: open it once with a writing ledgerd`);
   }
-  const hashes = filters.map((filter) => keyHash(fieldKey(kind, filter)));
+  const hashes = [...new Set(filters.map((filter) => keyHash(fieldKey(kind, filter))))];
   const lastSeq = (statement(db, "SELECT max(seq) FROM transactions").pluck().get() as number | null) ?? 0;
-  const select = statement(db, matchSql(kind, filters.length));
+  const rowsAfter = statement(db, rowsAfterSql).pluck();
+  const seek = statement(db, seekSql).pluck();
+  const document = statement(db, documentSql(kind));
   let left = limit ?? Number.POSITIVE_INFINITY;
-  let done = filters.length === 0 || left <= 0;
+  let done = hashes.length === 0 || left <= 0;
+
+  /** The next seqs in every filter's rows: up to `count`, and whether the rows ran out. */
+  const candidates = (count: number): { seqs: number[]; end: boolean } => {
+    if (hashes.length === 1) {
+      const seqs = rowsAfter.all(hashes[0], after, lastSeq, count) as number[];
+      after = seqs.at(-1) ?? after;
+      return { seqs, end: seqs.length < count };
+    }
+    const seqs: number[] = [];
+    let target = after + 1;
+    for (let seeks = 0; seqs.length < count && seeks < seeksPerBatchMax; ) {
+      let agreed = true;
+      for (const hash of hashes) {
+        const found = seek.get(hash, target - 1, lastSeq) as number | undefined;
+        seeks++;
+        if (found === undefined) {
+          after = lastSeq;
+          return { seqs, end: true };
+        }
+        if (found > target) {
+          target = found;
+          agreed = false;
+          break;
+        }
+      }
+      if (agreed) seqs.push(target++);
+      after = target - 1;
+    }
+    return { seqs, end: false };
+  };
+
   return {
     next: () => {
       if (done) return null;
-      const count = Math.min(batchRowsMax, left);
-      const rows = select.all(hashes[0], after, lastSeq, ...hashes.slice(1), count) as MatchRow[];
-      done = rows.length < count;
-      if (rows.length === 0) return null;
-      after = rows[rows.length - 1]!.seq;
+      const { seqs, end } = candidates(Math.min(batchRowsMax, left));
+      done = end;
       const hits: FieldHit[] = [];
-      for (const row of rows) {
+      for (const seq of seqs) {
+        const row = document.get(seq) as { id: string; json: string | null };
+        // keyHash is not unique: keep only documents that really hold every filter.
         if (row.json === null || !fieldsMatch(kind, row.json, filters)) continue;
-        hits.push({ id: row.id, json: row.json, position: String(row.seq) });
+        hits.push({ id: row.id, json: row.json, position: String(seq) });
       }
       left -= hits.length;
       if (left <= 0) done = true;
+      if (done && hits.length === 0) return null;
       return hits;
     },
   };

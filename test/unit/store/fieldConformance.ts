@@ -145,6 +145,26 @@ export function fieldTests(withStore: WithStore): void {
       assert.deepEqual(ids, [car1.id]);
     }));
 
+  it("an AND finds a rare match after many rows of a common filter, in either order", () =>
+    withStore(async (store) => {
+      const many = Array.from({ length: 3000 }, (_, i) => createTx({ label: `f-many${i}`, data: { kind: "car", serial: `N${i}` } }));
+      await store.commitBlock(block(1, many));
+      for (const filters of [
+        [f(["kind"], "car"), f(["serial"], "N2999")],
+        [f(["serial"], "N2999"), f(["kind"], "car")],
+      ]) {
+        assert.deepEqual(await assetIds(store, filters), [many[2999]!.id]);
+      }
+    }));
+
+  it("an AND of interleaved filters with no common document answers empty, across batches", () =>
+    withStore(async (store) => {
+      const txs = Array.from({ length: 5000 }, (_, i) => createTx({ label: `f-alt${i}`, data: { side: i % 2 === 0 ? "a" : "b", odd: i % 2 === 1 } }));
+      await store.commitBlock(block(1, txs));
+      assert.deepEqual(await assetIds(store, [f(["side"], "a"), f(["odd"], true)]), []);
+      assert.equal((await assetIds(store, [f(["side"], "b"), f(["odd"], true)])).length, 2500);
+    }));
+
   it("a position the store never gave is a BadParameter", () =>
     withStore(async (store) => {
       await commitAll(store);
