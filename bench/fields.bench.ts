@@ -63,6 +63,7 @@ export async function run(): Promise<void> {
     const queries: [string, (n: number) => string][] = [
       ["one serial (1 hit)", (n) => `/api/v1/assets?data.serial=SN-${(n * 7919) % storedTxs}`],
       ["kind AND year, limit=10", (n) => `/api/v1/assets?data.kind=kind-${n % 10}&data.year=${1990 + (n % 30)}&limit=10`],
+      ["kind AND serial (rare filter second)", (n) => `/api/v1/assets?data.kind=kind-${((n * 7919) % storedTxs) % 10}&data.serial=SN-${(n * 7919) % storedTxs}`],
       ["nested owner.name, limit=10", (n) => `/api/v1/assets?data.owner.name=owner-${n % 1000}&limit=10`],
       ["metadata state, limit=100", (n) => `/api/v1/metadata?metadata.state=state-${n % 5}&limit=100`],
       ["kind, limit=10, page 2 via Link", (n) => `/api/v1/assets?data.kind=kind-${n % 10}&limit=10`],

@@ -92,6 +92,25 @@ describe("queries by field", () => {
     assert.deepEqual(seen, cars.map(id));
   });
 
+  test("a walk of pages while transactions commit gives every earlier match exactly once", async () => {
+    const before = await ids("/api/v1/assets?data.kind=car");
+    const seen: string[] = [];
+    let url: string | undefined = "/api/v1/assets?data.kind=car&limit=1";
+    let added = 0;
+    while (url !== undefined) {
+      const response = await get(http.app, url);
+      expectJson(response, 200);
+      seen.push(...(JSON.parse(response.body) as { id: string }[]).map((hit) => hit.id));
+      if (added < 2) {
+        await commit(http.app, create(alice, 1n, { kind: "car", serial: `late${added++}` }));
+      }
+      const link = response.headers["link"] as string | undefined;
+      url = link === undefined ? undefined : /^<([^>]+)>; rel="next"$/.exec(link)![1];
+    }
+    assert.deepEqual(seen.slice(0, before.length), before);
+    assert.equal(new Set(seen).size, seen.length);
+  });
+
   test("search answers as before, with no Link", async () => {
     const response = await get(http.app, "/api/v1/assets?search=car&limit=1");
     expectJson(response, 200);
