@@ -7,7 +7,8 @@
 // options (`options.ts`), the block writer (`blockWriter.ts`), the readers (`readers.ts`, on the
 // lookups of `lookups.ts`), and the SQLite side of text search (`search.ts`): which text is
 // indexed (`searchText.ts`) and how a parsed search becomes an FTS5 MATCH (`toFtsMatch.ts`).
-// The search syntax itself is `../textQuery.ts`, shared with every backend.
+// The search syntax itself is `../textQuery.ts`, shared with every backend. Queries by field
+// are `fieldIndex.ts` here, on the leaves `../fieldQuery.ts` defines for every backend.
 //
 // better-sqlite3 is synchronous; the interface is async so that a networked backend fits. Each
 // method does its work synchronously and returns a settled promise, so a commit never
