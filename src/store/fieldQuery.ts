@@ -28,25 +28,35 @@ export function fieldLeafKeys(kind: "assets" | "metadata", json: string): string
   const keys = new Set<string>();
   // An explicit stack, not recursion: arrays may nest as deep as the document does, and a
   // document must never overflow the block writer's stack. Pushed in reverse: document order.
-  const stack: { value: unknown; path: readonly string[] }[] = [{ value: JSON.parse(json), path: [] }];
+  // A path travels as the JSON text of its keys so far (`["a","b"` without the bracket that
+  // closes it), which is what fieldKey writes, built once per object instead of once per leaf.
+  const stack: Frame[] = [{ value: JSON.parse(json), keys: 0, pathText: "[" }];
   while (stack.length > 0 && keys.size < fieldLeavesMax) {
-    const { value, path } = stack.pop()!;
+    const { value, keys: depth, pathText } = stack.pop()!;
     if (Array.isArray(value)) {
-      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], path });
+      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], keys: depth, pathText });
     } else if (value !== null && typeof value === "object") {
-      if (path.length >= fieldPathKeysMax) continue;
+      if (depth >= fieldPathKeysMax) continue;
       const entries = Object.entries(value);
+      const separator = depth === 0 ? "" : ",";
       for (let i = entries.length - 1; i >= 0; i--) {
         const [key, item] = entries[i]!;
-        stack.push({ value: item, path: [...path, key] });
+        stack.push({ value: item, keys: depth + 1, pathText: `${pathText}${separator}${JSON.stringify(key)}` });
       }
-    } else if (path.length > 0) {
+    } else if (depth > 0) {
       // The root itself is not a field: a filter names at least one key.
       const text = JSON.stringify(value);
-      if (text.length <= fieldValueCharsMax) keys.add(fieldKeyOf(kind, path, text));
+      if (text.length <= fieldValueCharsMax) keys.add(`${kind}\u0000${pathText}]\u0000${text}`);
     }
   }
   return [...keys];
+}
+
+interface Frame {
+  readonly value: unknown;
+  /** How many object keys lead to `value`. */
+  readonly keys: number;
+  readonly pathText: string;
 }
 
 /** The string a leaf is indexed under; a backend may hash it (the SQLite one does, keyHash). */
