@@ -54,10 +54,20 @@ export async function answerFieldQuery(
     const all = deps.store.streamFieldMatches(route.kind, filters, options);
     return sendJsonList(reply, deps.reads, all, route.write);
   }
-  // One more than the page, to know whether a next page exists (at most limitMax + 1 items).
+  // One more than the page, to know whether a next page exists (at most limitMax + 1 items),
+  // read as a long read: admitted, and a batch per turn (an AND with few matches may take many).
+  const batches = deps.store.streamFieldMatches(route.kind, filters, { ...options, limit: limit + 1 });
   const hits: FieldHit[] = [];
-  for await (const batch of deps.store.streamFieldMatches(route.kind, filters, { ...options, limit: limit + 1 })) {
-    hits.push(...batch);
+  const end = deps.reads.admit(reply);
+  try {
+    for (;;) {
+      const next = await deps.reads.turn(() => batches.next());
+      if (next.done === true) break;
+      hits.push(...next.value);
+    }
+  } finally {
+    end();
+    await batches.return?.();
   }
   if (hits.length > limit) {
     hits.length = limit;
