@@ -37,5 +37,8 @@ export const streamOptionsDefault: StreamOptions = Object.freeze({
   closeGraceMs: 1_000,
 });
 
-/** The one path the stream serves (docs/bigchaindb-behaviour.md §1.8). */
+/** The path of the transaction stream (docs/bigchaindb-behaviour.md §1.8). */
 export const streamPath = "/api/v1/streams/valid_transactions";
+
+/** The path of the block stream, Planetmint's addition (docs/compatibility.md #26). */
+export const blockStreamPath = "/api/v1/streams/valid_blocks";

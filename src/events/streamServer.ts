@@ -2,8 +2,13 @@
 // docs/compatibility.md #6): one text message per transaction, in block order, sent once its block
 // is durable, written as BigchainDB wrote it with Python's `json.dumps`:
 //   {"height": 1, "asset_id": "<id>", "transaction_id": "<id>"}
-// It runs on its own port (default 9985), on the one path `streamPath`. There is no replay: a
+// It runs on its own port (default 9985), on the path `streamPath`. There is no replay: a
 // subscriber receives the blocks committed after it connects (docs/bigchaindb-behaviour.md §1.8).
+//
+// Beside it, on `blockStreamPath`, Planetmint's stream of committed blocks (docs/compatibility.md
+// #26): one message per block, empty blocks included, as Planetmint's `json.dumps` wrote it:
+//   {"height": 1, "hash": "<app hash>", "transaction_ids": ["<id>", ...]}
+// Both share the subscriber cap, the send queue cap and the pings.
 //
 // Unlike BigchainDB, which awaited each client in turn, a slow subscriber costs nobody else:
 // sends never wait, a block's events are framed once for all subscribers, each subscriber's
@@ -18,11 +23,16 @@ import { WebSocket, WebSocketServer } from "ws";
 import { LedgerError } from "../errors/ledgerError.js";
 import { answerClientError } from "../http/clientErrors.js";
 import { encodeTextFrames } from "./encodeTextFrames.js";
-import { streamOptionsDefault, streamPath, type StreamOptions } from "./options.js";
+import { blockStreamPath, streamOptionsDefault, streamPath, type StreamOptions } from "./options.js";
 
 /** What the stream needs of a committed block; `LedgerApp`'s `CommittedBlock` is one. */
 export interface StreamBlock {
   readonly height: number;
+  /**
+   * The app hash after the block (the block stream's `hash`). `LedgerApp` always gives it;
+   * a source without it (a test's) has its blocks sent with an empty hash.
+   */
+  readonly appHash?: string;
   readonly txs: readonly { readonly id: string; readonly assetId: string }[];
 }
 
@@ -41,8 +51,12 @@ const closePolicyViolation = 1008;
 const closeGoingAway = 1001;
 const shuttingDown = "The node is shutting down";
 
+/** Which stream a subscriber chose, by its path. */
+type StreamKind = "transactions" | "blocks";
+
 interface Subscriber {
   readonly ws: WebSocket;
+  readonly kind: StreamKind;
   /** The upgraded socket under `ws`: a block's frames are written to it in one write. */
   readonly socket: Duplex;
   /** Answered the last ping. */
@@ -126,11 +140,23 @@ export class StreamServer {
    * queued on every subscriber's socket in one write.
    */
   publish(block: StreamBlock): void {
-    if (this.closed || this.subscribers.size === 0 || block.txs.length === 0) return;
+    if (this.closed || this.subscribers.size === 0) return;
     try {
-      const messages = block.txs.map((tx) => Buffer.from(eventMessage(block.height, tx), "utf8"));
-      const frames = encodeTextFrames(messages);
-      for (const subscriber of this.subscribers) this.write(subscriber, frames);
+      let txFrames: Buffer | null | undefined;
+      let blockFrame: Buffer | undefined;
+      for (const subscriber of this.subscribers) {
+        if (subscriber.kind === "blocks") {
+          blockFrame ??= encodeTextFrames([Buffer.from(blockMessage(block), "utf8")]);
+          this.write(subscriber, blockFrame);
+          continue;
+        }
+        // A block without transactions sends nothing on the transaction stream.
+        if (txFrames === undefined) {
+          const messages = block.txs.map((tx) => Buffer.from(eventMessage(block.height, tx), "utf8"));
+          txFrames = messages.length === 0 ? null : encodeTextFrames(messages);
+        }
+        if (txFrames !== null) this.write(subscriber, txFrames);
+      }
     } catch (error) {
       this.logger?.error({ err: error, height: block.height }, "event stream failed to publish a block");
     }
@@ -176,11 +202,8 @@ export class StreamServer {
 
   private upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
     socket.on("error", (error) => this.logger?.debug({ err: error }, "event stream socket error"));
-    const path = (request.url ?? "/").split("?", 1)[0];
-    // The path is matched exactly, with an optional trailing slash (docs/compatibility.md #4).
-    if (path !== streamPath && path !== `${streamPath}/`) {
-      return refuseUpgrade(socket, new LedgerError("NotFound", "Not found"));
-    }
+    const kind = streamKindOf(request.url);
+    if (kind === null) return refuseUpgrade(socket, new LedgerError("NotFound", "Not found"));
     if (this.closed) return refuseUpgrade(socket, new LedgerError("ShuttingDown", shuttingDown));
     const max = this.options.subscribersMax;
     if (this.subscribers.size + this.upgrading >= max) {
@@ -198,16 +221,16 @@ export class StreamServer {
     socket.once("close", settle);
     this.wss.handleUpgrade(request, socket, head, (ws) => {
       settle();
-      this.accept(ws, socket);
+      this.accept(ws, socket, kind);
     });
   }
 
-  private accept(ws: WebSocket, socket: Duplex): void {
+  private accept(ws: WebSocket, socket: Duplex, kind: StreamKind): void {
     if (this.closed) {
       ws.close(closeGoingAway, shuttingDown);
       return;
     }
-    const subscriber: Subscriber = { ws, socket, alive: true, dropped: false };
+    const subscriber: Subscriber = { ws, kind, socket, alive: true, dropped: false };
     this.subscribers.add(subscriber);
     this.logger?.debug({ subscribers: this.subscribers.size }, "event stream subscriber joined");
     ws.on("pong", () => {
@@ -234,8 +257,7 @@ export class StreamServer {
 
   /** A plain HTTP request (no upgrade): the stream is only served over WebSocket. */
   private answerPlainHttp(request: IncomingMessage, response: ServerResponse): void {
-    const path = (request.url ?? "/").split("?", 1)[0];
-    const error = path === streamPath || path === `${streamPath}/`
+    const error = streamKindOf(request.url) !== null
       ? new LedgerError("BadRequest", "This path serves a WebSocket stream: connect with a WebSocket upgrade")
       : new LedgerError("NotFound", "Not found");
     const body = JSON.stringify({ message: error.httpMessage, status: error.status });
@@ -268,6 +290,23 @@ export class StreamServer {
 export function eventMessage(height: number, tx: { readonly id: string; readonly assetId: string }): string {
   const assetId = JSON.stringify(tx.assetId);
   return `{"height": ${height}, "asset_id": ${assetId}, "transaction_id": ${JSON.stringify(tx.id)}}`;
+}
+
+/** One block of the block stream, with the key order and spacing of Planetmint's `json.dumps`. */
+export function blockMessage(block: StreamBlock): string {
+  const ids = block.txs.map((tx) => JSON.stringify(tx.id)).join(", ");
+  return `{"height": ${block.height}, "hash": ${JSON.stringify(block.appHash ?? "")}, "transaction_ids": [${ids}]}`;
+}
+
+/**
+ * The stream a request path names, or null. A path is matched exactly, with an optional
+ * trailing slash (docs/compatibility.md #4).
+ */
+function streamKindOf(url: string | undefined): StreamKind | null {
+  const path = (url ?? "/").split("?", 1)[0];
+  if (path === streamPath || path === `${streamPath}/`) return "transactions";
+  if (path === blockStreamPath || path === `${blockStreamPath}/`) return "blocks";
+  return null;
 }
 
 /** Refuses an upgrade with a JSON answer of the catalog's status, then closes the socket. */

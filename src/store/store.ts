@@ -9,6 +9,7 @@
 
 import type { CommittedLegacyOutput, CommittedLegacyTx, LegacyInvalidTx, LegacyOutputRef } from "../legacy/committed.js";
 import type { CommittedOutput, CommittedTx, Operation, OutputRef } from "../transaction/committed.js";
+import type { FieldFilter } from "./fieldQuery.js";
 
 /** An output as the validator sees it when a transaction tries to spend it. */
 export interface StoredOutput extends CommittedOutput {
@@ -80,6 +81,12 @@ export interface SearchHit {
   readonly json: string;
 }
 
+/** A document that holds every filter of a query by field (docs/compatibility.md #25). */
+export interface FieldHit extends SearchHit {
+  /** Where the hit is in commit order, in the backend's own words: give it as `after`. */
+  readonly position: string;
+}
+
 /**
  * A long answer, read a batch at a time (one `next()`, one bounded read), as of the moment the
  * read began: a reader takes its answer in pieces, so that no single read holds the node or
@@ -148,6 +155,17 @@ export interface Store {
   streamSearchAssets(query: string, limit: number | undefined): Batches<SearchHit>;
   /** searchMetadata in batches; `limit` undefined means all (a number must be 1 or more). */
   streamSearchMetadata(query: string, limit: number | undefined): Batches<SearchHit>;
+  /**
+   * Asset data (`assets`, CREATEs only) or metadata documents that hold every filter as an
+   * indexed leaf (fieldQuery.ts), in commit order: those after `after` (a hit's `position`; a
+   * text this store never gave is a LedgerError BadParameter, from the first `next()`), at
+   * most `limit` (undefined: all).
+   */
+  streamFieldMatches(
+    kind: "assets" | "metadata",
+    filters: readonly FieldFilter[],
+    options?: { after?: string; limit?: number },
+  ): Batches<FieldHit>;
   /** getBlockTransactions in batches; null when there is no such block. */
   streamBlockTransactions(height: number): Promise<Batches<string> | null>;
   /** The height of the block that holds this transaction, or null. */

@@ -8,6 +8,21 @@ import { sendJson } from "../reply.js";
 import { sendJsonList } from "../streamJson.js";
 
 export function registerBlockRoutes(app: FastifyInstance, deps: { readonly store: Store }): void {
+  addResource(app, "/api/v1/blocks/latest", {
+    // Planetmint's addition (docs/compatibility.md #26): the last committed block as Planetmint
+    // stores it, `{"app_hash": ..., "height": h, "transactions": [ids]}`; 404 before the first.
+    // A static path: it wins over `:block_height`, where `latest` was a 400.
+    GET: async (request, reply) => {
+      rejectUnknown(request.query as Query, []);
+      const { height } = await deps.store.getChainState();
+      const block = height === 0 ? null : await deps.store.getBlock(height);
+      if (block === null) throw new LedgerError("NotFound", "Not found");
+      const ids = block.txIds.map((id) => JSON.stringify(id)).join(", ");
+      const body = `{"app_hash": ${JSON.stringify(block.appHash)}, "height": ${block.height}, "transactions": [${ids}]}`;
+      return sendJson(reply, 200, body);
+    },
+  });
+
   addResource(app, "/api/v1/blocks/:block_height", {
     // `{"height": h, "transactions": [...]}`, no app_hash (docs/bigchaindb-behaviour.md §1.7).
     GET: async (request, reply) => {

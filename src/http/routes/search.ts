@@ -6,6 +6,7 @@ import { longReadsOf, type LongReads } from "../longReads.js";
 import { addResource, type RouteHandler } from "../resource.js";
 import { quote } from "../reply.js";
 import { sendJsonList } from "../streamJson.js";
+import { answerFieldQuery, isFieldQuery, type FieldRoute } from "./fieldQuery.js";
 
 export interface SearchRouteOptions {
   readonly searchLimitMax: number;
@@ -23,20 +24,33 @@ export function registerSearchRoutes(
   const store = deps.store;
   const reads = longReadsOf(app);
   // BigchainDB's shapes: `{"data": ..., "id": ...}` and `{"id": ..., "metadata": ...}`.
+  const assetHit = (hit: SearchHit) => `{"data": ${hit.json}, "id": ${quote(hit.id)}}`;
+  const metadataHit = (hit: SearchHit) => `{"id": ${quote(hit.id)}, "metadata": ${hit.json}}`;
   const assets = searchHandler(
     options,
     reads,
     (text, limit) => store.streamSearchAssets(text, limit),
-    (hit) => `{"data": ${hit.json}, "id": ${quote(hit.id)}}`,
+    assetHit,
   );
   const metadata = searchHandler(
     options,
     reads,
     (text, limit) => store.streamSearchMetadata(text, limit),
-    (hit) => `{"id": ${quote(hit.id)}, "metadata": ${hit.json}}`,
+    metadataHit,
   );
-  addResource(app, "/api/v1/assets", { GET: assets });
-  addResource(app, "/api/v1/metadata", { GET: metadata });
+  // Queries by field (docs/compatibility.md #25) share the paths: a `data.*` or `metadata.*`
+  // parameter sends the request there; without one, the search answers exactly as before.
+  const fields = { store, reads, limitMax: options.searchLimitMax };
+  const byField = (handler: RouteHandler, route: FieldRoute): RouteHandler => async (request, reply) =>
+    isFieldQuery(request.query as Query, route)
+      ? answerFieldQuery(request, reply, fields, route)
+      : handler(request, reply);
+  addResource(app, "/api/v1/assets", {
+    GET: byField(assets, { kind: "assets", prefix: "data.", write: assetHit }),
+  });
+  addResource(app, "/api/v1/metadata", {
+    GET: byField(metadata, { kind: "metadata", prefix: "metadata.", write: metadataHit }),
+  });
 }
 
 function searchHandler(

@@ -7,6 +7,7 @@ import { legacyOutputKey } from "../../legacy/committed.js";
 import { outputKey, type CommittedTx, type OutputRef } from "../../transaction/committed.js";
 import type { BlockWrite, LegacyBlockWrite, Validator } from "../store.js";
 import { indexNames, type Connection } from "./connection.js";
+import { setFieldIndexMark, writeFieldRows } from "./fieldIndex.js";
 import { keyHash } from "./keyHash.js";
 import { legacyOutputsAt, legacySeqsOf, outputsAt, seqsOf, spendersOf } from "./lookups.js";
 import { keyIndexRows, placeKey, spentIndexRow, txIndexRows, type Place } from "./places.js";
@@ -71,8 +72,10 @@ export class BlockWriter {
       write.insertValidators.run(block.height + 1, validatorsJson(block.validators));
     }
     write.setHead.run(block.height, block.appHash);
-    // Last: lookups above must not see rows both merged and waiting.
+    // The field index: written directly, not deferred (fieldIndex.ts).
     const lastSeq = seqFirst + block.txs.length - 1;
+    setFieldIndexMark(this.#c.db, lastSeq);
+    // Last: lookups above must not see rows both merged and waiting.
     return { slices: this.#mergeSlices(lastSeq), lastSeq };
   }
 
@@ -131,6 +134,7 @@ export class BlockWriter {
     if (tx.metadata !== null) {
       write.insertMetadataText.run(seq, searchText(tx.id, tx.metadata));
     }
+    writeFieldRows(this.#c.db, seq, tx.assetData, tx.metadata);
   }
 
   /**

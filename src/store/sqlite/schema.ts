@@ -25,6 +25,8 @@ export const schemaVersion = 2;
 // - The chain state is one row, written in the same SQLite transaction as the block.
 // - Legacy transactions (variants A and B, docs/compatibility.md #13-#16) have tables of their own
 //   (see legacySchemaSql), so no v2.0 read can return one.
+// - The field index (`field_index`, `field_index_mark`) is not here: fieldIndex.ts creates it
+//   and catches it up whenever a writer opens the file, so it needs no version of its own.
 const schemaSql = `
 CREATE TABLE schema_version (version INTEGER NOT NULL);
 

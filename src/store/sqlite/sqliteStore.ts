@@ -7,7 +7,8 @@
 // options (`options.ts`), the block writer (`blockWriter.ts`), the readers (`readers.ts`, on the
 // lookups of `lookups.ts`), and the SQLite side of text search (`search.ts`): which text is
 // indexed (`searchText.ts`) and how a parsed search becomes an FTS5 MATCH (`toFtsMatch.ts`).
-// The search syntax itself is `../textQuery.ts`, shared with every backend.
+// The search syntax itself is `../textQuery.ts`, shared with every backend. Queries by field
+// are `fieldIndex.ts` here, on the leaves `../fieldQuery.ts` defines for every backend.
 //
 // better-sqlite3 is synchronous; the interface is async so that a networked backend fits. Each
 // method does its work synchronously and returns a settled promise, so a commit never
@@ -29,6 +30,7 @@ import type { Operation, OutputRef } from "../../transaction/committed.js";
 import type {
   Batches,
   BlockRecord,
+  FieldHit,
   BlockWrite,
   ChainState,
   LegacyRecord,
@@ -58,6 +60,8 @@ import { IndexFollower } from "./follower.js";
 import { legacySeqsOf, seqsOf } from "./lookups.js";
 import { sqliteStoreOptionsDefault, type SqliteStoreOptions } from "./options.js";
 import * as readers from "./readers.js";
+import type { FieldFilter } from "../fieldQuery.js";
+import { catchUpFieldIndex, fieldMatches, parseFieldPosition } from "./fieldIndex.js";
 import { ensureSchema } from "./schema.js";
 import { rankedSeqs, type SearchLimits } from "./search.js";
 
@@ -93,6 +97,8 @@ export class SqliteStore implements Store {
     if (this.#readOnly) db.pragma("busy_timeout = 0");
     configure(db, options, owner);
     ensureSchema(db, slices);
+    // The field index is added and caught up by the writer (fieldIndex.ts explains why).
+    if (!this.#readOnly) catchUpFieldIndex(db);
     if (this.#readOnly) db.pragma(`busy_timeout = ${busyTimeoutMs}`);
     // A write takes the exclusive lock, and EXCLUSIVE mode keeps it until close: a second
     // ledgerd on the same file fails at open instead of writing behind this one's back.
@@ -192,6 +198,17 @@ export class SqliteStore implements Store {
 
   streamSearchMetadata(query: string, limit: number | undefined): Batches<SearchHit> {
     return this.#search("metadata", query, limit);
+  }
+
+  streamFieldMatches(
+    kind: "assets" | "metadata",
+    filters: readonly FieldFilter[],
+    options: { after?: string; limit?: number } = {},
+  ): Batches<FieldHit> {
+    return this.#batches(() => {
+      const after = parseFieldPosition(options.after);
+      return fieldMatches(this.#c.db, kind, filters, after, options.limit);
+    });
   }
 
   async streamBlockTransactions(height: number): Promise<Batches<string> | null> {

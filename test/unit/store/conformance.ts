@@ -10,6 +10,7 @@ import { describe, it } from "node:test";
 import { LedgerError } from "../../../src/errors/ledgerError.js";
 import type { Store } from "../../../src/store/store.js";
 import type { CommittedTx, OutputRef } from "../../../src/transaction/committed.js";
+import { fieldTests } from "./fieldConformance.js";
 import { block, createTx, hex64, publicKey, ref, transferTx, validator } from "./fixtures.js";
 import { legacyRef, legacyTx, mixedBlock } from "./legacyFixtures.js";
 
@@ -32,6 +33,7 @@ export function storeConformance(name: string, open: () => Promise<Store>): void
     describe("blocks and validators", () => blockTests(withStore));
     describe("text search", () => searchTests(withStore));
     describe("legacy transactions", () => legacyTests(withStore));
+    describe("queries by field", () => fieldTests(withStore));
   });
 }
 

@@ -39,6 +39,7 @@ function splitStore(writer: SqliteStore, reader: SqliteStore): Store {
     streamOutputsByPublicKey: (key, spent) => reader.streamOutputsByPublicKey(key, spent),
     streamSearchAssets: (query, limit) => reader.streamSearchAssets(query, limit),
     streamSearchMetadata: (query, limit) => reader.streamSearchMetadata(query, limit),
+    streamFieldMatches: (kind, filters, options) => reader.streamFieldMatches(kind, filters, options),
     streamBlockTransactions: (height) => reader.streamBlockTransactions(height),
     getBlockHeightOfTransaction: (id) => reader.getBlockHeightOfTransaction(id),
     getValidators: (height) => reader.getValidators(height),
