@@ -9,78 +9,34 @@
 // LEDGERD_BENCH_QUICK=1: 100,000 stored, 15 s of load.
 // LEDGERD_BENCH_METRICS=1: the node runs with its Prometheus metrics on (`metrics.bind`), to
 // compare with a run without (issue #13: within 3%); the run ends with one scrape's figures.
-import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { request, Agent } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import WebSocket from "ws";
-import { readNodeKey } from "../src/node/nodeKey.js";
-import { SqliteStore } from "../src/store/sqlite/sqliteStore.js";
 import type { CommittedTx } from "../src/transaction/committed.js";
 import { makeCreate } from "../src/transaction/builders/makeCreate.js";
-import { makeKeypair } from "../src/transaction/builders/makeKeypair.js";
 import { makeRandomKeypair } from "../src/transaction/builders/makeRandomKeypair.js";
 import { signTx } from "../src/transaction/builders/signTx.js";
 import { fmt, percentile, rawVerifyRate } from "./lib.js";
+import { fillConditionUri, openForFill, peakRssMiB, runCli, startNode, stopNode, type BenchNode } from "./nodeProcess.js";
 
 const quick = process.env["LEDGERD_BENCH_QUICK"] === "1";
 const storedTxs = quick ? 100_000 : 1_000_000;
 const sustainSeconds = quick ? 15 : 60;
 const sustainRateMax = 12_000;
 const withMetrics = process.env["LEDGERD_BENCH_METRICS"] === "1";
-const cli = fileURLToPath(new URL("../src/cli/main.ts", import.meta.url));
 const colors = Array.from({ length: 100 }, (_, i) => `color${i}x`);
 
-interface Node {
-  readonly proc: ChildProcess;
-  readonly base: string;
-  readonly streams: string;
-  /** The metrics' URL, when the node was started with them. */
-  readonly metrics: string | null;
-}
-
-function ledgerd(args: string[], dataDir: string): ChildProcess {
-  // The node refuses unknown LEDGERD_* variables, and the benchmark's own are not its settings.
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("LEDGERD_BENCH_")));
-  return spawn(process.execPath, ["--import", "tsx", cli, ...args, "--data_dir", dataDir], { stdio: ["ignore", "pipe", "inherit"], env });
-}
-
-async function runCli(command: string[], dataDir: string): Promise<void> {
-  const proc = ledgerd(command, dataDir);
-  const code = await new Promise((resolve) => proc.on("exit", resolve));
-  if (code !== 0) throw new Error(`ledgerd ${command.join(" ")} exited ${String(code)}`);
-}
-
-async function start(dataDir: string): Promise<Node> {
-  const metricsArgs = withMetrics ? ["--metrics.bind", "127.0.0.1:0"] : [];
-  const proc = ledgerd(["start", "--server.bind", "127.0.0.1:0", "--wsserver.bind", "127.0.0.1:0", "--log.level", "info", ...metricsArgs], dataDir);
-  let out = "";
-  return new Promise((resolve, reject) => {
-    proc.on("exit", (code) => reject(new Error(`node exited ${String(code)}`)));
-    proc.stdout!.on("data", (chunk: Buffer) => {
-      out += chunk.toString("utf8");
-      const line = out.split("\n").find((l) => l.includes('"ledgerd started"'));
-      if (line === undefined) return;
-      const started = JSON.parse(line) as { http: string; streamsUrl: string; metrics: string | null };
-      proc.stdout!.removeAllListeners("data");
-      proc.stdout!.resume();
-      const metrics = started.metrics === null ? null : `http://${started.metrics}/metrics`;
-      resolve({ proc, base: `http://${started.http}`, streams: started.streamsUrl, metrics });
-    });
-  });
+async function start(dataDir: string): Promise<BenchNode> {
+  return startNode(dataDir, withMetrics ? ["--metrics.bind", "127.0.0.1:0"] : []);
 }
 
 /** 1M synthetic committed CREATEs: every hundredth asset has a rare word, one key owns 1,000. */
 async function fill(dataDir: string, hotKey: string): Promise<{ someId: string }> {
-  const key = readNodeKey(dataDir);
-  if (key === null) throw new Error("no node key");
-  const store = SqliteStore.open({ path: join(dataDir, "ledgerd.sqlite") });
-  await store.initChain("ledgerd-solo", [{ publicKey: key.publicKeyHex, power: 10 }]);
-  const template = JSON.stringify(signTx(makeCreate({ issuers: [key.publicKey], outputs: [{ publicKeys: [key.publicKey], amount: 1n }], assetData: { fill: true }, metadata: null }), [makeKeypair(key.seed)]));
+  const { store, template, nodeKey } = await openForFill(dataDir);
   let someId = "";
   let height = 0;
   for (let done = 0; done < storedTxs; done += 10_000) {
@@ -88,11 +44,11 @@ async function fill(dataDir: string, hotKey: string): Promise<{ someId: string }
     for (let i = done; i < done + 10_000; i++) {
       const id = randomBytes(32).toString("hex");
       if (i === Math.floor(storedTxs / 2)) someId = id;
-      const owner = i % Math.floor(storedTxs / 1_000) === 0 ? hotKey : key.publicKey;
+      const owner = i % Math.floor(storedTxs / 1_000) === 0 ? hotKey : nodeKey;
       txs.push({
         id, operation: "CREATE", assetId: id, json: template, metadata: null,
         assetData: JSON.stringify({ name: `item ${i}`, color: colors[i % colors.length], serial: `s${i}` }),
-        outputs: [{ outputIndex: 0, amount: 1n, conditionUri: "ni:///sha-256;x?fpt=ed25519-sha-256&cost=131072", publicKeys: [owner] }],
+        outputs: [{ outputIndex: 0, amount: 1n, conditionUri: fillConditionUri, publicKeys: [owner] }],
         spends: [],
       });
     }
@@ -133,7 +89,7 @@ function signCreates(count: number): Buffer[] {
 }
 
 /** Open-loop `commit` posts at `rate` per second for `seconds`; the latency of each. */
-async function commitLatency(node: Node, rate: number, seconds: number): Promise<number[]> {
+async function commitLatency(node: BenchNode, rate: number, seconds: number): Promise<number[]> {
   const txs = signCreates(rate * seconds);
   const latencies: number[] = [];
   const pending: Promise<void>[] = [];
@@ -153,7 +109,7 @@ async function commitLatency(node: Node, rate: number, seconds: number): Promise
 }
 
 /** Closed-loop async posts for `seconds`; committed tx/s counted from the event stream. */
-async function sustained(node: Node, seconds: number): Promise<{ committed: number; accepted: number }> {
+async function sustained(node: BenchNode, seconds: number): Promise<{ committed: number; accepted: number }> {
   const txs = signCreates(sustainRateMax * seconds);
   const ws = new WebSocket(node.streams);
   await new Promise((resolve, reject) => ws.once("open", resolve).once("error", reject));
@@ -185,15 +141,9 @@ async function scrapeSummary(url: string): Promise<string> {
   return `on (${lines.join(", ")})`;
 }
 
-function peakRssMiB(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  const kib = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? NaN);
-  return kib / 1024;
-}
-
 export async function run(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), "ledgerd-bench-http-"));
-  let node: Node | null = null;
+  let node: BenchNode | null = null;
   try {
     console.log(`raw Ed25519 verify, 1 core: ${fmt(rawVerifyRate(2))} /s`);
     await runCli(["init"], dataDir);
@@ -219,11 +169,7 @@ export async function run(): Promise<void> {
     console.log(`node peak RSS: ${peakRssMiB(node.proc.pid!).toFixed(0)} MiB`);
     console.log(`metrics: ${node.metrics === null ? "off" : await scrapeSummary(node.metrics)}`);
   } finally {
-    if (node !== null) {
-      const exited = new Promise((resolve) => node!.proc.once("exit", resolve));
-      node.proc.kill("SIGTERM");
-      await exited;
-    }
+    if (node !== null) await stopNode(node);
     agent.destroy();
     rmSync(dataDir, { recursive: true, force: true });
   }

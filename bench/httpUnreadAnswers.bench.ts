@@ -5,72 +5,36 @@
 // Two rounds: 300 requests a connection (the issue's figure: past 256 waiting, the node closes
 // the connection) and 200 (under that cap: the connection stays, paused).
 // LEDGERD_BENCH_QUICK=1: 5,000 outputs and shorter rounds.
-import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { get, Agent } from "node:http";
 import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { readNodeKey } from "../src/node/nodeKey.js";
-import { SqliteStore } from "../src/store/sqlite/sqliteStore.js";
 import type { CommittedTx } from "../src/transaction/committed.js";
-import { makeCreate } from "../src/transaction/builders/makeCreate.js";
-import { makeKeypair } from "../src/transaction/builders/makeKeypair.js";
 import { makeRandomKeypair } from "../src/transaction/builders/makeRandomKeypair.js";
-import { signTx } from "../src/transaction/builders/signTx.js";
 import { median, percentile } from "./lib.js";
+import { fillConditionUri, openForFill, rssMiB, runCli, startNode, stopNode, type BenchNode } from "./nodeProcess.js";
 
 const quick = process.env["LEDGERD_BENCH_QUICK"] === "1";
 const outputsOfKey = quick ? 5_000 : 20_000;
 const attackConnections = 10;
 const attackSeconds = quick ? 3 : 10;
-const cli = fileURLToPath(new URL("../src/cli/main.ts", import.meta.url));
 
-interface Node {
-  readonly proc: ChildProcess;
+interface Node extends BenchNode {
   readonly host: string;
   readonly port: number;
 }
 
-function ledgerd(args: string[], dataDir: string): ChildProcess {
-  // The node refuses unknown LEDGERD_* variables, and the benchmark's own are not its settings.
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("LEDGERD_BENCH_")));
-  return spawn(process.execPath, ["--import", "tsx", cli, ...args, "--data_dir", dataDir], { stdio: ["ignore", "pipe", "inherit"], env });
-}
-
-async function init(dataDir: string): Promise<void> {
-  const proc = ledgerd(["init"], dataDir);
-  const code = await new Promise((resolve) => proc.on("exit", resolve));
-  if (code !== 0) throw new Error(`ledgerd init exited ${String(code)}`);
-}
-
 async function start(dataDir: string): Promise<Node> {
-  const proc = ledgerd(["start", "--server.bind", "127.0.0.1:0", "--wsserver.bind", "127.0.0.1:0", "--log.level", "info"], dataDir);
-  let out = "";
-  return new Promise((resolve, reject) => {
-    proc.on("exit", (code) => reject(new Error(`node exited ${String(code)}`)));
-    proc.stdout!.on("data", (chunk: Buffer) => {
-      out += chunk.toString("utf8");
-      const line = out.split("\n").find((l) => l.includes('"ledgerd started"'));
-      if (line === undefined) return;
-      const started = JSON.parse(line) as { http: string };
-      proc.stdout!.removeAllListeners("data");
-      proc.stdout!.resume();
-      const [host, port] = started.http.split(":") as [string, string];
-      resolve({ proc, host, port: Number(port) });
-    });
-  });
+  const node = await startNode(dataDir);
+  const [host, port] = node.http.split(":") as [string, string];
+  return { ...node, host, port: Number(port) };
 }
 
 /** `outputsOfKey` committed CREATEs, each with one output to `hotKey`. */
 async function fill(dataDir: string, hotKey: string): Promise<void> {
-  const key = readNodeKey(dataDir);
-  if (key === null) throw new Error("no node key");
-  const store = SqliteStore.open({ path: join(dataDir, "ledgerd.sqlite") });
-  await store.initChain("ledgerd-solo", [{ publicKey: key.publicKeyHex, power: 10 }]);
-  const template = JSON.stringify(signTx(makeCreate({ issuers: [key.publicKey], outputs: [{ publicKeys: [key.publicKey], amount: 1n }], assetData: { fill: true }, metadata: null }), [makeKeypair(key.seed)]));
+  const { store, template } = await openForFill(dataDir);
   let height = 0;
   for (let done = 0; done < outputsOfKey; done += 5_000) {
     const txs: CommittedTx[] = [];
@@ -78,7 +42,7 @@ async function fill(dataDir: string, hotKey: string): Promise<void> {
       const id = randomBytes(32).toString("hex");
       txs.push({
         id, operation: "CREATE", assetId: id, json: template, metadata: null, assetData: JSON.stringify({ i }),
-        outputs: [{ outputIndex: 0, amount: 1n, conditionUri: "ni:///sha-256;x?fpt=ed25519-sha-256&cost=131072", publicKeys: [hotKey] }],
+        outputs: [{ outputIndex: 0, amount: 1n, conditionUri: fillConditionUri, publicKeys: [hotKey] }],
         spends: [],
       });
     }
@@ -86,11 +50,6 @@ async function fill(dataDir: string, hotKey: string): Promise<void> {
     await store.commitBlock({ height, appHash: randomBytes(32).toString("hex"), txs });
   }
   await store.close();
-}
-
-function rssMiB(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? NaN) / 1024;
 }
 
 const agent = new Agent({ keepAlive: true, maxSockets: 1 });
@@ -158,7 +117,7 @@ export async function run(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), "ledgerd-bench-unread-"));
   let node: Node | null = null;
   try {
-    await init(dataDir);
+    await runCli(["init"], dataDir);
     const hotKey = makeRandomKeypair().publicKey;
     await fill(dataDir, hotKey);
     node = await start(dataDir);
@@ -168,11 +127,7 @@ export async function run(): Promise<void> {
     await round(node, hotKey, 300);
     await round(node, hotKey, 200);
   } finally {
-    if (node !== null) {
-      const exited = new Promise((resolve) => node!.proc.once("exit", resolve));
-      node.proc.kill("SIGTERM");
-      await exited;
-    }
+    if (node !== null) await stopNode(node);
     agent.destroy();
     rmSync(dataDir, { recursive: true, force: true });
   }

@@ -1,71 +1,33 @@
 // Issue 11: long reads on a real node (`ledgerd start` in a child process), with 1,000,000
 // outputs on one key and 1,000,000 assets matching one word (LEDGERD_BENCH_QUICK=1: 50,000):
-// - the whole outputs answer of that key, and a search of that word with limit=0: time, size,
-//   and the node's RSS (all its processes) before, at most during, and after;
+// - the whole outputs answer of that key: time, size, and the node's RSS (all its processes)
+//   before, at most during, and after; a search of that word with limit=0 (all), which the node
+//   refuses at once (SearchTooBroad: more matches than it ranks), and with the largest limit;
 // - GET /api/v1/transactions/{id} p50 and p99 while 50 clients run expensive reads (25 search a
-//   word 20,000 assets hold, 25 read the outputs of a key with 20,000 outputs), with
+//   word 20,000 assets hold with the largest limit, 25 read the outputs of a key with 20,000
+//   outputs), with
 //   server.workers 1 and 2 (goal: p99 <= 50 ms). 503s (server.expensive_reads_max) are counted.
-import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { Agent, request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { readNodeKey } from "../src/node/nodeKey.js";
-import { SqliteStore } from "../src/store/sqlite/sqliteStore.js";
-import { makeCreate } from "../src/transaction/builders/makeCreate.js";
-import { makeKeypair } from "../src/transaction/builders/makeKeypair.js";
 import { makeRandomKeypair } from "../src/transaction/builders/makeRandomKeypair.js";
-import { signTx } from "../src/transaction/builders/signTx.js";
 import type { CommittedTx } from "../src/transaction/committed.js";
+import { httpOptionsDefault } from "../src/http/options.js";
 import { fmt, percentile } from "./lib.js";
+import { fillConditionUri, openForFill, rssMiB, runCli, startNode, stopNode, type BenchNode } from "./nodeProcess.js";
 
 const quick = process.env["LEDGERD_BENCH_QUICK"] === "1";
 const storedTxs = quick ? 50_000 : 1_000_000;
 const warmCount = quick ? 5_000 : 20_000;
 const loadSeconds = quick ? 5 : 20;
 const expensiveClients = 50;
-const cli = fileURLToPath(new URL("../src/cli/main.ts", import.meta.url));
+/** The most a search may ask for, on the node's defaults. */
+const searchLimitMax = httpOptionsDefault.searchLimitMax;
 
-interface Node {
-  readonly proc: ChildProcess;
-  readonly base: string;
-}
-
-function ledgerd(args: string[], dataDir: string): ChildProcess {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("LEDGERD_BENCH_")));
-  return spawn(process.execPath, ["--import", "tsx", cli, ...args, "--data_dir", dataDir], { stdio: ["ignore", "pipe", "inherit"], env });
-}
-
-async function runCli(command: string[], dataDir: string): Promise<void> {
-  const proc = ledgerd(command, dataDir);
-  const code = await new Promise((resolve) => proc.on("exit", resolve));
-  if (code !== 0) throw new Error(`ledgerd ${command.join(" ")} exited ${String(code)}`);
-}
-
-async function start(dataDir: string, workers: number): Promise<Node> {
-  const args = ["start", "--server.bind", "127.0.0.1:0", "--wsserver.bind", "127.0.0.1:0", "--server.workers", String(workers)];
-  const proc = ledgerd(args, dataDir);
-  let out = "";
-  return new Promise((resolve, reject) => {
-    proc.on("exit", (code) => reject(new Error(`node exited ${String(code)}`)));
-    proc.stdout!.on("data", (chunk: Buffer) => {
-      out += chunk.toString("utf8");
-      const line = out.split("\n").find((l) => l.includes('"ledgerd started"'));
-      if (line === undefined) return;
-      const started = JSON.parse(line) as { http: string };
-      proc.stdout!.removeAllListeners("data");
-      proc.stdout!.resume();
-      resolve({ proc, base: `http://${started.http}` });
-    });
-  });
-}
-
-async function stop(node: Node): Promise<void> {
-  const exited = new Promise((resolve) => node.proc.once("exit", resolve));
-  node.proc.kill("SIGTERM");
-  await exited;
+async function start(dataDir: string, workers: number): Promise<BenchNode> {
+  return startNode(dataDir, ["--server.workers", String(workers)]);
 }
 
 /**
@@ -73,13 +35,8 @@ async function stop(node: Node): Promise<void> {
  * `warmCount` also have an output 1 for the warm key and hold "lorem".
  */
 async function fill(dataDir: string, hotKey: string, warmKey: string): Promise<{ someId: string }> {
-  const key = readNodeKey(dataDir);
-  if (key === null) throw new Error("no node key");
-  const store = SqliteStore.open({ path: join(dataDir, "ledgerd.sqlite") });
-  await store.initChain("ledgerd-solo", [{ publicKey: key.publicKeyHex, power: 10 }]);
-  const make = makeCreate({ issuers: [key.publicKey], outputs: [{ publicKeys: [key.publicKey], amount: 1n }], assetData: { fill: true }, metadata: null });
-  const template = JSON.stringify(signTx(make, [makeKeypair(key.seed)]));
-  const uri = "ni:///sha-256;x?fpt=ed25519-sha-256&cost=131072";
+  const { store, template } = await openForFill(dataDir);
+  const uri = fillConditionUri;
   let someId = "";
   let height = 0;
   for (let done = 0; done < storedTxs; done += 10_000) {
@@ -100,24 +57,6 @@ async function fill(dataDir: string, hotKey: string, warmKey: string): Promise<{
   return { someId };
 }
 
-/** The resident memory of the node: its process and its HTTP workers, in MiB. */
-function rssMiB(pid: number): number {
-  const pids = [pid];
-  for (const task of readdirSync(`/proc/${pid}/task`)) {
-    const children = readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").trim();
-    if (children !== "") pids.push(...children.split(/\s+/).map(Number));
-  }
-  let kib = 0;
-  for (const each of pids) {
-    try {
-      kib += Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${each}/status`, "utf8"))?.[1] ?? 0);
-    } catch {
-      // A worker that exited meanwhile.
-    }
-  }
-  return kib / 1024;
-}
-
 const agent = new Agent({ keepAlive: true, maxSockets: 256 });
 
 /** GETs `url`, reading and dropping the body: status, bytes, ms. */
@@ -135,7 +74,7 @@ function getDropping(url: string, using: Agent = agent): Promise<{ status: numbe
   });
 }
 
-async function wholeRead(node: Node, label: string, url: string): Promise<void> {
+async function wholeRead(node: BenchNode, label: string, url: string): Promise<void> {
   const pid = node.proc.pid!;
   const before = rssMiB(pid);
   let peak = before;
@@ -148,10 +87,10 @@ async function wholeRead(node: Node, label: string, url: string): Promise<void> 
     `node RSS ${before.toFixed(0)} MiB before, ${peak.toFixed(0)} at most during, ${afterward.toFixed(0)} after`);
 }
 
-async function cheapUnderLoad(node: Node, someId: string, warmKey: string): Promise<void> {
+async function cheapUnderLoad(node: BenchNode, someId: string, warmKey: string): Promise<void> {
   const end = performance.now() + loadSeconds * 1000;
   const counts = { done: 0, refused: 0, failed: 0 };
-  const urls = [`${node.base}/api/v1/assets?search=lorem`, `${node.base}/api/v1/outputs?public_key=${warmKey}`];
+  const urls = [`${node.base}/api/v1/assets?search=lorem&limit=${searchLimitMax}`, `${node.base}/api/v1/outputs?public_key=${warmKey}`];
   const expensive = async (i: number): Promise<void> => {
     while (performance.now() < end) {
       const { status } = await getDropping(urls[i % 2]!);
@@ -198,9 +137,10 @@ export async function run(): Promise<void> {
         console.log(`server.workers ${workers}:`);
         await wholeRead(node, `  GET outputs of the hot key (${fmt(storedTxs)})`, `${node.base}/api/v1/outputs?public_key=${hotKey}`);
         await wholeRead(node, `  GET assets?search=zebra&limit=0 (${fmt(storedTxs)} match)`, `${node.base}/api/v1/assets?search=zebra&limit=0`);
+        await wholeRead(node, `  GET assets?search=zebra&limit=${searchLimitMax}`, `${node.base}/api/v1/assets?search=zebra&limit=${searchLimitMax}`);
         await cheapUnderLoad(node, someId, warmKey);
       } finally {
-        await stop(node);
+        await stopNode(node);
       }
     }
   } finally {
