@@ -67,20 +67,33 @@ export async function stopNode(node: BenchNode): Promise<void> {
 
 /** The resident memory of the node: its process and its HTTP workers, in MiB. */
 export function rssMiB(pid: number): number {
+  return memoryMiB(pid).rss;
+}
+
+/**
+ * The node's resident memory (its process and its HTTP workers), in MiB: all of it, and the
+ * anonymous part alone (heaps, buffers). The rest is the database file's pages mapped in
+ * (`database.mmap_size_bytes`): the kernel's cache, shared and dropped under pressure, which
+ * grows with every page a read touches; a node that holds a whole answer grows the anonymous part.
+ */
+export function memoryMiB(pid: number): { rss: number; anon: number } {
   const pids = [pid];
   for (const task of readdirSync(`/proc/${pid}/task`)) {
     const children = readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").trim();
     if (children !== "") pids.push(...children.split(/\s+/).map(Number));
   }
-  let kib = 0;
+  let rss = 0;
+  let anon = 0;
   for (const each of pids) {
     try {
-      kib += Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${each}/status`, "utf8"))?.[1] ?? 0);
+      const status = readFileSync(`/proc/${each}/status`, "utf8");
+      rss += Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0);
+      anon += Number(/RssAnon:\s+(\d+) kB/.exec(status)?.[1] ?? 0);
     } catch {
       // A worker that exited meanwhile.
     }
   }
-  return kib / 1024;
+  return { rss: rss / 1024, anon: anon / 1024 };
 }
 
 /** The most resident memory the node's main process has held, in MiB. */

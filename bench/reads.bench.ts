@@ -16,7 +16,7 @@ import { makeRandomKeypair } from "../src/transaction/builders/makeRandomKeypair
 import type { CommittedTx } from "../src/transaction/committed.js";
 import { httpOptionsDefault } from "../src/http/options.js";
 import { fmt, percentile } from "./lib.js";
-import { fillConditionUri, openForFill, rssMiB, runCli, startNode, stopNode, type BenchNode } from "./nodeProcess.js";
+import { fillConditionUri, memoryMiB, openForFill, rssMiB, runCli, startNode, stopNode, type BenchNode } from "./nodeProcess.js";
 
 const quick = process.env["LEDGERD_BENCH_QUICK"] === "1";
 const storedTxs = quick ? 50_000 : 1_000_000;
@@ -76,15 +76,20 @@ function getDropping(url: string, using: Agent = agent): Promise<{ status: numbe
 
 async function wholeRead(node: BenchNode, label: string, url: string): Promise<void> {
   const pid = node.proc.pid!;
-  const before = rssMiB(pid);
-  let peak = before;
-  const sampler = setInterval(() => (peak = Math.max(peak, rssMiB(pid))), 20);
+  const before = memoryMiB(pid);
+  const peak = { ...before };
+  const sampler = setInterval(() => {
+    const now = memoryMiB(pid);
+    peak.rss = Math.max(peak.rss, now.rss);
+    peak.anon = Math.max(peak.anon, now.anon);
+  }, 20);
   const answer = await getDropping(url);
   clearInterval(sampler);
   await new Promise((resolve) => setTimeout(resolve, 500));
-  const afterward = rssMiB(pid);
+  const after = memoryMiB(pid);
   console.log(`${label}: ${answer.status}, ${fmt(answer.bytes / 2 ** 20)} MiB in ${fmt(answer.ms)} ms; ` +
-    `node RSS ${before.toFixed(0)} MiB before, ${peak.toFixed(0)} at most during, ${afterward.toFixed(0)} after`);
+    `node RSS ${before.rss.toFixed(0)} MiB before, ${peak.rss.toFixed(0)} at most during, ${after.rss.toFixed(0)} after; ` +
+    `of it anonymous (not the database's mapped pages) ${before.anon.toFixed(0)}, ${peak.anon.toFixed(0)}, ${after.anon.toFixed(0)}`);
 }
 
 async function cheapUnderLoad(node: BenchNode, someId: string, warmKey: string): Promise<void> {
