@@ -141,6 +141,8 @@ export async function run(): Promise<void> {
       try {
         console.log(`server.workers ${workers}:`);
         await wholeRead(node, `  GET outputs of the hot key (${fmt(storedTxs)})`, `${node.base}/api/v1/outputs?public_key=${hotKey}`);
+        await wholeRead(node, `  the same again`, `${node.base}/api/v1/outputs?public_key=${hotKey}`);
+        await wholeRead(node, `  and a third time`, `${node.base}/api/v1/outputs?public_key=${hotKey}`);
         await wholeRead(node, `  GET assets?search=zebra&limit=0 (${fmt(storedTxs)} match)`, `${node.base}/api/v1/assets?search=zebra&limit=0`);
         await wholeRead(node, `  GET assets?search=zebra&limit=${searchLimitMax}`, `${node.base}/api/v1/assets?search=zebra&limit=${searchLimitMax}`);
         await cheapUnderLoad(node, someId, warmKey);
