@@ -88,6 +88,46 @@ export interface FieldHit extends SearchHit {
 }
 
 /**
+ * Where a paged read starts and how much it reads (docs/http-api.md "Paging"). A paged read
+ * answers as of a snapshot, the last transaction committed when its first page was read: a
+ * position carries it, so that every page of a walk sees the same ledger (nothing committed
+ * later, spent-ness as of then), whatever commits meanwhile.
+ */
+export interface PageOptions {
+  /**
+   * An item's `position`, as this store gave it: the read continues after that item, as of the
+   * same snapshot. Any other text is a LedgerError BadParameter, from the first `next()`.
+   */
+  readonly after?: string;
+  /** At most this many items (undefined: all). */
+  readonly limit?: number;
+}
+
+/** An output of a key, with what it holds and where it is in a paged read. */
+export interface OutputEntry extends OutputRef {
+  /** The amount, a decimal string as in the transaction. */
+  readonly amount: string;
+  readonly assetId: string;
+  /** Give it as `after` to continue after this output. */
+  readonly position: string;
+}
+
+/** A transaction of an asset's history, and where it is in a paged read. */
+export interface HistoryEntry {
+  /** The transaction as posted, compact JSON. */
+  readonly json: string;
+  /** Give it as `after` to continue after this transaction. */
+  readonly position: string;
+}
+
+/** The unspent amount one key alone holds of one asset (docs/http-api.md "Balances"). */
+export interface Balance {
+  readonly assetId: string;
+  /** The sum, a decimal string (it may pass 2^64). */
+  readonly amount: string;
+}
+
+/**
  * A long answer, read a batch at a time (one `next()`, one bounded read), as of the moment the
  * read began: a reader takes its answer in pieces, so that no single read holds the node or
  * builds a whole answer in memory. A batch may be empty while more follow. Errors a client
@@ -166,6 +206,23 @@ export interface Store {
     filters: readonly FieldFilter[],
     options?: { after?: string; limit?: number },
   ): Batches<FieldHit>;
+  /**
+   * The outputs of a key as streamOutputsByPublicKey finds them, same order, with amounts,
+   * asset ids and positions, paged (PageOptions; spent-ness as of the page's snapshot).
+   */
+  streamOutputEntries(publicKey: string, spent: boolean | undefined, page?: PageOptions): Batches<OutputEntry>;
+  /** streamTransactionsByAsset (not `lastOnly`) with positions, paged (PageOptions). */
+  streamAssetHistory(assetId: string, operation: Operation | undefined, page?: PageOptions): Batches<HistoryEntry>;
+  /**
+   * A text search, paged: hits ranked as searchAssets/searchMetadata rank them, among the
+   * matches committed up to the walk's snapshot; `page.limit` must be given (1 or more).
+   */
+  streamSearchPage(kind: "assets" | "metadata", query: string, page: PageOptions & { limit: number }): Batches<FieldHit>;
+  /**
+   * What `publicKey` alone may spend (outputs with the plain Ed25519 condition of that one key,
+   * unspent), summed per asset, in asset id order; with `assetId` that asset only.
+   */
+  getBalances(publicKey: string, assetId?: string): Promise<Balance[]>;
   /** getBlockTransactions in batches; null when there is no such block. */
   streamBlockTransactions(height: number): Promise<Batches<string> | null>;
   /** The height of the block that holds this transaction, or null. */

@@ -58,7 +58,8 @@ export const readSql = {
   // the last seq of the read's start, in commit order.
   outputsOfKeyAfter: `
     SELECT k.seq AS seq, k.output_index AS outputIndex, t.id AS transactionId,
-           o.public_keys AS publicKeys
+           o.public_keys AS publicKeys, o.amount AS amount, t.asset_id AS assetId,
+           o.condition_uri AS conditionUri
     FROM key_index k
     JOIN outputs o ON o.tx_seq = k.seq AND o.output_index = k.output_index
     JOIN transactions t ON t.seq = k.seq
@@ -68,7 +69,8 @@ export const readSql = {
   // The same for one waiting row: point reads beat a json_each list here (half the time).
   outputOfKeyAt: `
     SELECT o.tx_seq AS seq, o.output_index AS outputIndex, t.id AS transactionId,
-           o.public_keys AS publicKeys
+           o.public_keys AS publicKeys, o.amount AS amount, t.asset_id AS assetId,
+           o.condition_uri AS conditionUri
     FROM outputs o JOIN transactions t ON t.seq = o.tx_seq
     WHERE o.tx_seq = ? AND o.output_index = ?`,
   transferSeqsAfter: `
@@ -148,7 +150,19 @@ export const writeSql = {
 export const rankSql = {
   assets: rankSqlOf("assets_fts"),
   metadata: rankSqlOf("metadata_fts"),
+  assetsUpTo: rankUpToSqlOf("assets_fts"),
+  metadataUpTo: rankUpToSqlOf("metadata_fts"),
 } as const;
+
+/** A page of the ranking of the matches committed up to a snapshot (a paged search). */
+function rankUpToSqlOf(table: string): string {
+  return `
+    SELECT seq FROM (
+      SELECT rowid AS seq, bm25(${table}) AS score FROM ${table}
+      WHERE ${table} MATCH ? AND rowid <= ? ORDER BY rowid DESC LIMIT ?)
+    ORDER BY score, seq
+    LIMIT ? OFFSET ?`;
+}
 
 function rankSqlOf(table: string): string {
   return `

@@ -27,6 +27,9 @@ export interface OutputOfKeyRow {
   outputIndex: number;
   transactionId: string;
   publicKeys: string;
+  amount: string;
+  assetId: string;
+  conditionUri: string;
 }
 
 export interface OutputRow {

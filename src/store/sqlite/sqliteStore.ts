@@ -28,9 +28,13 @@ import type Database from "better-sqlite3";
 import type { LegacyOutputRef } from "../../legacy/committed.js";
 import type { Operation, OutputRef } from "../../transaction/committed.js";
 import type {
+  Balance,
   Batches,
   BlockRecord,
   FieldHit,
+  HistoryEntry,
+  OutputEntry,
+  PageOptions,
   BlockWrite,
   ChainState,
   LegacyRecord,
@@ -40,14 +44,9 @@ import type {
   StoredOutput,
   Validator,
 } from "../store.js";
-import {
-  blockTransactions,
-  outputsOfKey,
-  searchHits,
-  transactionsOfAsset,
-  wholeReader,
-  type BatchReader,
-} from "./batchReaders.js";
+import { blockTransactions, lastSeqOf, mapReader, searchHits, wholeReader, type BatchReader } from "./batchReaders.js";
+import { balancesOfKey, outputsOfKey, transactionsOfAsset } from "./keyedReaders.js";
+import { encodePosition, parsePosition } from "./positions.js";
 import { BlockWriter } from "./blockWriter.js";
 import {
   busyTimeoutMs,
@@ -63,7 +62,7 @@ import * as readers from "./readers.js";
 import type { FieldFilter } from "../fieldQuery.js";
 import { catchUpFieldIndex, fieldMatches, parseFieldPosition } from "./fieldIndex.js";
 import { ensureSchema } from "./schema.js";
-import { rankedSeqs, type SearchLimits } from "./search.js";
+import { rankedPage, rankedSeqs, type SearchLimits } from "./search.js";
 
 export interface SqliteStoreDeps {
   /** A connection to use instead of opening `options.path` (tests, tools). The store owns it. */
@@ -185,11 +184,42 @@ export class SqliteStore implements Store {
       const operation = options.operation;
       return this.#batches(() => wholeReader(readers.readLastTransactionOfAsset(c, assetId, operation)));
     }
-    return this.#batches(() => transactionsOfAsset(c, assetId, options.operation));
+    return this.#batches(() => mapReader(transactionsOfAsset(c, assetId, options.operation), (entry) => entry.json));
   }
 
   streamOutputsByPublicKey(publicKey: string, spent?: boolean): Batches<OutputRef> {
-    return this.#batches(() => outputsOfKey(this.#c, publicKey, spent));
+    const ref = (entry: OutputEntry): OutputRef => ({ transactionId: entry.transactionId, outputIndex: entry.outputIndex });
+    return this.#batches(() => mapReader(outputsOfKey(this.#c, publicKey, spent), ref));
+  }
+
+  streamOutputEntries(publicKey: string, spent: boolean | undefined, page: PageOptions = {}): Batches<OutputEntry> {
+    return this.#batches(() => outputsOfKey(this.#c, publicKey, spent, page));
+  }
+
+  streamAssetHistory(assetId: string, operation: Operation | undefined, page: PageOptions = {}): Batches<HistoryEntry> {
+    return this.#batches(() => transactionsOfAsset(this.#c, assetId, operation, page));
+  }
+
+  streamSearchPage(kind: "assets" | "metadata", query: string, page: PageOptions & { limit: number }): Batches<FieldHit> {
+    const c = this.#c;
+    return this.#batches(() => {
+      const [snapshot, offset] = page.after === undefined
+        ? [lastSeqOf(c), 0]
+        : (parsePosition(page.after, 2, lastSeqOf(c), false) as [number, number]);
+      const seqs = rankedPage(c, kind, query, { snapshot, offset, count: page.limit }, this.#searchLimits);
+      const position = (index: number) => encodePosition([snapshot, offset + index + 1]);
+      return mapReader(searchHits(c, kind, seqs), (hit, index) => ({ ...hit, position: position(index) }));
+    });
+  }
+
+  async getBalances(publicKey: string, assetId?: string): Promise<Balance[]> {
+    const sums = new Map<string, bigint>();
+    for await (const batch of this.#batches(() => balancesOfKey(this.#c, publicKey, assetId))) {
+      for (const entry of batch) sums.set(entry.assetId, (sums.get(entry.assetId) ?? 0n) + BigInt(entry.amount));
+      // Between batches, other work runs (a key may hold a million outputs).
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    return [...sums].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([id, sum]) => ({ assetId: id, amount: String(sum) }));
   }
 
   streamSearchAssets(query: string, limit: number | undefined): Batches<SearchHit> {

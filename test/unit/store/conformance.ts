@@ -11,6 +11,7 @@ import { LedgerError } from "../../../src/errors/ledgerError.js";
 import type { Store } from "../../../src/store/store.js";
 import type { CommittedTx, OutputRef } from "../../../src/transaction/committed.js";
 import { fieldTests } from "./fieldConformance.js";
+import { pageTests } from "./pageConformance.js";
 import { block, createTx, hex64, publicKey, ref, transferTx, validator } from "./fixtures.js";
 import { legacyRef, legacyTx, mixedBlock } from "./legacyFixtures.js";
 
@@ -34,6 +35,7 @@ export function storeConformance(name: string, open: () => Promise<Store>): void
     describe("text search", () => searchTests(withStore));
     describe("legacy transactions", () => legacyTests(withStore));
     describe("queries by field", () => fieldTests(withStore));
+    describe("paged reads and balances", () => pageTests(withStore));
   });
 }
 

@@ -1,0 +1,29 @@
+// Positions of paged reads (PageOptions in ../store.ts), in this backend's words: the walk's
+// snapshot (the last seq committed when its first page was read) and the place of the last item
+// given, as dot-separated decimal integers: `snapshot.seq.outputIndex` for an output of a key,
+// `snapshot.seq` for a transaction of an asset, `snapshot.rank` for a search hit (its place in
+// the ranking, from 1). Clients see them only inside the HTTP layer's opaque cursors.
+import { LedgerError } from "../../errors/ledgerError.js";
+
+export function encodePosition(parts: readonly number[]): string {
+  return parts.join(".");
+}
+
+function notGiven(): LedgerError {
+  return new LedgerError("BadParameter", "cursor: not a cursor this node gave");
+}
+
+/**
+ * The `count` integers of a position this store gave, as of a ledger whose last seq is
+ * `lastSeq` now: a snapshot past it (another node's cursor, or a forged one) is refused, as is
+ * a place past its snapshot when `placeIsSeq`.
+ */
+export function parsePosition(text: string, count: number, lastSeq: number, placeIsSeq: boolean): number[] {
+  const parts = text.split(".");
+  if (parts.length !== count || !parts.every((part) => /^(0|[1-9]\d{0,15})$/.test(part))) throw notGiven();
+  const numbers = parts.map(Number);
+  if (!numbers.every(Number.isSafeInteger)) throw notGiven();
+  const [snapshot, place] = numbers as [number, number];
+  if (snapshot > lastSeq || (placeIsSeq && place > snapshot)) throw notGiven();
+  return numbers;
+}
