@@ -25,6 +25,7 @@ export const configDefault: Config = deepFreeze({
     threads: preparePoolOptionsDefault.threads,
     body_bytes_max: httpOptionsDefault.bodyBytesMax,
     search_limit_max: httpOptionsDefault.searchLimitMax,
+    list_max: httpOptionsDefault.listMax,
     request_timeout_ms: httpOptionsDefault.requestTimeoutMs,
     expensive_reads_max: httpOptionsDefault.expensiveReadsMax,
     pipelined_requests_max: httpOptionsDefault.pipelinedRequestsMax,

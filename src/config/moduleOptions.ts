@@ -18,6 +18,7 @@ export type HttpSettings = Pick<
   | "port"
   | "bodyBytesMax"
   | "searchLimitMax"
+  | "listMax"
   | "requestTimeoutMs"
   | "expensiveReadsMax"
   | "pipelinedRequestsMax"
@@ -60,6 +61,7 @@ export function moduleOptions(config: Config): ModuleOptions {
       port: bind.port,
       bodyBytesMax: config.server.body_bytes_max,
       searchLimitMax: config.server.search_limit_max,
+      listMax: config.server.list_max,
       requestTimeoutMs: config.server.request_timeout_ms,
       expensiveReadsMax: config.server.expensive_reads_max,
       pipelinedRequestsMax: config.server.pipelined_requests_max,

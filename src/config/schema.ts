@@ -30,6 +30,7 @@ export interface Config {
     readonly threads: number;
     readonly body_bytes_max: number;
     readonly search_limit_max: number;
+    readonly list_max: number;
     readonly request_timeout_ms: number;
     readonly expensive_reads_max: number;
     readonly pipelined_requests_max: number;
@@ -129,6 +130,7 @@ export const configSchema: JSONSchemaType<Config> = {
         "threads",
         "body_bytes_max",
         "search_limit_max",
+        "list_max",
         "request_timeout_ms",
         "expensive_reads_max",
         "pipelined_requests_max",
@@ -157,7 +159,8 @@ export const configSchema: JSONSchemaType<Config> = {
           maximum: bodyBytesMaxMax,
           description: "Largest request body accepted, in bytes (then 413)",
         },
-        search_limit_max: count(1, "Largest search limit a client may ask for (then 400; limit 0 is all)"),
+        search_limit_max: count(1, "Largest limit (page size) a client may ask for (then 400; limit 0 is all)"),
+        list_max: count(0, "Most items of a list answered without paging (then 400 ListTooLong); 0: no cap"),
         request_timeout_ms: durationMs(1, "Time allowed to receive a whole request"),
         expensive_reads_max: count(1, "Lists, searches and blocks one HTTP process answers at once (then 503)"),
         pipelined_requests_max: count(1, "Requests of one connection handled at once; later pipelined ones wait unread"),

@@ -39,6 +39,7 @@ export const codes = {
   BodyTooLarge: { status: 413, frame: "plain", summary: "The body is larger than the limit." },
   BadParameter: { status: 400, frame: "plain", summary: "A query parameter is missing, unknown or malformed." },
   SearchTooBroad: { status: 400, frame: "plain", summary: "A search without a limit matches more than can be ranked; give a limit." },
+  ListTooLong: { status: 400, frame: "plain", summary: "An answer without paging would pass server.list_max items; page it with limit and cursor." },
   NotFound: { status: 404, frame: "plain", summary: "No such resource." },
   MethodNotAllowed: { status: 405, frame: "plain", summary: "The path exists but not with this method." },
   UnsupportedMediaType: { status: 415, frame: "plain", summary: "The body's content type cannot be read." },

@@ -96,11 +96,11 @@ export async function buildHttpApp(options: Partial<HttpOptions>, deps: HttpDeps
   if (deps.observer !== undefined) installRequestObserver(app, deps.observer);
 
   registerDiscoveryRoutes(app, resolved);
-  registerTransactionRoutes(app, deps);
-  registerOutputRoutes(app, deps);
+  registerTransactionRoutes(app, deps, resolved);
+  registerOutputRoutes(app, deps, resolved);
   registerSearchRoutes(app, deps, resolved);
   registerValidatorRoutes(app, deps);
-  registerBlockRoutes(app, deps);
+  registerBlockRoutes(app, deps, resolved);
   registerLegacyRoutes(app, deps);
   registerHealthRoutes(app, deps.readiness ?? storeReadiness(deps.store));
   return app;

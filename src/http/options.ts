@@ -21,6 +21,11 @@ export interface HttpOptions {
    */
   readonly searchLimitMax: number;
   /**
+   * Most items of a list answered without paging (`limit`, `cursor`); past it, 400 ListTooLong
+   * (docs/http-api.md "Paging"). 0: no cap, every list streamed whole, as BigchainDB answers.
+   */
+  readonly listMax: number;
+  /**
    * Time allowed to receive a whole request, headers and body (Node's `requestTimeout`), so a
    * slow sender cannot hold a connection open. It does not limit how long the answer takes, so
    * a `mode=commit` POST may wait longer. BigchainDB's Gunicorn workers timed out at 30 s.
@@ -58,6 +63,7 @@ export const httpOptionsDefault: HttpOptions = Object.freeze({
   port: 9984,
   bodyBytesMax: 1024 * 1024,
   searchLimitMax: 1_000,
+  listMax: 0,
   requestTimeoutMs: 30_000,
   expensiveReadsMax: 64,
   pipelinedRequestsMax: 4,

@@ -1,12 +1,18 @@
-// Cursor paging (RFC 8288 `Link: <...>; rel="next"`), the minimal form the field queries need.
-// The paging helper's own src/http/paging.ts replaces this file when the branches merge; what
-// the field queries use is only `encodeCursor`, `decodeCursor` and `nextLink`.
+// Paging of every list answer (docs/http-api.md "Paging"): `limit` and an opaque `cursor` select
+// a page, and the next one is announced in `Link: <...>; rel="next"` (RFC 8288), so that the
+// body stays the plain array BigchainDB answers. Without them the whole list is streamed, or,
+// past `server.list_max`, refused before its first byte (ListTooLong), never cut.
 //
 // A cursor is opaque to clients: base64url of the answer's scope (a digest of what was asked,
 // so a cursor of another query is refused) and the store's position of the last item given.
 // It is not signed: a forged position is checked by the store, which refuses what it never gave.
 import { createHash } from "node:crypto";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import { LedgerError } from "../errors/ledgerError.js";
+import type { Batches, PageOptions } from "../store/store.js";
+import type { LongReads } from "./longReads.js";
+import { badParameter, firstValue, parseLimit, type Query } from "./parameters.js";
+import { sendJsonList } from "./streamJson.js";
 
 /** Longest cursor accepted, in characters; a real one is far shorter. */
 const cursorCharsMax = 256;
@@ -50,4 +56,104 @@ export function nextLink(requestUrl: string, cursor: string): string {
   const params = new URLSearchParams(at < 0 ? "" : requestUrl.slice(at + 1));
   params.set("cursor", cursor);
   return `<${path}?${params.toString()}>; rel="next"`;
+}
+
+/** What a list request asked for: a page (limit, cursor, or both), or the whole list. */
+export interface PagingAsk {
+  readonly limit: number | undefined;
+  readonly cursor: string | undefined;
+}
+
+/** The paging parameters; `limit` a whole number from 1 to `limitMax` (0 or none: all). */
+export function parsePaging(query: Query, limitMax: number): PagingAsk {
+  return {
+    limit: parseLimit("limit", firstValue(query, "limit"), limitMax),
+    cursor: firstValue(query, "cursor"),
+  };
+}
+
+export interface ListAnswer<T> {
+  /** What the answer lists, for cursors: a cursor of another list is refused. */
+  readonly scope: string;
+  /** The items after a position, at most a limit (PageOptions); `{}` is the unpaged read. */
+  readonly read: (page: PageOptions) => Batches<T>;
+  readonly write: (item: T) => string;
+}
+
+export interface ListDeps {
+  readonly reads: LongReads;
+  /** server.list_max: most items of an answer without paging; 0: no cap. */
+  readonly listMax: number;
+}
+
+/**
+ * Answers a list request: a page when it gave `limit` or `cursor` (a `Link` names the next
+ * page when there is one), else the whole list, streamed, unless it passes `listMax`.
+ */
+export async function sendList<T extends { readonly position: string }>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  deps: ListDeps,
+  ask: PagingAsk,
+  list: ListAnswer<T>,
+): Promise<FastifyReply> {
+  if (ask.limit === undefined && ask.cursor === undefined) {
+    if (deps.listMax === 0) return sendJsonList(reply, deps.reads, list.read({}), list.write);
+    // The unpaged read itself, stopped one item past the cap: what it refuses (a search too
+    // broad to rank) it refuses as without a cap.
+    const { items, more } = await readUpTo(reply, deps.reads, list.read({}), deps.listMax);
+    if (more) throw listTooLong(deps.listMax);
+    return sendJsonList(reply, deps.reads, once(items), list.write);
+  }
+  const after = ask.cursor === undefined ? undefined : decodeCursor(list.scope, ask.cursor);
+  // A cursor alone continues with pages of listMax items, or, with no cap, with all the rest.
+  const limit = ask.limit ?? deps.listMax;
+  if (limit === 0) return sendJsonList(reply, deps.reads, list.read(after === undefined ? {} : { after }), list.write);
+  const page = { ...(after === undefined ? {} : { after }), limit: limit + 1 };
+  const { items, more } = await readUpTo(reply, deps.reads, list.read(page), limit);
+  if (more) reply.header("link", nextLink(request.url, encodeCursor(list.scope, items[items.length - 1]!.position)));
+  return sendJsonList(reply, deps.reads, once(items), list.write);
+}
+
+function listTooLong(listMax: number): LedgerError {
+  return new LedgerError(
+    "ListTooLong",
+    `the answer has more than ${listMax} items (server.list_max): page it with limit and cursor`,
+  );
+}
+
+/**
+ * Up to `count` items of `batches`, read as a long read (admitted, a batch per turn: a filter
+ * that keeps few rows may read many), and whether more followed.
+ */
+async function readUpTo<T>(
+  reply: FastifyReply,
+  reads: LongReads,
+  batches: Batches<T>,
+  count: number,
+): Promise<{ items: T[]; more: boolean }> {
+  const items: T[] = [];
+  const end = reads.admit(reply);
+  try {
+    while (items.length <= count) {
+      const next = await reads.turn(() => batches.next());
+      if (next.done === true) break;
+      items.push(...next.value);
+    }
+  } finally {
+    end();
+    await batches.return?.();
+  }
+  const more = items.length > count;
+  if (more) items.length = count;
+  return { items, more };
+}
+
+async function* once<T>(items: readonly T[]): Batches<T> {
+  if (items.length > 0) yield items;
+}
+
+/** A list that has no pages (at most one item): a cursor cannot be one this node gave. */
+export function refuseCursor(ask: PagingAsk): void {
+  if (ask.cursor !== undefined) throw badParameter("cursor", "not a cursor this node gave for this query");
 }

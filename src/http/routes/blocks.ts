@@ -1,13 +1,19 @@
 import type { FastifyInstance } from "fastify";
 import { LedgerError } from "../../errors/ledgerError.js";
 import type { Store } from "../../store/store.js";
+import type { HttpOptions } from "../options.js";
+import { parsePaging, refuseCursor } from "../paging.js";
 import { parseHeight, rejectUnknown, requiredValue, type Query } from "../parameters.js";
 import { addResource } from "../resource.js";
 import { longReadsOf } from "../longReads.js";
 import { sendJson } from "../reply.js";
 import { sendJsonList } from "../streamJson.js";
 
-export function registerBlockRoutes(app: FastifyInstance, deps: { readonly store: Store }): void {
+export function registerBlockRoutes(
+  app: FastifyInstance,
+  deps: { readonly store: Store },
+  limits: Pick<HttpOptions, "searchLimitMax">,
+): void {
   addResource(app, "/api/v1/blocks/latest", {
     // Planetmint's addition (docs/compatibility.md #26): the last committed block as Planetmint
     // stores it, `{"app_hash": ..., "height": h, "transactions": [ids]}`; 404 before the first.
@@ -41,7 +47,10 @@ export function registerBlockRoutes(app: FastifyInstance, deps: { readonly store
     GET: async (request, reply) => {
       const query = request.query as Query;
       const id = requiredValue(query, "transaction_id");
-      rejectUnknown(query, ["transaction_id"]);
+      // Paging's parameters, for one list shape everywhere: a list of at most one height has
+      // one page, so no cursor was ever given for it.
+      refuseCursor(parsePaging(query, limits.searchLimitMax));
+      rejectUnknown(query, ["transaction_id", "limit", "cursor"]);
       const height = /^[0-9a-f]{64}$/.test(id) ? await deps.store.getBlockHeightOfTransaction(id) : null;
       return sendJson(reply, 200, height === null ? "[]" : `[${height}]`);
     },

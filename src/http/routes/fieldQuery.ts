@@ -10,11 +10,9 @@ import {
   type FieldFilter,
   type FieldScalar,
 } from "../../store/fieldQuery.js";
-import type { Batches, FieldHit, Store } from "../../store/store.js";
-import type { LongReads } from "../longReads.js";
-import { decodeCursor, encodeCursor, nextLink } from "../paging.js";
-import { badParameter, firstValue, parseLimit, rejectUnknown, type Query } from "../parameters.js";
-import { sendJsonList } from "../streamJson.js";
+import type { FieldHit, Store } from "../../store/store.js";
+import { parsePaging, sendList, type ListDeps } from "../paging.js";
+import { badParameter, firstValue, rejectUnknown, type Query } from "../parameters.js";
 
 export interface FieldRoute {
   readonly kind: "assets" | "metadata";
@@ -31,7 +29,7 @@ export function isFieldQuery(query: Query, route: FieldRoute): boolean {
 export async function answerFieldQuery(
   request: FastifyRequest,
   reply: FastifyReply,
-  deps: { readonly store: Store; readonly reads: LongReads; readonly limitMax: number },
+  deps: ListDeps & { readonly store: Store; readonly limitMax: number },
   route: FieldRoute,
 ): Promise<FastifyReply> {
   const query = request.query as Query;
@@ -44,40 +42,13 @@ export async function answerFieldQuery(
     throw badParameter(route.prefix, `${filterNames.length} filters; at most ${fieldFiltersMax}`);
   }
   const filters = filterNames.map((name) => parseFilter(name, route.prefix, firstValue(query, name)!));
-  const limit = parseLimit("limit", firstValue(query, "limit"), deps.limitMax);
-  const cursorText = firstValue(query, "cursor");
+  const ask = parsePaging(query, deps.limitMax);
   rejectUnknown(query, [...filterNames, "limit", "cursor"]);
-  const scope = `${route.kind}\u0000${JSON.stringify(filters)}`;
-  const after = cursorText === undefined ? undefined : decodeCursor(scope, cursorText);
-  const options = { ...(after === undefined ? {} : { after }) };
-  if (limit === undefined) {
-    const all = deps.store.streamFieldMatches(route.kind, filters, options);
-    return sendJsonList(reply, deps.reads, all, route.write);
-  }
-  // One more than the page, to know whether a next page exists (at most limitMax + 1 items),
-  // read as a long read: admitted, and a batch per turn (an AND with few matches may take many).
-  const batches = deps.store.streamFieldMatches(route.kind, filters, { ...options, limit: limit + 1 });
-  const hits: FieldHit[] = [];
-  const end = deps.reads.admit(reply);
-  try {
-    for (;;) {
-      const next = await deps.reads.turn(() => batches.next());
-      if (next.done === true) break;
-      hits.push(...next.value);
-    }
-  } finally {
-    end();
-    await batches.return?.();
-  }
-  if (hits.length > limit) {
-    hits.length = limit;
-    reply.header("link", nextLink(request.url, encodeCursor(scope, hits[limit - 1]!.position)));
-  }
-  return sendJsonList(reply, deps.reads, once(hits), route.write);
-}
-
-async function* once<T>(items: readonly T[]): Batches<T> {
-  if (items.length > 0) yield items;
+  return sendList(request, reply, deps, ask, {
+    scope: `${route.kind}\u0000${JSON.stringify(filters)}`,
+    read: (page) => deps.store.streamFieldMatches(route.kind, filters, page),
+    write: route.write,
+  });
 }
 
 /**

@@ -1,16 +1,15 @@
 import type { FastifyInstance } from "fastify";
 import { LedgerError } from "../../errors/ledgerError.js";
-import type { Batches, SearchHit, Store } from "../../store/store.js";
-import { firstValue, parseLimit, requiredValue, type Query } from "../parameters.js";
-import { longReadsOf, type LongReads } from "../longReads.js";
+import type { Batches, FieldHit, SearchHit, Store } from "../../store/store.js";
+import type { HttpOptions } from "../options.js";
+import { parsePaging, sendList, type ListDeps } from "../paging.js";
+import { requiredValue, type Query } from "../parameters.js";
+import { longReadsOf } from "../longReads.js";
 import { addResource, type RouteHandler } from "../resource.js";
 import { quote } from "../reply.js";
-import { sendJsonList } from "../streamJson.js";
 import { answerFieldQuery, isFieldQuery, type FieldRoute } from "./fieldQuery.js";
 
-export interface SearchRouteOptions {
-  readonly searchLimitMax: number;
-}
+export type SearchRouteOptions = Pick<HttpOptions, "searchLimitMax" | "listMax">;
 
 /**
  * Text search over assets and metadata (docs/compatibility.md #12). The stored JSON text of each
@@ -26,21 +25,12 @@ export function registerSearchRoutes(
   // BigchainDB's shapes: `{"data": ..., "id": ...}` and `{"id": ..., "metadata": ...}`.
   const assetHit = (hit: SearchHit) => `{"data": ${hit.json}, "id": ${quote(hit.id)}}`;
   const metadataHit = (hit: SearchHit) => `{"id": ${quote(hit.id)}, "metadata": ${hit.json}}`;
-  const assets = searchHandler(
-    options,
-    reads,
-    (text, limit) => store.streamSearchAssets(text, limit),
-    assetHit,
-  );
-  const metadata = searchHandler(
-    options,
-    reads,
-    (text, limit) => store.streamSearchMetadata(text, limit),
-    metadataHit,
-  );
+  const list = { reads, listMax: options.listMax };
+  const assets = searchHandler(options, list, "assets", store, assetHit);
+  const metadata = searchHandler(options, list, "metadata", store, metadataHit);
   // Queries by field (docs/compatibility.md #25) share the paths: a `data.*` or `metadata.*`
   // parameter sends the request there; without one, the search answers exactly as before.
-  const fields = { store, reads, limitMax: options.searchLimitMax };
+  const fields = { store, ...list, limitMax: options.searchLimitMax };
   const byField = (handler: RouteHandler, route: FieldRoute): RouteHandler => async (request, reply) =>
     isFieldQuery(request.query as Query, route)
       ? answerFieldQuery(request, reply, fields, route)
@@ -55,16 +45,31 @@ export function registerSearchRoutes(
 
 function searchHandler(
   options: SearchRouteOptions,
-  reads: LongReads,
-  search: (text: string, limit: number | undefined) => Batches<SearchHit>,
+  list: ListDeps,
+  kind: "assets" | "metadata",
+  store: Store,
   write: (hit: SearchHit) => string,
 ): RouteHandler {
   return async (request, reply) => {
     const query = request.query as Query;
     // reqparse order (web/views/assets.py): search (required), then limit, then the empty check.
     const text = requiredValue(query, "search");
-    const limit = parseLimit("limit", firstValue(query, "limit"), options.searchLimitMax);
+    const ask = parsePaging(query, options.searchLimitMax);
     if (text === "") throw new LedgerError("BadParameter", "text_search cannot be empty");
-    return sendJsonList(reply, reads, search(text, limit), write);
+    return sendList<FieldHit>(request, reply, list, ask, {
+      scope: `search\u0000${kind}\u0000${text}`,
+      read: (page) => {
+        if (page.limit !== undefined) return store.streamSearchPage(kind, text, { ...page, limit: page.limit });
+        // Unpaged: every ranked match, best first (a cursor always comes with a page size).
+        const all = kind === "assets" ? store.streamSearchAssets(text, undefined) : store.streamSearchMetadata(text, undefined);
+        return withoutPositions(all);
+      },
+      write,
+    });
   };
+}
+
+/** The hits of an unpaged search, which no cursor continues. */
+async function* withoutPositions(batches: Batches<SearchHit>): Batches<FieldHit> {
+  for await (const batch of batches) yield batch.map((hit) => ({ ...hit, position: "" }));
 }

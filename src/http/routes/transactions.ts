@@ -4,7 +4,18 @@ import { LedgerError } from "../../errors/ledgerError.js";
 import { v1Door } from "../../ledger/doors.js";
 import type { Store } from "../../store/store.js";
 import type { Operation } from "../../transaction/committed.js";
-import { firstValue, parseBool, parseMode, parseOperation, parseTxId, requiredValue, type Query } from "../parameters.js";
+import type { HttpOptions } from "../options.js";
+import { parsePaging, sendList } from "../paging.js";
+import {
+  badParameter,
+  firstValue,
+  parseBool,
+  parseMode,
+  parseOperation,
+  parseTxId,
+  requiredValue,
+  type Query,
+} from "../parameters.js";
 import { addResource } from "../resource.js";
 import { longReadsOf } from "../longReads.js";
 import { sendJson } from "../reply.js";
@@ -18,7 +29,12 @@ export interface TransactionRouteDeps {
 /** Ids are stored as 64 lowercase hex digits; anything else names no transaction. */
 const storedIdPattern = /^[0-9a-f]{64}$/;
 
-export function registerTransactionRoutes(app: FastifyInstance, deps: TransactionRouteDeps): void {
+export function registerTransactionRoutes(
+  app: FastifyInstance,
+  deps: TransactionRouteDeps,
+  limits: Pick<HttpOptions, "searchLimitMax" | "listMax">,
+): void {
+  const list = { reads: longReadsOf(app), listMax: limits.listMax };
   addResource(app, "/api/v1/transactions/:transaction_id", {
     // Only a committed transaction is found (spec, States rule 1); any other id is 404.
     GET: async (request, reply) => {
@@ -38,10 +54,22 @@ export function registerTransactionRoutes(app: FastifyInstance, deps: Transactio
       const assetId = parseTxId("asset_id", requiredValue(query, "asset_id"));
       const lastText = firstValue(query, "last_tx");
       const lastOnly = lastText === undefined ? false : parseBool("last_tx", lastText);
-      const options: { operation?: Operation; lastOnly?: boolean } = { lastOnly };
-      if (operation !== undefined) options.operation = operation;
-      const txs = deps.store.streamTransactionsByAsset(assetId, options);
-      return sendJsonList(reply, longReadsOf(app), txs, (json) => json);
+      const ask = parsePaging(query, limits.searchLimitMax);
+      if (lastOnly) {
+        // One transaction at most: nothing to page.
+        if (ask.limit !== undefined || ask.cursor !== undefined) {
+          throw badParameter("last_tx", "answers one transaction: give no limit or cursor with it");
+        }
+        const options: { operation?: Operation; lastOnly: boolean } = { lastOnly };
+        if (operation !== undefined) options.operation = operation;
+        return sendJsonList(reply, list.reads, deps.store.streamTransactionsByAsset(assetId, options), (json) => json);
+      }
+      // The asset's history in commit order, which is a spend order (docs/http-api.md).
+      return sendList(request, reply, list, ask, {
+        scope: `history\u0000${assetId}\u0000${operation ?? ""}`,
+        read: (page) => deps.store.streamAssetHistory(assetId, operation, page),
+        write: (entry) => entry.json,
+      });
     },
     // The mode is read first, then the Broadcaster parses and validates the body as it came,
     // whatever its Content-Type says (BigchainDB `get_json(force=True)`), and throws a coded

@@ -297,7 +297,7 @@ describe("settings that cannot work (issue 11)", () => {
       "database.index_rows_waiting_max": 1, "engine.block_interval_ms": 0, "engine.txs_per_block_max": 1,
       "engine.commit_timeout_ms": 1, "ledger.pending_txs_max": 1, "ledger.prepared_cache_entries_max": 1,
       "ledger.prepare_batch_txs_max": 1, "server.expensive_reads_max": 1, "server.pipelined_requests_max": 1,
-      "database.search_ranked_matches_max": 1,
+      "database.search_ranked_matches_max": 1, "server.list_max": 0,
     };
     const integers = settingList.filter((s) => s.type === "integer").map((s) => s.key);
     assert.deepEqual(integers.sort(), Object.keys(least).sort(), "every integer setting is audited here");

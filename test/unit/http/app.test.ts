@@ -43,6 +43,10 @@ function stubStore(state: { failWith?: unknown }): Store {
     streamOutputsByPublicKey: () => batches([]),
     streamSearchAssets: () => batches([]),
     streamSearchMetadata: () => batches([]),
+    streamOutputEntries: () => batches([]),
+    streamAssetHistory: () => batches([]),
+    streamSearchPage: () => batches([]),
+    getBalances: () => read([]),
     streamBlockTransactions: () => read(null),
   } as unknown as Store;
 }

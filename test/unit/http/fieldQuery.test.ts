@@ -111,10 +111,17 @@ describe("queries by field", () => {
     assert.equal(new Set(seen).size, seen.length);
   });
 
-  test("search answers as before, with no Link", async () => {
-    const response = await get(http.app, "/api/v1/assets?search=car&limit=1");
-    expectJson(response, 200);
-    assert.equal(response.headers["link"], undefined);
+  test("search answers as before, with a Link only when more matches follow", async () => {
+    const first = await get(http.app, "/api/v1/assets?search=car&limit=1");
+    const unpaged = await get(http.app, "/api/v1/assets?search=car");
+    expectJson(unpaged, 200);
+    expectJson(first, 200);
+    const all = JSON.parse(unpaged.body) as unknown[];
+    assert.ok(all.length > 1);
+    assert.deepEqual(JSON.parse(first.body), all.slice(0, 1));
+    assert.match(first.headers["link"] as string, /^<\/api\/v1\/assets\?search=car&limit=1&cursor=[\w-]+>; rel="next"$/);
+    const whole = await get(http.app, `/api/v1/assets?search=car&limit=${all.length}`);
+    assert.equal(whole.headers["link"], undefined);
   });
 
   test("bad input is a 400 that says what is wrong", async () => {

@@ -77,8 +77,8 @@ function counting(store: SqliteStore, counter: { items: number }): Store {
       const value = Reflect.get(target, name) as unknown;
       if (typeof value !== "function") return value;
       const method = (value as (...args: unknown[]) => unknown).bind(target);
-      if (name === "streamTransactionsByAsset") {
-        return (...args: unknown[]) => countBatches(method(...args) as Batches<string>);
+      if (name === "streamTransactionsByAsset" || name === "streamAssetHistory") {
+        return (...args: unknown[]) => countBatches(method(...args) as Batches<unknown>);
       }
       if (name === "getTransactionsByAsset") {
         return async (...args: unknown[]) => {
@@ -117,7 +117,7 @@ function slowOutputs(store: SqliteStore): Store {
       const value = Reflect.get(target, name) as unknown;
       if (typeof value !== "function") return value;
       const method = (value as (...args: unknown[]) => unknown).bind(target);
-      if (name === "streamOutputsByPublicKey") {
+      if (name === "streamOutputsByPublicKey" || name === "streamOutputEntries") {
         return (...args: unknown[]) => slowBatches(method(...args) as Batches<unknown>);
       }
       if (name === "getOutputsByPublicKey") {
