@@ -57,3 +57,27 @@ export function percentile(sorted: readonly number[], p: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
+
+/**
+ * Runs `request(n)` `samples` times, one after another; each must answer 200. Prints and returns
+ * p50 and p99 in ms, labelled `name`, beside the goal given.
+ */
+export async function requestLatencies(
+  name: string,
+  samples: number,
+  request: (n: number) => Promise<{ statusCode: number; body: string }>,
+  goal = "",
+): Promise<{ p50: number; p99: number }> {
+  const times: number[] = [];
+  for (let n = 0; n < samples; n++) {
+    const t0 = performance.now();
+    const response = await request(n);
+    times.push(performance.now() - t0);
+    if (response.statusCode !== 200) throw new Error(`${name}: ${response.statusCode} ${response.body}`);
+  }
+  times.sort((a, b) => a - b);
+  const p50 = percentile(times, 50);
+  const p99 = percentile(times, 99);
+  console.log(`${name}: p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms (${samples} requests${goal === "" ? "" : `, goal ${goal}`})`);
+  return { p50, p99 };
+}

@@ -11,8 +11,9 @@ import { byPlace, lastSeqOf, mergeSorted, waitingAfter, waitingInOrder, type Bat
 import type { Connection } from "./connection.js";
 import { keyHash } from "./keyHash.js";
 import { batchCharsMax, batchRowsMax } from "./limits.js";
-import { spendersOf } from "./lookups.js";
-import { placeKey } from "./places.js";
+import type { IndexRow } from "./deferredIndex.js";
+import { outputsAt, spendersOf } from "./lookups.js";
+import { placeKey, type Place } from "./places.js";
 import { encodePosition, parsePosition } from "./positions.js";
 import type { OutputOfKeyRow } from "./rows.js";
 
@@ -52,12 +53,12 @@ export function outputsOfKey(
     next: () => {
       if (done) return null;
       const { seq, outputIndex } = after;
-      const table = c.read.outputsOfKeyAfter.all(hash, seq, outputIndex, snapshot, batchRowsMax);
-      const waitingRows: OutputOfKeyRow[] = [];
-      for (const row of waitingAfter(waiting, [seq, outputIndex], snapshot)) {
-        waitingRows.push(c.read.outputOfKeyAt.get(row[1], row[2]) as OutputOfKeyRow);
-      }
-      const rows = mergeSorted(table as OutputOfKeyRow[], waitingRows, byPlace, batchRowsMax);
+      const table = c.read.outputsOfKeyAfter.all(hash, seq, outputIndex, snapshot, batchRowsMax) as OutputOfKeyRow[];
+      let places = waitingAfter(waiting, [seq, outputIndex], snapshot);
+      // A full batch from the table ends the batch: waiting rows past its last are read next time.
+      const lastOfTable = table.length === batchRowsMax ? table[table.length - 1]! : undefined;
+      if (lastOfTable !== undefined) places = places.filter((row) => byPlace({ seq: row[1] as number, outputIndex: row[2] as number }, lastOfTable) < 0);
+      const rows = mergeSorted(table, outputsOfWaiting(c, places), byPlace, batchRowsMax);
       done = rows.length < batchRowsMax;
       if (rows.length === 0) return null;
       const entries = outputEntries(c, rows.filter(keep), publicKey, spent, snapshot).slice(0, left);
@@ -69,6 +70,13 @@ export function outputsOfKey(
       return entries;
     },
   };
+}
+
+/** The outputs the waiting index rows name, in their order: one statement for the batch. */
+function outputsOfWaiting(c: Connection, rows: readonly IndexRow[]): OutputOfKeyRow[] {
+  const places = rows.map((row) => [row[1], row[2]] as Place);
+  const found = outputsAt(c, places);
+  return places.map(([seq, index]) => found.get(placeKey(seq, index))!);
 }
 
 function placeOf(entry: OutputEntry): { seq: number; outputIndex: number } {
