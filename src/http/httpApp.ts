@@ -19,6 +19,8 @@ import { installLongReads } from "./longReads.js";
 import { requestHeadBytesMax } from "./limits.js";
 import { httpOptionsDefault, type HttpOptions } from "./options.js";
 import { rejectRepeated, type Query } from "./parameters.js";
+import { recordRoutes } from "./routeList.js";
+import { registerApiDocsRoutes } from "./routes/apiDocs.js";
 import { registerBlockRoutes } from "./routes/blocks.js";
 import { registerDiscoveryRoutes } from "./routes/discovery.js";
 import { registerLegacyRoutes, type LegacyGateway } from "./routes/legacy.js";
@@ -82,6 +84,7 @@ export async function buildHttpApp(options: Partial<HttpOptions>, deps: HttpDeps
     genReqId: requestIdOf,
   });
 
+  recordRoutes(app);
   // First, so that a request waiting for its turn does nothing else meanwhile.
   installConnectionGate(app, resolved.pipelinedRequestsMax);
   installErrorHandling(app, context);
@@ -103,6 +106,7 @@ export async function buildHttpApp(options: Partial<HttpOptions>, deps: HttpDeps
   registerBlockRoutes(app, deps, resolved);
   registerLegacyRoutes(app, deps);
   registerHealthRoutes(app, deps.readiness ?? storeReadiness(deps.store));
+  registerApiDocsRoutes(app);
   return app;
 }
 

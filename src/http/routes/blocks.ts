@@ -4,6 +4,7 @@ import type { Store } from "../../store/store.js";
 import type { HttpOptions } from "../options.js";
 import { parsePaging, refuseCursor } from "../paging.js";
 import { parseHeight, rejectUnknown, requiredValue, type Query } from "../parameters.js";
+import { queryNames } from "../queryNames.js";
 import { addResource } from "../resource.js";
 import { longReadsOf } from "../longReads.js";
 import { sendJson } from "../reply.js";
@@ -50,7 +51,7 @@ export function registerBlockRoutes(
       // Paging's parameters, for one list shape everywhere: a list of at most one height has
       // one page, so no cursor was ever given for it.
       refuseCursor(parsePaging(query, limits.searchLimitMax));
-      rejectUnknown(query, ["transaction_id", "limit", "cursor"]);
+      rejectUnknown(query, queryNames["GET /api/v1/blocks"]);
       const height = /^[0-9a-f]{64}$/.test(id) ? await deps.store.getBlockHeightOfTransaction(id) : null;
       return sendJson(reply, 200, height === null ? "[]" : `[${height}]`);
     },

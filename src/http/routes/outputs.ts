@@ -14,6 +14,7 @@ import {
   type Query,
 } from "../parameters.js";
 import { quote, sendJson } from "../reply.js";
+import { queryNames } from "../queryNames.js";
 import { addResource } from "../resource.js";
 
 type Limits = Pick<HttpOptions, "searchLimitMax" | "listMax">;
@@ -30,7 +31,7 @@ export function registerOutputRoutes(app: FastifyInstance, deps: { readonly stor
       const spent = spentText === undefined ? undefined : parseBool("spent", spentText);
       const write = outputWriter(parseInclude(firstValue(query, "include")));
       const ask = parsePaging(query, limits.searchLimitMax);
-      rejectUnknown(query, ["public_key", "spent", "include", "limit", "cursor"]);
+      rejectUnknown(query, queryNames["GET /api/v1/outputs"]);
       return sendList(request, reply, list, ask, {
         scope: `outputs\u0000${publicKey}\u0000${String(spent)}`,
         read: (page) => deps.store.streamOutputEntries(publicKey, spent, page),
@@ -45,7 +46,7 @@ export function registerOutputRoutes(app: FastifyInstance, deps: { readonly stor
       const query = request.query as Query;
       const publicKey = parsePublicKey("public_key", requiredValue(query, "public_key"));
       const assetText = firstValue(query, "asset_id");
-      rejectUnknown(query, ["public_key", "asset_id"]);
+      rejectUnknown(query, queryNames["GET /api/v1/balances"]);
       const assetId = assetText === undefined ? undefined : parseTxId("asset_id", assetText);
       const end = list.reads.admit(reply);
       try {

@@ -1,0 +1,165 @@
+// The OpenAPI 3.1 document of the HTTP API, served at /api/v1/openapi.json and drawn by the
+// reference page at /api/v1/docs/. Written here by hand, route by route, and held to the code
+// by test/unit/http/openapi.test.ts: every route and method the app serves is here and nothing
+// else; each operation's query parameters are the names its route accepts; every status the
+// error catalog can answer appears; real answers validate against the schemas.
+import { codes } from "../../errors/codes.js";
+import { ref, schemas } from "./schemas.js";
+
+interface Parameter {
+  readonly name: string;
+  readonly in: "query" | "path";
+  readonly required?: boolean;
+  readonly description: string;
+  readonly schema: object;
+}
+
+const query = (name: string, description: string, schema: object = { type: "string" }, required = false): Parameter =>
+  ({ name, in: "query", description, schema, ...(required ? { required } : {}) });
+const path = (name: string, description: string, schema: object = { type: "string" }): Parameter =>
+  ({ name, in: "path", required: true, description, schema });
+
+const publicKey = query("public_key", "An Ed25519 public key, base58.", { type: "string" }, true);
+const boolText = { type: "string", description: "true or false, any case" };
+const limit = query("limit", "Page size, 1 to server.search_limit_max; 0 or absent: all (docs/http-api.md, Paging).", { type: "string", pattern: "^[0-9]+$" });
+const cursor = query("cursor", "Continues after the page whose Link header named it; opaque.", { type: "string" });
+const paging = [limit, cursor];
+
+const json = (schema: object) => ({ "application/json": { schema } });
+const list = (schema: object) => json({ type: "array", items: schema });
+const ok = (description: string, schema: object) => ({ description, content: json(schema) });
+const failure = (description: string) => ({ description, content: json(ref("Error")) });
+const link = { Link: { description: 'The next page: `<url>; rel="next"` (RFC 8288), when more follow.', schema: { type: "string" } } };
+const okPage = (description: string, item: object) => ({ description, headers: link, content: list(item) });
+
+/** Statuses any request may get: a request that cannot be read, too slow, too large headers, a bug. */
+const anyRequest = {
+  "400": failure("Bad input: a parameter missing, unknown, repeated or malformed; or a request that cannot be read."),
+  "408": failure("The request was not received in full in time."),
+  "417": failure("An Expect header other than 100-continue."),
+  "431": failure("The request line and headers are too large."),
+  "500": failure("A bug in ledgerd."),
+};
+const longRead = { "503": failure("As many long reads run as allowed (Retry-After), or the node is shutting down.") };
+const notFound = { "404": failure("Not found.") };
+const withBody = { "413": failure("The body is larger than server.body_bytes_max.") };
+const posting = {
+  ...withBody,
+  "503": failure("The pending pool is full, the engine cannot be reached, or the node is shutting down."),
+  "504": failure("Not committed within engine.commit_timeout_ms (mode=commit); it may still commit."),
+};
+
+const get = (summary: string, parameters: readonly Parameter[], responses: object) =>
+  ({ get: { summary, parameters, responses: { ...responses, ...anyRequest } } });
+
+const paths = {
+  "/": get("The root discovery document.", [], { "200": ok("Where the API and its docs are.", ref("Root")) }),
+  "/api/v1": get("The v1 index.", [], { "200": ok("Where each resource is.", ref("ApiIndex")) }),
+  "/api/v1/transactions/{transaction_id}": get("A committed transaction.", [path("transaction_id", "Its id.")], {
+    "200": ok("The transaction as posted.", ref("Transaction")),
+    ...notFound,
+  }),
+  "/api/v1/transactions": {
+    ...get("An asset's transactions, in commit order (a spend order).", [
+      query("operation", "CREATE or TRANSFER (any case): those only."),
+      query("asset_id", "The asset's id (its CREATE's id).", { type: "string" }, true),
+      query("last_tx", "true: only the last one (no paging then).", boolText),
+      ...paging,
+    ], { "200": okPage("The transactions, or a page of them.", ref("Transaction")), ...longRead }),
+    post: {
+      summary: "Posts a transaction (BigchainDB 2.x, v2.0 model).",
+      parameters: [query("mode", "async (default), sync or commit.", { enum: ["async", "sync", "commit"] })],
+      requestBody: { required: true, content: json(ref("Transaction")) },
+      responses: { "202": ok("Accepted (async), checked (sync) or committed (commit): the transaction.", ref("Transaction")), ...posting, ...anyRequest },
+    },
+  },
+  "/api/v1/outputs": get("The outputs a key is named in, in commit order.", [
+    publicKey,
+    query("spent", "true: only spent; false: only unspent; absent: all.", boolText),
+    query("include", "amount, asset_id, or both comma-separated: what each output holds."),
+    ...paging,
+  ], { "200": okPage("The outputs, or a page of them.", ref("Output")), ...longRead }),
+  "/api/v1/balances": get("What a key alone may spend, per asset.", [
+    publicKey,
+    query("asset_id", "That asset only.", { type: "string", pattern: "^[0-9a-fA-F]{64}$" }),
+  ], { "200": ok("Unspent amounts per asset, in asset id order.", { type: "array", items: ref("Balance") }), ...longRead }),
+  "/api/v1/assets": get("Text search over asset data, or a query by field (data.<path>=<value>).", [
+    query("search", "The text to search (MongoDB's $text syntax); required unless data.* filters are given."),
+    ...paging,
+  ], { "200": okPage("Best match first (search) or commit order (fields).", ref("AssetHit")), ...longRead }),
+  "/api/v1/metadata": get("Text search over metadata, or a query by field (metadata.<path>=<value>).", [
+    query("search", "The text to search; required unless metadata.* filters are given."),
+    ...paging,
+  ], { "200": okPage("Best match first (search) or commit order (fields).", ref("MetadataHit")), ...longRead }),
+  "/api/v1/validators": get("The validator set.", [], { "200": ok("Each validator's key and power.", { type: "array", items: ref("Validator") }) }),
+  "/api/v1/blocks/latest": get("The last committed block (Planetmint's shape).", [], {
+    "200": ok("Its app hash, height and transaction ids.", ref("LatestBlock")),
+    ...notFound,
+  }),
+  "/api/v1/blocks/{block_height}": get("A block.", [path("block_height", "Its height.", { type: "string", pattern: "^[0-9]+$" })], {
+    "200": ok("Its height and transactions.", ref("Block")),
+    ...notFound,
+    ...longRead,
+  }),
+  "/api/v1/blocks": get("The height of the block that holds a transaction.", [
+    query("transaction_id", "The transaction's id.", { type: "string" }, true),
+    ...paging,
+  ], { "200": ok("[height], or [] when no block holds it.", { type: "array", items: { type: "integer" }, maxItems: 1 }) }),
+  "/api/v1/openapi.json": get("This document.", [], { "200": ok("OpenAPI 3.1.", ref("OpenApi")) }),
+  "/api/v1/docs": get("The reference page of this document.", [], {
+    "200": { description: "HTML, with its scripts and styles served by the node.", content: { "text/html": { schema: { type: "string" } } } },
+  }),
+  "/api/v1/docs/{asset}": get("A file of the reference page.", [path("asset", "Its name.")], {
+    "200": { description: "The file.", content: { "*/*": { schema: { type: "string" } } } },
+    ...notFound,
+  }),
+  "/healthz": get("Whether the process serves.", [], { "200": ok("It does.", ref("Live")) }),
+  "/readyz": get("Whether the node is ready: store open, engine reachable, not catching up.", [], {
+    "200": ok("Ready.", ref("Ready")),
+    "503": ok("Not ready, with the reason.", ref("Ready")),
+  }),
+  "/transactions": {
+    post: {
+      summary: "Posts a transaction of interface variant A or B (told by its shape).",
+      requestBody: { required: true, content: json(ref("LegacyTransaction")) },
+      responses: { "201": ok("The stored transaction with `assignee`.", ref("LegacyTransaction")), ...posting, ...anyRequest },
+    },
+  },
+  "/transactions/{tx_id}": get("A committed variant A or B transaction.", [path("tx_id", "Its id.")], {
+    "200": ok("The transaction in its own shape.", ref("LegacyTransaction")),
+    ...notFound,
+  }),
+  "/transactions/{tx_id}/status": get("Where a variant A or B transaction is.", [path("tx_id", "Its id.")], {
+    "200": ok("backlog, valid or invalid.", ref("LegacyStatus")),
+    ...notFound,
+  }),
+};
+
+/**
+ * Codes no described operation answers: the node never answers UnsupportedMediaType today
+ * (docs/errors.md), and MethodNotAllowed answers the methods a path has no operation for
+ * (the document's description says so).
+ */
+export const unansweredCodes = ["UnsupportedMediaType", "MethodNotAllowed"] as const;
+
+export const openapiDocument = {
+  openapi: "3.1.0",
+  info: {
+    title: "ledgerd HTTP API",
+    version: "1",
+    description:
+      "A ledger node wire-compatible with BigchainDB 2.x (docs/http-api.md). Every error is " +
+      '`{"message", "status"}` (docs/errors.md); a path asked with a method it does not serve is ' +
+      "405 with Allow; OPTIONS answers CORS preflights; HEAD is served wherever GET is. Lists page " +
+      "with limit and cursor and announce the next page in a Link header. The event streams " +
+      "(WebSocket, on the stream port: /api/v1/streams/valid_transactions and " +
+      "/api/v1/streams/valid_blocks) are described in x-streams.",
+  },
+  paths,
+  components: { schemas },
+  "x-streams": {
+    "/api/v1/streams/valid_transactions": '{"height", "asset_id", "transaction_id"} per committed transaction',
+    "/api/v1/streams/valid_blocks": '{"height", "hash", "transaction_ids"} per committed block',
+  },
+  "x-error-codes": Object.fromEntries(Object.entries(codes).map(([code, spec]) => [code, spec.status])),
+} as const;

@@ -1,0 +1,129 @@
+// The JSON Schemas (2020-12, as OpenAPI 3.1 takes them) of the answers the HTTP API gives:
+// the components of openapiDocument.ts. They describe what the node writes, no more: a test
+// validates real answers against them (test/unit/http/openapi.test.ts).
+
+const hex64 = { type: "string", pattern: "^[0-9a-f]{64}$" } as const;
+const decimal = { type: "string", pattern: "^(0|[1-9][0-9]*)$" } as const;
+const object = { type: "object" } as const;
+
+/** `$ref` to a component schema. */
+export const ref = (name: keyof typeof schemas) => ({ $ref: `#/components/schemas/${name}` });
+
+export const schemas = {
+  Error: {
+    description: "Every error (docs/errors.md): the message, and the HTTP status again.",
+    type: "object",
+    required: ["message", "status"],
+    additionalProperties: false,
+    properties: { message: { type: "string" }, status: { type: "integer", minimum: 400, maximum: 599 } },
+  },
+  Transaction: {
+    description: "A v2.0 transaction as posted (BigchainDB's model), committed or echoed.",
+    type: "object",
+    required: ["id", "version", "operation", "inputs", "outputs", "asset", "metadata"],
+    properties: {
+      id: hex64,
+      version: { const: "2.0" },
+      operation: { enum: ["CREATE", "TRANSFER"] },
+      inputs: { type: "array", items: object },
+      outputs: { type: "array", items: object },
+      asset: object,
+      metadata: { type: ["object", "null"] },
+    },
+  },
+  Output: {
+    description: "An output of a key; `amount` and `asset_id` only with include=amount,asset_id.",
+    type: "object",
+    required: ["transaction_id", "output_index"],
+    additionalProperties: false,
+    properties: { transaction_id: hex64, output_index: { type: "integer", minimum: 0 }, amount: decimal, asset_id: hex64 },
+  },
+  Balance: {
+    type: "object",
+    required: ["asset_id", "amount"],
+    additionalProperties: false,
+    properties: { asset_id: hex64, amount: decimal },
+  },
+  AssetHit: {
+    type: "object",
+    required: ["data", "id"],
+    additionalProperties: false,
+    properties: { data: object, id: hex64 },
+  },
+  MetadataHit: {
+    type: "object",
+    required: ["id", "metadata"],
+    additionalProperties: false,
+    properties: { id: hex64, metadata: object },
+  },
+  Block: {
+    type: "object",
+    required: ["height", "transactions"],
+    additionalProperties: false,
+    properties: { height: { type: "integer", minimum: 1 }, transactions: { type: "array", items: { $ref: "#/components/schemas/Transaction" } } },
+  },
+  LatestBlock: {
+    type: "object",
+    required: ["app_hash", "height", "transactions"],
+    additionalProperties: false,
+    properties: { app_hash: { type: "string" }, height: { type: "integer", minimum: 1 }, transactions: { type: "array", items: hex64 } },
+  },
+  Validator: {
+    type: "object",
+    required: ["pub_key", "power"],
+    additionalProperties: false,
+    properties: {
+      pub_key: {
+        type: "object",
+        required: ["data", "type"],
+        additionalProperties: false,
+        properties: { data: { type: "string", pattern: "^[0-9A-F]{64}$" }, type: { const: "ed25519" } },
+      },
+      power: { type: "integer", minimum: 0 },
+    },
+  },
+  ApiIndex: {
+    description: "The v1 index: where each resource and the event stream are.",
+    type: "object",
+    required: ["assets", "blocks", "docs", "metadata", "outputs", "streams", "transactions", "validators"],
+    additionalProperties: false,
+    properties: Object.fromEntries(
+      ["assets", "blocks", "docs", "metadata", "outputs", "streams", "transactions", "validators"].map((k) => [k, { type: "string" }]),
+    ),
+  },
+  Root: {
+    type: "object",
+    required: ["api", "docs", "software", "version"],
+    additionalProperties: false,
+    properties: {
+      api: { type: "object", required: ["v1"], properties: { v1: { $ref: "#/components/schemas/ApiIndex" } } },
+      docs: { type: "string" },
+      software: { type: "string" },
+      version: { type: "string" },
+    },
+  },
+  Live: { type: "object", required: ["ok"], additionalProperties: false, properties: { ok: { const: true } } },
+  Ready: {
+    type: "object",
+    required: ["ready", "checks"],
+    additionalProperties: false,
+    properties: {
+      ready: { type: "boolean" },
+      reason: { type: "string" },
+      checks: { type: "object", additionalProperties: { type: "string" } },
+    },
+  },
+  LegacyTransaction: {
+    description: "A transaction of interface variant A or B, in its own shape (docs/legacy-variants.md).",
+    type: "object",
+    required: ["id"],
+    properties: { id: hex64 },
+  },
+  LegacyStatus: {
+    type: "object",
+    required: ["status"],
+    additionalProperties: false,
+    properties: { status: { enum: ["backlog", "valid", "invalid"] } },
+  },
+  OpenApi: { type: "object", required: ["openapi", "paths"], properties: { openapi: { type: "string" } } },
+} as const;

@@ -1,0 +1,16 @@
+// The query parameters each operation reads, by name: the one list its route checks a request
+// against (where BigchainDB's route was strict, an unknown name is a 400) and the OpenAPI
+// document is held to (test/unit/http/openapi.test.ts). An operation not listed reads none.
+// Queries by field add their `data.*` / `metadata.*` filters to the assets and metadata lists.
+
+export const queryNames = {
+  "GET /api/v1/transactions": ["operation", "asset_id", "last_tx", "limit", "cursor"],
+  "POST /api/v1/transactions": ["mode"],
+  "GET /api/v1/outputs": ["public_key", "spent", "include", "limit", "cursor"],
+  "GET /api/v1/balances": ["public_key", "asset_id"],
+  "GET /api/v1/assets": ["search", "limit", "cursor"],
+  "GET /api/v1/metadata": ["search", "limit", "cursor"],
+  "GET /api/v1/blocks": ["transaction_id", "limit", "cursor"],
+} as const satisfies Record<string, readonly string[]>;
+
+export type Operation = keyof typeof queryNames;

@@ -1,0 +1,170 @@
+// The OpenAPI document (src/http/openapi/) held to the code: every operation the app serves is
+// described and nothing else; each operation's query parameters are the names its route reads
+// (src/http/queryNames.ts); every status the error catalog answers appears; and real answers of
+// a real stack (SQLite file, solo engine) validate against the document's schemas. The reference
+// page loads only files the node serves.
+import assert from "node:assert/strict";
+import type { LightMyRequestResponse } from "fastify";
+import { after, before, describe, test } from "node:test";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import { codes } from "../../../src/errors/codes.js";
+import { buildHttpApp } from "../../../src/http/httpApp.js";
+import { openapiDocument, unansweredCodes } from "../../../src/http/openapi/openapiDocument.js";
+import { queryNames } from "../../../src/http/queryNames.js";
+import { routesOf } from "../../../src/http/routeList.js";
+import type { LegacyGateway } from "../../../src/http/routes/legacy.js";
+import type { JsonObject } from "../../../src/json/jsonValue.js";
+import { create, keypairOf, transfer } from "../../helpers/txFactory.js";
+import { commit, get, post, startHttpStack, type HttpStack } from "./helpers.js";
+
+type Operation = { parameters?: { name: string; in: string }[]; responses: Record<string, { content?: Record<string, { schema: object }> }> };
+const paths = openapiDocument.paths as unknown as Record<string, Record<string, Operation>>;
+const operations = Object.entries(paths).flatMap(([path, methods]) =>
+  Object.entries(methods).map(([method, operation]) => ({ key: `${method.toUpperCase()} ${path}`, path, method, operation })));
+/** `/x/{id}` as Fastify writes it: `/x/:id`. */
+const routeOf = (path: string) => path.replace(/\{(\w+)\}/g, ":$1");
+
+const noLegacy: LegacyGateway = {
+  post: () => Promise.reject(new Error("not in this test")),
+  status: async () => null,
+};
+
+describe("the OpenAPI document", () => {
+  let http: HttpStack;
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  ajv.addSchema({ $id: "doc", ...openapiDocument } as object);
+  /** A JSON pointer's token. */
+  const token = (text: string) => text.replace(/~/g, "~0").replace(/\//g, "~1");
+
+  before(async () => {
+    http = await startHttpStack({ blockIntervalMs: 5 });
+  });
+  after(() => http.close());
+
+  test("is OpenAPI 3.1 and every component schema compiles", () => {
+    assert.equal(openapiDocument.openapi, "3.1.0");
+    for (const name of Object.keys(openapiDocument.components.schemas)) {
+      assert.ok(ajv.getSchema(`doc#/components/schemas/${name}`), name);
+    }
+  });
+
+  test("describes every operation the app serves, and no other", async () => {
+    const app = await buildHttpApp({}, { broadcaster: http.stack.engine, store: http.stack.store, legacy: noLegacy });
+    try {
+      const served = new Set(routesOf(app));
+      const described = new Set(operations.map((op) => `${op.method.toUpperCase()} ${routeOf(op.path)}`));
+      assert.ok(served.size > 15);
+      assert.deepEqual([...served].filter((r) => !described.has(r)), [], "served but not described");
+      assert.deepEqual([...described].filter((r) => !served.has(r)), [], "described but not served");
+    } finally {
+      await app.close();
+    }
+  });
+
+  test("each operation's query parameters are the names its route reads", () => {
+    const named = queryNames as Record<string, readonly string[]>;
+    for (const { key, operation } of operations) {
+      const documented = (operation.parameters ?? []).filter((p) => p.in === "query").map((p) => p.name).sort();
+      assert.deepEqual(documented, [...(named[key] ?? [])].sort(), key);
+    }
+    for (const key of Object.keys(named)) assert.ok(operations.some((op) => op.key === key), `${key} is not described`);
+  });
+
+  test("every status the error catalog answers is described, and no other error status", () => {
+    const documented = new Set(operations.flatMap((op) => Object.keys(op.operation.responses)).map(Number));
+    const unanswered = new Set<string>(unansweredCodes);
+    const answered = new Set(Object.entries(codes).filter(([code]) => !unanswered.has(code)).map(([, spec]) => spec.status as number));
+    for (const status of answered) assert.ok(documented.has(status), `catalog status ${status} is not described`);
+    for (const status of documented) {
+      assert.ok(status < 400 || answered.has(status), `described status ${status} is in no catalog code`);
+    }
+  });
+
+  /** Validates a real answer against what the document says `key` answers with its status. */
+  const conforms = (key: string, response: LightMyRequestResponse) => {
+    const operation = operations.find((op) => op.key === key);
+    assert.ok(operation, `${key} is not described`);
+    const described = operation.operation.responses[String(response.statusCode)];
+    assert.ok(described, `${key} answered ${response.statusCode}, which it does not describe: ${response.body}`);
+    const content = described.content ?? {};
+    const type = String(response.headers["content-type"]).split(";")[0]!;
+    const media = content[type] ?? content["*/*"];
+    assert.ok(media, `${key} ${response.statusCode}: type ${type} is not described`);
+    if (type !== "application/json") return;
+    const where = ["paths", operation.path, operation.method, "responses", String(response.statusCode), "content", content[type] ? type : "*/*", "schema"];
+    const validate = ajv.getSchema(`doc#/${where.map(token).join("/")}`)!;
+    assert.ok(validate(JSON.parse(response.body)), `${key} ${response.statusCode}: ${ajv.errorsText(validate.errors)}\n${response.body.slice(0, 300)}`);
+  };
+
+  test("its validators refuse what the node does not write", () => {
+    const at = (...where: string[]) => ajv.getSchema(`doc#/${where.map(token).join("/")}`)!;
+    const root = at("paths", "/", "get", "responses", "200", "content", "application/json", "schema");
+    assert.equal(root({}), false);
+    const outputs = at("paths", "/api/v1/outputs", "get", "responses", "200", "content", "application/json", "schema");
+    assert.equal(outputs([{ transaction_id: "a".repeat(64), output_index: 0 }]), true);
+    assert.equal(outputs([{ transaction_id: "a".repeat(64), output_index: 0, amount: 5 }]), false);
+    const error = at("paths", "/api/v1/outputs", "get", "responses", "400", "content", "application/json", "schema");
+    assert.equal(error({ message: "x", status: 400, extra: 1 }), false);
+  });
+
+  test("real answers validate against it, successes and refusals", async () => {
+    const alice = keypairOf("openapi-alice");
+    const tx = create(alice, 5n, { openapi: "word" });
+    await commit(http.app, tx);
+    const moved: JsonObject = transfer([{ tx, outputIndex: 0 }], [alice], [{ publicKeys: [alice.publicKey], amount: 5n }]);
+    const txId = tx["id"] as string;
+    const key = alice.publicKey;
+    const app = http.app;
+    const gets: [string, string][] = [
+      ["GET /", "/"],
+      ["GET /api/v1", "/api/v1"],
+      ["GET /api/v1/transactions/{transaction_id}", `/api/v1/transactions/${txId}`],
+      ["GET /api/v1/transactions/{transaction_id}", `/api/v1/transactions/${"0".repeat(64)}`],
+      ["GET /api/v1/transactions", `/api/v1/transactions?asset_id=${txId}`],
+      ["GET /api/v1/transactions", `/api/v1/transactions?asset_id=${txId}&limit=1`],
+      ["GET /api/v1/transactions", "/api/v1/transactions"],
+      ["GET /api/v1/outputs", `/api/v1/outputs?public_key=${key}`],
+      ["GET /api/v1/outputs", `/api/v1/outputs?public_key=${key}&include=amount,asset_id&limit=1`],
+      ["GET /api/v1/outputs", `/api/v1/outputs?public_key=${key}&include=x`],
+      ["GET /api/v1/balances", `/api/v1/balances?public_key=${key}`],
+      ["GET /api/v1/balances", "/api/v1/balances?public_key=nokey"],
+      ["GET /api/v1/assets", "/api/v1/assets?search=word"],
+      ["GET /api/v1/assets", "/api/v1/assets?data.openapi=word&limit=1"],
+      ["GET /api/v1/assets", "/api/v1/assets?search=word&limit=-1"],
+      ["GET /api/v1/metadata", "/api/v1/metadata?search=word"],
+      ["GET /api/v1/validators", "/api/v1/validators"],
+      ["GET /api/v1/blocks/latest", "/api/v1/blocks/latest"],
+      ["GET /api/v1/blocks/{block_height}", "/api/v1/blocks/1"],
+      ["GET /api/v1/blocks/{block_height}", "/api/v1/blocks/999999"],
+      ["GET /api/v1/blocks/{block_height}", "/api/v1/blocks/x"],
+      ["GET /api/v1/blocks", `/api/v1/blocks?transaction_id=${txId}`],
+      ["GET /api/v1/openapi.json", "/api/v1/openapi.json"],
+      ["GET /api/v1/docs", "/api/v1/docs"],
+      ["GET /api/v1/docs/{asset}", "/api/v1/docs/swagger-ui.css"],
+      ["GET /api/v1/docs/{asset}", "/api/v1/docs/nothing.js"],
+      ["GET /healthz", "/healthz"],
+      ["GET /readyz", "/readyz"],
+    ];
+    for (const [key, url] of gets) conforms(key, await get(app, url));
+    conforms("POST /api/v1/transactions", await post(app, moved, "sync"));
+    conforms("POST /api/v1/transactions", await post(app, moved, "sync"));
+    conforms("POST /api/v1/transactions", await post(app, "{not json"));
+    conforms("POST /api/v1/transactions", await post(app, moved, "never"));
+  });
+
+  test("the reference page loads only what the node serves", async () => {
+    const page = await get(http.app, "/api/v1/docs/");
+    assert.equal(page.statusCode, 200);
+    assert.match(String(page.headers["content-type"]), /^text\/html/);
+    const refs = [...page.body.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
+    assert.ok(refs.length >= 3, page.body);
+    for (const ref of refs) {
+      assert.ok(ref.startsWith("/api/v1/docs/"), `${ref} is not the node's`);
+      const file = await get(http.app, ref);
+      assert.equal(file.statusCode, 200, ref);
+      assert.ok(file.rawPayload.length > 0, ref);
+    }
+    const starter = await get(http.app, "/api/v1/docs/ledgerd-docs.js");
+    assert.match(starter.body, /url: "\/api\/v1\/openapi\.json"/);
+  });
+});
