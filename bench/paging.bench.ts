@@ -44,7 +44,7 @@ function record(id: string, operation: "CREATE" | "TRANSFER", assetId: string, k
 
 /**
  * The i-th transaction: every `every`-th a CREATE of the wallet's; from the second block on,
- * one in every `every / 4` (the first `transfers` of them) a TRANSFER of the long history
+ * one in every `every / 8` (the first `transfers` of them) a TRANSFER of the long history
  * (asset `chainAsset`), each spending the one before, every other one also spending the
  * wallet's oldest output until `walletSpent` are spent; the rest CREATEs of another key.
  */
@@ -59,7 +59,7 @@ function* ledger(chainAsset: string): Generator<CommittedTx> {
     if (i % every === 0) {
       walletIds.push(id);
       yield record(id, "CREATE", id, wallet, []);
-    } else if (i > txsPerBlock && i % Math.floor(every / 4) === 1 && chain < transfers) {
+    } else if (i > txsPerBlock && i % Math.floor(every / 8) === 1 && chain < transfers) {
       const spends = [previous];
       if (chain % 2 === 1 && spent < walletSpent && walletIds.length > 0) {
         spends.push({ transactionId: walletIds.shift()!, outputIndex: 0 });

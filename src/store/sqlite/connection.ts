@@ -53,6 +53,8 @@ export function configure(db: Database.Database, options: SqliteStoreOptions, ow
 export function prepareConnection(db: Database.Database): Connection {
   const read = prepareAll(db, readSql);
   for (const name of singleColumnReads) read[name].pluck();
+  read.keyPlacesAfter.raw();
+  read.holdingsIn.raw();
   const write = prepareAll(db, writeSql);
   const rank = prepareAll(db, rankSql);
   for (const statement of Object.values(rank)) statement.pluck();

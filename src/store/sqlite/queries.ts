@@ -51,11 +51,24 @@ export const readSql = {
     FROM json_each(?) j
     JOIN outputs o ON o.tx_seq = j.value ->> 0 AND o.output_index = j.value ->> 1
     JOIN transactions t ON t.seq = o.tx_seq`,
+  // Of these places (a JSON array of [seq, output_index]), the outputs whose keys are exactly
+  // the JSON array given, under a plain Ed25519 condition: [asset id, amount] rows.
+  holdingsIn: `
+    SELECT t.asset_id, o.amount
+    FROM json_each(?) j
+    JOIN outputs o ON o.tx_seq = j.value ->> 0 AND o.output_index = j.value ->> 1
+    JOIN transactions t ON t.seq = o.tx_seq
+    WHERE o.public_keys = ? AND instr(o.condition_uri, 'fpt=ed25519-sha-256&') > 0`,
   spentIn: `
     SELECT s.tx_seq AS seq, s.output_index AS outputIndex, s.spender_seq AS spender
     FROM json_each(?) j JOIN spent_index s ON s.hash = j.value`,
   // The merged part of the hashed lookups, a batch at a time: after a (seq, output index), up to
   // the last seq of the read's start, in commit order.
+  // Only the places of a key's outputs, for reads that look at few of them (balances).
+  keyPlacesAfter: `
+    SELECT seq, output_index FROM key_index
+    WHERE hash = ? AND (seq, output_index) > (?, ?) AND seq <= ?
+    ORDER BY seq, output_index LIMIT ?`,
   outputsOfKeyAfter: `
     SELECT k.seq AS seq, k.output_index AS outputIndex, t.id AS transactionId,
            o.public_keys AS publicKeys, o.amount AS amount, t.asset_id AS assetId,

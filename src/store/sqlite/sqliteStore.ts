@@ -45,7 +45,7 @@ import type {
   Validator,
 } from "../store.js";
 import { blockTransactions, lastSeqOf, mapReader, searchHits, wholeReader, type BatchReader } from "./batchReaders.js";
-import { balancesOfKey, outputsOfKey, transactionsOfAsset } from "./keyedReaders.js";
+import { holdingsOfKey, outputsOfKey, transactionsOfAsset } from "./keyedReaders.js";
 import { encodePosition, parsePosition } from "./positions.js";
 import { BlockWriter } from "./blockWriter.js";
 import {
@@ -214,7 +214,7 @@ export class SqliteStore implements Store {
 
   async getBalances(publicKey: string, assetId?: string): Promise<Balance[]> {
     const sums = new Map<string, bigint>();
-    for await (const batch of this.#batches(() => balancesOfKey(this.#c, publicKey, assetId))) {
+    for await (const batch of this.#batches(() => holdingsOfKey(this.#c, publicKey, assetId))) {
       for (const entry of batch) sums.set(entry.assetId, (sums.get(entry.assetId) ?? 0n) + BigInt(entry.amount));
       // Between batches, other work runs (a key may hold a million outputs).
       await new Promise((resolve) => setImmediate(resolve));
