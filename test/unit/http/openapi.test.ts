@@ -6,7 +6,6 @@
 import assert from "node:assert/strict";
 import type { LightMyRequestResponse } from "fastify";
 import { after, before, describe, test } from "node:test";
-import { Ajv2020 } from "ajv/dist/2020.js";
 import { codes } from "../../../src/errors/codes.js";
 import { buildHttpApp } from "../../../src/http/httpApp.js";
 import { openapiDocument, unansweredCodes } from "../../../src/http/openapi/openapiDocument.js";
@@ -14,15 +13,13 @@ import { queryNames } from "../../../src/http/queryNames.js";
 import { routesOf } from "../../../src/http/routeList.js";
 import type { LegacyGateway } from "../../../src/http/routes/legacy.js";
 import type { JsonObject } from "../../../src/json/jsonValue.js";
+import { assertDescribed, documentedOperations, validatorAt } from "../../helpers/openapiConformance.js";
 import { create, keypairOf, transfer } from "../../helpers/txFactory.js";
 import { commit, get, post, startHttpStack, type HttpStack } from "./helpers.js";
 
-type Operation = { parameters?: { name: string; in: string }[]; responses: Record<string, { content?: Record<string, { schema: object }> }> };
-const paths = openapiDocument.paths as unknown as Record<string, Record<string, Operation>>;
-const operations = Object.entries(paths).flatMap(([path, methods]) =>
-  Object.entries(methods).map(([method, operation]) => ({ key: `${method.toUpperCase()} ${path}`, path, method, operation })));
 /** `/x/{id}` as Fastify writes it: `/x/:id`. */
 const routeOf = (path: string) => path.replace(/\{(\w+)\}/g, ":$1");
+const operations = documentedOperations;
 
 const noLegacy: LegacyGateway = {
   post: () => Promise.reject(new Error("not in this test")),
@@ -31,10 +28,6 @@ const noLegacy: LegacyGateway = {
 
 describe("the OpenAPI document", () => {
   let http: HttpStack;
-  const ajv = new Ajv2020({ strict: false, allErrors: true });
-  ajv.addSchema({ $id: "doc", ...openapiDocument } as object);
-  /** A JSON pointer's token. */
-  const token = (text: string) => text.replace(/~/g, "~0").replace(/\//g, "~1");
 
   before(async () => {
     http = await startHttpStack({ blockIntervalMs: 5 });
@@ -44,7 +37,7 @@ describe("the OpenAPI document", () => {
   test("is OpenAPI 3.1 and every component schema compiles", () => {
     assert.equal(openapiDocument.openapi, "3.1.0");
     for (const name of Object.keys(openapiDocument.components.schemas)) {
-      assert.ok(ajv.getSchema(`doc#/components/schemas/${name}`), name);
+      assert.ok(validatorAt("components", "schemas", name), name);
     }
   });
 
@@ -80,24 +73,11 @@ describe("the OpenAPI document", () => {
     }
   });
 
-  /** Validates a real answer against what the document says `key` answers with its status. */
-  const conforms = (key: string, response: LightMyRequestResponse) => {
-    const operation = operations.find((op) => op.key === key);
-    assert.ok(operation, `${key} is not described`);
-    const described = operation.operation.responses[String(response.statusCode)];
-    assert.ok(described, `${key} answered ${response.statusCode}, which it does not describe: ${response.body}`);
-    const content = described.content ?? {};
-    const type = String(response.headers["content-type"]).split(";")[0]!;
-    const media = content[type] ?? content["*/*"];
-    assert.ok(media, `${key} ${response.statusCode}: type ${type} is not described`);
-    if (type !== "application/json") return;
-    const where = ["paths", operation.path, operation.method, "responses", String(response.statusCode), "content", content[type] ? type : "*/*", "schema"];
-    const validate = ajv.getSchema(`doc#/${where.map(token).join("/")}`)!;
-    assert.ok(validate(JSON.parse(response.body)), `${key} ${response.statusCode}: ${ajv.errorsText(validate.errors)}\n${response.body.slice(0, 300)}`);
-  };
+  const conforms = (key: string, response: LightMyRequestResponse) =>
+    assertDescribed(key, { status: response.statusCode, contentType: String(response.headers["content-type"]), body: response.body });
 
   test("its validators refuse what the node does not write", () => {
-    const at = (...where: string[]) => ajv.getSchema(`doc#/${where.map(token).join("/")}`)!;
+    const at = validatorAt;
     const root = at("paths", "/", "get", "responses", "200", "content", "application/json", "schema");
     assert.equal(root({}), false);
     const outputs = at("paths", "/api/v1/outputs", "get", "responses", "200", "content", "application/json", "schema");
