@@ -5,16 +5,12 @@
 // variants A and B are read by the same reader.
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import driver from "bigchaindb-driver";
-import { loadConfig } from "../../src/config/loadConfig.js";
-import { startNode, type NodeHandle } from "../../src/node/startNode.js";
 import { base58KeyCharsMin } from "../../src/transaction/schemas.js";
 import { writeJson } from "../../src/json/writeJson.js";
 import { clientLegacyCreate } from "../helpers/legacyFactory.js";
+import { useStartedNode } from "../helpers/startedNode.js";
 import { keypairOf } from "../helpers/txFactory.js";
 
 const { Transaction, Ed25519Keypair } = driver as any; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -41,26 +37,10 @@ interface Answer {
 }
 
 describe("a lone surrogate anywhere in a posted body is refused with 400", () => {
-  const dir = mkdtempSync(join(tmpdir(), "ledgerd-surrogate-"));
-  let handle: NodeHandle;
-  let baseUrl: string;
-
-  before(async () => {
-    const config = loadConfig({
-      flags: { data_dir: dir, "server.bind": "127.0.0.1:0", "wsserver.bind": "127.0.0.1:0", "log.level": "warn", "engine.block_interval_ms": "5" },
-      env: {},
-    });
-    handle = await startNode(config);
-    baseUrl = `http://127.0.0.1:${handle.http.port}`;
-  });
-
-  after(async () => {
-    await handle?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const node = useStartedNode("surrogate");
 
   async function post(path: string, body: string | Uint8Array): Promise<Answer> {
-    const response = await fetch(`${baseUrl}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body });
+    const response = await fetch(`${node().baseUrl}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body });
     return { status: response.status, body: (await response.json()) as Answer["body"] };
   }
 
@@ -87,7 +67,7 @@ describe("a lone surrogate anywhere in a posted body is refused with 400", () =>
       for (const mode of ["async", "sync", "commit"]) {
         assertRefused(await post(`/api/v1/transactions?mode=${mode}`, JSON.stringify(tx)), `${what}, mode=${mode}`);
       }
-      const stored = await fetch(`${baseUrl}/api/v1/transactions/${tx["id"] as string}`);
+      const stored = await fetch(`${node().baseUrl}/api/v1/transactions/${tx["id"] as string}`);
       assert.equal(stored.status, 404, `${what}: nothing stored`);
       await stored.body?.cancel();
     }

@@ -1,35 +1,15 @@
 // The node as a user starts it, over real sockets: every answer of every described operation,
 // successes and refusals, is one the OpenAPI document describes, and validates against it.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { after, before, describe, test } from "node:test";
-import { loadConfig } from "../../src/config/loadConfig.js";
-import { startNode, type NodeHandle } from "../../src/node/startNode.js";
+import { describe, test } from "node:test";
 import { assertDescribed } from "../helpers/openapiConformance.js";
+import { useStartedNode } from "../helpers/startedNode.js";
 import { create, keypairOf, transfer } from "../helpers/txFactory.js";
 
 describe("a started node's answers, against its OpenAPI document", () => {
-  const dir = mkdtempSync(join(tmpdir(), "ledgerd-e2e-openapi-"));
-  let handle: NodeHandle;
-  let base: string;
-
-  before(async () => {
-    const config = loadConfig({
-      flags: { data_dir: dir, "server.bind": "127.0.0.1:0", "wsserver.bind": "127.0.0.1:0", "log.level": "warn", "engine.block_interval_ms": "5" },
-      env: {},
-    });
-    handle = await startNode(config);
-    base = `http://127.0.0.1:${handle.http.port}`;
-  });
-
-  after(async () => {
-    await handle?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const node = useStartedNode("e2e-openapi");
 
   const described = async (key: string, url: string, init?: RequestInit) => {
-    const response = await fetch(`${base}${url}`, init);
+    const response = await fetch(`${node().baseUrl}${url}`, init);
     const body = await response.text();
     assertDescribed(key, { status: response.status, contentType: response.headers.get("content-type") ?? "", body });
     return body;

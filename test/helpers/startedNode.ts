@@ -1,0 +1,37 @@
+// A node started as a user starts it (config → startNode) on free local ports and its own data
+// folder, for an end-to-end suite: started before the suite's tests, closed and removed after.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before } from "node:test";
+import { loadConfig } from "../../src/config/loadConfig.js";
+import { startNode, type NodeHandle } from "../../src/node/startNode.js";
+
+export interface StartedNode {
+  readonly handle: NodeHandle;
+  /** `http://127.0.0.1:<port>`. */
+  readonly baseUrl: string;
+  readonly streamsUrl: string;
+}
+
+/** Registers the suite's before/after; the node, once started, from the returned function. */
+export function useStartedNode(name: string): () => StartedNode {
+  const dir = mkdtempSync(join(tmpdir(), `ledgerd-${name}-`));
+  let node: StartedNode | undefined;
+  before(async () => {
+    const config = loadConfig({
+      flags: { data_dir: dir, "server.bind": "127.0.0.1:0", "wsserver.bind": "127.0.0.1:0", "log.level": "warn", "engine.block_interval_ms": "5" },
+      env: {},
+    });
+    const handle = await startNode(config);
+    node = { handle, baseUrl: `http://127.0.0.1:${handle.http.port}`, streamsUrl: handle.streamsUrl };
+  });
+  after(async () => {
+    await node?.handle.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return () => {
+    if (node === undefined) throw new Error("the node is started before the suite's tests");
+    return node;
+  };
+}
