@@ -27,6 +27,7 @@ const portStride = 10;
 const portOffset = { http: 0, ws: 1, abci: 2, rpc: 3, p2p: 4 } as const;
 /** More validators than this on one machine is a typo (and ports run out). */
 export const validatorsMax = 64;
+export const fullNodesMax = 64;
 export const testnetChainIdDefault = "ledgerd-testnet";
 /** A short pause between heights: loopback needs no more, and tests and benchmarks stay quick. */
 export const timeoutCommitMsDefault = 200;
@@ -59,6 +60,12 @@ export interface TestnetNode {
   readonly abci: string;
   readonly rpc: string;
   readonly p2p: string;
+  /**
+   * False for a full node: it holds and serves the whole ledger, but is not in the validator set
+   * (it signs no blocks, and its key signs no legacy CREATE). Absent in a manifest made before
+   * full nodes: a validator.
+   */
+  readonly validator?: boolean;
 }
 
 export interface TestnetManifest {
@@ -70,6 +77,8 @@ export interface TestnetManifest {
 
 export interface CreateTestnetOptions {
   readonly validators: number;
+  /** Nodes that follow the chain without voting (reads scale on them); default 0. */
+  readonly fullNodes?: number;
   readonly dir: string;
   readonly basePort?: number;
   readonly chainId?: string;
@@ -84,10 +93,15 @@ export interface CreateTestnetOptions {
 /** Writes a new testnet into `dir` (which must not hold one) and returns its plan. */
 export function createTestnet(options: CreateTestnetOptions): TestnetManifest {
   const dir = resolve(options.dir);
-  const count = options.validators;
-  if (!Number.isSafeInteger(count) || count < 1 || count > validatorsMax) {
-    throw new Error(`--validators must be from 1 to ${validatorsMax}, got ${count}`);
+  const validators = options.validators;
+  if (!Number.isSafeInteger(validators) || validators < 1 || validators > validatorsMax) {
+    throw new Error(`--validators must be from 1 to ${validatorsMax}, got ${validators}`);
   }
+  const fullNodes = options.fullNodes ?? 0;
+  if (!Number.isSafeInteger(fullNodes) || fullNodes < 0 || fullNodes > fullNodesMax) {
+    throw new Error(`--full-nodes must be from 0 to ${fullNodesMax}, got ${fullNodes}`);
+  }
+  const count = validators + fullNodes;
   const basePort = options.basePort ?? basePortDefault;
   if (!Number.isSafeInteger(basePort) || basePort < 1 || basePort + portStride * count > 65_535) {
     throw new Error(`--base-port ${basePort} leaves no room for ${count} nodes below port 65535`);
@@ -100,7 +114,8 @@ export function createTestnet(options: CreateTestnetOptions): TestnetManifest {
   mkdirSync(dir, { recursive: true });
   const generated = join(dir, ".cometbft-testnet");
   rmSync(generated, { recursive: true, force: true });
-  run(cometbft, ["testnet", "--v", String(count), "--o", generated, "--populate-persistent-peers=false"]);
+  // `--n`: CometBFT's non-validators, the last nodes; the genesis names only the validators.
+  run(cometbft, ["testnet", "--v", String(validators), "--n", String(fullNodes), "--o", generated, "--populate-persistent-peers=false"]);
 
   const nodes: TestnetNode[] = [];
   for (let i = 0; i < count; i++) {
@@ -120,12 +135,14 @@ export function createTestnet(options: CreateTestnetOptions): TestnetManifest {
       abci: port(portOffset.abci),
       rpc: port(portOffset.rpc),
       p2p: port(portOffset.p2p),
+      validator: i < validators,
     });
   }
   rmSync(generated, { recursive: true, force: true });
 
   writeGenesis(dir, nodes, chainId);
   for (const node of nodes) {
+    // Each node's own config of `cometbft testnet` (a full node has its own key, not in genesis).
     writeCometBftConfig(dir, node, nodes, options.timeoutCommitMs ?? timeoutCommitMsDefault);
     writeLedgerdConfig(dir, node, chainId, options.threads ?? threadsDefault, options.logLevel ?? "info");
     writeLedgerdKey(dir, node);
@@ -447,18 +464,20 @@ export function registerTestnetCommand(program: Command): void {
     .command("testnet")
     .description("Write a network of N CometBFT validators, each driving a ledgerd, on loopback ports")
     .option("--validators <N>", "how many validators", parseCount)
+    .option("--full-nodes <N>", "how many full nodes besides: they hold and serve the ledger but do not vote", parseCount)
     .option("--dir <DIR>", "folder for the network (must not hold one yet)")
     .addOption(new Option("--base-port <PORT>", `node i uses ports PORT+${portStride}i .. PORT+${portStride}i+4 (HTTP, WS, ABCI, RPC, P2P)`).default(basePortDefault).argParser(parseCount))
     .option("--chain-id <ID>", "the genesis chain id", testnetChainIdDefault)
     .option("--cometbft <PATH>", "the CometBFT binary (default: .cache/bin/cometbft, else cometbft on PATH)")
     .addOption(new Option("--timeout-commit <MS>", "CometBFT's consensus.timeout_commit").default(timeoutCommitMsDefault).argParser(parseCount))
     .addOption(new Option("--threads <N>", "each ledgerd's server.threads").default(threadsDefault).argParser(parseCount))
-    .action((options: { validators?: number; dir?: string; basePort: number; chainId: string; cometbft?: string; timeoutCommit: number; threads: number }) => {
+    .action((options: { validators?: number; fullNodes?: number; dir?: string; basePort: number; chainId: string; cometbft?: string; timeoutCommit: number; threads: number }) => {
       if (options.validators === undefined || options.dir === undefined) {
         throw new Error("testnet needs --validators N and --dir DIR (or a subcommand: start, stop)");
       }
       const create: CreateTestnetOptions = {
         validators: options.validators,
+        ...(options.fullNodes === undefined ? {} : { fullNodes: options.fullNodes }),
         dir: options.dir,
         basePort: options.basePort,
         chainId: options.chainId,
@@ -467,9 +486,11 @@ export function registerTestnetCommand(program: Command): void {
         ...(options.cometbft === undefined ? {} : { cometbft: options.cometbft }),
       };
       const manifest = createTestnet(create);
-      console.log(`wrote a ${manifest.nodes.length}-validator testnet (chain ${manifest.chainId}) in ${resolve(options.dir)}`);
+      const full = manifest.nodes.filter((node) => node.validator === false).length;
+      const kinds = `${manifest.nodes.length - full} validator(s)${full > 0 ? ` and ${full} full node(s)` : ""}`;
+      console.log(`wrote a testnet of ${kinds} (chain ${manifest.chainId}) in ${resolve(options.dir)}`);
       for (const node of manifest.nodes) {
-        console.log(`  ${node.name}: HTTP http://${node.http}  RPC http://${node.rpc}  P2P ${node.nodeId}@${node.p2p}`);
+        console.log(`  ${node.name}${node.validator === false ? " (full node)" : ""}: HTTP http://${node.http}  RPC http://${node.rpc}  P2P ${node.nodeId}@${node.p2p}`);
       }
       console.log(`start it with: ledgerd testnet start --dir ${options.dir}`);
     });
