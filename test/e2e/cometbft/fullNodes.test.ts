@@ -13,6 +13,8 @@ import WebSocket from "ws";
 import { createTestnet, startTestnet, stopTestnet, type TestnetManifest, type TestnetNode } from "../../../src/testnet/testnet.js";
 import type { JsonObject } from "../../../src/json/jsonValue.js";
 import { makeRandomKeypair } from "../../../src/transaction/builders/makeRandomKeypair.js";
+import { writeJson } from "../../../src/json/writeJson.js";
+import { clientLegacyCreate } from "../../helpers/legacyFactory.js";
 import { create, transfer } from "../../helpers/txFactory.js";
 import { freeBasePort, getText, post, requireCometBft, rpc, waitFor, waitForAgreement } from "./network.js";
 
@@ -91,5 +93,15 @@ describe("a network of 2 validators and 1 full node", () => {
     } finally {
       stream.close();
     }
+  });
+
+  it("refuses the legacy variants' CREATEs on the full node: its key is no federation key", async () => {
+    const answer = await fetch(`http://${fullNode().http}/transactions/`, {
+      method: "POST",
+      body: writeJson(clientLegacyCreate("A", [makeRandomKeypair().publicKey], { full: "node" })),
+    });
+    const body = (await answer.json()) as { message: string; status: number };
+    assert.equal(answer.status, 400, JSON.stringify(body));
+    assert.match(body.message, /LegacyOperationError/);
   });
 });
