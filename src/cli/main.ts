@@ -7,7 +7,7 @@ import { ConfigError } from "../config/configError.js";
 import { packageInfo } from "../node/packageInfo.js";
 import { runConfig, runInit, runKeys, runStart, StartFailed } from "./commands.js";
 import { addSettingOptions, settingFlags, settingsHelp } from "./settingOptions.js";
-import { registerTestnetCommand } from "../testnet/testnet.js";
+import { registerTestnetCommand } from "../testnet/testnetCommand.js";
 
 const program = new Command("ledgerd")
   .description("A ledger node wire-compatible with BigchainDB 2.x")

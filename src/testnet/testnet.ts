@@ -15,7 +15,6 @@ import { connect } from "node:net";
 import { dirname, extname, join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
-import { Option, type Command } from "commander";
 import { configFileName } from "../config/loadConfig.js";
 import { nodeConfigEdits, nodeIdOf, setTomlValues } from "../engine/cometbft/cometBftConfig.js";
 import { httpOptionsDefault } from "../http/options.js";
@@ -23,8 +22,8 @@ import { createNodeKey, keyFileOfValidator } from "../node/nodeKey.js";
 
 /** Per node, ports `basePort + portStride * index + offset` (node0's HTTP on BigchainDB's 9984). */
 export const basePortDefault = 9984;
-const portStride = 10;
-const portOffset = { http: 0, ws: 1, abci: 2, rpc: 3, p2p: 4 } as const;
+export const portStride = 10;
+export const portOffset = { http: 0, ws: 1, abci: 2, rpc: 3, p2p: 4 } as const;
 /** More validators than this on one machine is a typo (and ports run out). */
 export const validatorsMax = 64;
 export const fullNodesMax = 64;
@@ -46,7 +45,7 @@ export const readyTimeoutMsDefault = 60_000;
 /** How long stop waits for a process after SIGTERM before SIGKILL. */
 export const stopTimeoutMsDefault = 15_000;
 const pollMs = 50;
-const manifestName = "testnet.json";
+export const manifestName = "testnet.json";
 
 export interface TestnetNode {
   readonly name: string;
@@ -162,7 +161,7 @@ function writeGenesis(dir: string, nodes: readonly TestnetNode[], chainId: strin
   for (const node of nodes) writeFileSync(path(node), text);
 }
 
-function writeCometBftConfig(dir: string, node: TestnetNode, nodes: readonly TestnetNode[], timeoutCommitMs: number): void {
+export function writeCometBftConfig(dir: string, node: TestnetNode, nodes: readonly TestnetNode[], timeoutCommitMs: number): void {
   const path = join(dir, node.home, "config", "config.toml");
   const peers = nodes.filter((n) => n !== node).map((n) => `${n.nodeId}@${n.p2p}`);
   const edits = nodeConfigEdits({
@@ -179,7 +178,7 @@ function writeCometBftConfig(dir: string, node: TestnetNode, nodes: readonly Tes
 }
 
 /** `<data_dir>/config.json`: only what differs from ledgerd's defaults. */
-function writeLedgerdConfig(dir: string, node: TestnetNode, chainId: string, threads: number, logLevel: string): void {
+export function writeLedgerdConfig(dir: string, node: TestnetNode, chainId: string, threads: number, logLevel: string): void {
   const dataDir = join(dir, node.dataDir);
   mkdirSync(dataDir, { recursive: true });
   const config = {
@@ -202,7 +201,7 @@ function writeLedgerdConfig(dir: string, node: TestnetNode, chainId: string, thr
  * signs come from a federation key (the validator set, docs/legacy-variants.md §7.2) and are
  * accepted.
  */
-function writeLedgerdKey(dir: string, node: TestnetNode): void {
+export function writeLedgerdKey(dir: string, node: TestnetNode): void {
   const privValidatorKey = readFileSync(join(dir, node.home, "config", "priv_validator_key.json"), "utf8");
   const written = createNodeKey(join(dir, node.dataDir), undefined, keyFileOfValidator(privValidatorKey));
   if (written === null) throw new Error(`${node.name} already has a ledgerd key`);
@@ -441,7 +440,7 @@ function resolveBinary(binary: string): string {
   return binary.includes("/") ? resolve(binary) : binary;
 }
 
-function checkCometBft(binary: string): void {
+export function checkCometBft(binary: string): void {
   const result = spawnSync(binary, ["version"], { encoding: "utf8" });
   if (result.error !== undefined || result.status !== 0) {
     throw new Error(
@@ -451,83 +450,10 @@ function checkCometBft(binary: string): void {
   }
 }
 
-function run(command: string, args: readonly string[]): void {
+export function run(command: string, args: readonly string[]): void {
   const result = spawnSync(command, args, { encoding: "utf8" });
   if (result.error !== undefined || result.status !== 0) {
     throw new Error(`${command} ${args.join(" ")} failed: ${result.error?.message ?? result.stderr}`);
   }
 }
 
-/** Registers `ledgerd testnet` and its `start` and `stop` subcommands. */
-export function registerTestnetCommand(program: Command): void {
-  const testnet = program
-    .command("testnet")
-    .description("Write a network of N CometBFT validators, each driving a ledgerd, on loopback ports")
-    .option("--validators <N>", "how many validators", parseCount)
-    .option("--full-nodes <N>", "how many full nodes besides: they hold and serve the ledger but do not vote", parseCount)
-    .option("--dir <DIR>", "folder for the network (must not hold one yet)")
-    .addOption(new Option("--base-port <PORT>", `node i uses ports PORT+${portStride}i .. PORT+${portStride}i+4 (HTTP, WS, ABCI, RPC, P2P)`).default(basePortDefault).argParser(parseCount))
-    .option("--chain-id <ID>", "the genesis chain id", testnetChainIdDefault)
-    .option("--cometbft <PATH>", "the CometBFT binary (default: .cache/bin/cometbft, else cometbft on PATH)")
-    .addOption(new Option("--timeout-commit <MS>", "CometBFT's consensus.timeout_commit").default(timeoutCommitMsDefault).argParser(parseCount))
-    .addOption(new Option("--threads <N>", "each ledgerd's server.threads").default(threadsDefault).argParser(parseCount))
-    .action((options: { validators?: number; fullNodes?: number; dir?: string; basePort: number; chainId: string; cometbft?: string; timeoutCommit: number; threads: number }) => {
-      if (options.validators === undefined || options.dir === undefined) {
-        throw new Error("testnet needs --validators N and --dir DIR (or a subcommand: start, stop)");
-      }
-      const create: CreateTestnetOptions = {
-        validators: options.validators,
-        ...(options.fullNodes === undefined ? {} : { fullNodes: options.fullNodes }),
-        dir: options.dir,
-        basePort: options.basePort,
-        chainId: options.chainId,
-        timeoutCommitMs: options.timeoutCommit,
-        threads: options.threads,
-        ...(options.cometbft === undefined ? {} : { cometbft: options.cometbft }),
-      };
-      const manifest = createTestnet(create);
-      const full = manifest.nodes.filter((node) => node.validator === false).length;
-      const kinds = `${manifest.nodes.length - full} validator(s)${full > 0 ? ` and ${full} full node(s)` : ""}`;
-      console.log(`wrote a testnet of ${kinds} (chain ${manifest.chainId}) in ${resolve(options.dir)}`);
-      for (const node of manifest.nodes) {
-        console.log(`  ${node.name}${node.validator === false ? " (full node)" : ""}: HTTP http://${node.http}  RPC http://${node.rpc}  P2P ${node.nodeId}@${node.p2p}`);
-      }
-      console.log(`start it with: ledgerd testnet start --dir ${options.dir}`);
-    });
-  testnet
-    .command("start")
-    .description("Start every node (or --node I): ledgerd, then CometBFT; waits until they answer")
-    .option("--dir <DIR>", "the testnet's folder")
-    .option("--node <I...>", "only these node indexes")
-    .action(async (options: { dir?: string; node?: string[] }, command: Command) => {
-      const dir = dirOf(options, command);
-      await startTestnet(dir, selection(options.node));
-      console.log(`testnet in ${resolve(dir)} is running`);
-    });
-  testnet
-    .command("stop")
-    .description("Stop every node (or --node I): CometBFT, then ledgerd")
-    .option("--dir <DIR>", "the testnet's folder")
-    .option("--node <I...>", "only these node indexes")
-    .action(async (options: { dir?: string; node?: string[] }, command: Command) => {
-      const dir = dirOf(options, command);
-      await stopTestnet(dir, selection(options.node));
-      console.log(`testnet in ${resolve(dir)} is stopped`);
-    });
-}
-
-/** `testnet` itself has a `--dir` too, and commander gives it the flag wherever it stands. */
-function dirOf(options: { dir?: string }, command: Command): string {
-  const dir = options.dir ?? (command.parent?.opts() as { dir?: string } | undefined)?.dir;
-  if (dir === undefined) throw new Error(`testnet ${command.name()} needs --dir DIR`);
-  return dir;
-}
-
-function selection(nodes: string[] | undefined): NodeSelection {
-  return nodes === undefined ? {} : { nodes: nodes.map((n) => parseCount(n)) };
-}
-
-function parseCount(text: string): number {
-  if (!/^(?:0|[1-9][0-9]*)$/.test(text)) throw new Error(`not a whole number: ${text}`);
-  return Number(text);
-}

@@ -2,14 +2,16 @@
 // --full-nodes 1` on loopback, real CometBFT and ledgerd processes. The full node is not in the
 // validator set, holds the whole ledger, answers every read exactly as the validators do, takes
 // POSTs (they reach the validators through CometBFT's mempool gossip), and its event stream
-// delivers every committed transaction once, in block order.
+// delivers every committed transaction once, in block order. A node added later (`testnet
+// add-node`) syncs every block from its peers, replays it to the same app hash, and serves.
 // It needs CometBFT (scripts/install-cometbft.sh) and fails without it.
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import WebSocket from "ws";
+import { addTestnetNode } from "../../../src/testnet/addNode.js";
 import { createTestnet, startTestnet, stopTestnet, type TestnetManifest, type TestnetNode } from "../../../src/testnet/testnet.js";
 import type { JsonObject } from "../../../src/json/jsonValue.js";
 import { makeRandomKeypair } from "../../../src/transaction/builders/makeRandomKeypair.js";
@@ -22,11 +24,13 @@ const root = mkdtempSync(join(tmpdir(), "ledgerd-fullnodes-"));
 let manifest: TestnetManifest;
 const validatorsOf = () => manifest.nodes.filter((node) => node.validator !== false);
 const fullNode = (): TestnetNode => manifest.nodes.find((node) => node.validator === false)!;
+// The network is made with room for the node the last test but one adds.
+const nodesAtMost = 4;
 const idOf = (tx: JsonObject): string => tx["id"] as string;
 
 before(async () => {
   const cometbft = requireCometBft();
-  manifest = createTestnet({ validators: 2, fullNodes: 1, dir: root, basePort: await freeBasePort(3), cometbft, timeoutCommitMs: 150, logLevel: "warn" });
+  manifest = createTestnet({ validators: 2, fullNodes: 1, dir: root, basePort: await freeBasePort(nodesAtMost), cometbft, timeoutCommitMs: 150, logLevel: "warn" });
   await startTestnet(root);
 });
 
@@ -93,6 +97,32 @@ describe("a network of 2 validators and 1 full node", () => {
     } finally {
       stream.close();
     }
+  });
+
+  it("a node added later syncs every block from its peers, replays it to the same app hash, then serves", async () => {
+    const owner = makeRandomKeypair();
+    const txs = Array.from({ length: 20 }, (_, i) => create(owner, 1n, { late: i }));
+    for (const [i, tx] of txs.entries()) assert.equal((await post(manifest.nodes[i % 3]!, tx, "sync")).status, 202);
+    const before = await waitForAgreement(manifest.nodes, 1);
+    const { node, index } = addTestnetNode(root, { logLevel: "warn" });
+    manifest = JSON.parse(readFileSync(join(root, "testnet.json"), "utf8")) as TestnetManifest;
+    assert.equal(manifest.nodes[index]!.name, node.name);
+    assert.equal(node.validator, false);
+    await startTestnet(root, { nodes: [index] });
+    const after = await waitForAgreement(manifest.nodes, before.height, 60_000);
+    assert.ok(after.height >= before.height);
+    for (const path of [...txs.map((tx) => `/api/v1/transactions/${idOf(tx)}`), `/api/v1/outputs?public_key=${owner.publicKey}`, "/api/v1/validators", "/api/v1/blocks/latest"]) {
+      const answers = await Promise.all(manifest.nodes.map((n) => getText(n, path)));
+      assert.ok(answers[0] !== null, path);
+      assert.ok(answers.every((answer) => answer === answers[0]), `${path} differs on the added node`);
+    }
+    // It takes POSTs like any node, and its commits reach every node.
+    const last = create(owner, 1n, { late: "posted to the added node" });
+    assert.equal((await post(node, last, "commit")).status, 202);
+    await waitFor("the added node's commit everywhere", async () => {
+      const answers = await Promise.all(manifest.nodes.map((n) => getText(n, `/api/v1/transactions/${idOf(last)}`)));
+      return answers.every((answer) => answer !== null) ? true : null;
+    });
   });
 
   it("refuses the legacy variants' CREATEs on the full node: its key is no federation key", async () => {
