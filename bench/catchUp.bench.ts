@@ -1,0 +1,83 @@
+// Issue #14, nodes that join later: how fast a node added to a running network catches up. A
+// 1-validator CometBFT network on loopback (ledgerd testnet) commits `committedTxs` CREATEs;
+// then `ledgerd testnet add-node` adds a full node and starts it, and the time from its start
+// until its ledger reports the network's height and app hash gives blocks/s and transactions/s
+// replayed (CometBFT's block sync from the peer, and ledgerd's FinalizeBlock of every block,
+// validation included), both processes on the same 2 cores as the validator.
+// LEDGERD_BENCH_QUICK=1: fewer transactions. Needs scripts/install-cometbft.sh.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { addTestnetNode } from "../src/testnet/addNode.js";
+import { createTestnet, defaultCometBftBinary, startTestnet, stopTestnet, type TestnetNode } from "../src/testnet/testnet.js";
+import { makeCreate } from "../src/transaction/builders/makeCreate.js";
+import { makeRandomKeypair } from "../src/transaction/builders/makeRandomKeypair.js";
+import { signTx } from "../src/transaction/builders/signTx.js";
+import { fmt } from "./lib.js";
+import { RawHttpConnection } from "./rawHttp.js";
+
+const quick = process.env["LEDGERD_BENCH_QUICK"] === "1";
+const committedTxs = quick ? 3_000 : 20_000;
+const clients = 64;
+const basePort = 29_000;
+
+/** Commits every body through `node`, `clients` POSTs in flight (mode=commit). */
+async function commitAll(node: TestnetNode, bodies: readonly Buffer[]): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: clients }, async () => {
+    const connection = await RawHttpConnection.open(node.http);
+    try {
+      while (next < bodies.length) {
+        const body = bodies[next++]!;
+        for (;;) {
+          const answer = await connection.post("/api/v1/transactions?mode=commit", body);
+          if (answer.status === 202) break;
+          if (answer.status !== 503) throw new Error(`POST answered ${answer.status}: ${answer.body}`);
+          await sleep(20);
+        }
+      }
+    } finally {
+      connection.close();
+    }
+  }));
+}
+
+/** The ledger's height and app hash through CometBFT's ABCI Info; null while it is down. */
+async function appState(node: TestnetNode): Promise<string | null> {
+  try {
+    const body = (await (await fetch(`http://${node.rpc}/abci_info`)).json()) as { result: { response: { last_block_height?: string; last_block_app_hash?: string } } };
+    return `${body.result.response.last_block_height ?? 0}/${body.result.response.last_block_app_hash ?? ""}`;
+  } catch {
+    return null;
+  }
+}
+
+export async function run(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "ledgerd-bench-catchup-"));
+  try {
+    const manifest = createTestnet({ validators: 1, dir, basePort, cometbft: defaultCometBftBinary(), logLevel: "warn" });
+    const bodies = Array.from({ length: committedTxs }, (_, i) => {
+      const owner = makeRandomKeypair();
+      const tx = makeCreate({ issuers: [owner.publicKey], outputs: [{ publicKeys: [owner.publicKey], amount: 1n }], assetData: { catchUp: i }, metadata: null });
+      return Buffer.from(JSON.stringify(signTx(tx, [owner])));
+    });
+    await startTestnet(dir);
+    const validator = manifest.nodes[0]!;
+    await commitAll(validator, bodies);
+    await sleep(1_000);
+    const target = (await appState(validator))!;
+    const height = Number(target.split("/")[0]);
+    console.log(`the network: 1 validator, ${fmt(committedTxs)} transactions committed in ${fmt(height)} blocks`);
+    const { node, index } = addTestnetNode(dir, { logLevel: "warn" });
+    const started = performance.now();
+    await startTestnet(dir, { nodes: [index] });
+    while ((await appState(node)) !== target) await sleep(50);
+    const seconds = (performance.now() - started) / 1000;
+    console.log(`an added full node reached the same height and app hash in ${seconds.toFixed(1)} s: ` +
+      `${fmt(height / seconds)} blocks/s, ${fmt(committedTxs / seconds)} transactions/s replayed (start-up included)`);
+  } finally {
+    await stopTestnet(dir).catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
