@@ -6,6 +6,7 @@ import { isAbsolute, join, relative } from "node:path";
 import { ConfigError } from "../config/configError.js";
 import { configFileName, loadConfig, type ConfigSources } from "../config/loadConfig.js";
 import type { Config } from "../config/schema.js";
+import { runDoctor } from "../node/doctor.js";
 import { createLogger } from "../node/logger.js";
 import { createNodeKey, keyFileOfValidator, newKeyFile, readNodeKey } from "../node/nodeKey.js";
 import { makeDirs } from "../node/preflight.js";
@@ -125,4 +126,16 @@ export class StartFailed extends Error {
   constructor(cause: unknown) {
     super("ledgerd failed to start", { cause });
   }
+}
+
+/**
+ * `ledgerd doctor`: one line per check of the node's set-up (doctor.ts), what to do after each
+ * failure; exit code 1 when any failed.
+ */
+export async function runDoctorCommand(flags: ConfigSources["flags"]): Promise<void> {
+  const checks = await runDoctor(loadSettings(flags));
+  for (const check of checks) {
+    console.log(`${check.ok ? "ok  " : "FAIL"} ${check.name}: ${check.detail}${check.fix === undefined ? "" : `\n     -> ${check.fix}`}`);
+  }
+  if (checks.some((check) => !check.ok)) process.exitCode = 1;
 }

@@ -1,13 +1,13 @@
 #!/usr/bin/env node
-// The cli folder owns ledgerd's command line: `ledgerd start | init | keys | config`, with one
+// The cli folder owns ledgerd's command line: `ledgerd start | init | keys | config | doctor`, with one
 // flag per setting (settingOptions.ts, from the config schema) and help that shows the defaults
 // from the modules' own option objects. `npm start` runs `ledgerd start` with the defaults.
 import { Command } from "commander";
 import { ConfigError } from "../config/configError.js";
 import { packageInfo } from "../node/packageInfo.js";
-import { runConfig, runInit, runKeys, runStart, StartFailed } from "./commands.js";
+import { runConfig, runDoctorCommand, runInit, runKeys, runStart, StartFailed } from "./commands.js";
 import { addSettingOptions, settingFlags, settingsHelp } from "./settingOptions.js";
-import { registerTestnetCommand } from "../testnet/testnetCommand.js";
+import { registerTestnetCommand } from "./testnetCommand.js";
 
 const program = new Command("ledgerd")
   .description("A ledger node wire-compatible with BigchainDB 2.x")
@@ -41,6 +41,12 @@ addSettingOptions(
     .command("config")
     .description("Print the effective settings (defaults < config file < env < flags) as JSON"),
 ).action((options: Record<string, unknown>) => runConfig(settingFlags(options)));
+
+addSettingOptions(
+  program
+    .command("doctor")
+    .description("Check this node's set-up (key, API, CometBFT version, chain id, validator key, ABCI, sync, peers)"),
+).action((options: Record<string, unknown>) => runDoctorCommand(settingFlags(options)));
 
 registerTestnetCommand(program);
 

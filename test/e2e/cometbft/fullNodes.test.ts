@@ -6,10 +6,12 @@
 // add-node`) syncs every block from its peers, replays it to the same app hash, and serves.
 // It needs CometBFT (scripts/install-cometbft.sh) and fails without it.
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
 import WebSocket from "ws";
 import { addTestnetNode } from "../../../src/testnet/addNode.js";
 import { createTestnet, startTestnet, stopTestnet, type TestnetManifest, type TestnetNode } from "../../../src/testnet/testnet.js";
@@ -21,6 +23,9 @@ import { create, transfer } from "../../helpers/txFactory.js";
 import { freeBasePort, getText, post, requireCometBft, rpc, waitFor, waitForAgreement } from "./network.js";
 
 const root = mkdtempSync(join(tmpdir(), "ledgerd-fullnodes-"));
+const cliMain = fileURLToPath(new URL("../../../src/cli/main.ts", import.meta.url));
+/** The caller's LEDGERD_* variables would override the node's config.json. */
+const withoutLedgerdEnv = () => Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("LEDGERD_")));
 let manifest: TestnetManifest;
 const validatorsOf = () => manifest.nodes.filter((node) => node.validator !== false);
 const fullNode = (): TestnetNode => manifest.nodes.find((node) => node.validator === false)!;
@@ -123,6 +128,15 @@ describe("a network of 2 validators and 1 full node", () => {
       const answers = await Promise.all(manifest.nodes.map((n) => getText(n, `/api/v1/transactions/${idOf(last)}`)));
       return answers.every((answer) => answer !== null) ? true : null;
     });
+  });
+
+  it("`ledgerd doctor` passes on a validator and on the full node, saying which is which", async () => {
+    for (const node of [validatorsOf()[0]!, fullNode()]) {
+      const result = spawnSync(process.execPath, ["--import", "tsx", cliMain, "doctor", "--data_dir", join(root, node.dataDir)], { encoding: "utf8", env: withoutLedgerdEnv() });
+      assert.equal(result.status, 0, `${node.name}: ${result.stdout}${result.stderr}`);
+      assert.match(result.stdout, node.validator === false ? /ok   validator key: a full node/ : /ok   validator key: a validator with power/);
+      assert.doesNotMatch(result.stdout, /FAIL/);
+    }
   });
 
   it("refuses the legacy variants' CREATEs on the full node: its key is no federation key", async () => {

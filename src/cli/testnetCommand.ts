@@ -1,8 +1,8 @@
-// `ledgerd testnet ...`: the command line of the loopback testnet (testnet.ts makes and runs it,
-// addNode.ts grows it).
+// `ledgerd testnet ...`: the command line of the loopback testnet (src/testnet/testnet.ts makes
+// and runs it, src/testnet/addNode.ts grows it).
 import { resolve } from "node:path";
 import { Option, type Command } from "commander";
-import { addTestnetNode } from "./addNode.js";
+import { addTestnetNode } from "../testnet/addNode.js";
 import {
   basePortDefault,
   createTestnet,
@@ -14,7 +14,7 @@ import {
   timeoutCommitMsDefault,
   type CreateTestnetOptions,
   type NodeSelection,
-} from "./testnet.js";
+} from "../testnet/testnet.js";
 
 /** Registers `ledgerd testnet` and its `start`, `stop` and `add-node` subcommands. */
 export function registerTestnetCommand(program: Command): void {

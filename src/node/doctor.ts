@@ -1,0 +1,137 @@
+// `ledgerd doctor`: checks a node's set-up from outside, the way an operator would, and says
+// for each failure what to do. It opens nothing of the node's (the store belongs to the running
+// node): it reads the config and the node key, and asks ledgerd's HTTP API and CometBFT's RPC.
+import type { Config } from "../config/schema.js";
+import { supportedCometBftVersion } from "../engine/cometbft/supportedVersion.js";
+import { readNodeKey } from "./nodeKey.js";
+
+export interface DoctorCheck {
+  readonly name: string;
+  readonly ok: boolean;
+  /** What was found. */
+  readonly detail: string;
+  /** On a failure: what to do about it. */
+  readonly fix?: string;
+}
+
+/** GETs a URL's JSON; throws on no answer or a non-200. */
+export type FetchJson = (url: string) => Promise<unknown>;
+
+/** How long one question may take before the check fails. */
+export const doctorTimeoutMs = 3_000;
+
+export const fetchJson: FetchJson = async (url) => {
+  const response = await fetch(url, { signal: AbortSignal.timeout(doctorTimeoutMs) });
+  if (response.status !== 200) throw new Error(`${url} answered ${response.status}`);
+  return response.json();
+};
+
+const pass = (name: string, detail: string): DoctorCheck => ({ name, ok: true, detail });
+const fail = (name: string, detail: string, fix: string): DoctorCheck => ({ name, ok: false, detail, fix });
+const reason = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** Every check, in the order an operator would look. */
+export async function runDoctor(config: Config, fetch: FetchJson = fetchJson): Promise<DoctorCheck[]> {
+  const checks: DoctorCheck[] = [nodeKeyCheck(config)];
+  checks.push(await apiCheck(config, fetch));
+  if (config.engine.kind !== "cometbft") {
+    checks.push(pass("engine", "solo: the node makes its own blocks; nothing of CometBFT to check"));
+    return checks;
+  }
+  let status: CometStatus;
+  try {
+    status = (await fetch(`${config.engine.rpc_url}/status`)) as CometStatus;
+  } catch (error) {
+    checks.push(fail("CometBFT RPC", `${config.engine.rpc_url} does not answer (${reason(error)})`,
+      "start CometBFT (after ledgerd), and check engine.rpc_url against its [rpc] laddr"));
+    return checks;
+  }
+  checks.push(pass("CometBFT RPC", `${config.engine.rpc_url} answers`));
+  checks.push(...cometChecks(config, status.result));
+  checks.push(await abciCheck(config, fetch));
+  checks.push(await peersCheck(config, fetch, status.result));
+  return checks;
+}
+
+interface CometStatus {
+  readonly result: {
+    readonly node_info: { readonly version: string; readonly network: string };
+    readonly sync_info: { readonly catching_up: boolean; readonly latest_block_height: string };
+    readonly validator_info: { readonly pub_key: { readonly value: string }; readonly voting_power: string };
+  };
+}
+
+function nodeKeyCheck(config: Config): DoctorCheck {
+  try {
+    const key = readNodeKey(config.data_dir);
+    if (key === null) return fail("node key", `no node key in ${config.data_dir}`, "run `ledgerd init` (with --validator-key for a validator)");
+    return pass("node key", `${key.publicKey} (${key.path})`);
+  } catch (error) {
+    return fail("node key", reason(error), "restore the node key file from its backup, or make a new one with `ledgerd init`");
+  }
+}
+
+async function apiCheck(config: Config, fetch: FetchJson): Promise<DoctorCheck> {
+  const url = `http://${config.server.bind}/readyz`;
+  try {
+    const ready = (await fetch(url)) as { ready: boolean };
+    return pass("ledgerd API", `${url}: ready ${String(ready.ready)}`);
+  } catch (error) {
+    return fail("ledgerd API", `${url}: ${reason(error)}`, "start the node (`ledgerd start`); if it runs, read its log for why it is not ready");
+  }
+}
+
+function cometChecks(config: Config, status: CometStatus["result"]): DoctorCheck[] {
+  const checks: DoctorCheck[] = [];
+  const version = status.node_info.version;
+  checks.push(version === supportedCometBftVersion
+    ? pass("CometBFT version", version)
+    : fail("CometBFT version", `${version}, but ledgerd speaks to ${supportedCometBftVersion} only`, `install CometBFT ${supportedCometBftVersion} (scripts/install-cometbft.sh)`));
+  const network = status.node_info.network;
+  checks.push(network === config.engine.chain_id
+    ? pass("chain id", network)
+    : fail("chain id", `CometBFT runs chain ${network}, ledgerd is set for ${config.engine.chain_id}`, "make engine.chain_id the genesis chain_id of the network"));
+  checks.push(validatorCheck(config, status));
+  checks.push(status.sync_info.catching_up
+    ? fail("sync", `catching up (at height ${status.sync_info.latest_block_height})`, "wait: the node takes no transaction until it has every block")
+    : pass("sync", `in step, at height ${status.sync_info.latest_block_height}`));
+  return checks;
+}
+
+/** A validator's ledgerd must hold the validator's key: it signs the legacy CREATEs with it. */
+function validatorCheck(config: Config, status: CometStatus["result"]): DoctorCheck {
+  const power = Number(status.validator_info.voting_power);
+  const cometKey = Buffer.from(status.validator_info.pub_key.value, "base64").toString("hex");
+  let ours: string | null = null;
+  try {
+    ours = readNodeKey(config.data_dir)?.publicKeyHex ?? null;
+  } catch {
+    // Reported by the node key check.
+  }
+  if (power === 0) return pass("validator key", "a full node (no voting power): it signs no blocks and no legacy CREATE");
+  if (ours === cometKey) return pass("validator key", `a validator with power ${power}, and ledgerd holds its key`);
+  return fail("validator key", `CometBFT's validator key ${cometKey} is not ledgerd's node key ${ours ?? "(none)"}`,
+    "make ledgerd's key the validator's: `ledgerd init --validator-key <priv_validator_key.json>` on a new data folder");
+}
+
+async function abciCheck(config: Config, fetch: FetchJson): Promise<DoctorCheck> {
+  try {
+    const info = (await fetch(`${config.engine.rpc_url}/abci_info`)) as { result: { response: { last_block_height?: string } } };
+    return pass("ABCI", `CometBFT reaches ledgerd at ${config.engine.abci_bind}; the ledger is at height ${info.result.response.last_block_height ?? "0"}`);
+  } catch (error) {
+    return fail("ABCI", reason(error), "CometBFT's proxy_app must be ledgerd's engine.abci_bind, and ledgerd must start first");
+  }
+}
+
+async function peersCheck(config: Config, fetch: FetchJson, status: CometStatus["result"]): Promise<DoctorCheck> {
+  try {
+    const net = (await fetch(`${config.engine.rpc_url}/net_info`)) as { result: { n_peers: string } };
+    const peers = Number(net.result.n_peers);
+    const validators = (await fetch(`${config.engine.rpc_url}/validators`)) as { result: { total: string } };
+    const alone = Number(validators.result.total) === 1 && Number(status.validator_info.voting_power) > 0;
+    if (peers > 0 || alone) return pass("peers", alone && peers === 0 ? "the only validator: no peer needed" : `${peers} connected`);
+    return fail("peers", "no peer connected", "list the other nodes in config.toml's [p2p] persistent_peers (id@host:26656) and open TCP 26656 between them");
+  } catch (error) {
+    return fail("peers", reason(error), "check that CometBFT's RPC answers net_info");
+  }
+}
