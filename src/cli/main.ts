@@ -7,6 +7,7 @@ import { ConfigError } from "../config/configError.js";
 import { packageInfo } from "../node/packageInfo.js";
 import { runConfig, runDoctorCommand, runInit, runKeys, runStart, StartFailed } from "./commands.js";
 import { addSettingOptions, settingFlags, settingsHelp } from "./settingOptions.js";
+import { registerNetworkCommand } from "./networkCommand.js";
 import { registerTestnetCommand } from "./testnetCommand.js";
 
 const program = new Command("ledgerd")
@@ -49,6 +50,7 @@ addSettingOptions(
 ).action((options: Record<string, unknown>) => runDoctorCommand(settingFlags(options)));
 
 registerTestnetCommand(program);
+registerNetworkCommand(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   process.exitCode = 1;
