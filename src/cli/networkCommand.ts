@@ -3,6 +3,7 @@
 import { hostname } from "node:os";
 import { resolve } from "node:path";
 import { Option, type Command } from "commander";
+import { parseHostPort } from "../config/parseHostPort.js";
 import { networkGenesis, networkInit, networkJoin } from "../testnet/networkSetup.js";
 import { defaultCometBftBinary } from "../testnet/testnet.js";
 
@@ -38,6 +39,10 @@ export function registerNetworkCommand(program: Command): void {
     .option("--cometbft <PATH>", "the CometBFT binary (default: .cache/bin/cometbft, else cometbft on PATH)")
     .option("--loopback", "every machine on one address (trying it on one computer)")
     .action((flags: InitFlags) => {
+      const addresses = { "--p2p": flags.p2p, "--p2p-listen": flags.p2pListen, "--rpc": flags.rpc, "--abci": flags.abci, "--http": flags.http, "--ws": flags.ws };
+      for (const [flag, text] of Object.entries(addresses)) {
+        if (parseHostPort(text) === null) throw new Error(`${flag} must be HOST:PORT (or [IPv6]:PORT): ${text}`);
+      }
       const power = Number(flags.power);
       if (!Number.isSafeInteger(power) || power < 1) throw new Error(`--power must be a whole number of at least 1: ${flags.power}`);
       const part = networkInit({

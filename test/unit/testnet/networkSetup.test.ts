@@ -1,0 +1,34 @@
+// `ledgerd network genesis` on part files (no CometBFT needed): the genesis names every part's
+// validator with its power, the peers list every part, and what cannot form a network is refused.
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, test } from "node:test";
+import { networkGenesis, type NetworkPart } from "../../../src/testnet/networkSetup.js";
+
+describe("network genesis", () => {
+  const dir = mkdtempSync(join(tmpdir(), "ledgerd-genesis-"));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const part = (name: string, id: string, power = 10): string => {
+    const value: NetworkPart = { moniker: name, node_id: id, p2p: `10.0.0.${id.length}:26656`, pub_key: Buffer.alloc(32, name).toString("base64"), power };
+    const path = join(dir, `${name}.json`);
+    writeFileSync(path, JSON.stringify(value));
+    return path;
+  };
+
+  test("names every validator with its power, and lists every peer", () => {
+    const written = networkGenesis("chain-1", [part("a", "aa"), part("b", "bbb", 20)], join(dir, "out"));
+    const genesis = JSON.parse(readFileSync(written.genesis, "utf8")) as { chain_id: string; initial_height: string; validators: { power: string; name: string; pub_key: { type: string } }[] };
+    assert.equal(genesis.chain_id, "chain-1");
+    assert.equal(genesis.initial_height, "1");
+    assert.deepEqual(genesis.validators.map((v) => [v.name, v.power, v.pub_key.type]), [["a", "10", "tendermint/PubKeyEd25519"], ["b", "20", "tendermint/PubKeyEd25519"]]);
+    assert.deepEqual(JSON.parse(readFileSync(written.peers, "utf8")), ["aa@10.0.0.2:26656", "bbb@10.0.0.3:26656"]);
+  });
+
+  test("refuses no parts, a part twice, and a chain id CometBFT would not take", () => {
+    assert.throws(() => networkGenesis("chain-1", [], join(dir, "x")), /every validator's part/);
+    assert.throws(() => networkGenesis("chain-1", [part("c", "cc"), part("c2", "cc")], join(dir, "x")), /same node id/);
+    assert.throws(() => networkGenesis("a chain", [part("d", "dd")], join(dir, "x")), /--chain-id/);
+  });
+});
