@@ -2,6 +2,7 @@
 // source of defaults). Nothing here is a number of its own except what only the node has: the
 // addresses, the process count and the log level. `moduleOptions(configDefault)` gives back the
 // modules' defaults exactly (a test holds this).
+import { cometBftSupervisorOptionsDefault } from "../engine/cometbft/cometBftSupervisor.js";
 import { basename, dirname } from "node:path";
 import { cometBftEngineOptionsDefault } from "../engine/cometbft/options.js";
 import { soloEngineOptionsDefault } from "../engine/solo/options.js";
@@ -64,6 +65,8 @@ export const configDefault: Config = deepFreeze({
     chain_id: soloEngineOptionsDefault.chainId,
     abci_bind: `${cometBftEngineOptionsDefault.abciHost}:${cometBftEngineOptionsDefault.abciPort}`,
     rpc_url: cometBftEngineOptionsDefault.rpcUrl,
+    cometbft_home: cometBftSupervisorOptionsDefault.home,
+    cometbft_binary: cometBftSupervisorOptionsDefault.binary,
   },
   ledger: {
     pending_txs_max: ledgerOptionsDefault.pendingTxsMax,

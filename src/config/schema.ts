@@ -66,6 +66,8 @@ export interface Config {
     readonly chain_id: string;
     readonly abci_bind: string;
     readonly rpc_url: string;
+    readonly cometbft_home: string;
+    readonly cometbft_binary: string;
   };
   readonly ledger: {
     readonly pending_txs_max: number;
@@ -242,7 +244,7 @@ export const configSchema: JSONSchemaType<Config> = {
     engine: {
       type: "object",
       additionalProperties: false,
-      required: ["kind", "block_interval_ms", "txs_per_block_max", "commit_timeout_ms", "chain_id", "abci_bind", "rpc_url"],
+      required: ["kind", "block_interval_ms", "txs_per_block_max", "commit_timeout_ms", "chain_id", "abci_bind", "rpc_url", "cometbft_home", "cometbft_binary"],
       properties: {
         kind: { type: "string", enum: [...engineKinds], description: "Consensus engine (alias: engine)" },
         block_interval_ms: durationMs(0, "A block is cut this long after its first transaction arrives"),
@@ -263,6 +265,14 @@ export const configSchema: JSONSchemaType<Config> = {
           type: "string",
           format: "http-url",
           description: "cometbft: CometBFT's RPC address (its rpc.laddr), http://HOST:PORT",
+        },
+        cometbft_home: {
+          type: "string",
+          description: "cometbft: CometBFT's home, to run it from ledgerd (started after the ABCI server, stopped first); empty: run it yourself",
+        },
+        cometbft_binary: {
+          type: "string",
+          description: "cometbft: the CometBFT binary ledgerd runs; empty: the package's .cache/bin/cometbft, else cometbft on PATH",
         },
       },
     },

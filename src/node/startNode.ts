@@ -7,6 +7,7 @@
 // Shutdown order (issue #7): stop accepting HTTP and finish the requests in progress, let the
 // engine finish the block in progress and those waiting, close the stream, the pool, the store,
 // and last let go of the data directory's lock.
+import { join } from "node:path";
 import { randomUUID } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
@@ -16,6 +17,7 @@ import type { HostPort } from "../config/parseHostPort.js";
 import type { Config } from "../config/schema.js";
 import type { Broadcaster } from "../engine/broadcaster.js";
 import { CometBftEngine } from "../engine/cometbft/cometBftEngine.js";
+import { CometBftSupervisor, cometBftLogName, defaultCometBftBinary } from "../engine/cometbft/cometBftSupervisor.js";
 import { SoloEngine } from "../engine/solo/soloEngine.js";
 import { streamPath } from "../events/options.js";
 import { StreamServer } from "../events/streamServer.js";
@@ -115,6 +117,7 @@ export async function startNode(config: Config, deps: NodeDeps = {}): Promise<No
         ? await CometBftEngine.start(options.cometBftEngine, { ledger, store, version: packageInfo().version, onFatal, logger })
         : await SoloEngine.start(options.soloEngine, { ledger, validator, onFatal });
     closers.add("engine", () => engine.stop());
+    await superviseCometBft(config, closers, onFatal, logger);
     const stream = await StreamServer.start(options.stream, { ledger, logger });
     closers.add("event stream", () => stream.close());
     metrics?.watchStream(stream);
@@ -229,6 +232,20 @@ async function startHttpHere(config: Config, parts: HttpParts, closers: Closers)
   await app.listen({ host: http.host, port: http.port });
   const bound = app.server.address() as AddressInfo;
   return { host: bound.address, port: bound.port };
+}
+
+/**
+ * With `engine.cometbft_home`, CometBFT is the node's own child: started now that the ABCI
+ * server listens, stopped before it (closers run in reverse), and its exit on its own stops the
+ * node (engine/cometbft/cometBftSupervisor.ts).
+ */
+async function superviseCometBft(config: Config, closers: Closers, onFatal: (error: unknown) => void, logger: Logger): Promise<void> {
+  if (config.engine.kind !== "cometbft" || config.engine.cometbft_home === "") return;
+  const binary = config.engine.cometbft_binary === "" ? defaultCometBftBinary() : config.engine.cometbft_binary;
+  const logPath = join(config.data_dir, cometBftLogName);
+  const cometbft = await CometBftSupervisor.start(binary, config.engine.cometbft_home, { logPath, onUnexpectedExit: onFatal });
+  closers.add("CometBFT", () => cometbft.stop());
+  logger.info({ pid: cometbft.pid, home: config.engine.cometbft_home, log: logPath }, "CometBFT started");
 }
 
 /**

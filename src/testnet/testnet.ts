@@ -18,6 +18,7 @@ import { fileURLToPath } from "node:url";
 import { configFileName } from "../config/loadConfig.js";
 import { nodeConfigEdits, nodeIdOf, setTomlValues } from "../engine/cometbft/cometBftConfig.js";
 import { httpOptionsDefault } from "../http/options.js";
+import { defaultCometBftBinary, packageRoot } from "../engine/cometbft/cometBftSupervisor.js";
 import { createNodeKey, keyFileOfValidator } from "../node/nodeKey.js";
 
 /** Per node, ports `basePort + portStride * index + offset` (node0's HTTP on BigchainDB's 9984). */
@@ -419,22 +420,7 @@ function signal(pid: number, name: NodeJS.Signals): void {
   }
 }
 
-/** The folder of ledgerd's package.json (src/testnet under tsx, dist/src/testnet once built). */
-function packageRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, "package.json"))) {
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error("ledgerd's package.json was not found");
-    dir = parent;
-  }
-  return dir;
-}
-
-/** `.cache/bin/cometbft` as `scripts/install-cometbft.sh` installs it, else PATH's `cometbft`. */
-export function defaultCometBftBinary(): string {
-  const local = join(packageRoot(), ".cache", "bin", "cometbft");
-  return existsSync(local) ? local : "cometbft";
-}
+export { defaultCometBftBinary };
 
 function resolveBinary(binary: string): string {
   return binary.includes("/") ? resolve(binary) : binary;

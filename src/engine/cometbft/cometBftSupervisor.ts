@@ -1,0 +1,92 @@
+// CometBFT run by the node itself (`engine.cometbft_home`): one service per machine. ledgerd
+// starts it once its ABCI server listens (CometBFT's handshake needs the app), stops it first on
+// shutdown (it stops calling the app), and stops itself if CometBFT exits on its own, so that a
+// service manager restarts both, in the right order. CometBFT's output goes to a file in the
+// data folder, not into ledgerd's log.
+import { spawn, type ChildProcess } from "node:child_process";
+import { closeSync, existsSync, openSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export interface CometBftSupervisorOptions {
+  /** CometBFT's home (`cometbft start --home`); "" leaves CometBFT to the operator. */
+  readonly home: string;
+  /** The binary; "" is the package's .cache/bin/cometbft if there is one, else PATH's cometbft. */
+  readonly binary: string;
+}
+
+export const cometBftSupervisorOptionsDefault: CometBftSupervisorOptions = Object.freeze({ home: "", binary: "" });
+
+/** CometBFT's output, in the node's data folder. */
+export const cometBftLogName = "cometbft.log";
+
+/** How long CometBFT gets to stop after SIGTERM before SIGKILL. */
+export const cometBftStopTimeoutMs = 10_000;
+
+export interface CometBftSupervisorDeps {
+  /** Where CometBFT's output goes (appended). */
+  readonly logPath: string;
+  /** CometBFT exited while the node did not ask it to. */
+  readonly onUnexpectedExit: (error: Error) => void;
+}
+
+export class CometBftSupervisor {
+  #stopping = false;
+  readonly #exited: Promise<void>;
+
+  private constructor(private readonly child: ChildProcess) {
+    this.#exited = new Promise((resolve) => child.once("exit", () => resolve()));
+  }
+
+  /** Starts `binary start --home home`; resolves once the process runs. */
+  static async start(binary: string, home: string, deps: CometBftSupervisorDeps): Promise<CometBftSupervisor> {
+    const log = openSync(deps.logPath, "a");
+    let child: ChildProcess;
+    try {
+      child = spawn(binary, ["start", "--home", home], { stdio: ["ignore", log, log] });
+    } finally {
+      closeSync(log);
+    }
+    await new Promise<void>((resolve, reject) => {
+      child.once("spawn", resolve);
+      child.once("error", (error) => reject(new Error(`CometBFT (${binary}) did not start: ${error.message}`)));
+    });
+    const supervisor = new CometBftSupervisor(child);
+    child.once("exit", (code, signal) => {
+      if (supervisor.#stopping) return;
+      deps.onUnexpectedExit(new Error(`CometBFT exited by itself (${signal ?? `code ${String(code)}`}); its output is in ${deps.logPath}`));
+    });
+    return supervisor;
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  /** SIGTERM, then SIGKILL after cometBftStopTimeoutMs; resolves when it has exited. */
+  async stop(): Promise<void> {
+    this.#stopping = true;
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    this.child.kill("SIGTERM");
+    const timer = setTimeout(() => this.child.kill("SIGKILL"), cometBftStopTimeoutMs);
+    await this.#exited;
+    clearTimeout(timer);
+  }
+}
+
+/** The folder of ledgerd's package.json (from src/ under tsx, dist/src/ once built). */
+export function packageRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, "package.json"))) {
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error("ledgerd's package.json was not found");
+    dir = parent;
+  }
+  return dir;
+}
+
+/** `.cache/bin/cometbft` as `scripts/install-cometbft.sh` installs it, else PATH's `cometbft`. */
+export function defaultCometBftBinary(): string {
+  const local = join(packageRoot(), ".cache", "bin", "cometbft");
+  return existsSync(local) ? local : "cometbft";
+}
