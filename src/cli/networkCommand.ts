@@ -81,6 +81,6 @@ export function registerNetworkCommand(program: Command): void {
       const joined = networkJoin(flags.dir, flags.genesis, flags.peers);
       const dir = resolve(flags.dir);
       console.log(`${dir} joined chain ${joined.chainId} as ${joined.validator ? "a validator" : "a full node (its key is not in the genesis)"}`);
-      console.log(`start ledgerd, then CometBFT: ledgerd start --data_dir ${dir}/ledgerd; cometbft start --home ${dir}/cometbft`);
+      console.log(`start it: ledgerd start --data_dir ${dir}/ledgerd (ledgerd runs CometBFT itself, engine.cometbft_home)`);
     });
 }

@@ -81,12 +81,18 @@ export function networkInit(options: NetworkInitOptions): NetworkPart {
   return part;
 }
 
-function writeLedgerdConfig(dir: string, options: Pick<NetworkInitOptions, "http" | "ws" | "abci" | "rpc">, chainId: string): void {
-  const config = {
-    server: { bind: options.http },
-    wsserver: { bind: options.ws },
-    engine: { kind: "cometbft", chain_id: chainId, abci_bind: options.abci, rpc_url: `http://${options.rpc}`, commit_timeout_ms: commitTimeoutMs },
+/** ledgerd runs this machine's CometBFT itself (engine.cometbft_home): one service to start. */
+function writeLedgerdConfig(dir: string, options: Pick<NetworkInitOptions, "http" | "ws" | "abci" | "rpc" | "cometbft">, chainId: string): void {
+  const engine = {
+    kind: "cometbft",
+    chain_id: chainId,
+    abci_bind: options.abci,
+    rpc_url: `http://${options.rpc}`,
+    commit_timeout_ms: commitTimeoutMs,
+    cometbft_home: homeOf(dir),
+    cometbft_binary: options.cometbft.includes("/") ? resolve(options.cometbft) : options.cometbft,
   };
+  const config = { server: { bind: options.http }, wsserver: { bind: options.ws }, engine };
   writeFileSync(join(dataDirOf(dir), configFileName), `${JSON.stringify(config, null, 2)}\n`);
 }
 

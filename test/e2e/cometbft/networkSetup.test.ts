@@ -1,8 +1,8 @@
 // Issue #14, "a network that machines can form without a manual": three "machines" on loopback,
 // separate folders and ports, sharing nothing but the files an operator copies. Two run
 // `ledgerd network init`, one joins their part.json files (`network genesis`), both import the
-// genesis and peers (`network join`) and start ledgerd then CometBFT as the README says; they
-// commit. A third machine, set up later the same way but with no part in the genesis, joins as a
+// genesis and peers (`network join`) and start their one service, `ledgerd start`, which runs
+// CometBFT itself; they commit. A third machine, set up later the same way but with no part in the genesis, joins as a
 // full node, syncs, and serves the same ledger. `ledgerd doctor` passes on each.
 // It needs CometBFT (scripts/install-cometbft.sh) and fails without it.
 import assert from "node:assert/strict";
@@ -44,12 +44,11 @@ function init(i: number): void {
     "--http", m.http, "--ws", m.ws, "--cometbft", cometbft, "--loopback");
 }
 
-/** Starts ledgerd, waits for its API, then CometBFT (the README's order). */
+/** Starts the machine's one service: ledgerd, which runs its CometBFT (engine.cometbft_home). */
 async function start(i: number): Promise<void> {
   const m = machine(i);
   children.push(spawn(process.execPath, ["--import", "tsx", cliMain, "start", "--data_dir", m.dataDir, "--log.level", "warn"], { env, stdio: "ignore" }));
   await waitFor(`${m.name}'s ledgerd`, () => getText(m, "/"));
-  children.push(spawn(cometbft, ["start", "--home", m.home], { stdio: "ignore" }));
 }
 
 before(async () => {
@@ -67,9 +66,7 @@ before(async () => {
 });
 
 after(async () => {
-  // CometBFT first (it stops calling its app), then ledgerd.
-  for (const child of children.filter((c) => !c.spawnargs.includes("--import"))) child.kill("SIGTERM");
-  await new Promise((resolve) => setTimeout(resolve, 500));
+  // Each ledgerd stops its CometBFT first, then itself.
   for (const child of children) child.kill("SIGTERM");
   await Promise.all(children.map((child) => (child.exitCode !== null || child.signalCode !== null ? null : new Promise((resolve) => child.once("exit", resolve)))));
   if (process.env["LEDGERD_TEST_KEEP"] !== "1") rmSync(root, { recursive: true, force: true });
