@@ -31,7 +31,7 @@ const fail = (name: string, detail: string, fix: string): DoctorCheck => ({ name
 const reason = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /** Every check, in the order an operator would look. */
-export async function runDoctor(config: Config, fetch: FetchJson = fetchJson): Promise<DoctorCheck[]> {
+export async function runDoctor(config: Config, fetch: FetchJson = fetchJson, now: () => number = Date.now): Promise<DoctorCheck[]> {
   const checks: DoctorCheck[] = [nodeKeyCheck(config)];
   checks.push(await apiCheck(config, fetch));
   if (config.engine.kind !== "cometbft") {
@@ -48,6 +48,7 @@ export async function runDoctor(config: Config, fetch: FetchJson = fetchJson): P
   }
   checks.push(pass("CometBFT RPC", `${config.engine.rpc_url} answers`));
   checks.push(...cometChecks(config, status.result));
+  checks.push(clockCheck(status.result, now()));
   checks.push(await abciCheck(config, fetch));
   checks.push(await peersCheck(config, fetch, status.result));
   return checks;
@@ -56,7 +57,7 @@ export async function runDoctor(config: Config, fetch: FetchJson = fetchJson): P
 interface CometStatus {
   readonly result: {
     readonly node_info: { readonly version: string; readonly network: string };
-    readonly sync_info: { readonly catching_up: boolean; readonly latest_block_height: string };
+    readonly sync_info: { readonly catching_up: boolean; readonly latest_block_height: string; readonly latest_block_time?: string };
     readonly validator_info: { readonly pub_key: { readonly value: string }; readonly voting_power: string };
   };
 }
@@ -96,6 +97,28 @@ function cometChecks(config: Config, status: CometStatus["result"]): DoctorCheck
     ? fail("sync", `catching up (at height ${status.sync_info.latest_block_height})`, "wait: the node takes no transaction until it has every block")
     : pass("sync", `in step, at height ${status.sync_info.latest_block_height}`));
   return checks;
+}
+
+/** How far ahead of this machine's clock a block's time may be before it is called skew. */
+export const clockSkewToleranceMs = 2_000;
+
+/**
+ * A block's time is the median of the validators' clocks when they voted for it (CometBFT's
+ * BFT time), so it is never ahead of a right clock: a block time ahead of ours says this
+ * machine's clock is behind the network's. Behind ours says nothing (the block may be old).
+ */
+function clockCheck(status: CometStatus["result"], nowMs: number): DoctorCheck {
+  const text = status.sync_info.latest_block_time;
+  const blockMs = text === undefined ? NaN : Date.parse(text);
+  if (Number.isNaN(blockMs) || Number(status.sync_info.latest_block_height) === 0) {
+    return pass("clock", "no block yet to compare this machine's clock with");
+  }
+  const aheadMs = blockMs - nowMs;
+  if (aheadMs > clockSkewToleranceMs) {
+    return fail("clock", `the latest block's time is ${(aheadMs / 1000).toFixed(1)} s ahead of this machine's clock`,
+      "this machine's clock is behind the network's: synchronise it (NTP, e.g. systemd-timesyncd or chrony)");
+  }
+  return pass("clock", "no block time ahead of this machine's clock");
 }
 
 /** A validator's ledgerd must hold the validator's key: it signs the legacy CREATEs with it. */

@@ -21,6 +21,7 @@ interface Fake {
   peers: string;
   validators: string;
   abci: boolean;
+  blockAheadMs: number;
 }
 
 describe("ledgerd doctor", () => {
@@ -42,7 +43,7 @@ describe("ledgerd doctor", () => {
       if (path === "/status") {
         return answer({ result: {
           node_info: { version: fake.version, network: fake.network },
-          sync_info: { catching_up: fake.catchingUp, latest_block_height: "7" },
+          sync_info: { catching_up: fake.catchingUp, latest_block_height: "7", latest_block_time: new Date(Date.now() + fake.blockAheadMs).toISOString() },
           validator_info: { pub_key: { value: Buffer.from(fake.validatorKeyHex, "hex").toString("base64") }, voting_power: fake.power },
         } });
       }
@@ -59,7 +60,7 @@ describe("ledgerd doctor", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const sound = (): Fake => ({ version: supportedCometBftVersion, network: "chain-x", catchingUp: false, power: "10", validatorKeyHex: keyHex, peers: "3", validators: "4", abci: true });
+  const sound = (): Fake => ({ version: supportedCometBftVersion, network: "chain-x", catchingUp: false, power: "10", validatorKeyHex: keyHex, peers: "3", validators: "4", abci: true, blockAheadMs: -60_000 });
   const doctor = async (changes: Partial<Fake> = {}, engine = "cometbft"): Promise<Map<string, DoctorCheck>> => {
     fake = { ...sound(), ...changes };
     const config = loadConfig({
@@ -73,7 +74,7 @@ describe("ledgerd doctor", () => {
   test("a sound validator passes every check", async () => {
     const checks = await doctor();
     assert.deepEqual(failed(checks), []);
-    assert.deepEqual([...checks.keys()], ["node key", "ledgerd API", "CometBFT RPC", "CometBFT version", "chain id", "validator key", "sync", "ABCI", "peers"]);
+    assert.deepEqual([...checks.keys()], ["node key", "ledgerd API", "CometBFT RPC", "CometBFT version", "chain id", "validator key", "sync", "clock", "ABCI", "peers"]);
   });
 
   test("each broken part fails its own check, with what to do", async () => {
@@ -84,6 +85,7 @@ describe("ledgerd doctor", () => {
       [{ validatorKeyHex: "ab".repeat(32) }, "validator key", /--validator-key/],
       [{ peers: "0" }, "peers", /persistent_peers/],
       [{ abci: false }, "ABCI", /proxy_app/],
+      [{ blockAheadMs: 30_000 }, "clock", /synchronise it/],
     ];
     for (const [change, name, fix] of cases) {
       const checks = await doctor(change);
