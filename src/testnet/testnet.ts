@@ -8,18 +8,16 @@
 //   ledgerd testnet stop --dir DIR [--node I]   stops CometBFT, then ledgerd (SIGTERM, then SIGKILL)
 // Layout: DIR/testnet.json (the plan), DIR/nodeI/{cometbft/, ledgerd/, *.log, *.pid}. Each
 // ledgerd's node key is its CometBFT validator's key, so legacy CREATEs it signs are accepted.
-import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, openSync, closeSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { request } from "node:http";
-import { connect } from "node:net";
-import { dirname, extname, join, resolve } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
-import { fileURLToPath } from "node:url";
+// This file makes the network; manifest.ts is its plan, processes.ts runs it, addNode.ts grows it.
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { configFileName } from "../config/loadConfig.js";
 import { nodeConfigEdits, nodeIdOf, setTomlValues } from "../engine/cometbft/cometBftConfig.js";
 import { httpOptionsDefault } from "../http/options.js";
-import { defaultCometBftBinary, packageRoot } from "../engine/cometbft/cometBftSupervisor.js";
+import { defaultCometBftBinary } from "../engine/cometbft/cometBftSupervisor.js";
 import { createNodeKey, keyFileOfValidator } from "../node/nodeKey.js";
+import { manifestName, type TestnetManifest, type TestnetNode } from "./manifest.js";
 
 /** Per node, ports `basePort + portStride * index + offset` (node0's HTTP on BigchainDB's 9984). */
 export const basePortDefault = 9984;
@@ -41,40 +39,6 @@ const timeoutProposeMs = 1_000;
 /** ledgerd's commit_timeout_ms on testnet nodes; CometBFT's own limit is set above it. */
 const commitTimeoutMs = 30_000;
 const commitTimeoutMarginMs = 5_000;
-/** How long start waits for a node's HTTP API and then its CometBFT RPC. */
-export const readyTimeoutMsDefault = 60_000;
-/** How long stop waits for a process after SIGTERM before SIGKILL. */
-export const stopTimeoutMsDefault = 15_000;
-const pollMs = 50;
-export const manifestName = "testnet.json";
-
-export interface TestnetNode {
-  readonly name: string;
-  /** CometBFT's home, relative to the testnet folder. */
-  readonly home: string;
-  /** ledgerd's data_dir, relative to the testnet folder. */
-  readonly dataDir: string;
-  readonly nodeId: string;
-  readonly http: string;
-  readonly ws: string;
-  readonly abci: string;
-  readonly rpc: string;
-  readonly p2p: string;
-  /**
-   * False for a full node: it holds and serves the whole ledger, but is not in the validator set
-   * (it signs no blocks, and its key signs no legacy CREATE). Absent in a manifest made before
-   * full nodes: a validator.
-   */
-  readonly validator?: boolean;
-}
-
-export interface TestnetManifest {
-  readonly chainId: string;
-  /** The CometBFT binary the network was made with and is run with. */
-  readonly cometbft: string;
-  readonly nodes: readonly TestnetNode[];
-}
-
 export interface CreateTestnetOptions {
   readonly validators: number;
   /** Nodes that follow the chain without voting (reads scale on them); default 0. */
@@ -208,219 +172,22 @@ export function writeLedgerdKey(dir: string, node: TestnetNode): void {
   if (written === null) throw new Error(`${node.name} already has a ledgerd key`);
 }
 
-export function readManifest(dir: string): TestnetManifest {
-  const path = join(resolve(dir), manifestName);
-  if (!existsSync(path)) throw new Error(`${path} not found: make the testnet first (ledgerd testnet --validators N --dir DIR)`);
-  return JSON.parse(readFileSync(path, "utf8")) as TestnetManifest;
-}
-
-export type TestnetProcess = "ledgerd" | "cometbft";
-
-export interface NodeSelection {
-  /** Node indexes; default all. */
-  readonly nodes?: readonly number[];
-}
-
-export interface StartTestnetOptions extends NodeSelection {
-  readonly readyTimeoutMs?: number;
-}
-
-/**
- * Starts the selected nodes: ledgerd first (CometBFT needs its ABCI server), then CometBFT; a
- * process already running is left alone. Resolves when every selected CometBFT answers RPC.
- */
-export async function startTestnet(dir: string, options: StartTestnetOptions = {}): Promise<void> {
-  const root = resolve(dir);
-  const manifest = readManifest(root);
-  const timeoutMs = options.readyTimeoutMs ?? readyTimeoutMsDefault;
-  const selected = selectNodes(manifest, options);
-  // ledgerd of every node first, in parallel; then every CometBFT, so that peers find each other.
-  await Promise.all(
-    selected.map(async (node) => {
-      if (runningPid(root, node, "ledgerd") !== null) return;
-      await assertPortsFree(node, "ledgerd", [node.http, node.ws, node.abci]);
-      const child = startProcess(root, node, "ledgerd", process.execPath, [...ledgerdEntry(), "start", "--data_dir", join(root, node.dataDir)]);
-      await waitUntil(() => httpAnswers(`http://${node.http}/`), timeoutMs, () => exitedError(root, node, "ledgerd", child));
-    }),
-  );
-  await Promise.all(
-    selected.map(async (node) => {
-      if (runningPid(root, node, "cometbft") !== null) return;
-      await assertPortsFree(node, "cometbft", [node.rpc, node.p2p]);
-      const child = startProcess(root, node, "cometbft", manifest.cometbft, ["start", "--home", join(root, node.home)]);
-      await waitUntil(() => httpAnswers(`http://${node.rpc}/status`), timeoutMs, () => exitedError(root, node, "cometbft", child));
-    }),
-  );
-}
-
-export interface StopTestnetOptions extends NodeSelection {
-  readonly timeoutMs?: number;
-}
-
-/** Stops the selected nodes: CometBFT first (it stops calling the app), then ledgerd. */
-export async function stopTestnet(dir: string, options: StopTestnetOptions = {}): Promise<void> {
-  const root = resolve(dir);
-  const manifest = readManifest(root);
-  const timeoutMs = options.timeoutMs ?? stopTimeoutMsDefault;
-  const selected = selectNodes(manifest, options);
-  await Promise.all(selected.map((node) => stopProcess(root, node, "cometbft", timeoutMs)));
-  await Promise.all(selected.map((node) => stopProcess(root, node, "ledgerd", timeoutMs)));
-}
-
-/** The pid of a node's process if its pid file names one that is alive and ours, else null. */
-export function runningPid(root: string, node: TestnetNode, which: TestnetProcess): number | null {
-  const file = pidFile(root, node, which);
-  if (!existsSync(file)) return null;
-  const pid = Number(readFileSync(file, "utf8").trim());
-  if (!Number.isSafeInteger(pid) || pid <= 0 || !isAlive(pid) || !isOurs(pid, root, node, which)) return null;
-  return pid;
-}
-
-export function pidFile(root: string, node: TestnetNode, which: TestnetProcess): string {
-  return join(root, node.name, `${which}.pid`);
-}
-
-export function logFile(root: string, node: TestnetNode, which: TestnetProcess): string {
-  return join(root, node.name, `${which}.log`);
-}
-
-async function stopProcess(root: string, node: TestnetNode, which: TestnetProcess, timeoutMs: number): Promise<void> {
-  const pid = runningPid(root, node, which);
-  if (pid !== null) {
-    signal(pid, "SIGTERM");
-    const deadline = Date.now() + timeoutMs;
-    while (isAlive(pid) && Date.now() < deadline) await sleep(pollMs);
-    if (isAlive(pid)) signal(pid, "SIGKILL");
-    while (isAlive(pid)) await sleep(pollMs);
-  }
-  rmSync(pidFile(root, node, which), { force: true });
-}
-
-/** Spawns a node's process detached (it outlives `testnet start`), logging to its file. */
-function startProcess(root: string, node: TestnetNode, which: TestnetProcess, command: string, args: readonly string[]) {
-  const log = openSync(logFile(root, node, which), "a");
-  try {
-    const child = spawn(command, args, { cwd: packageRoot(), detached: true, stdio: ["ignore", log, log], env: childEnv() });
-    if (child.pid === undefined) throw new Error(`${which} of ${node.name} did not start (${command})`);
-    writeFileSync(pidFile(root, node, which), `${child.pid}\n`);
-    child.unref();
-    return child;
-  } finally {
-    closeSync(log);
-  }
-}
-
-/** LEDGERD_* variables of the caller would override each node's config.json: leave them out. */
-function childEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(process.env)) if (!name.startsWith("LEDGERD_")) env[name] = value;
-  return env;
-}
-
-/** `node <main>` as this process runs: main.ts under tsx (from source), main.js once built. */
-function ledgerdEntry(): string[] {
-  const here = fileURLToPath(import.meta.url);
-  const main = join(dirname(here), "..", "cli", `main${extname(here)}`);
-  return extname(here) === ".ts" ? ["--import", "tsx", main] : [main];
-}
-
-function selectNodes(manifest: TestnetManifest, selection: NodeSelection): TestnetNode[] {
-  if (selection.nodes === undefined) return [...manifest.nodes];
-  return selection.nodes.map((i) => {
-    const node = manifest.nodes[i];
-    if (node === undefined) throw new Error(`no node ${i}: the testnet has nodes 0 to ${manifest.nodes.length - 1}`);
-    return node;
-  });
-}
-
-async function waitUntil(ready: () => Promise<boolean>, timeoutMs: number, failed: () => Error | null): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await ready()) return;
-    const error = failed();
-    if (error !== null) throw error;
-    if (Date.now() > deadline) throw new Error(`not ready within ${timeoutMs} ms`);
-    await sleep(pollMs);
-  }
-}
-
-function exitedError(root: string, node: TestnetNode, which: TestnetProcess, child: { exitCode: number | null; signalCode: string | null }): Error | null {
-  if (child.exitCode === null && child.signalCode === null) return null;
-  const log = logFile(root, node, which);
-  const tail = readFileSync(log, "utf8").split("\n").slice(-15).join("\n");
-  return new Error(`${which} of ${node.name} exited (${child.exitCode ?? child.signalCode}); end of ${log}:\n${tail}`);
-}
-
-/**
- * A port something else listens on would make the readiness check pass for the wrong process
- * (or the new one fail): say so before starting.
- */
-async function assertPortsFree(node: TestnetNode, which: TestnetProcess, addresses: readonly string[]): Promise<void> {
-  for (const address of addresses) {
-    if (await listening(address)) {
-      throw new Error(`${which} of ${node.name} cannot start: ${address} is already in use by another process`);
-    }
-  }
-}
-
-function listening(address: string): Promise<boolean> {
-  const colon = address.lastIndexOf(":");
-  return new Promise((resolveListening) => {
-    const socket = connect(Number(address.slice(colon + 1)), address.slice(0, colon));
-    socket.once("connect", () => {
-      socket.destroy();
-      resolveListening(true);
-    });
-    socket.once("error", () => resolveListening(false));
-  });
-}
-
-function httpAnswers(url: string): Promise<boolean> {
-  return new Promise((resolveAnswer) => {
-    const req = request(url, { method: "GET", timeout: 2_000 }, (res) => {
-      res.resume();
-      resolveAnswer((res.statusCode ?? 0) > 0);
-    });
-    req.on("timeout", () => req.destroy());
-    req.on("error", () => resolveAnswer(false));
-    req.end();
-  });
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-  // A zombie (exited, not yet reaped) is not running.
-  try {
-    return !/^\d+ \([^)]*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return true;
-  }
-}
-
-/** Where /proc tells, the pid must still be this node's process (pids are reused). */
-function isOurs(pid: number, root: string, node: TestnetNode, which: TestnetProcess): boolean {
-  let cmdline: string;
-  try {
-    cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8");
-  } catch {
-    return true;
-  }
-  return cmdline.includes(join(root, which === "ledgerd" ? node.dataDir : node.home));
-}
-
-function signal(pid: number, name: NodeJS.Signals): void {
-  try {
-    process.kill(pid, name);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
-  }
-}
 
 export { defaultCometBftBinary };
+export { readManifest, manifestName, type TestnetManifest, type TestnetNode } from "./manifest.js";
+export {
+  logFile,
+  pidFile,
+  readyTimeoutMsDefault,
+  runningPid,
+  startTestnet,
+  stopTestnet,
+  stopTimeoutMsDefault,
+  type NodeSelection,
+  type StartTestnetOptions,
+  type StopTestnetOptions,
+  type TestnetProcess,
+} from "./processes.js";
 
 function resolveBinary(binary: string): string {
   return binary.includes("/") ? resolve(binary) : binary;

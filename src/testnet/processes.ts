@@ -1,0 +1,223 @@
+// Running a testnet's processes (`ledgerd testnet start | stop`): per node a ledgerd, then its
+// CometBFT, detached, with pid and log files in the node's folder; stopped in the reverse order.
+import { spawn } from "node:child_process";
+import { closeSync, existsSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { request } from "node:http";
+import { connect } from "node:net";
+import { dirname, extname, join, resolve } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+import { packageRoot } from "../engine/cometbft/cometBftSupervisor.js";
+import { readManifest, type TestnetManifest, type TestnetNode } from "./manifest.js";
+
+/** How long start waits for a node's HTTP API and then its CometBFT RPC. */
+export const readyTimeoutMsDefault = 60_000;
+/** How long stop waits for a process after SIGTERM before SIGKILL. */
+export const stopTimeoutMsDefault = 15_000;
+const pollMs = 50;
+
+export type TestnetProcess = "ledgerd" | "cometbft";
+
+export interface NodeSelection {
+  /** Node indexes; default all. */
+  readonly nodes?: readonly number[];
+}
+
+export interface StartTestnetOptions extends NodeSelection {
+  readonly readyTimeoutMs?: number;
+}
+
+/**
+ * Starts the selected nodes: ledgerd first (CometBFT needs its ABCI server), then CometBFT; a
+ * process already running is left alone. Resolves when every selected CometBFT answers RPC.
+ */
+export async function startTestnet(dir: string, options: StartTestnetOptions = {}): Promise<void> {
+  const root = resolve(dir);
+  const manifest = readManifest(root);
+  const timeoutMs = options.readyTimeoutMs ?? readyTimeoutMsDefault;
+  const selected = selectNodes(manifest, options);
+  // ledgerd of every node first, in parallel; then every CometBFT, so that peers find each other.
+  await Promise.all(
+    selected.map(async (node) => {
+      if (runningPid(root, node, "ledgerd") !== null) return;
+      await assertPortsFree(node, "ledgerd", [node.http, node.ws, node.abci]);
+      const child = startProcess(root, node, "ledgerd", process.execPath, [...ledgerdEntry(), "start", "--data_dir", join(root, node.dataDir)]);
+      await waitUntil(() => httpAnswers(`http://${node.http}/`), timeoutMs, () => exitedError(root, node, "ledgerd", child));
+    }),
+  );
+  await Promise.all(
+    selected.map(async (node) => {
+      if (runningPid(root, node, "cometbft") !== null) return;
+      await assertPortsFree(node, "cometbft", [node.rpc, node.p2p]);
+      const child = startProcess(root, node, "cometbft", manifest.cometbft, ["start", "--home", join(root, node.home)]);
+      await waitUntil(() => httpAnswers(`http://${node.rpc}/status`), timeoutMs, () => exitedError(root, node, "cometbft", child));
+    }),
+  );
+}
+
+export interface StopTestnetOptions extends NodeSelection {
+  readonly timeoutMs?: number;
+}
+
+/** Stops the selected nodes: CometBFT first (it stops calling the app), then ledgerd. */
+export async function stopTestnet(dir: string, options: StopTestnetOptions = {}): Promise<void> {
+  const root = resolve(dir);
+  const manifest = readManifest(root);
+  const timeoutMs = options.timeoutMs ?? stopTimeoutMsDefault;
+  const selected = selectNodes(manifest, options);
+  await Promise.all(selected.map((node) => stopProcess(root, node, "cometbft", timeoutMs)));
+  await Promise.all(selected.map((node) => stopProcess(root, node, "ledgerd", timeoutMs)));
+}
+
+/** The pid of a node's process if its pid file names one that is alive and ours, else null. */
+export function runningPid(root: string, node: TestnetNode, which: TestnetProcess): number | null {
+  const file = pidFile(root, node, which);
+  if (!existsSync(file)) return null;
+  const pid = Number(readFileSync(file, "utf8").trim());
+  if (!Number.isSafeInteger(pid) || pid <= 0 || !isAlive(pid) || !isOurs(pid, root, node, which)) return null;
+  return pid;
+}
+
+export function pidFile(root: string, node: TestnetNode, which: TestnetProcess): string {
+  return join(root, node.name, `${which}.pid`);
+}
+
+export function logFile(root: string, node: TestnetNode, which: TestnetProcess): string {
+  return join(root, node.name, `${which}.log`);
+}
+
+async function stopProcess(root: string, node: TestnetNode, which: TestnetProcess, timeoutMs: number): Promise<void> {
+  const pid = runningPid(root, node, which);
+  if (pid !== null) {
+    signal(pid, "SIGTERM");
+    const deadline = Date.now() + timeoutMs;
+    while (isAlive(pid) && Date.now() < deadline) await sleep(pollMs);
+    if (isAlive(pid)) signal(pid, "SIGKILL");
+    while (isAlive(pid)) await sleep(pollMs);
+  }
+  rmSync(pidFile(root, node, which), { force: true });
+}
+
+/** Spawns a node's process detached (it outlives `testnet start`), logging to its file. */
+function startProcess(root: string, node: TestnetNode, which: TestnetProcess, command: string, args: readonly string[]) {
+  const log = openSync(logFile(root, node, which), "a");
+  try {
+    const child = spawn(command, args, { cwd: packageRoot(), detached: true, stdio: ["ignore", log, log], env: childEnv() });
+    if (child.pid === undefined) throw new Error(`${which} of ${node.name} did not start (${command})`);
+    writeFileSync(pidFile(root, node, which), `${child.pid}\n`);
+    child.unref();
+    return child;
+  } finally {
+    closeSync(log);
+  }
+}
+
+/** LEDGERD_* variables of the caller would override each node's config.json: leave them out. */
+function childEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) if (!name.startsWith("LEDGERD_")) env[name] = value;
+  return env;
+}
+
+/** `node <main>` as this process runs: main.ts under tsx (from source), main.js once built. */
+function ledgerdEntry(): string[] {
+  const here = fileURLToPath(import.meta.url);
+  const main = join(dirname(here), "..", "cli", `main${extname(here)}`);
+  return extname(here) === ".ts" ? ["--import", "tsx", main] : [main];
+}
+
+function selectNodes(manifest: TestnetManifest, selection: NodeSelection): TestnetNode[] {
+  if (selection.nodes === undefined) return [...manifest.nodes];
+  return selection.nodes.map((i) => {
+    const node = manifest.nodes[i];
+    if (node === undefined) throw new Error(`no node ${i}: the testnet has nodes 0 to ${manifest.nodes.length - 1}`);
+    return node;
+  });
+}
+
+async function waitUntil(ready: () => Promise<boolean>, timeoutMs: number, failed: () => Error | null): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await ready()) return;
+    const error = failed();
+    if (error !== null) throw error;
+    if (Date.now() > deadline) throw new Error(`not ready within ${timeoutMs} ms`);
+    await sleep(pollMs);
+  }
+}
+
+function exitedError(root: string, node: TestnetNode, which: TestnetProcess, child: { exitCode: number | null; signalCode: string | null }): Error | null {
+  if (child.exitCode === null && child.signalCode === null) return null;
+  const log = logFile(root, node, which);
+  const tail = readFileSync(log, "utf8").split("\n").slice(-15).join("\n");
+  return new Error(`${which} of ${node.name} exited (${child.exitCode ?? child.signalCode}); end of ${log}:\n${tail}`);
+}
+
+/**
+ * A port something else listens on would make the readiness check pass for the wrong process
+ * (or the new one fail): say so before starting.
+ */
+async function assertPortsFree(node: TestnetNode, which: TestnetProcess, addresses: readonly string[]): Promise<void> {
+  for (const address of addresses) {
+    if (await listening(address)) {
+      throw new Error(`${which} of ${node.name} cannot start: ${address} is already in use by another process`);
+    }
+  }
+}
+
+function listening(address: string): Promise<boolean> {
+  const colon = address.lastIndexOf(":");
+  return new Promise((resolveListening) => {
+    const socket = connect(Number(address.slice(colon + 1)), address.slice(0, colon));
+    socket.once("connect", () => {
+      socket.destroy();
+      resolveListening(true);
+    });
+    socket.once("error", () => resolveListening(false));
+  });
+}
+
+function httpAnswers(url: string): Promise<boolean> {
+  return new Promise((resolveAnswer) => {
+    const req = request(url, { method: "GET", timeout: 2_000 }, (res) => {
+      res.resume();
+      resolveAnswer((res.statusCode ?? 0) > 0);
+    });
+    req.on("timeout", () => req.destroy());
+    req.on("error", () => resolveAnswer(false));
+    req.end();
+  });
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+  // A zombie (exited, not yet reaped) is not running.
+  try {
+    return !/^\d+ \([^)]*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return true;
+  }
+}
+
+/** Where /proc tells, the pid must still be this node's process (pids are reused). */
+function isOurs(pid: number, root: string, node: TestnetNode, which: TestnetProcess): boolean {
+  let cmdline: string;
+  try {
+    cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+  } catch {
+    return true;
+  }
+  return cmdline.includes(join(root, which === "ledgerd" ? node.dataDir : node.home));
+}
+
+function signal(pid: number, name: NodeJS.Signals): void {
+  try {
+    process.kill(pid, name);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
+  }
+}
