@@ -59,8 +59,12 @@ function searchHandler(
     return sendList<FieldHit>(request, reply, list, ask, {
       scope: `search\u0000${kind}\u0000${text}`,
       read: (page) => {
-        if (page.limit !== undefined) return store.streamSearchPage(kind, text, { ...page, limit: page.limit });
-        // Unpaged: every ranked match, best first (a cursor always comes with a page size).
+        // A page, or the rest of a walk after a cursor (then all that is ranked is at most
+        // database.search_ranked_matches_max, so "no limit" is a bounded read).
+        if (page.limit !== undefined || page.after !== undefined) {
+          return store.streamSearchPage(kind, text, { ...page, limit: page.limit ?? Number.MAX_SAFE_INTEGER });
+        }
+        // Unpaged: every ranked match, best first.
         const all = kind === "assets" ? store.streamSearchAssets(text, undefined) : store.streamSearchMetadata(text, undefined);
         return withoutPositions(all);
       },

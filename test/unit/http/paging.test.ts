@@ -79,6 +79,11 @@ describe("paging", () => {
       }
       // A limit that holds everything: no Link.
       assert.equal((await body(http.app, `${url}&limit=${whole.length}`)).next, undefined);
+      // A cursor without a limit continues with the rest (no server.list_max here).
+      const first = await body(http.app, `${url}&limit=1`);
+      const rest = await body(http.app, first.next!.replace("&limit=1", ""));
+      assert.deepEqual([...first.items, ...rest.items], whole, `${url}: the rest after a cursor`);
+      assert.equal(rest.next, undefined);
     }
   });
 
