@@ -21,6 +21,10 @@ export function settingsThatCannotWork(config: Config, sourceOf: (key: string) =
       "set database.synchronous_off_acknowledged to true to run so anyway";
     problem("database.synchronous", reason);
   }
+  // CometBFT runs beside the cometbft engine only: with solo it would be started for nothing.
+  if (config.engine.cometbft_home !== "" && config.engine.kind !== "cometbft") {
+    problem("engine.cometbft_home", `is set, but engine.kind is ${config.engine.kind}: CometBFT runs only with engine.kind cometbft`);
+  }
   // Two listeners on one address: the second could never bind.
   const binds = listenAddresses(config);
   for (let i = 0; i < binds.length; i++) {

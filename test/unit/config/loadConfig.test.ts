@@ -157,8 +157,12 @@ describe("loadConfig names", () => {
   it("sets every setting from its env variable and its flag", () => {
     for (const setting of settingList) {
       const value = sampleValue(setting.key);
-      const fromEnv = readKey(load({ env: { [setting.env]: value } }), setting.key);
-      const fromFlag = readKey(load({ flags: { [setting.key]: value } }), setting.key);
+      // A setting that works only beside another is given with it.
+      const needsCometBft = setting.key === "engine.cometbft_home";
+      const env = needsCometBft ? { LEDGERD_ENGINE_KIND: "cometbft" } : {};
+      const flags = needsCometBft ? { "engine.kind": "cometbft" } : {};
+      const fromEnv = readKey(load({ env: { ...env, [setting.env]: value } }), setting.key);
+      const fromFlag = readKey(load({ flags: { ...flags, [setting.key]: value } }), setting.key);
       const expected = setting.type === "integer" ? Number(value) : setting.type === "boolean" ? value === "true" : value;
       if (setting.key === "data_dir" || setting.key === "database.path") continue;
       assert.equal(fromEnv, expected, setting.env);
@@ -279,6 +283,11 @@ describe("loadConfig refuses", () => {
 });
 
 describe("settings that cannot work (issue 11)", () => {
+  it("refuses engine.cometbft_home without the cometbft engine", () => {
+    assertProblem(() => load({ flags: { "engine.cometbft_home": "/somewhere" } }), /^engine\.cometbft_home: is set, but engine\.kind is solo/);
+    assert.equal(readKey(load({ flags: { "engine.cometbft_home": "/somewhere", "engine.kind": "cometbft" } }), "engine.cometbft_home"), "/somewhere");
+  });
+
   it("refuses 0 where a count must be at least 1, naming the key and the source", () => {
     assertProblem(() => load({ flags: { "wsserver.subscribers_max": "0" } }), /^wsserver\.subscribers_max: must be >= 1 \(got 0\) \(flag --wsserver\.subscribers_max\)$/);
     assertProblem(() => load({}, { [defaultFile]: '{"wsserver": {"subscribers_max": 0}}' }), /^wsserver\.subscribers_max: must be >= 1 \(got 0\) \(file /);
