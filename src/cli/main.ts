@@ -7,6 +7,7 @@ import { ConfigError } from "../config/configError.js";
 import { packageInfo } from "../node/packageInfo.js";
 import { runConfig, runDoctorCommand, runInit, runKeys, runStart, StartFailed } from "./commands.js";
 import { addSettingOptions, settingFlags, settingsHelp } from "./settingOptions.js";
+import { registerElectionCommand } from "./electionCommand.js";
 import { registerNetworkCommand } from "./networkCommand.js";
 import { registerTestnetCommand } from "./testnetCommand.js";
 
@@ -51,6 +52,7 @@ addSettingOptions(
 
 registerTestnetCommand(program);
 registerNetworkCommand(program);
+registerElectionCommand(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   process.exitCode = 1;

@@ -29,6 +29,13 @@ export const codes = {
   DoubleSpend: { status: 400, frame: "validation", summary: "An output is already spent, or spent twice in one transaction." },
   AssetIdMismatch: { status: 400, frame: "validation", summary: "The inputs and the transaction name different assets." },
   ThresholdTooDeep: { status: 400, frame: "validation", summary: "Threshold conditions are nested too deep." },
+  // Validator elections and votes (docs/compatibility.md #11).
+  MultipleInputsError: { status: 400, frame: "validation", summary: "An election has more than one input or signer." },
+  InvalidProposer: { status: 400, frame: "validation", summary: "An election's signer is not a current validator." },
+  UnequalValidatorSet: { status: 400, frame: "validation", summary: "An election's outputs are not the validator set and its powers." },
+  InvalidPowerChange: { status: 400, frame: "validation", summary: "An election proposes a power of 1/3 of the total or more, or an update CometBFT cannot apply." },
+  InvalidPublicKey: { status: 400, frame: "validation", summary: "An election's validator key does not decode to 32 bytes." },
+  ElectionConcluded: { status: 400, frame: "validation", summary: "A vote for an election that has already concluded." },
   // Legacy (interface variants A and B) rejections; the rest reuse the codes above.
   LegacyInvalid: { status: 400, frame: "validation", summary: "A legacy transaction has a mixed, unknown or malformed shape." },
   LegacyOperationError: { status: 400, frame: "validation", summary: "A legacy CREATE is not signed by a federation node." },
@@ -72,6 +79,12 @@ export const rejectionCodes = [
   "DoubleSpend",
   "AssetIdMismatch",
   "ThresholdTooDeep",
+  "MultipleInputsError",
+  "InvalidProposer",
+  "UnequalValidatorSet",
+  "InvalidPowerChange",
+  "InvalidPublicKey",
+  "ElectionConcluded",
 ] as const satisfies readonly ErrorCode[];
 
 export type RejectionCode = (typeof rejectionCodes)[number];

@@ -28,6 +28,8 @@ export interface FinalizedBlock {
   readonly appHash: string;
   /** One per transaction of the block, in order: null when valid, else why it was rejected. */
   readonly results: readonly (Rejection | null)[];
+  /** Validators whose power the block changed (an election concluded), for the engine. */
+  readonly validatorUpdates: readonly Validator[];
 }
 
 export interface CommittedBlock {
@@ -42,6 +44,11 @@ export interface CommittedBlock {
 export interface LedgerDeps {
   readonly store: Store;
   readonly pool: PreparePool;
+  /**
+   * What the engine refuses whatever the ledger says, checked before the pending pool is
+   * (the solo engine: elections, docs/compatibility.md #11). None by default.
+   */
+  readonly refuse?: (tx: PreparedBase) => Rejection | null;
 }
 
 interface StagedBlock {
@@ -157,6 +164,8 @@ export class LedgerApp {
   async checkTx(bytes: Uint8Array, door?: Door): Promise<CheckTxResult> {
     const prepared = await this.prepare(bytes, door);
     if ("code" in prepared) return { ok: false, rejection: prepared };
+    const refused = this.deps.refuse?.(prepared) ?? null;
+    if (refused !== null) return { ok: false, rejection: refused };
     const kind = kindOf(prepared);
     if (this.pending.has(kind, prepared.id)) return { ok: false, rejection: pendingRejection(prepared) };
     if (this.pending.size >= this.options.pendingTxsMax) {
@@ -220,6 +229,8 @@ export class LedgerApp {
   async dryCheckTx(bytes: Uint8Array, door?: Door): Promise<CheckTxResult> {
     const prepared = await this.prepare(bytes, door);
     if ("code" in prepared) return { ok: false, rejection: prepared };
+    const refused = this.deps.refuse?.(prepared) ?? null;
+    if (refused !== null) return { ok: false, rejection: refused };
     const kind = kindOf(prepared);
     for (;;) {
       const generation = this.pending.generation;
@@ -309,9 +320,14 @@ export class LedgerApp {
     }
     const appHash = nextAppHash(this.appHash, validIds);
     const write: BlockWrite = { height, appHash, txs: [] };
-    for (const block of blocks.values()) Object.assign(write, block.write());
+    const validatorUpdates: Validator[] = [];
+    for (const block of blocks.values()) {
+      const { validatorUpdates: updates, ...contribution } = block.write();
+      Object.assign(write, contribution);
+      validatorUpdates.push(...(updates ?? []));
+    }
     this.staged = { write, events, valid, validKinds, carriedIds, cacheKeys };
-    return { height, appHash, results };
+    return { height, appHash, results, validatorUpdates };
   }
 
   /** ABCI Commit: make the finalized block durable, then tell the listeners. */

@@ -18,7 +18,7 @@
 // store's tables (store.ts, BlockWrite); a new HTTP interface needs a door (doors.ts) and a route.
 import type { Rejection } from "../errors/ledgerError.js";
 import type { JsonValue } from "../json/jsonValue.js";
-import type { BlockWrite, Store } from "../store/store.js";
+import type { BlockWrite, Store, Validator } from "../store/store.js";
 
 /** What every prepared transaction has, whatever its kind. Plain data (structured clone). */
 export interface PreparedBase {
@@ -40,8 +40,14 @@ export interface StreamEvent {
   readonly assetId: string;
 }
 
-/** A kind's part of a block's store write: v2.0 fills `txs`, legacy fills `legacy`. */
-export type BlockContribution = Partial<Omit<BlockWrite, "height" | "appHash">>;
+/**
+ * A kind's part of a block's store write (v2.0 fills `txs`, legacy fills `legacy`), and a change
+ * of the validator set for the engine (an election that concluded in the block).
+ */
+export type BlockContribution = Partial<Omit<BlockWrite, "height" | "appHash">> & {
+  /** Each changed validator and its new power (0: removed), as CometBFT's `validator_updates`. */
+  readonly validatorUpdates?: readonly Validator[];
+};
 
 /**
  * The pending transactions of one kind, as a check sees them: when it is a recheck, the one

@@ -19,6 +19,7 @@ import type { Broadcaster } from "../engine/broadcaster.js";
 import { CometBftEngine } from "../engine/cometbft/cometBftEngine.js";
 import { CometBftSupervisor, cometBftLogName, defaultCometBftBinary } from "../engine/cometbft/cometBftSupervisor.js";
 import { SoloEngine } from "../engine/solo/soloEngine.js";
+import { soloElectionRefusal } from "../ledger/kinds/v2/elections.js";
 import { streamPath } from "../events/options.js";
 import { StreamServer } from "../events/streamServer.js";
 import { buildHttpApp } from "../http/httpApp.js";
@@ -101,7 +102,8 @@ export async function startNode(config: Config, deps: NodeDeps = {}): Promise<No
     const threads = config.server.workers > 1 ? 0 : options.preparePool.threads;
     const pool = new PreparePool({ ...options.preparePool, threads });
     closers.add("verification pool", () => pool.close());
-    const ledger = await LedgerApp.open(options.ledger, { store, pool });
+    const refuse = config.engine.kind === "solo" ? soloElectionRefusal : undefined;
+    const ledger = await LedgerApp.open(options.ledger, { store, pool, ...(refuse === undefined ? {} : { refuse }) });
     const metrics = nodeMetricsOf(options.metrics, { ledger, pool, storePath: options.sqliteStore.path });
     ledger.onCommitted((block) => {
       logger.debug({ height: block.height, txs: block.txs.length, appHash: block.appHash }, "block committed");

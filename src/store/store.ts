@@ -25,6 +25,32 @@ export interface Validator {
   readonly power: number;
 }
 
+/** A validator set and the height it is in force from (it stays so until the next set's height). */
+export interface ValidatorSet {
+  readonly height: number;
+  readonly validators: readonly Validator[];
+}
+
+/**
+ * A validator election (docs/compatibility.md #11), as the ledger records it: what it proposes,
+ * its votes so far and whether it concluded. The votes are those of committed VOTEs naming it.
+ */
+export interface ElectionRecord {
+  readonly id: string;
+  /** The height of the block that carried it. */
+  readonly height: number;
+  /** The validator it adds, changes or removes: the Ed25519 key as 64 lowercase hex digits. */
+  readonly validatorKey: string;
+  readonly power: number;
+  readonly nodeId: string;
+  /** All the voting power it handed out (its outputs' total). */
+  readonly total: bigint;
+  /** The committed votes for it. */
+  readonly votes: bigint;
+  /** The height of the block whose votes concluded it, or null. */
+  readonly concludedAt: number | null;
+}
+
 export interface ChainState {
   /** Height of the last committed block; 0 before the first. */
   readonly height: number;
@@ -41,6 +67,8 @@ export interface BlockWrite {
   readonly txs: readonly CommittedTx[];
   /** When the block changed the validator set: the whole new set, effective from `height + 1`. */
   readonly validators?: readonly Validator[];
+  /** The elections the block started or whose votes or state it changed, each whole. */
+  readonly elections?: readonly ElectionRecord[];
   /** Only when the block carried legacy transactions (valid or not); absent costs nothing. */
   readonly legacy?: LegacyBlockWrite;
 }
@@ -229,6 +257,10 @@ export interface Store {
   getBlockHeightOfTransaction(id: string): Promise<number | null>;
   /** The validator set in force at `height` (default: the latest). */
   getValidators(height?: number): Promise<Validator[]>;
+  /** getValidators with the height the set is in force from; null before initChain. */
+  getValidatorSet(height?: number): Promise<ValidatorSet | null>;
+  /** The records of the elections among these ids (ids of other transactions are absent). */
+  getElections(ids: readonly string[]): Promise<Map<string, ElectionRecord>>;
 
   // Legacy transactions (see above). Reads of the validator, batched as the v2.0 ones.
   /** Which of these ids are committed legacy transactions. */

@@ -20,21 +20,30 @@ export interface CommittedOutput {
   readonly publicKeys: readonly string[];
 }
 
-export type Operation = "CREATE" | "TRANSFER";
+/** The v2.0 operations ledgerd takes (CHAIN_MIGRATION_ELECTION is refused, docs/compatibility.md #11). */
+export type Operation = "CREATE" | "TRANSFER" | "VALIDATOR_ELECTION" | "VOTE";
+
+/**
+ * Whether an operation makes its asset (a CREATE, an election: the asset id is the transaction's
+ * own) rather than moving one (a TRANSFER, a vote: `asset.id`).
+ */
+export function makesAsset(operation: Operation): boolean {
+  return operation === "CREATE" || operation === "VALIDATOR_ELECTION";
+}
 
 /** A transaction as the ledger hands it to the store at commit. */
 export interface CommittedTx {
   readonly id: string;
   readonly operation: Operation;
-  /** The asset id: the transaction's own id for a CREATE, `asset.id` for a TRANSFER. */
+  /** The asset id: the transaction's own id when it makes its asset (`makesAsset`), else `asset.id`. */
   readonly assetId: string;
   /** The whole transaction as posted, compact JSON; what GET returns. */
   readonly json: string;
-  /** `asset.data` as compact JSON for a CREATE whose data is an object; otherwise null. */
+  /** `asset.data` as compact JSON when it makes its asset and the data is an object; otherwise null. */
   readonly assetData: string | null;
   /** `metadata` as compact JSON when it is an object; otherwise null. */
   readonly metadata: string | null;
   readonly outputs: readonly CommittedOutput[];
-  /** The outputs this transaction spends (its inputs' `fulfills`); empty for a CREATE. */
+  /** The outputs this transaction spends (its inputs' `fulfills`); empty when it makes its asset. */
   readonly spends: readonly OutputRef[];
 }

@@ -6,7 +6,8 @@ import { publicKeysOfFulfillment } from "../crypto-conditions/publicKeysOfFulfil
 import type { Fulfillment } from "../crypto-conditions/types.js";
 import { verifyFulfillment } from "../crypto-conditions/verifyFulfillment.js";
 import { reject, type Rejection } from "../errors/ledgerError.js";
-import type { CommittedOutput, OutputRef } from "./committed.js";
+import { makesAsset, type CommittedOutput, type Operation, type OutputRef } from "./committed.js";
+import { validatorKeyOf, votesCast, type ElectionFacts } from "./elections.js";
 import { LedgerError } from "../errors/ledgerError.js";
 import { canonicalFormsDiffer } from "../json/canonicalFormsDiffer.js";
 import { inputDigests } from "./inputDigests.js";
@@ -35,7 +36,7 @@ export function prepareTx(body: JsonValue, postedJson?: string): PreparedTx | Re
     const id = typeof body["id"] === "string" ? body["id"] : String(body["id"]);
     return reject("InvalidHash", `The transaction's id '${id}' isn't equal to the hash of its body, i.e. it's not valid.`);
   }
-  const schemaRejection = validateSchema(body) ?? validateDataKeys(body);
+  const schemaRejection = validateSchema(body) ?? electionBodyRejection(body);
   if (schemaRejection !== null) return schemaRejection;
   // From here the schema guarantees the shapes read below.
   const inputs = readInputs(body);
@@ -43,6 +44,23 @@ export function prepareTx(body: JsonValue, postedJson?: string): PreparedTx | Re
   const outputs = readOutputs(body);
   if ("code" in outputs) return outputs;
   return assemble(body, matched, inputs, outputs, postedJson ?? writeJson(body));
+}
+
+/**
+ * After the schema: the key rules of a CREATE or TRANSFER, or the validator key of an election.
+ * BigchainDB's election and vote classes apply no key rules (they are not `models.Transaction`).
+ */
+function electionBodyRejection(body: JsonObject): Rejection | null {
+  const operation = body["operation"];
+  if (operation === "VOTE") return null;
+  if (operation !== "VALIDATOR_ELECTION") return validateDataKeys(body);
+  const key = upsertOf(body).public_key as JsonObject;
+  const decoded = validatorKeyOf(key["type"] as string, key["value"] as string);
+  return typeof decoded === "string" ? null : decoded;
+}
+
+function upsertOf(body: JsonObject): JsonObject {
+  return (body["asset"] as JsonObject)["data"] as JsonObject;
 }
 
 interface MatchedForm {
@@ -174,9 +192,10 @@ function assemble(
   json: string,
 ): PreparedTx {
   const id = body["id"] as string;
-  const operation = body["operation"] as "CREATE" | "TRANSFER";
+  const operation = body["operation"] as Operation;
   const asset = body["asset"] as JsonObject;
-  const data = operation === "CREATE" ? asset["data"] : null;
+  const ownAsset = makesAsset(operation);
+  const data = ownAsset ? asset["data"] : null;
   const metadata = body["metadata"];
   const preparedInputs: PreparedInput[] = inputs.map((input) => ({
     fulfills: input.fulfills,
@@ -185,7 +204,7 @@ function assemble(
   return {
     id,
     operation,
-    assetId: operation === "CREATE" ? id : (asset["id"] as string),
+    assetId: ownAsset ? id : (asset["id"] as string),
     json,
     assetData: isJsonObject(data) ? writeJson(data) : null,
     metadata: isJsonObject(metadata) ? writeJson(metadata) : null,
@@ -194,12 +213,31 @@ function assemble(
     outputsTotal: outputs.total,
     signaturesValid: outputs.urisMatch && signaturesVerify(body, matched.message!, inputs),
     form: matched.form,
+    election: operation === "VALIDATOR_ELECTION" ? electionFacts(body, inputs) : null,
+    votes: operation === "VOTE" ? votesCast(asset["id"] as string, outputs.outputs, outputKeysOf(body)) : 0n,
+  };
+}
+
+function outputKeysOf(body: JsonObject): string[][] {
+  return (body["outputs"] as JsonObject[]).map((output) => output["public_keys"] as string[]);
+}
+
+function electionFacts(body: JsonObject, inputs: readonly ReadInput[]): ElectionFacts {
+  const upsert = upsertOf(body);
+  const key = upsert["public_key"] as JsonObject;
+  const single = inputs.length === 1 && inputs[0]!.ownersBefore.length === 1;
+  return {
+    validatorKey: validatorKeyOf(key["type"] as string, key["value"] as string) as string,
+    power: upsert["power"] as number,
+    nodeId: upsert["node_id"] as string,
+    proposer: single ? inputs[0]!.ownersBefore[0]! : null,
+    outputKeys: outputKeysOf(body),
   };
 }
 
 function signaturesVerify(body: JsonObject, message: string, inputs: readonly ReadInput[]): boolean {
   if (inputs.some((input) => input.fulfillment === null)) return false;
-  const create = body["operation"] === "CREATE";
+  const create = makesAsset(body["operation"] as Operation);
   const digests = inputDigests(message, inputs.map((input) => input.fulfills));
   return inputs.every((input, i) => {
     const fulfillment = input.fulfillment!;

@@ -7,6 +7,7 @@
 // and be cached by the exact bytes: `prepareTx` (id, schema, key rules, fulfillments, amounts,
 // signatures) and `validateTx` (against a ledger view: existence, spends, asset, balance).
 import type { CommittedTx, OutputRef } from "./committed.js";
+import type { ElectionFacts } from "./elections.js";
 
 /**
  * Which canonical form the id matched (docs/compatibility.md #7); signatures are checked with the
@@ -35,6 +36,10 @@ export interface PreparedTx extends Omit<CommittedTx, "spends"> {
    */
   readonly signaturesValid: boolean;
   readonly form: CanonicalForm;
+  /** What a VALIDATOR_ELECTION proposes; null for every other operation. */
+  readonly election: ElectionFacts | null;
+  /** The votes a VOTE casts for the election it names (`votesCast`); 0 for every other operation. */
+  readonly votes: bigint;
 }
 
 /** What an output looks like to a spender: committed, or made earlier in the same block. */

@@ -1,13 +1,15 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { reject, type Rejection } from "../errors/ledgerError.js";
 import { isJsonObject, JsonNumber, type JsonValue } from "../json/jsonValue.js";
-import { createSchema, knownOperations, transferSchema } from "./schemas.js";
+import { createSchema, knownOperations, transferSchema, validatorElectionSchema, voteSchema } from "./schemas.js";
 
 // Compiled once at load: ajv turns each schema into straight-line code.
 const ajv = new Ajv({ allErrors: false, strict: true, allowUnionTypes: true });
-const validators: Record<"CREATE" | "TRANSFER", ValidateFunction> = {
+const validators: Record<Exclude<(typeof knownOperations)[number], "CHAIN_MIGRATION_ELECTION">, ValidateFunction> = {
   CREATE: ajv.compile(createSchema),
   TRANSFER: ajv.compile(transferSchema),
+  VALIDATOR_ELECTION: ajv.compile(validatorElectionSchema),
+  VOTE: ajv.compile(voteSchema),
 };
 
 /**
@@ -21,11 +23,10 @@ export function validateSchema(tx: JsonValue): Rejection | null {
   if (typeof operation !== "string" || !(knownOperations as readonly string[]).includes(operation)) {
     return schemaReject(`${pyRepr(operation)} is not one of ${pyRepr([...knownOperations])}`);
   }
-  // Elections are BigchainDB's, not the spec's (docs/compatibility.md #11).
-  if (operation !== "CREATE" && operation !== "TRANSFER") {
-    return reject("ValidationError", `Operation ${operation} is not supported by this node`);
-  }
-  const validate = validators[operation];
+  // A chain migration halts the chain for an operator to restart it elsewhere; a CometBFT network
+  // is upgraded another way (docs/compatibility.md #11).
+  if (operation === "CHAIN_MIGRATION_ELECTION") return reject("ValidationError", chainMigrationRefusal);
+  const validate = validators[operation as keyof typeof validators];
   if (!validate(tx)) {
     const first = validate.errors?.[0];
     return schemaReject(first === undefined ? "invalid" : describeAjvError(first, tx));
@@ -38,6 +39,11 @@ export function validateSchema(tx: JsonValue): Rejection | null {
   if (metadata instanceof JsonNumber) return schemaReject(`${metadata.lexeme} is not of type 'object', 'null'`);
   return null;
 }
+
+export const chainMigrationRefusal =
+  "CHAIN_MIGRATION_ELECTION is not supported: a ledgerd network is upgraded by its operators (a rolling " +
+  "restart, or every node stopped at an agreed height and started on the new versions), not by a " +
+  "transaction (docs/compatibility.md #11)";
 
 function schemaReject(message: string): Rejection {
   return reject("SchemaValidationError", message);

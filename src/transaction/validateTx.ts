@@ -1,5 +1,5 @@
 import { reject, type Rejection } from "../errors/ledgerError.js";
-import { outputKey } from "./committed.js";
+import { makesAsset, outputKey } from "./committed.js";
 import type { LedgerView, PreparedTx, SpendableOutput } from "./types.js";
 
 /**
@@ -8,7 +8,7 @@ import type { LedgerView, PreparedTx, SpendableOutput } from "./types.js";
  * §2.5).
  */
 export function validateTx(tx: PreparedTx, view: LedgerView): Rejection | null {
-  if (tx.operation === "CREATE") return validateCreate(tx, view);
+  if (makesAsset(tx.operation)) return validateCreate(tx, view);
   return validateTransfer(tx, view);
 }
 

@@ -5,6 +5,6 @@ import { BlockOverlay } from "../../src/ledger/kinds/v2/blockOverlay.js";
 
 export class MemoryView extends BlockOverlay {
   constructor() {
-    super({ ids: new Set(), outputs: new Map() });
+    super({ ids: new Set(), outputs: new Map(), elections: null });
   }
 }

@@ -25,7 +25,7 @@ import {
   type Response,
   type ResponseFinalizeBlock,
   type ResponseInfo,
-  type ValidatorUpdate,
+  ValidatorUpdate,
 } from "cosmjs-types/tendermint/abci/types";
 import type { Rejection } from "../../errors/ledgerError.js";
 import type { LedgerApp } from "../../ledger/ledgerApp.js";
@@ -215,7 +215,10 @@ export class LedgerAbciApp implements AbciHandler {
     const txResults = finalized.results.map((rejection) =>
       rejection === null ? executedOk : ExecTxResult.fromPartial(rejected(rejection)),
     );
-    return { events: [], txResults, validatorUpdates: [], appHash: appHashBytes(finalized.appHash) };
+    // A concluded election's change: CometBFT applies it from height + 2 (its own pipeline); the
+    // ledger's rules use the new set from height + 1, as BigchainDB did (docs/compatibility.md #11).
+    const validatorUpdates = finalized.validatorUpdates.map(validatorUpdateOf);
+    return { events: [], txResults, validatorUpdates, appHash: appHashBytes(finalized.appHash) };
   }
 
   /** Minimal: `/transactions/<id>` answers the committed transaction's JSON, code 1 if none. */
@@ -257,6 +260,11 @@ export function prepareProposal(request: RequestPrepareProposal): { txs: Uint8Ar
 export function appHashBytes(appHash: string): Uint8Array {
   assert(appHash === "" || /^[0-9a-f]{64}$/.test(appHash), `app hash ${appHash} is not 64 hex digits`);
   return Buffer.from(appHash, "hex");
+}
+
+/** A validator change as CometBFT takes it: the raw Ed25519 key and the new power (0 removes). */
+function validatorUpdateOf(validator: Validator): ValidatorUpdate {
+  return ValidatorUpdate.fromPartial({ pubKey: { ed25519: Buffer.from(validator.publicKey, "hex") }, power: BigInt(validator.power) });
 }
 
 /** A genesis validator in the store's shape: the Ed25519 key as lowercase hex, the power. */

@@ -92,6 +92,9 @@ const paths = {
     ...paging,
   ], { "200": okPage("Best match first (search) or commit order (fields).", ref("MetadataHit")), ...longRead }),
   "/api/v1/validators": get("The validator set.", [], { "200": ok("Each validator's key and power.", { type: "array", items: ref("Validator") }) }),
+  "/api/v1/elections/{election_id}": get("A validator election: what it proposes, its votes and status.", [
+    path("election_id", "The election transaction's id.", { type: "string" }),
+  ], { "200": ok("The election.", ref("Election")), ...notFound }),
   "/api/v1/blocks/latest": get("The last committed block (Planetmint's shape).", [], {
     "200": ok("Its app hash, height and transaction ids.", ref("LatestBlock")),
     ...notFound,

@@ -68,6 +68,28 @@ export const schemas = {
     additionalProperties: false,
     properties: { app_hash: { type: "string" }, height: { type: "integer", minimum: 1 }, transactions: { type: "array", items: hex64 } },
   },
+  Election: {
+    type: "object",
+    additionalProperties: false,
+    required: ["election_id", "type", "status", "height", "concluded_at", "public_key", "power", "node_id", "votes", "total_power"],
+    properties: {
+      election_id: { type: "string", pattern: "^[0-9a-f]{64}$" },
+      type: { const: "upsert-validator" },
+      status: { enum: ["ongoing", "concluded", "inconclusive"] },
+      height: { type: "integer", minimum: 1 },
+      concluded_at: { type: ["integer", "null"] },
+      public_key: {
+        type: "object",
+        required: ["type", "value"],
+        additionalProperties: false,
+        properties: { type: { const: "ed25519-base64" }, value: { type: "string" } },
+      },
+      power: { type: "integer", minimum: 0 },
+      node_id: { type: "string" },
+      votes: { type: "string", pattern: "^[0-9]+$", description: "The committed votes, a decimal string." },
+      total_power: { type: "string", pattern: "^[0-9]+$", description: "All the power the election handed out." },
+    },
+  },
   Validator: {
     type: "object",
     required: ["pub_key", "power"],

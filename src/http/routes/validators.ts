@@ -1,5 +1,9 @@
 import type { FastifyInstance } from "fastify";
-import type { Store } from "../../store/store.js";
+import { Buffer } from "node:buffer";
+import { LedgerError } from "../../errors/ledgerError.js";
+import { electionStatus } from "../../ledger/kinds/v2/elections.js";
+import type { ElectionRecord, Store, ValidatorSet } from "../../store/store.js";
+import { rejectUnknown, type Query } from "../parameters.js";
 import { addResource } from "../resource.js";
 import { sendJson } from "../reply.js";
 
@@ -19,4 +23,32 @@ export function registerValidatorRoutes(app: FastifyInstance, deps: { readonly s
       return sendJson(reply, 200, `[${items.join(", ")}]`);
     },
   });
+
+  addResource(app, "/api/v1/elections/:election_id", {
+    // ledgerd's own (docs/http-api.md "Elections"): what `ledgerd election show` prints, as
+    // BigchainDB's CLI printed it from its database (`Election.show_election`).
+    GET: async (request, reply) => {
+      rejectUnknown(request.query as Query, []);
+      const id = (request.params as { election_id: string }).election_id;
+      const record = /^[0-9a-f]{64}$/.test(id) ? (await deps.store.getElections([id])).get(id) : undefined;
+      const nextSet = await deps.store.getValidatorSet();
+      if (record === undefined || nextSet === null) throw new LedgerError("NotFound", "Not found");
+      return sendJson(reply, 200, JSON.stringify(electionJson(record, nextSet)));
+    },
+  });
+}
+
+function electionJson(record: ElectionRecord, nextSet: ValidatorSet): object {
+  return {
+    election_id: record.id,
+    type: "upsert-validator",
+    status: electionStatus(record, nextSet),
+    height: record.height,
+    concluded_at: record.concludedAt,
+    public_key: { type: "ed25519-base64", value: Buffer.from(record.validatorKey, "hex").toString("base64") },
+    power: record.power,
+    node_id: record.nodeId,
+    votes: record.votes.toString(),
+    total_power: record.total.toString(),
+  };
 }

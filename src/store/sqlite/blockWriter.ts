@@ -4,7 +4,7 @@
 
 import assert from "node:assert/strict";
 import { legacyOutputKey } from "../../legacy/committed.js";
-import { outputKey, type CommittedTx, type OutputRef } from "../../transaction/committed.js";
+import { makesAsset, outputKey, type CommittedTx, type OutputRef } from "../../transaction/committed.js";
 import type { BlockWrite, LegacyBlockWrite, Validator } from "../store.js";
 import { indexNames, type Connection } from "./connection.js";
 import { setFieldIndexMark, writeFieldRows } from "./fieldIndex.js";
@@ -71,6 +71,9 @@ export class BlockWriter {
       // A validator update takes effect from the next height (BigchainDB `end_block`).
       write.insertValidators.run(block.height + 1, validatorsJson(block.validators));
     }
+    for (const e of block.elections ?? []) {
+      write.putElection.run(e.id, e.height, e.validatorKey, e.power, e.nodeId, `${e.total}`, `${e.votes}`, e.concludedAt);
+    }
     write.setHead.run(block.height, block.appHash);
     // The field index: written directly, not deferred (fieldIndex.ts).
     const lastSeq = seqFirst + block.txs.length - 1;
@@ -99,9 +102,11 @@ export class BlockWriter {
     const { read, write, index } = this.#c;
     assert.equal(context.ids.get(tx.id), undefined, `${tx.id} is stored twice`);
     const { insertTx, insertInput, insertOutput } = write;
-    insertTx.run(seq, height, tx.operation, tx.id, tx.assetId, tx.assetData, tx.metadata, tx.json);
+    // The column holds the role (schema.ts): an election makes its asset, a vote moves one.
+    const role = makesAsset(tx.operation) ? "CREATE" : "TRANSFER";
+    insertTx.run(seq, height, role, tx.id, tx.assetId, tx.assetData, tx.metadata, tx.json);
     context.ids.set(tx.id, seq);
-    const rows = txIndexRows(seq, tx.id, tx.operation, tx.assetId);
+    const rows = txIndexRows(seq, tx.id, role, tx.assetId);
     for (const row of rows.ids) index.ids.add(row);
     for (const row of rows.assets) index.assets.add(row);
     // Spends before outputs: a transaction can never spend its own output.

@@ -82,7 +82,6 @@ const singleColumnReads = [
   "transferSeqsAfter",
   "txIdsBySeqRange",
   "txJsonsBySeqRange",
-  "validatorsAt",
   "sweep",
   "legacyLastSeq",
   "legacyTxJson",

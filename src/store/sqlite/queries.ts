@@ -97,7 +97,9 @@ export const readSql = {
           FROM blocks WHERE height = ?`,
   txIdsBySeqRange: "SELECT id FROM transactions WHERE seq >= ? AND seq < ? ORDER BY seq",
   txJsonsBySeqRange: "SELECT json FROM transactions WHERE seq >= ? AND seq < ? ORDER BY seq",
-  validatorsAt: "SELECT json FROM validators WHERE height <= ? ORDER BY height DESC LIMIT 1",
+  validatorsAt: "SELECT height, json FROM validators WHERE height <= ? ORDER BY height DESC LIMIT 1",
+  electionById: `SELECT id, height, validator_key AS validatorKey, power, node_id AS nodeId, total, votes,
+    concluded_at AS concludedAt FROM elections WHERE id = ?`,
   // The hits of a search, by seq, once ranked (rankSql).
   assetHitAt: "SELECT id, asset_data AS json FROM transactions WHERE seq = ?",
   metadataHitAt: "SELECT id, metadata AS json FROM transactions WHERE seq = ?",
@@ -140,6 +142,8 @@ export const writeSql = {
   insertMetadataText: "INSERT INTO metadata_fts (rowid, body) VALUES (?, ?)",
   insertBlock: "INSERT INTO blocks (height, app_hash, seq_first, tx_count) VALUES (?, ?, ?, ?)",
   insertValidators: "INSERT INTO validators (height, json) VALUES (?, ?)",
+  putElection: `INSERT OR REPLACE INTO elections
+    (id, height, validator_key, power, node_id, total, votes, concluded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
   setChainId: "UPDATE chain_state SET chain_id = ? WHERE id = 1",
   setHead: "UPDATE chain_state SET height = ?, app_hash = ? WHERE id = 1",
   setSweep: "UPDATE index_sweep SET merged_seq = ? WHERE slice = ?",

@@ -11,6 +11,8 @@ import type {
   StoredLegacyOutput,
   StoredOutput,
   Validator,
+  ValidatorSet,
+  ElectionRecord,
 } from "../store.js";
 import type { Connection } from "./connection.js";
 import { keyHash } from "./keyHash.js";
@@ -108,10 +110,25 @@ export function readBlockHeightOfTransaction(c: Connection, id: string): number 
   return null;
 }
 
-export function readValidators(c: Connection, height: number | undefined): Validator[] {
+export function readValidatorSet(c: Connection, height: number | undefined): ValidatorSet | null {
   const at = height ?? Number.MAX_SAFE_INTEGER;
-  const json = c.read.validatorsAt.get(at) as string | undefined;
-  return json === undefined ? [] : (JSON.parse(json) as Validator[]);
+  const row = c.read.validatorsAt.get(at) as { height: number; json: string } | undefined;
+  return row === undefined ? null : { height: row.height, validators: JSON.parse(row.json) as Validator[] };
+}
+
+export function readElections(c: Connection, ids: readonly string[]): Map<string, ElectionRecord> {
+  const records = new Map<string, ElectionRecord>();
+  for (const id of new Set(ids)) {
+    const row = c.read.electionById.get(id) as ElectionRow | undefined;
+    if (row === undefined) continue;
+    records.set(id, { ...row, total: BigInt(row.total), votes: BigInt(row.votes) });
+  }
+  return records;
+}
+
+interface ElectionRow extends Omit<ElectionRecord, "total" | "votes"> {
+  readonly total: string;
+  readonly votes: string;
 }
 
 export function readLegacyOutputs(

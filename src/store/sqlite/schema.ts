@@ -2,9 +2,10 @@ import type Database from "better-sqlite3";
 
 /**
  * The schema this build writes. A database with a newer one is refused, never guessed at; an
- * older one is migrated by its owner when opened (version 2 added the legacy tables).
+ * older one is migrated by its owner when opened (version 2 added the legacy tables, 3 the
+ * elections).
  */
-export const schemaVersion = 2;
+export const schemaVersion = 3;
 
 // Layout, chosen so that a commit's cost does not grow with the ledger:
 // - `transactions` is keyed by `seq`, the commit order, an integer rowid, with no secondary
@@ -141,6 +142,24 @@ CREATE TABLE legacy_invalid (
 CREATE INDEX legacy_invalid_by_id ON legacy_invalid (id_hash);
 `;
 
+// Validator elections (schema version 3, docs/compatibility.md #11): one row each, rewritten
+// whole when a block's votes change it. A handful per year: a plain table. The election and vote
+// transactions themselves are in `transactions`, whose `operation` column holds the role of each
+// (CREATE: makes its asset, an election too; TRANSFER: moves one, a vote too); the operation
+// itself is in the JSON.
+const electionsSchemaSql = `
+CREATE TABLE elections (
+  id TEXT PRIMARY KEY,
+  height INTEGER NOT NULL,
+  validator_key TEXT NOT NULL,
+  power INTEGER NOT NULL,
+  node_id TEXT NOT NULL,
+  total TEXT NOT NULL,
+  votes TEXT NOT NULL,
+  concluded_at INTEGER
+);
+`;
+
 /**
  * Creates the schema in an empty database, or checks the version of an existing one and migrates
  * an older one (only a writer can; a read-only store refuses it). Refuses a database written by
@@ -156,6 +175,7 @@ export function ensureSchema(db: Database.Database, indexSlices: number): void {
     db.transaction(() => {
       db.exec(schemaSql);
       db.exec(legacySchemaSql);
+      db.exec(electionsSchemaSql);
       db.prepare("INSERT INTO schema_version (version) VALUES (?)").run(schemaVersion);
       const sweep = db.prepare("INSERT INTO index_sweep (slice, merged_seq) VALUES (?, 0)");
       for (let slice = 0; slice < indexSlices; slice++) sweep.run(slice);
@@ -186,8 +206,10 @@ function migrate(db: Database.Database, from: number): void {
     );
   }
   db.transaction(() => {
-    // Version 2: the legacy tables; nothing else changed.
+    // Version 2: the legacy tables.
     if (from < 2) db.exec(legacySchemaSql);
+    // Version 3: the elections table.
+    if (from < 3) db.exec(electionsSchemaSql);
     db.prepare("UPDATE schema_version SET version = ?").run(schemaVersion);
   }).immediate();
 }

@@ -43,6 +43,8 @@ import type {
   StoredLegacyOutput,
   StoredOutput,
   Validator,
+  ValidatorSet,
+  ElectionRecord,
 } from "../store.js";
 import { blockTransactions, lastSeqOf, mapReader, searchHits, wholeReader, type BatchReader } from "./batchReaders.js";
 import { holdingsOfKey, outputsOfKey, transactionsOfAsset } from "./keyedReaders.js";
@@ -251,7 +253,15 @@ export class SqliteStore implements Store {
   }
 
   async getValidators(height?: number): Promise<Validator[]> {
-    return this.#reading(() => readers.readValidators(this.#c, height));
+    return this.#reading(() => [...(readers.readValidatorSet(this.#c, height)?.validators ?? [])]);
+  }
+
+  async getValidatorSet(height?: number): Promise<ValidatorSet | null> {
+    return this.#reading(() => readers.readValidatorSet(this.#c, height));
+  }
+
+  async getElections(ids: readonly string[]): Promise<Map<string, ElectionRecord>> {
+    return this.#reading(() => readers.readElections(this.#c, ids));
   }
 
   async findLegacyTransactions(ids: readonly string[]): Promise<Set<string>> {

@@ -1,4 +1,5 @@
 import type { JsonObject } from "../../json/jsonValue.js";
+import { makesAsset, type Operation } from "../committed.js";
 import { makeOutput } from "./makeOutput.js";
 
 export interface TransferSpec {
@@ -13,7 +14,7 @@ export function makeTransfer(spec: TransferSpec): JsonObject {
   const first = spec.spends[0];
   if (first === undefined) throw new RangeError("a TRANSFER spends at least one output");
   const firstAsset = first.tx["asset"] as JsonObject;
-  const assetId = first.tx["operation"] === "CREATE" ? first.tx["id"] : firstAsset["id"];
+  const assetId = makesAsset(first.tx["operation"] as Operation) ? first.tx["id"] : firstAsset["id"];
   return {
     id: null,
     version: "2.0",

@@ -10,6 +10,7 @@ import { describe, it } from "node:test";
 import { LedgerError } from "../../../src/errors/ledgerError.js";
 import type { Store } from "../../../src/store/store.js";
 import type { CommittedTx, OutputRef } from "../../../src/transaction/committed.js";
+import { electionTests } from "./electionConformance.js";
 import { fieldTests } from "./fieldConformance.js";
 import { pageTests } from "./pageConformance.js";
 import { block, createTx, hex64, publicKey, ref, transferTx, validator } from "./fixtures.js";
@@ -36,6 +37,7 @@ export function storeConformance(name: string, open: () => Promise<Store>): void
     describe("legacy transactions", () => legacyTests(withStore));
     describe("queries by field", () => fieldTests(withStore));
     describe("paged reads and balances", () => pageTests(withStore));
+    describe("validator elections", () => electionTests(withStore));
   });
 }
 

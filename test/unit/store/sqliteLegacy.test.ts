@@ -27,22 +27,38 @@ function tablesOf(path: string): string[] {
   return names;
 }
 
-/** A database as schema version 1 wrote it: this schema without the legacy tables. */
-async function versionOneFile(path: string): Promise<ReturnType<typeof createTx>> {
+/**
+ * A database as schema version 1 wrote it (this schema without the legacy tables and the
+ * elections table), or version 2 (without the elections table).
+ */
+async function versionOneFile(path: string, version: 1 | 2 = 1): Promise<ReturnType<typeof createTx>> {
   const store = SqliteStore.open({ path });
   const c = createTx({ label: "v1-c" });
   await store.commitBlock(block(1, [c]));
   await store.close();
   const db = new Database(path);
-  for (const table of legacyTables) db.exec(`DROP TABLE ${table}`);
-  db.prepare("UPDATE schema_version SET version = 1").run();
+  for (const table of [...(version === 1 ? legacyTables : []), "elections"]) db.exec(`DROP TABLE ${table}`);
+  db.prepare("UPDATE schema_version SET version = ?").run(version);
   db.close();
   return c;
 }
 
 describe("sqlite store, legacy tables", () => {
-  it("is at schema version 2", () => {
-    assert.equal(schemaVersion, 2);
+  it("is at schema version 3", () => {
+    assert.equal(schemaVersion, 3);
+  });
+
+  it("migrates a version 2 database: the elections table, every block kept", async () => {
+    const path = freshPath();
+    const c = await versionOneFile(path, 2);
+    assert.ok(!tablesOf(path).includes("elections"));
+    const store = SqliteStore.open({ path });
+    assert.equal(store.database.prepare("SELECT version FROM schema_version").pluck().get(), 3);
+    assert.equal(await store.getTransaction(c.id), c.json);
+    const record = { id: "e".repeat(64), height: 2, validatorKey: "ab".repeat(32), power: 1, nodeId: "n", total: 40n, votes: 0n, concludedAt: null };
+    await store.commitBlock({ ...block(2, []), elections: [record] });
+    assert.deepEqual((await store.getElections([record.id])).get(record.id), record);
+    await store.close();
   });
 
   it("migrates a version 1 database when its owner opens it, keeping every block", async () => {
@@ -50,7 +66,7 @@ describe("sqlite store, legacy tables", () => {
     const c = await versionOneFile(path);
     assert.ok(legacyTables.every((t) => !tablesOf(path).includes(t)));
     const store = SqliteStore.open({ path });
-    assert.equal(store.database.prepare("SELECT version FROM schema_version").pluck().get(), 2);
+    assert.equal(store.database.prepare("SELECT version FROM schema_version").pluck().get(), 3);
     assert.equal(await store.getTransaction(c.id), c.json);
     const a = legacyTx({ label: "after-migration" });
     await store.commitBlock(mixedBlock(2, [a]));
@@ -62,7 +78,7 @@ describe("sqlite store, legacy tables", () => {
   it("a read-only store refuses a version 1 database with a clear message", async () => {
     const path = freshPath();
     await versionOneFile(path);
-    assert.throws(() => SqliteStore.open({ path, access: "reader" }), /schema version 1; this ledgerd needs 2\. Open it once with a writing ledgerd/);
+    assert.throws(() => SqliteStore.open({ path, access: "reader" }), /schema version 1; this ledgerd needs 3\. Open it once with a writing ledgerd/);
     // Nothing changed: still version 1.
     const db = new Database(path, { readonly: true });
     assert.equal(db.prepare("SELECT version FROM schema_version").pluck().get(), 1);

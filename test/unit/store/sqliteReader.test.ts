@@ -26,6 +26,8 @@ function splitStore(writer: SqliteStore, reader: SqliteStore): Store {
     initChain: (chainId, validators) => writer.initChain(chainId, validators),
     commitBlock: (write) => writer.commitBlock(write),
     getChainState: () => reader.getChainState(),
+    getValidatorSet: (height) => reader.getValidatorSet(height),
+    getElections: (ids) => reader.getElections(ids),
     findTransactions: (ids) => reader.findTransactions(ids),
     getOutputs: (refs) => reader.getOutputs(refs),
     getTransaction: (id) => reader.getTransaction(id),

@@ -8,7 +8,13 @@ import { signEd25519Fulfillment } from "../../../src/crypto-conditions/signEd255
 import type { Fulfillment } from "../../../src/crypto-conditions/types.js";
 import type { Rejection } from "../../../src/errors/ledgerError.js";
 import { rejectionCodes } from "../../../src/errors/codes.js";
+import { Buffer } from "node:buffer";
+import { decodeBase58 } from "../../../src/crypto-conditions/decodeBase58.js";
+import { electionCheck } from "../../../src/ledger/kinds/v2/elections.js";
 import { makeCreate } from "../../../src/transaction/builders/makeCreate.js";
+import { makeValidatorElection, makeVote } from "../../../src/transaction/builders/makeElection.js";
+import type { Keypair } from "../../../src/transaction/builders/makeKeypair.js";
+import { electionRejection } from "../../../src/transaction/elections.js";
 import { makeTransfer } from "../../../src/transaction/builders/makeTransfer.js";
 import { signTx } from "../../../src/transaction/builders/signTx.js";
 import { computeTxId } from "../../../src/transaction/computeTxId.js";
@@ -79,7 +85,33 @@ describe("rejection codes", () => {
     expect("ValidationError", rejection(signedCreate({ language: "any" }, null)), 'MongoDB does not support text search for the language "any". If you do not understand this error message then please rename key/field "language" to something else like "lang".');
     expect("ValidationError", rejection(signedCreate({ root: { language: "any" } }, null)), /language "any"/);
     assert.ok(!("code" in check(signedCreate({ language: "english", root: { language: "de" } }, null))));
-    expect("ValidationError", rejection(rehash({ ...create(alice), operation: "VALIDATOR_ELECTION" })), /not supported/);
+    expect("ValidationError", rejection(rehash({ ...create(alice), operation: "CHAIN_MIGRATION_ELECTION" })), /CHAIN_MIGRATION_ELECTION is not supported/);
+  });
+
+  it("elections: the proposer, the voters, the power, the key; a vote after the conclusion", () => {
+    const set = [alice, bob].map((v) => ({ publicKey: Buffer.from(decodeBase58(v.publicKey)).toString("hex"), power: 10 }));
+    const carolKey = Buffer.from(decodeBase58(keypairOf("carol").publicKey)).toString("base64");
+    const made = (proposer: Keypair, voters: { publicKey: string; power: number }[], power: number, key = carolKey): JsonObject =>
+      signTx(makeValidatorElection({ proposer: proposer.publicKey, voters, validatorKeyBase64: key, power, nodeId: "n", seed: "s" }), [proposer]);
+    const voters = [alice, bob].map((v) => ({ publicKey: v.publicKey, power: 10 }));
+    const againstSet = (tx: JsonObject): Rejection => {
+      const prepared = prepareTxBytes(JSON.stringify(tx));
+      assert.ok(!("code" in prepared), describeResult(prepared));
+      const result = electionRejection(prepared.election!, prepared.outputs, set);
+      assert.ok(result !== null, "accepted");
+      return result;
+    };
+    expect("InvalidProposer", againstSet(made(keypairOf("carol"), voters, 1)), "Public key is not a part of the validator set");
+    expect("UnequalValidatorSet", againstSet(made(alice, voters.slice(0, 1), 1)), "Validator set much be exactly same to the outputs of election");
+    expect("InvalidPowerChange", againstSet(made(alice, voters, 7)), "`power` change must be less than 1/3 of total power");
+    const twoSigners = signTx({ ...made(alice, voters, 1), id: null, inputs: [...(made(alice, voters, 1)["inputs"] as JsonObject[]).map((input) => ({ ...input, owners_before: [alice.publicKey, bob.publicKey], fulfillment: { type: "threshold-sha-256", threshold: 2, subconditions: [{ type: "ed25519-sha-256", public_key: alice.publicKey }, { type: "ed25519-sha-256", public_key: bob.publicKey }] } }))] }, [alice, bob]);
+    expect("MultipleInputsError", againstSet(twoSigners), "`tx_signers` must be a list instance of length one");
+    expect("InvalidPublicKey", rejection(made(alice, voters, 1, "AAAA")), "Public key should be of size 32 bytes");
+    const election = prepareTxBytes(JSON.stringify(made(alice, voters, 1))) as PreparedTx;
+    const vote = prepareTxBytes(JSON.stringify(signTx(makeVote(made(alice, voters, 1), alice.publicKey), [alice]))) as PreparedTx;
+    const concluded = { id: election.id, height: 2, validatorKey: "", power: 1, nodeId: "n", total: 20n, votes: 20n, concludedAt: 3 };
+    const state = { height: 4, validatorSet: { height: 4, validators: set }, records: new Map([[election.id, concluded]]) };
+    expect("ElectionConcluded", electionCheck(vote, state)!, `election \`${election.id}\` concluded at height 3`);
   });
 
   it("InvalidSignature: unparseable, unsupported type, unsigned, URI not from details, signed by another key", () => {

@@ -1,5 +1,6 @@
 import { BlockSpends } from "../../blockSpends.js";
 import { type StoredOutput } from "../../../store/store.js";
+import type { ElectionState } from "./elections.js";
 import { outputKey, type OutputRef } from "../../../transaction/committed.js";
 import type { LedgerView, PreparedTx, SpendableOutput } from "../../../transaction/types.js";
 
@@ -7,6 +8,8 @@ import type { LedgerView, PreparedTx, SpendableOutput } from "../../../transacti
 export interface CommittedState {
   readonly ids: ReadonlySet<string>;
   readonly outputs: ReadonlyMap<string, StoredOutput>;
+  /** Read only when the batch holds an election or a vote. */
+  readonly elections: ElectionState | null;
 }
 
 export function spendable(stored: StoredOutput): SpendableOutput {

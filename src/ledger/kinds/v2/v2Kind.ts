@@ -1,14 +1,16 @@
 // The v2.0 transaction (BigchainDB 2.x, `POST /api/v1/transactions`) as a kind of the ledger:
 // its pure rules are src/transaction/ (prepareTx, validateTx); this folder adds what needs the
 // ledger's state: the committed reads, the pending and block views, the store write, the event.
+import assert from "node:assert/strict";
 import type { Rejection } from "../../../errors/ledgerError.js";
 import type { Store, StoredOutput } from "../../../store/store.js";
-import { outputKey, type CommittedTx, type OutputRef } from "../../../transaction/committed.js";
+import { makesAsset, outputKey, type CommittedTx, type OutputRef } from "../../../transaction/committed.js";
 import { prepareTx } from "../../../transaction/prepareTx.js";
 import type { PreparedTx } from "../../../transaction/types.js";
 import { validateTx } from "../../../transaction/validateTx.js";
 import { v1Door } from "../../doors.js";
-import type { KindBlock, PreparedBase, TxKind } from "../../txKind.js";
+import type { BlockContribution, KindBlock, PreparedBase, TxKind } from "../../txKind.js";
+import { ElectionTally, electionCheck, hasElectionWork, readElectionState, type ElectionState } from "./elections.js";
 import { BlockOverlay, type CommittedState } from "./blockOverlay.js";
 import { pendingView } from "./pendingView.js";
 import { decodePreparedTx, encodePreparedTx, type EncodedPreparedTx } from "./wirePreparedTx.js";
@@ -29,7 +31,8 @@ export const v2Kind: TxKind<PreparedTx, CommittedState> = {
   // immutable once committed but for being spent.
   recheckBySpends: true,
   read: readCommitted,
-  validatePending: (tx, committed, pending) => validateTx(tx, pendingView(committed, pending)),
+  validatePending: (tx, committed, pending) =>
+    validateTx(tx, pendingView(committed, pending)) ?? electionCheck(tx, committed.elections),
   openBlock: (committed) => new V2Block(committed),
   // The stream sends `{height, asset_id, transaction_id}`: the prepared transaction has both.
   event: (tx) => tx,
@@ -38,39 +41,51 @@ export const v2Kind: TxKind<PreparedTx, CommittedState> = {
 };
 
 /** One batched read of what the validator needs from committed state for these transactions. */
-async function readCommitted(store: Store, txs: readonly PreparedTx[]): Promise<CommittedState> {
+async function readCommitted(store: Store, txs: readonly PreparedTx[], height: number | null): Promise<CommittedState> {
   const refs: OutputRef[] = [];
   const creates: string[] = [];
   for (const tx of txs) {
-    if (tx.operation === "CREATE") creates.push(tx.id);
+    if (makesAsset(tx.operation)) creates.push(tx.id);
     for (const input of tx.inputs) if (input.fulfills !== null) refs.push(input.fulfills);
   }
-  const [ids, outputs] = await Promise.all([
+  const [ids, outputs, elections] = await Promise.all([
     creates.length === 0 ? new Set<string>() : store.findTransactions(creates),
     refs.length === 0 ? new Map<string, StoredOutput>() : store.getOutputs(refs),
+    hasElectionWork(txs) ? readElectionState(store, txs, height) : null,
   ]);
-  return { ids, outputs };
+  return { ids, outputs, elections };
 }
 
 /** A block's v2.0 transactions: each against committed state plus the earlier valid ones. */
 class V2Block implements KindBlock<PreparedTx> {
   private readonly overlay: BlockOverlay;
   private readonly committed: CommittedTx[] = [];
+  /** Present when the block holds an election or a vote. */
+  private readonly tally: { readonly height: number; readonly elections: ElectionTally; readonly state: ElectionState } | null;
 
   constructor(state: CommittedState) {
     this.overlay = new BlockOverlay(state);
+    const elections = state.elections;
+    if (elections === null) {
+      this.tally = null;
+    } else {
+      assert(elections.height !== null, "a block's election state has the block's height");
+      this.tally = { height: elections.height, elections: new ElectionTally(elections), state: elections };
+    }
   }
 
   execute(tx: PreparedTx): Rejection | null {
-    const rejection = validateTx(tx, this.overlay);
+    const rejection = validateTx(tx, this.overlay) ?? electionCheck(tx, this.tally?.state ?? null);
     if (rejection !== null) return rejection;
     this.overlay.apply(tx);
+    this.tally?.elections.add(tx, this.tally.height);
     this.committed.push(toCommittedTx(tx));
     return null;
   }
 
-  write(): { txs: readonly CommittedTx[] } {
-    return { txs: this.committed };
+  write(): BlockContribution {
+    if (this.tally === null) return { txs: this.committed };
+    return { txs: this.committed, ...this.tally.elections.finish(this.tally.height) };
   }
 }
 

@@ -5,9 +5,10 @@ import type { CommittedOutput, OutputRef } from "../../../transaction/committed.
 import type { PreparedInput, PreparedTx } from "../../../transaction/types.js";
 
 /** A PreparedTx with its amounts as decimal strings. */
-export type EncodedPreparedTx = Omit<PreparedTx, "outputs" | "outputsTotal"> & {
+export type EncodedPreparedTx = Omit<PreparedTx, "outputs" | "outputsTotal" | "votes"> & {
   readonly outputs: readonly (Omit<CommittedOutput, "amount"> & { readonly amount: string })[];
   readonly outputsTotal: string;
+  readonly votes: string;
 };
 
 export function encodePreparedTx(tx: PreparedTx): EncodedPreparedTx {
@@ -15,6 +16,7 @@ export function encodePreparedTx(tx: PreparedTx): EncodedPreparedTx {
     ...tx,
     outputs: tx.outputs.map((output) => ({ ...output, amount: output.amount.toString() })),
     outputsTotal: tx.outputsTotal.toString(),
+    votes: tx.votes.toString(),
   };
 }
 
@@ -49,6 +51,8 @@ export function decodePreparedTx(encoded: EncodedPreparedTx): PreparedTx {
     outputsTotal: amount(encoded.outputsTotal),
     signaturesValid: encoded.signaturesValid,
     form: encoded.form,
+    election: encoded.election,
+    votes: amount(encoded.votes),
   };
 }
 
