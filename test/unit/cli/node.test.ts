@@ -21,6 +21,7 @@ import { answerBroadcast } from "../../../src/node/httpCluster.js";
 import { IpcBroadcaster } from "../../../src/node/ipcBroadcaster.js";
 import type { PreparedBase } from "../../../src/ledger/txKind.js";
 import { decodePreparedTx, encodePreparedTx } from "../../../src/ledger/kinds/v2/wirePreparedTx.js";
+import { makeValidatorElection, makeVote } from "../../../src/transaction/builders/makeElection.js";
 import {
   decodeBytes,
   decodePrepared,
@@ -115,6 +116,26 @@ describe("IPC codec", () => {
     assert.deepEqual(decodePreparedTx(wire), tx);
     assert.deepEqual(decodeBytes(encodeBytes(bytes)), bytes);
     assert.deepEqual(decodeBytes(encodeBytes(bytes.subarray(3, 9))), bytes.subarray(3, 9));
+  });
+
+  it("carries an election's facts and a vote's count through JSON", () => {
+    const voter = alice;
+    const election = signTx(makeValidatorElection({
+      proposer: voter.publicKey,
+      voters: [{ publicKey: voter.publicKey, power: 10 }],
+      validatorKeyBase64: Buffer.from(new Uint8Array(32).fill(7)).toString("base64"),
+      power: 3,
+      nodeId: "ipc",
+      seed: "ipc-seed",
+    }), [voter]);
+    const vote = signTx(makeVote(election, voter.publicKey), [voter]);
+    for (const body of [election, vote]) {
+      const tx = prepared(Buffer.from(JSON.stringify(body)));
+      const wire = JSON.parse(JSON.stringify(encodePreparedTx(tx))) as ReturnType<typeof encodePreparedTx>;
+      assert.deepEqual(decodePreparedTx(wire), tx);
+    }
+    assert.equal(prepared(Buffer.from(JSON.stringify(vote))).votes, 10n);
+    assert.equal(prepared(Buffer.from(JSON.stringify(election))).election?.power, 3);
   });
 
   it("asserts on an amount that is not a decimal string (a bug, not input)", () => {
