@@ -6,7 +6,7 @@
 // kind in a copy of the tree to prove the check fails on it.
 
 /** The folders that hold pure rules: no IO, no clock, no database. */
-const pure = "^src/(json|crypto-conditions|transaction|legacy)/";
+const pure = "^src/(json|crypto-conditions|transaction|legacy|proofs)/";
 
 /** Our IO folders, and the Node and npm modules that touch files, sockets or processes. */
 const ioFolders = "^src/(store|engine|http|node|events|cli|testnet)/";
