@@ -7,6 +7,8 @@ import { ConfigError } from "../config/configError.js";
 import { configFileName, loadConfig, type ConfigSources } from "../config/loadConfig.js";
 import type { Config } from "../config/schema.js";
 import { runDoctor } from "../node/doctor.js";
+import { verifyChain } from "../ledger/verifyChain.js";
+import { SqliteStore } from "../store/sqlite/sqliteStore.js";
 import { createLogger } from "../node/logger.js";
 import { createNodeKey, keyFileOfValidator, newKeyFile, readNodeKey } from "../node/nodeKey.js";
 import { makeDirs } from "../node/preflight.js";
@@ -138,4 +140,37 @@ export async function runDoctorCommand(flags: ConfigSources["flags"]): Promise<v
     console.log(`${check.ok ? "ok  " : "FAIL"} ${check.name}: ${check.detail}${check.fix === undefined ? "" : `\n     -> ${check.fix}`}`);
   }
   if (checks.some((check) => !check.ok)) process.exitCode = 1;
+}
+
+/** How often `verify-chain` says how far it got. */
+const verifyProgressIntervalMs = 2_000;
+
+/**
+ * `ledgerd verify-chain`: re-derives every stored block from its transactions (src/ledger/
+ * verifyChain.ts) and prints the first height that disagrees; exit code 1 then. Reads only: the
+ * node may run meanwhile.
+ */
+export async function runVerifyChain(flags: ConfigSources["flags"], from: number | undefined): Promise<void> {
+  const config = loadSettings(flags);
+  if (!existsSync(config.database.path)) throw new Error(`no ledger at ${config.database.path}`);
+  const store = SqliteStore.open({ path: config.database.path, access: "reader" });
+  try {
+    let said = Date.now();
+    const report = await verifyChain(store, {
+      ...(from === undefined ? {} : { from }),
+      onProgress: (height, of, txs) => {
+        if (Date.now() - said < verifyProgressIntervalMs) return;
+        said = Date.now();
+        process.stderr.write(`verify-chain: height ${height} of ${of}, ${txs} transactions\n`);
+      },
+    });
+    if (report.fault !== null) {
+      console.log(`FAIL height ${report.fault.height}: ${report.fault.reason}`);
+      process.exitCode = 1;
+      return;
+    }
+    console.log(`ok heights ${report.from} to ${report.to}: ${report.txs} transactions, every id and app hash recomputed`);
+  } finally {
+    await store.close();
+  }
 }

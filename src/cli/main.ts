@@ -5,7 +5,7 @@
 import { Command } from "commander";
 import { ConfigError } from "../config/configError.js";
 import { packageInfo } from "../node/packageInfo.js";
-import { runConfig, runDoctorCommand, runInit, runKeys, runStart, StartFailed } from "./commands.js";
+import { runConfig, runDoctorCommand, runInit, runKeys, runStart, runVerifyChain, StartFailed } from "./commands.js";
 import { addSettingOptions, settingFlags, settingsHelp } from "./settingOptions.js";
 import { registerElectionCommand } from "./electionCommand.js";
 import { registerNetworkCommand } from "./networkCommand.js";
@@ -49,6 +49,17 @@ addSettingOptions(
     .command("doctor")
     .description("Check this node's set-up (key, API, CometBFT version, chain id, validator key, ABCI, sync, peers)"),
 ).action((options: Record<string, unknown>) => runDoctorCommand(settingFlags(options)));
+
+addSettingOptions(
+  program
+    .command("verify-chain")
+    .description("Recompute every stored block's transaction ids and app hashes; print the first height that disagrees")
+    .option("--from <H>", "start at this height (the app hash before it is taken as stored)"),
+).action((options: Record<string, unknown>) => {
+  const from = options["from"] as string | undefined;
+  if (from !== undefined && !/^[1-9][0-9]*$/.test(from)) throw new Error(`--from must be a height of 1 or more: ${from}`);
+  return runVerifyChain(settingFlags(options), from === undefined ? undefined : Number(from));
+});
 
 registerTestnetCommand(program);
 registerNetworkCommand(program);

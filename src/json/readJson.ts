@@ -500,3 +500,13 @@ function firstInvalidUtf8(bytes: Uint8Array): number {
   }
   return i;
 }
+
+/** readJson, or null where the text is not JSON this reader takes (no exception to catch). */
+export function readJsonOrNull(text: string): JsonValue | null {
+  try {
+    return readJson(text);
+  } catch (error) {
+    if (error instanceof JsonError) return null;
+    throw error;
+  }
+}

@@ -114,6 +114,11 @@ export interface TxKind<P extends PreparedBase = PreparedBase, S = unknown> {
   openBlock(committed: S): KindBlock<P>;
   /** What the stream sends for it once committed, or null (not on the stream). */
   event(tx: P): StreamEvent | null;
+  /**
+   * The id a stored transaction's JSON hashes to, or null when it hashes to none (verify-chain:
+   * an edited or corrupted store). Throws nothing: bad JSON is null too.
+   */
+  storedId(json: string): string | null;
   /** `tx` as JSON-safe data, for a channel that carries JSON only (no bigint, no bytes). */
   encode(tx: P): unknown;
   /** The inverse of `encode`. From this node's own process: a malformed value is asserted. */

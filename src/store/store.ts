@@ -103,6 +103,23 @@ export interface BlockRecord {
   readonly txIds: readonly string[];
 }
 
+/** A stored transaction as a block holds it, for re-checking the chain (verify-chain). */
+export interface StoredBlockTx {
+  /** The name of its kind (txKind.ts): `v2` or `legacy`. */
+  readonly kind: "v2" | "legacy";
+  /** The id it is stored under. */
+  readonly id: string;
+  /** The transaction as stored. */
+  readonly json: string;
+}
+
+/** A block as stored: its app hash and every valid transaction of every kind, in block order. */
+export interface BlockContents {
+  readonly height: number;
+  readonly appHash: string;
+  readonly txs: readonly StoredBlockTx[];
+}
+
 export interface SearchHit {
   readonly id: string;
   /** The asset data or metadata object, compact JSON. */
@@ -255,6 +272,8 @@ export interface Store {
   streamBlockTransactions(height: number): Promise<Batches<string> | null>;
   /** The height of the block that holds this transaction, or null. */
   getBlockHeightOfTransaction(id: string): Promise<number | null>;
+  /** A block's app hash and valid transactions of both kinds in block order, or null. */
+  getBlockContents(height: number): Promise<BlockContents | null>;
   /** The validator set in force at `height` (default: the latest). */
   getValidators(height?: number): Promise<Validator[]>;
   /** getValidators with the height the set is in force from; null before initChain. */

@@ -13,6 +13,8 @@ import type {
   Validator,
   ValidatorSet,
   ElectionRecord,
+  BlockContents,
+  StoredBlockTx,
 } from "../store.js";
 import type { Connection } from "./connection.js";
 import { keyHash } from "./keyHash.js";
@@ -100,6 +102,22 @@ export function readBlock(c: Connection, height: number): BlockRecord | null {
   const txIds = c.read.txIdsBySeqRange.all(row.seqFirst, end) as string[];
   assert.equal(txIds.length, row.txCount, `block ${height} lost transactions`);
   return { height, appHash: row.appHash, txIds };
+}
+
+export function readBlockContents(c: Connection, height: number): BlockContents | null {
+  const row = c.read.block.get(height) as BlockRow | undefined;
+  if (row === undefined) return null;
+  const v2 = c.read.txRowsBySeqRange.all(row.seqFirst, row.seqFirst + row.txCount) as { id: string; json: string }[];
+  const legacy = c.read.legacyTxsAtHeight.all(height) as { position: number; id: string; json: string }[];
+  // Legacy transactions keep their place among the block's valid ones; v2.0 ones fill the rest.
+  const txs: StoredBlockTx[] = [];
+  let next = 0;
+  for (const tx of legacy) {
+    while (txs.length < tx.position && next < v2.length) txs.push({ kind: "v2", ...v2[next++]! });
+    txs.push({ kind: "legacy", id: tx.id, json: tx.json });
+  }
+  while (next < v2.length) txs.push({ kind: "v2", ...v2[next++]! });
+  return { height, appHash: row.appHash, txs };
 }
 
 export function readBlockHeightOfTransaction(c: Connection, id: string): number | null {

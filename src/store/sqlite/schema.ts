@@ -142,7 +142,9 @@ CREATE TABLE legacy_invalid (
 CREATE INDEX legacy_invalid_by_id ON legacy_invalid (id_hash);
 `;
 
-// Validator elections (schema version 3, docs/compatibility.md #11): one row each, rewritten
+// Schema version 3: validator elections, and legacy transactions by height (verify-chain reads
+// a block's transactions of both kinds in block order).
+// Validator elections (docs/compatibility.md #11): one row each, rewritten
 // whole when a block's votes change it. A handful per year: a plain table. The election and vote
 // transactions themselves are in `transactions`, whose `operation` column holds the role of each
 // (CREATE: makes its asset, an election too; TRANSFER: moves one, a vote too); the operation
@@ -158,6 +160,7 @@ CREATE TABLE elections (
   votes TEXT NOT NULL,
   concluded_at INTEGER
 );
+CREATE INDEX legacy_transactions_by_height ON legacy_transactions (height, position);
 `;
 
 /**
@@ -208,7 +211,7 @@ function migrate(db: Database.Database, from: number): void {
   db.transaction(() => {
     // Version 2: the legacy tables.
     if (from < 2) db.exec(legacySchemaSql);
-    // Version 3: the elections table.
+    // Version 3: the elections table, legacy transactions by height.
     if (from < 3) db.exec(electionsSchemaSql);
     db.prepare("UPDATE schema_version SET version = ?").run(schemaVersion);
   }).immediate();

@@ -45,6 +45,7 @@ import type {
   Validator,
   ValidatorSet,
   ElectionRecord,
+  BlockContents,
 } from "../store.js";
 import { blockTransactions, lastSeqOf, mapReader, searchHits, wholeReader, type BatchReader } from "./batchReaders.js";
 import { holdingsOfKey, outputsOfKey, transactionsOfAsset } from "./keyedReaders.js";
@@ -250,6 +251,10 @@ export class SqliteStore implements Store {
 
   async getBlockHeightOfTransaction(id: string): Promise<number | null> {
     return this.#reading(() => readers.readBlockHeightOfTransaction(this.#c, id));
+  }
+
+  async getBlockContents(height: number): Promise<BlockContents | null> {
+    return this.#reading(() => readers.readBlockContents(this.#c, height));
   }
 
   async getValidators(height?: number): Promise<Validator[]> {

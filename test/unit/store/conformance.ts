@@ -629,6 +629,31 @@ function legacyTests(withStore: WithStore): void {
       assert.equal(await store.getLegacyRecord(id), null);
     }));
 
+  it("a block's contents: every valid transaction of both kinds in block order, with the app hash", () =>
+    withStore(async (store) => {
+      const c1 = createTx({ label: "contents-c1" });
+      const c2 = createTx({ label: "contents-c2" });
+      const c3 = createTx({ label: "contents-c3" });
+      const a = legacyTx({ label: "contents-a", variant: "A", outputs: [[alice]] });
+      const b = legacyTx({ label: "contents-b", variant: "B", outputs: [[alice]] });
+      const written = mixedBlock(1, [c1, a, c2, c3, b]);
+      await store.commitBlock(written);
+      await store.commitBlock(mixedBlock(2, []));
+      await store.commitBlock(mixedBlock(3, [legacyTx({ label: "contents-l", variant: "A", outputs: [[alice]] })]));
+      const contents = await store.getBlockContents(1);
+      assert.equal(contents?.appHash, written.appHash);
+      assert.deepEqual(contents?.txs.map((t) => [t.kind, t.id, t.json]), [
+        ["v2", c1.id, c1.json],
+        ["legacy", a.id, a.json],
+        ["v2", c2.id, c2.json],
+        ["v2", c3.id, c3.json],
+        ["legacy", b.id, b.json],
+      ]);
+      assert.deepEqual(await store.getBlockContents(2), { height: 2, appHash: "", txs: [] });
+      assert.deepEqual((await store.getBlockContents(3))?.txs.map((t) => t.kind), ["legacy"]);
+      assert.equal(await store.getBlockContents(4), null);
+    }));
+
   it("legacy and v2.0 transactions share a block, and each read sees only its own kind", () =>
     withStore(async (store) => {
       const c = createTx({ label: "mixed-c", outputs: [{ keys: [alice] }] });

@@ -29,7 +29,7 @@ function tablesOf(path: string): string[] {
 
 /**
  * A database as schema version 1 wrote it (this schema without the legacy tables and the
- * elections table), or version 2 (without the elections table).
+ * elections table), or version 2 (without the elections table and legacy_transactions_by_height).
  */
 async function versionOneFile(path: string, version: 1 | 2 = 1): Promise<ReturnType<typeof createTx>> {
   const store = SqliteStore.open({ path });
@@ -38,6 +38,7 @@ async function versionOneFile(path: string, version: 1 | 2 = 1): Promise<ReturnT
   await store.close();
   const db = new Database(path);
   for (const table of [...(version === 1 ? legacyTables : []), "elections"]) db.exec(`DROP TABLE ${table}`);
+  db.exec("DROP INDEX IF EXISTS legacy_transactions_by_height");
   db.prepare("UPDATE schema_version SET version = ?").run(version);
   db.close();
   return c;

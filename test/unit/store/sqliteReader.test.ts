@@ -27,6 +27,7 @@ function splitStore(writer: SqliteStore, reader: SqliteStore): Store {
     commitBlock: (write) => writer.commitBlock(write),
     getChainState: () => reader.getChainState(),
     getValidatorSet: (height) => reader.getValidatorSet(height),
+    getBlockContents: (height) => reader.getBlockContents(height),
     getElections: (ids) => reader.getElections(ids),
     findTransactions: (ids) => reader.findTransactions(ids),
     getOutputs: (refs) => reader.getOutputs(refs),

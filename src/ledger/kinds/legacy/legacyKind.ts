@@ -8,7 +8,9 @@ import type { Rejection } from "../../../errors/ledgerError.js";
 import { isJsonObject, type JsonValue } from "../../../json/jsonValue.js";
 import { legacyOutputKey, type CommittedLegacyTx, type LegacyInvalidTx } from "../../../legacy/committed.js";
 import { prepareLegacy } from "../../../legacy/prepareLegacy.js";
-import type { PreparedLegacyTx } from "../../../legacy/types.js";
+import { legacyTxId } from "../../../legacy/legacyTxId.js";
+import { readJsonOrNull } from "../../../json/readJson.js";
+import type { LegacyTx, PreparedLegacyTx } from "../../../legacy/types.js";
 import { validateLegacy } from "../../../legacy/validateLegacy.js";
 import type { Store, StoredLegacyOutput } from "../../../store/store.js";
 import { legacyDoor } from "../../doors.js";
@@ -24,6 +26,15 @@ import {
 
 export const legacyKind: TxKind<PreparedLegacyTx, LegacyCommittedState> = {
   name: "legacy",
+  storedId(json) {
+    const body = readJsonOrNull(json);
+    if (!isJsonObject(body) || !isJsonObject(body["transaction"])) return null;
+    try {
+      return legacyTxId(body as LegacyTx);
+    } catch {
+      return null;
+    }
+  },
   door: legacyDoor,
   claims: hasLegacyShape,
   prepare: prepareLegacy,

@@ -5,6 +5,9 @@ import assert from "node:assert/strict";
 import type { Rejection } from "../../../errors/ledgerError.js";
 import type { Store, StoredOutput } from "../../../store/store.js";
 import { makesAsset, outputKey, type CommittedTx, type OutputRef } from "../../../transaction/committed.js";
+import { isJsonObject } from "../../../json/jsonValue.js";
+import { readJsonOrNull } from "../../../json/readJson.js";
+import { matchTxId } from "../../../transaction/matchTxId.js";
 import { prepareTx } from "../../../transaction/prepareTx.js";
 import type { PreparedTx } from "../../../transaction/types.js";
 import { validateTx } from "../../../transaction/validateTx.js";
@@ -36,6 +39,11 @@ export const v2Kind: TxKind<PreparedTx, CommittedState> = {
   openBlock: (committed) => new V2Block(committed),
   // The stream sends `{height, asset_id, transaction_id}`: the prepared transaction has both.
   event: (tx) => tx,
+  storedId(json) {
+    const body = readJsonOrNull(json);
+    if (!isJsonObject(body) || matchTxId(body) === null) return null;
+    return body["id"] as string;
+  },
   encode: encodePreparedTx,
   decode: (wire) => decodePreparedTx(wire as EncodedPreparedTx),
 };
