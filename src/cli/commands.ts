@@ -8,6 +8,7 @@ import { configFileName, loadConfig, type ConfigSources } from "../config/loadCo
 import type { Config } from "../config/schema.js";
 import { runDoctor } from "../node/doctor.js";
 import { verifyChain } from "../ledger/verifyChain.js";
+import { backupLedger, restoreLedger } from "../node/backups.js";
 import { SqliteStore } from "../store/sqlite/sqliteStore.js";
 import { createLogger } from "../node/logger.js";
 import { createNodeKey, keyFileOfValidator, newKeyFile, readNodeKey } from "../node/nodeKey.js";
@@ -173,4 +174,21 @@ export async function runVerifyChain(flags: ConfigSources["flags"], from: number
   } finally {
     await store.close();
   }
+}
+
+/** `ledgerd backup DEST`: the ledger at one height, beside a running node (src/node/backups.ts). */
+export function runBackup(flags: ConfigSources["flags"], dest: string): void {
+  const manifest = backupLedger(loadSettings(flags), dest);
+  console.log(`backed up height ${manifest.height} (app hash ${manifest.appHash || '""'}) to ${dest}`);
+}
+
+/** `ledgerd restore SRC`: the backup into a data folder without a ledger, once it verifies. */
+export async function runRestore(flags: ConfigSources["flags"], src: string): Promise<void> {
+  let said = Date.now();
+  const report = await restoreLedger(loadSettings(flags), src, (height, of) => {
+    if (Date.now() - said < verifyProgressIntervalMs) return;
+    said = Date.now();
+    process.stderr.write(`restore: verified height ${height} of ${of}\n`);
+  });
+  console.log(`restored heights 1 to ${report.to} (${report.txs} transactions, verified)`);
 }

@@ -5,7 +5,7 @@
 import { Command } from "commander";
 import { ConfigError } from "../config/configError.js";
 import { packageInfo } from "../node/packageInfo.js";
-import { runConfig, runDoctorCommand, runInit, runKeys, runStart, runVerifyChain, StartFailed } from "./commands.js";
+import { runBackup, runConfig, runDoctorCommand, runInit, runKeys, runRestore, runStart, runVerifyChain, StartFailed } from "./commands.js";
 import { addSettingOptions, settingFlags, settingsHelp } from "./settingOptions.js";
 import { registerElectionCommand } from "./electionCommand.js";
 import { registerNetworkCommand } from "./networkCommand.js";
@@ -60,6 +60,20 @@ addSettingOptions(
   if (from !== undefined && !/^[1-9][0-9]*$/.test(from)) throw new Error(`--from must be a height of 1 or more: ${from}`);
   return runVerifyChain(settingFlags(options), from === undefined ? undefined : Number(from));
 });
+
+addSettingOptions(
+  program
+    .command("backup")
+    .description("Copy the ledger at one height into a new folder, beside a running node (keys are not copied)")
+    .argument("<DEST>", "a new or empty folder"),
+).action((dest: string, options: Record<string, unknown>) => runBackup(settingFlags(options), dest));
+
+addSettingOptions(
+  program
+    .command("restore")
+    .description("Restore a backup folder as this node's ledger (a data folder without one), after verify-chain passes on it")
+    .argument("<SRC>", "a folder made by `ledgerd backup`"),
+).action((src: string, options: Record<string, unknown>) => runRestore(settingFlags(options), src));
 
 registerTestnetCommand(program);
 registerNetworkCommand(program);

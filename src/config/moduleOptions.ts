@@ -98,8 +98,10 @@ export function moduleOptions(config: Config): ModuleOptions {
       searchRankedMatchesMax: config.database.search_ranked_matches_max,
       indexSlices: config.database.index_slices,
       indexRowsWaitingMax: config.database.index_rows_waiting_max,
-      // The node's process writes; with HTTP workers it lets their read-only stores in.
-      access: config.server.workers > 1 ? "readers" : "owner",
+      // The node's process writes and lets read-only stores in: its HTTP workers, and `ledgerd
+      // backup` / `verify-chain` beside the running node. The data folder's lock (ledgerd.lock)
+      // is what keeps a second ledgerd off the file.
+      access: "readers",
     },
     metrics: { listen: metricsBind },
   };

@@ -55,14 +55,15 @@ describe("loadConfig defaults", () => {
     assert.deepEqual(options.preparePool, preparePoolOptionsDefault);
     assert.deepEqual(options.soloEngine, soloEngineOptionsDefault);
     assert.deepEqual(options.stream, streamOptionsDefault);
-    assert.deepEqual(options.sqliteStore, { ...sqliteStoreOptionsDefault, path: resolve(cwd, sqliteStoreOptionsDefault.path) });
+    // The node lets read-only stores in beside it (workers, backup, verify-chain).
+    assert.deepEqual(options.sqliteStore, { ...sqliteStoreOptionsDefault, path: resolve(cwd, sqliteStoreOptionsDefault.path), access: "readers" });
     for (const name of ["host", "port", "bodyBytesMax", "searchLimitMax", "requestTimeoutMs", "pipelinedRequestsMax"] as const) {
       assert.equal(options.http[name], httpOptionsDefault[name], name);
     }
   });
 
-  it("open the store as its only user, or as the writer HTTP workers read beside", () => {
-    assert.equal(moduleOptions(load({})).sqliteStore.access, "owner");
+  it("open the store as the writer that read-only stores (HTTP workers, backup, verify-chain) read beside", () => {
+    assert.equal(moduleOptions(load({})).sqliteStore.access, "readers");
     assert.equal(moduleOptions(load({ flags: { "server.workers": "2" } })).sqliteStore.access, "readers");
   });
 

@@ -1,0 +1,106 @@
+// `ledgerd backup` under commit load and `ledgerd restore` (issue #15): the backup holds one
+// height; restored into a new data folder, a node starts on it, and answers every block and
+// transaction up to that height as the original does. A restore refuses a backup that does not
+// verify (a byte edited with the sqlite3 tool) and a data folder that has a ledger.
+import assert from "node:assert/strict";
+import { spawn, spawnSync } from "node:child_process";
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, cpSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import { create, keypairOf } from "../helpers/txFactory.js";
+import { cleanEnv, httpCall, repoRoot, runLedgerd, startLedgerd, type RunningNode } from "../unit/cli/ledgerdProcess.js";
+
+const root = mkdtempSync(join(tmpdir(), "ledgerd-backup-"));
+const anyPorts = ["--server.bind", "127.0.0.1:0", "--wsserver.bind", "127.0.0.1:0"];
+const running: RunningNode[] = [];
+after(async () => {
+  for (const node of running) await node.stop().catch(() => undefined);
+  rmSync(root, { recursive: true, force: true });
+});
+
+/** A command that ends by itself, without blocking this process (whose node serves the load). */
+function ledgerd(args: readonly string[]): Promise<{ status: number | null; out: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], { cwd: repoRoot, env: cleanEnv() });
+    let out = "";
+    child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    child.on("exit", (status) => resolve({ status, out }));
+  });
+}
+
+async function get(node: RunningNode, path: string): Promise<string> {
+  const answer = await httpCall(node.port, "GET", path);
+  assert.equal(answer.status, 200, `${path}: ${answer.body}`);
+  return answer.body;
+}
+
+describe("backup and restore", () => {
+  const original = join(root, "original");
+  const backup = join(root, "backup");
+  let height = 0;
+
+  it("backs up under commit load; the backup holds one height", async () => {
+    const node = await startLedgerd(["--data_dir", original, ...anyPorts]);
+    running.push(node);
+    const owner = keypairOf("backup-owner");
+    let loading = true;
+    let posted = 0;
+    const load = (async () => {
+      for (let i = 0; loading; i++) {
+        const answer = await httpCall(node.port, "POST", "/api/v1/transactions?mode=commit", JSON.stringify(create(owner, 1n, { n: i })));
+        assert.equal(answer.status, 202, answer.body);
+        posted++;
+      }
+    })();
+    while (posted < 20) await new Promise((resolve) => setTimeout(resolve, 20));
+    const made = await ledgerd(["backup", backup, "--data_dir", original]);
+    loading = false;
+    await load;
+    assert.equal(made.status, 0, made.out);
+    const manifest = JSON.parse(readFileSync(join(backup, "backup.json"), "utf8")) as { height: number; appHash: string };
+    height = manifest.height;
+    assert.ok(height >= 20, `backup at height ${height}`);
+    assert.match(made.out, new RegExp(`backed up height ${height} `));
+    const latest = JSON.parse(await get(node, "/api/v1/blocks/latest")) as { height: number };
+    assert.ok(latest.height > height, "commits went on during and after the backup");
+    assert.equal(existsSync(join(backup, "node_key.json")), false, "keys are not in a backup");
+  });
+
+  it("restores into a new data folder; a node on it answers as the original up to the backup's height", async () => {
+    const restored = join(root, "restored");
+    const result = runLedgerd(["restore", backup, "--data_dir", restored]);
+    assert.equal(result.status, 0, result.stdout + result.stderr);
+    assert.match(result.stdout, new RegExp(`restored heights 1 to ${height} `));
+    // The operator restores the node key from where keys are kept.
+    copyFileSync(join(original, "node_key.json"), join(restored, "node_key.json"));
+    const node = await startLedgerd(["--data_dir", restored, ...anyPorts]);
+    running.push(node);
+    const first = running[0]!;
+    for (let h = 1; h <= height; h++) {
+      const block = await get(first, `/api/v1/blocks/${h}`);
+      assert.equal(await get(node, `/api/v1/blocks/${h}`), block, `block ${h}`);
+      for (const tx of (JSON.parse(block) as { transactions: { id: string }[] }).transactions) {
+        assert.equal(await get(node, `/api/v1/transactions/${tx.id}`), await get(first, `/api/v1/transactions/${tx.id}`));
+      }
+    }
+    const latest = JSON.parse(await get(node, "/api/v1/blocks/latest")) as { height: number };
+    assert.equal(latest.height, height);
+  });
+
+  it("refuses a backup that does not verify, and a data folder that has a ledger", () => {
+    const edited = join(root, "edited");
+    cpSync(backup, edited, { recursive: true });
+    const sql = spawnSync("sqlite3", [join(edited, "ledgerd.sqlite"), "UPDATE transactions SET json = replace(json, '\"n\":3', '\"n\":4') WHERE json LIKE '%\"n\":3}%'"], { encoding: "utf8" });
+    assert.equal(sql.status, 0, sql.stderr);
+    const target = join(root, "target");
+    const refused = runLedgerd(["restore", edited, "--data_dir", target]);
+    assert.notEqual(refused.status, 0);
+    assert.match(refused.stderr, /the backup does not verify: height \d+: transaction 0 \(v2\)/);
+    assert.equal(existsSync(join(target, "ledgerd.sqlite")), false, "nothing a node could start on");
+    const occupied = runLedgerd(["restore", backup, "--data_dir", original]);
+    assert.notEqual(occupied.status, 0);
+    assert.match(occupied.stderr, /exists: restore into a data folder without a ledger/);
+  });
+});
