@@ -9,6 +9,7 @@ import type { Config } from "../config/schema.js";
 import { runDoctor } from "../node/doctor.js";
 import { verifyChain } from "../ledger/verifyChain.js";
 import { backupLedger, restoreLedger } from "../node/backups.js";
+import { exportChain, importChain } from "../node/exportImport.js";
 import { SqliteStore } from "../store/sqlite/sqliteStore.js";
 import { createLogger } from "../node/logger.js";
 import { createNodeKey, keyFileOfValidator, newKeyFile, readNodeKey } from "../node/nodeKey.js";
@@ -156,15 +157,7 @@ export async function runVerifyChain(flags: ConfigSources["flags"], from: number
   if (!existsSync(config.database.path)) throw new Error(`no ledger at ${config.database.path}`);
   const store = SqliteStore.open({ path: config.database.path, access: "reader" });
   try {
-    let said = Date.now();
-    const report = await verifyChain(store, {
-      ...(from === undefined ? {} : { from }),
-      onProgress: (height, of, txs) => {
-        if (Date.now() - said < verifyProgressIntervalMs) return;
-        said = Date.now();
-        process.stderr.write(`verify-chain: height ${height} of ${of}, ${txs} transactions\n`);
-      },
-    });
+    const report = await verifyChain(store, { ...(from === undefined ? {} : { from }), onProgress: progress("verify-chain") });
     if (report.fault !== null) {
       console.log(`FAIL height ${report.fault.height}: ${report.fault.reason}`);
       process.exitCode = 1;
@@ -184,11 +177,28 @@ export function runBackup(flags: ConfigSources["flags"], dest: string): void {
 
 /** `ledgerd restore SRC`: the backup into a data folder without a ledger, once it verifies. */
 export async function runRestore(flags: ConfigSources["flags"], src: string): Promise<void> {
+  const report = await restoreLedger(loadSettings(flags), src, progress("restore: verified"));
+  console.log(`restored heights 1 to ${report.to} (${report.txs} transactions, verified)`);
+}
+
+/** A progress printer for long commands: at most one line per `verifyProgressIntervalMs`. */
+function progress(what: string): (height: number, of: number) => void {
   let said = Date.now();
-  const report = await restoreLedger(loadSettings(flags), src, (height, of) => {
+  return (height, of) => {
     if (Date.now() - said < verifyProgressIntervalMs) return;
     said = Date.now();
-    process.stderr.write(`restore: verified height ${height} of ${of}\n`);
-  });
-  console.log(`restored heights 1 to ${report.to} (${report.txs} transactions, verified)`);
+    process.stderr.write(`${what}: height ${height} of ${of}\n`);
+  };
+}
+
+/** `ledgerd export FILE`: the chain as JSON lines (src/node/exportImport.ts). */
+export async function runExport(flags: ConfigSources["flags"], file: string): Promise<void> {
+  const height = await exportChain(loadSettings(flags), file, progress("export"));
+  console.log(`exported heights 1 to ${height} to ${file}`);
+}
+
+/** `ledgerd import FILE`: re-executes an export into a data folder without a ledger. */
+export async function runImport(flags: ConfigSources["flags"], file: string): Promise<void> {
+  const height = await importChain(loadSettings(flags), file, progress("import"));
+  console.log(`imported heights 1 to ${height}: every block re-executed to its exported app hash`);
 }

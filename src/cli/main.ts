@@ -5,7 +5,19 @@
 import { Command } from "commander";
 import { ConfigError } from "../config/configError.js";
 import { packageInfo } from "../node/packageInfo.js";
-import { runBackup, runConfig, runDoctorCommand, runInit, runKeys, runRestore, runStart, runVerifyChain, StartFailed } from "./commands.js";
+import {
+  runBackup,
+  runConfig,
+  runDoctorCommand,
+  runExport,
+  runImport,
+  runInit,
+  runKeys,
+  runRestore,
+  runStart,
+  runVerifyChain,
+  StartFailed,
+} from "./commands.js";
 import { addSettingOptions, settingFlags, settingsHelp } from "./settingOptions.js";
 import { registerElectionCommand } from "./electionCommand.js";
 import { registerNetworkCommand } from "./networkCommand.js";
@@ -74,6 +86,17 @@ addSettingOptions(
     .description("Restore a backup folder as this node's ledger (a data folder without one), after verify-chain passes on it")
     .argument("<SRC>", "a folder made by `ledgerd backup`"),
 ).action((src: string, options: Record<string, unknown>) => runRestore(settingFlags(options), src));
+
+addSettingOptions(
+  program.command("export").description("Write the chain as JSON lines another ledgerd re-executes (`import`)").argument("<FILE>", "a new file"),
+).action((file: string, options: Record<string, unknown>) => runExport(settingFlags(options), file));
+
+addSettingOptions(
+  program
+    .command("import")
+    .description("Re-execute an export into a data folder without a ledger, each block to its exported app hash")
+    .argument("<FILE>", "a file made by `ledgerd export`"),
+).action((file: string, options: Record<string, unknown>) => runImport(settingFlags(options), file));
 
 registerTestnetCommand(program);
 registerNetworkCommand(program);

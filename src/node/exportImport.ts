@@ -1,0 +1,121 @@
+// `ledgerd export FILE` and `ledgerd import FILE` (README "Backups and checking the ledger"): the
+// chain as a portable, versioned file of JSON lines that another ledgerd re-executes, block by
+// block, to the same app hashes. Line 1 is the header; then one line per block, empty blocks
+// included, each transaction as the exact text stored (a JSON string, so its bytes survive):
+//   {"format":"ledgerd-export","version":1,"chain_id":"...","validators":[...],"from":1,"to":H}
+//   {"height":1,"app_hash":"<hex>","txs":["{\"id\":...}", ...]}
+// The legacy variants' refused transactions are not exported: they are outside the app hash,
+// and an import records none.
+import { once } from "node:events";
+import { createReadStream, createWriteStream, existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
+import { createInterface } from "node:readline";
+import type { Config } from "../config/schema.js";
+import { moduleOptions } from "../config/moduleOptions.js";
+import { LedgerApp } from "../ledger/ledgerApp.js";
+import { PreparePool } from "../ledger/preparePool.js";
+import { SqliteStore } from "../store/sqlite/sqliteStore.js";
+import type { Validator } from "../store/store.js";
+
+export const exportFormat = "ledgerd-export";
+export const exportVersion = 1;
+
+interface ExportHeader {
+  readonly format: typeof exportFormat;
+  readonly version: typeof exportVersion;
+  readonly chain_id: string;
+  /** The first validator set (initChain's): elections in the blocks change it as they did. */
+  readonly validators: readonly Validator[];
+  readonly from: 1;
+  readonly to: number;
+}
+
+interface ExportBlock {
+  readonly height: number;
+  readonly app_hash: string;
+  readonly txs: readonly string[];
+}
+
+/** Writes the whole chain to `file` (a new file); the last height written. */
+export async function exportChain(config: Config, file: string, onProgress?: (height: number, of: number) => void): Promise<number> {
+  if (!existsSync(config.database.path)) throw new Error(`no ledger at ${config.database.path}`);
+  if (existsSync(file)) throw new Error(`${file} exists: an export never overwrites`);
+  const store = SqliteStore.open({ path: config.database.path, access: "reader" });
+  const out = createWriteStream(file, { flags: "wx" });
+  try {
+    const head = await store.getChainState();
+    if (head.chainId === null) throw new Error("the ledger has no chain yet");
+    const header: ExportHeader = {
+      format: exportFormat,
+      version: exportVersion,
+      chain_id: head.chainId,
+      validators: await store.getValidators(1),
+      from: 1,
+      to: head.height,
+    };
+    await write(out, JSON.stringify(header));
+    for (let height = 1; height <= head.height; height++) {
+      const contents = await store.getBlockContents(height);
+      if (contents === null) throw new Error(`block ${height} is missing`);
+      const block: ExportBlock = { height, app_hash: contents.appHash, txs: contents.txs.map((tx) => tx.json) };
+      await write(out, JSON.stringify(block));
+      onProgress?.(height, head.height);
+    }
+    return head.height;
+  } finally {
+    out.end();
+    await once(out, "close");
+    await store.close();
+  }
+}
+
+async function write(out: NodeJS.WritableStream, line: string): Promise<void> {
+  if (!out.write(`${line}\n`)) await once(out, "drain");
+}
+
+/**
+ * Re-executes an export into a data folder without a ledger: every block through the ledger
+ * (each transaction checked as when it was first committed), each app hash compared with the
+ * exported one. Stops at the first block that differs.
+ */
+export async function importChain(config: Config, file: string, onProgress?: (height: number, of: number) => void): Promise<number> {
+  if (existsSync(config.database.path)) throw new Error(`${config.database.path} exists: import into a data folder without a ledger`);
+  mkdirSync(config.data_dir, { recursive: true });
+  const lines = createInterface({ input: createReadStream(file), crlfDelay: Infinity })[Symbol.asyncIterator]();
+  const first = await lines.next();
+  const header = (first.done === true ? null : JSON.parse(first.value)) as Partial<ExportHeader> | null;
+  if (header?.format !== exportFormat || header.version !== exportVersion) throw new Error(`${file} is not a ledgerd export of version ${exportVersion}`);
+  const options = moduleOptions(config);
+  // Built beside the target and renamed at the end: a failed import leaves nothing to start on.
+  const staging = `${config.database.path}.importing`;
+  for (const suffix of ["", "-wal", "-shm"]) rmSync(`${staging}${suffix}`, { force: true });
+  const store = SqliteStore.open({ ...options.sqliteStore, path: staging, access: "owner" });
+  const pool = new PreparePool(options.preparePool);
+  let done = false;
+  try {
+    const ledger = await LedgerApp.open(options.ledger, { store, pool });
+    await ledger.initChain(header.chain_id!, header.validators!);
+    let height = 0;
+    for await (const line of { [Symbol.asyncIterator]: () => lines }) {
+      if (line.trim() === "") continue;
+      const block = JSON.parse(line) as ExportBlock;
+      if (block.height !== height + 1) throw new Error(`line for height ${block.height} follows height ${height}`);
+      const finalized = await ledger.finalizeBlock(block.height, block.txs.map((tx) => Buffer.from(tx, "utf8")));
+      const refused = finalized.results.findIndex((result) => result !== null);
+      if (refused >= 0) throw new Error(`height ${block.height}: transaction ${refused} is refused: ${finalized.results[refused]!.message}`);
+      if (finalized.appHash !== block.app_hash) {
+        throw new Error(`height ${block.height}: app hash ${finalized.appHash} re-executed, ${block.app_hash} exported`);
+      }
+      await ledger.commit();
+      height = block.height;
+      onProgress?.(height, header.to ?? height);
+    }
+    if (height !== header.to) throw new Error(`the export ends at height ${height}, its header says ${String(header.to)}`);
+    done = true;
+    return height;
+  } finally {
+    await pool.close();
+    await store.close();
+    if (done) renameSync(staging, config.database.path);
+    else for (const suffix of ["", "-wal", "-shm"]) rmSync(`${staging}${suffix}`, { force: true });
+  }
+}

@@ -1,0 +1,101 @@
+// `ledgerd export` and `ledgerd import` (issue #15): a ledger of v2.0 and legacy transactions and
+// a concluded validator election, exported as JSON lines and imported into an empty data folder,
+// re-executes to the same app hash at every height and the same validator set; an export edited
+// by hand stops the import at its height and leaves no ledger behind.
+import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import type { JsonObject } from "../../src/json/jsonValue.js";
+import { LedgerApp } from "../../src/ledger/ledgerApp.js";
+import { PreparePool } from "../../src/ledger/preparePool.js";
+import { SqliteStore } from "../../src/store/sqlite/sqliteStore.js";
+import { makeValidatorElection, makeVote } from "../../src/transaction/builders/makeElection.js";
+import { signTx } from "../../src/transaction/builders/signTx.js";
+import { hexKey, legacyBytes, legacyCreate } from "../helpers/legacyFactory.js";
+import { bytesOf, create, keypairOf, transfer } from "../helpers/txFactory.js";
+import { runLedgerd } from "../unit/cli/ledgerdProcess.js";
+
+const root = mkdtempSync(join(tmpdir(), "ledgerd-export-"));
+const source = join(root, "source");
+const file = join(root, "chain.jsonl");
+after(() => rmSync(root, { recursive: true, force: true }));
+const validators = ["x1", "x2", "x3"].map(keypairOf);
+
+before(async () => {
+  const store = SqliteStore.open({ path: join(source, "ledgerd.sqlite") });
+  const ledger = await LedgerApp.open({}, { store, pool: new PreparePool({ threads: 0, batchTxsMax: 64 }) });
+  await ledger.initChain("exported", validators.map((v) => ({ publicKey: hexKey(v.publicKey), power: 10 })));
+  const alice = keypairOf("export-alice");
+  const newcomer = keypairOf("export-newcomer");
+  const asset = create(alice, 3n, { exported: true });
+  const election = signTx(makeValidatorElection({
+    proposer: validators[0]!.publicKey,
+    voters: validators.map((v) => ({ publicKey: v.publicKey, power: 10 })),
+    validatorKeyBase64: Buffer.from(hexKey(newcomer.publicKey), "hex").toString("base64"),
+    power: 2,
+    nodeId: "n",
+    seed: "export",
+  }), [validators[0]!]);
+  const vote = (v: (typeof validators)[number]): JsonObject => signTx(makeVote(election, v.publicKey), [v]);
+  const signer = { publicKey: newcomer.publicKey, seed: newcomer.seed };
+  const blocks = [
+    [bytesOf(asset), bytesOf(election)],
+    [],
+    [bytesOf(transfer([{ tx: asset, outputIndex: 0 }], [alice], [{ publicKeys: [alice.publicKey], amount: 3n }])), bytesOf(vote(validators[0]!)), bytesOf(vote(validators[1]!))],
+    // The newcomer is a validator from here: its legacy CREATE is accepted only now.
+    [legacyBytes(legacyCreate("A", signer, [alice.publicKey], { after: "election" }))],
+  ];
+  for (const txs of blocks) {
+    const finalized = await ledger.finalizeBlock(ledger.info().height + 1, txs);
+    assert.ok(finalized.results.every((r) => r === null), JSON.stringify(finalized.results));
+    await ledger.commit();
+  }
+  await store.close();
+});
+
+async function heads(dir: string): Promise<{ hashes: string[]; validators: unknown }> {
+  const store = SqliteStore.open({ path: join(dir, "ledgerd.sqlite"), access: "reader" });
+  try {
+    const { height } = await store.getChainState();
+    const hashes: string[] = [];
+    for (let h = 1; h <= height; h++) hashes.push((await store.getBlock(h))!.appHash);
+    return { hashes, validators: await store.getValidators() };
+  } finally {
+    await store.close();
+  }
+}
+
+describe("export and import", () => {
+  it("an export imported into an empty data folder reaches the same app hash at every height", async () => {
+    const exported = runLedgerd(["export", file, "--data_dir", source]);
+    assert.equal(exported.status, 0, exported.stderr);
+    const lines = readFileSync(file, "utf8").trim().split("\n");
+    assert.equal(lines.length, 5, "a header and four blocks, the empty one too");
+    assert.equal((JSON.parse(lines[0]!) as { format: string }).format, "ledgerd-export");
+    const target = join(root, "target");
+    const imported = runLedgerd(["import", file, "--data_dir", target]);
+    assert.equal(imported.status, 0, imported.stderr);
+    assert.match(imported.stdout, /imported heights 1 to 4/);
+    const [a, b] = [await heads(source), await heads(target)];
+    assert.deepEqual(b.hashes, a.hashes);
+    assert.equal((a.validators as unknown[]).length, 4, "the election concluded");
+    assert.deepEqual(b.validators, a.validators);
+  });
+
+  it("stops at an edited block and leaves no ledger", () => {
+    const lines = readFileSync(file, "utf8").trim().split("\n");
+    const block = JSON.parse(lines[3]!) as { app_hash: string };
+    lines[3] = JSON.stringify({ ...block, app_hash: "0".repeat(64) });
+    const edited = join(root, "edited.jsonl");
+    writeFileSync(edited, `${lines.join("\n")}\n`);
+    const target = join(root, "target-edited");
+    const result = runLedgerd(["import", edited, "--data_dir", target]);
+    assert.notEqual(result.status, 0);
+    assert.match(result.stderr, /height 3: app hash [0-9a-f]{64} re-executed, 0{64} exported/);
+    assert.equal(existsSync(join(target, "ledgerd.sqlite")), false);
+    assert.match(runLedgerd(["import", file, "--data_dir", source]).stderr, /exists: import into a data folder without a ledger/);
+  });
+});
