@@ -94,7 +94,7 @@ async function latency(name: string, calls: number, call: (i: number) => Promise
 }
 
 /** Commits blocks and remembers which CREATE outputs are still unspent. */
-class Chain {
+export class Chain {
   height = 0;
   created = 0;
   /** CREATE records are 0..created-1; these have been spent. */
