@@ -73,30 +73,27 @@ addSettingOptions(
   return runVerifyChain(settingFlags(options), from === undefined ? undefined : Number(from));
 });
 
-addSettingOptions(
-  program
-    .command("backup")
-    .description("Copy the ledger at one height into a new folder, beside a running node (keys are not copied)")
-    .argument("<DEST>", "a new or empty folder"),
-).action((dest: string, options: Record<string, unknown>) => runBackup(settingFlags(options), dest));
+/** A command of the settings' flags and one path: backup, restore, export, import. */
+function pathCommand(name: string, description: string, argument: [string, string], run: (flags: ReturnType<typeof settingFlags>, path: string) => void | Promise<void>): void {
+  addSettingOptions(program.command(name).description(description).argument(...argument)).action(
+    (path: string, options: Record<string, unknown>) => run(settingFlags(options), path),
+  );
+}
 
-addSettingOptions(
-  program
-    .command("restore")
-    .description("Restore a backup folder as this node's ledger (a data folder without one), after verify-chain passes on it")
-    .argument("<SRC>", "a folder made by `ledgerd backup`"),
-).action((src: string, options: Record<string, unknown>) => runRestore(settingFlags(options), src));
-
-addSettingOptions(
-  program.command("export").description("Write the chain as JSON lines another ledgerd re-executes (`import`)").argument("<FILE>", "a new file"),
-).action((file: string, options: Record<string, unknown>) => runExport(settingFlags(options), file));
-
-addSettingOptions(
-  program
-    .command("import")
-    .description("Re-execute an export into a data folder without a ledger, each block to its exported app hash")
-    .argument("<FILE>", "a file made by `ledgerd export`"),
-).action((file: string, options: Record<string, unknown>) => runImport(settingFlags(options), file));
+pathCommand("backup", "Copy the ledger at one height into a new folder, beside a running node (keys are not copied)", ["<DEST>", "a new or empty folder"], runBackup);
+pathCommand(
+  "restore",
+  "Restore a backup folder as this node's ledger (a data folder without one), after verify-chain passes on it",
+  ["<SRC>", "a folder made by `ledgerd backup`"],
+  runRestore,
+);
+pathCommand("export", "Write the chain as JSON lines another ledgerd re-executes (`import`)", ["<FILE>", "a new file"], runExport);
+pathCommand(
+  "import",
+  "Re-execute an export into a data folder without a ledger, each block to its exported app hash",
+  ["<FILE>", "a file made by `ledgerd export`"],
+  runImport,
+);
 
 registerTestnetCommand(program);
 registerNetworkCommand(program);

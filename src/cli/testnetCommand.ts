@@ -52,26 +52,22 @@ export function registerTestnetCommand(program: Command): void {
       }
       console.log(`start it with: ledgerd testnet start --dir ${options.dir}`);
     });
-  testnet
-    .command("start")
-    .description("Start every node (or --node I): ledgerd, then CometBFT; waits until they answer")
-    .option("--dir <DIR>", "the testnet's folder")
-    .option("--node <I...>", "only these node indexes")
-    .action(async (options: { dir?: string; node?: string[] }, command: Command) => {
-      const dir = dirOf(options, command);
-      await startTestnet(dir, selection(options.node));
-      console.log(`testnet in ${resolve(dir)} is running`);
-    });
-  testnet
-    .command("stop")
-    .description("Stop every node (or --node I): CometBFT, then ledgerd")
-    .option("--dir <DIR>", "the testnet's folder")
-    .option("--node <I...>", "only these node indexes")
-    .action(async (options: { dir?: string; node?: string[] }, command: Command) => {
-      const dir = dirOf(options, command);
-      await stopTestnet(dir, selection(options.node));
-      console.log(`testnet in ${resolve(dir)} is stopped`);
-    });
+  const lifecycle = [
+    { name: "start", description: "Start every node (or --node I): ledgerd, then CometBFT; waits until they answer", run: startTestnet, state: "running" },
+    { name: "stop", description: "Stop every node (or --node I): CometBFT, then ledgerd", run: stopTestnet, state: "stopped" },
+  ] as const;
+  for (const { name, description, run, state } of lifecycle) {
+    testnet
+      .command(name)
+      .description(description)
+      .option("--dir <DIR>", "the testnet's folder")
+      .option("--node <I...>", "only these node indexes")
+      .action(async (options: { dir?: string; node?: string[] }, command: Command) => {
+        const dir = dirOf(options, command);
+        await run(dir, selection(options.node));
+        console.log(`testnet in ${resolve(dir)} is ${state}`);
+      });
+  }
   testnet
     .command("add-node")
     .description("Add a full node to the testnet (running or not); start it with testnet start --node I")

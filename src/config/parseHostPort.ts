@@ -31,3 +31,13 @@ export function parseHostPort(text: string): HostPort | null {
   }
   return hostNamePattern.test(hostPart) ? { host: hostPart, port } : null;
 }
+
+/**
+ * The host a client on this machine connects to for a listen address: a wildcard (`0.0.0.0`,
+ * `::`) is where the node listens, not an address to dial, so it is `localhost`; an IPv6 literal
+ * gets its brackets back.
+ */
+export function clientHostOf(address: HostPort): string {
+  if (address.host === "0.0.0.0" || address.host === "::") return "localhost";
+  return address.host.includes(":") ? `[${address.host}]` : address.host;
+}

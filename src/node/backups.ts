@@ -3,11 +3,11 @@
 // copies it into a data folder that has no ledger yet, and runs verify-chain on the copy before
 // putting it where the node reads it: a node never starts on a ledger that does not verify.
 // Keys are not in a backup (node_key.json is a secret kept apart).
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { Config } from "../config/schema.js";
 import { verifyChain, type ChainReport } from "../ledger/verifyChain.js";
-import { backupDatabase, readHead, type BackupHead } from "../store/sqlite/backup.js";
+import { backupDatabase, readHead, removeDatabaseFiles, type BackupHead } from "../store/sqlite/backup.js";
 import { SqliteStore } from "../store/sqlite/sqliteStore.js";
 import { packageInfo } from "./packageInfo.js";
 
@@ -46,7 +46,7 @@ export async function restoreLedger(config: Config, src: string, onProgress?: (h
   if (existsSync(target)) throw new Error(`${target} exists: restore into a data folder without a ledger`);
   mkdirSync(config.data_dir, { recursive: true });
   const staging = join(config.data_dir, `${basename(target)}.restoring`);
-  rmSync(staging, { force: true });
+  removeDatabaseFiles(staging);
   copyFileSync(join(src, databaseName), staging);
   try {
     const head = readHead(staging);
@@ -64,7 +64,7 @@ export async function restoreLedger(config: Config, src: string, onProgress?: (h
     renameSync(staging, target);
     return report;
   } catch (error) {
-    for (const suffix of ["", "-wal", "-shm"]) rmSync(`${staging}${suffix}`, { force: true });
+    removeDatabaseFiles(staging);
     throw error;
   }
 }

@@ -3,6 +3,7 @@
 // goes to the node's HTTP API with mode=commit, so the command returns once it is committed.
 import { randomUUID } from "node:crypto";
 import { Buffer } from "node:buffer";
+import { clientHostOf, parseHostPort } from "../config/parseHostPort.js";
 import type { Config } from "../config/schema.js";
 import { encodeBase58 } from "../crypto-conditions/encodeBase58.js";
 import type { JsonObject } from "../json/jsonValue.js";
@@ -19,10 +20,11 @@ export interface UpsertValidatorArgs {
   readonly nodeId: string;
 }
 
-/** The node's HTTP API as this machine reaches it (a wildcard bind is reached on loopback). */
+/** The node's HTTP API as this machine reaches it. */
 export function apiBase(config: Config): string {
-  const bind = config.server.bind.replace(/^0\.0\.0\.0:/, "127.0.0.1:").replace(/^\[::\]:/, "[::1]:");
-  return `http://${bind}`;
+  // The loaded settings hold a valid address (the config schema checks it).
+  const bind = parseHostPort(config.server.bind)!;
+  return `http://${clientHostOf(bind)}:${bind.port}`;
 }
 
 function nodeKeypair(config: Config): Keypair {

@@ -7,12 +7,13 @@
 // The legacy variants' refused transactions are not exported: they are outside the app hash,
 // and an import records none.
 import { once } from "node:events";
-import { createReadStream, createWriteStream, existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
+import { createReadStream, createWriteStream, existsSync, mkdirSync, renameSync } from "node:fs";
 import { createInterface } from "node:readline";
 import type { Config } from "../config/schema.js";
 import { moduleOptions } from "../config/moduleOptions.js";
 import { LedgerApp } from "../ledger/ledgerApp.js";
 import { PreparePool } from "../ledger/preparePool.js";
+import { removeDatabaseFiles } from "../store/sqlite/backup.js";
 import { SqliteStore } from "../store/sqlite/sqliteStore.js";
 import type { Validator } from "../store/store.js";
 
@@ -82,22 +83,24 @@ export async function importChain(config: Config, file: string, onProgress?: (he
   mkdirSync(config.data_dir, { recursive: true });
   const lines = createInterface({ input: createReadStream(file), crlfDelay: Infinity })[Symbol.asyncIterator]();
   const first = await lines.next();
-  const header = (first.done === true ? null : JSON.parse(first.value)) as Partial<ExportHeader> | null;
-  if (header?.format !== exportFormat || header.version !== exportVersion) throw new Error(`${file} is not a ledgerd export of version ${exportVersion}`);
+  const header = (first.done === true ? null : parseLine(first.value, 1)) as Partial<ExportHeader> | null;
+  if (header?.format !== exportFormat || header.version !== exportVersion || typeof header.chain_id !== "string" || !validatorList(header.validators)) {
+    throw new Error(`${file} is not a ledgerd export of version ${exportVersion}`);
+  }
   const options = moduleOptions(config);
   // Built beside the target and renamed at the end: a failed import leaves nothing to start on.
   const staging = `${config.database.path}.importing`;
-  for (const suffix of ["", "-wal", "-shm"]) rmSync(`${staging}${suffix}`, { force: true });
+  removeDatabaseFiles(staging);
   const store = SqliteStore.open({ ...options.sqliteStore, path: staging, access: "owner" });
   const pool = new PreparePool(options.preparePool);
   let done = false;
   try {
     const ledger = await LedgerApp.open(options.ledger, { store, pool });
-    await ledger.initChain(header.chain_id!, header.validators!);
+    await ledger.initChain(header.chain_id, header.validators);
     let height = 0;
     for await (const line of { [Symbol.asyncIterator]: () => lines }) {
       if (line.trim() === "") continue;
-      const block = JSON.parse(line) as ExportBlock;
+      const block = parseLine(line, height + 2) as ExportBlock;
       if (block.height !== height + 1) throw new Error(`line for height ${block.height} follows height ${height}`);
       const finalized = await ledger.finalizeBlock(block.height, block.txs.map((tx) => Buffer.from(tx, "utf8")));
       const refused = finalized.results.findIndex((result) => result !== null);
@@ -116,6 +119,21 @@ export async function importChain(config: Config, file: string, onProgress?: (he
     await pool.close();
     await store.close();
     if (done) renameSync(staging, config.database.path);
-    else for (const suffix of ["", "-wal", "-shm"]) rmSync(`${staging}${suffix}`, { force: true });
+    else removeDatabaseFiles(staging);
   }
+}
+
+function parseLine(line: string, number: number): unknown {
+  try {
+    return JSON.parse(line);
+  } catch (error) {
+    throw new Error(`line ${number} is not JSON: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+function validatorList(value: unknown): value is Validator[] {
+  return (
+    Array.isArray(value) &&
+    value.every((v: Partial<Validator>) => typeof v.publicKey === "string" && /^[0-9a-f]{64}$/.test(v.publicKey) && Number.isSafeInteger(v.power) && v.power! > 0)
+  );
 }

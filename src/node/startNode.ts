@@ -13,13 +13,13 @@ import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
 import { ConfigError } from "../config/configError.js";
 import { moduleOptions } from "../config/moduleOptions.js";
-import type { HostPort } from "../config/parseHostPort.js";
+import { clientHostOf, type HostPort } from "../config/parseHostPort.js";
 import type { Config } from "../config/schema.js";
 import type { Broadcaster } from "../engine/broadcaster.js";
 import { CometBftEngine } from "../engine/cometbft/cometBftEngine.js";
 import { CometBftSupervisor, cometBftLogName, defaultCometBftBinary } from "../engine/cometbft/cometBftSupervisor.js";
 import { SoloEngine } from "../engine/solo/soloEngine.js";
-import { soloElectionRefusal } from "../ledger/kinds/v2/elections.js";
+import { soloElectionRefusal } from "../ledger/kinds/v2/v2Kind.js";
 import { streamPath } from "../events/options.js";
 import { StreamServer } from "../events/streamServer.js";
 import { buildHttpApp } from "../http/httpApp.js";
@@ -300,10 +300,7 @@ async function checkChain(store: Store, config: Config, key: NodeKey): Promise<v
 /** The advertised stream URL: the setting, or the stream's own address (BigchainDB's default). */
 export function streamsUrlOf(advertisedUrl: string, ws: HostPort): string {
   if (advertisedUrl !== "") return advertisedUrl.replace(/\/+$/, "") + streamPath;
-  // A wildcard address is where the node listens, not where a client can connect.
-  const wildcard = ws.host === "0.0.0.0" || ws.host === "::";
-  const host = wildcard ? "localhost" : ws.host.includes(":") ? `[${ws.host}]` : ws.host;
-  return `ws://${host}:${ws.port}${streamPath}`;
+  return `ws://${clientHostOf(ws)}:${ws.port}${streamPath}`;
 }
 
 function exitWithFailure(): void {

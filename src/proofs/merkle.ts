@@ -28,6 +28,13 @@ export const emptyRoot: Hash = sha256();
 /** The hash of the perfect subtree of `2^level` leaves starting at leaf `index * 2^level`. */
 export type NodeSource = (level: number, index: number) => Hash;
 
+/** Exact for every safe integer (bitwise operators cut to 32 bits; log2 rounds near 2^53). */
+function isPowerOfTwo(n: number): boolean {
+  let k = 1;
+  while (k < n) k *= 2;
+  return k === n;
+}
+
 /** The largest power of two below `n` (n ≥ 2). */
 function split(n: number): number {
   let k = 1;
@@ -38,7 +45,7 @@ function split(n: number): number {
 /** MTH of leaves [start, start + size), from perfect subtrees (start is aligned to them). */
 export function rangeRoot(nodes: NodeSource, start: number, size: number): Hash {
   if (size === 0) return emptyRoot;
-  if ((size & (size - 1)) === 0 && start % size === 0) return nodes(Math.log2(size), start / size);
+  if (isPowerOfTwo(size) && start % size === 0) return nodes(Math.round(Math.log2(size)), start / size);
   const k = split(size);
   return nodeHash(rangeRoot(nodes, start, k), rangeRoot(nodes, start + k, size - k));
 }
@@ -112,63 +119,59 @@ function equal(a: Hash, b: Hash): boolean {
   return true;
 }
 
-/** RFC 9162 §2.1.3.2: whether `path` proves `leaf` is leaf `index` of the tree of `size` with `root`. */
-export function verifyInclusion(leaf: Hash, index: number, size: number, path: readonly Hash[], root: Hash): boolean {
-  if (!(Number.isSafeInteger(index) && Number.isSafeInteger(size) && index >= 0 && index < size)) return false;
-  let fn = index;
-  let sn = size - 1;
-  let r = leaf;
-  for (const p of path) {
+/**
+ * The walk up the tree both verifications share (RFC 9162 §2.1.3.2, §2.1.4.2): `fn` is the
+ * index of the node proved, `sn` the last index, at each level. Each proof hash is a left
+ * sibling (`left`) or a right one (`right`); true when the walk ends at the root.
+ */
+function walkUp(fn: number, sn: number, proof: readonly Hash[], left: (h: Hash) => void, right: (h: Hash) => void): boolean {
+  for (const p of proof) {
     if (sn === 0) return false;
     if (fn % 2 === 1 || fn === sn) {
-      r = nodeHash(p, r);
-      if (fn % 2 === 0) {
-        while (fn % 2 === 0 && fn !== 0) {
-          fn = Math.floor(fn / 2);
-          sn = Math.floor(sn / 2);
-        }
+      left(p);
+      // A right edge node: climb to where it is a right child again.
+      while (fn % 2 === 0 && fn !== 0) {
+        fn = Math.floor(fn / 2);
+        sn = Math.floor(sn / 2);
       }
     } else {
-      r = nodeHash(r, p);
+      right(p);
     }
     fn = Math.floor(fn / 2);
     sn = Math.floor(sn / 2);
   }
-  return sn === 0 && equal(r, root);
+  return sn === 0;
+}
+
+/** RFC 9162 §2.1.3.2: whether `path` proves `leaf` is leaf `index` of the tree of `size` with `root`. */
+export function verifyInclusion(leaf: Hash, index: number, size: number, path: readonly Hash[], root: Hash): boolean {
+  if (!(Number.isSafeInteger(index) && Number.isSafeInteger(size) && index >= 0 && index < size)) return false;
+  let r = leaf;
+  const walked = walkUp(index, size - 1, path, (p) => (r = nodeHash(p, r)), (p) => (r = nodeHash(r, p)));
+  return walked && equal(r, root);
 }
 
 /** RFC 9162 §2.1.4.2: whether `proof` shows the tree (`to`, `toRoot`) extends (`from`, `fromRoot`). */
 export function verifyConsistency(from: number, to: number, fromRoot: Hash, toRoot: Hash, proof: readonly Hash[]): boolean {
   if (!(Number.isSafeInteger(from) && Number.isSafeInteger(to) && from >= 1 && from <= to)) return false;
   if (from === to) return proof.length === 0 && equal(fromRoot, toRoot);
-  const path = [...proof];
   // A first tree that is a perfect, left-aligned subtree is its own first node.
-  if ((from & (from - 1)) === 0) path.unshift(fromRoot);
+  const path = isPowerOfTwo(from) ? [fromRoot, ...proof] : proof;
+  const first = path[0];
+  if (first === undefined) return false;
+  // Start at the lowest node that holds the first tree's last leaf as a right edge.
   let fn = from - 1;
   let sn = to - 1;
   while (fn % 2 === 1) {
     fn = Math.floor(fn / 2);
     sn = Math.floor(sn / 2);
   }
-  if (path.length === 0) return false;
-  let fr = path[0]!;
-  let sr = path[0]!;
-  for (const c of path.slice(1)) {
-    if (sn === 0) return false;
-    if (fn % 2 === 1 || fn === sn) {
-      fr = nodeHash(c, fr);
-      sr = nodeHash(c, sr);
-      if (fn % 2 === 0) {
-        while (fn % 2 === 0 && fn !== 0) {
-          fn = Math.floor(fn / 2);
-          sn = Math.floor(sn / 2);
-        }
-      }
-    } else {
-      sr = nodeHash(sr, c);
-    }
-    fn = Math.floor(fn / 2);
-    sn = Math.floor(sn / 2);
-  }
-  return sn === 0 && equal(fr, fromRoot) && equal(sr, toRoot);
+  let fr = first;
+  let sr = first;
+  const left = (c: Hash): void => {
+    fr = nodeHash(c, fr);
+    sr = nodeHash(c, sr);
+  };
+  const walked = walkUp(fn, sn, path.slice(1), left, (c) => (sr = nodeHash(sr, c)));
+  return walked && equal(fr, fromRoot) && equal(sr, toRoot);
 }

@@ -38,21 +38,39 @@ export async function startTestnet(dir: string, options: StartTestnetOptions = {
   const selected = selectNodes(manifest, options);
   // ledgerd of every node first, in parallel; then every CometBFT, so that peers find each other.
   await Promise.all(
-    selected.map(async (node) => {
-      if (runningPid(root, node, "ledgerd") !== null) return;
-      await assertPortsFree(node, "ledgerd", [node.http, node.ws, node.abci]);
-      const child = startProcess(root, node, "ledgerd", process.execPath, [...ledgerdEntry(), "start", "--data_dir", join(root, node.dataDir)]);
-      await waitUntil(() => httpAnswers(`http://${node.http}/`), timeoutMs, () => exitedError(root, node, "ledgerd", child));
-    }),
+    selected.map((node) =>
+      startOne(root, node, "ledgerd", timeoutMs, {
+        ports: [node.http, node.ws, node.abci],
+        command: process.execPath,
+        args: [...ledgerdEntry(), "start", "--data_dir", join(root, node.dataDir)],
+        readyUrl: `http://${node.http}/`,
+      }),
+    ),
   );
   await Promise.all(
-    selected.map(async (node) => {
-      if (runningPid(root, node, "cometbft") !== null) return;
-      await assertPortsFree(node, "cometbft", [node.rpc, node.p2p]);
-      const child = startProcess(root, node, "cometbft", manifest.cometbft, ["start", "--home", join(root, node.home)]);
-      await waitUntil(() => httpAnswers(`http://${node.rpc}/status`), timeoutMs, () => exitedError(root, node, "cometbft", child));
-    }),
+    selected.map((node) =>
+      startOne(root, node, "cometbft", timeoutMs, {
+        ports: [node.rpc, node.p2p],
+        command: manifest.cometbft,
+        args: ["start", "--home", join(root, node.home)],
+        readyUrl: `http://${node.rpc}/status`,
+      }),
+    ),
   );
+}
+
+/** Starts one process of a node unless it runs, and waits until `readyUrl` answers. */
+async function startOne(
+  root: string,
+  node: TestnetNode,
+  which: "ledgerd" | "cometbft",
+  timeoutMs: number,
+  how: { readonly ports: readonly string[]; readonly command: string; readonly args: readonly string[]; readonly readyUrl: string },
+): Promise<void> {
+  if (runningPid(root, node, which) !== null) return;
+  await assertPortsFree(node, which, how.ports);
+  const child = startProcess(root, node, which, how.command, how.args);
+  await waitUntil(() => httpAnswers(how.readyUrl), timeoutMs, () => exitedError(root, node, which, child));
 }
 
 export interface StopTestnetOptions extends NodeSelection {

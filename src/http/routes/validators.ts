@@ -31,8 +31,9 @@ export function registerValidatorRoutes(app: FastifyInstance, deps: { readonly s
       rejectUnknown(request.query as Query, []);
       const id = (request.params as { election_id: string }).election_id;
       const record = /^[0-9a-f]{64}$/.test(id) ? (await deps.store.getElections([id])).get(id) : undefined;
-      const nextSet = await deps.store.getValidatorSet();
-      if (record === undefined || nextSet === null) throw new LedgerError("NotFound", "Not found");
+      if (record === undefined) throw new LedgerError("NotFound", "Not found");
+      // A recorded election implies a chain, so a validator set.
+      const nextSet = (await deps.store.getValidatorSet())!;
       return sendJson(reply, 200, JSON.stringify(electionJson(record, nextSet)));
     },
   });

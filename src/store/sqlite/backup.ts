@@ -4,7 +4,7 @@
 // page-by-page backup API restarts whenever the writer commits, so under steady commits it may
 // never finish; VACUUM INTO cannot be overtaken.
 import Database from "better-sqlite3";
-import { existsSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 
 export interface BackupHead {
   readonly height: number;
@@ -34,4 +34,9 @@ export function readHead(path: string): BackupHead {
   } finally {
     db.close();
   }
+}
+
+/** Removes a database file and the WAL files SQLite may have left beside it. */
+export function removeDatabaseFiles(path: string): void {
+  for (const suffix of ["", "-wal", "-shm"]) rmSync(`${path}${suffix}`, { force: true });
 }

@@ -20,6 +20,7 @@ import { createTestnet, runningPid, startTestnet, stopTestnet, type TestnetManif
 import { makeVote } from "../../../src/transaction/builders/makeElection.js";
 import { makeRandomKeypair } from "../../../src/transaction/builders/makeRandomKeypair.js";
 import { signTx } from "../../../src/transaction/builders/signTx.js";
+import { assertDescribed } from "../../helpers/openapiConformance.js";
 import { create } from "../../helpers/txFactory.js";
 import { freeBasePort, getText, post, requireCometBft, rpc, waitFor, waitForAgreement } from "./network.js";
 
@@ -148,6 +149,8 @@ describe("validator elections on a 4-validator network", () => {
     assert.equal(await agreedLedgerSet(), 5);
     const shown = show(node(4), elected);
     assert.equal(shown["status"], "concluded");
+    const answer = await fetch(`http://${node(4).http}/api/v1/elections/${elected}`);
+    assertDescribed("GET /api/v1/elections/{election_id}", { status: answer.status, contentType: answer.headers.get("content-type") ?? "", body: await answer.text() });
     assert.equal(shown["votes"], String(3 * power));
   });
 

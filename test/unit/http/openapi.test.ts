@@ -118,6 +118,8 @@ describe("the OpenAPI document", () => {
       ["GET /api/v1/blocks/{block_height}", "/api/v1/blocks/999999"],
       ["GET /api/v1/blocks/{block_height}", "/api/v1/blocks/x"],
       ["GET /api/v1/blocks", `/api/v1/blocks?transaction_id=${txId}`],
+      ["GET /api/v1/elections/{election_id}", `/api/v1/elections/${txId}`],
+      ["GET /api/v1/elections/{election_id}", `/api/v1/elections/${txId}?x=1`],
       ["GET /api/v1/openapi.json", "/api/v1/openapi.json"],
       ["GET /api/v1/docs", "/api/v1/docs"],
       ["GET /api/v1/docs/{asset}", "/api/v1/docs/swagger-ui.css"],

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { Buffer } from "node:buffer";
-import { soloElectionRefusal } from "../../../src/ledger/kinds/v2/elections.js";
+import { soloElectionRefusal } from "../../../src/ledger/kinds/v2/v2Kind.js";
 import { legacyDoor } from "../../../src/ledger/doors.js";
 import { LedgerApp } from "../../../src/ledger/ledgerApp.js";
 import { PreparePool } from "../../../src/ledger/preparePool.js";

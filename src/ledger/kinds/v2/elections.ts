@@ -8,7 +8,6 @@ import { reject, type Rejection } from "../../../errors/ledgerError.js";
 import type { ElectionRecord, Store, Validator, ValidatorSet } from "../../../store/store.js";
 import { electionRejection, newValidatorSet, votesConclude } from "../../../transaction/elections.js";
 import type { PreparedTx } from "../../../transaction/types.js";
-import type { PreparedBase } from "../../txKind.js";
 
 /** What elections and votes are checked against, read once per block or check. */
 export interface ElectionState {
@@ -18,19 +17,6 @@ export interface ElectionState {
   readonly validatorSet: ValidatorSet;
   /** The records of the elections the batch's votes name, and of its elections (duplicates). */
   readonly records: ReadonlyMap<string, ElectionRecord>;
-}
-
-/**
- * The solo engine's refusal (LedgerDeps.refuse): one validator, nothing to elect. A vote could
- * only be for an election, which it never committed.
- */
-export function soloElectionRefusal(tx: PreparedBase): Rejection | null {
-  const operation = (tx as Partial<PreparedTx>).operation;
-  if (operation !== "VALIDATOR_ELECTION" && operation !== "VOTE") return null;
-  return reject(
-    "ValidationError",
-    `${operation} needs the cometbft engine: the solo engine is one validator, with nothing to elect (docs/compatibility.md #11)`,
-  );
 }
 
 export function hasElectionWork(txs: readonly PreparedTx[]): boolean {
@@ -86,8 +72,12 @@ export interface TallyResult {
 export class ElectionTally {
   private readonly started = new Map<string, ElectionRecord>();
   private readonly votes = new Map<string, bigint>();
+  private readonly height: number;
 
-  constructor(private readonly state: ElectionState) {}
+  constructor(readonly state: ElectionState) {
+    assert(state.height !== null, "a block's election state has the block's height");
+    this.height = state.height;
+  }
 
   /** The record of an election, committed or started earlier in this block. */
   record(id: string): ElectionRecord | undefined {
@@ -95,11 +85,11 @@ export class ElectionTally {
   }
 
   /** Counts a valid transaction of the block. */
-  add(tx: PreparedTx, height: number): void {
+  add(tx: PreparedTx): void {
     if (tx.election !== null) {
       this.started.set(tx.id, {
         id: tx.id,
-        height,
+        height: this.height,
         validatorKey: tx.election.validatorKey,
         power: tx.election.power,
         nodeId: tx.election.nodeId,
@@ -112,7 +102,8 @@ export class ElectionTally {
     }
   }
 
-  finish(height: number): TallyResult {
+  finish(): TallyResult {
+    const height = this.height;
     const set = this.state.validatorSet;
     const changed = new Map<string, ElectionRecord>(this.started);
     let change: { validators: Validator[]; update: Validator } | null = null;

@@ -1,8 +1,7 @@
 // The v2.0 transaction (BigchainDB 2.x, `POST /api/v1/transactions`) as a kind of the ledger:
 // its pure rules are src/transaction/ (prepareTx, validateTx); this folder adds what needs the
 // ledger's state: the committed reads, the pending and block views, the store write, the event.
-import assert from "node:assert/strict";
-import type { Rejection } from "../../../errors/ledgerError.js";
+import { reject, type Rejection } from "../../../errors/ledgerError.js";
 import type { Store, StoredOutput } from "../../../store/store.js";
 import { makesAsset, outputKey, type CommittedTx, type OutputRef } from "../../../transaction/committed.js";
 import { isJsonObject } from "../../../json/jsonValue.js";
@@ -13,7 +12,7 @@ import type { PreparedTx } from "../../../transaction/types.js";
 import { validateTx } from "../../../transaction/validateTx.js";
 import { v1Door } from "../../doors.js";
 import type { BlockContribution, KindBlock, PreparedBase, TxKind } from "../../txKind.js";
-import { ElectionTally, electionCheck, hasElectionWork, readElectionState, type ElectionState } from "./elections.js";
+import { ElectionTally, electionCheck, hasElectionWork, readElectionState } from "./elections.js";
 import { BlockOverlay, type CommittedState } from "./blockOverlay.js";
 import { pendingView } from "./pendingView.js";
 import { decodePreparedTx, encodePreparedTx, type EncodedPreparedTx } from "./wirePreparedTx.js";
@@ -48,6 +47,20 @@ export const v2Kind: TxKind<PreparedTx, CommittedState> = {
   decode: (wire) => decodePreparedTx(wire as EncodedPreparedTx),
 };
 
+/**
+ * The solo engine's refusal (LedgerDeps.refuse): one validator, nothing to elect. A vote could
+ * only be for an election, which it never committed.
+ */
+export function soloElectionRefusal(tx: PreparedBase): Rejection | null {
+  if (!v2Kind.owns(tx)) return null;
+  const operation = (tx as PreparedTx).operation;
+  if (operation !== "VALIDATOR_ELECTION" && operation !== "VOTE") return null;
+  return reject(
+    "ValidationError",
+    `${operation} needs the cometbft engine: the solo engine is one validator, with nothing to elect (docs/compatibility.md #11)`,
+  );
+}
+
 /** One batched read of what the validator needs from committed state for these transactions. */
 async function readCommitted(store: Store, txs: readonly PreparedTx[], height: number | null): Promise<CommittedState> {
   const refs: OutputRef[] = [];
@@ -69,31 +82,25 @@ class V2Block implements KindBlock<PreparedTx> {
   private readonly overlay: BlockOverlay;
   private readonly committed: CommittedTx[] = [];
   /** Present when the block holds an election or a vote. */
-  private readonly tally: { readonly height: number; readonly elections: ElectionTally; readonly state: ElectionState } | null;
+  private readonly tally: ElectionTally | null;
 
   constructor(state: CommittedState) {
     this.overlay = new BlockOverlay(state);
-    const elections = state.elections;
-    if (elections === null) {
-      this.tally = null;
-    } else {
-      assert(elections.height !== null, "a block's election state has the block's height");
-      this.tally = { height: elections.height, elections: new ElectionTally(elections), state: elections };
-    }
+    this.tally = state.elections === null ? null : new ElectionTally(state.elections);
   }
 
   execute(tx: PreparedTx): Rejection | null {
     const rejection = validateTx(tx, this.overlay) ?? electionCheck(tx, this.tally?.state ?? null);
     if (rejection !== null) return rejection;
     this.overlay.apply(tx);
-    this.tally?.elections.add(tx, this.tally.height);
+    this.tally?.add(tx);
     this.committed.push(toCommittedTx(tx));
     return null;
   }
 
   write(): BlockContribution {
     if (this.tally === null) return { txs: this.committed };
-    return { txs: this.committed, ...this.tally.elections.finish(this.tally.height) };
+    return { txs: this.committed, ...this.tally.finish() };
   }
 }
 
