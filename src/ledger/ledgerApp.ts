@@ -11,7 +11,8 @@
 import assert from "node:assert/strict";
 import { reject, type Rejection } from "../errors/ledgerError.js";
 import type { BlockWrite, Store, Validator } from "../store/store.js";
-import { nextAppHash } from "./appHash.js";
+import type { CommitmentVersion } from "../proofs/commitment.js";
+import { ChainCommitment, type StagedCommitment } from "./commitment.js";
 import { kindOf, txKinds } from "./kinds/registry.js";
 import { ledgerOptionsDefault, type LedgerOptions } from "./options.js";
 import { PendingPool } from "./pendingPool.js";
@@ -53,6 +54,7 @@ export interface LedgerDeps {
 
 interface StagedBlock {
   readonly write: BlockWrite;
+  readonly commitment: StagedCommitment;
   readonly events: readonly StreamEvent[];
   /** The valid transactions, in block order, and the kind of each. */
   readonly valid: readonly PreparedBase[];
@@ -67,6 +69,7 @@ export class LedgerApp {
   private height: number;
   private appHash: string;
   private chainId: string | null;
+  private commitment: ChainCommitment;
   private staged: StagedBlock | null = null;
   private readonly cache: PreparedCache;
   private readonly pending = new PendingPool(txKinds);
@@ -77,16 +80,19 @@ export class LedgerApp {
     private readonly options: LedgerOptions,
     private readonly deps: LedgerDeps,
     state: { height: number; appHash: string; chainId: string | null },
+    commitment: ChainCommitment,
   ) {
     this.height = state.height;
     this.appHash = state.appHash;
     this.chainId = state.chainId;
+    this.commitment = commitment;
     this.cache = new PreparedCache(options.preparedCacheEntriesMax);
   }
 
   static async open(options: Partial<LedgerOptions>, deps: LedgerDeps): Promise<LedgerApp> {
     const state = await deps.store.getChainState();
-    return new LedgerApp({ ...ledgerOptionsDefault, ...options }, deps, state);
+    const commitment = await ChainCommitment.open(deps.store, state);
+    return new LedgerApp({ ...ledgerOptionsDefault, ...options }, deps, state, commitment);
   }
 
   /** ABCI Info: where the committed chain stands, so an engine can resume or replay. */
@@ -112,9 +118,16 @@ export class LedgerApp {
     return this.chainId;
   }
 
-  async initChain(chainId: string, validators: readonly Validator[]): Promise<void> {
-    await this.deps.store.initChain(chainId, validators);
+  /** The app hash's rule this chain uses (docs/proofs.md). */
+  get commitmentVersion(): CommitmentVersion {
+    return this.commitment.version;
+  }
+
+  /** Starts the chain; `commitment` is its app hash's rule, `v1` unless it must match an older chain. */
+  async initChain(chainId: string, validators: readonly Validator[], commitment: CommitmentVersion = "v1"): Promise<void> {
+    await this.deps.store.initChain(chainId, validators, commitment);
     this.chainId = chainId;
+    this.commitment = await ChainCommitment.open(this.deps.store, await this.deps.store.getChainState());
   }
 
   /** Subscribe to blocks once they are durable. */
@@ -318,15 +331,16 @@ export class LedgerApp {
       const event = kind.event(tx);
       if (event !== null) events.push(event);
     }
-    const appHash = nextAppHash(this.appHash, validIds);
-    const write: BlockWrite = { height, appHash, txs: [] };
+    const commitment = this.commitment.next(height, validIds);
+    const appHash = commitment.appHash;
+    const write: BlockWrite = { height, appHash, txs: [], ...(commitment.history === undefined ? {} : { history: commitment.history }) };
     const validatorUpdates: Validator[] = [];
     for (const block of blocks.values()) {
       const { validatorUpdates: updates, ...contribution } = block.write();
       Object.assign(write, contribution);
       validatorUpdates.push(...(updates ?? []));
     }
-    this.staged = { write, events, valid, validKinds, carriedIds, cacheKeys };
+    this.staged = { write, commitment, events, valid, validKinds, carriedIds, cacheKeys };
     return { height, appHash, results, validatorUpdates };
   }
 
@@ -338,6 +352,7 @@ export class LedgerApp {
     this.staged = null;
     this.height = staged.write.height;
     this.appHash = staged.write.appHash;
+    this.commitment.advance(staged.commitment);
     this.pending.noteCommit(staged.valid, staged.validKinds, staged.carriedIds);
     // Verified once, used: a committed transaction's bytes come back only as a duplicate, which
     // is refused either way. Dropped now, its objects mostly die young instead of being copied

@@ -1,11 +1,15 @@
 // `ledgerd verify-chain`: re-derives every stored block from the stored transactions and reports
 // the first height that disagrees (an edited or corrupted store). Each transaction's JSON must
 // hash to the id it is stored under (its kind's id rule), and the app hash chain, recomputed
-// from those ids in block order, must give every block's stored app hash and the chain state's.
+// from those ids in block order by the chain's rule (docs/proofs.md), must give every block's
+// stored app hash and the chain state's. On a `v1` chain the history tree is rebuilt too, and
+// every perfect subtree the store keeps for proofs must be the one recomputed.
 // It only reads: run it on a stopped node's store, a copy, or beside a running node.
 import { nextAppHash } from "./appHash.js";
 import { kindNamed } from "./kinds/registry.js";
-import type { Store } from "../store/store.js";
+import { appHashV1, blockLeaf, blockRoot, toHex } from "../proofs/commitment.js";
+import { edgeOf, HistoryEdge } from "../proofs/history.js";
+import type { BlockContents, Store } from "../store/store.js";
 
 export interface ChainFault {
   readonly height: number;
@@ -33,10 +37,17 @@ export async function verifyChain(store: Store, options: VerifyChainOptions = {}
   let txs = 0;
   const fault = (height: number, reason: string): ChainReport => ({ from, to: height, txs, fault: { height, reason } });
   let previous = "";
+  // On a v1 chain, the history's edge before `from` (read from the store when starting later).
+  let edge: HistoryEdge | null = head.commitment === "v1" ? HistoryEdge.empty() : null;
   if (from > 1) {
     const before = await store.getBlock(from - 1);
     if (before === null) return fault(from - 1, "no such block to start after");
     previous = before.appHash;
+    if (edge !== null) {
+      const started = await edgeAt(store, before.historySize);
+      if (typeof started === "string") return fault(from - 1, started);
+      edge = started;
+    }
   }
   for (let height = from; height <= head.height; height++) {
     let contents;
@@ -54,7 +65,16 @@ export async function verifyChain(store: Store, options: VerifyChainOptions = {}
       }
     }
     txs += contents.txs.length;
-    const expected = nextAppHash(previous, contents.txs.map((tx) => tx.id));
+    const ids = contents.txs.map((tx) => tx.id);
+    let expected: string;
+    if (edge === null) {
+      expected = nextAppHash(previous, ids);
+    } else {
+      const next = await nextHistory(store, edge, contents, ids);
+      if (typeof next === "string") return fault(height, next);
+      edge = next;
+      expected = appHashV1(edge.size, edge.root());
+    }
     if (expected !== contents.appHash) {
       return fault(height, `app hash ${contents.appHash || '""'} stored, ${expected || '""'} recomputed`);
     }
@@ -65,4 +85,35 @@ export async function verifyChain(store: Store, options: VerifyChainOptions = {}
     return fault(head.height, `the chain state's app hash ${head.appHash} is not the last block's ${previous}`);
   }
   return { from, to: head.height, txs, fault: null };
+}
+
+/** The edge of the stored history of `size` leaves, or why it cannot be read. */
+async function edgeAt(store: Store, size: number | null): Promise<HistoryEdge | string> {
+  if (size === null) return "the block has no history size on a v1 chain";
+  const hashes = await store.getHistoryNodes(edgeOf(size));
+  if (hashes.some((hash) => hash === null)) return "the history's edge is not stored";
+  return HistoryEdge.of(size, hashes as Uint8Array[]);
+}
+
+/**
+ * The history after a block, checked against what the store keeps: the block's history size,
+ * and each perfect subtree the block completed. Or why they disagree.
+ */
+async function nextHistory(store: Store, edge: HistoryEdge, contents: BlockContents, ids: readonly string[]): Promise<HistoryEdge | string> {
+  let next = edge;
+  if (ids.length > 0) {
+    const appended = edge.append(blockLeaf(contents.height, ids.length, blockRoot(ids)));
+    const stored = await store.getHistoryNodes(appended.completed);
+    for (const [i, node] of appended.completed.entries()) {
+      const hash = stored[i];
+      const recomputed = toHex(node.hash);
+      if (hash === null || hash === undefined || toHex(hash) !== recomputed) {
+        const found = hash === null || hash === undefined ? "missing" : toHex(hash);
+        return `history node (level ${node.level}, index ${node.index}) stored ${found}, ${recomputed} recomputed`;
+      }
+    }
+    next = appended.edge;
+  }
+  if (contents.historySize !== next.size) return `history size ${String(contents.historySize)} stored, ${next.size} recomputed`;
+  return next;
 }

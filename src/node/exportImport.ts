@@ -2,10 +2,11 @@
 // chain as a portable, versioned file of JSON lines that another ledgerd re-executes, block by
 // block, to the same app hashes. Line 1 is the header; then one line per block, empty blocks
 // included, each transaction as the exact text stored (a JSON string, so its bytes survive):
-//   {"format":"ledgerd-export","version":1,"chain_id":"...","validators":[...],"from":1,"to":H}
+//   {"format":"ledgerd-export","version":1,"chain_id":"...","validators":[...],"commitment":"v1","from":1,"to":H}
 //   {"height":1,"app_hash":"<hex>","txs":["{\"id\":...}", ...]}
 // The legacy variants' refused transactions are not exported: they are outside the app hash,
-// and an import records none.
+// and an import records none. `commitment` is the chain's app hash rule (docs/proofs.md); an
+// export without it was written before the rule existed, of a `bigchaindb` chain.
 import { once } from "node:events";
 import { createReadStream, createWriteStream, existsSync, mkdirSync, renameSync } from "node:fs";
 import { createInterface } from "node:readline";
@@ -16,6 +17,7 @@ import { PreparePool } from "../ledger/preparePool.js";
 import { removeDatabaseFiles } from "../store/sqlite/backup.js";
 import { SqliteStore } from "../store/sqlite/sqliteStore.js";
 import type { Validator } from "../store/store.js";
+import { commitmentVersions, type CommitmentVersion } from "../proofs/commitment.js";
 
 export const exportFormat = "ledgerd-export";
 export const exportVersion = 1;
@@ -26,6 +28,7 @@ interface ExportHeader {
   readonly chain_id: string;
   /** The first validator set (initChain's): elections in the blocks change it as they did. */
   readonly validators: readonly Validator[];
+  readonly commitment?: CommitmentVersion;
   readonly from: 1;
   readonly to: number;
 }
@@ -50,6 +53,7 @@ export async function exportChain(config: Config, file: string, onProgress?: (he
       version: exportVersion,
       chain_id: head.chainId,
       validators: await store.getValidators(1),
+      commitment: head.commitment,
       from: 1,
       to: head.height,
     };
@@ -87,6 +91,8 @@ export async function importChain(config: Config, file: string, onProgress?: (he
   if (header?.format !== exportFormat || header.version !== exportVersion || typeof header.chain_id !== "string" || !validatorList(header.validators)) {
     throw new Error(`${file} is not a ledgerd export of version ${exportVersion}`);
   }
+  const commitment = header.commitment ?? "bigchaindb";
+  if (!commitmentVersions.includes(commitment)) throw new Error(`${file}: commitment ${JSON.stringify(commitment)} is none this ledgerd knows`);
   const options = moduleOptions(config);
   // Built beside the target and renamed at the end: a failed import leaves nothing to start on.
   const staging = `${config.database.path}.importing`;
@@ -96,7 +102,7 @@ export async function importChain(config: Config, file: string, onProgress?: (he
   let done = false;
   try {
     const ledger = await LedgerApp.open(options.ledger, { store, pool });
-    await ledger.initChain(header.chain_id, header.validators);
+    await ledger.initChain(header.chain_id, header.validators, commitment);
     let height = 0;
     for await (const line of { [Symbol.asyncIterator]: () => lines }) {
       if (line.trim() === "") continue;

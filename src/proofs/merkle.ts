@@ -143,12 +143,21 @@ function walkUp(fn: number, sn: number, proof: readonly Hash[], left: (h: Hash) 
   return sn === 0;
 }
 
-/** RFC 9162 §2.1.3.2: whether `path` proves `leaf` is leaf `index` of the tree of `size` with `root`. */
-export function verifyInclusion(leaf: Hash, index: number, size: number, path: readonly Hash[], root: Hash): boolean {
-  if (!(Number.isSafeInteger(index) && Number.isSafeInteger(size) && index >= 0 && index < size)) return false;
+/**
+ * RFC 9162 §2.1.3.2: the root `path` leads to from `leaf` as leaf `index` of a tree of `size`,
+ * or null when the path does not fit that index and size.
+ */
+export function inclusionRoot(leaf: Hash, index: number, size: number, path: readonly Hash[]): Hash | null {
+  if (!(Number.isSafeInteger(index) && Number.isSafeInteger(size) && index >= 0 && index < size)) return null;
   let r = leaf;
   const walked = walkUp(index, size - 1, path, (p) => (r = nodeHash(p, r)), (p) => (r = nodeHash(r, p)));
-  return walked && equal(r, root);
+  return walked ? r : null;
+}
+
+/** Whether `path` proves `leaf` is leaf `index` of the tree of `size` with `root`. */
+export function verifyInclusion(leaf: Hash, index: number, size: number, path: readonly Hash[], root: Hash): boolean {
+  const reached = inclusionRoot(leaf, index, size, path);
+  return reached !== null && equal(reached, root);
 }
 
 /** RFC 9162 §2.1.4.2: whether `proof` shows the tree (`to`, `toRoot`) extends (`from`, `fromRoot`). */

@@ -9,6 +9,8 @@
 
 import type { CommittedLegacyOutput, CommittedLegacyTx, LegacyInvalidTx, LegacyOutputRef } from "../legacy/committed.js";
 import type { CommittedOutput, CommittedTx, Operation, OutputRef } from "../transaction/committed.js";
+import type { CommitmentVersion } from "../proofs/commitment.js";
+import type { PerfectNode } from "../proofs/history.js";
 import type { FieldFilter } from "./fieldQuery.js";
 
 /** An output as the validator sees it when a transaction tries to spend it. */
@@ -58,6 +60,16 @@ export interface ChainState {
   readonly appHash: string;
   /** The chain id given at initChain, or null before it. */
   readonly chainId: string | null;
+  /** The app hash's rule (docs/proofs.md): `v1` for a chain begun by this version, else `bigchaindb`. */
+  readonly commitment: CommitmentVersion;
+  /** The history tree's size (blocks with a valid transaction) after the last block; 0 on a `bigchaindb` chain. */
+  readonly historySize: number;
+}
+
+/** Where a perfect subtree of the history tree is (proofs/history.ts). */
+export interface NodePlace {
+  readonly level: number;
+  readonly index: number;
 }
 
 export interface BlockWrite {
@@ -65,6 +77,11 @@ export interface BlockWrite {
   readonly appHash: string;
   /** Only the transactions that passed validation, in block order. */
   readonly txs: readonly CommittedTx[];
+  /**
+   * On a `v1` chain, every block: the history's size after it and the perfect subtrees the
+   * block completed (none when it held no valid transaction). Absent on a `bigchaindb` chain.
+   */
+  readonly history?: { readonly size: number; readonly nodes: readonly PerfectNode[] };
   /** When the block changed the validator set: the whole new set, effective from `height + 1`. */
   readonly validators?: readonly Validator[];
   /** The elections the block started or whose votes or state it changed, each whole. */
@@ -101,6 +118,8 @@ export interface BlockRecord {
   readonly height: number;
   readonly appHash: string;
   readonly txIds: readonly string[];
+  /** The history tree's size after the block; null on a `bigchaindb` chain. */
+  readonly historySize: number | null;
 }
 
 /** A stored transaction as a block holds it, for re-checking the chain (verify-chain). */
@@ -118,6 +137,8 @@ export interface BlockContents {
   readonly height: number;
   readonly appHash: string;
   readonly txs: readonly StoredBlockTx[];
+  /** The history tree's size after the block; null on a `bigchaindb` chain. */
+  readonly historySize: number | null;
 }
 
 export interface SearchHit {
@@ -185,8 +206,11 @@ export interface Store {
   readonly backend: string;
 
   getChainState(): Promise<ChainState>;
-  /** Records the chain id and the first validator set (effective from height 1). Once only. */
-  initChain(chainId: string, validators: readonly Validator[]): Promise<void>;
+  /**
+   * Records the chain id, the first validator set (effective from height 1) and the app hash's
+   * rule (default `v1`). Once only, before the first block.
+   */
+  initChain(chainId: string, validators: readonly Validator[], commitment?: CommitmentVersion): Promise<void>;
   /**
    * Writes one block and everything derived from it in one database transaction: all or nothing.
    * The height must be the last committed height + 1 (asserted). Empty blocks are stored too.
@@ -274,6 +298,8 @@ export interface Store {
   getBlockHeightOfTransaction(id: string): Promise<number | null>;
   /** A block's app hash and valid transactions of both kinds in block order, or null. */
   getBlockContents(height: number): Promise<BlockContents | null>;
+  /** The hashes of these perfect subtrees of the history tree, in order; null where none is stored. */
+  getHistoryNodes(places: readonly NodePlace[]): Promise<(Uint8Array | null)[]>;
   /** The validator set in force at `height` (default: the latest). */
   getValidators(height?: number): Promise<Validator[]>;
   /** getValidators with the height the set is in force from; null before initChain. */

@@ -9,6 +9,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from
 import { join, resolve } from "node:path";
 import { configFileName } from "../config/loadConfig.js";
 import { nodeConfigEdits, nodeIdOf, setTomlValues } from "../engine/cometbft/cometBftConfig.js";
+import { genesisAppState } from "../engine/cometbft/genesisAppState.js";
 import { httpOptionsDefault } from "../http/options.js";
 import { createNodeKey, keyFileOfValidator } from "../node/nodeKey.js";
 import { run, timeoutCommitMsDefault } from "./testnet.js";
@@ -113,6 +114,7 @@ export function networkGenesis(chainId: string, partPaths: readonly string[], ou
       name: part.moniker,
     })),
     app_hash: "",
+    app_state: genesisAppState,
   };
   mkdirSync(outDir, { recursive: true });
   const genesisPath = join(outDir, "genesis.json");

@@ -32,6 +32,7 @@ import type { LedgerApp } from "../../ledger/ledgerApp.js";
 import type { Store, Validator } from "../../store/store.js";
 import type { AbciConnection, AbciHandler } from "./abciServer.js";
 import { encodeUvarint } from "./abciCodec.js";
+import { commitmentOfAppState } from "./genesisAppState.js";
 
 /** ABCI result codes: BigchainDB's 0 and 1 (`core.py` CodeTypeOk / CodeTypeError). */
 export const codeOk = 0;
@@ -192,7 +193,7 @@ export class LedgerAbciApp implements AbciHandler {
       assert.equal(request.chainId, ledger.chain, "InitChain for another chain than the database's");
       return;
     }
-    await ledger.initChain(request.chainId, request.validators.map(validatorOf));
+    await ledger.initChain(request.chainId, request.validators.map(validatorOf), commitmentOfAppState(request.appStateBytes));
   }
 
   /**

@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { legacyOutputKey } from "../../legacy/committed.js";
 import { makesAsset, outputKey, type CommittedTx, type OutputRef } from "../../transaction/committed.js";
+import type { CommitmentVersion } from "../../proofs/commitment.js";
 import type { BlockWrite, LegacyBlockWrite, Validator } from "../store.js";
 import { indexNames, type Connection } from "./connection.js";
 import { setFieldIndexMark, writeFieldRows } from "./fieldIndex.js";
@@ -27,7 +28,7 @@ export class BlockWriter {
     this.#commit = (block) => commit.immediate(block);
   }
 
-  initChain(chainId: string, validators: readonly Validator[]): void {
+  initChain(chainId: string, validators: readonly Validator[], commitment: CommitmentVersion): void {
     const c = this.#c;
     c.db
       .transaction(() => {
@@ -35,6 +36,7 @@ export class BlockWriter {
         assert.equal(state.chainId, null, `initChain runs once; chain ${state.chainId} exists`);
         assert.equal(state.height, 0, "initChain runs before the first block");
         c.write.setChainId.run(chainId);
+        c.write.setCommitment.run(commitment);
         // The first validator set governs from height 1 (BigchainDB `init_chain`).
         c.write.insertValidators.run(1, validatorsJson(validators));
       })
@@ -66,7 +68,8 @@ export class BlockWriter {
     }
     // Only a block that carried legacy transactions does any legacy work.
     if (block.legacy !== undefined) this.#writeLegacy(block.legacy, block.height, block.txs.length);
-    write.insertBlock.run(block.height, block.appHash, seqFirst, block.txs.length);
+    this.#writeHistory(block, state);
+    write.insertBlock.run(block.height, block.appHash, seqFirst, block.txs.length, block.history?.size ?? null);
     if (block.validators !== undefined) {
       // A validator update takes effect from the next height (BigchainDB `end_block`).
       write.insertValidators.run(block.height + 1, validatorsJson(block.validators));
@@ -80,6 +83,20 @@ export class BlockWriter {
     setFieldIndexMark(this.#c.db, lastSeq);
     // Last: lookups above must not see rows both merged and waiting.
     return { slices: this.#mergeSlices(lastSeq), lastSeq };
+  }
+
+  /** The history tree's new perfect subtrees, on a `v1` chain (and none on another). */
+  #writeHistory(block: BlockWrite, state: ChainStateRow): void {
+    const { write } = this.#c;
+    const history = block.history;
+    assert.equal(history !== undefined, state.commitment === "v1", `a ${state.commitment} chain's block has ${history === undefined ? "no" : "a"} history`);
+    if (history === undefined) return;
+    // One leaf per block that holds a valid transaction of any kind.
+    const holdsOne = block.txs.length > 0 || (block.legacy?.txs.length ?? 0) > 0;
+    const grew = history.size - state.historySize;
+    assert.equal(grew, holdsOne ? 1 : 0, `a history of ${state.historySize} grew by ${grew}`);
+    for (const node of history.nodes) write.insertHistoryNode.run(node.level, node.index, node.hash);
+    write.setHistorySize.run(history.size);
   }
 
   /** What the block's checks need from the committed state, read in a few bulk statements. */

@@ -25,7 +25,8 @@ export function indexInsertSql(table: string, columns: readonly string[]): strin
 /** Reads, including the lookups inside commitBlock and on open. */
 export const readSql = {
   chainState:
-    "SELECT chain_id AS chainId, height, app_hash AS appHash FROM chain_state WHERE id = 1",
+    `SELECT chain_id AS chainId, height, app_hash AS appHash, commitment, history_size AS historySize
+     FROM chain_state WHERE id = 1`,
   lastSeq: "SELECT max(seq) FROM transactions",
   txIdAt: "SELECT id FROM transactions WHERE seq = ?",
   txJsonAt: "SELECT json FROM transactions WHERE seq = ? AND id = ?",
@@ -93,8 +94,9 @@ export const readSql = {
     FROM asset_index a JOIN transactions t ON t.seq = a.seq
     WHERE a.hash = ? AND t.asset_id = ? AND t.operation = 'TRANSFER'
     ORDER BY a.seq DESC LIMIT 1`,
-  block: `SELECT app_hash AS appHash, seq_first AS seqFirst, tx_count AS txCount
-          FROM blocks WHERE height = ?`,
+  block: `SELECT app_hash AS appHash, seq_first AS seqFirst, tx_count AS txCount,
+          history_size AS historySize FROM blocks WHERE height = ?`,
+  historyNode: "SELECT hash FROM history_nodes WHERE level = ? AND idx = ?",
   txIdsBySeqRange: "SELECT id FROM transactions WHERE seq >= ? AND seq < ? ORDER BY seq",
   txJsonsBySeqRange: "SELECT json FROM transactions WHERE seq >= ? AND seq < ? ORDER BY seq",
   txRowsBySeqRange: "SELECT id, json FROM transactions WHERE seq >= ? AND seq < ? ORDER BY seq",
@@ -142,7 +144,11 @@ export const writeSql = {
     "INSERT INTO inputs (spender_seq, input_index, tx_seq, output_index) VALUES (?, ?, ?, ?)",
   insertAssetText: "INSERT INTO assets_fts (rowid, body) VALUES (?, ?)",
   insertMetadataText: "INSERT INTO metadata_fts (rowid, body) VALUES (?, ?)",
-  insertBlock: "INSERT INTO blocks (height, app_hash, seq_first, tx_count) VALUES (?, ?, ?, ?)",
+  insertBlock:
+    "INSERT INTO blocks (height, app_hash, seq_first, tx_count, history_size) VALUES (?, ?, ?, ?, ?)",
+  insertHistoryNode: "INSERT INTO history_nodes (level, idx, hash) VALUES (?, ?, ?)",
+  setCommitment: "UPDATE chain_state SET commitment = ? WHERE id = 1",
+  setHistorySize: "UPDATE chain_state SET history_size = ? WHERE id = 1",
   insertValidators: "INSERT INTO validators (height, json) VALUES (?, ?)",
   putElection: `INSERT OR REPLACE INTO elections
     (id, height, validator_key, power, node_id, total, votes, concluded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,

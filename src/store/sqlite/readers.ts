@@ -14,6 +14,7 @@ import type {
   ValidatorSet,
   ElectionRecord,
   BlockContents,
+  NodePlace,
   StoredBlockTx,
 } from "../store.js";
 import type { Connection } from "./connection.js";
@@ -24,7 +25,7 @@ import type { BlockRow, ChainStateRow, OutputOfKeyRow, RefusalRow, SeqJsonRow } 
 
 export function readChainState(c: Connection): ChainState {
   const row = c.read.chainState.get() as ChainStateRow;
-  return { height: row.height, appHash: row.appHash, chainId: row.chainId };
+  return { height: row.height, appHash: row.appHash, chainId: row.chainId, commitment: row.commitment, historySize: row.historySize };
 }
 
 export function readOutputs(c: Connection, refs: readonly OutputRef[]): Map<string, StoredOutput> {
@@ -101,7 +102,14 @@ export function readBlock(c: Connection, height: number): BlockRecord | null {
   const end = row.seqFirst + row.txCount;
   const txIds = c.read.txIdsBySeqRange.all(row.seqFirst, end) as string[];
   assert.equal(txIds.length, row.txCount, `block ${height} lost transactions`);
-  return { height, appHash: row.appHash, txIds };
+  return { height, appHash: row.appHash, txIds, historySize: row.historySize };
+}
+
+export function readHistoryNodes(c: Connection, places: readonly NodePlace[]): (Uint8Array | null)[] {
+  return places.map(({ level, index }) => {
+    const hash = c.read.historyNode.pluck().get(level, index) as Buffer | undefined;
+    return hash === undefined ? null : new Uint8Array(hash);
+  });
 }
 
 export function readBlockContents(c: Connection, height: number): BlockContents | null {
@@ -117,7 +125,7 @@ export function readBlockContents(c: Connection, height: number): BlockContents 
     txs.push({ kind: "legacy", id: tx.id, json: tx.json });
   }
   while (next < v2.length) txs.push({ kind: "v2", ...v2[next++]! });
-  return { height, appHash: row.appHash, txs };
+  return { height, appHash: row.appHash, txs, historySize: row.historySize };
 }
 
 export function readBlockHeightOfTransaction(c: Connection, id: string): number | null {

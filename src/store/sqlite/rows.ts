@@ -4,6 +4,8 @@ export interface ChainStateRow {
   chainId: string | null;
   height: number;
   appHash: string;
+  commitment: "bigchaindb" | "v1";
+  historySize: number;
 }
 
 export interface SeqJsonRow {
@@ -46,6 +48,7 @@ export interface BlockRow {
   appHash: string;
   seqFirst: number;
   txCount: number;
+  historySize: number | null;
 }
 
 export interface TxRow {

@@ -3,9 +3,9 @@ import type Database from "better-sqlite3";
 /**
  * The schema this build writes. A database with a newer one is refused, never guessed at; an
  * older one is migrated by its owner when opened (version 2 added the legacy tables, 3 the
- * elections).
+ * elections, 4 the ledger commitment).
  */
-export const schemaVersion = 3;
+export const schemaVersion = 4;
 
 // Layout, chosen so that a commit's cost does not grow with the ledger:
 // - `transactions` is keyed by `seq`, the commit order, an integer rowid, with no secondary
@@ -163,6 +163,26 @@ CREATE TABLE elections (
 CREATE INDEX legacy_transactions_by_height ON legacy_transactions (height, position);
 `;
 
+// Schema version 4: the ledger commitment (docs/proofs.md). `commitment` is the app hash's rule,
+// chosen by initChain: `v1` (the Merkle history) for a chain begun by this version, `bigchaindb`
+// for one begun before it, which keeps BigchainDB's rule (its app hashes are what its
+// validators signed), and for blocks written with no initChain (the store's own tests).
+// `history_size` is the history tree's size after each block (NULL on a `bigchaindb` chain);
+// `history_nodes` holds every perfect subtree of the history tree (level 0: the leaves), which a
+// proof is built from: two rows per history leaf, amortised, appended in commit order.
+const commitmentSchemaSql = `
+ALTER TABLE chain_state ADD COLUMN commitment TEXT NOT NULL DEFAULT 'bigchaindb'
+  CHECK (commitment IN ('bigchaindb', 'v1'));
+ALTER TABLE chain_state ADD COLUMN history_size INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE blocks ADD COLUMN history_size INTEGER;
+CREATE TABLE history_nodes (
+  level INTEGER NOT NULL,
+  idx INTEGER NOT NULL,
+  hash BLOB NOT NULL,
+  PRIMARY KEY (level, idx)
+) WITHOUT ROWID;
+`;
+
 /**
  * Creates the schema in an empty database, or checks the version of an existing one and migrates
  * an older one (only a writer can; a read-only store refuses it). Refuses a database written by
@@ -179,6 +199,7 @@ export function ensureSchema(db: Database.Database, indexSlices: number): void {
       db.exec(schemaSql);
       db.exec(legacySchemaSql);
       db.exec(electionsSchemaSql);
+      db.exec(commitmentSchemaSql);
       db.prepare("INSERT INTO schema_version (version) VALUES (?)").run(schemaVersion);
       const sweep = db.prepare("INSERT INTO index_sweep (slice, merged_seq) VALUES (?, 0)");
       for (let slice = 0; slice < indexSlices; slice++) sweep.run(slice);
@@ -213,6 +234,12 @@ function migrate(db: Database.Database, from: number): void {
     if (from < 2) db.exec(legacySchemaSql);
     // Version 3: the elections table, legacy transactions by height.
     if (from < 3) db.exec(electionsSchemaSql);
+    // Version 4: the commitment. A chain with blocks keeps the rule it was made with.
+    if (from < 4) {
+      db.exec(commitmentSchemaSql);
+      // A chain begun with no block yet takes v1; one not begun gets its rule from initChain.
+      db.exec("UPDATE chain_state SET commitment = CASE WHEN height = 0 AND chain_id IS NOT NULL THEN 'v1' ELSE 'bigchaindb' END");
+    }
     db.prepare("UPDATE schema_version SET version = ?").run(schemaVersion);
   }).immediate();
 }

@@ -27,6 +27,7 @@ import assert from "node:assert/strict";
 import type Database from "better-sqlite3";
 import type { LegacyOutputRef } from "../../legacy/committed.js";
 import type { Operation, OutputRef } from "../../transaction/committed.js";
+import type { CommitmentVersion } from "../../proofs/commitment.js";
 import type {
   Balance,
   Batches,
@@ -46,6 +47,7 @@ import type {
   ValidatorSet,
   ElectionRecord,
   BlockContents,
+  NodePlace,
 } from "../store.js";
 import { blockTransactions, lastSeqOf, mapReader, searchHits, wholeReader, type BatchReader } from "./batchReaders.js";
 import { holdingsOfKey, outputsOfKey, transactionsOfAsset } from "./keyedReaders.js";
@@ -128,9 +130,9 @@ export class SqliteStore implements Store {
     return this.#reading(() => readers.readChainState(this.#c));
   }
 
-  async initChain(chainId: string, validators: readonly Validator[]): Promise<void> {
+  async initChain(chainId: string, validators: readonly Validator[], commitment: CommitmentVersion = "v1"): Promise<void> {
     assert.ok(!this.#readOnly, "initChain on a read-only store");
-    this.#writer.initChain(chainId, validators);
+    this.#writer.initChain(chainId, validators, commitment);
   }
 
   async commitBlock(block: BlockWrite): Promise<void> {
@@ -255,6 +257,10 @@ export class SqliteStore implements Store {
 
   async getBlockContents(height: number): Promise<BlockContents | null> {
     return this.#reading(() => readers.readBlockContents(this.#c, height));
+  }
+
+  async getHistoryNodes(places: readonly NodePlace[]): Promise<(Uint8Array | null)[]> {
+    return this.#reading(() => readers.readHistoryNodes(this.#c, places));
   }
 
   async getValidators(height?: number): Promise<Validator[]> {

@@ -9,6 +9,7 @@ import { PreparePool } from "../../../src/ledger/preparePool.js";
 import { SqliteStore } from "../../../src/store/sqlite/sqliteStore.js";
 import type { Store } from "../../../src/store/store.js";
 import { bytesOf, create, keypairOf, transfer } from "../../helpers/txFactory.js";
+import { V1Chain } from "../../helpers/appHashV1.js";
 
 const dirs: string[] = [];
 after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -81,23 +82,41 @@ describe("LedgerApp", () => {
     assert.deepEqual(finalized.results.map((r) => r?.code ?? null), ["InputDoesNotExist", null]);
   });
 
-  it("chains the app hash as BigchainDB does; a block without valid transactions keeps it", async () => {
-    const { ledger, store } = await openLedger();
-    const a = create(alice);
-    const b = create(bob);
-    const first = await block(ledger, [bytesOf(a), bytesOf(b)]);
-    assert.equal(first.appHash, nextAppHash("", [a["id"] as string, b["id"] as string]));
-    const empty = await block(ledger, []);
-    assert.equal(empty.appHash, first.appHash);
-    assert.equal(empty.height, 2);
-    assert.deepEqual(await store.getBlock(2), { height: 2, appHash: first.appHash, txIds: [] });
-    const allInvalid = await block(ledger, [bytesOf(a)]);
-    assert.equal(allInvalid.appHash, first.appHash);
-    const c = create(carol);
-    const fourth = await block(ledger, [bytesOf(c)]);
-    assert.equal(fourth.appHash, nextAppHash(first.appHash, [c["id"] as string]));
-    assert.deepEqual(ledger.info(), { height: 4, appHash: fourth.appHash });
-  });
+  for (const rule of ["v1", "bigchaindb"] as const) {
+    it(`chains the app hash by the chain's rule (${rule}); a block without valid transactions keeps it`, async () => {
+      const store = SqliteStore.open({ path: tempPath() });
+      const ledger = await LedgerApp.open({}, { store, pool });
+      await ledger.initChain("test-chain", [validator], rule);
+      assert.equal(ledger.commitmentVersion, rule);
+      const v1 = new V1Chain();
+      const expected = (height: number, previous: string, ids: string[]) =>
+        rule === "v1" ? v1.next(height, ids) : nextAppHash(previous, ids);
+      const a = create(alice);
+      const b = create(bob);
+      const first = await block(ledger, [bytesOf(a), bytesOf(b)]);
+      assert.equal(first.appHash, expected(1, "", [a["id"] as string, b["id"] as string]));
+      const empty = await block(ledger, []);
+      assert.equal(empty.appHash, first.appHash);
+      assert.equal(empty.height, 2);
+      const historySize = rule === "v1" ? 1 : null;
+      assert.deepEqual(await store.getBlock(2), { height: 2, appHash: first.appHash, txIds: [], historySize });
+      const allInvalid = await block(ledger, [bytesOf(a)]);
+      assert.equal(allInvalid.appHash, first.appHash);
+      const c = create(carol);
+      const fourth = await block(ledger, [bytesOf(c)]);
+      assert.equal(fourth.appHash, expected(4, first.appHash, [c["id"] as string]));
+      assert.notEqual(fourth.appHash, first.appHash);
+      assert.deepEqual(ledger.info(), { height: 4, appHash: fourth.appHash });
+      // Reopened, the ledger reads its history's edge back and goes on from it.
+      await store.close();
+      const reopened = SqliteStore.open({ path: store.database.name });
+      const again = await LedgerApp.open({}, { store: reopened, pool });
+      const d = create(keypairOf("dave"));
+      const fifth = await block(again, [bytesOf(d)]);
+      assert.equal(fifth.appHash, expected(5, fourth.appHash, [d["id"] as string]));
+      await reopened.close();
+    });
+  }
 
   it("resumes from the store after a restart", async () => {
     const first = await openLedger();

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { nextAppHash } from "../../../src/ledger/appHash.js";
+import { V1Chain } from "../../helpers/appHashV1.js";
 import { legacyDoor, v1Door } from "../../../src/ledger/doors.js";
 import { LedgerApp } from "../../../src/ledger/ledgerApp.js";
 import { PreparePool } from "../../../src/ledger/preparePool.js";
@@ -79,7 +79,7 @@ describe("LedgerApp with legacy transactions", () => {
     const result = await block(ledger, [legacyBytes(a), bytesOf(v2), legacyBytes(b), bytesOf(v2Transfer)]);
     assert.deepEqual(result.results, [null, null, null, null]);
     const order = [idOf(a), v2["id"] as string, idOf(b), v2Transfer["id"] as string];
-    assert.equal(result.appHash, nextAppHash("", order));
+    assert.equal(result.appHash, new V1Chain().next(1, order));
     // The v2.0 reads and the event's `txs` see the v2.0 transactions only.
     assert.deepEqual((await store.getBlock(1))?.txIds, [v2["id"], v2Transfer["id"]]);
     assert.deepEqual(result.committed.txs.map((tx) => tx.id), [v2["id"], v2Transfer["id"]]);
@@ -114,12 +114,13 @@ describe("LedgerApp with legacy transactions", () => {
     const { ledger, store, log } = await openLedger();
     const a = legacyCreate("A", node, [alice.publicKey]);
     await block(ledger, [legacyBytes(a)]);
-    const before = ledger.info().appHash;
+    const chain = new V1Chain();
+    assert.equal(ledger.info().appHash, chain.next(1, [idOf(a)]));
     const first = legacyTransfer("B", [{ tx: a, cid: 0 }], [bob.publicKey], [alice]);
     const second = legacyTransfer("A", [{ tx: a, cid: 0 }], [carol.publicKey], [alice]);
     const result = await block(ledger, [legacyBytes(first), legacyBytes(second)]);
     assert.deepEqual(codes(result.results), [null, "DoubleSpend"]);
-    assert.equal(result.appHash, nextAppHash(before, [idOf(first)]));
+    assert.equal(result.appHash, chain.next(2, [idOf(first)]));
     const record = await store.getLegacyRecord(idOf(second));
     assert.equal(record?.status, "invalid");
     assert.equal(record?.status === "invalid" && record.code, "DoubleSpend");

@@ -49,7 +49,7 @@ function chainTests(withStore: WithStore): void {
   it("a new store is empty", () =>
     withStore(async (store) => {
       assert.ok(store.backend.length > 0);
-      assert.deepEqual(await store.getChainState(), { height: 0, appHash: "", chainId: null });
+      assert.deepEqual(await store.getChainState(), { height: 0, appHash: "", chainId: null, commitment: "bigchaindb", historySize: 0 });
       assert.deepEqual(await store.getValidators(), []);
       assert.equal(await store.getBlock(1), null);
       assert.equal(await store.getBlockTransactions(1), null);
@@ -67,6 +67,8 @@ function chainTests(withStore: WithStore): void {
         height: 0,
         appHash: "",
         chainId: "test-chain-Ab12",
+        commitment: "v1",
+        historySize: 0,
       });
       assert.deepEqual(await store.getValidators(), validators);
       assert.deepEqual(await store.getValidators(1), validators);
@@ -90,10 +92,10 @@ function chainTests(withStore: WithStore): void {
 
   it("the chain state follows the last committed block", () =>
     withStore(async (store) => {
-      await store.initChain("c", [validator("a")]);
+      await store.initChain("c", [validator("a")], "bigchaindb");
       const b1 = block(1, [createTx({ label: "state-1" })]);
       await store.commitBlock(b1);
-      const head1 = { height: 1, appHash: b1.appHash, chainId: "c" };
+      const head1 = { height: 1, appHash: b1.appHash, chainId: "c", commitment: "bigchaindb", historySize: 0 };
       assert.deepEqual(await store.getChainState(), head1);
       // An empty block keeps the app hash it is given (BigchainDB keeps the previous one).
       await store.commitBlock({ height: 2, appHash: b1.appHash, txs: [] });
@@ -116,7 +118,7 @@ function commitTests(withStore: WithStore): void {
   it("empty blocks are stored", () =>
     withStore(async (store) => {
       await store.commitBlock({ height: 1, appHash: "", txs: [] });
-      assert.deepEqual(await store.getBlock(1), { height: 1, appHash: "", txIds: [] });
+      assert.deepEqual(await store.getBlock(1), { height: 1, appHash: "", txIds: [], historySize: null });
       assert.deepEqual(await store.getBlockTransactions(1), []);
     }));
 
@@ -189,7 +191,7 @@ function commitTests(withStore: WithStore): void {
         const prior = createTx({ label: "prior", outputs: [{ keys: [p] }, { keys: [p] }] });
         const spends = [ref(prior, 1)];
         const spender = transferTx({ label: "prior-spender", assetId: prior.id, spends });
-        await store.initChain("c", [validator("a")]);
+        await store.initChain("c", [validator("a")], "bigchaindb");
         await store.commitBlock(block(1, [prior, spender]));
         const good = createTx({
           label: "good",
@@ -382,11 +384,11 @@ function blockTests(withStore: WithStore): void {
       const b3 = block(3, [createTx({ label: "blk-3" })]);
       await store.commitBlock(b3);
       const txIds = txs.map((t) => t.id);
-      assert.deepEqual(await store.getBlock(1), { height: 1, appHash: b1.appHash, txIds });
+      assert.deepEqual(await store.getBlock(1), { height: 1, appHash: b1.appHash, txIds, historySize: null });
       assert.deepEqual(await store.getBlockTransactions(1), txs.map((t) => t.json));
-      assert.deepEqual(await store.getBlock(2), { height: 2, appHash: "", txIds: [] });
+      assert.deepEqual(await store.getBlock(2), { height: 2, appHash: "", txIds: [], historySize: null });
       const b3Ids = [b3.txs[0]!.id];
-      assert.deepEqual(await store.getBlock(3), { height: 3, appHash: b3.appHash, txIds: b3Ids });
+      assert.deepEqual(await store.getBlock(3), { height: 3, appHash: b3.appHash, txIds: b3Ids, historySize: null });
       assert.deepEqual(await store.getBlockTransactions(3), [b3.txs[0]!.json]);
       assert.equal(await store.getBlock(4), null);
       assert.equal(await store.getBlock(0), null);
@@ -411,7 +413,7 @@ function blockTests(withStore: WithStore): void {
       const v1 = [validator("a", 10)];
       const v2 = [validator("a", 10), validator("b", 5)];
       const v3 = [validator("b", 7)];
-      await store.initChain("c", v1);
+      await store.initChain("c", v1, "bigchaindb");
       await store.commitBlock(block(1, []));
       await store.commitBlock(block(2, [], v2));
       assert.deepEqual(await store.getValidators(2), v1);
@@ -649,7 +651,7 @@ function legacyTests(withStore: WithStore): void {
         ["v2", c3.id, c3.json],
         ["legacy", b.id, b.json],
       ]);
-      assert.deepEqual(await store.getBlockContents(2), { height: 2, appHash: "", txs: [] });
+      assert.deepEqual(await store.getBlockContents(2), { height: 2, appHash: "", txs: [], historySize: null });
       assert.deepEqual((await store.getBlockContents(3))?.txs.map((t) => t.kind), ["legacy"]);
       assert.equal(await store.getBlockContents(4), null);
     }));
@@ -670,7 +672,7 @@ function legacyTests(withStore: WithStore): void {
         assert.equal((await store.getOutputs([{ transactionId: tx.id, outputIndex: 0 }])).size, 0);
       }
       assert.deepEqual(await store.findTransactions([a.id, b.id, c.id]), new Set([c.id]));
-      assert.deepEqual(await store.getBlock(1), { height: 1, appHash: mixedBlock(1, [a, c, b]).appHash, txIds: [c.id] });
+      assert.deepEqual(await store.getBlock(1), { height: 1, appHash: mixedBlock(1, [a, c, b]).appHash, txIds: [c.id], historySize: null });
       assert.deepEqual(await store.getBlockTransactions(1), [c.json]);
       assert.deepEqual(await store.getOutputsByPublicKey(alice), [ref(c, 0)]);
       // And no legacy read sees a v2.0 transaction.
@@ -689,8 +691,8 @@ function legacyTests(withStore: WithStore): void {
       const a = legacyTx({ label: "only-a" });
       const write = mixedBlock(1, [a]);
       await store.commitBlock(write);
-      assert.deepEqual(await store.getChainState(), { height: 1, appHash: write.appHash, chainId: null });
-      assert.deepEqual(await store.getBlock(1), { height: 1, appHash: write.appHash, txIds: [] });
+      assert.deepEqual(await store.getChainState(), { height: 1, appHash: write.appHash, chainId: null, commitment: "bigchaindb", historySize: 0 });
+      assert.deepEqual(await store.getBlock(1), { height: 1, appHash: write.appHash, txIds: [], historySize: null });
       assert.equal(await store.getLegacyTransaction(a.id), a.json);
     }));
 

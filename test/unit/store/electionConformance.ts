@@ -27,7 +27,7 @@ export function electionTests(withStore: WithStore): void {
       assert.equal(await store.getValidatorSet(), null);
       const first = [validator("a", 10)];
       const second = [validator("a", 10), validator("b", 3)];
-      await store.initChain("c", first);
+      await store.initChain("c", first, "bigchaindb");
       await store.commitBlock(block(1, [], second));
       assert.deepEqual(await store.getValidatorSet(1), { height: 1, validators: first });
       assert.deepEqual(await store.getValidatorSet(), { height: 2, validators: second });

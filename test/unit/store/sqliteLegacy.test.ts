@@ -10,7 +10,7 @@ import { after, describe, it } from "node:test";
 import Database from "better-sqlite3";
 import { schemaVersion } from "../../../src/store/sqlite/schema.js";
 import { SqliteStore } from "../../../src/store/sqlite/sqliteStore.js";
-import { block, createTx } from "./fixtures.js";
+import { block, createTx, validator } from "./fixtures.js";
 import { legacyRef, legacyTx, mixedBlock } from "./legacyFixtures.js";
 
 const dir = mkdtempSync(join(tmpdir(), "ledgerd-sqlite-legacy-"));
@@ -28,25 +28,50 @@ function tablesOf(path: string): string[] {
 }
 
 /**
- * A database as schema version 1 wrote it (this schema without the legacy tables and the
- * elections table), or version 2 (without the elections table and legacy_transactions_by_height).
+ * A database as schema version 1 wrote it (this schema without the legacy tables, the elections
+ * table and the commitment's), version 2 (without the elections table and
+ * legacy_transactions_by_height) or version 3 (without the commitment's table and columns).
+ * With `blocks` false, a chain with no block yet.
  */
-async function versionOneFile(path: string, version: 1 | 2 = 1): Promise<ReturnType<typeof createTx>> {
+async function versionOneFile(path: string, version: 1 | 2 | 3 = 1, blocks = true): Promise<ReturnType<typeof createTx>> {
   const store = SqliteStore.open({ path });
   const c = createTx({ label: "v1-c" });
-  await store.commitBlock(block(1, [c]));
+  if (blocks) await store.commitBlock(block(1, [c]));
+  else await store.initChain("begun", [validator("a")]);
   await store.close();
   const db = new Database(path);
-  for (const table of [...(version === 1 ? legacyTables : []), "elections"]) db.exec(`DROP TABLE ${table}`);
-  db.exec("DROP INDEX IF EXISTS legacy_transactions_by_height");
+  db.exec("DROP TABLE history_nodes; ALTER TABLE blocks DROP COLUMN history_size");
+  db.exec("ALTER TABLE chain_state DROP COLUMN history_size; ALTER TABLE chain_state DROP COLUMN commitment");
+  if (version < 3) {
+    for (const table of [...(version === 1 ? legacyTables : []), "elections"]) db.exec(`DROP TABLE ${table}`);
+    db.exec("DROP INDEX IF EXISTS legacy_transactions_by_height");
+  }
   db.prepare("UPDATE schema_version SET version = ?").run(version);
   db.close();
   return c;
 }
 
 describe("sqlite store, legacy tables", () => {
-  it("is at schema version 3", () => {
-    assert.equal(schemaVersion, 3);
+  it("is at schema version 4", () => {
+    assert.equal(schemaVersion, 4);
+  });
+
+  it("migrates a version 3 database: a chain with blocks keeps BigchainDB's app hash, one without takes v1", async () => {
+    const withBlocks = freshPath();
+    const c = await versionOneFile(withBlocks, 3);
+    let store = SqliteStore.open({ path: withBlocks });
+    assert.equal(store.database.prepare("SELECT version FROM schema_version").pluck().get(), schemaVersion);
+    const state = await store.getChainState();
+    assert.equal(state.commitment, "bigchaindb");
+    assert.equal(state.historySize, 0);
+    assert.equal((await store.getBlock(1))?.historySize, null);
+    assert.equal(await store.getTransaction(c.id), c.json);
+    await store.close();
+    const empty = freshPath();
+    await versionOneFile(empty, 3, false);
+    store = SqliteStore.open({ path: empty });
+    assert.equal((await store.getChainState()).commitment, "v1");
+    await store.close();
   });
 
   it("migrates a version 2 database: the elections table, every block kept", async () => {
@@ -54,7 +79,7 @@ describe("sqlite store, legacy tables", () => {
     const c = await versionOneFile(path, 2);
     assert.ok(!tablesOf(path).includes("elections"));
     const store = SqliteStore.open({ path });
-    assert.equal(store.database.prepare("SELECT version FROM schema_version").pluck().get(), 3);
+    assert.equal(store.database.prepare("SELECT version FROM schema_version").pluck().get(), schemaVersion);
     assert.equal(await store.getTransaction(c.id), c.json);
     const record = { id: "e".repeat(64), height: 2, validatorKey: "ab".repeat(32), power: 1, nodeId: "n", total: 40n, votes: 0n, concludedAt: null };
     await store.commitBlock({ ...block(2, []), elections: [record] });
@@ -67,7 +92,7 @@ describe("sqlite store, legacy tables", () => {
     const c = await versionOneFile(path);
     assert.ok(legacyTables.every((t) => !tablesOf(path).includes(t)));
     const store = SqliteStore.open({ path });
-    assert.equal(store.database.prepare("SELECT version FROM schema_version").pluck().get(), 3);
+    assert.equal(store.database.prepare("SELECT version FROM schema_version").pluck().get(), schemaVersion);
     assert.equal(await store.getTransaction(c.id), c.json);
     const a = legacyTx({ label: "after-migration" });
     await store.commitBlock(mixedBlock(2, [a]));
@@ -79,7 +104,7 @@ describe("sqlite store, legacy tables", () => {
   it("a read-only store refuses a version 1 database with a clear message", async () => {
     const path = freshPath();
     await versionOneFile(path);
-    assert.throws(() => SqliteStore.open({ path, access: "reader" }), /schema version 1; this ledgerd needs 3\. Open it once with a writing ledgerd/);
+    assert.throws(() => SqliteStore.open({ path, access: "reader" }), /schema version 1; this ledgerd needs 4\. Open it once with a writing ledgerd/);
     // Nothing changed: still version 1.
     const db = new Database(path, { readonly: true });
     assert.equal(db.prepare("SELECT version FROM schema_version").pluck().get(), 1);

@@ -23,11 +23,12 @@ const freshPath = () => join(dir, `store-${++files}.sqlite`);
 function splitStore(writer: SqliteStore, reader: SqliteStore): Store {
   return {
     backend: reader.backend,
-    initChain: (chainId, validators) => writer.initChain(chainId, validators),
+    initChain: (chainId, validators, commitment) => writer.initChain(chainId, validators, commitment),
     commitBlock: (write) => writer.commitBlock(write),
     getChainState: () => reader.getChainState(),
     getValidatorSet: (height) => reader.getValidatorSet(height),
     getBlockContents: (height) => reader.getBlockContents(height),
+    getHistoryNodes: (places) => reader.getHistoryNodes(places),
     getElections: (ids) => reader.getElections(ids),
     findTransactions: (ids) => reader.findTransactions(ids),
     getOutputs: (refs) => reader.getOutputs(refs),
@@ -79,7 +80,7 @@ describe("sqlite reader", () => {
     // Few slices and a low waiting limit: rows move from memory to the tables every few blocks.
     const { writer, reader } = openPair({ indexSlices: 4, indexRowsWaitingMax: 6 });
     try {
-      await writer.initChain("reader-chain", [validator("a")]);
+      await writer.initChain("reader-chain", [validator("a")], "bigchaindb");
       const txs: CommittedTx[] = [];
       const unspent: OutputRef[] = [];
       for (let height = 1; height <= 24; height++) {

@@ -41,13 +41,13 @@ describe("sqlite store", () => {
     });
     const t = transferTx({ label: "re-t", assetId: c.id, spends: [ref(c, 0)] });
     const first = SqliteStore.open({ path });
-    await first.initChain("re-chain", [validator("a")]);
+    await first.initChain("re-chain", [validator("a")], "bigchaindb");
     await first.commitBlock(block(1, [c]));
     await first.commitBlock(block(2, [t], [validator("b")]));
     await first.close();
 
     const store = SqliteStore.open({ path });
-    const head = { height: 2, appHash: block(2, [t]).appHash, chainId: "re-chain" };
+    const head = { height: 2, appHash: block(2, [t]).appHash, chainId: "re-chain", commitment: "bigchaindb", historySize: 0 };
     assert.deepEqual(await store.getChainState(), head);
     assert.equal(await store.getTransaction(t.id), t.json);
     assert.deepEqual(await store.getTransactionsByAsset(c.id), [c.json, t.json]);

@@ -1,0 +1,205 @@
+// CometBFT's signed headers, checked without CometBFT (docs/proofs.md "Signed headers"): the
+// header's hash as CometBFT computes it (`Header.Hash`, v0.38: an RFC 6962 tree over the
+// protobuf encoding of each field), and the commit's precommit signatures over the canonical
+// vote (`VoteSignBytes`), counted against a validator set the caller trusts. What a light
+// client does for one header, for a client that knows the validators. Pure, no IO.
+import { hashes, verify as ed25519Verify } from "@noble/ed25519";
+import { sha512 } from "@noble/hashes/sha2.js";
+import { rootOf, leafHash, type Hash } from "./merkle.js";
+import { sha256 } from "./sha256.js";
+import { fromHex } from "./commitment.js";
+
+/** A header as CometBFT's RPC shows it (`/commit`, `signed_header.header`). */
+export interface RpcHeader {
+  readonly version: { readonly block: string; readonly app?: string };
+  readonly chain_id: string;
+  readonly height: string;
+  readonly time: string;
+  readonly last_block_id: RpcBlockId;
+  readonly last_commit_hash: string;
+  readonly data_hash: string;
+  readonly validators_hash: string;
+  readonly next_validators_hash: string;
+  readonly consensus_hash: string;
+  readonly app_hash: string;
+  readonly last_results_hash: string;
+  readonly evidence_hash: string;
+  readonly proposer_address: string;
+}
+
+export interface RpcBlockId {
+  readonly hash: string;
+  readonly parts: { readonly total: number; readonly hash: string };
+}
+
+export interface RpcCommit {
+  readonly height: string;
+  readonly round: number;
+  readonly block_id: RpcBlockId;
+  readonly signatures: readonly {
+    readonly block_id_flag: number;
+    readonly validator_address: string;
+    readonly timestamp: string;
+    readonly signature: string | null;
+  }[];
+}
+
+export interface SignedHeader {
+  readonly header: RpcHeader;
+  readonly commit: RpcCommit;
+}
+
+/** A validator the client trusts: its Ed25519 public key (32 bytes) and voting power. */
+export interface TrustedValidator {
+  readonly publicKey: Uint8Array;
+  readonly power: bigint;
+}
+
+// noble's synchronous verify takes its SHA-512 from here (its documented set-up).
+hashes.sha512 = sha512;
+
+// Protobuf, as much as the header and vote need: proto3 leaves zero values out.
+const varint = (n: bigint): number[] => {
+  const out: number[] = [];
+  let v = BigInt.asUintN(64, n);
+  while (v >= 0x80n) {
+    out.push(Number(v & 0x7fn) | 0x80);
+    v >>= 7n;
+  }
+  out.push(Number(v));
+  return out;
+};
+const tag = (field: number, wire: number): number[] => varint(BigInt((field << 3) | wire));
+const uintField = (field: number, n: bigint): number[] => (n === 0n ? [] : [...tag(field, 0), ...varint(n)]);
+const bytesField = (field: number, bytes: Uint8Array | readonly number[]): number[] =>
+  bytes.length === 0 ? [] : [...tag(field, 2), ...varint(BigInt(bytes.length)), ...bytes];
+const messageField = (field: number, bytes: readonly number[]): number[] => [...tag(field, 2), ...varint(BigInt(bytes.length)), ...bytes];
+const fixed64Field = (field: number, n: bigint): number[] => {
+  if (n === 0n) return [];
+  const b = new Uint8Array(8);
+  new DataView(b.buffer).setBigInt64(0, n, true);
+  return [...tag(field, 1), ...b];
+};
+const text = new TextEncoder();
+
+class Malformed extends Error {}
+
+function hex(value: string, what: string): Uint8Array {
+  const bytes = fromHex(value);
+  if (bytes === null) throw new Malformed(`${what} is not hex`);
+  return bytes;
+}
+
+function integer(value: string | number, what: string): bigint {
+  if (!/^-?\d{1,19}$/.test(String(value))) throw new Malformed(`${what} is not an integer`);
+  return BigInt(value);
+}
+
+/** An RFC 3339 time to protobuf's Timestamp (seconds, nanos): nanoseconds kept, as Go keeps them. */
+function timestamp(value: string): number[] {
+  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?Z$/.exec(value);
+  if (m === null) throw new Malformed(`time ${value} is not RFC 3339 UTC`);
+  const [, y, mo, d, h, mi, s, frac] = m;
+  const seconds = BigInt(Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s)) / 1000);
+  const nanos = BigInt((frac ?? "").padEnd(9, "0"));
+  return [...uintField(1, seconds), ...uintField(2, nanos)];
+}
+
+function blockId(id: RpcBlockId, what: string): number[] {
+  const parts = [...uintField(1, integer(id.parts.total, `${what} parts total`)), ...bytesField(2, hex(id.parts.hash, `${what} parts hash`))];
+  // The part set header is a non-nullable field (gogoproto): written even when empty.
+  return [...bytesField(1, hex(id.hash, `${what} hash`)), ...messageField(2, parts)];
+}
+
+/** `Header.Hash()`: the RFC 6962 root over the header's fields, each protobuf-encoded. */
+export function headerHash(h: RpcHeader): Hash {
+  const wrapBytes = (value: string, what: string) => Uint8Array.from(bytesField(1, hex(value, what)));
+  const fields: Uint8Array[] = [
+    Uint8Array.from([...uintField(1, integer(h.version.block, "version.block")), ...uintField(2, integer(h.version.app ?? "0", "version.app"))]),
+    Uint8Array.from(bytesField(1, text.encode(h.chain_id))),
+    Uint8Array.from(uintField(1, integer(h.height, "height"))),
+    Uint8Array.from(timestamp(h.time)),
+    Uint8Array.from(blockId(h.last_block_id, "last_block_id")),
+    wrapBytes(h.last_commit_hash, "last_commit_hash"),
+    wrapBytes(h.data_hash, "data_hash"),
+    wrapBytes(h.validators_hash, "validators_hash"),
+    wrapBytes(h.next_validators_hash, "next_validators_hash"),
+    wrapBytes(h.consensus_hash, "consensus_hash"),
+    wrapBytes(h.app_hash, "app_hash"),
+    wrapBytes(h.last_results_hash, "last_results_hash"),
+    wrapBytes(h.evidence_hash, "evidence_hash"),
+    wrapBytes(h.proposer_address, "proposer_address"),
+  ];
+  return rootOf(fields.map(leafHash));
+}
+
+/** The bytes a validator signs for its precommit (`VoteSignBytes`: a length-delimited CanonicalVote). */
+export function precommitSignBytes(chainId: string, commit: RpcCommit, time: string): Uint8Array {
+  const precommit = 2n;
+  const canonicalBlockId = [
+    ...bytesField(1, hex(commit.block_id.hash, "block_id hash")),
+    ...messageField(2, [...uintField(1, integer(commit.block_id.parts.total, "parts total")), ...bytesField(2, hex(commit.block_id.parts.hash, "parts hash"))]),
+  ];
+  const vote = [
+    ...uintField(1, precommit),
+    ...fixed64Field(2, integer(commit.height, "commit height")),
+    ...fixed64Field(3, integer(commit.round, "commit round")),
+    ...messageField(4, canonicalBlockId),
+    ...messageField(5, timestamp(time)),
+    ...bytesField(6, text.encode(chainId)),
+  ];
+  return Uint8Array.from([...varint(BigInt(vote.length)), ...vote]);
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+function base64(value: string): Uint8Array {
+  const binary = atob(value);
+  return Uint8Array.from(binary, (c) => c.charCodeAt(0));
+}
+
+/**
+ * Null when `signed` is a header of `height` carrying `appHash`, whose commit holds signatures
+ * of more than two thirds of the trusted validators' power; otherwise why not.
+ */
+export function checkSignedHeader(
+  signed: SignedHeader,
+  expected: { readonly height: number; readonly appHash: string; readonly chainId?: string },
+  validators: readonly TrustedValidator[],
+): string | null {
+  try {
+    const { header, commit } = signed;
+    if (integer(header.height, "header height") !== BigInt(expected.height)) return `the header is of height ${header.height}, not ${expected.height}`;
+    if (header.app_hash.toLowerCase() !== expected.appHash.toLowerCase()) return `the header's app hash ${header.app_hash} is not the proof's ${expected.appHash}`;
+    if (expected.chainId !== undefined && header.chain_id !== expected.chainId) return `the header is of chain ${header.chain_id}, not ${expected.chainId}`;
+    if (commit.height !== header.height) return "the commit is not of the header's height";
+    const hash = headerHash(header);
+    if (!sameBytes(hash, hex(commit.block_id.hash, "commit block_id hash"))) return "the commit signs another header than this one (its hash differs)";
+    const total = validators.reduce((sum, v) => sum + v.power, 0n);
+    const byAddress = new Map(validators.map((v) => [toAddress(v.publicKey), v]));
+    const counted = new Set<string>();
+    let signedPower = 0n;
+    for (const sig of commit.signatures) {
+      if (sig.block_id_flag !== 2 || sig.signature === null) continue; // absent or nil: no vote for this block
+      const address = sig.validator_address.toLowerCase();
+      const validator = byAddress.get(address);
+      if (validator === undefined || counted.has(address)) continue;
+      const message = precommitSignBytes(header.chain_id, commit, sig.timestamp);
+      if (!ed25519Verify(base64(sig.signature), message, validator.publicKey)) return `the signature of validator ${address} does not verify`;
+      counted.add(address);
+      signedPower += validator.power;
+    }
+    if (signedPower * 3n <= total * 2n) return `validators of ${signedPower} of ${total} power signed; more than two thirds must`;
+    return null;
+  } catch (error) {
+    if (error instanceof Malformed) return error.message;
+    throw error;
+  }
+}
+
+/** A validator's address: the first 20 bytes of SHA-256 of its public key, hex. */
+function toAddress(publicKey: Uint8Array): string {
+  return [...sha256(publicKey).subarray(0, 20)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}

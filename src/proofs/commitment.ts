@@ -1,0 +1,67 @@
+// The ledger commitment, version 1 (docs/proofs.md): what a block's app hash commits to.
+//
+// - A block tree: an RFC 9162 tree whose leaves are the block's valid transactions in block
+//   order, each leaf's data `"T" || id` (the id's ASCII characters; an id is itself a hash of the
+//   whole transaction).
+// - The history tree: an RFC 9162 tree with one leaf per block that has a valid transaction,
+//   each leaf's data `"B" || height (u64) || count (u32) || block root` (big-endian), so a
+//   proof tells where the block is and how many transactions it holds.
+// - The app hash: `SHA-256("ledgerd/app-hash/v1" || history size (u64) || history root)`, hex;
+//   "" while the history is empty. A block without a valid transaction leaves it unchanged (as
+//   BigchainDB's did): CometBFT makes a block whenever the app hash changes, so a hash that
+//   moved on empty blocks would never let the chain rest.
+//
+// Leaf and node hashes are domain separated by RFC 9162's prefixes; the version is in the app
+// hash preimage. Pure, no IO: the verifier (verify.ts) shares it.
+import { leafHash, rootOf, type Hash } from "./merkle.js";
+import { sha256 } from "./sha256.js";
+
+/** The commitment a chain uses: `bigchaindb` is BigchainDB 2.2.2's app hash (no proofs). */
+export type CommitmentVersion = "bigchaindb" | "v1";
+export const commitmentVersions: readonly CommitmentVersion[] = ["bigchaindb", "v1"];
+
+const text = new TextEncoder();
+const appHashTag = text.encode("ledgerd/app-hash/v1");
+
+/** The leaf hash of a transaction in its block's tree. */
+export function transactionLeaf(id: string): Hash {
+  return leafHash(text.encode(`T${id}`));
+}
+
+/** The root of a block's tree: its valid transactions' ids in block order. */
+export function blockRoot(ids: readonly string[]): Hash {
+  return rootOf(ids.map(transactionLeaf));
+}
+
+/** The leaf hash of a block in the history tree. */
+export function blockLeaf(height: number, count: number, root: Hash): Hash {
+  const data = new Uint8Array(1 + 8 + 4 + root.length);
+  const view = new DataView(data.buffer);
+  data[0] = 0x42; // "B"
+  view.setBigUint64(1, BigInt(height));
+  view.setUint32(9, count);
+  data.set(root, 13);
+  return leafHash(data);
+}
+
+/** The app hash of a history of `size` blocks with this root (hex; "" when empty). */
+export function appHashV1(size: number, historyRoot: Hash): string {
+  if (size === 0) return "";
+  const sizeBytes = new Uint8Array(8);
+  new DataView(sizeBytes.buffer).setBigUint64(0, BigInt(size));
+  return toHex(sha256(appHashTag, sizeBytes, historyRoot));
+}
+
+export function toHex(bytes: Uint8Array): string {
+  let hex = "";
+  for (const b of bytes) hex += b.toString(16).padStart(2, "0");
+  return hex;
+}
+
+/** Hex to bytes; null when it is not an even run of hex digits. */
+export function fromHex(hex: string): Uint8Array | null {
+  if (hex.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(hex)) return null;
+  const bytes = new Uint8Array(hex.length / 2);
+  for (let i = 0; i < bytes.length; i++) bytes[i] = parseInt(hex.slice(2 * i, 2 * i + 2), 16);
+  return bytes;
+}
