@@ -62,6 +62,8 @@ export const codes = {
   ShuttingDown: { status: 503, frame: "plain", summary: "The node is shutting down." },
   TooManySubscribers: { status: 503, frame: "plain", summary: "The event stream has as many subscribers as it allows." },
   TooManyReads: { status: 503, frame: "plain", summary: "As many long reads run as allowed; try again later." },
+  ProofsUnavailable: { status: 409, frame: "plain", summary: "The chain keeps BigchainDB's app hash, which proves nothing (docs/proofs.md)." },
+  ProofNotYetSigned: { status: 503, frame: "plain", summary: "Committed, but no signed header carries the app hash yet; retry after the next block." },
   Internal: { status: 500, frame: "plain", summary: "A bug in ledgerd." },
 } as const satisfies Record<string, CodeSpec>;
 

@@ -25,6 +25,7 @@ import { registerBlockRoutes } from "./routes/blocks.js";
 import { registerDiscoveryRoutes } from "./routes/discovery.js";
 import { registerLegacyRoutes, type LegacyGateway } from "./routes/legacy.js";
 import { registerOutputRoutes } from "./routes/outputs.js";
+import { registerProofRoutes, type SignedHeaders } from "./routes/proofs.js";
 import { registerSearchRoutes } from "./routes/search.js";
 import { registerTransactionRoutes } from "./routes/transactions.js";
 import { registerValidatorRoutes } from "./routes/validators.js";
@@ -43,6 +44,8 @@ export interface HttpDeps {
   readonly readiness?: ReadinessProbe;
   /** Told of every answered request (the node's metrics); none: nothing is measured. */
   readonly observer?: HttpObserver;
+  /** CometBFT's signed headers for the proofs (routes/proofs.ts); none under the solo engine. */
+  readonly signedHeaders?: SignedHeaders;
 }
 
 /**
@@ -104,6 +107,7 @@ export async function buildHttpApp(options: Partial<HttpOptions>, deps: HttpDeps
   registerSearchRoutes(app, deps, resolved);
   registerValidatorRoutes(app, deps);
   registerBlockRoutes(app, deps, resolved);
+  registerProofRoutes(app, deps);
   registerLegacyRoutes(app, deps);
   registerHealthRoutes(app, deps.readiness ?? storeReadiness(deps.store));
   registerApiDocsRoutes(app);

@@ -10,6 +10,7 @@ import type { HostPort } from "../config/parseHostPort.js";
 import { buildHttpApp } from "../http/httpApp.js";
 import { PreparePool } from "../ledger/preparePool.js";
 import { SqliteStore } from "../store/sqlite/sqliteStore.js";
+import { signedHeadersOf, type CometBftSignedHeaders } from "../engine/cometbft/signedHeaders.js";
 import { IpcBroadcaster } from "./ipcBroadcaster.js";
 import { IpcLegacyGateway } from "./ipcLegacyGateway.js";
 import type { BroadcastRequest, LegacyRequest, StartMessage } from "./ipcMessages.js";
@@ -36,6 +37,7 @@ export async function runHttpWorker(start: StartMessage, deps: HttpWorkerDeps): 
   // never writes, and catches up with the primary's commits before each read.
   const store = SqliteStore.open({ ...options.sqliteStore, access: "reader" });
   const pool = new PreparePool(options.preparePool);
+  let signedHeaders: CometBftSignedHeaders | undefined;
   try {
     const broadcaster = new IpcBroadcaster({ pool, channel: deps.channel });
     const legacy = new IpcLegacyGateway({ pool, channel: deps.channel });
@@ -43,9 +45,11 @@ export async function runHttpWorker(start: StartMessage, deps: HttpWorkerDeps): 
     // request; its /readyz asks the node's process for the node's checks.
     const metrics = workerMetricsOf(options.metrics, pool);
     const ops = new WorkerOps(deps.channel, async () => (metrics === null ? [] : metrics.snapshot()));
+    signedHeaders = signedHeadersOf(start.config.engine, options.cometBftEngine);
+    const proofs = signedHeaders === undefined ? {} : { signedHeaders };
     const app = await buildHttpApp(
       { ...options.http, streamsUrl: start.streamsUrl, version: start.version },
-      { ...measuredHttpDeps(metrics, broadcaster, legacy), store, logger: deps.logger, readiness: workerReadiness(store, ops) },
+      { ...measuredHttpDeps(metrics, broadcaster, legacy), store, logger: deps.logger, readiness: workerReadiness(store, ops), ...proofs },
     );
     await app.listen({ host: options.http.host, port: options.http.port });
     const bound = app.server.address() as AddressInfo;
@@ -53,11 +57,13 @@ export async function runHttpWorker(start: StartMessage, deps: HttpWorkerDeps): 
       address: { host: bound.address, port: bound.port },
       close: async () => {
         await closeHttpApp(app);
+        signedHeaders?.close();
         await pool.close();
         await store.close();
       },
     };
   } catch (error) {
+    signedHeaders?.close();
     await pool.close();
     await store.close();
     throw error;

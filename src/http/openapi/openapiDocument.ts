@@ -108,6 +108,24 @@ const paths = {
     query("transaction_id", "The transaction's id.", { type: "string" }, true),
     ...paging,
   ], { "200": ok("[height], or [] when no block holds it.", { type: "array", items: { type: "integer" }, maxItems: 1 }) }),
+  "/api/v1/proofs/transactions/{transaction_id}": get("Proof that a committed transaction is in the ledger (docs/proofs.md).", [
+    path("transaction_id", "The transaction's id.", { type: "string" }),
+    query("height", "The height whose app hash the proof reaches; default the last (under CometBFT the last signed).", { type: "string", pattern: "^[0-9]+$" }),
+  ], {
+    "200": ok("Its paths in its block's tree and in the history tree, the app hash, and under CometBFT the signed header.", ref("TransactionProof")),
+    ...notFound,
+    "409": failure("The chain keeps BigchainDB's app hash, which proves nothing."),
+    "503": failure("No signed header carries the app hash yet (retry after the next block), or the node is shutting down."),
+  }),
+  "/api/v1/proofs/consistency": get("Proof that the history at one height extends the one at an earlier height.", [
+    query("from", "The earlier height.", { type: "string", pattern: "^[0-9]+$" }, true),
+    query("to", "The later height; default the last (under CometBFT the last signed).", { type: "string", pattern: "^[0-9]+$" }),
+  ], {
+    "200": ok("Both histories' sizes, roots and app hashes, and the path between them.", ref("ConsistencyProof")),
+    ...notFound,
+    "409": failure("The chain keeps BigchainDB's app hash, which proves nothing."),
+    "503": failure("No signed header carries the app hash yet (retry after the next block), or the node is shutting down."),
+  }),
   "/api/v1/openapi.json": get("This document.", [], { "200": ok("OpenAPI 3.1.", ref("OpenApi")) }),
   "/api/v1/docs": get("The reference page of this document.", [], {
     "200": { description: "HTML, with its scripts and styles served by the node.", content: { "text/html": { schema: { type: "string" } } } },

@@ -1,0 +1,76 @@
+// The proofs (docs/proofs.md, docs/http-api.md "Proofs"): a transaction's inclusion proof and
+// the history's consistency between two heights, built by the ledger from the store
+// (ledger/proofs.ts). Under CometBFT each proof carries the signed header and commit of the
+// block whose header holds the app hash it reaches, read from CometBFT's RPC, so a client that
+// knows the validator set needs to trust no node; the anchor is then the last height whose
+// app hash a header carries (the header of height h + 1 holds the app hash after h).
+import type { FastifyInstance } from "fastify";
+import { LedgerError } from "../../errors/ledgerError.js";
+import { consistencyProof, transactionProof } from "../../ledger/proofs.js";
+import { proofVersion, type SignedHeader } from "../../proofs/verify.js";
+import type { Store } from "../../store/store.js";
+import { badParameter, parseHeight, rejectUnknown, requiredValue, type Query } from "../parameters.js";
+import { queryNames } from "../queryNames.js";
+import { addResource } from "../resource.js";
+import { sendJson } from "../reply.js";
+
+/** CometBFT's signed headers, for the proofs (node/signedHeaders.ts). */
+export interface SignedHeaders {
+  /** The last height whose app hash a signed header carries: CometBFT's last block's height − 1. */
+  lastSignedHeight(): Promise<number>;
+  /** The header of `height` and the commit that signed it. */
+  signedHeader(height: number): Promise<SignedHeader>;
+}
+
+export function registerProofRoutes(app: FastifyInstance, deps: { readonly store: Store; readonly signedHeaders?: SignedHeaders }): void {
+  const signed = deps.signedHeaders;
+  /** The height asked for, or the last one a proof can reach (under CometBFT, the last signed). */
+  const anchorOf = async (query: Query, name: string): Promise<number | undefined> => {
+    const text = query[name];
+    const asked = text === undefined ? undefined : heightParameter(name, String(text));
+    if (signed === undefined) return asked;
+    const last = await signed.lastSignedHeight();
+    if (asked !== undefined && asked > last) {
+      throw new LedgerError("ProofNotYetSigned", `No signed header carries the app hash after height ${asked} yet (the last is after ${last}); retry after the next block`);
+    }
+    return asked ?? last;
+  };
+  const headerFor = async (height: number): Promise<SignedHeader | null> => (signed === undefined ? null : signed.signedHeader(height + 1));
+
+  addResource(app, "/api/v1/proofs/transactions/:transaction_id", {
+    GET: async (request, reply) => {
+      const query = request.query as Query;
+      rejectUnknown(query, queryNames["GET /api/v1/proofs/transactions/{transaction_id}"]);
+      const id = (request.params as { transaction_id: string }).transaction_id;
+      if (!/^[0-9a-f]{64}$/.test(id)) throw new LedgerError("NotFound", "Not found");
+      const proof = await transactionProof(deps.store, id, await anchorOf(query, "height"));
+      const body = { ...proof, signed_header: await headerFor(proof.height) };
+      return sendJson(reply, 200, JSON.stringify(body));
+    },
+  });
+
+  addResource(app, "/api/v1/proofs/consistency", {
+    GET: async (request, reply) => {
+      const query = request.query as Query;
+      rejectUnknown(query, queryNames["GET /api/v1/proofs/consistency"]);
+      const from = heightParameter("from", requiredValue(query, "from"));
+      const to = (await anchorOf(query, "to")) ?? (await deps.store.getChainState()).height;
+      if (from > to) throw badParameter("from", `Height ${from} is after to (${to})`);
+      const proof = await consistencyProof(deps.store, from, to);
+      const body = {
+        version: proofVersion,
+        from: { ...proof.from, signed_header: await headerFor(proof.from.height) },
+        to: { ...proof.to, signed_header: await headerFor(proof.to.height) },
+        path: proof.path,
+      };
+      return sendJson(reply, 200, JSON.stringify(body));
+    },
+  });
+}
+
+/** A height parameter: 1 or more. */
+function heightParameter(name: string, text: string): number {
+  const height = parseHeight(name, text);
+  if (height === null || height < 1) throw badParameter(name, "A block height is 1 or more");
+  return height;
+}

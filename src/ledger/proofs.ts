@@ -1,0 +1,105 @@
+// The proofs of docs/proofs.md, built from the store: a transaction's path in its block's tree
+// and its block's path in the history tree up to an anchor height, and the consistency of the
+// history between two heights. The history's nodes come from the store's perfect subtrees; a
+// block's tree is rebuilt from its ids. The signed header (CometBFT) is added by the caller.
+import assert from "node:assert/strict";
+import { LedgerError } from "../errors/ledgerError.js";
+import { toHex, transactionLeaf } from "../proofs/commitment.js";
+import { consistencyPath, inclusionPath, leafNodes, rangeRoot, type Hash, type NodeSource } from "../proofs/merkle.js";
+import type { HistoryPoint, TransactionProof } from "../proofs/verify.js";
+import { proofVersion } from "../proofs/verify.js";
+import type { BlockRecord, NodePlace, Store } from "../store/store.js";
+
+export type UnsignedTransactionProof = Omit<TransactionProof, "signed_header">;
+export type UnsignedHistoryPoint = Omit<HistoryPoint, "signed_header">;
+
+/**
+ * Runs `build` over the store's history nodes: once to learn which nodes it reads (their values
+ * do not steer the walk), then with those nodes read in one batch.
+ */
+async function withHistoryNodes<T>(store: Store, build: (nodes: NodeSource) => T): Promise<T> {
+  const wanted: NodePlace[] = [];
+  const placeholder = new Uint8Array(32);
+  build((level, index) => {
+    wanted.push({ level, index });
+    return placeholder;
+  });
+  const hashes = await store.getHistoryNodes(wanted);
+  const found = new Map<string, Hash>();
+  wanted.forEach((place, i) => {
+    const hash = hashes[i];
+    assert.ok(hash !== null && hash !== undefined, `history node (level ${place.level}, index ${place.index}) is not stored`);
+    found.set(`${place.level}/${place.index}`, hash);
+  });
+  return build((level, index) => found.get(`${level}/${index}`)!);
+}
+
+async function provingChain(store: Store): Promise<number> {
+  const head = await store.getChainState();
+  if (head.commitment !== "v1") {
+    throw new LedgerError("ProofsUnavailable", "This chain keeps BigchainDB's app hash, which proves nothing; it has no proofs (docs/proofs.md, upgrading)");
+  }
+  return head.height;
+}
+
+async function blockAt(store: Store, height: number): Promise<BlockRecord & { historySize: number }> {
+  const block = await store.getBlock(height);
+  assert.ok(block !== null && block.historySize !== null, `block ${height} of a v1 chain has no history size`);
+  return block as BlockRecord & { historySize: number };
+}
+
+/** The height of the block that holds a committed transaction of either kind, or null. */
+async function heightOf(store: Store, id: string): Promise<number | null> {
+  const height = await store.getBlockHeightOfTransaction(id);
+  if (height !== null) return height;
+  const legacy = await store.getLegacyRecord(id);
+  return legacy?.status === "valid" ? legacy.height : null;
+}
+
+/**
+ * The proof that transaction `id` is in the ledger whose app hash after `anchor` (default: the
+ * last committed height) the proof reaches. NotFound when no committed transaction has that id
+ * or the anchor is past the chain; ProofNotYetSigned when the transaction is after the anchor.
+ */
+export async function transactionProof(store: Store, id: string, anchor?: number): Promise<UnsignedTransactionProof> {
+  const head = await provingChain(store);
+  const at = anchor ?? head;
+  if (at > head || at < 1) throw new LedgerError("NotFound", `No block at height ${at}`);
+  const height = await heightOf(store, id);
+  if (height === null) throw new LedgerError("NotFound", "Not found");
+  if (height > at) throw new LedgerError("ProofNotYetSigned", `The transaction is at height ${height}, after the height ${at} proved to; retry after the next block`);
+  const contents = await store.getBlockContents(height);
+  assert.ok(contents !== null && contents.historySize !== null, `block ${height} is missing or has no history size`);
+  const ids = contents.txs.map((tx) => tx.id);
+  const index = ids.indexOf(id);
+  assert.ok(index >= 0, `${id} is not in block ${height}`);
+  const blockPath = inclusionPath(leafNodes(ids.map(transactionLeaf)), index, ids.length);
+  const end = await blockAt(store, at);
+  const historyIndex = contents.historySize - 1;
+  const historyPath = await withHistoryNodes(store, (nodes) => inclusionPath(nodes, historyIndex, end.historySize));
+  return {
+    version: proofVersion,
+    transaction_id: id,
+    block: { height, index, size: ids.length, path: blockPath.map(toHex) },
+    history: { index: historyIndex, size: end.historySize, path: historyPath.map(toHex) },
+    height: at,
+    app_hash: end.appHash,
+  };
+}
+
+/** The proof that the history after `to` extends the one after `from` (heights, from ≤ to). */
+export async function consistencyProof(store: Store, from: number, to: number): Promise<{ from: UnsignedHistoryPoint; to: UnsignedHistoryPoint; path: string[] }> {
+  const head = await provingChain(store);
+  if (from < 1 || to > head) throw new LedgerError("NotFound", `No block at height ${from < 1 ? from : to}`);
+  assert.ok(from <= to, "from is after to");
+  const [first, last] = [await blockAt(store, from), await blockAt(store, to)];
+  const point = (block: BlockRecord, size: number, root: Hash): UnsignedHistoryPoint => ({ height: block.height, size, root: toHex(root), app_hash: block.appHash });
+  return withHistoryNodes(store, (nodes) => {
+    const path = first.historySize === 0 ? [] : consistencyPath(nodes, first.historySize, last.historySize);
+    return {
+      from: point(first, first.historySize, rangeRoot(nodes, 0, first.historySize)),
+      to: point(last, last.historySize, rangeRoot(nodes, 0, last.historySize)),
+      path: path.map(toHex),
+    };
+  });
+}

@@ -1,0 +1,116 @@
+// GET /api/v1/proofs/... on a real solo stack: the proofs verify with the verifier alone and
+// reach the app hash the ledger committed; bad input is a 4xx; a chain that keeps BigchainDB's
+// app hash answers 409.
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { buildHttpApp } from "../../../src/http/httpApp.js";
+import { LedgerApp } from "../../../src/ledger/ledgerApp.js";
+import { PreparePool } from "../../../src/ledger/preparePool.js";
+import { verifyConsistencyProof, verifyTransactionProof, type ConsistencyProof, type TransactionProof } from "../../../src/proofs/verify.js";
+import { SqliteStore } from "../../../src/store/sqlite/sqliteStore.js";
+import { bytesOf, create, keypairOf } from "../../helpers/txFactory.js";
+import { assertDescribed } from "../../helpers/openapiConformance.js";
+import { commit, expectJson, get, startHttpStack, type HttpStack } from "./helpers.js";
+
+describe("GET /api/v1/proofs", () => {
+  let http: HttpStack;
+  const ids: string[] = [];
+  before(async () => {
+    http = await startHttpStack();
+    for (let i = 0; i < 5; i++) {
+      const tx = create(keypairOf(`proof-${i}`), 1n, { proof: i });
+      await commit(http.app, tx);
+      ids.push(tx["id"] as string);
+    }
+  });
+  after(() => http.close());
+
+  const described = (key: string, response: Awaited<ReturnType<typeof get>>) =>
+    assertDescribed(key, { status: response.statusCode, contentType: String(response.headers["content-type"]), body: response.body });
+
+  it("proves each committed transaction to the last app hash", async () => {
+    const head = await http.stack.store.getChainState();
+    for (const id of ids) {
+      const response = await get(http.app, `/api/v1/proofs/transactions/${id}`);
+      expectJson(response, 200);
+      described("GET /api/v1/proofs/transactions/{transaction_id}", response);
+      const proof = JSON.parse(response.body) as TransactionProof;
+      assert.equal(proof.signed_header, null);
+      assert.equal(proof.height, head.height);
+      assert.equal(proof.app_hash, head.appHash);
+      const verdict = verifyTransactionProof(proof, {}, id);
+      assert.ok(verdict.ok, verdict.ok ? "" : verdict.reason);
+      assert.equal(verifyTransactionProof(proof, {}, ids.find((other) => other !== id)).ok, false);
+    }
+  });
+
+  it("proves to an earlier height with ?height, and not to one before the transaction", async () => {
+    const height = (await http.stack.store.getBlockHeightOfTransaction(ids[1]!))!;
+    const response = await get(http.app, `/api/v1/proofs/transactions/${ids[1]}?height=${height}`);
+    expectJson(response, 200);
+    const proof = JSON.parse(response.body) as TransactionProof;
+    assert.equal(proof.app_hash, (await http.stack.store.getBlock(height))!.appHash);
+    assert.ok(verifyTransactionProof(proof).ok);
+    const early = (await http.stack.store.getBlockHeightOfTransaction(ids[0]!))!;
+    if (early < height) expectJson(await get(http.app, `/api/v1/proofs/transactions/${ids[1]}?height=${early}`), 503);
+  });
+
+  it("proves the history consistent between two heights", async () => {
+    const head = (await http.stack.store.getChainState()).height;
+    for (let from = 1; from <= head; from++) {
+      const response = await get(http.app, `/api/v1/proofs/consistency?from=${from}&to=${head}`);
+      expectJson(response, 200);
+      described("GET /api/v1/proofs/consistency", response);
+      const proof = JSON.parse(response.body) as ConsistencyProof;
+      assert.ok(verifyConsistencyProof(proof).ok, `from ${from}`);
+    }
+    const latest = JSON.parse((await get(http.app, "/api/v1/proofs/consistency?from=1")).body) as ConsistencyProof;
+    assert.equal(latest.to.height, head);
+  });
+
+  it("answers bad input with a 4xx", async () => {
+    const cases: [string, number][] = [
+      [`/api/v1/proofs/transactions/${"0".repeat(64)}`, 404],
+      ["/api/v1/proofs/transactions/nothex", 404],
+      [`/api/v1/proofs/transactions/${ids[0]}?height=0`, 400],
+      [`/api/v1/proofs/transactions/${ids[0]}?height=x`, 400],
+      [`/api/v1/proofs/transactions/${ids[0]}?height=99999999`, 404],
+      [`/api/v1/proofs/transactions/${ids[0]}?other=1`, 400],
+      ["/api/v1/proofs/consistency", 400],
+      ["/api/v1/proofs/consistency?from=2&to=1", 400],
+      ["/api/v1/proofs/consistency?from=1&to=99999999", 404],
+      ["/api/v1/proofs/consistency?from=-1", 400],
+      ["/api/v1/proofs/consistency?from=1&from=2", 400],
+    ];
+    for (const [url, status] of cases) {
+      const response = await get(http.app, url);
+      expectJson(response, status);
+      assert.equal((JSON.parse(response.body) as { status: number }).status, status, url);
+    }
+  });
+});
+
+describe("GET /api/v1/proofs on a chain with BigchainDB's app hash", () => {
+  it("answers 409: its app hash proves nothing", async () => {
+    const http = await startHttpStack();
+    const store = SqliteStore.open({ path: `${http.stack.dir}/old.sqlite` });
+    const pool = new PreparePool({ threads: 0, batchTxsMax: 8 });
+    const ledger = await LedgerApp.open({}, { store, pool });
+    await ledger.initChain("old", [{ publicKey: "ab".repeat(32), power: 1 }], "bigchaindb");
+    const tx = create(keypairOf("old"), 1n, {});
+    await ledger.finalizeBlock(1, [bytesOf(tx)]);
+    await ledger.commit();
+    const app = await buildHttpApp({}, { broadcaster: http.stack.engine, store });
+    try {
+      const response = await get(app, `/api/v1/proofs/transactions/${tx["id"] as string}`);
+      expectJson(response, 409);
+      assert.match(response.body, /BigchainDB's app hash/);
+      expectJson(await get(app, "/api/v1/proofs/consistency?from=1"), 409);
+    } finally {
+      await app.close();
+      await pool.close();
+      await store.close();
+      await http.close();
+    }
+  });
+});
