@@ -20,6 +20,7 @@ import {
 } from "./commands.js";
 import { addSettingOptions, settingFlags, settingsHelp } from "./settingOptions.js";
 import { registerElectionCommand } from "./electionCommand.js";
+import { registerVerifyCommand } from "./verifyCommand.js";
 import { registerNetworkCommand } from "./networkCommand.js";
 import { registerTestnetCommand } from "./testnetCommand.js";
 
@@ -98,6 +99,7 @@ pathCommand(
 registerTestnetCommand(program);
 registerNetworkCommand(program);
 registerElectionCommand(program);
+registerVerifyCommand(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   process.exitCode = 1;
