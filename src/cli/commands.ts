@@ -6,6 +6,7 @@ import { isAbsolute, join, relative } from "node:path";
 import { ConfigError } from "../config/configError.js";
 import { configFileName, loadConfig, type ConfigSources } from "../config/loadConfig.js";
 import type { Config } from "../config/schema.js";
+import type { CommitmentVersion } from "../proofs/commitment.js";
 import { runDoctor } from "../node/doctor.js";
 import { verifyChain } from "../ledger/verifyChain.js";
 import { backupLedger, restoreLedger } from "../node/backups.js";
@@ -198,7 +199,11 @@ export async function runExport(flags: ConfigSources["flags"], file: string): Pr
 }
 
 /** `ledgerd import FILE`: re-executes an export into a data folder without a ledger. */
-export async function runImport(flags: ConfigSources["flags"], file: string): Promise<void> {
-  const height = await importChain(loadSettings(flags), file, progress("import"));
-  console.log(`imported heights 1 to ${height}: every block re-executed to its exported app hash`);
+export async function runImport(flags: ConfigSources["flags"], file: string, rule?: CommitmentVersion): Promise<void> {
+  const done = await importChain(loadSettings(flags), file, progress("import"), rule);
+  if (done.rehashed) {
+    console.log(`imported heights 1 to ${done.height} as a new chain with app hash rule ${String(rule)}: last app hash ${done.appHash || '""'}`);
+  } else {
+    console.log(`imported heights 1 to ${done.height}: every block re-executed to its exported app hash`);
+  }
 }

@@ -89,12 +89,17 @@ pathCommand(
   runRestore,
 );
 pathCommand("export", "Write the chain as JSON lines another ledgerd re-executes (`import`)", ["<FILE>", "a new file"], runExport);
-pathCommand(
-  "import",
-  "Re-execute an export into a data folder without a ledger, each block to its exported app hash",
-  ["<FILE>", "a file made by `ledgerd export`"],
-  runImport,
-);
+addSettingOptions(
+  program
+    .command("import")
+    .description("Re-execute an export into a data folder without a ledger, each block to its exported app hash")
+    .argument("<FILE>", "a file made by `ledgerd export`")
+    .option("--commitment <RULE>", "begin the chain anew with this app hash rule (v1: proofs) instead of the export's (docs/proofs.md)"),
+).action((file: string, options: Record<string, unknown>) => {
+  const rule = options["commitment"] as string | undefined;
+  if (rule !== undefined && rule !== "v1" && rule !== "bigchaindb") throw new Error(`--commitment is v1 or bigchaindb: ${rule}`);
+  return runImport(settingFlags(options), file, rule);
+});
 
 registerTestnetCommand(program);
 registerNetworkCommand(program);

@@ -96,6 +96,18 @@ describe("ledgerd verify-chain", () => {
     assert.match(verify(head).out, /FAIL height 8: the chain state's app hash/);
   });
 
+  it("reports a changed node of the history tree (what proofs are built from) at the height that made it", () => {
+    const dir = copy("history-edit");
+    // Heights 1-4 hold transactions: history leaves 0-3; the node over leaves 2 and 3 is height 4's.
+    sqlite(dir, "UPDATE history_nodes SET hash = zeroblob(32) WHERE level = 1 AND idx = 1");
+    const result = verify(dir);
+    assert.equal(result.status, 1, result.out);
+    assert.match(result.out, /FAIL height 4: history node \(level 1, index 1\) stored 0{64}, [0-9a-f]{64} recomputed/);
+    const size = copy("history-size-edit");
+    sqlite(size, "UPDATE blocks SET history_size = 9 WHERE height = 5");
+    assert.match(verify(size).out, /FAIL height 5: history size 9 stored, 4 recomputed/);
+  });
+
   it("refuses a --from that is no height, and a folder with no ledger", () => {
     assert.match(verify(clean, "--from", "0").out, /--from must be a height/);
     assert.notEqual(verify(join(root, "nothing-here")).status, 0);
