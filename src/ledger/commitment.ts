@@ -3,7 +3,8 @@
 // is BigchainDB 2.2.2's rule (appHash.ts), kept by chains begun before v1 existed. The edge of
 // the history tree is held here, loaded from the store when the ledger opens.
 import assert from "node:assert/strict";
-import { appHashV1, blockLeaf, blockRoot, type CommitmentVersion } from "../proofs/commitment.js";
+import { blockTree } from "../proofs/blockTree.js";
+import { appHashV1, blockLeaf, type CommitmentVersion } from "../proofs/commitment.js";
 import { edgeOf, HistoryEdge } from "../proofs/history.js";
 import type { BlockWrite, ChainState, Store } from "../store/store.js";
 import { nextAppHash } from "./appHash.js";
@@ -39,10 +40,11 @@ export class ChainCommitment {
     const edge = this.edge;
     if (edge === null) return { appHash: nextAppHash(this.appHash, ids), history: undefined, edge: null };
     // A block with no valid transaction changes nothing (see proofs/commitment.ts).
-    if (ids.length === 0) return { appHash: this.appHash, history: { size: edge.size, nodes: [] }, edge };
-    const appended = edge.append(blockLeaf(height, ids.length, blockRoot(ids)));
+    if (ids.length === 0) return { appHash: this.appHash, history: { size: edge.size, nodes: [], blockNodes: [] }, edge };
+    const tree = blockTree(ids);
+    const appended = edge.append(blockLeaf(height, ids.length, tree.root));
     const appHash = appHashV1(appended.edge.size, appended.edge.root());
-    return { appHash, history: { size: appended.edge.size, nodes: appended.completed }, edge: appended.edge };
+    return { appHash, history: { size: appended.edge.size, nodes: appended.completed, blockNodes: tree.nodes }, edge: appended.edge };
   }
 
   /** The staged block is committed. */

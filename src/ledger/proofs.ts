@@ -4,8 +4,9 @@
 // block's tree is rebuilt from its ids. The signed header (CometBFT) is added by the caller.
 import assert from "node:assert/strict";
 import { LedgerError } from "../errors/ledgerError.js";
-import { toHex, transactionLeaf } from "../proofs/commitment.js";
-import { consistencyPath, inclusionPath, leafNodes, rangeRoot, type Hash, type NodeSource } from "../proofs/merkle.js";
+import { blockNodes } from "../proofs/blockTree.js";
+import { toHex } from "../proofs/commitment.js";
+import { consistencyPath, inclusionPath, rangeRoot, type Hash, type NodeSource } from "../proofs/merkle.js";
 import type { HistoryPoint, TransactionProof } from "../proofs/verify.js";
 import { proofVersion } from "../proofs/verify.js";
 import type { BlockRecord, NodePlace, Store } from "../store/store.js";
@@ -17,22 +18,28 @@ export type UnsignedHistoryPoint = Omit<HistoryPoint, "signed_header">;
  * Runs `build` over the store's history nodes: once to learn which nodes it reads (their values
  * do not steer the walk), then with those nodes read in one batch.
  */
-async function withHistoryNodes<T>(store: Store, build: (nodes: NodeSource) => T): Promise<T> {
+async function withStoredNodes<T>(
+  read: (places: readonly NodePlace[]) => Promise<(Uint8Array | null)[]>,
+  build: (nodes: NodeSource) => T,
+): Promise<T> {
   const wanted: NodePlace[] = [];
   const placeholder = new Uint8Array(32);
   build((level, index) => {
     wanted.push({ level, index });
     return placeholder;
   });
-  const hashes = await store.getHistoryNodes(wanted);
+  const hashes = await read(wanted);
   const found = new Map<string, Hash>();
   wanted.forEach((place, i) => {
     const hash = hashes[i];
-    assert.ok(hash !== null && hash !== undefined, `history node (level ${place.level}, index ${place.index}) is not stored`);
+    assert.ok(hash !== null && hash !== undefined, `tree node (level ${place.level}, index ${place.index}) is not stored`);
     found.set(`${place.level}/${place.index}`, hash);
   });
   return build((level, index) => found.get(`${level}/${index}`)!);
 }
+
+const withHistoryNodes = <T>(store: Store, build: (nodes: NodeSource) => T): Promise<T> =>
+  withStoredNodes((places) => store.getHistoryNodes(places), build);
 
 async function provingChain(store: Store): Promise<number> {
   const head = await store.getChainState();
@@ -73,7 +80,11 @@ export async function transactionProof(store: Store, id: string, anchor?: number
   const ids = contents.txs.map((tx) => tx.id);
   const index = ids.indexOf(id);
   assert.ok(index >= 0, `${id} is not in block ${height}`);
-  const blockPath = inclusionPath(leafNodes(ids.map(transactionLeaf)), index, ids.length);
+  // The chunk of 64 around the transaction is hashed from the ids; the rest is read.
+  const blockPath = await withStoredNodes(
+    (places) => store.getBlockNodes(height, places),
+    (stored) => inclusionPath(blockNodes(ids, stored), index, ids.length),
+  );
   const end = await blockAt(store, at);
   const historyIndex = contents.historySize - 1;
   const historyPath = await withHistoryNodes(store, (nodes) => inclusionPath(nodes, historyIndex, end.historySize));

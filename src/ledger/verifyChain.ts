@@ -7,8 +7,9 @@
 // It only reads: run it on a stopped node's store, a copy, or beside a running node.
 import { nextAppHash } from "./appHash.js";
 import { kindNamed } from "./kinds/registry.js";
-import { appHashV1, blockLeaf, blockRoot, toHex } from "../proofs/commitment.js";
-import { edgeOf, HistoryEdge } from "../proofs/history.js";
+import { blockTree } from "../proofs/blockTree.js";
+import { appHashV1, blockLeaf, toHex } from "../proofs/commitment.js";
+import { edgeOf, HistoryEdge, type PerfectNode } from "../proofs/history.js";
 import type { BlockContents, Store } from "../store/store.js";
 
 export interface ChainFault {
@@ -87,6 +88,19 @@ export async function verifyChain(store: Store, options: VerifyChainOptions = {}
   return { from, to: head.height, txs, fault: null };
 }
 
+/** Null when the stored hashes are the recomputed nodes, else which one differs. */
+function sameNodes(tree: string, recomputed: readonly PerfectNode[], stored: readonly (Uint8Array | null)[]): string | null {
+  for (const [i, node] of recomputed.entries()) {
+    const hash = stored[i];
+    const expected = toHex(node.hash);
+    if (hash === null || hash === undefined || toHex(hash) !== expected) {
+      const found = hash === null || hash === undefined ? "missing" : toHex(hash);
+      return `${tree} node (level ${node.level}, index ${node.index}) stored ${found}, ${expected} recomputed`;
+    }
+  }
+  return null;
+}
+
 /** The edge of the stored history of `size` leaves, or why it cannot be read. */
 async function edgeAt(store: Store, size: number | null): Promise<HistoryEdge | string> {
   if (size === null) return "the block has no history size on a v1 chain";
@@ -102,16 +116,12 @@ async function edgeAt(store: Store, size: number | null): Promise<HistoryEdge | 
 async function nextHistory(store: Store, edge: HistoryEdge, contents: BlockContents, ids: readonly string[]): Promise<HistoryEdge | string> {
   let next = edge;
   if (ids.length > 0) {
-    const appended = edge.append(blockLeaf(contents.height, ids.length, blockRoot(ids)));
-    const stored = await store.getHistoryNodes(appended.completed);
-    for (const [i, node] of appended.completed.entries()) {
-      const hash = stored[i];
-      const recomputed = toHex(node.hash);
-      if (hash === null || hash === undefined || toHex(hash) !== recomputed) {
-        const found = hash === null || hash === undefined ? "missing" : toHex(hash);
-        return `history node (level ${node.level}, index ${node.index}) stored ${found}, ${recomputed} recomputed`;
-      }
-    }
+    const tree = blockTree(ids);
+    const appended = edge.append(blockLeaf(contents.height, ids.length, tree.root));
+    const differs =
+      sameNodes("history", appended.completed, await store.getHistoryNodes(appended.completed)) ??
+      sameNodes("block tree", tree.nodes, await store.getBlockNodes(contents.height, tree.nodes));
+    if (differs !== null) return differs;
     next = appended.edge;
   }
   if (contents.historySize !== next.size) return `history size ${String(contents.historySize)} stored, ${next.size} recomputed`;

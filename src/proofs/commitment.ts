@@ -28,7 +28,7 @@ export function transactionLeaf(id: string): Hash {
   return leafHash(text.encode(`T${id}`));
 }
 
-/** The root of a block's tree: its valid transactions' ids in block order. */
+/** The root of a block's tree: its valid transactions' ids in block order (blockTree.ts keeps its nodes too). */
 export function blockRoot(ids: readonly string[]): Hash {
   return rootOf(ids.map(transactionLeaf));
 }

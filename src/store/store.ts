@@ -81,7 +81,12 @@ export interface BlockWrite {
    * On a `v1` chain, every block: the history's size after it and the perfect subtrees the
    * block completed (none when it held no valid transaction). Absent on a `bigchaindb` chain.
    */
-  readonly history?: { readonly size: number; readonly nodes: readonly PerfectNode[] };
+  readonly history?: {
+    readonly size: number;
+    readonly nodes: readonly PerfectNode[];
+    /** The block tree's perfect subtrees of 64 leaves and more (proofs/blockTree.ts). */
+    readonly blockNodes: readonly PerfectNode[];
+  };
   /** When the block changed the validator set: the whole new set, effective from `height + 1`. */
   readonly validators?: readonly Validator[];
   /** The elections the block started or whose votes or state it changed, each whole. */
@@ -300,6 +305,8 @@ export interface Store {
   getBlockContents(height: number): Promise<BlockContents | null>;
   /** The hashes of these perfect subtrees of the history tree, in order; null where none is stored. */
   getHistoryNodes(places: readonly NodePlace[]): Promise<(Uint8Array | null)[]>;
+  /** The same of the tree of the block at `height`. */
+  getBlockNodes(height: number, places: readonly NodePlace[]): Promise<(Uint8Array | null)[]>;
   /** The validator set in force at `height` (default: the latest). */
   getValidators(height?: number): Promise<Validator[]>;
   /** getValidators with the height the set is in force from; null before initChain. */

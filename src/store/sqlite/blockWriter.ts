@@ -96,6 +96,7 @@ export class BlockWriter {
     const grew = history.size - state.historySize;
     assert.equal(grew, holdsOne ? 1 : 0, `a history of ${state.historySize} grew by ${grew}`);
     for (const node of history.nodes) write.insertHistoryNode.run(node.level, node.index, node.hash);
+    for (const node of history.blockNodes) write.insertBlockNode.run(block.height, node.level, node.index, node.hash);
     write.setHistorySize.run(history.size);
   }
 

@@ -97,6 +97,7 @@ export const readSql = {
   block: `SELECT app_hash AS appHash, seq_first AS seqFirst, tx_count AS txCount,
           history_size AS historySize FROM blocks WHERE height = ?`,
   historyNode: "SELECT hash FROM history_nodes WHERE level = ? AND idx = ?",
+  blockNode: "SELECT hash FROM block_nodes WHERE height = ? AND level = ? AND idx = ?",
   txIdsBySeqRange: "SELECT id FROM transactions WHERE seq >= ? AND seq < ? ORDER BY seq",
   txJsonsBySeqRange: "SELECT json FROM transactions WHERE seq >= ? AND seq < ? ORDER BY seq",
   txRowsBySeqRange: "SELECT id, json FROM transactions WHERE seq >= ? AND seq < ? ORDER BY seq",
@@ -147,6 +148,7 @@ export const writeSql = {
   insertBlock:
     "INSERT INTO blocks (height, app_hash, seq_first, tx_count, history_size) VALUES (?, ?, ?, ?, ?)",
   insertHistoryNode: "INSERT INTO history_nodes (level, idx, hash) VALUES (?, ?, ?)",
+  insertBlockNode: "INSERT INTO block_nodes (height, level, idx, hash) VALUES (?, ?, ?, ?)",
   setCommitment: "UPDATE chain_state SET commitment = ? WHERE id = 1",
   setHistorySize: "UPDATE chain_state SET history_size = ? WHERE id = 1",
   insertValidators: "INSERT INTO validators (height, json) VALUES (?, ?)",

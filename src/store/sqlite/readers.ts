@@ -112,6 +112,13 @@ export function readHistoryNodes(c: Connection, places: readonly NodePlace[]): (
   });
 }
 
+export function readBlockNodes(c: Connection, height: number, places: readonly NodePlace[]): (Uint8Array | null)[] {
+  return places.map(({ level, index }) => {
+    const hash = c.read.blockNode.pluck().get(height, level, index) as Buffer | undefined;
+    return hash === undefined ? null : new Uint8Array(hash);
+  });
+}
+
 export function readBlockContents(c: Connection, height: number): BlockContents | null {
   const row = c.read.block.get(height) as BlockRow | undefined;
   if (row === undefined) return null;

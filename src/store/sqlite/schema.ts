@@ -169,7 +169,8 @@ CREATE INDEX legacy_transactions_by_height ON legacy_transactions (height, posit
 // validators signed), and for blocks written with no initChain (the store's own tests).
 // `history_size` is the history tree's size after each block (NULL on a `bigchaindb` chain);
 // `history_nodes` holds every perfect subtree of the history tree (level 0: the leaves), which a
-// proof is built from: two rows per history leaf, amortised, appended in commit order.
+// proof is built from: two rows per history leaf, amortised, appended in commit order;
+// `block_nodes` those of each block's tree of 64 leaves and more (proofs/blockTree.ts).
 const commitmentSchemaSql = `
 ALTER TABLE chain_state ADD COLUMN commitment TEXT NOT NULL DEFAULT 'bigchaindb'
   CHECK (commitment IN ('bigchaindb', 'v1'));
@@ -180,6 +181,13 @@ CREATE TABLE history_nodes (
   idx INTEGER NOT NULL,
   hash BLOB NOT NULL,
   PRIMARY KEY (level, idx)
+) WITHOUT ROWID;
+CREATE TABLE block_nodes (
+  height INTEGER NOT NULL,
+  level INTEGER NOT NULL,
+  idx INTEGER NOT NULL,
+  hash BLOB NOT NULL,
+  PRIMARY KEY (height, level, idx)
 ) WITHOUT ROWID;
 `;
 

@@ -263,6 +263,10 @@ export class SqliteStore implements Store {
     return this.#reading(() => readers.readHistoryNodes(this.#c, places));
   }
 
+  async getBlockNodes(height: number, places: readonly NodePlace[]): Promise<(Uint8Array | null)[]> {
+    return this.#reading(() => readers.readBlockNodes(this.#c, height, places));
+  }
+
   async getValidators(height?: number): Promise<Validator[]> {
     return this.#reading(() => [...(readers.readValidatorSet(this.#c, height)?.validators ?? [])]);
   }

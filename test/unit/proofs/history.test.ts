@@ -4,9 +4,10 @@
 // reading of it computes them (test/helpers/appHashV1.ts).
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { appHashV1, blockLeaf, blockRoot, fromHex, toHex } from "../../../src/proofs/commitment.js";
+import { appHashV1, blockLeaf, blockRoot, fromHex, toHex, transactionLeaf } from "../../../src/proofs/commitment.js";
 import { edgeOf, HistoryEdge } from "../../../src/proofs/history.js";
-import { leafHash, leafNodes, rootOf, type Hash } from "../../../src/proofs/merkle.js";
+import { inclusionPath, leafHash, leafNodes, rootOf, verifyInclusion, type Hash } from "../../../src/proofs/merkle.js";
+import { blockChunkLevel, blockNodes, blockTree } from "../../../src/proofs/blockTree.js";
 import { V1Chain } from "../../helpers/appHashV1.js";
 
 const leaf = (i: number): Hash => leafHash(new TextEncoder().encode(`leaf-${i}`));
@@ -87,3 +88,25 @@ describe("commitment v1", () => {
   });
 });
 
+
+describe("a block's tree as the store keeps it", () => {
+  it("has the root of its leaves, keeps only subtrees of 64 leaves and more, and proves every index from them", () => {
+    for (const size of [1, 2, 63, 64, 65, 127, 128, 129, 200, 333]) {
+      const ids = Array.from({ length: size }, (_, i) => toHex(leaf(size * 1000 + i)));
+      const leaves = ids.map(transactionLeaf);
+      const tree = blockTree(ids);
+      assert.deepEqual(tree.root, rootOf(leaves), `root of ${size}`);
+      assert.ok(tree.nodes.every((n) => n.level >= blockChunkLevel));
+      assert.equal(tree.nodes.filter((n) => n.level === blockChunkLevel).length, Math.floor(size / 64));
+      const stored = new Map(tree.nodes.map((n) => [`${n.level}/${n.index}`, n.hash]));
+      const nodes = blockNodes(ids, (level, index) => {
+        const hash = stored.get(`${level}/${index}`);
+        assert.ok(hash !== undefined, `${level}/${index} is not stored`);
+        return hash;
+      });
+      for (let index = 0; index < size; index += size > 70 ? 7 : 1) {
+        assert.ok(verifyInclusion(leaves[index]!, index, size, inclusionPath(nodes, index, size), tree.root), `${index} of ${size}`);
+      }
+    }
+  });
+});

@@ -40,7 +40,7 @@ async function versionOneFile(path: string, version: 1 | 2 | 3 = 1, blocks = tru
   else await store.initChain("begun", [validator("a")]);
   await store.close();
   const db = new Database(path);
-  db.exec("DROP TABLE history_nodes; ALTER TABLE blocks DROP COLUMN history_size");
+  db.exec("DROP TABLE history_nodes; DROP TABLE block_nodes; ALTER TABLE blocks DROP COLUMN history_size");
   db.exec("ALTER TABLE chain_state DROP COLUMN history_size; ALTER TABLE chain_state DROP COLUMN commitment");
   if (version < 3) {
     for (const table of [...(version === 1 ? legacyTables : []), "elections"]) db.exec(`DROP TABLE ${table}`);

@@ -29,6 +29,7 @@ function splitStore(writer: SqliteStore, reader: SqliteStore): Store {
     getValidatorSet: (height) => reader.getValidatorSet(height),
     getBlockContents: (height) => reader.getBlockContents(height),
     getHistoryNodes: (places) => reader.getHistoryNodes(places),
+    getBlockNodes: (height, places) => reader.getBlockNodes(height, places),
     getElections: (ids) => reader.getElections(ids),
     findTransactions: (ids) => reader.findTransactions(ids),
     getOutputs: (refs) => reader.getOutputs(refs),
