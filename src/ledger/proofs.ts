@@ -9,7 +9,7 @@ import { toHex } from "../proofs/commitment.js";
 import { consistencyPath, inclusionPath, rangeRoot, type Hash, type NodeSource } from "../proofs/merkle.js";
 import type { HistoryPoint, TransactionProof } from "../proofs/verify.js";
 import { proofVersion } from "../proofs/verify.js";
-import type { BlockRecord, NodePlace, Store } from "../store/store.js";
+import type { NodePlace, Store } from "../store/store.js";
 
 export type UnsignedTransactionProof = Omit<TransactionProof, "signed_header">;
 export type UnsignedHistoryPoint = Omit<HistoryPoint, "signed_header">;
@@ -49,10 +49,16 @@ async function provingChain(store: Store): Promise<number> {
   return head.height;
 }
 
-async function blockAt(store: Store, height: number): Promise<BlockRecord & { historySize: number }> {
-  const block = await store.getBlock(height);
+interface ProvenBlock {
+  readonly height: number;
+  readonly appHash: string;
+  readonly historySize: number;
+}
+
+async function blockAt(store: Store, height: number): Promise<ProvenBlock> {
+  const block = await store.getBlockHead(height);
   assert.ok(block !== null && block.historySize !== null, `block ${height} of a v1 chain has no history size`);
-  return block as BlockRecord & { historySize: number };
+  return { height, appHash: block.appHash, historySize: block.historySize };
 }
 
 /** The height of the block that holds a committed transaction of either kind, or null. */
@@ -75,18 +81,18 @@ export async function transactionProof(store: Store, id: string, anchor?: number
   const height = await heightOf(store, id);
   if (height === null) throw new LedgerError("NotFound", "Not found");
   if (height > at) throw new LedgerError("ProofNotYetSigned", `The transaction is at height ${height}, after the height ${at} proved to; retry after the next block`);
-  const contents = await store.getBlockContents(height);
-  assert.ok(contents !== null && contents.historySize !== null, `block ${height} is missing or has no history size`);
-  const ids = contents.txs.map((tx) => tx.id);
+  const [block, ids] = await Promise.all([blockAt(store, height), store.getBlockIds(height)]);
+  assert.ok(ids !== null, `block ${height} is missing`);
   const index = ids.indexOf(id);
   assert.ok(index >= 0, `${id} is not in block ${height}`);
   // The chunk of 64 around the transaction is hashed from the ids; the rest is read.
+  const hashed = new Map<string, Hash>();
   const blockPath = await withStoredNodes(
     (places) => store.getBlockNodes(height, places),
-    (stored) => inclusionPath(blockNodes(ids, stored), index, ids.length),
+    (stored) => inclusionPath(blockNodes(ids, stored, hashed), index, ids.length),
   );
   const end = await blockAt(store, at);
-  const historyIndex = contents.historySize - 1;
+  const historyIndex = block.historySize - 1;
   const historyPath = await withHistoryNodes(store, (nodes) => inclusionPath(nodes, historyIndex, end.historySize));
   return {
     version: proofVersion,
@@ -104,7 +110,7 @@ export async function consistencyProof(store: Store, from: number, to: number): 
   if (from < 1 || to > head) throw new LedgerError("NotFound", `No block at height ${from < 1 ? from : to}`);
   assert.ok(from <= to, "from is after to");
   const [first, last] = [await blockAt(store, from), await blockAt(store, to)];
-  const point = (block: BlockRecord, size: number, root: Hash): UnsignedHistoryPoint => ({ height: block.height, size, root: toHex(root), app_hash: block.appHash });
+  const point = (block: ProvenBlock, size: number, root: Hash): UnsignedHistoryPoint => ({ height: block.height, size, root: toHex(root), app_hash: block.appHash });
   return withHistoryNodes(store, (nodes) => {
     const path = first.historySize === 0 ? [] : consistencyPath(nodes, first.historySize, last.historySize);
     return {

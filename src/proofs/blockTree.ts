@@ -28,13 +28,18 @@ export function blockTree(ids: readonly string[]): { root: Hash; nodes: PerfectN
 
 /**
  * The block tree's perfect subtrees: below `blockChunkLevel` hashed from the ids (at most one
- * chunk of 64 leaves per call), from `stored` at and above it.
+ * chunk of 64 leaves per call; `memo` keeps them for a second walk), from `stored` at and above it.
  */
-export function blockNodes(ids: readonly string[], stored: NodeSource): NodeSource {
+export function blockNodes(ids: readonly string[], stored: NodeSource, memo = new Map<string, Hash>()): NodeSource {
   const node = (level: number, index: number): Hash => {
     if (level >= blockChunkLevel) return stored(level, index);
-    if (level === 0) return transactionLeaf(ids[index]!);
-    return nodeHash(node(level - 1, 2 * index), node(level - 1, 2 * index + 1));
+    const key = `${level}/${index}`;
+    let hash = memo.get(key);
+    if (hash === undefined) {
+      hash = level === 0 ? transactionLeaf(ids[index]!) : nodeHash(node(level - 1, 2 * index), node(level - 1, 2 * index + 1));
+      memo.set(key, hash);
+    }
+    return hash;
   };
   return node;
 }

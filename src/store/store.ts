@@ -303,6 +303,10 @@ export interface Store {
   getBlockHeightOfTransaction(id: string): Promise<number | null>;
   /** A block's app hash and valid transactions of both kinds in block order, or null. */
   getBlockContents(height: number): Promise<BlockContents | null>;
+  /** A block's app hash and history size, without its transactions; null when there is no such block. */
+  getBlockHead(height: number): Promise<Omit<BlockRecord, "txIds"> | null>;
+  /** The ids of a block's valid transactions of both kinds in block order (its contents' ids), or null. */
+  getBlockIds(height: number): Promise<string[] | null>;
   /** The hashes of these perfect subtrees of the history tree, in order; null where none is stored. */
   getHistoryNodes(places: readonly NodePlace[]): Promise<(Uint8Array | null)[]>;
   /** The same of the tree of the block at `height`. */

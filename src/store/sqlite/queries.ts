@@ -102,6 +102,7 @@ export const readSql = {
   txJsonsBySeqRange: "SELECT json FROM transactions WHERE seq >= ? AND seq < ? ORDER BY seq",
   txRowsBySeqRange: "SELECT id, json FROM transactions WHERE seq >= ? AND seq < ? ORDER BY seq",
   legacyTxsAtHeight: "SELECT position, id, json FROM legacy_transactions WHERE height = ? ORDER BY position",
+  legacyIdsAtHeight: "SELECT position, id FROM legacy_transactions WHERE height = ? ORDER BY position",
   validatorsAt: "SELECT height, json FROM validators WHERE height <= ? ORDER BY height DESC LIMIT 1",
   electionById: `SELECT id, height, validator_key AS validatorKey, power, node_id AS nodeId, total, votes,
     concluded_at AS concludedAt FROM elections WHERE id = ?`,

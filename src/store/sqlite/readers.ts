@@ -124,15 +124,37 @@ export function readBlockContents(c: Connection, height: number): BlockContents 
   if (row === undefined) return null;
   const v2 = c.read.txRowsBySeqRange.all(row.seqFirst, row.seqFirst + row.txCount) as { id: string; json: string }[];
   const legacy = c.read.legacyTxsAtHeight.all(height) as { position: number; id: string; json: string }[];
-  // Legacy transactions keep their place among the block's valid ones; v2.0 ones fill the rest.
-  const txs: StoredBlockTx[] = [];
+  const txs = inBlockOrder<StoredBlockTx>(
+    v2.map((tx) => ({ kind: "v2", ...tx })),
+    legacy.map((tx) => ({ position: tx.position, item: { kind: "legacy", id: tx.id, json: tx.json } })),
+  );
+  return { height, appHash: row.appHash, txs, historySize: row.historySize };
+}
+
+export function readBlockHead(c: Connection, height: number): Omit<BlockRecord, "txIds"> | null {
+  const row = c.read.block.get(height) as BlockRow | undefined;
+  return row === undefined ? null : { height, appHash: row.appHash, historySize: row.historySize };
+}
+
+/** The ids of a block's valid transactions of both kinds, in block order; null without such a block. */
+export function readBlockIds(c: Connection, height: number): string[] | null {
+  const row = c.read.block.get(height) as BlockRow | undefined;
+  if (row === undefined) return null;
+  const v2 = c.read.txIdsBySeqRange.pluck().all(row.seqFirst, row.seqFirst + row.txCount) as string[];
+  const legacy = c.read.legacyIdsAtHeight.all(height) as { position: number; id: string }[];
+  return inBlockOrder(v2, legacy.map((tx) => ({ position: tx.position, item: tx.id })));
+}
+
+/** Legacy transactions keep their place among the block's valid ones; v2.0 ones fill the rest. */
+function inBlockOrder<T>(v2: readonly T[], legacy: readonly { position: number; item: T }[]): T[] {
+  const out: T[] = [];
   let next = 0;
   for (const tx of legacy) {
-    while (txs.length < tx.position && next < v2.length) txs.push({ kind: "v2", ...v2[next++]! });
-    txs.push({ kind: "legacy", id: tx.id, json: tx.json });
+    while (out.length < tx.position && next < v2.length) out.push(v2[next++]!);
+    out.push(tx.item);
   }
-  while (next < v2.length) txs.push({ kind: "v2", ...v2[next++]! });
-  return { height, appHash: row.appHash, txs, historySize: row.historySize };
+  while (next < v2.length) out.push(v2[next++]!);
+  return out;
 }
 
 export function readBlockHeightOfTransaction(c: Connection, id: string): number | null {

@@ -259,6 +259,14 @@ export class SqliteStore implements Store {
     return this.#reading(() => readers.readBlockContents(this.#c, height));
   }
 
+  async getBlockHead(height: number): Promise<Omit<BlockRecord, "txIds"> | null> {
+    return this.#reading(() => readers.readBlockHead(this.#c, height));
+  }
+
+  async getBlockIds(height: number): Promise<string[] | null> {
+    return this.#reading(() => readers.readBlockIds(this.#c, height));
+  }
+
   async getHistoryNodes(places: readonly NodePlace[]): Promise<(Uint8Array | null)[]> {
     return this.#reading(() => readers.readHistoryNodes(this.#c, places));
   }

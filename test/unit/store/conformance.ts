@@ -654,6 +654,12 @@ function legacyTests(withStore: WithStore): void {
       assert.deepEqual(await store.getBlockContents(2), { height: 2, appHash: "", txs: [], historySize: null });
       assert.deepEqual((await store.getBlockContents(3))?.txs.map((t) => t.kind), ["legacy"]);
       assert.equal(await store.getBlockContents(4), null);
+      // The ids alone, as proofs read them: the same order.
+      assert.deepEqual(await store.getBlockIds(1), [c1.id, a.id, c2.id, c3.id, b.id]);
+      assert.deepEqual(await store.getBlockIds(2), []);
+      assert.deepEqual(await store.getBlockHead(1), { height: 1, appHash: written.appHash, historySize: null });
+      assert.equal(await store.getBlockHead(4), null);
+      assert.equal(await store.getBlockIds(4), null);
     }));
 
   it("legacy and v2.0 transactions share a block, and each read sees only its own kind", () =>

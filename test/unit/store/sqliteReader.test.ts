@@ -29,6 +29,8 @@ function splitStore(writer: SqliteStore, reader: SqliteStore): Store {
     getValidatorSet: (height) => reader.getValidatorSet(height),
     getBlockContents: (height) => reader.getBlockContents(height),
     getHistoryNodes: (places) => reader.getHistoryNodes(places),
+    getBlockIds: (height) => reader.getBlockIds(height),
+    getBlockHead: (height) => reader.getBlockHead(height),
     getBlockNodes: (height, places) => reader.getBlockNodes(height, places),
     getElections: (ids) => reader.getElections(ids),
     findTransactions: (ids) => reader.findTransactions(ids),
