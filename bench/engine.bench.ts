@@ -51,7 +51,7 @@ function sign(count: number): Signed {
 }
 
 /** Posts every transaction at once (async mode) and returns committed tx/s. */
-async function committedRate(engine: SoloEngine, ledger: LedgerApp, txs: readonly Buffer[]): Promise<number> {
+export async function committedRate(engine: SoloEngine, ledger: LedgerApp, txs: readonly Buffer[]): Promise<number> {
   let committed = 0;
   const done = new Promise<void>((resolve) => {
     ledger.onCommitted((block) => {

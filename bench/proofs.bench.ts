@@ -23,6 +23,7 @@ import type { CommittedTx } from "../src/transaction/committed.js";
 import { makeCreate } from "../src/transaction/builders/makeCreate.js";
 import { makeRandomKeypair } from "../src/transaction/builders/makeRandomKeypair.js";
 import { signTx } from "../src/transaction/builders/signTx.js";
+import { committedRate } from "./engine.bench.js";
 import { fmt, median, requestLatencies } from "./lib.js";
 
 const quick = process.env["LEDGERD_BENCH_QUICK"] === "1";
@@ -47,17 +48,7 @@ async function engineRate(dir: string, rule: CommitmentVersion, txs: readonly Bu
   const validator = { publicKey: "00".repeat(32), power: 10 };
   await ledger.initChain("bench", [validator], rule);
   const engine = await SoloEngine.start({ blockIntervalMs: 20, txsPerBlockMax: 2_000 }, { ledger, validator });
-  let committed = 0;
-  const done = new Promise<void>((resolve) => {
-    ledger.onCommitted((block) => {
-      committed += block.txs.length;
-      if (committed >= txs.length) resolve();
-    });
-  });
-  const start = performance.now();
-  await Promise.all(txs.map((bytes) => engine.broadcast(bytes, "async")));
-  await done;
-  const rate = txs.length / ((performance.now() - start) / 1000);
+  const rate = await committedRate(engine, ledger, txs);
   await engine.stop();
   await pool.close();
   await store.close();

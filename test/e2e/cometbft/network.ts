@@ -69,10 +69,25 @@ export async function getText(node: TestnetNode, path: string): Promise<string |
 
 /** CometBFT RPC GET `path` (e.g. `abci_info`, `block?height=3`): its `result`. */
 export async function rpc(node: TestnetNode, path: string): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
-  const response = await fetch(`http://${node.rpc}/${path}`);
+  const response = await idempotentFetch(`http://${node.rpc}/${path}`);
   const body = (await response.json()) as { result?: unknown; error?: unknown };
   if (body.error !== undefined) throw new Error(`${path}: ${JSON.stringify(body.error)}`);
   return body.result;
+}
+
+/**
+ * fetch for a GET, sent again once when the pooled keep-alive connection it went out on was
+ * closed by the server as it was sent (undici's "other side closed"): a race of any keep-alive
+ * client, seen with CometBFT's RPC under polling; a GET is safe to send twice.
+ */
+async function idempotentFetch(url: string): Promise<Response> {
+  try {
+    return await fetch(url);
+  } catch (error) {
+    const code = ((error as { cause?: { code?: string } }).cause ?? {}).code;
+    if (code !== "UND_ERR_SOCKET" && code !== "ECONNRESET") throw error;
+    return fetch(url);
+  }
 }
 
 export interface AppState {

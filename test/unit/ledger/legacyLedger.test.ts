@@ -8,6 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { V1Chain } from "../../helpers/appHashV1.js";
+import { transactionProof } from "../../../src/ledger/proofs.js";
+import { verifyTransactionProof } from "../../../src/proofs/verify.js";
 import { legacyDoor, v1Door } from "../../../src/ledger/doors.js";
 import { LedgerApp } from "../../../src/ledger/ledgerApp.js";
 import { PreparePool } from "../../../src/ledger/preparePool.js";
@@ -87,6 +89,12 @@ describe("LedgerApp with legacy transactions", () => {
     assert.equal(await store.getLegacyTransaction(idOf(a)), legacyBytes(a).toString());
     assert.equal(await store.getTransaction(idOf(a)), null);
     assert.deepEqual(await store.getLegacyRecord(idOf(b)), { status: "valid", height: 1 });
+    // Every valid transaction of either kind has a proof, at its place in the block.
+    for (const [index, id] of order.entries()) {
+      const proof = { ...(await transactionProof(store, id)), signed_header: null };
+      assert.equal(proof.block.index, index);
+      assert.ok(verifyTransactionProof(proof, {}, id).ok, id);
+    }
   });
 
   it("a block without legacy transactions reads nothing legacy and writes no legacy part", async () => {
