@@ -77,10 +77,10 @@ async function heightOf(store: Store, id: string): Promise<number | null> {
 export async function transactionProof(store: Store, id: string, anchor?: number): Promise<UnsignedTransactionProof> {
   const head = await provingChain(store);
   const at = anchor ?? head;
-  if (at > head || at < 1) throw new LedgerError("NotFound", `No block at height ${at}`);
   const height = await heightOf(store, id);
   if (height === null) throw new LedgerError("NotFound", "Not found");
   if (height > at) throw new LedgerError("ProofNotYetSigned", `The transaction is at height ${height}, after the height ${at} proved to; retry after the next block`);
+  if (at > head) throw new LedgerError("NotFound", `No block at height ${at}`);
   const [block, ids] = await Promise.all([blockAt(store, height), store.getBlockIds(height)]);
   assert.ok(ids !== null, `block ${height} is missing`);
   const index = ids.indexOf(id);

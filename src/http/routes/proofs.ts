@@ -33,7 +33,8 @@ export function registerProofRoutes(app: FastifyInstance, deps: { readonly store
     if (asked !== undefined && asked > last) {
       throw new LedgerError("ProofNotYetSigned", `No signed header carries the app hash after height ${asked} yet (the last is after ${last}); retry after the next block`);
     }
-    return asked ?? last;
+    // CometBFT may be ahead of this process's view of the store (a node that is catching up).
+    return asked ?? Math.min(last, (await deps.store.getChainState()).height);
   };
   const headerFor = async (height: number): Promise<SignedHeader | null> => (signed === undefined ? null : signed.signedHeader(height + 1));
 
@@ -55,7 +56,11 @@ export function registerProofRoutes(app: FastifyInstance, deps: { readonly store
       rejectUnknown(query, queryNames["GET /api/v1/proofs/consistency"]);
       const from = heightParameter("from", requiredValue(query, "from"));
       const to = (await anchorOf(query, "to")) ?? (await deps.store.getChainState()).height;
-      if (from > to) throw badParameter("from", `Height ${from} is after to (${to})`);
+      if (from > to) {
+        if (query["to"] !== undefined) throw badParameter("from", `Height ${from} is after to (${to})`);
+        if (signed === undefined) throw new LedgerError("NotFound", `No block at height ${from}`);
+        throw new LedgerError("ProofNotYetSigned", `No signed header carries the app hash after height ${from} yet; retry after the next block`);
+      }
       const proof = await consistencyProof(deps.store, from, to);
       const body = {
         version: proofVersion,

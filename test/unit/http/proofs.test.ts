@@ -79,6 +79,7 @@ describe("GET /api/v1/proofs", () => {
       ["/api/v1/proofs/consistency", 400],
       ["/api/v1/proofs/consistency?from=2&to=1", 400],
       ["/api/v1/proofs/consistency?from=1&to=99999999", 404],
+      ["/api/v1/proofs/consistency?from=99999999", 404],
       ["/api/v1/proofs/consistency?from=-1", 400],
       ["/api/v1/proofs/consistency?from=1&from=2", 400],
     ];
