@@ -1,0 +1,80 @@
+// A real PostgreSQL server for tests (issue #16): `initdb` into a temporary folder, `pg_ctl`
+// start on a free loopback port, a fresh database per caller, stopped and removed at the end.
+// PostgreSQL refuses to run as root, so as root the server runs as the `postgres` user that
+// Debian's package creates (`.ci/run` installs it where it is missing).
+import { spawnSync } from "node:child_process";
+import { chownSync, mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+
+export interface PostgresServer {
+  readonly port: number;
+  /** A new, empty database: its connection URL. */
+  newDatabase(): Promise<string>;
+  /** Stops the server (`pg_ctl stop -m fast`) and removes its folder. */
+  stop(): void;
+}
+
+function binary(name: string): string {
+  const found = spawnSync("bash", ["-c", `command -v ${name} || ls /usr/lib/postgresql/*/bin/${name} 2>/dev/null | tail -1`], { encoding: "utf8" });
+  const path = found.stdout.trim().split("\n").pop() ?? "";
+  if (path === "") throw new Error(`PostgreSQL's ${name} is not installed (Debian: apt-get install postgresql)`);
+  return path;
+}
+
+/** Runs a PostgreSQL program, as `postgres` when this process is root. */
+function run(name: string, args: readonly string[]): void {
+  const asRoot = process.getuid?.() === 0;
+  const [command, full] = asRoot ? ["runuser", ["-u", "postgres", "--", binary(name), ...args]] : [binary(name), [...args]];
+  const result = spawnSync(command, full, { encoding: "utf8" });
+  if (result.status !== 0) throw new Error(`${name} ${args.join(" ")} failed: ${result.stderr}${result.stdout}`);
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export async function startPostgres(): Promise<PostgresServer> {
+  const dir = mkdtempSync(join(tmpdir(), "ledgerd-pg-"));
+  if (process.getuid?.() === 0) {
+    const id = spawnSync("id", ["-u", "postgres"], { encoding: "utf8" });
+    const gid = spawnSync("id", ["-g", "postgres"], { encoding: "utf8" });
+    chownSync(dir, Number(id.stdout.trim()), Number(gid.stdout.trim()));
+  }
+  const data = join(dir, "data");
+  const port = await freePort();
+  run("initdb", ["-D", data, "-U", "ledgerd", "--auth=trust", "--encoding=UTF8", "--locale=C", "--no-sync"]);
+  run("pg_ctl", ["-D", data, "-l", join(dir, "server.log"), "-w", "-o", `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`, "start"]);
+  let databases = 0;
+  const admin = `postgres://ledgerd@127.0.0.1:${port}/postgres`;
+  return {
+    port,
+    async newDatabase() {
+      const name = `ledgerd_test_${++databases}`;
+      const client = new pg.Client({ connectionString: admin });
+      await client.connect();
+      try {
+        await client.query(`CREATE DATABASE ${name}`);
+      } finally {
+        await client.end();
+      }
+      return `postgres://ledgerd@127.0.0.1:${port}/${name}`;
+    },
+    stop() {
+      try {
+        run("pg_ctl", ["-D", data, "-m", "fast", "-w", "stop"]);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  };
+}
