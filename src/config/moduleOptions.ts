@@ -99,8 +99,8 @@ export function moduleOptions(config: Config): ModuleOptions {
       indexSlices: config.database.index_slices,
       indexRowsWaitingMax: config.database.index_rows_waiting_max,
       // The node's process writes and lets read-only stores in: its HTTP workers, and `ledgerd
-      // backup` / `verify-chain` beside the running node. The data folder's lock (ledgerd.lock)
-      // is what keeps a second ledgerd off the file.
+      // backup` / `verify-chain` beside the running node. The data folder's lock (ledgerd.lock),
+      // and for a database outside it its own (`<database>.lock`), keep a second ledgerd off it.
       access: "readers",
     },
     metrics: { listen: metricsBind },

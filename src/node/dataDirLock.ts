@@ -8,6 +8,11 @@
 // dies however it dies, so there is no stale lock to detect and no pid reuse to be fooled by,
 // and SQLite refuses a second connection in the same process too. The holder's pid is written
 // beside it (`ledgerd.pid`) only to be named in the refusal.
+//
+// A database outside the data directory (`database.path` elsewhere) gets a lock of its own beside
+// it (`<database>.lock`): the node opens its SQLite file for readers too (backup, verify-chain,
+// HTTP workers), so SQLite no longer refuses a second writer at open, and two data directories
+// naming one database must not both write it.
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -15,6 +20,13 @@ import { StartRefused } from "./startRefused.js";
 
 export const lockFileName = "ledgerd.lock";
 export const pidFileName = "ledgerd.pid";
+
+/** What a lock guards: the lock file, the pid file beside it, and how a refusal names it. */
+interface LockPlace {
+  readonly path: string;
+  readonly pidPath: string;
+  readonly what: string;
+}
 
 export class DataDirLock {
   private constructor(
@@ -28,7 +40,18 @@ export class DataDirLock {
    * With `existingOnly`, writes nothing: null when there is no lock file yet.
    */
   static acquire(dataDir: string, existingOnly = false): DataDirLock | null {
-    const path = join(dataDir, lockFileName);
+    const place = { path: join(dataDir, lockFileName), pidPath: join(dataDir, pidFileName), what: `the data directory ${dataDir}` };
+    return DataDirLock.acquireAt(place, existingOnly);
+  }
+
+  /** Takes the lock of a database file outside the data directory (`<file>.lock`). */
+  static acquireDatabase(databasePath: string): DataDirLock {
+    const place = { path: `${databasePath}.lock`, pidPath: `${databasePath}.pid`, what: `the database ${databasePath}` };
+    return DataDirLock.acquireAt(place, false)!;
+  }
+
+  private static acquireAt(place: LockPlace, existingOnly: boolean): DataDirLock | null {
+    const { path, pidPath, what: guarded } = place;
     if (existingOnly && !existsSync(path)) return null;
     let db: Database.Database;
     try {
@@ -48,17 +71,14 @@ export class DataDirLock {
       db.exec("COMMIT");
     } catch (error) {
       db.close();
-      if ((error as { code?: string }).code === "SQLITE_BUSY") throw heldBy(dataDir, path, error);
-      const what = `cannot lock the data directory ${dataDir}`;
-      throw new StartRefused(`${what}: ${reasonOf(error)}`, { cause: error });
+      if ((error as { code?: string }).code === "SQLITE_BUSY") throw heldBy(place, error);
+      throw new StartRefused(`cannot lock ${guarded}: ${reasonOf(error)}`, { cause: error });
     }
-    const pidPath = join(dataDir, pidFileName);
     try {
       writeFileSync(pidPath, `${process.pid}\n`);
     } catch (error) {
       db.close();
-      const what = `cannot write to the data directory ${dataDir}`;
-      throw new StartRefused(`${what}: ${reasonOf(error)}`, { cause: error });
+      throw new StartRefused(`cannot write beside ${guarded}: ${reasonOf(error)}`, { cause: error });
     }
     return new DataDirLock(db, path, pidPath);
   }
@@ -71,15 +91,15 @@ export class DataDirLock {
   }
 }
 
-function heldBy(dataDir: string, path: string, cause: unknown): StartRefused {
+function heldBy(place: LockPlace, cause: unknown): StartRefused {
   let pid = "";
   try {
-    pid = readFileSync(join(dataDir, pidFileName), "utf8").trim();
+    pid = readFileSync(place.pidPath, "utf8").trim();
   } catch {
     // Not written yet by a holder that is starting: the refusal just cannot name it.
   }
   const holder = /^[0-9]+$/.test(pid) ? `ledgerd process ${pid}` : "another ledgerd process";
-  const message = `the data directory ${dataDir} is in use by ${holder} (it holds ${path})`;
+  const message = `${place.what} is in use by ${holder} (it holds ${place.path})`;
   return new StartRefused(message, { cause });
 }
 

@@ -4,7 +4,7 @@
 // database and a node key, or after a 5 s busy wait.
 import { accessSync, constants, mkdirSync, statSync } from "node:fs";
 import { createServer, type Server } from "node:net";
-import { dirname, resolve } from "node:path";
+import { dirname, isAbsolute, relative, resolve } from "node:path";
 import type { Logger } from "pino";
 import { listenAddresses, type ListenAddress } from "../config/listenAddresses.js";
 import { parseHostPort } from "../config/parseHostPort.js";
@@ -19,7 +19,7 @@ const missingDirsMax = 64;
  * Checks everything start-up can check, then creates the data directory and takes its lock.
  * Throws StartRefused; on success the caller releases the lock on shutdown.
  */
-export async function preflight(config: Config): Promise<DataDirLock> {
+export async function preflight(config: Config): Promise<{ release(): void }> {
   const dataDir = config.data_dir;
   const databaseDir = dirname(config.database.path);
   checkDirUsable(dataDir, "data_dir");
@@ -32,11 +32,22 @@ export async function preflight(config: Config): Promise<DataDirLock> {
     makeDirs(dataDir, "data_dir");
     if (databaseDir !== dataDir) makeDirs(databaseDir, "database.path");
     lock ??= DataDirLock.acquire(dataDir)!;
+    if (!isInside(config.database.path, dataDir)) {
+      const held = lock;
+      const database = DataDirLock.acquireDatabase(config.database.path);
+      return { release: () => [database, held].forEach((each) => each.release()) };
+    }
     return lock;
   } catch (error) {
     lock?.release();
     throw error;
   }
+}
+
+/** Whether `path` is inside the folder `dir` (then the folder's lock covers it). */
+function isInside(path: string, dir: string): boolean {
+  const rel = relative(resolve(dir), resolve(path));
+  return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel);
 }
 
 /**

@@ -2,7 +2,7 @@
 // and "Faults of the machine"): a second node on a data directory, a data directory that cannot
 // be made, a port in use. Each is refused at once, in one line, by real `ledgerd` processes.
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawn } from "node:child_process";
@@ -49,6 +49,24 @@ function refusal(run: RunResult): string {
 }
 
 describe("one node per data directory", () => {
+  it("a database outside the data directory is locked too: a second data directory naming it is refused", async () => {
+    const shared = join(tempDir(), "shared.sqlite");
+    const [one, two] = [tempDir(), tempDir()];
+    const first = await startLedgerd(["--data_dir", one, "--database.path", shared, ...anyPorts]);
+    try {
+      const holder = first.started["pid"];
+      const second = runLedgerd(["start", "--data_dir", two, "--database.path", shared, ...anyPorts]);
+      assert.equal(refusal(second), `ledgerd failed to start: the database ${shared} is in use by ledgerd process ${String(holder)} (it holds ${shared}.lock)`);
+      assert.equal((await httpCall(first.port, "GET", "/")).status, 200);
+    } finally {
+      assert.deepEqual(await first.stop("SIGTERM"), { code: 0, signal: null });
+    }
+    // Released with the node: the other data directory (with the chain's validator key) may now use it.
+    copyFileSync(join(one, "node_key.json"), join(two, "node_key.json"));
+    const next = await startLedgerd(["--data_dir", two, "--database.path", shared, ...anyPorts]);
+    assert.deepEqual(await next.stop("SIGTERM"), { code: 0, signal: null });
+  });
+
   it("a second process on the same data directory is refused at once, naming the holder's pid", async () => {
     const dataDir = tempDir();
     const first = await startLedgerd(["--data_dir", dataDir, ...anyPorts]);
