@@ -11,7 +11,7 @@ import { proofVersion, type SignedHeader } from "../../proofs/verify.js";
 import type { Store } from "../../store/store.js";
 import { badParameter, parseHeight, rejectUnknown, requiredValue, type Query } from "../parameters.js";
 import { queryNames } from "../queryNames.js";
-import { addResource } from "../resource.js";
+import { addResource, type RouteHandler } from "../resource.js";
 import { sendJson } from "../reply.js";
 
 /** CometBFT's signed headers, for the proofs (node/signedHeaders.ts). */
@@ -39,7 +39,7 @@ export function registerProofRoutes(app: FastifyInstance, deps: { readonly store
   const headerFor = async (height: number): Promise<SignedHeader | null> => (signed === undefined ? null : signed.signedHeader(height + 1));
 
   addResource(app, "/api/v1/proofs/transactions/:transaction_id", {
-    GET: async (request, reply) => {
+    GET: retryWhenNotYetSigned(async (request, reply) => {
       const query = request.query as Query;
       rejectUnknown(query, queryNames["GET /api/v1/proofs/transactions/{transaction_id}"]);
       const id = (request.params as { transaction_id: string }).transaction_id;
@@ -47,11 +47,11 @@ export function registerProofRoutes(app: FastifyInstance, deps: { readonly store
       const proof = await transactionProof(deps.store, id, await anchorOf(query, "height"));
       const body = { ...proof, signed_header: await headerFor(proof.height) };
       return sendJson(reply, 200, JSON.stringify(body));
-    },
+    }),
   });
 
   addResource(app, "/api/v1/proofs/consistency", {
-    GET: async (request, reply) => {
+    GET: retryWhenNotYetSigned(async (request, reply) => {
       const query = request.query as Query;
       rejectUnknown(query, queryNames["GET /api/v1/proofs/consistency"]);
       const from = heightParameter("from", requiredValue(query, "from"));
@@ -69,8 +69,22 @@ export function registerProofRoutes(app: FastifyInstance, deps: { readonly store
         path: proof.path,
       };
       return sendJson(reply, 200, JSON.stringify(body));
-    },
+    }),
   });
+}
+
+/** A block interval is about a second: when the header is not signed yet, `Retry-After: 1`. */
+const notYetSignedRetrySeconds = 1;
+
+function retryWhenNotYetSigned(handler: RouteHandler): RouteHandler {
+  return async (request, reply) => {
+    try {
+      return await handler(request, reply);
+    } catch (error) {
+      if (error instanceof LedgerError && error.code === "ProofNotYetSigned") reply.header("retry-after", String(notYetSignedRetrySeconds));
+      throw error;
+    }
+  };
 }
 
 /** A height parameter: 1 or more. */

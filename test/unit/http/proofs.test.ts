@@ -52,7 +52,11 @@ describe("GET /api/v1/proofs", () => {
     assert.equal(proof.app_hash, (await http.stack.store.getBlock(height))!.appHash);
     assert.ok(verifyTransactionProof(proof).ok);
     const early = (await http.stack.store.getBlockHeightOfTransaction(ids[0]!))!;
-    if (early < height) expectJson(await get(http.app, `/api/v1/proofs/transactions/${ids[1]}?height=${early}`), 503);
+    if (early < height) {
+      const notYet = await get(http.app, `/api/v1/proofs/transactions/${ids[1]}?height=${early}`);
+      expectJson(notYet, 503);
+      assert.equal(notYet.headers["retry-after"], "1");
+    }
   });
 
   it("proves the history consistent between two heights", async () => {
