@@ -6,7 +6,7 @@ import { appHashV1, blockLeaf, fromHex, transactionLeaf } from "./commitment.js"
 import { checkSignedHeader, type SignedHeader, type TrustedValidator } from "./cometHeader.js";
 import { inclusionRoot, verifyConsistency, type Hash } from "./merkle.js";
 
-export type { SignedHeader, TrustedValidator } from "./cometHeader.js";
+export type { RpcCommit, RpcHeader, SignedHeader, TrustedValidator } from "./cometHeader.js";
 export { headerHash, precommitSignBytes } from "./cometHeader.js";
 
 export const proofVersion = 1;
