@@ -200,6 +200,10 @@ export class PendingPool {
    */
   private noteValidated(kind: AnyTxKind, tx: PreparedBase): void {
     const pending = this.pendingOf(kind).txs;
+    if (kind.recheckInFull?.(tx) === true) {
+      this.validatedAt.delete(tx.id);
+      return;
+    }
     let committedInputs = true;
     kind.forEachSpend(tx, (_key, makerId) => (committedInputs &&= !pending.has(makerId)));
     if (committedInputs) this.validatedAt.set(tx.id, this.commits);

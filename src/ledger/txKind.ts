@@ -103,6 +103,11 @@ export interface TxKind<P extends PreparedBase = PreparedBase, S = unknown> {
    * against can change). When true, a recheck skips the read (PendingPool.stillValid).
    */
   readonly recheckBySpends: boolean;
+  /**
+   * Of a `recheckBySpends` kind, the transactions whose validity also rests on state a block can
+   * change without spending their inputs: they are rechecked in full after every block.
+   */
+  recheckInFull?(tx: P): boolean;
   /** One batched read of committed state; `height` is the block's, or null (checkTx: latest). */
   read(store: Store, txs: readonly P[], height: number | null): Promise<S>;
   /**

@@ -138,6 +138,25 @@ describe("validator elections in the ledger", () => {
     assert.equal(!stale.ok && stale.rejection.code, "UnequalValidatorSet");
   });
 
+  it("a pending vote or election that a block made invalid without spending its inputs is dropped at recheck", async () => {
+    const { ledger } = await openLedger();
+    const e = election(validators[0]!, newcomer, 1);
+    await block(ledger, [e]);
+    // The fourth validator's vote waits in the pool while three others conclude the election.
+    const late = bytesOf(vote(e, validators[3]!));
+    assert.ok((await ledger.checkTx(late)).ok);
+    // An election proposed over the four, pending while the set becomes five.
+    const stale = bytesOf(election(validators[1]!, keypairOf("someone"), 1));
+    assert.ok((await ledger.checkTx(stale)).ok);
+    await block(ledger, [vote(e, validators[0]!), vote(e, validators[1]!), vote(e, validators[2]!)]);
+    const again = await ledger.recheckTx(late);
+    assert.equal(again.ok, false);
+    assert.equal(again.ok ? null : again.rejection.code, "ElectionConcluded");
+    const staleAgain = await ledger.recheckTx(stale);
+    assert.equal(staleAgain.ok ? null : staleAgain.rejection.code, "UnequalValidatorSet");
+    assert.equal(ledger.isPending(JSON.parse(Buffer.from(late).toString())["id"], "v1"), false);
+  });
+
   it("a reopened ledger continues an election where it stood", async () => {
     const { ledger, store, path } = await openLedger();
     const e = election(validators[0]!, newcomer, 1);

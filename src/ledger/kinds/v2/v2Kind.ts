@@ -32,6 +32,9 @@ export const v2Kind: TxKind<PreparedTx, CommittedState> = {
   // Checked against its id (a block carrying it releases it) and its inputs, which are
   // immutable once committed but for being spent.
   recheckBySpends: true,
+  // An election rests on the validator set, a vote on its election's tally: a block changes
+  // either without spending their inputs (a concluded election, another one's new set).
+  recheckInFull: (tx) => tx.operation === "VALIDATOR_ELECTION" || tx.operation === "VOTE",
   read: readCommitted,
   validatePending: (tx, committed, pending) =>
     validateTx(tx, pendingView(committed, pending)) ?? electionCheck(tx, committed.elections),
