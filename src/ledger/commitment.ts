@@ -16,15 +16,21 @@ export interface StagedCommitment {
   readonly edge: HistoryEdge | null;
 }
 
+/** Where a chain stands, as far as its app hash goes. */
+export type CommitmentState = Pick<ChainState, "commitment" | "appHash" | "historySize">;
+
 export class ChainCommitment {
   private constructor(
     readonly version: CommitmentVersion,
-    private appHash: string,
+    private hash: string,
     private edge: HistoryEdge | null,
   ) {}
 
-  /** The chain's rule and, on a `v1` chain, its history's edge read from the store. */
-  static async open(store: Store, state: ChainState): Promise<ChainCommitment> {
+  /**
+   * The chain's rule and, on a `v1` chain, its history's edge read from the store (asserted
+   * present and giving `state.appHash`).
+   */
+  static async open(store: Store, state: CommitmentState): Promise<ChainCommitment> {
     if (state.commitment === "bigchaindb") return new ChainCommitment("bigchaindb", state.appHash, null);
     const places = edgeOf(state.historySize);
     const hashes = await store.getHistoryNodes(places);
@@ -35,12 +41,17 @@ export class ChainCommitment {
     return new ChainCommitment("v1", state.appHash, edge);
   }
 
+  /** The app hash after the last block advanced to. */
+  get appHash(): string {
+    return this.hash;
+  }
+
   /** The app hash after a block of `height` whose valid transactions have these ids, in block order. */
   next(height: number, ids: readonly string[]): StagedCommitment {
     const edge = this.edge;
-    if (edge === null) return { appHash: nextAppHash(this.appHash, ids), history: undefined, edge: null };
+    if (edge === null) return { appHash: nextAppHash(this.hash, ids), history: undefined, edge: null };
     // A block with no valid transaction changes nothing (see proofs/commitment.ts).
-    if (ids.length === 0) return { appHash: this.appHash, history: { size: edge.size, nodes: [], blockNodes: [] }, edge };
+    if (ids.length === 0) return { appHash: this.hash, history: { size: edge.size, nodes: [], blockNodes: [] }, edge };
     const tree = blockTree(ids);
     const appended = edge.append(blockLeaf(height, ids.length, tree.root));
     const appHash = appHashV1(appended.edge.size, appended.edge.root());
@@ -49,7 +60,7 @@ export class ChainCommitment {
 
   /** The staged block is committed. */
   advance(staged: StagedCommitment): void {
-    this.appHash = staged.appHash;
+    this.hash = staged.appHash;
     this.edge = staged.edge;
   }
 }

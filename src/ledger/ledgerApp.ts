@@ -67,7 +67,6 @@ interface StagedBlock {
 
 export class LedgerApp {
   private height: number;
-  private appHash: string;
   private chainId: string | null;
   private commitment: ChainCommitment;
   private staged: StagedBlock | null = null;
@@ -79,11 +78,10 @@ export class LedgerApp {
   private constructor(
     private readonly options: LedgerOptions,
     private readonly deps: LedgerDeps,
-    state: { height: number; appHash: string; chainId: string | null },
+    state: { height: number; chainId: string | null },
     commitment: ChainCommitment,
   ) {
     this.height = state.height;
-    this.appHash = state.appHash;
     this.chainId = state.chainId;
     this.commitment = commitment;
     this.cache = new PreparedCache(options.preparedCacheEntriesMax);
@@ -97,7 +95,7 @@ export class LedgerApp {
 
   /** ABCI Info: where the committed chain stands, so an engine can resume or replay. */
   info(): { readonly height: number; readonly appHash: string } {
-    return { height: this.height, appHash: this.appHash };
+    return { height: this.height, appHash: this.commitment.appHash };
   }
 
   get pendingCount(): number {
@@ -351,7 +349,6 @@ export class LedgerApp {
     await this.deps.store.commitBlock(staged.write);
     this.staged = null;
     this.height = staged.write.height;
-    this.appHash = staged.write.appHash;
     this.commitment.advance(staged.commitment);
     this.pending.noteCommit(staged.valid, staged.validKinds, staged.carriedIds);
     // Verified once, used: a committed transaction's bytes come back only as a duplicate, which
@@ -360,7 +357,7 @@ export class LedgerApp {
     for (const key of staged.cacheKeys) this.cache.delete(key);
     const block: CommittedBlock = {
       height: this.height,
-      appHash: this.appHash,
+      appHash: this.commitment.appHash,
       txs: staged.events,
       committed: staged.valid,
     };

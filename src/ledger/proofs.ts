@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { LedgerError } from "../errors/ledgerError.js";
 import { blockNodes } from "../proofs/blockTree.js";
-import { toHex } from "../proofs/commitment.js";
+import { toHex } from "../proofs/encoding.js";
 import { consistencyPath, inclusionPath, rangeRoot, type Hash, type NodeSource } from "../proofs/merkle.js";
 import type { HistoryPoint, TransactionProof } from "../proofs/verify.js";
 import { proofVersion } from "../proofs/verify.js";

@@ -5,12 +5,12 @@
 // stored app hash and the chain state's. On a `v1` chain the history tree is rebuilt too, and
 // every perfect subtree the store keeps for proofs must be the one recomputed.
 // It only reads: run it on a stopped node's store, a copy, or beside a running node.
-import { nextAppHash } from "./appHash.js";
+import { ChainCommitment } from "./commitment.js";
 import { kindNamed } from "./kinds/registry.js";
-import { blockTree } from "../proofs/blockTree.js";
-import { appHashV1, blockLeaf, toHex } from "../proofs/commitment.js";
-import { edgeOf, HistoryEdge, type PerfectNode } from "../proofs/history.js";
-import type { BlockContents, Store } from "../store/store.js";
+import type { CommitmentVersion } from "../proofs/commitment.js";
+import { toHex } from "../proofs/encoding.js";
+import type { PerfectNode } from "../proofs/history.js";
+import type { BlockContents, BlockWrite, Store } from "../store/store.js";
 
 export interface ChainFault {
   readonly height: number;
@@ -37,25 +37,16 @@ export async function verifyChain(store: Store, options: VerifyChainOptions = {}
   const head = await store.getChainState();
   let txs = 0;
   const fault = (height: number, reason: string): ChainReport => ({ from, to: height, txs, fault: { height, reason } });
-  let previous = "";
-  // On a v1 chain, the history's edge before `from` (read from the store when starting later).
-  let edge: HistoryEdge | null = head.commitment === "v1" ? HistoryEdge.empty() : null;
-  if (from > 1) {
-    const before = await store.getBlock(from - 1);
-    if (before === null) return fault(from - 1, "no such block to start after");
-    previous = before.appHash;
-    if (edge !== null) {
-      const started = await edgeAt(store, before.historySize);
-      if (typeof started === "string") return fault(from - 1, started);
-      edge = started;
-    }
-  }
+  // The ledger's own app hash chain, started where the walk starts.
+  const start = await startBefore(store, head.commitment, from);
+  if (typeof start === "string") return fault(from - 1, start);
+  const commitment = start;
   for (let height = from; height <= head.height; height++) {
     let contents;
     try {
       contents = await store.getBlockContents(height);
     } catch (error) {
-      return fault(height, `the block cannot be read: ${error instanceof Error ? error.message : String(error)}`);
+      return fault(height, `the block cannot be read: ${messageOf(error)}`);
     }
     if (contents === null) return fault(height, "the block is missing");
     for (const [i, tx] of contents.txs.entries()) {
@@ -66,26 +57,45 @@ export async function verifyChain(store: Store, options: VerifyChainOptions = {}
       }
     }
     txs += contents.txs.length;
-    const ids = contents.txs.map((tx) => tx.id);
-    let expected: string;
-    if (edge === null) {
-      expected = nextAppHash(previous, ids);
-    } else {
-      const next = await nextHistory(store, edge, contents, ids);
-      if (typeof next === "string") return fault(height, next);
-      edge = next;
-      expected = appHashV1(edge.size, edge.root());
+    const staged = commitment.next(height, contents.txs.map((tx) => tx.id));
+    const differs = staged.history === undefined ? null : await storedHistoryDiffers(store, contents, staged.history);
+    if (differs !== null) return fault(height, differs);
+    if (staged.appHash !== contents.appHash) {
+      return fault(height, `app hash ${contents.appHash || '""'} stored, ${staged.appHash || '""'} recomputed`);
     }
-    if (expected !== contents.appHash) {
-      return fault(height, `app hash ${contents.appHash || '""'} stored, ${expected || '""'} recomputed`);
-    }
-    previous = expected;
+    commitment.advance(staged);
     options.onProgress?.(height, head.height, txs);
   }
-  if (head.height >= from && previous !== head.appHash) {
-    return fault(head.height, `the chain state's app hash ${head.appHash} is not the last block's ${previous}`);
+  if (head.height >= from && commitment.appHash !== head.appHash) {
+    return fault(head.height, `the chain state's app hash ${head.appHash} is not the last block's ${commitment.appHash}`);
   }
   return { from, to: head.height, txs, fault: null };
+}
+
+/** The chain's app hash rule as it stood before `from`, read from the store; or why it cannot be. */
+async function startBefore(store: Store, rule: CommitmentVersion, from: number): Promise<ChainCommitment | string> {
+  if (from === 1) return ChainCommitment.open(store, { commitment: rule, appHash: "", historySize: 0 });
+  const before = await store.getBlockHead(from - 1);
+  if (before === null) return "no such block to start after";
+  if (rule === "v1" && before.historySize === null) return "the block has no history size on a v1 chain";
+  try {
+    return await ChainCommitment.open(store, { commitment: rule, appHash: before.appHash, historySize: before.historySize ?? 0 });
+  } catch (error) {
+    return `the history before it cannot be read: ${messageOf(error)}`;
+  }
+}
+
+/**
+ * Null when the store keeps what the block added to the history (its size after the block, each
+ * perfect subtree of the history and of the block's tree), else which one differs.
+ */
+async function storedHistoryDiffers(store: Store, contents: BlockContents, history: NonNullable<BlockWrite["history"]>): Promise<string | null> {
+  const differs =
+    sameNodes("history", history.nodes, await store.getHistoryNodes(history.nodes)) ??
+    sameNodes("block tree", history.blockNodes, await store.getBlockNodes(contents.height, history.blockNodes));
+  if (differs !== null) return differs;
+  if (contents.historySize !== history.size) return `history size ${String(contents.historySize)} stored, ${history.size} recomputed`;
+  return null;
 }
 
 /** Null when the stored hashes are the recomputed nodes, else which one differs. */
@@ -101,29 +111,6 @@ function sameNodes(tree: string, recomputed: readonly PerfectNode[], stored: rea
   return null;
 }
 
-/** The edge of the stored history of `size` leaves, or why it cannot be read. */
-async function edgeAt(store: Store, size: number | null): Promise<HistoryEdge | string> {
-  if (size === null) return "the block has no history size on a v1 chain";
-  const hashes = await store.getHistoryNodes(edgeOf(size));
-  if (hashes.some((hash) => hash === null)) return "the history's edge is not stored";
-  return HistoryEdge.of(size, hashes as Uint8Array[]);
-}
-
-/**
- * The history after a block, checked against what the store keeps: the block's history size,
- * and each perfect subtree the block completed. Or why they disagree.
- */
-async function nextHistory(store: Store, edge: HistoryEdge, contents: BlockContents, ids: readonly string[]): Promise<HistoryEdge | string> {
-  let next = edge;
-  if (ids.length > 0) {
-    const tree = blockTree(ids);
-    const appended = edge.append(blockLeaf(contents.height, ids.length, tree.root));
-    const differs =
-      sameNodes("history", appended.completed, await store.getHistoryNodes(appended.completed)) ??
-      sameNodes("block tree", tree.nodes, await store.getBlockNodes(contents.height, tree.nodes));
-    if (differs !== null) return differs;
-    next = appended.edge;
-  }
-  if (contents.historySize !== next.size) return `history size ${String(contents.historySize)} stored, ${next.size} recomputed`;
-  return next;
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

@@ -1,7 +1,7 @@
 // A block's tree (commitment.ts) as the store keeps it: its perfect subtrees of 64 leaves and
 // more are stored with the block, so that a proof in a block of thousands of transactions hashes
 // one 64-leaf chunk and reads the rest, instead of rehashing the whole block (measured: a path
-// in a 2,000-transaction block cost ~14 ms rebuilt, see BENCHMARKS.md "Proofs"). About one row
+// in a 2,000-transaction block cost ~14 ms rebuilt, see BENCHMARKS.md "Issue #15"). About one row
 // per 32 transactions. Pure, no IO.
 import type { PerfectNode } from "./history.js";
 import { transactionLeaf } from "./commitment.js";

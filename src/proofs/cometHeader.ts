@@ -7,7 +7,7 @@ import { hashes, verify as ed25519Verify } from "@noble/ed25519";
 import { sha512 } from "@noble/hashes/sha2.js";
 import { rootOf, leafHash, type Hash } from "./merkle.js";
 import { sha256 } from "./sha256.js";
-import { fromHex } from "./commitment.js";
+import { fromBase64, fromHex, toHex } from "./encoding.js";
 
 /** A header as CometBFT's RPC shows it (`/commit`, `signed_header.header`). */
 export interface RpcHeader {
@@ -155,11 +155,6 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
-function base64(value: string): Uint8Array {
-  const binary = atob(value);
-  return Uint8Array.from(binary, (c) => c.charCodeAt(0));
-}
-
 /**
  * Null when `signed` is a header of `height` carrying `appHash`, whose commit holds signatures
  * of more than two thirds of the trusted validators' power; otherwise why not.
@@ -187,7 +182,7 @@ export function checkSignedHeader(
       const validator = byAddress.get(address);
       if (validator === undefined || counted.has(address)) continue;
       const message = precommitSignBytes(header.chain_id, commit, sig.timestamp);
-      if (!ed25519Verify(base64(sig.signature), message, validator.publicKey)) return `the signature of validator ${address} does not verify`;
+      if (!ed25519Verify(fromBase64(sig.signature), message, validator.publicKey)) return `the signature of validator ${address} does not verify`;
       counted.add(address);
       signedPower += validator.power;
     }
@@ -195,11 +190,14 @@ export function checkSignedHeader(
     return null;
   } catch (error) {
     if (error instanceof Malformed) return error.message;
+    // A field missing or of another type than CometBFT writes (the header comes from the node
+    // being checked): not a header this verifier can hold to anything.
+    if (error instanceof TypeError) return `the signed header is malformed: ${error.message}`;
     throw error;
   }
 }
 
 /** A validator's address: the first 20 bytes of SHA-256 of its public key, hex. */
 function toAddress(publicKey: Uint8Array): string {
-  return [...sha256(publicKey).subarray(0, 20)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return toHex(sha256(publicKey).subarray(0, 20));
 }

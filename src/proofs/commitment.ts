@@ -1,7 +1,7 @@
 // The ledger commitment, version 1 (docs/proofs.md): what a block's app hash commits to.
 //
-// - A block tree: an RFC 9162 tree whose leaves are the block's valid transactions in block
-//   order, each leaf's data `"T" || id` (the id's ASCII characters; an id is itself a hash of the
+// - A block tree (blockTree.ts): an RFC 9162 tree whose leaves are the block's valid
+//   transactions in block order, each leaf's data `"T" || id` (the id's ASCII characters; an id is itself a hash of the
 //   whole transaction).
 // - The history tree: an RFC 9162 tree with one leaf per block that has a valid transaction,
 //   each leaf's data `"B" || height (u64) || count (u32) || block root` (big-endian), so a
@@ -13,7 +13,8 @@
 //
 // Leaf and node hashes are domain separated by RFC 9162's prefixes; the version is in the app
 // hash preimage. Pure, no IO: the verifier (verify.ts) shares it.
-import { leafHash, rootOf, type Hash } from "./merkle.js";
+import { toHex } from "./encoding.js";
+import { leafHash, type Hash } from "./merkle.js";
 import { sha256 } from "./sha256.js";
 
 /** The commitment a chain uses: `bigchaindb` is BigchainDB 2.2.2's app hash (no proofs). */
@@ -26,11 +27,6 @@ const appHashTag = text.encode("ledgerd/app-hash/v1");
 /** The leaf hash of a transaction in its block's tree. */
 export function transactionLeaf(id: string): Hash {
   return leafHash(text.encode(`T${id}`));
-}
-
-/** The root of a block's tree: its valid transactions' ids in block order (blockTree.ts keeps its nodes too). */
-export function blockRoot(ids: readonly string[]): Hash {
-  return rootOf(ids.map(transactionLeaf));
 }
 
 /** The leaf hash of a block in the history tree. */
@@ -50,18 +46,4 @@ export function appHashV1(size: number, historyRoot: Hash): string {
   const sizeBytes = new Uint8Array(8);
   new DataView(sizeBytes.buffer).setBigUint64(0, BigInt(size));
   return toHex(sha256(appHashTag, sizeBytes, historyRoot));
-}
-
-export function toHex(bytes: Uint8Array): string {
-  let hex = "";
-  for (const b of bytes) hex += b.toString(16).padStart(2, "0");
-  return hex;
-}
-
-/** Hex to bytes; null when it is not an even run of hex digits. */
-export function fromHex(hex: string): Uint8Array | null {
-  if (hex.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(hex)) return null;
-  const bytes = new Uint8Array(hex.length / 2);
-  for (let i = 0; i < bytes.length; i++) bytes[i] = parseInt(hex.slice(2 * i, 2 * i + 2), 16);
-  return bytes;
 }

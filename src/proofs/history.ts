@@ -28,7 +28,7 @@ export function edgeOf(size: number): { level: number; index: number }[] {
 export class HistoryEdge {
   /** The right edge's perfect subtrees, largest first. */
   readonly #edge: PerfectNode[];
-  #size: number;
+  readonly #size: number;
 
   private constructor(size: number, edge: PerfectNode[]) {
     this.#size = size;

@@ -1,7 +1,7 @@
 // SHA-256 for the proofs: @noble/hashes (pure JavaScript, audited), so that the verifier that
 // shares this code runs in a browser as it runs in Node. Measured on a node hash (65 bytes in
 // three parts): 1.8 µs here against 1.4 µs with node:crypto's createHash; the commitment's
-// whole cost in a block is in BENCHMARKS.md ("Proofs").
+// whole cost in a block is in BENCHMARKS.md ("Issue #15").
 import { sha256 as nobleSha256 } from "@noble/hashes/sha2.js";
 
 /** SHA-256 of the parts, concatenated. */

@@ -2,7 +2,8 @@
 // on a node, runs in a browser too. Given a proof as `GET /api/v1/proofs/...` answers it, it
 // recomputes the roots and the app hash from the hashes in the proof, and, when the client
 // gives the validator set it trusts, checks that CometBFT's validators signed that app hash.
-import { appHashV1, blockLeaf, fromHex, transactionLeaf } from "./commitment.js";
+import { appHashV1, blockLeaf, transactionLeaf } from "./commitment.js";
+import { fromBase64, fromHex } from "./encoding.js";
 import { checkSignedHeader, type SignedHeader, type TrustedValidator } from "./cometHeader.js";
 import { inclusionRoot, verifyConsistency, type Hash } from "./merkle.js";
 
@@ -145,7 +146,7 @@ export function trustedValidatorsOf(source: unknown): TrustedValidator[] {
   return list.map((entry: { pub_key?: { data?: unknown; value?: unknown }; power?: unknown; voting_power?: unknown }, i) => {
     const data = entry.pub_key?.data;
     const value = entry.pub_key?.value;
-    const key = typeof data === "string" ? fromHex(data) : typeof value === "string" ? Uint8Array.from(atob(value), (c) => c.charCodeAt(0)) : null;
+    const key = typeof data === "string" ? fromHex(data) : typeof value === "string" ? fromBase64(value) : null;
     const power = entry.power ?? entry.voting_power;
     if (key === null || key.length !== 32) throw new Error(`validator ${i}: pub_key is not a 32-byte Ed25519 key`);
     if (!(typeof power === "number" || typeof power === "string") || !/^[0-9]+$/.test(String(power))) throw new Error(`validator ${i}: power is not a whole number`);

@@ -54,8 +54,8 @@ export class CometBftSignedHeaders {
 }
 
 /** The signed headers a node's HTTP API serves with its proofs: CometBFT's, or none (solo). */
-export function signedHeadersOf(engine: { readonly kind: string }, options: { readonly rpcUrl: string; readonly commitTimeoutMs: number }): CometBftSignedHeaders | undefined {
-  return engine.kind === "cometbft" ? CometBftSignedHeaders.connect(options.rpcUrl, Math.min(options.commitTimeoutMs, signedHeaderTimeoutMs)) : undefined;
+export function signedHeadersOf(engine: { readonly kind: string }, options: { readonly rpcUrl: string }): CometBftSignedHeaders | undefined {
+  return engine.kind === "cometbft" ? CometBftSignedHeaders.connect(options.rpcUrl, signedHeaderTimeoutMs) : undefined;
 }
 
 /** A proof waits at most this long for CometBFT's RPC. */

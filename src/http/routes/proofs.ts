@@ -9,12 +9,12 @@ import { LedgerError } from "../../errors/ledgerError.js";
 import { consistencyProof, transactionProof } from "../../ledger/proofs.js";
 import { proofVersion, type SignedHeader } from "../../proofs/verify.js";
 import type { Store } from "../../store/store.js";
-import { badParameter, parseHeight, rejectUnknown, requiredValue, type Query } from "../parameters.js";
+import { badParameter, firstValue, parseHeight, rejectUnknown, requiredValue, type Query } from "../parameters.js";
 import { queryNames } from "../queryNames.js";
 import { addResource, type RouteHandler } from "../resource.js";
 import { sendJson } from "../reply.js";
 
-/** CometBFT's signed headers, for the proofs (node/signedHeaders.ts). */
+/** CometBFT's signed headers, for the proofs (engine/cometbft/signedHeaders.ts). */
 export interface SignedHeaders {
   /** The last height whose app hash a signed header carries: CometBFT's last block's height − 1. */
   lastSignedHeight(): Promise<number>;
@@ -26,8 +26,8 @@ export function registerProofRoutes(app: FastifyInstance, deps: { readonly store
   const signed = deps.signedHeaders;
   /** The height asked for, or the last one a proof can reach (under CometBFT, the last signed). */
   const anchorOf = async (query: Query, name: string): Promise<number | undefined> => {
-    const text = query[name];
-    const asked = text === undefined ? undefined : heightParameter(name, String(text));
+    const text = firstValue(query, name);
+    const asked = text === undefined ? undefined : heightParameter(name, text);
     if (signed === undefined) return asked;
     const last = await signed.lastSignedHeight();
     if (asked !== undefined && asked > last) {
@@ -57,7 +57,7 @@ export function registerProofRoutes(app: FastifyInstance, deps: { readonly store
       const from = heightParameter("from", requiredValue(query, "from"));
       const to = (await anchorOf(query, "to")) ?? (await deps.store.getChainState()).height;
       if (from > to) {
-        if (query["to"] !== undefined) throw badParameter("from", `Height ${from} is after to (${to})`);
+        if (firstValue(query, "to") !== undefined) throw badParameter("from", `Height ${from} is after to (${to})`);
         if (signed === undefined) throw new LedgerError("NotFound", `No block at height ${from}`);
         throw new LedgerError("ProofNotYetSigned", `No signed header carries the app hash after height ${from} yet; retry after the next block`);
       }

@@ -86,6 +86,8 @@ const singleColumnReads = [
   "legacyLastSeq",
   "legacyTxJson",
   "legacyTxHeight",
+  "historyNode",
+  "blockNode",
 ] as const satisfies readonly (keyof typeof readSql)[];
 
 function prepareAll<T extends Record<string, string>>(

@@ -106,15 +106,17 @@ export function readBlock(c: Connection, height: number): BlockRecord | null {
 }
 
 export function readHistoryNodes(c: Connection, places: readonly NodePlace[]): (Uint8Array | null)[] {
-  return places.map(({ level, index }) => {
-    const hash = c.read.historyNode.pluck().get(level, index) as Buffer | undefined;
-    return hash === undefined ? null : new Uint8Array(hash);
-  });
+  return hashesAt(places, ({ level, index }) => c.read.historyNode.get(level, index));
 }
 
 export function readBlockNodes(c: Connection, height: number, places: readonly NodePlace[]): (Uint8Array | null)[] {
-  return places.map(({ level, index }) => {
-    const hash = c.read.blockNode.pluck().get(height, level, index) as Buffer | undefined;
+  return hashesAt(places, ({ level, index }) => c.read.blockNode.get(height, level, index));
+}
+
+/** The stored hash at each place (a plain Uint8Array, not a Buffer), or null where none is. */
+function hashesAt(places: readonly NodePlace[], read: (place: NodePlace) => unknown): (Uint8Array | null)[] {
+  return places.map((place) => {
+    const hash = read(place) as Buffer | undefined;
     return hash === undefined ? null : new Uint8Array(hash);
   });
 }
@@ -140,7 +142,7 @@ export function readBlockHead(c: Connection, height: number): Omit<BlockRecord, 
 export function readBlockIds(c: Connection, height: number): string[] | null {
   const row = c.read.block.get(height) as BlockRow | undefined;
   if (row === undefined) return null;
-  const v2 = c.read.txIdsBySeqRange.pluck().all(row.seqFirst, row.seqFirst + row.txCount) as string[];
+  const v2 = c.read.txIdsBySeqRange.all(row.seqFirst, row.seqFirst + row.txCount) as string[];
   const legacy = c.read.legacyIdsAtHeight.all(height) as { position: number; id: string }[];
   return inBlockOrder(v2, legacy.map((tx) => ({ position: tx.position, item: tx.id })));
 }

@@ -12,7 +12,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { appHashV1, blockLeaf, blockRoot, toHex } from "../../../src/proofs/commitment.js";
+import { blockTree } from "../../../src/proofs/blockTree.js";
+import { appHashV1, blockLeaf } from "../../../src/proofs/commitment.js";
+import { toHex } from "../../../src/proofs/encoding.js";
 import { inclusionRoot, type Hash } from "../../../src/proofs/merkle.js";
 import {
   headerHash,
@@ -121,7 +123,7 @@ describe("proofs on a 4-validator network", () => {
     // 1. A transaction the ledger never held, in a block of its own making: paths and app hash
     //    agree with each other, but no signed header carries that app hash.
     const fakeId = "f".repeat(64);
-    const fakeRoot = blockRoot([fakeId]);
+    const fakeRoot = blockTree([fakeId]).root;
     const historyRoot = inclusionRoot(blockLeaf(real.block.height, 1, fakeRoot), real.history.index, real.history.size, real.history.path.map((h) => Buffer.from(h, "hex")) as Hash[])!;
     const lie: TransactionProof = {
       ...real,

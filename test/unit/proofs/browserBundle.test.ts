@@ -7,7 +7,9 @@ import { readFileSync } from "node:fs";
 import { runInNewContext } from "node:vm";
 import { describe, it } from "node:test";
 import { build } from "esbuild";
-import { blockLeaf, blockRoot, appHashV1, toHex } from "../../../src/proofs/commitment.js";
+import { blockTree } from "../../../src/proofs/blockTree.js";
+import { blockLeaf, appHashV1 } from "../../../src/proofs/commitment.js";
+import { toHex } from "../../../src/proofs/encoding.js";
 import { HistoryEdge } from "../../../src/proofs/history.js";
 import { inclusionPath, leafNodes } from "../../../src/proofs/merkle.js";
 import { transactionLeaf } from "../../../src/proofs/commitment.js";
@@ -21,7 +23,7 @@ describe("ledgerd/verify in a browser", () => {
     assert.doesNotMatch(code, /require\(["']node:/);
     // A proof of the second of three transactions in the only block of a history of one block.
     const ids = ["a", "b", "c"].map((c) => c.repeat(64));
-    const root = blockRoot(ids);
+    const root = blockTree(ids).root;
     const edge = HistoryEdge.empty().append(blockLeaf(1, 3, root)).edge;
     const proof = {
       version: 1,

@@ -8,7 +8,7 @@ import { createPublicKey, verify } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
 import { headerHash, precommitSignBytes, trustedValidatorsOf, verifyTransactionProof, type RpcHeader, type TransactionProof } from "../../../src/proofs/verify.js";
-import { toHex } from "../../../src/proofs/commitment.js";
+import { toHex } from "../../../src/proofs/encoding.js";
 
 const vector = JSON.parse(readFileSync(new URL("../../vectors/cometbft/proof.json", import.meta.url), "utf8")) as {
   chain_id: string;
@@ -55,6 +55,14 @@ describe("CometBFT signed headers, from a real network", () => {
       assert.equal(verifyTransactionProof(proof, { validators }).ok, false, field);
     }
     assert.equal(verifyTransactionProof(vector.proof, { validators, chainId: "another" }).ok, false);
+  });
+
+  it("refuses a signed header of another shape than CometBFT's, without throwing", () => {
+    const shapes: unknown[] = [{}, { header: signed.header }, { header: signed.header, commit: { ...signed.commit, signatures: [{}] } }, { header: { ...signed.header, version: null }, commit: signed.commit }];
+    for (const shape of shapes) {
+      const verdict = verifyTransactionProof({ ...vector.proof, signed_header: shape as typeof signed }, { validators });
+      assert.equal(verdict.ok, false, JSON.stringify(shape).slice(0, 80));
+    }
   });
 
   it("does not count a signature twice, nor one of a validator outside the set", () => {

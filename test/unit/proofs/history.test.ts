@@ -4,7 +4,8 @@
 // reading of it computes them (test/helpers/appHashV1.ts).
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { appHashV1, blockLeaf, blockRoot, fromHex, toHex, transactionLeaf } from "../../../src/proofs/commitment.js";
+import { appHashV1, blockLeaf, transactionLeaf } from "../../../src/proofs/commitment.js";
+import { fromHex, toHex } from "../../../src/proofs/encoding.js";
 import { edgeOf, HistoryEdge } from "../../../src/proofs/history.js";
 import { inclusionPath, leafHash, leafNodes, rootOf, verifyInclusion, type Hash } from "../../../src/proofs/merkle.js";
 import { blockChunkLevel, blockNodes, blockTree } from "../../../src/proofs/blockTree.js";
@@ -63,7 +64,7 @@ describe("commitment v1", () => {
     for (let height = 1; height <= 40; height++) {
       const ids = Array.from({ length: height % 7 }, (_, i) => toHex(leaf(height * 100 + i)));
       const expected = plain.next(height, ids);
-      if (ids.length > 0) edge = edge.append(blockLeaf(height, ids.length, blockRoot(ids))).edge;
+      if (ids.length > 0) edge = edge.append(blockLeaf(height, ids.length, blockTree(ids).root)).edge;
       assert.equal(appHashV1(edge.size, edge.root()), expected, `height ${height}`);
     }
   });
@@ -75,7 +76,7 @@ describe("commitment v1", () => {
   });
 
   it("binds a block's height and count into its leaf", () => {
-    const root = blockRoot(["a".repeat(64)]);
+    const root = blockTree(["a".repeat(64)]).root;
     assert.notDeepEqual(blockLeaf(1, 1, root), blockLeaf(2, 1, root));
     assert.notDeepEqual(blockLeaf(1, 1, root), blockLeaf(1, 2, root));
   });
