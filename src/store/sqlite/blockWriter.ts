@@ -13,7 +13,7 @@ import { keyHash } from "./keyHash.js";
 import { legacyOutputsAt, legacySeqsOf, outputsAt, seqsOf, spendersOf } from "./lookups.js";
 import { keyIndexRows, placeKey, spentIndexRow, txIndexRows, type Place } from "./places.js";
 import type { ChainStateRow } from "./rows.js";
-import { searchText } from "./searchText.js";
+import { searchText } from "../searchText.js";
 
 export class BlockWriter {
   readonly #c: Connection;

@@ -11,7 +11,6 @@
 // first (`catchUpFieldIndex`): that is the migration, and it needs no schema version of its own.
 
 import type Database from "better-sqlite3";
-import { LedgerError } from "../../errors/ledgerError.js";
 import { fieldKey, fieldLeafKeys, fieldsMatch, type FieldFilter } from "../fieldQuery.js";
 import type { FieldHit } from "../store.js";
 import type { BatchReader } from "./batchReaders.js";
@@ -92,15 +91,6 @@ export function writeFieldRows(
 /** The field index is complete up to `seq`; inside the block's write transaction. */
 export function setFieldIndexMark(db: Database.Database, seq: number): void {
   statement(db, "UPDATE field_index_mark SET seq = ? WHERE id = 1").run(seq);
-}
-
-/** A position a FieldHit gave: the seq, as decimal digits. Anything else is the client's error. */
-export function parseFieldPosition(position: string | undefined): number {
-  if (position === undefined) return 0;
-  if (!/^[1-9]\d{0,15}$/.test(position) || !Number.isSafeInteger(Number(position))) {
-    throw new LedgerError("BadParameter", "cursor: not a cursor this node gave");
-  }
-  return Number(position);
 }
 
 // One filter: its rows in commit order, a batch per statement.

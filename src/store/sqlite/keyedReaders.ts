@@ -14,7 +14,7 @@ import { batchCharsMax, batchRowsMax } from "./limits.js";
 import type { IndexRow } from "./deferredIndex.js";
 import { outputsAt, spendersOf } from "./lookups.js";
 import { placeKey, type Place } from "./places.js";
-import { encodePosition, parsePosition } from "./positions.js";
+import { encodePosition, parsePosition } from "../positions.js";
 import type { OutputOfKeyRow } from "./rows.js";
 
 /** An unspent output's asset and amount, for a balance. */

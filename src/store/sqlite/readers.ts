@@ -17,6 +17,7 @@ import type {
   NodePlace,
   StoredBlockTx,
 } from "../store.js";
+import { inBlockOrder } from "../blockOrder.js";
 import type { Connection } from "./connection.js";
 import { keyHash } from "./keyHash.js";
 import { idsAt, legacyOutputsAt, legacySeqsOf, outputsAt, seqsOf, spendersOf } from "./lookups.js";
@@ -145,18 +146,6 @@ export function readBlockIds(c: Connection, height: number): string[] | null {
   const v2 = c.read.txIdsBySeqRange.all(row.seqFirst, row.seqFirst + row.txCount) as string[];
   const legacy = c.read.legacyIdsAtHeight.all(height) as { position: number; id: string }[];
   return inBlockOrder(v2, legacy.map((tx) => ({ position: tx.position, item: tx.id })));
-}
-
-/** Legacy transactions keep their place among the block's valid ones; v2.0 ones fill the rest. */
-function inBlockOrder<T>(v2: readonly T[], legacy: readonly { position: number; item: T }[]): T[] {
-  const out: T[] = [];
-  let next = 0;
-  for (const tx of legacy) {
-    while (out.length < tx.position && next < v2.length) out.push(v2[next++]!);
-    out.push(tx.item);
-  }
-  while (next < v2.length) out.push(v2[next++]!);
-  return out;
 }
 
 export function readBlockHeightOfTransaction(c: Connection, id: string): number | null {

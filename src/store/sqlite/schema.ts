@@ -1,4 +1,5 @@
 import type Database from "better-sqlite3";
+import { searchTokenizer } from "../searchTokens.js";
 
 /**
  * The schema this build writes. A database with a newer one is refused, never guessed at; an
@@ -85,10 +86,10 @@ CREATE TABLE spent_index (
 CREATE TABLE index_sweep (slice INTEGER PRIMARY KEY, merged_seq INTEGER NOT NULL);
 
 CREATE VIRTUAL TABLE assets_fts USING fts5(
-  body, content = '', tokenize = 'porter unicode61 remove_diacritics 2'
+  body, content = '', tokenize = '${searchTokenizer}'
 );
 CREATE VIRTUAL TABLE metadata_fts USING fts5(
-  body, content = '', tokenize = 'porter unicode61 remove_diacritics 2'
+  body, content = '', tokenize = '${searchTokenizer}'
 );
 
 CREATE TABLE blocks (

@@ -51,7 +51,7 @@ import type {
 } from "../store.js";
 import { blockTransactions, lastSeqOf, mapReader, searchHits, wholeReader, type BatchReader } from "./batchReaders.js";
 import { holdingsOfKey, outputsOfKey, transactionsOfAsset } from "./keyedReaders.js";
-import { encodePosition, parsePosition } from "./positions.js";
+import { encodePosition, parseFieldPosition, parsePosition } from "../positions.js";
 import { BlockWriter } from "./blockWriter.js";
 import {
   busyTimeoutMs,
@@ -65,7 +65,7 @@ import { legacySeqsOf, seqsOf } from "./lookups.js";
 import { sqliteStoreOptionsDefault, type SqliteStoreOptions } from "./options.js";
 import * as readers from "./readers.js";
 import type { FieldFilter } from "../fieldQuery.js";
-import { catchUpFieldIndex, fieldMatches, parseFieldPosition } from "./fieldIndex.js";
+import { catchUpFieldIndex, fieldMatches } from "./fieldIndex.js";
 import { ensureSchema } from "./schema.js";
 import { rankedPage, rankedSeqs, type SearchLimits } from "./search.js";
 

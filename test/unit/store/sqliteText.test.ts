@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { keyHash } from "../../../src/store/sqlite/keyHash.js";
-import { searchText, valueBarrier } from "../../../src/store/sqlite/searchText.js";
+import { searchText, valueBarrier } from "../../../src/store/searchText.js";
 import { toFtsMatch } from "../../../src/store/sqlite/toFtsMatch.js";
 import { hex64, publicKey } from "./fixtures.js";
 
