@@ -11,7 +11,8 @@ import { runDoctor } from "../node/doctor.js";
 import { verifyChain } from "../ledger/verifyChain.js";
 import { backupLedger, restoreLedger } from "../node/backups.js";
 import { exportChain, importChain } from "../node/exportImport.js";
-import { SqliteStore } from "../store/sqlite/sqliteStore.js";
+import { migrateToPostgres } from "../node/migrateStore.js";
+import { openLedgerReader } from "../node/openStore.js";
 import { createLogger } from "../node/logger.js";
 import { createNodeKey, keyFileOfValidator, newKeyFile, readNodeKey } from "../node/nodeKey.js";
 import { makeDirs } from "../node/preflight.js";
@@ -155,8 +156,7 @@ const verifyProgressIntervalMs = 2_000;
  */
 export async function runVerifyChain(flags: ConfigSources["flags"], from: number | undefined): Promise<void> {
   const config = loadSettings(flags);
-  if (!existsSync(config.database.path)) throw new Error(`no ledger at ${config.database.path}`);
-  const store = SqliteStore.open({ path: config.database.path, access: "reader" });
+  const store = await openLedgerReader(config);
   try {
     const report = await verifyChain(store, { ...(from === undefined ? {} : { from }), onProgress: progress("verify-chain") });
     if (report.fault !== null) {
@@ -199,6 +199,13 @@ export async function runExport(flags: ConfigSources["flags"], file: string): Pr
 }
 
 /** `ledgerd import FILE`: re-executes an export into a data folder without a ledger. */
+/** `ledgerd migrate-store --to postgres [--url URL]` (src/node/migrateStore.ts). */
+export async function runMigrateStore(flags: ConfigSources["flags"], url: string): Promise<void> {
+  const done = await migrateToPostgres(loadSettings(flags), url, progress("migrate-store"));
+  console.log(`migrated heights ${done.from} to ${done.to} into PostgreSQL, every block re-executed to its stored app hash (last ${done.appHash || '""'})`);
+  console.log("to run on it: stop the node, run migrate-store once more (it resumes), then set database.backend=postgres and database.url");
+}
+
 export async function runImport(flags: ConfigSources["flags"], file: string, rule?: CommitmentVersion): Promise<void> {
   const done = await importChain(loadSettings(flags), file, progress("import"), rule);
   if (done.rehashed) {

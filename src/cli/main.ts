@@ -13,6 +13,7 @@ import {
   runImport,
   runInit,
   runKeys,
+  runMigrateStore,
   runRestore,
   runStart,
   runVerifyChain,
@@ -99,6 +100,17 @@ addSettingOptions(
   const rule = options["commitment"] as string | undefined;
   if (rule !== undefined && rule !== "v1" && rule !== "bigchaindb") throw new Error(`--commitment is v1 or bigchaindb: ${rule}`);
   return runImport(settingFlags(options), file, rule);
+});
+
+addSettingOptions(
+  program
+    .command("migrate-store")
+    .description("Copy the node's SQLite ledger into PostgreSQL, every block re-executed to its app hash; resumes when run again")
+    .requiredOption("--to <BACKEND>", "the backend to move to: postgres")
+    .option("--url <URL>", "the PostgreSQL database (default: database.url, else the PG* environment variables)"),
+).action((options: Record<string, unknown>) => {
+  if (options["to"] !== "postgres") throw new Error(`--to is postgres: ${String(options["to"])}`);
+  return runMigrateStore(settingFlags(options), (options["url"] as string | undefined) ?? "");
 });
 
 registerTestnetCommand(program);

@@ -11,6 +11,7 @@ import { httpOptionsDefault } from "../http/options.js";
 import { ledgerOptionsDefault } from "../ledger/options.js";
 import { preparePoolOptionsDefault } from "../ledger/preparePool.js";
 import { metricsOptionsDefault } from "../metrics/options.js";
+import { postgresStoreOptionsDefault } from "../store/postgres/options.js";
 import { sqliteStoreOptionsDefault } from "../store/sqlite/options.js";
 import type { Config } from "./schema.js";
 
@@ -45,6 +46,10 @@ export const configDefault: Config = deepFreeze({
     backend: "sqlite",
     // Relative to data_dir, so that the default is exactly the store's own default path.
     path: basename(sqliteStoreOptionsDefault.path),
+    url: postgresStoreOptionsDefault.url,
+    pool_size: postgresStoreOptionsDefault.poolSize,
+    statement_timeout_ms: postgresStoreOptionsDefault.statementTimeoutMs,
+    connect_timeout_ms: postgresStoreOptionsDefault.connectTimeoutMs,
     synchronous: sqliteStoreOptionsDefault.synchronous,
     // Only the node asks for it: an explicit "yes, I may lose committed blocks" (schema.ts).
     synchronous_off_acknowledged: false,

@@ -7,6 +7,7 @@ import type { HttpOptions } from "../http/options.js";
 import type { LedgerOptions } from "../ledger/options.js";
 import type { MetricsOptions } from "../metrics/options.js";
 import type { PreparePoolOptions } from "../ledger/preparePool.js";
+import type { PostgresStoreOptions } from "../store/postgres/options.js";
 import type { SqliteStoreOptions } from "../store/sqlite/options.js";
 import { parseHostPort } from "./parseHostPort.js";
 import type { Config } from "./schema.js";
@@ -32,7 +33,11 @@ export interface ModuleOptions {
   readonly soloEngine: SoloEngineOptions;
   /** The settings of the CometBFT engine; its limits keep their module defaults. */
   readonly cometBftEngine: Pick<CometBftEngineOptions, "abciHost" | "abciPort" | "rpcUrl" | "commitTimeoutMs" | "chainId">;
+  /** Which store the node keeps its ledger in (`database.backend`). */
+  readonly storeBackend: Config["database"]["backend"];
   readonly sqliteStore: SqliteStoreOptions;
+  /** The writer's options; a reader (an HTTP worker) opens with `access: "reader"`. */
+  readonly postgresStore: PostgresStoreOptions;
   readonly metrics: MetricsOptions;
 }
 
@@ -86,6 +91,16 @@ export function moduleOptions(config: Config): ModuleOptions {
       rpcUrl: config.engine.rpc_url,
       commitTimeoutMs: config.engine.commit_timeout_ms,
       chainId: config.engine.chain_id,
+    },
+    storeBackend: config.database.backend,
+    postgresStore: {
+      url: config.database.url,
+      poolSize: config.database.pool_size,
+      statementTimeoutMs: config.database.statement_timeout_ms,
+      connectTimeoutMs: config.database.connect_timeout_ms,
+      searchWordsMax: config.database.search_words_max,
+      searchRankedMatchesMax: config.database.search_ranked_matches_max,
+      access: "writer",
     },
     sqliteStore: {
       path: config.database.path,

@@ -12,7 +12,7 @@ export type LogLevel = (typeof logLevels)[number];
 export const engineKinds = ["solo", "cometbft"] as const;
 export type EngineKind = (typeof engineKinds)[number];
 
-export const databaseBackends = ["sqlite"] as const;
+export const databaseBackends = ["sqlite", "postgres"] as const;
 export type DatabaseBackend = (typeof databaseBackends)[number];
 
 export const sqliteSynchronousModes = ["full", "normal", "off"] as const;
@@ -47,6 +47,10 @@ export interface Config {
   readonly database: {
     readonly backend: DatabaseBackend;
     readonly path: string;
+    readonly url: string;
+    readonly pool_size: number;
+    readonly statement_timeout_ms: number;
+    readonly connect_timeout_ms: number;
     readonly synchronous: SqliteSynchronousMode;
     readonly synchronous_off_acknowledged: boolean;
     readonly cache_size_bytes: number;
@@ -201,6 +205,10 @@ export const configSchema: JSONSchemaType<Config> = {
       required: [
         "backend",
         "path",
+        "url",
+        "pool_size",
+        "statement_timeout_ms",
+        "connect_timeout_ms",
         "synchronous",
         "synchronous_off_acknowledged",
         "cache_size_bytes",
@@ -214,7 +222,14 @@ export const configSchema: JSONSchemaType<Config> = {
       ],
       properties: {
         backend: { type: "string", enum: [...databaseBackends], description: "Storage backend" },
-        path: { type: "string", minLength: 1, description: "Database file (relative: to data_dir)" },
+        path: { type: "string", minLength: 1, description: "sqlite: database file (relative: to data_dir)" },
+        url: {
+          type: "string",
+          description: "postgres: connection URL, postgres://USER:PASSWORD@HOST:PORT/DATABASE (empty: the PG* environment variables)",
+        },
+        pool_size: count(1, "postgres: read connections of each process (the writer has one more)"),
+        statement_timeout_ms: durationMs(0, "postgres: a statement running longer is cancelled (0: no limit)"),
+        connect_timeout_ms: durationMs(1, "postgres: how long opening a connection may take"),
         synchronous: {
           type: "string",
           enum: [...sqliteSynchronousModes],

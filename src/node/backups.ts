@@ -21,8 +21,16 @@ export interface BackupManifest extends BackupHead {
   readonly ledgerd: string;
 }
 
+/** backup and restore are SQLite's; PostgreSQL has its own tools (docs/postgres.md). */
+function refuseOnPostgres(config: Config, command: string): void {
+  if (config.database.backend === "postgres") {
+    throw new Error(`${command} copies a SQLite ledger; on PostgreSQL use pg_dump and pg_restore (docs/postgres.md)`);
+  }
+}
+
 /** Backs up the node's ledger into the new or empty folder `dest`. */
 export function backupLedger(config: Config, dest: string): BackupManifest {
+  refuseOnPostgres(config, "backup");
   if (!existsSync(config.database.path)) throw new Error(`no ledger at ${config.database.path}`);
   if (existsSync(dest) && readdirSync(dest).length > 0) throw new Error(`${dest} is not empty: a backup never overwrites`);
   mkdirSync(dest, { recursive: true });
@@ -42,6 +50,7 @@ export function backupLedger(config: Config, dest: string): BackupManifest {
 export async function restoreLedger(config: Config, src: string, onProgress?: (height: number, of: number) => void): Promise<ChainReport> {
   const manifest = JSON.parse(readFileSync(join(src, manifestName), "utf8")) as Partial<BackupManifest>;
   if (manifest.format !== "ledgerd-backup" || manifest.version !== 1) throw new Error(`${src} holds no ledgerd backup (${manifestName})`);
+  refuseOnPostgres(config, "restore");
   const target = config.database.path;
   if (existsSync(target)) throw new Error(`${target} exists: restore into a data folder without a ledger`);
   mkdirSync(config.data_dir, { recursive: true });

@@ -16,6 +16,7 @@ import { LedgerApp } from "../ledger/ledgerApp.js";
 import { PreparePool } from "../ledger/preparePool.js";
 import { removeDatabaseFiles } from "../store/sqlite/backup.js";
 import { SqliteStore } from "../store/sqlite/sqliteStore.js";
+import { openLedgerReader } from "./openStore.js";
 import type { Validator } from "../store/store.js";
 import { commitmentVersions, type CommitmentVersion } from "../proofs/commitment.js";
 
@@ -33,7 +34,7 @@ interface ExportHeader {
   readonly to: number;
 }
 
-interface ExportBlock {
+export interface ExportBlock {
   readonly height: number;
   readonly app_hash: string;
   readonly txs: readonly string[];
@@ -41,9 +42,8 @@ interface ExportBlock {
 
 /** Writes the whole chain to `file` (a new file); the last height written. */
 export async function exportChain(config: Config, file: string, onProgress?: (height: number, of: number) => void): Promise<number> {
-  if (!existsSync(config.database.path)) throw new Error(`no ledger at ${config.database.path}`);
   if (existsSync(file)) throw new Error(`${file} exists: an export never overwrites`);
-  const store = SqliteStore.open({ path: config.database.path, access: "reader" });
+  const store = await openLedgerReader(config);
   const out = createWriteStream(file, { flags: "wx" });
   try {
     const head = await store.getChainState();
@@ -90,6 +90,7 @@ export async function importChain(
   onProgress?: (height: number, of: number) => void,
   rule?: CommitmentVersion,
 ): Promise<{ height: number; rehashed: boolean; appHash: string }> {
+  if (config.database.backend !== "sqlite") throw new Error("import builds a SQLite ledger: import, then `ledgerd migrate-store --to postgres`");
   if (existsSync(config.database.path)) throw new Error(`${config.database.path} exists: import into a data folder without a ledger`);
   mkdirSync(config.data_dir, { recursive: true });
   const lines = createInterface({ input: createReadStream(file), crlfDelay: Infinity })[Symbol.asyncIterator]();
@@ -117,13 +118,7 @@ export async function importChain(
       if (line.trim() === "") continue;
       const block = parseLine(line, height + 2) as ExportBlock;
       if (block.height !== height + 1) throw new Error(`line for height ${block.height} follows height ${height}`);
-      const finalized = await ledger.finalizeBlock(block.height, block.txs.map((tx) => Buffer.from(tx, "utf8")));
-      const refused = finalized.results.findIndex((result) => result !== null);
-      if (refused >= 0) throw new Error(`height ${block.height}: transaction ${refused} is refused: ${finalized.results[refused]!.message}`);
-      if (!rehashed && finalized.appHash !== block.app_hash) {
-        throw new Error(`height ${block.height}: app hash ${finalized.appHash} re-executed, ${block.app_hash} exported`);
-      }
-      await ledger.commit();
+      await replayBlock(ledger, block, !rehashed);
       height = block.height;
       onProgress?.(height, header.to ?? height);
     }
@@ -136,6 +131,20 @@ export async function importChain(
     if (done) renameSync(staging, config.database.path);
     else removeDatabaseFiles(staging);
   }
+}
+
+/**
+ * Executes one block of a chain on a ledger that holds the blocks before it: every transaction
+ * must be accepted, and with `sameRule` the app hash must come out as it was.
+ */
+export async function replayBlock(ledger: LedgerApp, block: ExportBlock, sameRule: boolean): Promise<void> {
+  const finalized = await ledger.finalizeBlock(block.height, block.txs.map((tx) => Buffer.from(tx, "utf8")));
+  const refused = finalized.results.findIndex((result) => result !== null);
+  if (refused >= 0) throw new Error(`height ${block.height}: transaction ${refused} is refused: ${finalized.results[refused]!.message}`);
+  if (sameRule && finalized.appHash !== block.app_hash) {
+    throw new Error(`height ${block.height}: app hash ${finalized.appHash} re-executed, ${block.app_hash} stored`);
+  }
+  await ledger.commit();
 }
 
 function parseLine(line: string, number: number): unknown {

@@ -9,7 +9,7 @@ import { moduleOptions } from "../config/moduleOptions.js";
 import type { HostPort } from "../config/parseHostPort.js";
 import { buildHttpApp } from "../http/httpApp.js";
 import { PreparePool } from "../ledger/preparePool.js";
-import { SqliteStore } from "../store/sqlite/sqliteStore.js";
+import { openStore } from "./openStore.js";
 import { signedHeadersOf, type CometBftSignedHeaders } from "../engine/cometbft/signedHeaders.js";
 import { IpcBroadcaster } from "./ipcBroadcaster.js";
 import { IpcLegacyGateway } from "./ipcLegacyGateway.js";
@@ -33,9 +33,9 @@ export interface HttpWorkerHandle {
 
 export async function runHttpWorker(start: StartMessage, deps: HttpWorkerDeps): Promise<HttpWorkerHandle> {
   const options = moduleOptions(start.config);
-  // The primary created the file before forking and opened it with access "readers"; a reader
-  // never writes, and catches up with the primary's commits before each read.
-  const store = SqliteStore.open({ ...options.sqliteStore, access: "reader" });
+  // The primary created the database before forking (a SQLite file it opened with access
+  // "readers", or PostgreSQL's schema); a reader never writes, and sees each commit.
+  const store = await openStore(options, "reader");
   const pool = new PreparePool(options.preparePool);
   let signedHeaders: CometBftSignedHeaders | undefined;
   try {

@@ -22,7 +22,7 @@ import { countedBroadcaster, countedLegacyGateway } from "./countedTransactions.
 /** The node's process: the ledger's blocks and pool, the store's size; the stream comes later. */
 export function nodeMetricsOf(
   options: MetricsOptions,
-  sources: { readonly ledger: LedgerApp; readonly pool: PoolSource; readonly storePath: string },
+  sources: { readonly ledger: LedgerApp; readonly pool: PoolSource; readonly storePath: string | null },
 ): NodeMetrics | null {
   if (options.listen === null) return null;
   const metrics = new NodeMetrics();
@@ -31,7 +31,9 @@ export function nodeMetricsOf(
   metrics.watchLedger(ledger);
   ledger.onCommitted((block) => metrics.blockCommitted(committedFigures(block)));
   metrics.watchPool(sources.pool);
-  metrics.watchStoreSize(() => sqliteSizeBytes(sources.storePath));
+  // A SQLite file's size; PostgreSQL's is its own monitoring's (pg_database_size).
+  const storePath = sources.storePath;
+  if (storePath !== null) metrics.watchStoreSize(() => sqliteSizeBytes(storePath));
   return metrics;
 }
 

@@ -21,7 +21,8 @@ const missingDirsMax = 64;
  */
 export async function preflight(config: Config): Promise<{ release(): void }> {
   const dataDir = config.data_dir;
-  const databaseDir = dirname(config.database.path);
+  // A PostgreSQL database is not in a folder: its lock is the writer's advisory lock.
+  const databaseDir = config.database.backend === "sqlite" ? dirname(config.database.path) : config.data_dir;
   checkDirUsable(dataDir, "data_dir");
   if (databaseDir !== dataDir) checkDirUsable(databaseDir, "database.path");
   // A lock file from an earlier run: take it now, writing nothing new, so that a second node
@@ -32,7 +33,7 @@ export async function preflight(config: Config): Promise<{ release(): void }> {
     makeDirs(dataDir, "data_dir");
     if (databaseDir !== dataDir) makeDirs(databaseDir, "database.path");
     lock ??= DataDirLock.acquire(dataDir)!;
-    if (!isInside(config.database.path, dataDir)) {
+    if (config.database.backend === "sqlite" && !isInside(config.database.path, dataDir)) {
       const held = lock;
       const database = DataDirLock.acquireDatabase(config.database.path);
       return { release: () => [database, held].forEach((each) => each.release()) };

@@ -12,7 +12,7 @@ import { randomUUID } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
 import { ConfigError } from "../config/configError.js";
-import { moduleOptions } from "../config/moduleOptions.js";
+import { moduleOptions, type ModuleOptions } from "../config/moduleOptions.js";
 import { clientHostOf, type HostPort } from "../config/parseHostPort.js";
 import type { Config } from "../config/schema.js";
 import type { Broadcaster } from "../engine/broadcaster.js";
@@ -26,8 +26,7 @@ import { StreamServer } from "../events/streamServer.js";
 import { buildHttpApp } from "../http/httpApp.js";
 import { LedgerApp } from "../ledger/ledgerApp.js";
 import { PreparePool } from "../ledger/preparePool.js";
-import type { SqliteStoreOptions } from "../store/sqlite/options.js";
-import { SqliteStore } from "../store/sqlite/sqliteStore.js";
+import { databaseName, openStore } from "./openStore.js";
 import type { Store, Validator } from "../store/store.js";
 import { closeHttpApp } from "./closeHttpApp.js";
 import { HttpCluster } from "./httpCluster.js";
@@ -59,8 +58,8 @@ export interface NodeDeps {
   readonly randomBytes?: NodeKeyDeps["randomBytes"];
   /** After a fatal engine error has been logged and the node closed (default: exit with 1). */
   readonly onFatal?: (error: unknown) => void;
-  /** Opens the node's store (default: `SqliteStore.open`); tests wrap it to inject failures. */
-  readonly openStore?: (options: SqliteStoreOptions) => Store;
+  /** Opens the node's store (default: openStore.ts, as `database.backend` says); tests wrap it to inject failures. */
+  readonly openStore?: (options: ModuleOptions) => Store | Promise<Store>;
   /** The clock, in ms since the epoch: legacy CREATE timestamps (default: `Date.now`). */
   readonly now?: () => number;
   /** Random UUIDs for legacy CREATEs (default: node:crypto's `randomUUID`). */
@@ -96,7 +95,7 @@ export async function startNode(config: Config, deps: NodeDeps = {}): Promise<No
     const { key, created } = loadOrCreateNodeKey(config.data_dir, keyDeps);
     if (created) logger.info({ path: key.path, publicKey: key.publicKey }, "node key created");
     const validator: Validator = { publicKey: key.publicKeyHex, power: soloValidatorPower };
-    const store = (deps.openStore ?? SqliteStore.open)(options.sqliteStore);
+    const store = await (deps.openStore ?? ((o: ModuleOptions) => openStore(o, "writer")))(options);
     closers.add("store", () => store.close());
     await checkChain(store, config, key);
     // With HTTP workers, transactions arrive here prepared by the workers: no threads needed.
@@ -105,7 +104,7 @@ export async function startNode(config: Config, deps: NodeDeps = {}): Promise<No
     closers.add("verification pool", () => pool.close());
     const refuse = config.engine.kind === "solo" ? soloElectionRefusal : undefined;
     const ledger = await LedgerApp.open(options.ledger, { store, pool, ...(refuse === undefined ? {} : { refuse }) });
-    const metrics = nodeMetricsOf(options.metrics, { ledger, pool, storePath: options.sqliteStore.path });
+    const metrics = nodeMetricsOf(options.metrics, { ledger, pool, storePath: options.storeBackend === "sqlite" ? options.sqliteStore.path : null });
     ledger.onCommitted((block) => {
       logger.debug({ height: block.height, txs: block.txs.length, appHash: block.appHash }, "block committed");
     });
@@ -149,7 +148,7 @@ export async function startNode(config: Config, deps: NodeDeps = {}): Promise<No
         ws: `${ws.host}:${ws.port}`,
         streamsUrl,
         dataDir: config.data_dir,
-        database: config.database.path,
+        database: databaseName(options),
         engine: config.engine.kind,
         height: ledger.info().height,
         publicKey: key.publicKey,
@@ -287,7 +286,7 @@ class Closers {
 async function checkChain(store: Store, config: Config, key: NodeKey): Promise<void> {
   const state = await store.getChainState();
   if (state.chainId === null) return;
-  const source = `database ${config.database.path}`;
+  const source = `database ${databaseName(moduleOptions(config))}`;
   if (state.chainId !== config.engine.chain_id) {
     const reason = `is ${config.engine.chain_id}, but the database holds chain ${state.chainId}`;
     throw new ConfigError([{ key: "engine.chain_id", reason, source }]);

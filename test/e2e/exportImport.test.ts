@@ -94,7 +94,7 @@ describe("export and import", () => {
     const target = join(root, "target-edited");
     const result = runLedgerd(["import", edited, "--data_dir", target]);
     assert.notEqual(result.status, 0);
-    assert.match(result.stderr, /height 3: app hash [0-9a-f]{64} re-executed, 0{64} exported/);
+    assert.match(result.stderr, /height 3: app hash [0-9a-f]{64} re-executed, 0{64} stored/);
     assert.equal(existsSync(join(target, "ledgerd.sqlite")), false);
     assert.match(runLedgerd(["import", file, "--data_dir", source]).stderr, /exists: import into a data folder without a ledger/);
   });

@@ -83,7 +83,7 @@ describe("health, metrics and request ids of a solo node", () => {
   before(async () => {
     const deps: NodeDeps = {
       ...log.deps,
-      openStore: (options) => (store = SqliteStore.open(options)),
+      openStore: (options) => (store = SqliteStore.open(options.sqliteStore)),
     };
     handle = await startNode(configOf(dir, { "metrics.bind": "127.0.0.1:0" }), deps);
     api = `http://127.0.0.1:${handle.http.port}`;

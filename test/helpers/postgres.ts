@@ -13,6 +13,10 @@ export interface PostgresServer {
   readonly port: number;
   /** A new, empty database: its connection URL. */
   newDatabase(): Promise<string>;
+  /** Stops the server as a crash would (`pg_ctl stop -m immediate`); the folder stays. */
+  halt(): void;
+  /** Starts a halted server again, on the same port; it recovers from its write-ahead log. */
+  resume(): void;
   /** Stops the server (`pg_ctl stop -m fast`) and removes its folder. */
   stop(): void;
 }
@@ -53,7 +57,9 @@ export async function startPostgres(): Promise<PostgresServer> {
   const data = join(dir, "data");
   const port = await freePort();
   run("initdb", ["-D", data, "-U", "ledgerd", "--auth=trust", "--encoding=UTF8", "--locale=C", "--no-sync"]);
-  run("pg_ctl", ["-D", data, "-l", join(dir, "server.log"), "-w", "-o", `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`, "start"]);
+  const start = () => run("pg_ctl", ["-D", data, "-l", join(dir, "server.log"), "-w", "-o", `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`, "start"]);
+  start();
+  let running = true;
   let databases = 0;
   const admin = `postgres://ledgerd@127.0.0.1:${port}/postgres`;
   return {
@@ -69,9 +75,17 @@ export async function startPostgres(): Promise<PostgresServer> {
       }
       return `postgres://ledgerd@127.0.0.1:${port}/${name}`;
     },
+    halt() {
+      run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]);
+      running = false;
+    },
+    resume() {
+      start();
+      running = true;
+    },
     stop() {
       try {
-        run("pg_ctl", ["-D", data, "-m", "fast", "-w", "stop"]);
+        if (running) run("pg_ctl", ["-D", data, "-m", "fast", "-w", "stop"]);
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }

@@ -6,6 +6,7 @@
 // transaction); CometBFT gets its 32 raw bytes (empty before). BigchainDB sent the 64 ASCII
 // characters; raw bytes are what CometBFT shows as the hex hash, so `app_hash` in a block header
 // reads as the same text ledgerd reports.
+import { untilStoreReachable } from "../storeRetry.js";
 import assert from "node:assert/strict";
 import {
   ExecTxResult,
@@ -98,7 +99,9 @@ export class LedgerAbciApp implements AbciHandler {
     }
     if (request.finalizeBlock !== undefined) return { finalizeBlock: await this.finalizeBlock(request.finalizeBlock) };
     if (request.commit !== undefined) {
-      await this.deps.ledger.commit();
+      // CometBFT waits for the answer: a store that cannot be reached holds consensus until it
+      // returns (storeRetry.ts), which is what a validator must do.
+      await untilStoreReachable(() => this.deps.ledger.commit());
       this.deps.ledger.releaseUnasked(unaskedCommitsMax);
       this.restartIdleTimer();
       // Retain every block: a peer that is behind syncs them from us (retain_height 0).
@@ -212,7 +215,7 @@ export class LedgerAbciApp implements AbciHandler {
   private async finalizeBlock(request: RequestFinalizeBlock): Promise<ResponseFinalizeBlock> {
     const height = Number(request.height);
     assert(Number.isSafeInteger(height), `block height ${request.height} is out of range`);
-    const finalized = await this.deps.ledger.finalizeBlock(height, request.txs);
+    const finalized = await untilStoreReachable(() => this.deps.ledger.finalizeBlock(height, request.txs));
     const txResults = finalized.results.map((rejection) =>
       rejection === null ? executedOk : ExecTxResult.fromPartial(rejected(rejection)),
     );

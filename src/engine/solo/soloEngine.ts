@@ -2,6 +2,7 @@
 // pending pool every `blockIntervalMs`, or at once when `txsPerBlockMax` wait, and never makes
 // empty blocks. It drives the ledger exactly as CometBFT would (checkTx, finalizeBlock, commit).
 // Transactions of every kind share its queue and its blocks, in arrival order.
+import { untilStoreReachable } from "../storeRetry.js";
 import { LedgerError, toLedgerError } from "../../errors/ledgerError.js";
 import type { LedgerApp } from "../../ledger/ledgerApp.js";
 import type { Door, PreparedBase } from "../../ledger/txKind.js";
@@ -135,11 +136,15 @@ export class SoloEngine implements Broadcaster, EngineReadiness {
     this.inFlight = batch;
     const ledger = this.deps.ledger;
     const height = ledger.info().height + 1;
-    const finalized = await ledger.finalizeBlock(height, batch.map((w) => w.bytes));
-    await ledger.commit();
+    // A store that cannot be reached holds the block until it returns (storeRetry.ts).
+    let finalized: Awaited<ReturnType<typeof ledger.finalizeBlock>> | null = null;
+    await untilStoreReachable(async () => {
+      finalized ??= await ledger.finalizeBlock(height, batch.map((w) => w.bytes));
+      await ledger.commit();
+    }, () => this.stopping);
     this.inFlight = [];
     batch.forEach((waiting, i) => {
-      const rejection = finalized.results[i] ?? null;
+      const rejection = finalized!.results[i] ?? null;
       const error = rejection === null ? null : toLedgerError(rejection);
       for (const notify of waiting.committed) notify(error);
     });

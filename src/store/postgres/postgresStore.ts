@@ -86,6 +86,8 @@ export class PostgresStore implements Store {
   /** The writer's connection broke (the server restarted): reopen it before the next write. */
   #writerBroken = false;
   #closed = false;
+  /** The block of a commit that failed with the connection: it may have been written. */
+  #uncertain: { height: number; appHash: string } | null = null;
 
   private constructor(options: PostgresStoreOptions) {
     this.#options = options;
@@ -165,7 +167,20 @@ export class PostgresStore implements Store {
   }
 
   async commitBlock(block: BlockWrite): Promise<void> {
-    await this.#write((client) => writeBlock(client, block));
+    // A commit whose connection broke may have reached the server before it did: when the
+    // same block comes again, the chain state tells whether it is already durable.
+    const uncertain = this.#uncertain;
+    this.#uncertain = null;
+    if (uncertain?.height === block.height && uncertain.appHash === block.appHash) {
+      const state = await this.getChainState();
+      if (state.height === block.height && state.appHash === block.appHash) return;
+    }
+    try {
+      await this.#write((client) => writeBlock(client, block));
+    } catch (error) {
+      if (error instanceof LedgerError && error.code === "StoreUnavailable") this.#uncertain = { height: block.height, appHash: block.appHash };
+      throw error;
+    }
   }
 
   async findTransactions(ids: readonly string[]): Promise<Set<string>> {

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { ConfigError } from "../../../src/config/configError.js";
 import { loadConfig } from "../../../src/config/loadConfig.js";
+import type { ModuleOptions } from "../../../src/config/moduleOptions.js";
 import { LedgerError } from "../../../src/errors/ledgerError.js";
 import { SqliteStore } from "../../../src/store/sqlite/sqliteStore.js";
 import type { Store } from "../../../src/store/store.js";
@@ -309,8 +310,8 @@ describe("startNode", () => {
 
   it("on a fatal engine error logs it, closes, and hands over to onFatal", async () => {
     const { logger, lines } = memoryLogger("info");
-    const failing = (options: Parameters<typeof SqliteStore.open>[0]): Store => {
-      const store = SqliteStore.open(options);
+    const failing = (options: ModuleOptions): Store => {
+      const store = SqliteStore.open(options.sqliteStore);
       return new Proxy(store, {
         get(target, property) {
           if (property === "commitBlock") return async () => { throw new Error("disk on fire"); };

@@ -4,10 +4,12 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import pg from "pg";
+import { LedgerError } from "../../../src/errors/ledgerError.js";
 import { PostgresStore } from "../../../src/store/postgres/postgresStore.js";
 import { postgresSchemaVersion } from "../../../src/store/postgres/schema.js";
 import { startPostgres, type PostgresServer } from "../../helpers/postgres.js";
 import { storeConformance } from "./conformance.js";
+import { block, createTx, validator } from "./fixtures.js";
 
 let server: PostgresServer | undefined;
 const serverStarted = startPostgres().then((started) => (server = started));
@@ -18,3 +20,109 @@ async function freshUrl(): Promise<string> {
 }
 
 storeConformance("postgres", async () => PostgresStore.open({ url: await freshUrl() }));
+
+const isAssertion = { name: "AssertionError" };
+
+function isUnavailable(error: unknown): boolean {
+  return error instanceof LedgerError && error.code === "StoreUnavailable" && /PostgreSQL cannot be reached/.test(error.message);
+}
+
+describe("postgres store", () => {
+  it("records its schema version, refuses a newer one and a database that is not ledgerd's", async () => {
+    const url = await freshUrl();
+    await (await PostgresStore.open({ url })).close();
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      assert.equal((await client.query("SELECT version FROM schema_version")).rows[0].version, postgresSchemaVersion);
+      await client.query("UPDATE schema_version SET version = $1", [postgresSchemaVersion + 1]);
+      await assert.rejects(PostgresStore.open({ url }), /schema version \d+; this ledgerd reads up to/);
+      const other = await freshUrl();
+      const otherClient = new pg.Client({ connectionString: other });
+      await otherClient.connect();
+      await otherClient.query("CREATE TABLE accounts (x int)");
+      await otherClient.end();
+      await assert.rejects(PostgresStore.open({ url: other }), /not a ledgerd database/);
+    } finally {
+      await client.end();
+    }
+  });
+
+  it("one writer per database: a second is refused while the first is open; readers share it", async () => {
+    const url = await freshUrl();
+    const writer = await PostgresStore.open({ url });
+    try {
+      await assert.rejects(PostgresStore.open({ url }), /another ledgerd writes to this PostgreSQL database/);
+      const [a, b] = [await PostgresStore.open({ url, access: "reader" }), await PostgresStore.open({ url, access: "reader" })];
+      try {
+        await writer.initChain("pg-chain", [validator("a")], "bigchaindb");
+        const tx = createTx({ label: "pg-readers", data: { word: "lighthouse" } });
+        await writer.commitBlock(block(1, [tx]));
+        for (const reader of [a, b]) {
+          assert.equal(await reader.getTransaction(tx.id), tx.json);
+          assert.deepEqual((await reader.searchAssets("lighthouses", 0)).map((hit) => hit.id), [tx.id]);
+          assert.equal((await reader.getChainState()).height, 1);
+          await assert.rejects(reader.commitBlock(block(2, [])), isAssertion);
+        }
+      } finally {
+        await a.close();
+        await b.close();
+      }
+    } finally {
+      await writer.close();
+    }
+    // Closed, its lock is free.
+    await (await PostgresStore.open({ url })).close();
+  });
+
+  it("a reader refuses a database without ledgerd's schema instead of creating it", async () => {
+    await assert.rejects(PostgresStore.open({ url: await freshUrl(), access: "reader" }), /schema version 0; this ledgerd needs/);
+  });
+
+  it("indexes words longer than PostgreSQL's lexeme limit and finds them", async () => {
+    const store = await PostgresStore.open({ url: await freshUrl() });
+    try {
+      const long = "x".repeat(10_000);
+      const tx = createTx({ label: "pg-long", data: { text: `${long} short` }, metadata: { note: "é".repeat(3000) } });
+      await store.commitBlock(block(1, [tx]));
+      assert.deepEqual((await store.searchAssets(long, 0)).map((hit) => hit.id), [tx.id]);
+      assert.deepEqual((await store.searchAssets("x".repeat(9_999), 0)).map((hit) => hit.id), []);
+      assert.deepEqual((await store.searchAssets(`"${long} short"`, 0)).map((hit) => hit.id), [tx.id]);
+      assert.deepEqual((await store.searchMetadata("e".repeat(3000), 0)).map((hit) => hit.id), [tx.id]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("while PostgreSQL is down, reads and writes fail StoreUnavailable; when it returns the store goes on", async () => {
+    const url = await freshUrl();
+    const store = await PostgresStore.open({ url, connectTimeoutMs: 1_000 });
+    const reader = await PostgresStore.open({ url, access: "reader", connectTimeoutMs: 1_000 });
+    const running = await serverStarted;
+    try {
+      await store.initChain("pg-down", [validator("a")], "bigchaindb");
+      const first = createTx({ label: "pg-down-1" });
+      await store.commitBlock(block(1, [first]));
+      running.halt();
+      try {
+        await assert.rejects(store.getTransaction(first.id), isUnavailable);
+        await assert.rejects(reader.getChainState(), isUnavailable);
+        const second = createTx({ label: "pg-down-2" });
+        await assert.rejects(store.commitBlock(block(2, [second])), isUnavailable);
+      } finally {
+        running.resume();
+      }
+      // The same block again (the engine retries it): written once.
+      const second = createTx({ label: "pg-down-2" });
+      await store.commitBlock(block(2, [second]));
+      assert.equal((await store.getChainState()).height, 2);
+      assert.equal(await reader.getTransaction(second.id), second.json);
+      assert.equal(await reader.getTransaction(first.id), first.json);
+      await store.commitBlock(block(3, [createTx({ label: "pg-down-3" })]));
+      assert.equal((await reader.getChainState()).height, 3);
+    } finally {
+      await reader.close();
+      await store.close();
+    }
+  });
+});

@@ -1,0 +1,62 @@
+// `ledgerd migrate-store --to postgres` (docs/postgres.md, "Moving a ledger from SQLite"): the
+// node's SQLite ledger re-executed block by block into a PostgreSQL database, each block's app
+// hash compared with the one stored, so the copy is checked as it is made (nothing is copied
+// that the ledger would not accept again). It reads the SQLite file as a reader, so it may run
+// beside the node; run again, it resumes after the last block it wrote, once it has checked that
+// block's app hash. The legacy variants' refused transactions are not carried (they are outside
+// the app hash, as in `ledgerd export`).
+import type { Config } from "../config/schema.js";
+import { moduleOptions } from "../config/moduleOptions.js";
+import { LedgerApp } from "../ledger/ledgerApp.js";
+import { PreparePool } from "../ledger/preparePool.js";
+import { PostgresStore } from "../store/postgres/postgresStore.js";
+import type { Store } from "../store/store.js";
+import { replayBlock } from "./exportImport.js";
+import { openLedgerReader } from "./openStore.js";
+
+export interface MigrateReport {
+  /** The first height written by this run (the target's height + 1 when it began). */
+  readonly from: number;
+  readonly to: number;
+  readonly appHash: string;
+}
+
+/** Migrates the node's SQLite ledger into the PostgreSQL database at `url` (empty: database.url). */
+export async function migrateToPostgres(config: Config, url: string, onProgress?: (height: number, of: number) => void): Promise<MigrateReport> {
+  if (config.database.backend !== "sqlite") throw new Error("migrate-store reads the node's SQLite ledger: set database.backend to sqlite for it");
+  const options = moduleOptions(config);
+  const source = await openLedgerReader(config);
+  let target: Store | null = null;
+  const pool = new PreparePool(options.preparePool);
+  try {
+    target = await PostgresStore.open({ ...options.postgresStore, ...(url === "" ? {} : { url }), access: "writer" });
+    const head = await source.getChainState();
+    if (head.chainId === null) throw new Error("the SQLite ledger has no chain yet");
+    const from = (await checkResumable(source, target, head.chainId)) + 1;
+    const ledger = await LedgerApp.open(options.ledger, { store: target, pool });
+    if (from === 1) await ledger.initChain(head.chainId, await source.getValidators(1), head.commitment);
+    for (let height = from; height <= head.height; height++) {
+      const contents = await source.getBlockContents(height);
+      if (contents === null) throw new Error(`block ${height} is missing from the SQLite ledger`);
+      await replayBlock(ledger, { height, app_hash: contents.appHash, txs: contents.txs.map((tx) => tx.json) }, true);
+      onProgress?.(height, head.height);
+    }
+    return { from, to: head.height, appHash: ledger.info().appHash };
+  } finally {
+    await pool.close();
+    await target?.close();
+    await source.close();
+  }
+}
+
+/** The target's height, after checking it is empty or an earlier run's copy of the same chain. */
+async function checkResumable(source: Store, target: Store, chainId: string): Promise<number> {
+  const state = await target.getChainState();
+  if (state.chainId === null && state.height === 0) return 0;
+  if (state.chainId !== chainId) throw new Error(`the PostgreSQL database holds chain ${String(state.chainId)}, not ${chainId}: migrate into an empty database`);
+  const block = await source.getBlockHead(state.height);
+  if (state.height > 0 && block?.appHash !== state.appHash) {
+    throw new Error(`the PostgreSQL database is at height ${state.height} with another app hash than the SQLite ledger's: migrate into an empty database`);
+  }
+  return state.height;
+}

@@ -1,0 +1,35 @@
+// Opens the store `database.backend` names, for the node's writer or a reader (an HTTP worker,
+// an HTTP-only process, a tool beside a running node).
+import { existsSync } from "node:fs";
+import { moduleOptions, type ModuleOptions } from "../config/moduleOptions.js";
+import type { Config } from "../config/schema.js";
+import { PostgresStore } from "../store/postgres/postgresStore.js";
+import { SqliteStore } from "../store/sqlite/sqliteStore.js";
+import type { Store } from "../store/store.js";
+
+export async function openStore(options: ModuleOptions, role: "writer" | "reader"): Promise<Store> {
+  if (options.storeBackend === "postgres") {
+    return PostgresStore.open({ ...options.postgresStore, access: role });
+  }
+  return role === "writer" ? SqliteStore.open(options.sqliteStore) : SqliteStore.open({ ...options.sqliteStore, access: "reader" });
+}
+
+/** Where the database is, for logs and messages: the file, or the URL without its password. */
+export function databaseName(options: ModuleOptions): string {
+  if (options.storeBackend === "sqlite") return options.sqliteStore.path;
+  const url = options.postgresStore.url;
+  if (url === "") return "postgres (PG* environment variables)";
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== "") parsed.password = "***";
+    return parsed.toString();
+  } catch {
+    return "postgres (database.url)";
+  }
+}
+
+/** A reader of the node's ledger for a tool (verify-chain, export); refuses when there is none. */
+export async function openLedgerReader(config: Config): Promise<Store> {
+  if (config.database.backend === "sqlite" && !existsSync(config.database.path)) throw new Error(`no ledger at ${config.database.path}`);
+  return openStore(moduleOptions(config), "reader");
+}
