@@ -11,7 +11,7 @@ import type { CommitmentVersion } from "../../proofs/commitment.js";
 import { makesAsset, outputKey, type CommittedTx } from "../../transaction/committed.js";
 import { fieldLeafKeys } from "../fieldQuery.js";
 import type { BlockWrite, ChainState, LegacyBlockWrite, Validator } from "../store.js";
-import { searchVectors } from "./textSearch.js";
+import { searchDocuments } from "./textSearch.js";
 
 /** The digest a leaf of the field index is stored under (../fieldQuery.ts fieldKey). */
 export function fieldDigest(key: string): Buffer {
@@ -171,14 +171,29 @@ async function writeTransactions(client: pg.ClientBase, block: BlockWrite, seqFi
     );
     assert.equal(updated.rowCount, s.seq.length, "every spend found its unspent output");
   }
-  for (const [table, docs] of [["asset_text", assetDocs], ["metadata_text", metadataDocs]] as const) {
-    if (docs.length === 0) continue;
-    const vectors = searchVectors(docs);
-    await client.query(`INSERT INTO ${table} (seq, body) SELECT * FROM unnest($1::bigint[], $2::tsvector[])`, [docs.map((d) => d.seq), vectors]);
+  for (const [kind, docs] of [["assets", assetDocs], ["metadata", metadataDocs]] as const) {
+    if (docs.length > 0) await writeSearchDocuments(client, kind, docs);
   }
   if (f.seq.length > 0) {
     await client.query("INSERT INTO field_index (digest, seq) SELECT * FROM unnest($1::bytea[], $2::bigint[]) ON CONFLICT DO NOTHING", [f.digest, f.seq]);
   }
+}
+
+/** The documents' tsvectors, and the counts bm25.ts ranks on: lengths and document frequencies. */
+async function writeSearchDocuments(client: pg.ClientBase, kind: "assets" | "metadata", docs: readonly { seq: number; id: string; json: string }[]): Promise<void> {
+  const rows = searchDocuments(docs);
+  const table = kind === "assets" ? "asset_text" : "metadata_text";
+  await client.query(`INSERT INTO ${table} (seq, body, tokens) SELECT * FROM unnest($1::bigint[], $2::tsvector[], $3::integer[])`, [
+    docs.map((d) => d.seq), rows.map((r) => r.vector), rows.map((r) => r.tokens),
+  ]);
+  const tokens = rows.reduce((sum, r) => sum + r.tokens, 0);
+  await client.query("UPDATE text_stats SET documents = documents + $2, tokens = tokens + $3 WHERE kind = $1", [kind, rows.length, tokens]);
+  await client.query(
+    `INSERT INTO text_terms (kind, lexeme, documents)
+     SELECT $1, lexeme, count(*) FROM unnest($2::text[]) AS l (lexeme) GROUP BY lexeme
+     ON CONFLICT (kind, lexeme) DO UPDATE SET documents = text_terms.documents + excluded.documents`,
+    [kind, rows.flatMap((r) => r.lexemes)],
+  );
 }
 
 /** The block's legacy part: one spent index for both variants, refusals recorded. */

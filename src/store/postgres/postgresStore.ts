@@ -49,7 +49,8 @@ import { fieldDigest, writeBlock, writeInitChain } from "./blockWriter.js";
 import { connectionConfig, isUnavailable, openPool, reachable, storeUnavailable } from "./connection.js";
 import { postgresStoreOptionsDefault, type PostgresStoreOptions } from "./options.js";
 import { ensurePostgresSchema } from "./schema.js";
-import { searchQuery } from "./textSearch.js";
+import { inverseDocumentFrequency, rankByBm25, type TableStats } from "./bm25.js";
+import { phraseQuery, searchPlan, type SearchPlan } from "./textSearch.js";
 
 /** Rows one batch of a long answer reads, as in the SQLite backend. */
 export const batchRowsMax = 500;
@@ -342,16 +343,11 @@ export class PostgresStore implements Store {
   async *streamSearchPage(kind: "assets" | "metadata", query: string, page: PageOptions & { limit: number }): Batches<FieldHit> {
     const lastSeq = await this.#lastSeq();
     const [snapshot, offset] = page.after === undefined ? [lastSeq, 0] : (parsePosition(page.after, 2, lastSeq, false) as [number, number]);
-    const tsquery = this.#tsquery(query);
-    if (tsquery === null) return;
-    const rows = await this.#rows<{ seq: number }>(
-      `SELECT seq FROM (
-         SELECT seq, body FROM ${textTable(kind)} WHERE body @@ $1::tsquery AND seq <= $2 ORDER BY seq DESC LIMIT $3
-       ) newest ORDER BY ts_rank(body, $1::tsquery, 1) DESC, seq LIMIT $4 OFFSET $5`,
-      [tsquery, snapshot, this.#options.searchRankedMatchesMax, page.limit, offset],
-    );
+    const plan = this.#plan(query);
+    if (plan === null) return;
+    const ranked = await this.#ranked(kind, plan, snapshot, this.#options.searchRankedMatchesMax);
     let index = 0;
-    for await (const batch of this.#hits(kind, rows.map((row) => row.seq))) {
+    for await (const batch of this.#hits(kind, ranked.slice(offset, offset + page.limit))) {
       yield batch.map((hit) => ({ ...hit, position: encodePosition([snapshot, offset + ++index]) }));
     }
   }
@@ -584,29 +580,85 @@ export class PostgresStore implements Store {
     return rows.map((row) => row.id);
   }
 
-  /** The tsquery of a search, or null when it can match nothing; refuses one over the caps. */
-  #tsquery(query: string): string | null {
-    return searchQuery(parseTextQuery(query, this.#options.searchWordsMax));
+  /** How a search runs, or null when it can match nothing; refuses one over the caps. */
+  #plan(query: string): SearchPlan | null {
+    return searchPlan(parseTextQuery(query, this.#options.searchWordsMax));
+  }
+
+  /**
+   * The newest `window` matches (committed up to `upTo`, or all), best first, ranked as the
+   * SQLite backend ranks them (bm25.ts), all read in one snapshot of the database.
+   */
+  async #ranked(kind: "assets" | "metadata", plan: SearchPlan, upTo: number | null, window: number): Promise<number[]> {
+    const table = textTable(kind);
+    const lexemes = [...new Set(plan.phrases.flat())];
+    return this.#snapshot(async (client) => {
+      const matches = await client.query<{ seq: number; tokens: number; lexeme: string | null; positions: number[] | null }>(
+        `WITH m AS (
+           SELECT seq, tokens, body FROM ${table}
+           WHERE body @@ $1::tsquery AND ($2::bigint IS NULL OR seq <= $2) ORDER BY seq DESC LIMIT $3)
+         SELECT m.seq, m.tokens, u.lexeme, u.positions
+         FROM m LEFT JOIN LATERAL unnest(m.body) AS u ON u.lexeme = ANY($4::text[])`,
+        [plan.tsquery, upTo, window, lexemes],
+      );
+      const documents = new Map<number, { seq: number; tokens: number; places: Map<string, number[]> }>();
+      for (const row of matches.rows) {
+        let doc = documents.get(row.seq);
+        if (doc === undefined) documents.set(row.seq, (doc = { seq: row.seq, tokens: row.tokens, places: new Map() }));
+        if (row.lexeme !== null) doc.places.set(row.lexeme, row.positions ?? []);
+      }
+      if (documents.size === 0) return [];
+      const stats = (await client.query<TableStats>("SELECT documents, tokens FROM text_stats WHERE kind = $1", [kind])).rows[0]!;
+      const terms = await client.query<{ lexeme: string; documents: number }>(
+        "SELECT lexeme, documents FROM text_terms WHERE kind = $1 AND lexeme = ANY($2::text[])",
+        [kind, lexemes],
+      );
+      const holdersOf = new Map(terms.rows.map((row) => [row.lexeme, row.documents]));
+      const idfs: number[] = [];
+      for (const phrase of plan.phrases) {
+        // A word's documents are counted as they are written; a phrase's are counted now.
+        const holders = phrase.length === 1
+          ? (holdersOf.get(phrase[0]!) ?? 0)
+          : (await client.query<{ n: number }>(`SELECT count(*)::bigint AS n FROM ${table} WHERE body @@ $1::tsquery`, [phraseQuery(phrase)])).rows[0]!.n;
+        idfs.push(inverseDocumentFrequency(stats, holders));
+      }
+      return rankByBm25([...documents.values()], plan.phrases, idfs, stats);
+    });
+  }
+
+  /** Runs reads on one connection in one snapshot (REPEATABLE READ, read only). */
+  async #snapshot<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    return reachable(async () => {
+      const client = await this.#pool.connect();
+      let broken: Error | undefined;
+      try {
+        await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+        const result = await work(client);
+        await client.query("COMMIT");
+        return result;
+      } catch (error) {
+        broken = error instanceof Error ? error : new Error(String(error));
+        await client.query("ROLLBACK").catch(() => undefined);
+        throw error;
+      } finally {
+        client.release(broken !== undefined && isUnavailable(broken) ? broken : undefined);
+      }
+    });
   }
 
   async *#search(kind: "assets" | "metadata", query: string, limit: number | undefined): Batches<SearchHit> {
     if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 0)) {
       throw new LedgerError("BadParameter", "limit must be a whole number, 0 or more");
     }
-    const tsquery = this.#tsquery(query);
-    if (tsquery === null) return;
+    const plan = this.#plan(query);
+    if (plan === null) return;
     const max = this.#options.searchRankedMatchesMax;
     const all = limit === undefined || limit === 0;
     // All matches were asked for, and only the newest `max` are ranked: one more is read to tell
     // whether that is all of them, so that nothing is cut without a word.
-    const rows = await this.#rows<{ seq: number }>(
-      `SELECT seq FROM (
-         SELECT seq, body FROM ${textTable(kind)} WHERE body @@ $1::tsquery ORDER BY seq DESC LIMIT $2
-       ) newest ORDER BY ts_rank(body, $1::tsquery, 1) DESC, seq LIMIT $3`,
-      [tsquery, all ? max + 1 : max, all ? null : limit],
-    );
-    if (all && rows.length > max) throw searchTooBroad(max);
-    yield* this.#hits(kind, rows.map((row) => row.seq));
+    const ranked = await this.#ranked(kind, plan, null, all ? max + 1 : max);
+    if (all && ranked.length > max) throw searchTooBroad(max);
+    yield* this.#hits(kind, all ? ranked : ranked.slice(0, limit));
   }
 
   /** The hits at these seqs (ranked), in that order, a batch at a time. */

@@ -7,7 +7,8 @@
 //   same positions on both. `id` is unique; TRANSFERs are found by `(asset_id, seq)`.
 // - `outputs`: one row per output, `spent_by` the spender's seq (NULL while unspent), so "spent
 //   as of seq S" is `spent_by <= S`; `output_keys` names every key of each output's condition.
-// - `asset_text`, `metadata_text`: a tsvector per document, with a GIN index (textSearch.ts).
+// - `asset_text`, `metadata_text`: a tsvector per document, with a GIN index (textSearch.ts),
+//   and its length; `text_stats` and `text_terms` the counts relevance is ranked on (bm25.ts).
 // - `field_index`: a 16-byte digest of each indexed leaf (../fieldQuery.ts) and the seq.
 // - blocks, validators, elections, the legacy tables and the commitment's nodes as in SQLite.
 // - `ledger_*` views: the stable read interface for SQL users.
@@ -63,10 +64,13 @@ const migrations: readonly string[] = [
     PRIMARY KEY (public_key, tx_seq, output_index)
   );
 
-  CREATE TABLE asset_text (seq bigint PRIMARY KEY, body tsvector NOT NULL);
+  CREATE TABLE asset_text (seq bigint PRIMARY KEY, body tsvector NOT NULL, tokens integer NOT NULL);
   CREATE INDEX asset_text_body ON asset_text USING gin (body);
-  CREATE TABLE metadata_text (seq bigint PRIMARY KEY, body tsvector NOT NULL);
+  CREATE TABLE metadata_text (seq bigint PRIMARY KEY, body tsvector NOT NULL, tokens integer NOT NULL);
   CREATE INDEX metadata_text_body ON metadata_text USING gin (body);
+  CREATE TABLE text_stats (kind text PRIMARY KEY, documents bigint NOT NULL, tokens bigint NOT NULL);
+  INSERT INTO text_stats VALUES ('assets', 0, 0), ('metadata', 0, 0);
+  CREATE TABLE text_terms (kind text NOT NULL, lexeme text NOT NULL, documents bigint NOT NULL, PRIMARY KEY (kind, lexeme));
 
   CREATE TABLE field_index (digest bytea NOT NULL, seq bigint NOT NULL, PRIMARY KEY (digest, seq));
 

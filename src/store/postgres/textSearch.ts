@@ -3,7 +3,8 @@
 // document become a `tsvector` literal, and a parsed search a `tsquery` literal, both written
 // lexeme by lexeme, so PostgreSQL's own parser and stemmer never see the text (they would split
 // and stem differently from the SQLite backend). A tsvector keeps each token's place, so
-// phrases match as `<->` chains.
+// phrases match as `<->` chains. Matches are ranked by bm25.ts, FTS5's own formula, on the
+// document lengths and frequencies the block writer keeps (`text_stats`, `text_terms`).
 
 import { createHash } from "node:crypto";
 import { searchText, valueBarrier } from "../searchText.js";
@@ -32,8 +33,17 @@ function quoted(text: string): string {
   return `'${text.replaceAll("\\", "\\\\").replaceAll("'", "''")}'`;
 }
 
-/** The tsvector literal of one document's tokens; the barriers between values keep their places. */
-function vectorOf(tokens: readonly SearchToken[]): string {
+/** What one asset or metadata document adds to a text table. */
+export interface SearchDocument {
+  /** The tsvector literal: each lexeme with its places (barriers between values keep theirs). */
+  readonly vector: string;
+  /** Its tokens, barriers included: the document's length as FTS5's bm25 counts it. */
+  readonly tokens: number;
+  /** The distinct lexemes in `vector`, for the table's document frequencies. */
+  readonly lexemes: readonly string[];
+}
+
+function documentOf(tokens: readonly SearchToken[]): SearchDocument {
   const places = new Map<string, number[]>();
   for (const token of tokens) {
     if (token.term === valueBarrier) continue;
@@ -44,39 +54,55 @@ function vectorOf(tokens: readonly SearchToken[]): string {
     else if (list.length < placesPerLexemeMax && list[list.length - 1] !== place) list.push(place);
   }
   const parts: string[] = [];
+  const lexemes: string[] = [];
   let bytes = 0;
   for (const [key, list] of places) {
-    const part = `${quoted(key)}:${list.join(",")}`;
     bytes += Buffer.byteLength(key) + 2 * list.length + 8;
     if (bytes > vectorBytesMax) break;
-    parts.push(part);
+    parts.push(`${quoted(key)}:${list.join(",")}`);
+    lexemes.push(key);
   }
-  return parts.join(" ");
+  return { vector: parts.join(" "), tokens: tokens.length, lexemes };
 }
 
-/** The tsvector literals of these documents (compact JSON), indexed with their transaction ids. */
-export function searchVectors(docs: readonly { id: string; json: string }[]): string[] {
+/** The text-table rows of these documents (compact JSON), indexed with their transaction ids. */
+export function searchDocuments(docs: readonly { id: string; json: string }[]): SearchDocument[] {
   if (docs.length === 0) return [];
-  return searchTokens(docs.map((doc) => searchText(doc.id, doc.json))).map(vectorOf);
+  return searchTokens(docs.map((doc) => searchText(doc.id, doc.json))).map(documentOf);
+}
+
+/** A search as PostgreSQL runs it. */
+export interface SearchPlan {
+  /** The tsquery literal: any term, every phrase, no excluded word or phrase. */
+  readonly tsquery: string;
+  /**
+   * The lexemes of each term and phrase, in the order FTS5 numbers the phrases of the same
+   * search (terms, then phrases): what bm25 sums over. Excluded ones add nothing to a match.
+   */
+  readonly phrases: readonly (readonly string[])[];
 }
 
 /**
- * The tsquery literal of a parsed search, or null when it can match nothing: any term, every
- * phrase, no excluded word or phrase; a word of several tokens (`o'neil`) is a phrase of them,
- * as FTS5 reads a quoted word.
+ * How PostgreSQL runs a parsed search, or null when it can match nothing. A word of several
+ * tokens (`o'neil`) is a phrase of them, as FTS5 reads a quoted word.
  */
-export function searchQuery(query: TextQuery): string | null {
+export function searchPlan(query: TextQuery): SearchPlan | null {
   const groups = [...query.terms.map((word) => [word]), ...query.phrases, ...query.excluded];
-  const tokens = searchTokens(groups.map((words) => words.join(" ")));
-  const chains = tokens.map((list) => (list.length === 0 ? null : list.map((t) => quoted(lexeme(t.term))).join(" <-> ")));
-  const terms = chains.slice(0, query.terms.length).filter((chain) => chain !== null);
+  const lexemes = searchTokens(groups.map((words) => words.join(" "))).map((list) => list.map((t) => lexeme(t.term)));
+  const chain = (list: readonly string[]) => list.map(quoted).join(" <-> ");
+  const terms = lexemes.slice(0, query.terms.length).filter((list) => list.length > 0);
   if (terms.length === 0) return null;
-  const phrases = chains.slice(query.terms.length, query.terms.length + query.phrases.length);
-  const excluded = chains.slice(query.terms.length + query.phrases.length).filter((chain) => chain !== null);
+  const phrases = lexemes.slice(query.terms.length, query.terms.length + query.phrases.length);
   // A phrase with no token can never match (FTS5 finds nothing for an empty phrase either).
-  if (phrases.some((chain) => chain === null)) return null;
-  let text = `(${terms.map((t) => `(${t})`).join(" | ")})`;
-  for (const phrase of phrases) text += ` & (${phrase})`;
-  if (excluded.length > 0) text += ` & !(${excluded.map((e) => `(${e})`).join(" | ")})`;
-  return text;
+  if (phrases.some((list) => list.length === 0)) return null;
+  const excluded = lexemes.slice(query.terms.length + query.phrases.length).filter((list) => list.length > 0);
+  let tsquery = `(${terms.map((t) => `(${chain(t)})`).join(" | ")})`;
+  for (const phrase of phrases) tsquery += ` & (${chain(phrase)})`;
+  if (excluded.length > 0) tsquery += ` & !(${excluded.map((e) => `(${chain(e)})`).join(" | ")})`;
+  return { tsquery, phrases: [...terms, ...phrases] };
+}
+
+/** The tsquery of one phrase of lexemes (as searchPlan wrote them). */
+export function phraseQuery(lexemes: readonly string[]): string {
+  return lexemes.map(quoted).join(" <-> ");
 }
