@@ -1,4 +1,4 @@
-// The child of the crash test: a solo node on a data dir, driven in `commit` mode by a number of
+// The child of the crash test: a solo node on a data dir (SQLite) or a PostgreSQL database, driven in `commit` mode by a number of
 // concurrent clients; it prints `ACK <id>` once a transaction's block is durable. The parent
 // kills it with SIGKILL at random moments.
 import { LedgerError } from "../../src/errors/ledgerError.js";
@@ -8,10 +8,10 @@ import { makeRandomKeypair } from "../../src/transaction/builders/makeRandomKeyp
 import { bytesOf, create, transfer } from "../helpers/txFactory.js";
 import { startSoloStack } from "../helpers/soloNode.js";
 
-const dir = process.argv[2];
-if (dir === undefined) throw new Error("usage: crashChild <dir>");
+const [dir, postgresUrl] = process.argv.slice(2);
+if (dir === undefined) throw new Error("usage: crashChild <dir> [postgres-url]");
 const clients = 16;
-const stack = await startSoloStack({ blockIntervalMs: 5 }, { dir }, 0);
+const stack = await startSoloStack({ blockIntervalMs: 5 }, { dir, ...(postgresUrl === undefined ? {} : { postgresUrl }) }, 0);
 
 async function client(): Promise<void> {
   for (;;) {

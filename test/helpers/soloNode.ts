@@ -1,4 +1,5 @@
-// A real in-process stack for tests: SQLite file store, prepare pool, ledger, solo engine.
+// A real in-process stack for tests: a SQLite file store (or, given a URL, a PostgreSQL one),
+// prepare pool, ledger, solo engine.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -6,12 +7,14 @@ import { SoloEngine } from "../../src/engine/solo/soloEngine.js";
 import type { SoloEngineOptions } from "../../src/engine/solo/options.js";
 import { LedgerApp } from "../../src/ledger/ledgerApp.js";
 import { PreparePool } from "../../src/ledger/preparePool.js";
+import { PostgresStore } from "../../src/store/postgres/postgresStore.js";
 import { SqliteStore } from "../../src/store/sqlite/sqliteStore.js";
+import type { Store } from "../../src/store/store.js";
 
 export interface SoloStack {
   readonly dir: string;
   readonly path: string;
-  readonly store: SqliteStore;
+  readonly store: Store;
   readonly pool: PreparePool;
   readonly ledger: LedgerApp;
   readonly engine: SoloEngine;
@@ -22,12 +25,12 @@ export const testValidator = { publicKey: "cd".repeat(32), power: 10 };
 
 export async function startSoloStack(
   options: Partial<SoloEngineOptions> = {},
-  at?: { dir: string },
+  at?: { dir: string; postgresUrl?: string },
   threads = 0,
 ): Promise<SoloStack> {
   const dir = at?.dir ?? mkdtempSync(join(tmpdir(), "ledgerd-solo-"));
   const path = join(dir, "ledger.sqlite");
-  const store = SqliteStore.open({ path });
+  const store = at?.postgresUrl === undefined ? SqliteStore.open({ path }) : await PostgresStore.open({ url: at.postgresUrl });
   const pool = new PreparePool({ threads, batchTxsMax: 64 });
   const ledger = await LedgerApp.open({}, { store, pool });
   const engine = await SoloEngine.start({ blockIntervalMs: 5, ...options }, { ledger, validator: testValidator });
