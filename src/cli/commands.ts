@@ -202,7 +202,11 @@ export async function runExport(flags: ConfigSources["flags"], file: string): Pr
 /** `ledgerd migrate-store --to postgres [--url URL]` (src/node/migrateStore.ts). */
 export async function runMigrateStore(flags: ConfigSources["flags"], url: string): Promise<void> {
   const done = await migrateToPostgres(loadSettings(flags), url, progress("migrate-store"));
-  console.log(`migrated heights ${done.from} to ${done.to} into PostgreSQL, every block re-executed to its stored app hash (last ${done.appHash || '""'})`);
+  if (done.from > done.to) {
+    console.log(`PostgreSQL already holds heights 1 to ${done.to} of this ledger: nothing to migrate`);
+  } else {
+    console.log(`migrated heights ${done.from} to ${done.to} into PostgreSQL, every block re-executed to its stored app hash (last ${done.appHash || '""'})`);
+  }
   console.log("to run on it: stop the node, run migrate-store once more (it resumes), then set database.backend=postgres and database.url");
 }
 

@@ -1,0 +1,146 @@
+// A node on PostgreSQL (issue #16), as a user runs one: a solo node on SQLite takes
+// transactions, `ledgerd migrate-store --to postgres` moves its ledger (re-executed block by
+// block, resumable), and the same node then starts on PostgreSQL with HTTP worker processes
+// reading through their own pools. While PostgreSQL is down the API answers 503
+// StoreUnavailable; when it returns the node goes on by itself.
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { loadConfig } from "../../src/config/loadConfig.js";
+import type { JsonObject } from "../../src/json/jsonValue.js";
+import { startNode, type NodeHandle } from "../../src/node/startNode.js";
+import { PostgresStore } from "../../src/store/postgres/postgresStore.js";
+import { SqliteStore } from "../../src/store/sqlite/sqliteStore.js";
+import { startPostgres, type PostgresServer } from "../helpers/postgres.js";
+import { create, keypairOf, transfer } from "../helpers/txFactory.js";
+import { runLedgerd } from "../unit/cli/ledgerdProcess.js";
+
+const dir = mkdtempSync(join(tmpdir(), "ledgerd-e2e-postgres-"));
+let server: PostgresServer;
+let url: string;
+
+async function start(flags: Record<string, string> = {}): Promise<NodeHandle> {
+  const config = loadConfig({
+    flags: { data_dir: dir, "server.bind": "127.0.0.1:0", "wsserver.bind": "127.0.0.1:0", "log.level": "silent", "engine.block_interval_ms": "5", ...flags },
+    env: {},
+  });
+  return startNode(config);
+}
+
+async function post(base: string, tx: JsonObject): Promise<Response> {
+  return fetch(`${base}/api/v1/transactions?mode=commit`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(tx) });
+}
+
+const alice = keypairOf("pg-e2e-alice");
+const bob = keypairOf("pg-e2e-bob");
+const onSqlite: JsonObject[] = [];
+
+before(async () => {
+  server = await startPostgres();
+  url = await server.newDatabase();
+  // A ledger on SQLite first: assets made and moved.
+  const node = await start();
+  try {
+    const base = `http://127.0.0.1:${node.http.port}`;
+    for (let i = 0; i < 5; i++) {
+      const asset = create(alice, 2n, { pg: "migrated lighthouse", i });
+      const moved = transfer([{ tx: asset, outputIndex: 0 }], [alice], [{ publicKeys: [bob.publicKey], amount: 2n }]);
+      for (const tx of [asset, moved]) {
+        assert.equal((await post(base, tx)).status, 202);
+        onSqlite.push(tx);
+      }
+    }
+  } finally {
+    await node.close();
+  }
+});
+
+after(() => {
+  server?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("a node moved to PostgreSQL", () => {
+  it("migrate-store copies the ledger, every block re-executed to its app hash, and resumes when run again", async () => {
+    const first = runLedgerd(["migrate-store", "--to", "postgres", "--url", url, "--data_dir", dir]);
+    assert.equal(first.status, 0, first.stderr);
+    assert.match(first.stdout, /migrated heights 1 to \d+ into PostgreSQL/);
+    const sqlite = SqliteStore.open({ path: join(dir, "ledgerd.sqlite"), access: "reader" });
+    const postgres = await PostgresStore.open({ url, access: "reader" });
+    try {
+      const state = await sqlite.getChainState();
+      assert.deepEqual(await postgres.getChainState(), state);
+      for (let height = 1; height <= state.height; height++) {
+        assert.deepEqual(await postgres.getBlockContents(height), await sqlite.getBlockContents(height), `block ${height}`);
+      }
+      assert.deepEqual(await postgres.getValidators(), await sqlite.getValidators());
+    } finally {
+      await sqlite.close();
+      await postgres.close();
+    }
+    const again = runLedgerd(["migrate-store", "--to", "postgres", "--url", url, "--data_dir", dir]);
+    assert.equal(again.status, 0, again.stderr);
+    assert.match(again.stdout, /already holds heights 1 to \d+/);
+    // Another chain's database is refused.
+    const other = await server.newDatabase();
+    const foreign = await PostgresStore.open({ url: other });
+    await foreign.initChain("another-chain", [{ publicKey: "ab".repeat(32), power: 1 }]);
+    await foreign.close();
+    const refused = runLedgerd(["migrate-store", "--to", "postgres", "--url", other, "--data_dir", dir]);
+    assert.equal(refused.status, 1);
+    assert.match(refused.stderr, /holds chain another-chain/);
+  });
+
+  describe("the node on PostgreSQL, with HTTP workers", () => {
+    let node: NodeHandle;
+    let base: string;
+    before(async () => {
+      node = await start({ "database.backend": "postgres", "database.url": url, "database.connect_timeout_ms": "1000", "server.workers": "2" });
+      base = `http://127.0.0.1:${node.http.port}`;
+    });
+    after(() => node?.close());
+
+    it("serves the migrated ledger and commits more", async () => {
+      for (const tx of onSqlite) {
+        const got = await fetch(`${base}/api/v1/transactions/${tx["id"] as string}`);
+        assert.equal(got.status, 200);
+        assert.deepEqual(await got.json(), tx);
+      }
+      const found = (await (await fetch(`${base}/api/v1/assets?search=lighthouses`)).json()) as unknown[];
+      assert.equal(found.length, 5);
+      const unspent = (await (await fetch(`${base}/api/v1/outputs?public_key=${bob.publicKey}&spent=false`)).json()) as unknown[];
+      assert.equal(unspent.length, 5);
+      const asset = create(bob, 1n, { pg: "after the move" });
+      assert.equal((await post(base, asset)).status, 202);
+      assert.equal((await fetch(`${base}/api/v1/transactions/${asset["id"] as string}`)).status, 200);
+    });
+
+    it("answers 503 StoreUnavailable while PostgreSQL is down, and goes on by itself when it returns", async () => {
+      const asset = create(alice, 1n, { pg: "while down" });
+      server.halt();
+      try {
+        const read = await fetch(`${base}/api/v1/transactions/${onSqlite[0]!["id"] as string}`);
+        assert.equal(read.status, 503);
+        const body = (await read.json()) as { status: number; message: string };
+        assert.equal(body.status, 503);
+        assert.match(body.message, /PostgreSQL cannot be reached/);
+        const write = await post(base, asset);
+        assert.equal(write.status, 503);
+        const ready = await fetch(`${base}/readyz`);
+        assert.equal(ready.status, 503);
+        assert.equal(((await ready.json()) as { ready: boolean }).ready, false);
+      } finally {
+        server.resume();
+      }
+      let status = 0;
+      for (let tries = 0; tries < 100 && status !== 202; tries++) {
+        status = (await post(base, asset)).status;
+        if (status !== 202) await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      assert.equal(status, 202, "the node did not resume after PostgreSQL returned");
+      assert.equal((await fetch(`${base}/api/v1/transactions/${onSqlite[0]!["id"] as string}`)).status, 200);
+    });
+  });
+});
