@@ -25,6 +25,11 @@ export function settingsThatCannotWork(config: Config, sourceOf: (key: string) =
   if (config.engine.cometbft_home !== "" && config.engine.kind !== "cometbft") {
     problem("engine.cometbft_home", `is set, but engine.kind is ${config.engine.kind}: CometBFT runs only with engine.kind cometbft`);
   }
+  // A PostgreSQL URL with the SQLite backend would be ignored: the node would not use the
+  // database the operator named.
+  if (config.database.url !== "" && config.database.backend !== "postgres") {
+    problem("database.url", `is set, but database.backend is ${config.database.backend}: the URL is read only with database.backend postgres`);
+  }
   // Two listeners on one address: the second could never bind.
   const binds = listenAddresses(config);
   for (let i = 0; i < binds.length; i++) {

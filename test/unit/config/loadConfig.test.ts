@@ -160,8 +160,9 @@ describe("loadConfig names", () => {
       const value = sampleValue(setting.key);
       // A setting that works only beside another is given with it.
       const needsCometBft = setting.key === "engine.cometbft_home";
-      const env = needsCometBft ? { LEDGERD_ENGINE_KIND: "cometbft" } : {};
-      const flags = needsCometBft ? { "engine.kind": "cometbft" } : {};
+      const needsPostgres = setting.key === "database.url";
+      const env = needsCometBft ? { LEDGERD_ENGINE_KIND: "cometbft" } : needsPostgres ? { LEDGERD_DATABASE_BACKEND: "postgres" } : {};
+      const flags = needsCometBft ? { "engine.kind": "cometbft" } : needsPostgres ? { "database.backend": "postgres" } : {};
       const fromEnv = readKey(load({ env: { ...env, [setting.env]: value } }), setting.key);
       const fromFlag = readKey(load({ flags: { ...flags, [setting.key]: value } }), setting.key);
       const expected = setting.type === "integer" ? Number(value) : setting.type === "boolean" ? value === "true" : value;
@@ -249,7 +250,7 @@ describe("loadConfig refuses", () => {
     assertProblem(() => load({}, { [defaultFile]: '{"server": "localhost:9984"}' }), /^server: must be object/);
     assertProblem(() => load({}, { [defaultFile]: '{"log": {"level": "loud"}}' }), /^log\.level: must be one of fatal, error, warn, info, debug, trace, silent/);
     assertProblem(() => load({ flags: { "wsserver.advertised_url": "http://x" } }), /^wsserver\.advertised_url: must be empty or a ws:\/\/ or wss:\/\/ URL/);
-    assertProblem(() => load({ flags: { "database.backend": "postgres" } }), /^database\.backend: must be one of sqlite/);
+    assertProblem(() => load({ flags: { "database.backend": "mysql" } }), /^database\.backend: must be one of sqlite, postgres/);
     assertProblem(() => load({ flags: { "database.index_slices": "3" } }), /^database\.index_slices: must be one of 1, 2, 4, .*, 4096 \(got 3\)/);
     assertProblem(() => load({ flags: { data_dir: "" } }), /^data_dir: must NOT have fewer than 1 characters/);
   });
@@ -284,6 +285,11 @@ describe("loadConfig refuses", () => {
 });
 
 describe("settings that cannot work (issue 11)", () => {
+  it("refuses database.url without the postgres backend", () => {
+    assertProblem(() => load({ flags: { "database.url": "postgres://db/ledger" } }), /^database\.url: is set, but database\.backend is sqlite/);
+    assert.equal(load({ flags: { "database.url": "postgres://db/ledger", "database.backend": "postgres" } }).database.url, "postgres://db/ledger");
+  });
+
   it("refuses engine.cometbft_home without the cometbft engine", () => {
     assertProblem(() => load({ flags: { "engine.cometbft_home": "/somewhere" } }), /^engine\.cometbft_home: is set, but engine\.kind is solo/);
     assert.equal(readKey(load({ flags: { "engine.cometbft_home": "/somewhere", "engine.kind": "cometbft" } }), "engine.cometbft_home"), "/somewhere");
@@ -307,7 +313,8 @@ describe("settings that cannot work (issue 11)", () => {
       "database.index_rows_waiting_max": 1, "engine.block_interval_ms": 0, "engine.txs_per_block_max": 1,
       "engine.commit_timeout_ms": 1, "ledger.pending_txs_max": 1, "ledger.prepared_cache_entries_max": 1,
       "ledger.prepare_batch_txs_max": 1, "server.expensive_reads_max": 1, "server.pipelined_requests_max": 1,
-      "database.search_ranked_matches_max": 1, "server.list_max": 0,
+      "database.search_ranked_matches_max": 1, "server.list_max": 0, "database.pool_size": 1,
+      "database.statement_timeout_ms": 0, "database.connect_timeout_ms": 1,
     };
     const integers = settingList.filter((s) => s.type === "integer").map((s) => s.key);
     assert.deepEqual(integers.sort(), Object.keys(least).sort(), "every integer setting is audited here");
