@@ -2,7 +2,9 @@
 // 1-input CREATEs and TRANSFERs, at an empty ledger and at 1,000,000 committed transactions,
 // with the raw Ed25519 verify rate of one core from the same run. Goal: at least 7,000 tx/s on
 // 2 cores, and at 1M at least 90% of the empty-ledger rate.
-// LEDGERD_BENCH_QUICK=1 fills 100,000 instead of 1,000,000.
+// LEDGERD_BENCH_QUICK=1 fills 100,000 instead of 1,000,000. Each backend in turn (SQLite, then
+// PostgreSQL on a server started for the run; LEDGERD_BENCH_BACKENDS names one), with the ratio
+// of their committed rates at the end (issue #16: PostgreSQL at least 0.7 of SQLite).
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
@@ -11,7 +13,11 @@ import { SoloEngine } from "../src/engine/solo/soloEngine.js";
 import { ChainCommitment } from "../src/ledger/commitment.js";
 import { LedgerApp } from "../src/ledger/ledgerApp.js";
 import { PreparePool } from "../src/ledger/preparePool.js";
+import { PostgresStore } from "../src/store/postgres/postgresStore.js";
 import { SqliteStore } from "../src/store/sqlite/sqliteStore.js";
+import type { Store } from "../src/store/store.js";
+import { startPostgres } from "../test/helpers/postgres.js";
+import { benchBackends } from "./store.bench.js";
 import type { CommittedTx } from "../src/transaction/committed.js";
 import { makeCreate } from "../src/transaction/builders/makeCreate.js";
 import type { Keypair } from "../src/transaction/builders/makeKeypair.js";
@@ -68,7 +74,7 @@ export async function committedRate(engine: SoloEngine, ledger: LedgerApp, txs: 
 }
 
 /** Fills the store with synthetic committed CREATEs (realistic sizes), in big blocks. */
-async function fill(store: SqliteStore, count: number): Promise<void> {
+async function fill(store: Store, count: number): Promise<void> {
   const json = JSON.stringify({ filler: "x".repeat(600) });
   const state = await store.getChainState();
   // The chain's own app hash rule, so that the ledger goes on from the filled history.
@@ -91,8 +97,8 @@ async function fill(store: SqliteStore, count: number): Promise<void> {
   }
 }
 
-async function measure(path: string, label: string, signed: Signed): Promise<{ create: number; transfer: number }> {
-  const store = SqliteStore.open({ path });
+async function measure(open: () => Promise<Store>, label: string, signed: Signed): Promise<{ create: number; transfer: number }> {
+  const store = await open();
   const pool = new PreparePool({ threads: availableParallelism(), batchTxsMax: 64 });
   const ledger = await LedgerApp.open({}, { store, pool });
   const engine = await SoloEngine.start({ blockIntervalMs: 20, txsPerBlockMax: 2_000 }, { ledger, validator: { publicKey: "00".repeat(32), power: 10 } });
@@ -106,20 +112,40 @@ async function measure(path: string, label: string, signed: Signed): Promise<{ c
 }
 
 export async function run(): Promise<void> {
+  const verify = rawVerifyRate(2);
+  console.log(`raw Ed25519 verify, 1 core: ${fmt(verify)} /s; threads: ${availableParallelism()}`);
+  const rates = new Map<string, { empty: number; full: number }>();
+  for (const backend of benchBackends()) rates.set(backend, await runOn(backend));
+  const [sqlite, postgres] = [rates.get("sqlite"), rates.get("postgres")];
+  if (sqlite !== undefined && postgres !== undefined) {
+    console.log(
+      `committed tx/s postgres / sqlite: empty ${(postgres.empty / sqlite.empty).toFixed(2)}, ` +
+        `at the fill ${(postgres.full / sqlite.full).toFixed(2)} (goal >= 0.7)`,
+    );
+  }
+}
+
+/** The benchmark on one backend: committed tx/s (CREATE and TRANSFER together) empty and at the fill. */
+async function runOn(backend: "sqlite" | "postgres"): Promise<{ empty: number; full: number }> {
   const dir = mkdtempSync(join(tmpdir(), "ledgerd-bench-engine-"));
+  const server = backend === "postgres" ? await startPostgres() : null;
   try {
+    const url = server === null ? "" : await server.newDatabase();
     const path = join(dir, "ledger.sqlite");
-    const verify = rawVerifyRate(2);
-    console.log(`raw Ed25519 verify, 1 core: ${fmt(verify)} /s; threads: ${availableParallelism()}`);
-    const empty = await measure(path, "empty ledger", sign(batchTxs));
-    const store = SqliteStore.open({ path });
+    const open = async (): Promise<Store> => (server === null ? SqliteStore.open({ path }) : PostgresStore.open({ url }));
+    console.log(`\n${backend}:`);
+    const empty = await measure(open, "empty ledger", sign(batchTxs));
+    const store = await open();
     const started = performance.now();
     await fill(store, fillTxs);
     console.log(`filled ${fmt(fillTxs)} committed transactions in ${((performance.now() - started) / 1000).toFixed(1)} s`);
     await store.close();
-    const full = await measure(path, `at ${fmt(fillTxs + 2 * batchTxs)} transactions`, sign(batchTxs));
+    const full = await measure(open, `at ${fmt(fillTxs + 2 * batchTxs)} transactions`, sign(batchTxs));
     console.log(`ratio at fill / empty: CREATE ${(full.create / empty.create).toFixed(2)}, TRANSFER ${(full.transfer / empty.transfer).toFixed(2)}`);
+    const both = (r: { create: number; transfer: number }) => 2 / (1 / r.create + 1 / r.transfer);
+    return { empty: both(empty), full: both(full) };
   } finally {
+    server?.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -1,5 +1,7 @@
-// Store benchmark: commitBlock throughput and read latencies of the SQLite store, at an empty
-// store and after the store holds 1,000,000 transactions (LEDGERD_BENCH_QUICK=1: 100,000).
+// Store benchmark: commitBlock throughput and read latencies of each backend (SQLite, and
+// PostgreSQL on a server started for the run; LEDGERD_BENCH_BACKENDS=sqlite or =postgres for
+// one), at an empty store and after the store holds 1,000,000 transactions
+// (LEDGERD_BENCH_QUICK=1: 100,000). The ratio of the two backends' commit rates ends the run.
 //
 // The node's target is 7,000 committed tx/s end to end, and 90% of that at 1M stored, so a
 // block of 1,000 transactions must commit well under 40 ms at any size. Records are
@@ -10,7 +12,9 @@ import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { PostgresStore } from "../src/store/postgres/postgresStore.js";
 import { SqliteStore } from "../src/store/sqlite/sqliteStore.js";
+import { startPostgres } from "../test/helpers/postgres.js";
 import type { Store } from "../src/store/store.js";
 import type { CommittedTx, OutputRef } from "../src/transaction/committed.js";
 
@@ -19,15 +23,43 @@ const measuredBlocks = 30;
 const fillBlockTxs = 10_000;
 const hotKeyOutputs = 1_000;
 
+/** The backends this run measures (LEDGERD_BENCH_BACKENDS, default both). */
+export function benchBackends(): ("sqlite" | "postgres")[] {
+  const named = (process.env.LEDGERD_BENCH_BACKENDS ?? "sqlite,postgres").split(",");
+  return (["sqlite", "postgres"] as const).filter((b) => named.includes(b));
+}
+
+/** A store of `backend` for a benchmark, and how to remove it after. */
+export async function benchStore(backend: "sqlite" | "postgres", dir: string): Promise<{ store: Store; describe: string; size: () => string; remove: () => void }> {
+  if (backend === "sqlite") {
+    const path = join(dir, "bench.sqlite");
+    const store = SqliteStore.open({ path });
+    return { store, describe: "sqlite, synchronous=full", size: () => `file ${(fileBytes(path) / 2 ** 20).toFixed(0)} MiB`, remove: () => undefined };
+  }
+  const server = await startPostgres();
+  const store = await PostgresStore.open({ url: await server.newDatabase() });
+  return { store, describe: "postgres 15 on loopback, fsync on, synchronous_commit on", size: () => "", remove: () => server.stop() };
+}
+
 export async function run(): Promise<void> {
+  const rates = new Map<string, number>();
+  for (const backend of benchBackends()) rates.set(backend, await runOn(backend));
+  const [sqlite, postgres] = [rates.get("sqlite"), rates.get("postgres")];
+  if (sqlite !== undefined && postgres !== undefined) {
+    console.log(`commit rate postgres / sqlite, CREATE and TRANSFER blocks at the fill: ${(postgres / sqlite).toFixed(2)} (goal >= 0.7)`);
+  }
+}
+
+/** The whole benchmark on one backend; its commit rate at the fill (CREATE and TRANSFER blocks). */
+async function runOn(backend: "sqlite" | "postgres"): Promise<number> {
   const quick = process.env.LEDGERD_BENCH_QUICK === "1";
   const fillTotal = quick ? 100_000 : 1_000_000;
   const dir = mkdtempSync(join(tmpdir(), "ledgerd-store-bench-"));
-  const path = join(dir, "bench.sqlite");
-  const store = SqliteStore.open({ path });
+  const opened = await benchStore(backend, dir);
+  const store = opened.store;
   const chain = new Chain(store, fillTotal);
   try {
-    console.log(`store bench: sqlite, synchronous=full, blocks of ${blockTxs}, fill ${fillTotal}`);
+    console.log(`\nstore bench: ${opened.describe}, blocks of ${blockTxs}, fill ${fillTotal}`);
     await chain.measure("CREATE blocks, empty store", () => chain.creates(blockTxs));
     await chain.measure("TRANSFER blocks, empty store", () => chain.transfers(blockTxs));
 
@@ -38,19 +70,20 @@ export async function run(): Promise<void> {
     const fillSeconds = (performance.now() - fillStart) / 1000;
     console.log(
       `fill: ${chain.created} records in ${fillSeconds.toFixed(1)} s ` +
-        `(${Math.round(chain.created / fillSeconds)} tx/s in blocks of ${fillBlockTxs}), ` +
-        `file ${(fileBytes(path) / 2 ** 20).toFixed(0)} MiB`,
+        `(${Math.round(chain.created / fillSeconds)} tx/s in blocks of ${fillBlockTxs}) ${opened.size()}`,
     );
 
     // The hashed indexes merge one slice per commit (deferredIndex.ts): after a fill in big
     // blocks they hold a backlog, so let them settle into the steady state of 1,000-tx blocks.
     const settle = () => chain.creates(blockTxs);
     await chain.measure("CREATE blocks, settling after the fill", settle, 64);
-    await chain.measure(`CREATE blocks at ${chain.created}`, () => chain.creates(blockTxs));
-    await chain.measure(`TRANSFER blocks at ${chain.created}`, () => chain.transfers(blockTxs));
+    const creates = await chain.measure(`CREATE blocks at ${chain.created}`, () => chain.creates(blockTxs));
+    const transfers = await chain.measure(`TRANSFER blocks at ${chain.created}`, () => chain.transfers(blockTxs));
     await readLatencies(store, chain);
+    return 2 / (1 / creates + 1 / transfers);
   } finally {
     await store.close();
+    opened.remove();
     rmSync(dir, { recursive: true, force: true });
   }
 }
@@ -136,7 +169,8 @@ export class Chain {
     await this.#store.commitBlock({ height: this.height, appHash: txId(-this.height), txs });
   }
 
-  async measure(name: string, make: () => CommittedTx[], blocks = measuredBlocks): Promise<void> {
+  /** Commits `blocks` blocks of `make()` and prints their figures; the committed tx/s. */
+  async measure(name: string, make: () => CommittedTx[], blocks = measuredBlocks): Promise<number> {
     const ms: number[] = [];
     let cpuMicros = 0; // CPU time of this process: less sensitive to a busy machine than wall time
     for (let b = 0; b < blocks; b++) {
@@ -150,6 +184,7 @@ export class Chain {
     }
     const total = ms.reduce((a, b) => a + b, 0);
     ms.sort((a, b) => a - b);
+    const rate = (blocks * blockTxs * 1000) / total;
     console.log(
       `${name.padEnd(44)} ${Math.round((blocks * blockTxs * 1000) / total)} tx/s  ` +
         `block mean ${(total / blocks).toFixed(1)} ms  ` +
@@ -157,6 +192,7 @@ export class Chain {
         `max ${(ms[blocks - 1] ?? 0).toFixed(1)} ms  ` +
         `cpu ${(cpuMicros / 1000 / blocks).toFixed(1)} ms/block`,
     );
+    return rate;
   }
 }
 

@@ -12,7 +12,9 @@ import { verifyChain } from "../ledger/verifyChain.js";
 import { backupLedger, restoreLedger } from "../node/backups.js";
 import { exportChain, importChain } from "../node/exportImport.js";
 import { migrateToPostgres } from "../node/migrateStore.js";
-import { openLedgerReader } from "../node/openStore.js";
+import { databaseName, openLedgerReader } from "../node/openStore.js";
+import { startReadServer } from "../node/readServer.js";
+import { moduleOptions } from "../config/moduleOptions.js";
 import { createLogger } from "../node/logger.js";
 import { createNodeKey, keyFileOfValidator, newKeyFile, readNodeKey } from "../node/nodeKey.js";
 import { makeDirs } from "../node/preflight.js";
@@ -124,6 +126,25 @@ export async function runStart(flags: ConfigSources["flags"]): Promise<void> {
   };
   process.on("SIGTERM", stop);
   process.on("SIGINT", stop);
+}
+
+/**
+ * `ledgerd serve-reads [--writer URL]`: the API's reads from a store this process only reads
+ * (src/node/readServer.ts), until SIGTERM or SIGINT.
+ */
+export async function runServeReads(flags: ConfigSources["flags"], writerUrl: string): Promise<void> {
+  const config = loadSettings(flags);
+  const logger = createLogger(config.log.level);
+  const server = await startReadServer(config, { writerUrl, logger });
+  logger.info({ http: `${server.address.host}:${server.address.port}`, writer: writerUrl || null, database: databaseName(moduleOptions(config)) }, "ledgerd serving reads");
+  const stop = (): void => {
+    server.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.once("SIGTERM", stop);
+  process.once("SIGINT", stop);
 }
 
 /** A start failure already logged by the node's logger: main.ts only sets the exit code. */

@@ -14,6 +14,7 @@ import {
   runInit,
   runKeys,
   runMigrateStore,
+  runServeReads,
   runRestore,
   runStart,
   runVerifyChain,
@@ -101,6 +102,13 @@ addSettingOptions(
   if (rule !== undefined && rule !== "v1" && rule !== "bigchaindb") throw new Error(`--commitment is v1 or bigchaindb: ${rule}`);
   return runImport(settingFlags(options), file, rule);
 });
+
+addSettingOptions(
+  program
+    .command("serve-reads")
+    .description("Serve the API's reads from the database (e.g. a PostgreSQL replica) without an engine; writes go to --writer")
+    .option("--writer <URL>", "the writing node's API: transactions posted here are redirected to it (307); without it they are refused 405"),
+).action((options: Record<string, unknown>) => runServeReads(settingFlags(options), (options["writer"] as string | undefined) ?? ""));
 
 addSettingOptions(
   program

@@ -59,6 +59,7 @@ export const codes = {
   MempoolFull: { status: 503, frame: "plain", summary: "The pending pool is full; try again later." },
   EngineUnavailable: { status: 503, frame: "plain", summary: "The consensus engine cannot be reached." },
   CommitTimeout: { status: 504, frame: "plain", summary: "Not committed within the configured time; it may still commit." },
+  ReadOnlyNode: { status: 405, frame: "plain", summary: "This process serves reads only (ledgerd serve-reads); send transactions to the node that writes." },
   StoreUnavailable: { status: 503, frame: "plain", summary: "The database cannot be reached; the node resumes by itself when it returns." },
   ShuttingDown: { status: 503, frame: "plain", summary: "The node is shutting down." },
   TooManySubscribers: { status: 503, frame: "plain", summary: "The event stream has as many subscribers as it allows." },

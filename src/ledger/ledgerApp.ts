@@ -12,6 +12,7 @@ import assert from "node:assert/strict";
 import { reject, type Rejection } from "../errors/ledgerError.js";
 import type { BlockWrite, Store, Validator } from "../store/store.js";
 import type { CommitmentVersion } from "../proofs/commitment.js";
+import { CheckReads } from "./checkReads.js";
 import { ChainCommitment, type StagedCommitment } from "./commitment.js";
 import { kindOf, txKinds } from "./kinds/registry.js";
 import { ledgerOptionsDefault, type LedgerOptions } from "./options.js";
@@ -72,6 +73,8 @@ export class LedgerApp {
   private staged: StagedBlock | null = null;
   private readonly cache: PreparedCache;
   private readonly pending = new PendingPool(txKinds);
+  /** The checks' reads of committed state, batched while one is in flight (checkReads.ts). */
+  private readonly checkReads: CheckReads;
   private readonly listeners: ((block: CommittedBlock) => void)[] = [];
   private readonly finalizingListeners: ((height: number) => void)[] = [];
 
@@ -85,6 +88,7 @@ export class LedgerApp {
     this.chainId = state.chainId;
     this.commitment = commitment;
     this.cache = new PreparedCache(options.preparedCacheEntriesMax);
+    this.checkReads = new CheckReads(deps.store, () => this.pending.generation);
   }
 
   static async open(options: Partial<LedgerOptions>, deps: LedgerDeps): Promise<LedgerApp> {
@@ -183,8 +187,7 @@ export class LedgerApp {
       return { ok: false, rejection: reject("MempoolFull", "The pending pool is full; try again later") };
     }
     for (;;) {
-      const generation = this.pending.generation;
-      const committed = await kind.read(this.deps.store, [prepared], null);
+      const { state: committed, generation } = await this.checkReads.read(kind, prepared);
       if (generation !== this.pending.generation) continue;
       // From here to the end: synchronous, so the pending pool cannot change under the check.
       const rejection = kind.validatePending(prepared, committed, this.pending.viewFor(kind, null), null);
@@ -213,8 +216,7 @@ export class LedgerApp {
         this.pending.noteStillValid(prepared);
         return { ok: true, tx: prepared };
       }
-      const generation = this.pending.generation;
-      const committed = await kind.read(this.deps.store, [prepared], null);
+      const { state: committed, generation } = await this.checkReads.read(kind, prepared);
       if (generation !== this.pending.generation || !this.pending.has(kind, prepared.id)) continue;
       // Synchronous from here, as in checkTx.
       const rejection = kind.validatePending(prepared, committed, this.pending.viewFor(kind, prepared), prepared);
@@ -244,8 +246,7 @@ export class LedgerApp {
     if (refused !== null) return { ok: false, rejection: refused };
     const kind = kindOf(prepared);
     for (;;) {
-      const generation = this.pending.generation;
-      const committed = await kind.read(this.deps.store, [prepared], null);
+      const { state: committed, generation } = await this.checkReads.read(kind, prepared);
       if (generation !== this.pending.generation) continue;
       const self = this.pending.has(kind, prepared.id) ? prepared : null;
       const rejection = kind.validatePending(prepared, committed, this.pending.viewFor(kind, self), self);

@@ -1,7 +1,8 @@
 // A node on PostgreSQL (issue #16), as a user runs one: a solo node on SQLite takes
 // transactions, `ledgerd migrate-store --to postgres` moves its ledger (re-executed block by
 // block, resumable), and the same node then starts on PostgreSQL with HTTP worker processes
-// reading through their own pools. While PostgreSQL is down the API answers 503
+// reading through their own pools, and two `serve-reads` processes read the same database
+// (as they would a replica on other machines). While PostgreSQL is down the API answers 503
 // StoreUnavailable; when it returns the node goes on by itself.
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -10,6 +11,8 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { loadConfig } from "../../src/config/loadConfig.js";
 import type { JsonObject } from "../../src/json/jsonValue.js";
+import { createLogger } from "../../src/node/logger.js";
+import { startReadServer } from "../../src/node/readServer.js";
 import { startNode, type NodeHandle } from "../../src/node/startNode.js";
 import { PostgresStore } from "../../src/store/postgres/postgresStore.js";
 import { SqliteStore } from "../../src/store/sqlite/sqliteStore.js";
@@ -115,6 +118,37 @@ describe("a node moved to PostgreSQL", () => {
       const asset = create(bob, 1n, { pg: "after the move" });
       assert.equal((await post(base, asset)).status, 202);
       assert.equal((await fetch(`${base}/api/v1/transactions/${asset["id"] as string}`)).status, 200);
+    });
+
+    it("two read servers on the same database serve reads; writes are redirected to the writer, or refused", async () => {
+      const config = loadConfig({
+        flags: { data_dir: dir, "server.bind": "127.0.0.1:0", "log.level": "silent", "database.backend": "postgres", "database.url": url },
+        env: {},
+      });
+      const logger = createLogger("silent");
+      const redirecting = await startReadServer(config, { writerUrl: base, logger });
+      const refusing = await startReadServer(config, { writerUrl: "", logger });
+      try {
+        const asset = create(alice, 1n, { pg: "through a reader" });
+        const readerUrl = `http://127.0.0.1:${redirecting.address.port}`;
+        // fetch follows the 307 to the writer with the same method and body.
+        assert.equal((await post(readerUrl, asset)).status, 202);
+        const redirect = await fetch(`${readerUrl}/api/v1/transactions?mode=sync`, { method: "POST", body: "{}", redirect: "manual" });
+        assert.equal(redirect.status, 307);
+        assert.equal(redirect.headers.get("location"), `${base}/api/v1/transactions?mode=sync`);
+        for (const server of [redirecting, refusing]) {
+          const got = await fetch(`http://127.0.0.1:${server.address.port}/api/v1/transactions/${asset["id"] as string}`);
+          assert.equal(got.status, 200);
+          assert.deepEqual(await got.json(), asset);
+        }
+        const refused = await post(`http://127.0.0.1:${refusing.address.port}`, create(alice, 1n, { pg: "refused" }));
+        assert.equal(refused.status, 405);
+        assert.equal(refused.headers.get("allow"), "GET, HEAD, OPTIONS");
+        assert.match(((await refused.json()) as { message: string }).message, /serves reads only/);
+      } finally {
+        await redirecting.close();
+        await refusing.close();
+      }
     });
 
     it("answers 503 StoreUnavailable while PostgreSQL is down, and goes on by itself when it returns", async () => {

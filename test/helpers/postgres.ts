@@ -15,6 +15,8 @@ export interface PostgresServer {
   newDatabase(): Promise<string>;
   /** Stops the server as a crash would (`pg_ctl stop -m immediate`); the folder stays. */
   halt(): void;
+  /** The server's log file. */
+  readonly log: string;
   /** Starts a halted server again, on the same port; it recovers from its write-ahead log. */
   resume(): void;
   /** Stops the server (`pg_ctl stop -m fast`) and removes its folder. */
@@ -47,7 +49,8 @@ async function freePort(): Promise<number> {
   });
 }
 
-export async function startPostgres(): Promise<PostgresServer> {
+/** `settings`: server settings for the command line (`log_min_duration_statement`, ...). */
+export async function startPostgres(settings: Readonly<Record<string, string>> = {}): Promise<PostgresServer> {
   const dir = mkdtempSync(join(tmpdir(), "ledgerd-pg-"));
   if (process.getuid?.() === 0) {
     const id = spawnSync("id", ["-u", "postgres"], { encoding: "utf8" });
@@ -57,13 +60,14 @@ export async function startPostgres(): Promise<PostgresServer> {
   const data = join(dir, "data");
   const port = await freePort();
   run("initdb", ["-D", data, "-U", "ledgerd", "--auth=trust", "--encoding=UTF8", "--locale=C", "--no-sync"]);
-  const start = () => run("pg_ctl", ["-D", data, "-l", join(dir, "server.log"), "-w", "-o", `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`, "start"]);
+  const start = () => run("pg_ctl", ["-D", data, "-l", join(dir, "server.log"), "-w", "-o", `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1${Object.entries(settings).map(([k, v]) => ` -c ${k}=${v}`).join("")}`, "start"]);
   start();
   let running = true;
   let databases = 0;
   const admin = `postgres://ledgerd@127.0.0.1:${port}/postgres`;
   return {
     port,
+    log: join(dir, "server.log"),
     async newDatabase() {
       const name = `ledgerd_test_${++databases}`;
       const client = new pg.Client({ connectionString: admin });
