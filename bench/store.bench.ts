@@ -104,7 +104,9 @@ async function readLatencies(store: Store, chain: Chain): Promise<void> {
   );
   // Three kinds of search: one hit, 1% of the assets (limit 10), every asset (limit 10).
   await latency("searchAssets, 1 hit", 1_000, (i) => store.searchAssets(`s${random(i)}`, 0));
-  const kindHits = (await store.searchAssets("kind7", 0)).length;
+  // Every 100th asset has kindK (createRecord); counted, not searched: a search for all of
+  // them is refused past database.search_ranked_matches_max (SearchTooBroad).
+  const kindHits = Math.ceil(n / 100);
   await latency(`searchAssets, ${kindHits} hits, limit 10`, 20, (i) =>
     store.searchAssets(`kind${i % 100}`, 10),
   );

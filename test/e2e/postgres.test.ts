@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import pg from "pg";
 import { loadConfig } from "../../src/config/loadConfig.js";
 import type { JsonObject } from "../../src/json/jsonValue.js";
 import { createLogger } from "../../src/node/logger.js";
@@ -94,6 +95,27 @@ describe("a node moved to PostgreSQL", () => {
     const refused = runLedgerd(["migrate-store", "--to", "postgres", "--url", other, "--data_dir", dir]);
     assert.equal(refused.status, 1);
     assert.match(refused.stderr, /holds chain another-chain/);
+  });
+
+  it("verify-chain reads a PostgreSQL ledger, and finds a row edited with SQL", async () => {
+    const copy = await server.newDatabase();
+    assert.equal(runLedgerd(["migrate-store", "--to", "postgres", "--url", copy, "--data_dir", dir]).status, 0);
+    const flags = ["--database.backend", "postgres", "--database.url", copy, "--data_dir", dir];
+    const clean = runLedgerd(["verify-chain", ...flags]);
+    assert.equal(clean.status, 0, clean.stderr);
+    assert.match(clean.stdout, /^ok heights 1 to \d+/);
+    const client = new pg.Client({ connectionString: copy });
+    await client.connect();
+    try {
+      const edited = await client.query<{ height: number }>(
+        "UPDATE transactions SET json = replace(json, 'migrated lighthouse', 'migrated lightship') WHERE seq = 3 RETURNING height",
+      );
+      const found = runLedgerd(["verify-chain", ...flags]);
+      assert.equal(found.status, 1);
+      assert.match(found.stdout, new RegExp(`^FAIL height ${edited.rows[0]!.height}: `));
+    } finally {
+      await client.end();
+    }
   });
 
   describe("the node on PostgreSQL, with HTTP workers", () => {

@@ -158,10 +158,11 @@ const paths = {
 
 /**
  * Codes no described operation answers: the node never answers UnsupportedMediaType today
- * (docs/errors.md), and MethodNotAllowed answers the methods a path has no operation for
- * (the document's description says so).
+ * (docs/errors.md), MethodNotAllowed answers the methods a path has no operation for (the
+ * document's description says so), and ReadOnlyNode only `ledgerd serve-reads` answers, to
+ * writes (likewise).
  */
-export const unansweredCodes = ["UnsupportedMediaType", "MethodNotAllowed"] as const;
+export const unansweredCodes = ["UnsupportedMediaType", "MethodNotAllowed", "ReadOnlyNode"] as const;
 
 export const openapiDocument = {
   openapi: "3.1.0",
@@ -171,7 +172,7 @@ export const openapiDocument = {
     description:
       "A ledger node wire-compatible with BigchainDB 2.x (docs/http-api.md). Every error is " +
       '`{"message", "status"}` (docs/errors.md); a path asked with a method it does not serve is ' +
-      "405 with Allow; OPTIONS answers CORS preflights; HEAD is served wherever GET is. Lists page " +
+      "405 with Allow, as is every write to a read-only server (`ledgerd serve-reads`); OPTIONS answers CORS preflights; HEAD is served wherever GET is. Lists page " +
       "with limit and cursor and announce the next page in a Link header. The event streams " +
       "(WebSocket, on the stream port: /api/v1/streams/valid_transactions and " +
       "/api/v1/streams/valid_blocks) are described in x-streams.",

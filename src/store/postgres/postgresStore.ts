@@ -109,8 +109,12 @@ export class PostgresStore implements Store {
     }
   }
 
-  /** Opens the writer's connection and takes the lock; a second writer is refused here. */
-  async #connectWriter(): Promise<pg.Client> {
+  /**
+   * Opens the writer's connection and takes the lock; a second writer is refused here. On a
+   * reconnect a held lock is most likely this store's own broken session, which the server has
+   * not closed yet: unavailable for now, not another writer.
+   */
+  async #connectWriter(reconnect = false): Promise<pg.Client> {
     const client = new pg.Client(connectionConfig(this.#options));
     client.on("error", () => {
       this.#writerBroken = true;
@@ -119,7 +123,8 @@ export class PostgresStore implements Store {
     const locked = await client.query<{ locked: boolean }>("SELECT pg_try_advisory_lock($1) AS locked", [writerLockKey]);
     if (locked.rows[0]?.locked !== true) {
       await client.end();
-      throw new Error("another ledgerd writes to this PostgreSQL database (it holds ledgerd's advisory lock)");
+      const held = "another ledgerd writes to this PostgreSQL database (it holds ledgerd's advisory lock)";
+      throw reconnect ? storeUnavailable(new Error(`${held}; if it is this node's own dropped session, the server closes it soon`)) : new Error(held);
     }
     this.#writer = client;
     this.#writerBroken = false;
@@ -133,7 +138,7 @@ export class PostgresStore implements Store {
     const broken = this.#writer;
     this.#writer = null;
     await broken?.end().catch(() => undefined);
-    return this.#connectWriter();
+    return this.#connectWriter(broken !== null);
   }
 
   async #write(work: (client: pg.Client) => Promise<void>): Promise<void> {
