@@ -50,7 +50,7 @@ import { connectionConfig, isUnavailable, openPool, reachable, storeUnavailable 
 import { postgresStoreOptionsDefault, type PostgresStoreOptions } from "./options.js";
 import { ensurePostgresSchema } from "./schema.js";
 import { inverseDocumentFrequency, rankByBm25, type TableStats } from "./bm25.js";
-import { phraseQuery, searchPlan, type SearchPlan } from "./textSearch.js";
+import { phraseQuery, placesOfVectorText, searchPlan, type SearchPlan } from "./textSearch.js";
 
 /** Rows one batch of a long answer reads, as in the SQLite backend. */
 export const batchRowsMax = 500;
@@ -598,21 +598,15 @@ export class PostgresStore implements Store {
     const table = textTable(kind);
     const lexemes = [...new Set(plan.phrases.flat())];
     return this.#snapshot(async (client) => {
-      const matches = await client.query<{ seq: number; tokens: number; lexeme: string | null; positions: number[] | null }>(
-        `WITH m AS (
-           SELECT seq, tokens, body FROM ${table}
-           WHERE body @@ $1::tsquery AND ($2::bigint IS NULL OR seq <= $2) ORDER BY seq DESC LIMIT $3)
-         SELECT m.seq, m.tokens, u.lexeme, u.positions
-         FROM m LEFT JOIN LATERAL unnest(m.body) AS u ON u.lexeme = ANY($4::text[])`,
+      // Each match's vector cut down to the search's lexemes (marked with weight A, then kept
+      // by weight): a third of the time of unnesting every vector, measured on 10,000 matches.
+      const matches = await client.query<{ seq: number; tokens: number; places: string }>(
+        `SELECT seq, tokens, ts_filter(setweight(body, 'A', $4::text[]), '{a}')::text AS places FROM ${table}
+         WHERE body @@ $1::tsquery AND ($2::bigint IS NULL OR seq <= $2) ORDER BY seq DESC LIMIT $3`,
         [plan.tsquery, upTo, window, lexemes],
       );
-      const documents = new Map<number, { seq: number; tokens: number; places: Map<string, number[]> }>();
-      for (const row of matches.rows) {
-        let doc = documents.get(row.seq);
-        if (doc === undefined) documents.set(row.seq, (doc = { seq: row.seq, tokens: row.tokens, places: new Map() }));
-        if (row.lexeme !== null) doc.places.set(row.lexeme, row.positions ?? []);
-      }
-      if (documents.size === 0) return [];
+      const documents = matches.rows.map((row) => ({ seq: row.seq, tokens: row.tokens, places: placesOfVectorText(row.places) }));
+      if (documents.length === 0) return [];
       const stats = (await client.query<TableStats>("SELECT documents, tokens FROM text_stats WHERE kind = $1", [kind])).rows[0]!;
       const terms = await client.query<{ lexeme: string; documents: number }>(
         "SELECT lexeme, documents FROM text_terms WHERE kind = $1 AND lexeme = ANY($2::text[])",
@@ -627,7 +621,7 @@ export class PostgresStore implements Store {
           : (await client.query<{ n: number }>(`SELECT count(*)::bigint AS n FROM ${table} WHERE body @@ $1::tsquery`, [phraseQuery(phrase)])).rows[0]!.n;
         idfs.push(inverseDocumentFrequency(stats, holders));
       }
-      return rankByBm25([...documents.values()], plan.phrases, idfs, stats);
+      return rankByBm25(documents, plan.phrases, idfs, stats);
     });
   }
 

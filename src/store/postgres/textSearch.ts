@@ -6,6 +6,7 @@
 // phrases match as `<->` chains. Matches are ranked by bm25.ts, FTS5's own formula, on the
 // document lengths and frequencies the block writer keeps (`text_stats`, `text_terms`).
 
+import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { searchText, valueBarrier } from "../searchText.js";
 import { searchTokens, type SearchToken } from "../searchTokens.js";
@@ -100,6 +101,40 @@ export function searchPlan(query: TextQuery): SearchPlan | null {
   for (const phrase of phrases) tsquery += ` & (${chain(phrase)})`;
   if (excluded.length > 0) tsquery += ` & !(${excluded.map((e) => `(${chain(e)})`).join(" | ")})`;
   return { tsquery, phrases: [...terms, ...phrases] };
+}
+
+/**
+ * The places of each lexeme in a tsvector's text form (`'a':1A,4A 'b''c':2A`, as PostgreSQL
+ * writes it: quotes doubled, backslashes escaped, each place with its weight letter, if any).
+ */
+export function placesOfVectorText(text: string): Map<string, number[]> {
+  const places = new Map<string, number[]>();
+  let at = 0;
+  while (at < text.length) {
+    if (text[at] === " ") {
+      at++;
+      continue;
+    }
+    assert.equal(text[at], "'", `a tsvector's lexeme at ${at}`);
+    let lexeme = "";
+    for (at++; ; at++) {
+      const c = text[at];
+      assert.ok(c !== undefined, "a tsvector's lexeme is closed");
+      if (c === "\\") lexeme += text[++at];
+      else if (c === "'" && text[at + 1] === "'") lexeme += text[at++];
+      else if (c === "'") break;
+      else lexeme += c;
+    }
+    at++;
+    const list: number[] = [];
+    if (text[at] === ":") {
+      const end = text.indexOf(" ", at);
+      for (const part of text.slice(at + 1, end < 0 ? text.length : end).split(",")) list.push(Number.parseInt(part, 10));
+      at = end < 0 ? text.length : end;
+    }
+    places.set(lexeme, list);
+  }
+  return places;
 }
 
 /** The tsquery of one phrase of lexemes (as searchPlan wrote them). */
