@@ -114,7 +114,7 @@ async function writeTransactions(client: pg.ClientBase, block: BlockWrite, seqFi
   const spent = new Map(stored.rows.filter((row) => row.spent_by !== null).map((row) => [`${row.tx_seq}:${row.output_index}`, row.spent_by!]));
 
   const t = { seq: [] as number[], operation: [] as string[], id: [] as string[], assetId: [] as string[], assetData: [] as (string | null)[], metadata: [] as (string | null)[], json: [] as string[] };
-  const o = { seq: [] as number[], index: [] as number[], amount: [] as string[], uri: [] as string[], keys: [] as string[] };
+  const o = { seq: [] as number[], index: [] as number[], txId: [] as string[], assetId: [] as string[], amount: [] as string[], uri: [] as string[], keys: [] as string[] };
   const k = { key: [] as string[], seq: [] as number[], index: [] as number[] };
   const s = { seq: [] as number[], index: [] as number[], by: [] as number[] };
   const f = { digest: [] as Buffer[], seq: [] as number[] };
@@ -138,7 +138,7 @@ async function writeTransactions(client: pg.ClientBase, block: BlockWrite, seqFi
       s.seq.push(spentSeq!), s.index.push(ref.outputIndex), s.by.push(seq);
     }
     for (const output of tx.outputs) {
-      o.seq.push(seq), o.index.push(output.outputIndex), o.amount.push(output.amount.toString());
+      o.seq.push(seq), o.index.push(output.outputIndex), o.txId.push(tx.id), o.assetId.push(tx.assetId), o.amount.push(output.amount.toString());
       o.uri.push(output.conditionUri), o.keys.push(JSON.stringify(output.publicKeys));
       outputs.add(`${seq}:${output.outputIndex}`);
       for (const key of new Set(output.publicKeys)) k.key.push(key), k.seq.push(seq), k.index.push(output.outputIndex);
@@ -158,9 +158,9 @@ async function writeTransactions(client: pg.ClientBase, block: BlockWrite, seqFi
     [block.height, t.seq, t.operation, t.id, t.assetId, t.assetData, t.metadata, t.json],
   );
   await client.query(
-    `INSERT INTO outputs (tx_seq, output_index, amount, condition_uri, public_keys)
-     SELECT * FROM unnest($1::bigint[], $2::integer[], $3::numeric[], $4::text[], $5::text[])`,
-    [o.seq, o.index, o.amount, o.uri, o.keys],
+    `INSERT INTO outputs (tx_seq, output_index, transaction_id, asset_id, amount, condition_uri, public_keys)
+     SELECT * FROM unnest($1::bigint[], $2::integer[], $3::text[], $4::text[], $5::numeric[], $6::text[], $7::text[])`,
+    [o.seq, o.index, o.txId, o.assetId, o.amount, o.uri, o.keys],
   );
   await client.query("INSERT INTO output_keys (public_key, tx_seq, output_index) SELECT * FROM unnest($1::text[], $2::bigint[], $3::integer[])", [k.key, k.seq, k.index]);
   if (s.seq.length > 0) {

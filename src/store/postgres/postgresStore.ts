@@ -288,10 +288,9 @@ export class PostgresStore implements Store {
     while (left > 0) {
       const count = Math.min(batchRowsMax, left);
       const rows = await this.#rows<{ seq: number; idx: number; id: string; amount: string; asset_id: string }>(
-        `SELECT k.tx_seq AS seq, k.output_index AS idx, t.id, o.amount::text AS amount, t.asset_id
+        `SELECT k.tx_seq AS seq, k.output_index AS idx, o.transaction_id AS id, o.amount::text AS amount, o.asset_id
          FROM output_keys k
          JOIN outputs o ON o.tx_seq = k.tx_seq AND o.output_index = k.output_index
-         JOIN transactions t ON t.seq = k.tx_seq
          WHERE k.public_key = $1 AND (k.tx_seq, k.output_index) > ($2, $3) AND k.tx_seq <= $4
            AND ($5::boolean IS NULL OR (o.spent_by IS NOT NULL AND o.spent_by <= $4) = $5)
          ORDER BY k.tx_seq, k.output_index LIMIT $6`,
@@ -359,13 +358,12 @@ export class PostgresStore implements Store {
 
   async getBalances(publicKey: string, assetId?: string): Promise<Balance[]> {
     const rows = await this.#rows<{ asset_id: string; amount: string }>(
-      `SELECT t.asset_id, sum(o.amount)::text AS amount
+      `SELECT o.asset_id, sum(o.amount)::text AS amount
        FROM output_keys k
        JOIN outputs o ON o.tx_seq = k.tx_seq AND o.output_index = k.output_index
-       JOIN transactions t ON t.seq = k.tx_seq
        WHERE k.public_key = $1 AND o.spent_by IS NULL AND o.public_keys = $2
-         AND strpos(o.condition_uri, 'fpt=ed25519-sha-256&') > 0 AND ($3::text IS NULL OR t.asset_id = $3)
-       GROUP BY t.asset_id ORDER BY t.asset_id COLLATE "C"`,
+         AND strpos(o.condition_uri, 'fpt=ed25519-sha-256&') > 0 AND ($3::text IS NULL OR o.asset_id = $3)
+       GROUP BY o.asset_id ORDER BY o.asset_id COLLATE "C"`,
       [publicKey, JSON.stringify([publicKey]), assetId ?? null],
     );
     return rows.map((row) => ({ assetId: row.asset_id, amount: row.amount }));

@@ -9,7 +9,7 @@ import { PostgresStore } from "../../../src/store/postgres/postgresStore.js";
 import { postgresSchemaVersion } from "../../../src/store/postgres/schema.js";
 import { startPostgres, type PostgresServer } from "../../helpers/postgres.js";
 import { storeConformance } from "./conformance.js";
-import { block, createTx, validator } from "./fixtures.js";
+import { block, createTx, publicKey, ref, transferTx, validator } from "./fixtures.js";
 
 let server: PostgresServer | undefined;
 const serverStarted = startPostgres().then((started) => (server = started));
@@ -73,6 +73,46 @@ describe("postgres store", () => {
     }
     // Closed, its lock is free.
     await (await PostgresStore.open({ url })).close();
+  });
+
+  it("the ledger_* views, the stable read interface of docs/postgres.md, answer with their documented columns", async () => {
+    const url = await freshUrl();
+    const store = await PostgresStore.open({ url });
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await store.initChain("pg-views", [validator("a", 3)], "bigchaindb");
+      const alice = publicKey("view-alice");
+      const bob = publicKey("view-bob");
+      const made = createTx({ label: "view-create", outputs: [{ keys: [alice], amount: 5n }], metadata: { note: "viewed" } });
+      const moved = transferTx({ label: "view-transfer", assetId: made.id, spends: [ref(made, 0)], outputs: [{ keys: [bob, alice], amount: 5n }] });
+      await store.commitBlock(block(1, [made]));
+      await store.commitBlock(block(2, [moved]));
+      const q = async (sql: string) => (await client.query(sql)).rows;
+      assert.deepEqual(await q("SELECT height, app_hash, tx_count FROM ledger_blocks ORDER BY height"), [
+        { height: "1", app_hash: block(1, [made]).appHash, tx_count: 1 },
+        { height: "2", app_hash: block(2, [moved]).appHash, tx_count: 1 },
+      ]);
+      const txs = await q("SELECT id, height, operation, asset_id, json, asset_data, metadata, commit_order FROM ledger_transactions ORDER BY commit_order");
+      assert.deepEqual(txs.map((t) => [t.id, t.height, t.operation, t.asset_id, t.json, t.metadata]), [
+        [made.id, "1", "CREATE", made.id, made.json, made.metadata],
+        [moved.id, "2", "TRANSFER", made.id, moved.json, null],
+      ]);
+      const outputs = await q("SELECT transaction_id, output_index, amount, condition_uri, public_keys, asset_id, spent_by, height FROM ledger_outputs ORDER BY height");
+      assert.deepEqual(outputs.map((o) => [o.transaction_id, o.output_index, o.amount, o.asset_id, o.spent_by, o.height, JSON.parse(o.public_keys)]), [
+        [made.id, 0, "5", made.id, moved.id, "1", [alice]],
+        [moved.id, 0, "5", made.id, null, "2", [bob, alice]],
+      ]);
+      const keys = await q("SELECT public_key, transaction_id, output_index FROM ledger_output_keys ORDER BY transaction_id, public_key");
+      assert.equal(keys.length, 3);
+      assert.ok(keys.some((k) => k.public_key === bob && k.transaction_id === moved.id));
+      assert.deepEqual(await q("SELECT effective_from, validators FROM ledger_validators"), [
+        { effective_from: "1", validators: JSON.stringify([{ publicKey: validator("a").publicKey, power: 3 }]) },
+      ]);
+    } finally {
+      await client.end();
+      await store.close();
+    }
   });
 
   it("a reader refuses a database without ledgerd's schema instead of creating it", async () => {
