@@ -5,6 +5,7 @@
 // (as they would a replica on other machines). While PostgreSQL is down the API answers 503
 // StoreUnavailable; when it returns the node goes on by itself.
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,7 +18,7 @@ import { startReadServer } from "../../src/node/readServer.js";
 import { startNode, type NodeHandle } from "../../src/node/startNode.js";
 import { PostgresStore } from "../../src/store/postgres/postgresStore.js";
 import { SqliteStore } from "../../src/store/sqlite/sqliteStore.js";
-import { startPostgres, type PostgresServer } from "../helpers/postgres.js";
+import { postgresBinary, startPostgres, type PostgresServer } from "../helpers/postgres.js";
 import { create, keypairOf, transfer } from "../helpers/txFactory.js";
 import { runLedgerd } from "../unit/cli/ledgerdProcess.js";
 
@@ -115,6 +116,24 @@ describe("a node moved to PostgreSQL", () => {
       assert.match(found.stdout, new RegExp(`^FAIL height ${edited.rows[0]!.height}: `));
     } finally {
       await client.end();
+    }
+  });
+
+  it("a pg_dump of the ledger restored with pg_restore into a new database verifies whole", async () => {
+    const dump = join(dir, "ledger.dump");
+    const dumped = spawnSync(postgresBinary("pg_dump"), ["--format=custom", `--file=${dump}`, url], { encoding: "utf8" });
+    assert.equal(dumped.status, 0, dumped.stderr);
+    const restored = await server.newDatabase();
+    const loaded = spawnSync(postgresBinary("pg_restore"), ["--no-owner", `--dbname=${restored}`, dump], { encoding: "utf8" });
+    assert.equal(loaded.status, 0, loaded.stderr);
+    const verified = runLedgerd(["verify-chain", "--database.backend", "postgres", "--database.url", restored, "--data_dir", dir]);
+    assert.equal(verified.status, 0, verified.stderr);
+    assert.match(verified.stdout, /^ok heights 1 to \d+/);
+    const copy = await PostgresStore.open({ url: restored, access: "reader" });
+    try {
+      assert.equal(await copy.getTransaction(onSqlite[3]!["id"] as string), JSON.stringify(onSqlite[3]));
+    } finally {
+      await copy.close();
     }
   });
 

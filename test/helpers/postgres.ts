@@ -23,7 +23,8 @@ export interface PostgresServer {
   stop(): void;
 }
 
-function binary(name: string): string {
+/** The path of one of PostgreSQL's programs (`pg_dump`, `initdb`, ...). */
+export function postgresBinary(name: string): string {
   const found = spawnSync("bash", ["-c", `command -v ${name} || ls /usr/lib/postgresql/*/bin/${name} 2>/dev/null | tail -1`], { encoding: "utf8" });
   const path = found.stdout.trim().split("\n").pop() ?? "";
   if (path === "") throw new Error(`PostgreSQL's ${name} is not installed (Debian: apt-get install postgresql)`);
@@ -33,7 +34,7 @@ function binary(name: string): string {
 /** Runs a PostgreSQL program, as `postgres` when this process is root. */
 function run(name: string, args: readonly string[]): void {
   const asRoot = process.getuid?.() === 0;
-  const [command, full] = asRoot ? ["runuser", ["-u", "postgres", "--", binary(name), ...args]] : [binary(name), [...args]];
+  const [command, full] = asRoot ? ["runuser", ["-u", "postgres", "--", postgresBinary(name), ...args]] : [postgresBinary(name), [...args]];
   const result = spawnSync(command, full, { encoding: "utf8" });
   if (result.status !== 0) throw new Error(`${name} ${args.join(" ")} failed: ${result.stderr}${result.stdout}`);
 }
