@@ -28,6 +28,17 @@ import { LedgerError } from "../errors/ledgerError.js";
  */
 export const searchPhrasesMax = 8;
 
+/**
+ * A search asked for all its matches when there are more than a backend ranks (its
+ * `searchRankedMatchesMax`): refused rather than cut without a word (docs/compatibility.md #19).
+ */
+export function searchTooBroad(rankedMatchesMax: number): LedgerError {
+  const message =
+    `text_search matches more than ${rankedMatchesMax} transactions, more than one answer ` +
+    "may list: give a limit (the best matches among the newest are returned) or more words";
+  return new LedgerError("SearchTooBroad", message);
+}
+
 /** A parsed text search. Words are lower case; each list keeps first-appearance order. */
 export interface TextQuery {
   /** A document matches when it holds any of these (after stemming). Empty: nothing matches. */

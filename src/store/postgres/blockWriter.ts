@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import type pg from "pg";
 import { legacyOutputKey } from "../../legacy/committed.js";
 import type { CommitmentVersion } from "../../proofs/commitment.js";
-import { makesAsset, outputKey, type CommittedTx } from "../../transaction/committed.js";
+import { makesAsset, outputKey } from "../../transaction/committed.js";
 import { fieldLeafKeys } from "../fieldQuery.js";
 import type { BlockWrite, ChainState, LegacyBlockWrite, Validator } from "../store.js";
 import { searchDocuments } from "./textSearch.js";

@@ -5,10 +5,11 @@
 //
 // This folder owns: the schema and its migrations (`schema.ts`), connections and what a
 // connection failure becomes (`connection.ts`: a LedgerError StoreUnavailable, a 503), the
-// block writer (`blockWriter.ts`) and text search (`textSearch.ts`). Every read is one
-// statement, so it sees one committed state; a long answer is read in batches as of the seq
-// committed last when it began (spent-ness as of then too), as in the SQLite backend, and with
-// the same positions.
+// block writer (`blockWriter.ts`), the readers' access (`reads.ts`), the long answers by key
+// (`pagedReads.ts`) and text search (`search.ts`, on `textSearch.ts` and `bm25.ts`). Every read
+// is one statement, so it sees one committed state; a long answer is read in batches as of the
+// seq committed last when it began (spent-ness as of then too), as in the SQLite backend, and
+// with the same positions.
 //
 // While PostgreSQL is down every read and write fails with StoreUnavailable and nothing is
 // written; the pool and the writer's connection reconnect by themselves when it returns.
@@ -20,8 +21,7 @@ import { legacyOutputKey, type LegacyOutputRef } from "../../legacy/committed.js
 import type { CommitmentVersion } from "../../proofs/commitment.js";
 import { outputKey, type Operation, type OutputRef } from "../../transaction/committed.js";
 import { inBlockOrder } from "../blockOrder.js";
-import { fieldKey, fieldsMatch, type FieldFilter } from "../fieldQuery.js";
-import { encodePosition, parseFieldPosition, parsePosition } from "../positions.js";
+import type { FieldFilter } from "../fieldQuery.js";
 import type {
   Balance,
   Batches,
@@ -44,26 +44,16 @@ import type {
   Validator,
   ValidatorSet,
 } from "../store.js";
-import { parseTextQuery } from "../textQuery.js";
-import { fieldDigest, writeBlock, writeInitChain } from "./blockWriter.js";
-import { connectionConfig, isUnavailable, openPool, reachable, storeUnavailable } from "./connection.js";
+import { writeBlock, writeInitChain } from "./blockWriter.js";
+import { connectionConfig, isUnavailable, openPool, storeUnavailable } from "./connection.js";
 import { postgresStoreOptionsDefault, type PostgresStoreOptions } from "./options.js";
+import { assetHistory, fieldMatches, outputEntries } from "./pagedReads.js";
+import { batchRowsMax, Reads } from "./reads.js";
 import { ensurePostgresSchema } from "./schema.js";
-import { inverseDocumentFrequency, rankByBm25, type TableStats } from "./bm25.js";
-import { phraseQuery, placesOfVectorText, searchPlan, type SearchPlan } from "./textSearch.js";
-
-/** Rows one batch of a long answer reads, as in the SQLite backend. */
-export const batchRowsMax = 500;
+import { searchHits, searchPage } from "./search.js";
 
 /** The advisory lock a writer holds (any constant; ledgerd takes no other). */
 const writerLockKey = 7_016_161_415;
-
-function searchTooBroad(max: number): LedgerError {
-  const message =
-    `text_search matches more than ${max} transactions, more than one answer ` +
-    "may list: give a limit (the best matches among the newest are returned) or more words";
-  return new LedgerError("SearchTooBroad", message);
-}
 
 export class PostgresStore implements Store {
   readonly backend = "postgres";
@@ -83,6 +73,7 @@ export class PostgresStore implements Store {
 
   readonly #options: PostgresStoreOptions;
   readonly #pool: pg.Pool;
+  readonly #reads: Reads;
   #writer: pg.Client | null = null;
   /** The writer's connection broke (the server restarted): reopen it before the next write. */
   #writerBroken = false;
@@ -93,6 +84,7 @@ export class PostgresStore implements Store {
   private constructor(options: PostgresStoreOptions) {
     this.#options = options;
     this.#pool = openPool(options);
+    this.#reads = new Reads(this.#pool);
   }
 
   async #start(): Promise<void> {
@@ -152,12 +144,7 @@ export class PostgresStore implements Store {
   }
 
   async #rows<R extends pg.QueryResultRow>(sql: string, values: readonly unknown[] = []): Promise<R[]> {
-    return reachable(async () => (await this.#pool.query<R>(sql, values as unknown[])).rows);
-  }
-
-  async #lastSeq(): Promise<number> {
-    const rows = await this.#rows<{ seq: number | null }>("SELECT max(seq) AS seq FROM transactions");
-    return rows[0]!.seq ?? 0;
+    return this.#reads.rows<R>(sql, values);
   }
 
   async getChainState(): Promise<ChainState> {
@@ -278,82 +265,20 @@ export class PostgresStore implements Store {
     }
   }
 
-  async *streamOutputEntries(publicKey: string, spent: boolean | undefined, page: PageOptions = {}): Batches<OutputEntry> {
-    const lastSeq = await this.#lastSeq();
-    const [snapshot, seq0, index0] = page.after === undefined
-      ? [lastSeq, 0, -1]
-      : (parsePosition(page.after, 3, lastSeq, true) as [number, number, number]);
-    let after = [seq0, index0];
-    let left = page.limit ?? Infinity;
-    while (left > 0) {
-      const count = Math.min(batchRowsMax, left);
-      const rows = await this.#rows<{ seq: number; idx: number; id: string; amount: string; asset_id: string }>(
-        `SELECT k.tx_seq AS seq, k.output_index AS idx, o.transaction_id AS id, o.amount::text AS amount, o.asset_id
-         FROM output_keys k
-         JOIN outputs o ON o.tx_seq = k.tx_seq AND o.output_index = k.output_index
-         WHERE k.public_key = $1 AND (k.tx_seq, k.output_index) > ($2, $3) AND k.tx_seq <= $4
-           AND ($5::boolean IS NULL OR (o.spent_by IS NOT NULL AND o.spent_by <= $4) = $5)
-         ORDER BY k.tx_seq, k.output_index LIMIT $6`,
-        [publicKey, after[0], after[1], snapshot, spent ?? null, count],
-      );
-      if (rows.length === 0) return;
-      left -= rows.length;
-      after = [rows.at(-1)!.seq, rows.at(-1)!.idx];
-      yield rows.map((row) => ({
-        transactionId: row.id,
-        outputIndex: row.idx,
-        amount: row.amount,
-        assetId: row.asset_id,
-        position: encodePosition([snapshot, row.seq, row.idx]),
-      }));
-      if (rows.length < count) return;
-    }
+  streamOutputEntries(publicKey: string, spent: boolean | undefined, page: PageOptions = {}): Batches<OutputEntry> {
+    return outputEntries(this.#reads, publicKey, spent, page);
   }
 
-  async *streamAssetHistory(assetId: string, operation: Operation | undefined, page: PageOptions = {}): Batches<HistoryEntry> {
-    const lastSeq = await this.#lastSeq();
-    const [snapshot, seq0] = page.after === undefined ? [lastSeq, 0] : (parsePosition(page.after, 2, lastSeq, true) as [number, number]);
-    const position = (seq: number) => encodePosition([snapshot, seq]);
-    let left = page.limit ?? Infinity;
-    if (left <= 0) return;
-    // The CREATE first: a TRANSFER of an asset is always committed after its CREATE.
-    if (operation !== "TRANSFER") {
-      const rows = await this.#rows<{ seq: number; json: string }>(
-        "SELECT seq, json FROM transactions WHERE id = $1 AND operation = 'CREATE' AND seq > $2 AND seq <= $3",
-        [assetId, seq0, snapshot],
-      );
-      if (rows.length > 0) {
-        left--;
-        yield [{ json: rows[0]!.json, position: position(rows[0]!.seq) }];
-      }
-    }
-    if (operation === "CREATE") return;
-    let after = seq0;
-    while (left > 0) {
-      const count = Math.min(batchRowsMax, left);
-      const rows = await this.#rows<{ seq: number; json: string }>(
-        `SELECT seq, json FROM transactions WHERE asset_id = $1 AND operation = 'TRANSFER' AND seq > $2 AND seq <= $3
-         ORDER BY seq LIMIT $4`,
-        [assetId, after, snapshot, count],
-      );
-      if (rows.length === 0) return;
-      left -= rows.length;
-      after = rows.at(-1)!.seq;
-      yield rows.map((row) => ({ json: row.json, position: position(row.seq) }));
-      if (rows.length < count) return;
-    }
+  streamAssetHistory(assetId: string, operation: Operation | undefined, page: PageOptions = {}): Batches<HistoryEntry> {
+    return assetHistory(this.#reads, assetId, operation, page);
   }
 
-  async *streamSearchPage(kind: "assets" | "metadata", query: string, page: PageOptions & { limit: number }): Batches<FieldHit> {
-    const lastSeq = await this.#lastSeq();
-    const [snapshot, offset] = page.after === undefined ? [lastSeq, 0] : (parsePosition(page.after, 2, lastSeq, false) as [number, number]);
-    const plan = this.#plan(query);
-    if (plan === null) return;
-    const ranked = await this.#ranked(kind, plan, snapshot, this.#options.searchRankedMatchesMax);
-    let index = 0;
-    for await (const batch of this.#hits(kind, ranked.slice(offset, offset + page.limit))) {
-      yield batch.map((hit) => ({ ...hit, position: encodePosition([snapshot, offset + ++index]) }));
-    }
+  streamSearchPage(kind: "assets" | "metadata", query: string, page: PageOptions & { limit: number }): Batches<FieldHit> {
+    return searchPage(this.#reads, this.#options, kind, query, page);
+  }
+
+  streamFieldMatches(kind: "assets" | "metadata", filters: readonly FieldFilter[], options: { after?: string; limit?: number } = {}): Batches<FieldHit> {
+    return fieldMatches(this.#reads, kind, filters, options);
   }
 
   async getBalances(publicKey: string, assetId?: string): Promise<Balance[]> {
@@ -370,43 +295,11 @@ export class PostgresStore implements Store {
   }
 
   streamSearchAssets(query: string, limit: number | undefined): Batches<SearchHit> {
-    return this.#search("assets", query, limit);
+    return searchHits(this.#reads, this.#options, "assets", query, limit);
   }
 
   streamSearchMetadata(query: string, limit: number | undefined): Batches<SearchHit> {
-    return this.#search("metadata", query, limit);
-  }
-
-  async *streamFieldMatches(
-    kind: "assets" | "metadata",
-    filters: readonly FieldFilter[],
-    options: { after?: string; limit?: number } = {},
-  ): Batches<FieldHit> {
-    let after = parseFieldPosition(options.after);
-    const digests = [...new Set(filters.map((filter) => fieldDigest(fieldKey(kind, filter)).toString("hex")))].map((hex) => Buffer.from(hex, "hex"));
-    let left = options.limit ?? Infinity;
-    if (digests.length === 0 || left <= 0) return;
-    const snapshot = await this.#lastSeq();
-    const joins = digests.slice(1).map((_, i) => `JOIN field_index f${i + 1} ON f${i + 1}.seq = f0.seq AND f${i + 1}.digest = $${i + 5}`).join(" ");
-    const column = kind === "assets" ? "asset_data" : "metadata";
-    for (;;) {
-      const rows = await this.#rows<{ seq: number; id: string; json: string | null }>(
-        `SELECT f0.seq, t.id, t.${column} AS json FROM field_index f0 ${joins}
-         JOIN transactions t ON t.seq = f0.seq
-         WHERE f0.digest = $1 AND f0.seq > $2 AND f0.seq <= $3 ORDER BY f0.seq LIMIT $4`,
-        [digests[0], after, snapshot, batchRowsMax, ...digests.slice(1)],
-      );
-      if (rows.length === 0) return;
-      after = rows.at(-1)!.seq;
-      // A digest of another leaf (never seen, but 128 bits are not a proof): check the document.
-      const hits = rows
-        .filter((row) => row.json !== null && fieldsMatch(kind, row.json, filters))
-        .slice(0, left)
-        .map((row) => ({ id: row.id, json: row.json!, position: String(row.seq) }));
-      left -= hits.length;
-      if (hits.length > 0) yield hits;
-      if (left <= 0 || rows.length < batchRowsMax) return;
-    }
+    return searchHits(this.#reads, this.#options, "metadata", query, limit);
   }
 
   async streamBlockTransactions(height: number): Promise<Batches<string> | null> {
@@ -583,98 +476,6 @@ export class PostgresStore implements Store {
     return rows.map((row) => row.id);
   }
 
-  /** How a search runs, or null when it can match nothing; refuses one over the caps. */
-  #plan(query: string): SearchPlan | null {
-    return searchPlan(parseTextQuery(query, this.#options.searchWordsMax));
-  }
-
-  /**
-   * The newest `window` matches (committed up to `upTo`, or all), best first, ranked as the
-   * SQLite backend ranks them (bm25.ts), all read in one snapshot of the database.
-   */
-  async #ranked(kind: "assets" | "metadata", plan: SearchPlan, upTo: number | null, window: number): Promise<number[]> {
-    const table = textTable(kind);
-    const lexemes = [...new Set(plan.phrases.flat())];
-    return this.#snapshot(async (client) => {
-      // Each match's vector cut down to the search's lexemes (marked with weight A, then kept
-      // by weight): a third of the time of unnesting every vector, measured on 10,000 matches.
-      const matches = await client.query<{ seq: number; tokens: number; places: string }>(
-        `SELECT seq, tokens, ts_filter(setweight(body, 'A', $4::text[]), '{a}')::text AS places FROM ${table}
-         WHERE body @@ $1::tsquery AND ($2::bigint IS NULL OR seq <= $2) ORDER BY seq DESC LIMIT $3`,
-        [plan.tsquery, upTo, window, lexemes],
-      );
-      const documents = matches.rows.map((row) => ({ seq: row.seq, tokens: row.tokens, places: placesOfVectorText(row.places) }));
-      if (documents.length === 0) return [];
-      const stats = (await client.query<TableStats>("SELECT documents, tokens FROM text_stats WHERE kind = $1", [kind])).rows[0]!;
-      const terms = await client.query<{ lexeme: string; documents: number }>(
-        "SELECT lexeme, documents FROM text_terms WHERE kind = $1 AND lexeme = ANY($2::text[])",
-        [kind, lexemes],
-      );
-      const holdersOf = new Map(terms.rows.map((row) => [row.lexeme, row.documents]));
-      const idfs: number[] = [];
-      for (const phrase of plan.phrases) {
-        // A word's documents are counted as they are written; a phrase's are counted now.
-        const holders = phrase.length === 1
-          ? (holdersOf.get(phrase[0]!) ?? 0)
-          : (await client.query<{ n: number }>(`SELECT count(*)::bigint AS n FROM ${table} WHERE body @@ $1::tsquery`, [phraseQuery(phrase)])).rows[0]!.n;
-        idfs.push(inverseDocumentFrequency(stats, holders));
-      }
-      return rankByBm25(documents, plan.phrases, idfs, stats);
-    });
-  }
-
-  /** Runs reads on one connection in one snapshot (REPEATABLE READ, read only). */
-  async #snapshot<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    return reachable(async () => {
-      const client = await this.#pool.connect();
-      let broken: Error | undefined;
-      try {
-        await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
-        const result = await work(client);
-        await client.query("COMMIT");
-        return result;
-      } catch (error) {
-        broken = error instanceof Error ? error : new Error(String(error));
-        await client.query("ROLLBACK").catch(() => undefined);
-        throw error;
-      } finally {
-        client.release(broken !== undefined && isUnavailable(broken) ? broken : undefined);
-      }
-    });
-  }
-
-  async *#search(kind: "assets" | "metadata", query: string, limit: number | undefined): Batches<SearchHit> {
-    if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 0)) {
-      throw new LedgerError("BadParameter", "limit must be a whole number, 0 or more");
-    }
-    const plan = this.#plan(query);
-    if (plan === null) return;
-    const max = this.#options.searchRankedMatchesMax;
-    const all = limit === undefined || limit === 0;
-    // All matches were asked for, and only the newest `max` are ranked: one more is read to tell
-    // whether that is all of them, so that nothing is cut without a word.
-    const ranked = await this.#ranked(kind, plan, null, all ? max + 1 : max);
-    if (all && ranked.length > max) throw searchTooBroad(max);
-    yield* this.#hits(kind, all ? ranked : ranked.slice(0, limit));
-  }
-
-  /** The hits at these seqs (ranked), in that order, a batch at a time. */
-  async *#hits(kind: "assets" | "metadata", seqs: readonly number[]): Batches<SearchHit> {
-    const column = kind === "assets" ? "asset_data" : "metadata";
-    for (let at = 0; at < seqs.length; at += batchRowsMax) {
-      const slice = seqs.slice(at, at + batchRowsMax);
-      const rows = await this.#rows<{ seq: number; id: string; json: string }>(
-        `SELECT seq, id, ${column} AS json FROM transactions WHERE seq = ANY($1::bigint[])`,
-        [slice],
-      );
-      const bySeq = new Map(rows.map((row) => [row.seq, row]));
-      yield slice.map((seq) => ({ id: bySeq.get(seq)!.id, json: bySeq.get(seq)!.json }));
-    }
-  }
-}
-
-function textTable(kind: "assets" | "metadata"): string {
-  return kind === "assets" ? "asset_text" : "metadata_text";
 }
 
 async function collect<T>(batches: Batches<T>): Promise<T[]> {

@@ -81,6 +81,8 @@ export interface SearchPlan {
    * search (terms, then phrases): what bm25 sums over. Excluded ones add nothing to a match.
    */
   readonly phrases: readonly (readonly string[])[];
+  /** How many of `phrases` are terms (the first ones): a document holds one of them at least. */
+  readonly termCount: number;
 }
 
 /**
@@ -100,7 +102,7 @@ export function searchPlan(query: TextQuery): SearchPlan | null {
   let tsquery = `(${terms.map((t) => `(${chain(t)})`).join(" | ")})`;
   for (const phrase of phrases) tsquery += ` & (${chain(phrase)})`;
   if (excluded.length > 0) tsquery += ` & !(${excluded.map((e) => `(${chain(e)})`).join(" | ")})`;
-  return { tsquery, phrases: [...terms, ...phrases] };
+  return { tsquery, phrases: [...terms, ...phrases], termCount: terms.length };
 }
 
 /**

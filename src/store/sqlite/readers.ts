@@ -22,7 +22,7 @@ import type { Connection } from "./connection.js";
 import { keyHash } from "./keyHash.js";
 import { idsAt, legacyOutputsAt, legacySeqsOf, outputsAt, seqsOf, spendersOf } from "./lookups.js";
 import { placeKey, type Place } from "./places.js";
-import type { BlockRow, ChainStateRow, OutputOfKeyRow, RefusalRow, SeqJsonRow } from "./rows.js";
+import type { BlockRow, ChainStateRow, RefusalRow, SeqJsonRow } from "./rows.js";
 
 export function readChainState(c: Connection): ChainState {
   const row = c.read.chainState.get() as ChainStateRow;

@@ -5,7 +5,7 @@
 
 import Database from "better-sqlite3";
 import { LedgerError } from "../../errors/ledgerError.js";
-import { parseTextQuery } from "../textQuery.js";
+import { parseTextQuery, searchTooBroad } from "../textQuery.js";
 import type { Connection } from "./connection.js";
 import { toFtsMatch } from "./toFtsMatch.js";
 
@@ -14,13 +14,6 @@ export interface SearchLimits {
   readonly wordsMax: number;
   /** SqliteStoreOptions.searchRankedMatchesMax. */
   readonly rankedMatchesMax: number;
-}
-
-function tooBroad(rankedMatchesMax: number): LedgerError {
-  const message =
-    `text_search matches more than ${rankedMatchesMax} transactions, more than one answer ` +
-    "may list: give a limit (the best matches among the newest are returned) or more words";
-  return new LedgerError("SearchTooBroad", message);
 }
 
 /**
@@ -44,7 +37,7 @@ export function rankedSeqs(
     // is read to tell whether that is all of them, so that nothing is cut without a word
     // (docs/compatibility.md #19).
     const seqs = c.rank[kind].all(match, limits.rankedMatchesMax + 1, -1) as number[];
-    if (seqs.length > limits.rankedMatchesMax) throw tooBroad(limits.rankedMatchesMax);
+    if (seqs.length > limits.rankedMatchesMax) throw searchTooBroad(limits.rankedMatchesMax);
     return seqs;
   });
 }

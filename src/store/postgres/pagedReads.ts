@@ -1,0 +1,112 @@
+// The PostgreSQL store's long answers found by key, paged (PageOptions in ../store.ts): a key's
+// outputs, an asset's history, the documents of a query by field. Each is read a batch at a
+// time, as of the last seq committed when it began (spent-ness as of then too), with the same
+// positions as the SQLite backend (../positions.ts).
+import { fieldKey, fieldsMatch, type FieldFilter } from "../fieldQuery.js";
+import { encodePosition, parseFieldPosition, parsePosition } from "../positions.js";
+import type { Batches, FieldHit, HistoryEntry, OutputEntry, PageOptions } from "../store.js";
+import type { Operation } from "../../transaction/committed.js";
+import { fieldDigest } from "./blockWriter.js";
+import { batchRowsMax, type Reads } from "./reads.js";
+
+/** The outputs whose condition names `publicKey`, in commit order; `spent` filters. */
+export async function* outputEntries(reads: Reads, publicKey: string, spent: boolean | undefined, page: PageOptions = {}): Batches<OutputEntry> {
+  const lastSeq = await reads.lastSeq();
+  const [snapshot, seq0, index0] = page.after === undefined
+    ? [lastSeq, 0, -1]
+    : (parsePosition(page.after, 3, lastSeq, true) as [number, number, number]);
+  let after = [seq0, index0];
+  let left = page.limit ?? Infinity;
+  while (left > 0) {
+    const count = Math.min(batchRowsMax, left);
+    const rows = await reads.rows<{ seq: number; idx: number; id: string; amount: string; asset_id: string }>(
+      `SELECT k.tx_seq AS seq, k.output_index AS idx, o.transaction_id AS id, o.amount::text AS amount, o.asset_id
+       FROM output_keys k
+       JOIN outputs o ON o.tx_seq = k.tx_seq AND o.output_index = k.output_index
+       WHERE k.public_key = $1 AND (k.tx_seq, k.output_index) > ($2, $3) AND k.tx_seq <= $4
+         AND ($5::boolean IS NULL OR (o.spent_by IS NOT NULL AND o.spent_by <= $4) = $5)
+       ORDER BY k.tx_seq, k.output_index LIMIT $6`,
+      [publicKey, after[0], after[1], snapshot, spent ?? null, count],
+    );
+    if (rows.length === 0) return;
+    left -= rows.length;
+    after = [rows.at(-1)!.seq, rows.at(-1)!.idx];
+    yield rows.map((row) => ({
+      transactionId: row.id,
+      outputIndex: row.idx,
+      amount: row.amount,
+      assetId: row.asset_id,
+      position: encodePosition([snapshot, row.seq, row.idx]),
+    }));
+    if (rows.length < count) return;
+  }
+}
+
+/** The CREATE of an asset and its TRANSFERs, in commit order. */
+export async function* assetHistory(reads: Reads, assetId: string, operation: Operation | undefined, page: PageOptions = {}): Batches<HistoryEntry> {
+  const lastSeq = await reads.lastSeq();
+  const [snapshot, seq0] = page.after === undefined ? [lastSeq, 0] : (parsePosition(page.after, 2, lastSeq, true) as [number, number]);
+  const position = (seq: number) => encodePosition([snapshot, seq]);
+  let left = page.limit ?? Infinity;
+  if (left <= 0) return;
+  // The CREATE first: a TRANSFER of an asset is always committed after its CREATE.
+  if (operation !== "TRANSFER") {
+    const rows = await reads.rows<{ seq: number; json: string }>(
+      "SELECT seq, json FROM transactions WHERE id = $1 AND operation = 'CREATE' AND seq > $2 AND seq <= $3",
+      [assetId, seq0, snapshot],
+    );
+    if (rows.length > 0) {
+      left--;
+      yield [{ json: rows[0]!.json, position: position(rows[0]!.seq) }];
+    }
+  }
+  if (operation === "CREATE") return;
+  let after = seq0;
+  while (left > 0) {
+    const count = Math.min(batchRowsMax, left);
+    const rows = await reads.rows<{ seq: number; json: string }>(
+      `SELECT seq, json FROM transactions WHERE asset_id = $1 AND operation = 'TRANSFER' AND seq > $2 AND seq <= $3
+       ORDER BY seq LIMIT $4`,
+      [assetId, after, snapshot, count],
+    );
+    if (rows.length === 0) return;
+    left -= rows.length;
+    after = rows.at(-1)!.seq;
+    yield rows.map((row) => ({ json: row.json, position: position(row.seq) }));
+    if (rows.length < count) return;
+  }
+}
+
+/** The documents holding every filter (../fieldQuery.ts), in commit order, after `options.after`. */
+export async function* fieldMatches(
+  reads: Reads,
+  kind: "assets" | "metadata",
+  filters: readonly FieldFilter[],
+  options: { after?: string; limit?: number } = {},
+): Batches<FieldHit> {
+  let after = parseFieldPosition(options.after);
+  const digests = [...new Set(filters.map((filter) => fieldDigest(fieldKey(kind, filter)).toString("hex")))].map((hex) => Buffer.from(hex, "hex"));
+  let left = options.limit ?? Infinity;
+  if (digests.length === 0 || left <= 0) return;
+  const snapshot = await reads.lastSeq();
+  const joins = digests.slice(1).map((_, i) => `JOIN field_index f${i + 1} ON f${i + 1}.seq = f0.seq AND f${i + 1}.digest = $${i + 5}`).join(" ");
+  const column = kind === "assets" ? "asset_data" : "metadata";
+  for (;;) {
+    const rows = await reads.rows<{ seq: number; id: string; json: string | null }>(
+      `SELECT f0.seq, t.id, t.${column} AS json FROM field_index f0 ${joins}
+       JOIN transactions t ON t.seq = f0.seq
+       WHERE f0.digest = $1 AND f0.seq > $2 AND f0.seq <= $3 ORDER BY f0.seq LIMIT $4`,
+      [digests[0], after, snapshot, batchRowsMax, ...digests.slice(1)],
+    );
+    if (rows.length === 0) return;
+    after = rows.at(-1)!.seq;
+    // A digest of another leaf (never seen, but 128 bits are not a proof): check the document.
+    const hits = rows
+      .filter((row) => row.json !== null && fieldsMatch(kind, row.json, filters))
+      .slice(0, left)
+      .map((row) => ({ id: row.id, json: row.json!, position: String(row.seq) }));
+    left -= hits.length;
+    if (hits.length > 0) yield hits;
+    if (left <= 0 || rows.length < batchRowsMax) return;
+  }
+}
