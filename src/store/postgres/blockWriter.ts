@@ -13,6 +13,19 @@ import { fieldLeafKeys } from "../fieldQuery.js";
 import type { BlockWrite, ChainState, LegacyBlockWrite, Validator } from "../store.js";
 import { searchDocuments } from "./textSearch.js";
 
+/**
+ * A string a transaction carried, for a text column: as JSON text, since PostgreSQL's text cannot
+ * hold NUL and a JSON string can be any string (schema.ts names the columns). `readStoredText`
+ * gives it back.
+ */
+export function storedText(text: string): string {
+  return JSON.stringify(text);
+}
+
+export function readStoredText(stored: string): string {
+  return JSON.parse(stored) as string;
+}
+
 /** The digest a leaf of the field index is stored under (../fieldQuery.ts fieldKey). */
 export function fieldDigest(key: string): Buffer {
   return createHash("sha256").update(key).digest().subarray(0, 16);
@@ -82,7 +95,7 @@ export async function writeBlock(client: pg.ClientBase, block: BlockWrite): Prom
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
          ON CONFLICT (id) DO UPDATE SET height = $2, validator_key = $3, power = $4, node_id = $5,
            total = $6, votes = $7, concluded_at = $8`,
-        [e.id, e.height, e.validatorKey, e.power, e.nodeId, `${e.total}`, `${e.votes}`, e.concludedAt],
+        [e.id, e.height, e.validatorKey, e.power, storedText(e.nodeId), `${e.total}`, `${e.votes}`, e.concludedAt],
       );
     }
     await client.query("UPDATE chain_state SET height = $1, app_hash = $2 WHERE id = 1", [block.height, block.appHash]);
@@ -241,7 +254,9 @@ async function writeLegacy(client: pg.ClientBase, legacy: LegacyBlockWrite, heig
     seq++;
   }
   for (const refused of legacy.invalid) {
-    await client.query("INSERT INTO legacy_invalid (id, height, code, message) VALUES ($1, $2, $3, $4)", [refused.id, height, refused.code, refused.message]);
+    await client.query("INSERT INTO legacy_invalid (id, height, code, message) VALUES ($1, $2, $3, $4)", [
+      refused.id, height, storedText(refused.code), storedText(refused.message),
+    ]);
   }
 }
 

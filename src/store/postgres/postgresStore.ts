@@ -44,7 +44,7 @@ import type {
   Validator,
   ValidatorSet,
 } from "../store.js";
-import { writeBlock, writeInitChain } from "./blockWriter.js";
+import { readStoredText, writeBlock, writeInitChain } from "./blockWriter.js";
 import { connectionConfig, isUnavailable, openPool, storeUnavailable } from "./connection.js";
 import { postgresStoreOptionsDefault, type PostgresStoreOptions } from "./options.js";
 import { assetHistory, fieldMatches, outputEntries } from "./pagedReads.js";
@@ -396,7 +396,7 @@ export class PostgresStore implements Store {
         height: row.height,
         validatorKey: row.validator_key,
         power: row.power,
-        nodeId: row.node_id,
+        nodeId: readStoredText(row.node_id),
         total: BigInt(row.total),
         votes: BigInt(row.votes),
         concludedAt: row.concluded_at,
@@ -451,7 +451,7 @@ export class PostgresStore implements Store {
     if (valid !== undefined) return { status: "valid", height: valid.height };
     const refusal = rows[0];
     if (refusal === undefined) return null;
-    return { status: "invalid", height: refusal.height, code: refusal.code!, message: refusal.message! };
+    return { status: "invalid", height: refusal.height, code: readStoredText(refusal.code!), message: readStoredText(refusal.message!) };
   }
 
   async close(): Promise<void> {

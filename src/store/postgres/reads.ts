@@ -3,6 +3,16 @@
 import type pg from "pg";
 import { isUnavailable, reachable } from "./connection.js";
 
+/**
+ * A lookup value as sent: PostgreSQL's text cannot hold NUL, so a string with one is sent with
+ * each NUL as U+FFFE, a noncharacter no stored key holds (ids, asset ids and public keys are hex
+ * or base58): it finds nothing, as on SQLite, instead of failing the statement.
+ */
+export function lookupValue(value: unknown): unknown {
+  if (typeof value === "string") return value.includes("\u0000") ? value.replaceAll("\u0000", "\uFFFE") : value;
+  return Array.isArray(value) ? value.map(lookupValue) : value;
+}
+
 /** Rows one batch of a long answer reads, as in the SQLite backend. */
 export const batchRowsMax = 500;
 
@@ -15,7 +25,7 @@ export class Reads {
 
   /** One statement: its rows. */
   async rows<R extends pg.QueryResultRow>(sql: string, values: readonly unknown[] = []): Promise<R[]> {
-    return reachable(async () => (await this.#pool.query<R>(sql, values as unknown[])).rows);
+    return reachable(async () => (await this.#pool.query<R>(sql, values.map(lookupValue))).rows);
   }
 
   /** The last seq committed: the snapshot a long answer is read as of. */

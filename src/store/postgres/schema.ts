@@ -12,7 +12,9 @@
 // - `asset_text`, `metadata_text`: a tsvector per document, with a GIN index (textSearch.ts),
 //   and its length; `text_stats` and `text_terms` the counts relevance is ranked on (bm25.ts).
 // - `field_index`: a 16-byte digest of each indexed leaf (../fieldQuery.ts) and the seq.
-// - blocks, validators, elections, the legacy tables and the commitment's nodes as in SQLite.
+// - blocks, validators, elections, the legacy tables and the commitment's nodes as in SQLite;
+//   the strings a transaction carried that no check bounds (an election's `node_id`, a legacy
+//   refusal's code and message) are kept as JSON text, since text cannot hold NUL.
 // - `ledger_*` views: the stable read interface for SQL users.
 
 import type pg from "pg";

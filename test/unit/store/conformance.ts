@@ -732,8 +732,9 @@ function legacyTests(withStore: WithStore): void {
       assert.equal(await store.getLegacyTransaction(a.id), null);
       assert.deepEqual(await store.findLegacyTransactions([a.id]), new Set());
       // A block that carries only a refusal still records it.
-      await store.commitBlock(mixedBlock(2, [], [{ id: a.id, code: "DoubleSpend", message: "second" }]));
-      const second = { status: "invalid", height: 2, code: "DoubleSpend", message: "second" };
+      // A message may quote anything a transaction carried, NUL included.
+      await store.commitBlock(mixedBlock(2, [], [{ id: a.id, code: "DoubleSpend", message: "second \u0000 'x'" }]));
+      const second = { status: "invalid", height: 2, code: "DoubleSpend", message: "second \u0000 'x'" };
       assert.deepEqual(await store.getLegacyRecord(a.id), second);
       await store.commitBlock(mixedBlock(3, [a]));
       assert.deepEqual(await store.getLegacyRecord(a.id), { status: "valid", height: 3 });

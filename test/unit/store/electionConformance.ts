@@ -50,6 +50,22 @@ export function electionTests(withStore: WithStore): void {
       assert.deepEqual(await store.getElections([]), new Map());
     }));
 
+  it("any text a transaction carries is stored and read back exactly, NUL included", () =>
+    withStore(async (store) => {
+      // A node id is any JSON string in an election (BigchainDB's schema): a backend whose
+      // text cannot hold every string must still keep it, not refuse the block.
+      const odd = record("odd", { nodeId: "a\u0000b c'\\\"" });
+      await store.commitBlock({ ...block(1, []), elections: [odd] });
+      assert.deepEqual((await store.getElections([odd.id])).get(odd.id), odd);
+      // A lookup by a string no stored key can hold finds nothing.
+      assert.equal(await store.getTransaction("a\u0000b"), null);
+      assert.deepEqual(await store.findTransactions(["a\u0000b"]), new Set());
+      assert.deepEqual(await store.getOutputsByPublicKey("a\u0000b"), []);
+      assert.deepEqual(await store.getTransactionsByAsset("a\u0000b", { lastOnly: true }), []);
+      assert.equal(await store.getLegacyRecord("a\u0000b"), null);
+      assert.equal((await store.getElections(["a\u0000b"])).size, 0);
+    }));
+
   it("an election makes its asset and a vote moves it: both are read by id, by asset and by key", () =>
     withStore(async (store) => {
       const made = createTx({ label: "election" });
