@@ -1,4 +1,13 @@
+import type { AddressInfo } from "node:net";
 import type { FastifyInstance } from "fastify";
+import type { HostPort } from "../config/parseHostPort.js";
+
+/** Starts an app listening on `at` (port 0: a free one) and gives the address it bound. */
+export async function listenHttpApp(app: FastifyInstance, at: HostPort): Promise<HostPort> {
+  await app.listen({ host: at.host, port: at.port });
+  const bound = app.server.address() as AddressInfo;
+  return { host: bound.address, port: bound.port };
+}
 
 /** How often a closing server drops the connections that went idle since it began closing. */
 const idleSweepIntervalMs = 50;

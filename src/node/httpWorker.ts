@@ -2,9 +2,8 @@
 // read-only connection to the primary's SQLite file (WAL lets readers in other processes see each
 // commit), its own verification threads, and an IpcBroadcaster that hands prepared transactions
 // to the primary. The ledger, the engine and the only writer stay in the primary.
-import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
-import { closeHttpApp } from "./closeHttpApp.js";
+import { closeHttpApp, listenHttpApp } from "./closeHttpApp.js";
 import { moduleOptions } from "../config/moduleOptions.js";
 import type { HostPort } from "../config/parseHostPort.js";
 import { buildHttpApp } from "../http/httpApp.js";
@@ -51,10 +50,9 @@ export async function runHttpWorker(start: StartMessage, deps: HttpWorkerDeps): 
       { ...options.http, streamsUrl: start.streamsUrl, version: start.version },
       { ...measuredHttpDeps(metrics, broadcaster, legacy), store, logger: deps.logger, readiness: workerReadiness(store, ops), ...proofs },
     );
-    await app.listen({ host: options.http.host, port: options.http.port });
-    const bound = app.server.address() as AddressInfo;
+    const address = await listenHttpApp(app, options.http);
     return {
-      address: { host: bound.address, port: bound.port },
+      address,
       close: async () => {
         await closeHttpApp(app);
         signedHeaders?.close();

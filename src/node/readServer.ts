@@ -5,7 +5,6 @@
 // the node that writes: with a writer URL they are redirected there (307 keeps the method and
 // the body, and fetch-based clients such as the JavaScript driver follow it); without one they
 // are refused 405 ReadOnlyNode. The earlier interface variants are not served here.
-import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
 import { moduleOptions } from "../config/moduleOptions.js";
 import type { HostPort } from "../config/parseHostPort.js";
@@ -13,7 +12,7 @@ import type { Config } from "../config/schema.js";
 import type { Broadcaster } from "../engine/broadcaster.js";
 import { LedgerError } from "../errors/ledgerError.js";
 import { buildHttpApp } from "../http/httpApp.js";
-import { closeHttpApp } from "./closeHttpApp.js";
+import { closeHttpApp, listenHttpApp } from "./closeHttpApp.js";
 import { openStore } from "./openStore.js";
 import { packageInfo } from "./packageInfo.js";
 
@@ -55,10 +54,9 @@ export async function startReadServer(config: Config, deps: { readonly writerUrl
       }
       return reply.code(307).header("location", `${writer}${request.url}`).send();
     });
-    await app.listen({ host: options.http.host, port: options.http.port });
-    const bound = app.server.address() as AddressInfo;
+    const address = await listenHttpApp(app, options.http);
     return {
-      address: { host: bound.address, port: bound.port },
+      address,
       close: async () => {
         await closeHttpApp(app);
         await store.close();

@@ -9,7 +9,6 @@
 // and last let go of the data directory's lock.
 import { join } from "node:path";
 import { randomUUID } from "node:crypto";
-import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
 import { ConfigError } from "../config/configError.js";
 import { moduleOptions, type ModuleOptions } from "../config/moduleOptions.js";
@@ -28,7 +27,7 @@ import { LedgerApp } from "../ledger/ledgerApp.js";
 import { PreparePool } from "../ledger/preparePool.js";
 import { databaseName, openStore } from "./openStore.js";
 import type { Store, Validator } from "../store/store.js";
-import { closeHttpApp } from "./closeHttpApp.js";
+import { closeHttpApp, listenHttpApp } from "./closeHttpApp.js";
 import { HttpCluster } from "./httpCluster.js";
 import { ipcTag } from "./ipcMessages.js";
 import { createLogger } from "./logger.js";
@@ -234,9 +233,7 @@ async function startHttpHere(config: Config, parts: HttpParts, closers: Closers)
   const proofs = signedHeaders === undefined ? {} : { signedHeaders };
   const app = await buildHttpApp({ ...http, streamsUrl, version }, { ...measured, store, logger, readiness, ...proofs });
   closers.add("HTTP server", () => closeHttpApp(app));
-  await app.listen({ host: http.host, port: http.port });
-  const bound = app.server.address() as AddressInfo;
-  return { host: bound.address, port: bound.port };
+  return listenHttpApp(app, http);
 }
 
 /**

@@ -10,6 +10,7 @@ import { legacyOutputKey } from "../../legacy/committed.js";
 import type { CommitmentVersion } from "../../proofs/commitment.js";
 import { makesAsset, outputKey } from "../../transaction/committed.js";
 import { fieldLeafKeys } from "../fieldQuery.js";
+import { validatorsJson } from "../validatorsJson.js";
 import type { BlockWrite, ChainState, LegacyBlockWrite, Validator } from "../store.js";
 import { searchDocuments } from "./textSearch.js";
 
@@ -282,8 +283,4 @@ async function writeHistory(client: pg.ClientBase, block: BlockWrite, state: Pic
     ]);
   }
   await client.query("UPDATE chain_state SET history_size = $1 WHERE id = 1", [history.size]);
-}
-
-function validatorsJson(validators: readonly Validator[]): string {
-  return JSON.stringify(validators.map((v) => ({ publicKey: v.publicKey, power: v.power })));
 }

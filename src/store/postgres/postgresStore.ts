@@ -22,6 +22,7 @@ import type { CommitmentVersion } from "../../proofs/commitment.js";
 import { outputKey, type Operation, type OutputRef } from "../../transaction/committed.js";
 import { inBlockOrder } from "../blockOrder.js";
 import type { FieldFilter } from "../fieldQuery.js";
+import { WholeAnswers } from "../wholeAnswers.js";
 import type {
   Balance,
   Batches,
@@ -55,7 +56,7 @@ import { searchHits, searchPage } from "./search.js";
 /** The advisory lock a writer holds (any constant; ledgerd takes no other). */
 const writerLockKey = 7_016_161_415;
 
-export class PostgresStore implements Store {
+export class PostgresStore extends WholeAnswers implements Store {
   readonly backend = "postgres";
 
   /** Connects, creates or migrates the schema (a writer), and takes the writer's lock. */
@@ -82,6 +83,7 @@ export class PostgresStore implements Store {
   #uncertain: { height: number; appHash: string } | null = null;
 
   private constructor(options: PostgresStoreOptions) {
+    super();
     this.#options = options;
     this.#pool = openPool(options);
     this.#reads = new Reads(this.#pool);
@@ -213,21 +215,9 @@ export class PostgresStore implements Store {
     return rows[0]?.json ?? null;
   }
 
-  async getTransactionsByAsset(assetId: string, options: { operation?: Operation; lastOnly?: boolean } = {}): Promise<string[]> {
-    return collect(this.streamTransactionsByAsset(assetId, options));
-  }
 
-  async getOutputsByPublicKey(publicKey: string, spent?: boolean): Promise<OutputRef[]> {
-    return collect(this.streamOutputsByPublicKey(publicKey, spent));
-  }
 
-  async searchAssets(query: string, limit: number): Promise<SearchHit[]> {
-    return collect(this.streamSearchAssets(query, limit));
-  }
 
-  async searchMetadata(query: string, limit: number): Promise<SearchHit[]> {
-    return collect(this.streamSearchMetadata(query, limit));
-  }
 
   async getBlock(height: number): Promise<BlockRecord | null> {
     const head = await this.#blockRow(height);
@@ -236,10 +226,6 @@ export class PostgresStore implements Store {
     return { height, appHash: head.app_hash, txIds, historySize: head.history_size };
   }
 
-  async getBlockTransactions(height: number): Promise<string[] | null> {
-    const batches = await this.streamBlockTransactions(height);
-    return batches === null ? null : collect(batches);
-  }
 
   async *streamTransactionsByAsset(assetId: string, options: { operation?: Operation; lastOnly?: boolean } = {}): Batches<string> {
     if (options.lastOnly === true) {
@@ -478,8 +464,3 @@ export class PostgresStore implements Store {
 
 }
 
-async function collect<T>(batches: Batches<T>): Promise<T[]> {
-  const all: T[] = [];
-  for await (const batch of batches) all.push(...batch);
-  return all;
-}

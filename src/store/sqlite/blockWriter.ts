@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { legacyOutputKey } from "../../legacy/committed.js";
 import { makesAsset, outputKey, type CommittedTx, type OutputRef } from "../../transaction/committed.js";
 import type { CommitmentVersion } from "../../proofs/commitment.js";
+import { validatorsJson } from "../validatorsJson.js";
 import type { BlockWrite, LegacyBlockWrite, Validator } from "../store.js";
 import { indexNames, type Connection } from "./connection.js";
 import { setFieldIndexMark, writeFieldRows } from "./fieldIndex.js";
@@ -247,8 +248,4 @@ interface BlockContext {
   readonly outputs: Set<string>;
   /** placeKey -> seq of the spender. */
   readonly spent: Map<string, number>;
-}
-
-function validatorsJson(validators: readonly Validator[]): string {
-  return JSON.stringify(validators.map((v) => ({ publicKey: v.publicKey, power: v.power })));
 }

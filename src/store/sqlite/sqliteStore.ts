@@ -28,6 +28,7 @@ import type Database from "better-sqlite3";
 import type { LegacyOutputRef } from "../../legacy/committed.js";
 import type { Operation, OutputRef } from "../../transaction/committed.js";
 import type { CommitmentVersion } from "../../proofs/commitment.js";
+import { WholeAnswers } from "../wholeAnswers.js";
 import type {
   Balance,
   Batches,
@@ -74,7 +75,7 @@ export interface SqliteStoreDeps {
   readonly database?: Database.Database;
 }
 
-export class SqliteStore implements Store {
+export class SqliteStore extends WholeAnswers implements Store {
   readonly backend = "sqlite";
 
   /** Opens (creating when missing) the database at `options.path`, defaults for the rest. */
@@ -90,6 +91,7 @@ export class SqliteStore implements Store {
   readonly #readSnapshot: <T>(read: () => T) => T;
 
   constructor(options: SqliteStoreOptions, deps: SqliteStoreDeps = {}) {
+    super();
     const slices = options.indexSlices;
     assert.ok(Number.isInteger(Math.log2(slices)) && slices <= 4096, "indexSlices: 2^n, <= 4096");
     const access = options.access ?? "owner";
@@ -152,33 +154,14 @@ export class SqliteStore implements Store {
     return this.#reading(() => readers.readTransaction(this.#c, id));
   }
 
-  async getTransactionsByAsset(
-    assetId: string,
-    options: { operation?: Operation; lastOnly?: boolean } = {},
-  ): Promise<string[]> {
-    return collect(this.streamTransactionsByAsset(assetId, options));
-  }
 
-  async getOutputsByPublicKey(publicKey: string, spent?: boolean): Promise<OutputRef[]> {
-    return collect(this.streamOutputsByPublicKey(publicKey, spent));
-  }
 
-  async searchAssets(query: string, limit: number): Promise<SearchHit[]> {
-    return collect(this.streamSearchAssets(query, limit));
-  }
 
-  async searchMetadata(query: string, limit: number): Promise<SearchHit[]> {
-    return collect(this.streamSearchMetadata(query, limit));
-  }
 
   async getBlock(height: number): Promise<BlockRecord | null> {
     return this.#reading(() => readers.readBlock(this.#c, height));
   }
 
-  async getBlockTransactions(height: number): Promise<string[] | null> {
-    const batches = await this.streamBlockTransactions(height);
-    return batches === null ? null : collect(batches);
-  }
 
   streamTransactionsByAsset(
     assetId: string,
@@ -331,8 +314,3 @@ export class SqliteStore implements Store {
   }
 }
 
-async function collect<T>(batches: Batches<T>): Promise<T[]> {
-  const all: T[] = [];
-  for await (const batch of batches) all.push(...batch);
-  return all;
-}
