@@ -41,6 +41,19 @@ export function occurrences(places: ReadonlyMap<string, readonly number[]>, phra
   return count;
 }
 
+/** The numbers of the formula, as JavaScript computes them, for a ranking done elsewhere. */
+export interface Bm25Constants {
+  readonly k1: number;
+  readonly k1PlusOne: number;
+  readonly b: number;
+  readonly oneMinusB: number;
+  readonly averageLength: number;
+}
+
+export function bm25Constants(stats: TableStats): Bm25Constants {
+  return { k1, k1PlusOne: k1 + 1.0, b, oneMinusB: 1 - b, averageLength: stats.tokens / stats.documents };
+}
+
 /** The documents' seqs, best first (bm25 ascending, then commit order). */
 export function rankByBm25(
   documents: readonly RankedDocument[],

@@ -5,7 +5,7 @@ import { LedgerError } from "../../errors/ledgerError.js";
 import { encodePosition, parsePosition } from "../positions.js";
 import type { Batches, FieldHit, PageOptions, SearchHit } from "../store.js";
 import { parseTextQuery, searchTooBroad } from "../textQuery.js";
-import { inverseDocumentFrequency, rankByBm25, type TableStats } from "./bm25.js";
+import { bm25Constants, inverseDocumentFrequency, rankByBm25, type Bm25Constants, type TableStats } from "./bm25.js";
 import { batchRowsMax, type Reads } from "./reads.js";
 import { phraseQuery, placesOfVectorText, searchPlan, type SearchPlan } from "./textSearch.js";
 
@@ -30,9 +30,9 @@ export async function* searchHits(reads: Reads, limits: SearchLimits, kind: "ass
   const all = limit === undefined || limit === 0;
   // All matches were asked for, and only the newest `max` are ranked: one more is read to tell
   // whether that is all of them, so that nothing is cut without a word.
-  const seqs = await rankedMatches(reads, kind, plan, null, all ? max + 1 : max);
+  const seqs = await rankedMatches(reads, kind, plan, null, all ? max + 1 : max, { offset: 0, count: all ? max + 1 : limit });
   if (all && seqs.length > max) throw searchTooBroad(max);
-  yield* hitsAt(reads, kind, all ? seqs : seqs.slice(0, limit));
+  yield* hitsAt(reads, kind, seqs);
 }
 
 /** A page of a search, as of the walk's snapshot (docs/http-api.md "Paging"). */
@@ -41,9 +41,9 @@ export async function* searchPage(reads: Reads, limits: SearchLimits, kind: "ass
   const [snapshot, offset] = page.after === undefined ? [lastSeq, 0] : (parsePosition(page.after, 2, lastSeq, false) as [number, number]);
   const plan = planOf(query, limits);
   if (plan === null) return;
-  const seqs = await rankedMatches(reads, kind, plan, snapshot, limits.searchRankedMatchesMax);
+  const seqs = await rankedMatches(reads, kind, plan, snapshot, limits.searchRankedMatchesMax, { offset, count: page.limit });
   let index = 0;
-  for await (const batch of hitsAt(reads, kind, seqs.slice(offset, offset + page.limit))) {
+  for await (const batch of hitsAt(reads, kind, seqs)) {
     yield batch.map((hit) => ({ ...hit, position: encodePosition([snapshot, offset + ++index]) }));
   }
 }
@@ -53,11 +53,17 @@ function planOf(query: string, limits: SearchLimits): SearchPlan | null {
   return searchPlan(parseTextQuery(query, limits.searchWordsMax));
 }
 
+/** Which of the ranked matches are wanted: `count` of them from `offset` (0: the best). */
+interface RankSlice {
+  readonly offset: number;
+  readonly count: number;
+}
+
 /**
- * The newest `window` matches (committed up to `upTo`, or all), best first, ranked as the
- * SQLite backend ranks them (bm25.ts), all read in one snapshot of the database.
+ * The newest `window` matches (committed up to `upTo`, or all), ranked as the SQLite backend
+ * ranks them (bm25.ts), all read in one snapshot of the database: the `slice` of them, best first.
  */
-async function rankedMatches(reads: Reads, kind: "assets" | "metadata", plan: SearchPlan, upTo: number | null, window: number): Promise<number[]> {
+async function rankedMatches(reads: Reads, kind: "assets" | "metadata", plan: SearchPlan, upTo: number | null, window: number, slice: RankSlice): Promise<number[]> {
   const table = textTable(kind);
   const lexemes = [...new Set(plan.phrases.flat())];
   return reads.snapshot(async (client) => {
@@ -68,6 +74,15 @@ async function rankedMatches(reads: Reads, kind: "assets" | "metadata", plan: Se
     );
     const holdersOf = new Map(terms.rows.map((row) => [row.lexeme, row.documents]));
     await client.query(walkSettings(plan, holdersOf, stats, window));
+    if (plan.phrases.every((phrase) => phrase.length === 1)) {
+      const idfs = plan.phrases.map((phrase) => inverseDocumentFrequency(stats, holdersOf.get(phrase[0]!) ?? 0));
+      const ranked = rankedInDatabase(table, plan.phrases.length, bm25Constants(stats));
+      const values = [plan.tsquery, upTo, window, lexemes, idfs, slice.offset, slice.count];
+      // Which word each count is of, when there are several (one word: every match holds it).
+      if (plan.phrases.length > 1) values.push(plan.phrases.flat());
+      const rows = await client.query<{ seq: number }>(ranked, values);
+      return rows.rows.map((row) => row.seq);
+    }
     // Each match's vector cut down to the search's lexemes (marked with weight A, then kept
     // by weight): a third of the time of unnesting every vector, measured on 10,000 matches.
     const matches = await client.query<{ seq: number; tokens: number; places: string }>(
@@ -85,8 +100,38 @@ async function rankedMatches(reads: Reads, kind: "assets" | "metadata", plan: Se
         : (await client.query<{ n: number }>(`SELECT count(*)::bigint AS n FROM ${table} WHERE body @@ $1::tsquery`, [phraseQuery(phrase)])).rows[0]!.n;
       idfs.push(inverseDocumentFrequency(stats, holders));
     }
-    return rankByBm25(documents, plan.phrases, idfs, stats);
+    return rankByBm25(documents, plan.phrases, idfs, stats).slice(slice.offset, slice.offset + slice.count);
   });
+}
+
+/**
+ * The ranking of a search whose terms are all single words, done by PostgreSQL: bm25.ts's sum
+ * term by term in the same order and the same double arithmetic (each float8 operator rounds
+ * as JavaScript does), so the order is the same as rankByBm25's to the last bit, while only the
+ * wanted slice of seqs comes back instead of every match's places. A word's count in a
+ * document is the number of its places in the match's vector cut down to the search's words
+ * (one row each, unnested beside the match; with one word, every match holds it). Measured at
+ * 1,000,000 documents and 10,000 matches: 27 ms, against 38 ms with a subquery per word and
+ * 21 ms for reading the matches alone. Parameters: $1 tsquery, $2 upTo, $3 window, $4 the
+ * lexemes, $5 each term's IDF, $6 offset, $7 count, and with several terms $8 each one's lexeme.
+ */
+function rankedInDatabase(table: string, terms: number, constants: Bm25Constants): string {
+  const length = `(${constants.oneMinusB}::float8 + (${constants.b}::float8 * tokens::float8) / ${constants.averageLength}::float8)`;
+  const counts: string[] = [];
+  for (let i = 1; i <= terms; i++) {
+    counts.push(`coalesce(max(array_length(u.positions, 1)) FILTER (WHERE u.lexeme = ($8::text[])[${i}]), 0)::float8 AS f${i}`);
+  }
+  const countsOfMatch = terms === 1
+    ? "CROSS JOIN LATERAL (SELECT array_length(u.positions, 1)::float8 AS f1 FROM unnest(m.places) u) c"
+    : `CROSS JOIN LATERAL (SELECT ${counts.join(", ")} FROM unnest(m.places) u) c`;
+  let score = "0::float8";
+  for (let i = 1; i <= terms; i++) {
+    score = `(${score} + ($5::float8[])[${i}] * ((f${i} * ${constants.k1PlusOne}::float8) / (f${i} + ${constants.k1}::float8 * ${length})))`;
+  }
+  return `WITH matches AS (
+      SELECT seq, tokens, ts_filter(setweight(body, 'A', $4::text[]), '{a}') AS places FROM ${table}
+      WHERE body @@ $1::tsquery AND ($2::bigint IS NULL OR seq <= $2) ORDER BY seq DESC LIMIT $3)
+    SELECT m.seq FROM matches m ${countsOfMatch} ORDER BY ${score} DESC, m.seq ASC OFFSET $6 LIMIT $7`;
 }
 
 /**
