@@ -31,6 +31,7 @@ export const configDefault: Config = deepFreeze({
     request_timeout_ms: httpOptionsDefault.requestTimeoutMs,
     expensive_reads_max: httpOptionsDefault.expensiveReadsMax,
     pipelined_requests_max: httpOptionsDefault.pipelinedRequestsMax,
+    explorer: httpOptionsDefault.explorer,
   },
   wsserver: {
     bind: `${streamOptionsDefault.host}:${streamOptionsDefault.port}`,

@@ -23,6 +23,7 @@ export type HttpSettings = Pick<
   | "requestTimeoutMs"
   | "expensiveReadsMax"
   | "pipelinedRequestsMax"
+  | "explorer"
 >;
 
 export interface ModuleOptions {
@@ -70,6 +71,7 @@ export function moduleOptions(config: Config): ModuleOptions {
       requestTimeoutMs: config.server.request_timeout_ms,
       expensiveReadsMax: config.server.expensive_reads_max,
       pipelinedRequestsMax: config.server.pipelined_requests_max,
+      explorer: config.server.explorer,
     },
     ledger: {
       pendingTxsMax: config.ledger.pending_txs_max,

@@ -31,6 +31,7 @@ export interface Config {
     readonly body_bytes_max: number;
     readonly search_limit_max: number;
     readonly list_max: number;
+    readonly explorer: boolean;
     readonly request_timeout_ms: number;
     readonly expensive_reads_max: number;
     readonly pipelined_requests_max: number;
@@ -140,6 +141,7 @@ export const configSchema: JSONSchemaType<Config> = {
         "request_timeout_ms",
         "expensive_reads_max",
         "pipelined_requests_max",
+        "explorer",
       ],
       properties: {
         bind: {
@@ -170,6 +172,7 @@ export const configSchema: JSONSchemaType<Config> = {
         request_timeout_ms: durationMs(1, "Time allowed to receive a whole request"),
         expensive_reads_max: count(1, "Lists, searches and blocks one HTTP process answers at once (then 503)"),
         pipelined_requests_max: count(1, "Requests of one connection handled at once; later pipelined ones wait unread"),
+        explorer: { type: "boolean", description: "Serve the explorer page at /explorer/ (built by npm run build)" },
       },
     },
     wsserver: {

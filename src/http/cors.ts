@@ -18,6 +18,9 @@ export function setCorsHeaders(request: FastifyRequest, reply: FastifyReply): vo
   } else {
     reply.header("access-control-allow-origin", origin);
     reply.header("vary", "Origin");
+    // A page of another origin (the explorer pointed at this node) pages with `Link`, which a
+    // browser hides from scripts unless it is exposed (docs/compatibility.md #32).
+    reply.header("access-control-expose-headers", "Link");
   }
 }
 

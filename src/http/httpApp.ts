@@ -21,6 +21,7 @@ import { httpOptionsDefault, type HttpOptions } from "./options.js";
 import { rejectRepeated, type Query } from "./parameters.js";
 import { recordRoutes } from "./routeList.js";
 import { registerApiDocsRoutes } from "./routes/apiDocs.js";
+import { explorerBundleDir, registerExplorerRoutes } from "./routes/explorer.js";
 import { registerBlockRoutes } from "./routes/blocks.js";
 import { registerDiscoveryRoutes } from "./routes/discovery.js";
 import { registerLegacyRoutes, type LegacyGateway } from "./routes/legacy.js";
@@ -111,6 +112,7 @@ export async function buildHttpApp(options: Partial<HttpOptions>, deps: HttpDeps
   registerLegacyRoutes(app, deps);
   registerHealthRoutes(app, deps.readiness ?? storeReadiness(deps.store));
   registerApiDocsRoutes(app);
+  if (resolved.explorer) registerExplorerRoutes(app, explorerBundleDir());
   return app;
 }
 

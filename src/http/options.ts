@@ -46,6 +46,8 @@ export interface HttpOptions {
    * pipeline; the few clients that do get their answers, only not all built at once.
    */
   readonly pipelinedRequestsMax: number;
+  /** The explorer page at /explorer/ (routes/explorer.ts; `server.explorer`). */
+  readonly explorer: boolean;
   /** `docs` of the root document. */
   readonly docsUrl: string;
   /** `docs` of the API document (`/api/v1/`), and `api.v1.docs` of the root one. */
@@ -67,6 +69,7 @@ export const httpOptionsDefault: HttpOptions = Object.freeze({
   requestTimeoutMs: 30_000,
   expensiveReadsMax: 64,
   pipelinedRequestsMax: 4,
+  explorer: true,
   // ledgerd serves BigchainDB 2.2.2's HTTP API, so its documentation is the reference.
   docsUrl: "https://docs.bigchaindb.com/projects/server/en/v2.2.2/",
   apiDocsUrl: "https://docs.bigchaindb.com/projects/server/en/v2.2.2/http-client-server-api.html",

@@ -134,6 +134,17 @@ const paths = {
     "200": { description: "The file.", content: { "*/*": { schema: { type: "string" } } } },
     ...notFound,
   }),
+  "/explorer": get("The explorer page (docs/explorer.md); off with server.explorer = false.", [], {
+    "200": { description: "HTML, with its scripts and styles served by the node.", content: { "text/html": { schema: { type: "string" } } } },
+    "308": { description: "To /explorer/ (the page's files are named relative to it)." },
+    "304": { description: "Unchanged since the ETag the browser holds." },
+    ...notFound,
+  }),
+  "/explorer/{asset}": get("A file of the explorer page.", [path("asset", "Its name.")], {
+    "200": { description: "The file.", content: { "*/*": { schema: { type: "string" } } } },
+    "304": { description: "Unchanged since the ETag the browser holds." },
+    ...notFound,
+  }),
   "/healthz": get("Whether the process serves.", [], { "200": ok("It does.", ref("Live")) }),
   "/readyz": get("Whether the node is ready: store open, engine reachable, not catching up.", [], {
     "200": ok("Ready.", ref("Ready")),

@@ -375,6 +375,7 @@ function sampleValue(key: string): string {
     "server.threads": "3",
     "database.index_slices": "8",
     "database.synchronous_off_acknowledged": "true",
+    "server.explorer": "false",
   };
   return samples[key] ?? (settingList.find((s) => s.key === key)?.type === "integer" ? "7" : "x");
 }

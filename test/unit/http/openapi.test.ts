@@ -124,6 +124,8 @@ describe("the OpenAPI document", () => {
       ["GET /api/v1/docs", "/api/v1/docs"],
       ["GET /api/v1/docs/{asset}", "/api/v1/docs/swagger-ui.css"],
       ["GET /api/v1/docs/{asset}", "/api/v1/docs/nothing.js"],
+      ["GET /explorer", "/explorer/"],
+      ["GET /explorer/{asset}", "/explorer/nothing.js"],
       ["GET /healthz", "/healthz"],
       ["GET /readyz", "/readyz"],
     ];

@@ -1,0 +1,98 @@
+// The explorer page's files as the node serves them (routes/explorer.ts): from a folder of
+// built files, gzipped for browsers that take it, with validators, and nothing outside it.
+import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { gunzipSync } from "node:zlib";
+import { after, before, describe, it } from "node:test";
+import type { FastifyInstance } from "fastify";
+import { acceptsGzip, registerExplorerRoutes } from "../../../src/http/routes/explorer.js";
+import { get, startHttpStack, type HttpStack } from "./helpers.js";
+
+describe("the explorer's files", () => {
+  let http: HttpStack;
+  let app: FastifyInstance;
+  let unbuilt: FastifyInstance;
+  const dir = mkdtempSync(join(tmpdir(), "ledgerd-explorer-"));
+  const script = "console.log('explorer');\n".repeat(50);
+  before(async () => {
+    writeFileSync(join(dir, "index.html"), "<!doctype html><title>explorer</title>");
+    writeFileSync(join(dir, "app.js"), script);
+    writeFileSync(join(dir, "notes.txt"), "not a page file");
+    mkdirSync(join(dir, "sub"));
+    http = await startHttpStack({}, { explorer: false });
+    app = await http.appWith({ explorer: false });
+    registerExplorerRoutes(app, dir);
+    unbuilt = await http.appWith({ explorer: false });
+    registerExplorerRoutes(unbuilt, join(dir, "missing"));
+  });
+  after(async () => {
+    await http.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("serves the page at /explorer/, under a content security policy", async () => {
+    const page = await get(app, "/explorer/");
+    assert.equal(page.statusCode, 200);
+    assert.equal(page.headers["content-type"], "text/html; charset=utf-8");
+    assert.equal(page.body, "<!doctype html><title>explorer</title>");
+    assert.match(String(page.headers["content-security-policy"]), /default-src 'self'/);
+  });
+
+  it("sends /explorer to /explorer/, the query kept, since the page's files are named relative to it", async () => {
+    const bare = await get(app, "/explorer");
+    assert.equal(bare.statusCode, 308);
+    assert.equal(bare.headers.location, "/explorer/");
+    const pointed = await get(app, "/explorer?node=http%3A%2F%2Fother%3A9984");
+    assert.equal(pointed.statusCode, 308);
+    assert.equal(pointed.headers.location, "/explorer/?node=http%3A%2F%2Fother%3A9984");
+  });
+
+  it("sends gzip to a client that takes it, plain to one that does not, each with its own validator", async () => {
+    const zipped = await get(app, "/explorer/app.js", { headers: { "accept-encoding": "br, gzip" } });
+    assert.equal(zipped.headers["content-encoding"], "gzip");
+    assert.equal(gunzipSync(zipped.rawPayload).toString(), script);
+    assert.ok(zipped.rawPayload.length < script.length / 4);
+    const plain = await get(app, "/explorer/app.js", { headers: { "accept-encoding": "gzip;q=0" } });
+    assert.equal(plain.headers["content-encoding"], undefined);
+    assert.equal(plain.body, script);
+    assert.notEqual(plain.headers.etag, zipped.headers.etag);
+    const again = await get(app, "/explorer/app.js", { headers: { "accept-encoding": "gzip", "if-none-match": String(zipped.headers.etag) } });
+    assert.equal(again.statusCode, 304);
+    assert.equal(again.body, "");
+    const stale = await get(app, "/explorer/app.js", { headers: { "if-none-match": String(zipped.headers.etag) } });
+    assert.equal(stale.statusCode, 200, "the gzip validator does not stand for the plain file");
+  });
+
+  it("answers 404 for anything but the built page's files", async () => {
+    for (const url of ["/explorer/notes.txt", "/explorer/sub", "/explorer/..%2Fpackage.json", "/explorer/nothing.js", "/explorer/sub/app.js"]) {
+      const answer = await get(app, url);
+      assert.equal(answer.statusCode, 404, url);
+      assert.equal(answer.headers["content-type"], "application/json");
+    }
+  });
+
+  it("says how to build the page when it is not built", async () => {
+    const answer = await get(unbuilt, "/explorer/");
+    assert.equal(answer.statusCode, 404);
+    assert.match(answer.body, /npm run build/);
+  });
+
+  it("is not served with server.explorer = false", async () => {
+    const answer = await get(await http.appWith({ explorer: false }), "/explorer/");
+    assert.equal(answer.statusCode, 404);
+    assert.doesNotMatch(answer.body, /npm run build/);
+  });
+
+  it("reads Accept-Encoding as RFC 9110 says", () => {
+    assert.equal(acceptsGzip(undefined), false);
+    assert.equal(acceptsGzip("gzip"), true);
+    assert.equal(acceptsGzip("deflate, GZIP;q=0.5"), true);
+    assert.equal(acceptsGzip("gzip;q=0"), false);
+    assert.equal(acceptsGzip("*"), true);
+    assert.equal(acceptsGzip("*;q=0, gzip"), true);
+    assert.equal(acceptsGzip("gzip;q=0, *"), false);
+    assert.equal(acceptsGzip("identity"), false);
+  });
+});
