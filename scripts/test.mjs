@@ -32,8 +32,16 @@ function ensureCometBft() {
   if (r.status !== 0) throw new Error("scripts/install-cometbft.sh failed");
 }
 
+// The explorer's browser test and the node's /explorer/ serve the bundle `npm run build` makes;
+// it takes a second, so every run bundles the page as it is now.
+function buildExplorer() {
+  const r = spawnSync(process.execPath, ["scripts/build-explorer.mjs"], { stdio: ["ignore", "ignore", "inherit"] });
+  if (r.status !== 0) throw new Error("scripts/build-explorer.mjs failed");
+}
+
 ensurePythonVenv();
 ensureCometBft();
+buildExplorer();
 const filters = process.argv.slice(2);
 const files = findTests("test")
   .filter((f) => filters.length === 0 || filters.some((s) => f.includes(s)))

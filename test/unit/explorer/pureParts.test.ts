@@ -1,0 +1,103 @@
+// The explorer's pure parts, without a browser: what the search box makes of what is typed, the
+// hash routes both ways, who holds an asset from its history, and the live chart's ring of
+// one-second buckets.
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { classifyQuery } from "../../../explorer/src/classifyQuery.js";
+import { holdersOf } from "../../../explorer/src/holdersOf.js";
+import { RateWindow } from "../../../explorer/src/rateWindow.js";
+import { hrefOf, parseRoute, type Route } from "../../../explorer/src/route.js";
+import type { Output, Transaction } from "../../../explorer/src/wire.js";
+
+const id = (c: string) => c.repeat(64);
+const key = "9Mzb9MpuLz3x7THeEbTMuK3TAQj9sBMnMPKXo5rPRPSw";
+
+describe("the explorer's search box", () => {
+  it("tells an id, a height, a key and words apart", () => {
+    assert.deepEqual(classifyQuery(` ${id("A")} `), { page: "tx", id: id("a") });
+    assert.deepEqual(classifyQuery("42"), { page: "block", height: 42 });
+    assert.deepEqual(classifyQuery(key), { page: "key", key });
+    assert.deepEqual(classifyQuery("red car"), { page: "search", words: "red car" });
+    assert.equal(classifyQuery("   "), null);
+  });
+
+  it("reads what is almost an id, a height or a key as words", () => {
+    for (const words of [id("a").slice(1), `${id("a")}0`, "1".repeat(16), "-1", `${key}0`, key.replace("9", "0"), "4.5"]) {
+      assert.deepEqual(classifyQuery(words), { page: "search", words }, words);
+    }
+  });
+});
+
+describe("the explorer's hash routes", () => {
+  it("read back what they write", () => {
+    const routes: Route[] = [
+      { page: "home" },
+      { page: "tx", id: id("b") },
+      { page: "block", height: 7 },
+      { page: "asset", id: id("c") },
+      { page: "key", key },
+      { page: "search", words: "crème brûlée / 100%" },
+    ];
+    for (const route of routes) assert.deepEqual(parseRoute(hrefOf(route)), route);
+  });
+
+  it("take anything else as an unknown page, never throwing", () => {
+    for (const hash of ["#/nothing/1", "#/block/x", "#/block/-1", "#/tx/", "#/search/%E0%A4%A", "#/search/%20"]) {
+      assert.deepEqual(parseRoute(hash), { page: "unknown", hash }, hash);
+    }
+    assert.deepEqual(parseRoute(""), { page: "home" });
+  });
+});
+
+describe("who holds an asset", () => {
+  const output = (owner: string, amount: string): Output => ({ amount, public_keys: [owner], condition: {} });
+  const tx = (txId: string, spends: [string, number][], outputs: Output[]): Transaction => ({
+    id: txId,
+    operation: spends.length === 0 ? "CREATE" : "TRANSFER",
+    asset: spends.length === 0 ? { data: {} } : { id: id("1") },
+    metadata: null,
+    inputs: spends.length === 0
+      ? [{ owners_before: ["alice"], fulfills: null, fulfillment: "" }]
+      : spends.map(([t, i]) => ({ owners_before: [], fulfills: { transaction_id: t, output_index: i }, fulfillment: "" })),
+    outputs,
+  });
+
+  it("is the outputs no later transaction of its history spends, in the order they were made", () => {
+    const history = [
+      tx(id("1"), [], [output("alice", "10")]),
+      tx(id("2"), [[id("1"), 0]], [output("bob", "4"), output("alice", "6")]),
+      tx(id("3"), [[id("2"), 0]], [output("carol", "4")]),
+    ];
+    const holders = holdersOf(history).map((h) => [h.transactionId, h.outputIndex, h.output.public_keys[0], h.output.amount]);
+    assert.deepEqual(holders, [[id("2"), 1, "alice", "6"], [id("3"), 0, "carol", "4"]]);
+  });
+
+  it("is everything its CREATE made when nothing was transferred", () => {
+    assert.equal(holdersOf([tx(id("1"), [], [output("alice", "1"), output("bob", "2")])]).length, 2);
+  });
+});
+
+describe("the live chart's window", () => {
+  it("counts transactions per second and the mean time between new blocks", () => {
+    const window = new RateWindow(5);
+    const t0 = 1_000_000;
+    window.addBlock(10, t0 + 100);
+    window.addTransactions(3, t0 + 100);
+    window.addBlock(11, t0 + 600);
+    window.addBlock(11, t0 + 700); // the same block named again: no interval
+    window.addBlock(12, t0 + 1_500);
+    window.addTransactions(2, t0 + 1_500);
+    const series = window.series(t0 + 1_999);
+    assert.deepEqual(series.transactionsPerSecond, [0, 0, 0, 3, 2]);
+    assert.deepEqual(series.blockIntervalSeconds, [null, null, null, 0.5, 0.9]);
+    assert.equal(series.seconds.at(-1), Math.floor((t0 + 1_999) / 1000));
+  });
+
+  it("forgets what fell out of the window, whatever the time the tab stayed open", () => {
+    const window = new RateWindow(3);
+    window.addTransactions(5, 0);
+    window.addTransactions(7, 3_000); // the same slot of the ring, three seconds later
+    assert.deepEqual(window.series(3_000).transactionsPerSecond, [0, 0, 7]);
+    assert.deepEqual(window.series(10_000).transactionsPerSecond, [0, 0, 0]);
+  });
+});
