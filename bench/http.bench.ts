@@ -21,7 +21,7 @@ import { makeCreate } from "../src/transaction/builders/makeCreate.js";
 import { makeRandomKeypair } from "../src/transaction/builders/makeRandomKeypair.js";
 import { signTx } from "../src/transaction/builders/signTx.js";
 import { fmt, percentile, rawVerifyRate } from "./lib.js";
-import { fillConditionUri, openForFill, peakRssMiB, runCli, startNode, stopNode, type BenchNode } from "./nodeProcess.js";
+import { fillConditionUri, openForFill, peakRssMiB, runCli, startNode, stopNode, threadCpuMs, type BenchNode } from "./nodeProcess.js";
 
 const quick = process.env["LEDGERD_BENCH_QUICK"] === "1";
 const storedTxs = quick ? 100_000 : 1_000_000;
@@ -36,9 +36,8 @@ async function start(dataDir: string): Promise<BenchNode> {
 
 /** 1M synthetic committed CREATEs: every hundredth asset has a rare word, one key owns 1,000. */
 async function fill(dataDir: string, hotKey: string): Promise<{ someId: string }> {
-  const { store, template, nodeKey } = await openForFill(dataDir);
+  const { store, template, nodeKey, commit } = await openForFill(dataDir);
   let someId = "";
-  let height = 0;
   for (let done = 0; done < storedTxs; done += 10_000) {
     const txs: CommittedTx[] = [];
     for (let i = done; i < done + 10_000; i++) {
@@ -52,8 +51,7 @@ async function fill(dataDir: string, hotKey: string): Promise<{ someId: string }
         spends: [],
       });
     }
-    height++;
-    await store.commitBlock({ height, appHash: randomBytes(32).toString("hex"), txs });
+    await commit(txs);
   }
   await store.close();
   return { someId };
@@ -108,8 +106,15 @@ async function commitLatency(node: BenchNode, rate: number, seconds: number): Pr
   return latencies.sort((a, b) => a - b);
 }
 
+interface Sustained {
+  committed: number;
+  accepted: number;
+  /** CPU per committed transaction (µs) of each group of the node's threads, and of this process. */
+  cpuPerTx: Map<string, number>;
+}
+
 /** Closed-loop async posts for `seconds`; committed tx/s counted from the event stream. */
-async function sustained(node: BenchNode, seconds: number): Promise<{ committed: number; accepted: number }> {
+async function sustained(node: BenchNode, seconds: number): Promise<Sustained> {
   const txs = signCreates(sustainRateMax * seconds);
   const ws = new WebSocket(node.streams);
   await new Promise((resolve, reject) => ws.once("open", resolve).once("error", reject));
@@ -124,13 +129,30 @@ async function sustained(node: BenchNode, seconds: number): Promise<{ committed:
       if (status === 202) accepted++;
     }
   };
+  const nodeCpuBefore = threadCpuMs(node.proc.pid!);
+  const clientCpuBefore = process.cpuUsage();
   const started = performance.now();
   committed = 0;
   await Promise.all(Array.from({ length: 64 }, worker));
   const elapsed = (performance.now() - started) / 1000;
   const committedInWindow = committed;
+  const clientCpu = process.cpuUsage(clientCpuBefore);
+  const cpuPerTx = new Map<string, number>();
+  for (const [group, ms] of threadCpuMs(node.proc.pid!)) {
+    cpuPerTx.set(`node: ${group}`, ((ms - (nodeCpuBefore.get(group) ?? 0)) * 1000) / committedInWindow);
+  }
+  cpuPerTx.set("load generator (this process)", (clientCpu.user + clientCpu.system) / committedInWindow);
   ws.close();
-  return { committed: committedInWindow / elapsed, accepted: accepted / elapsed };
+  return { committed: committedInWindow / elapsed, accepted: accepted / elapsed, cpuPerTx };
+}
+
+/** The CPU breakdown, largest first, with the sum and what two cores allow at that cost. */
+function printCpuBreakdown(cpuPerTx: Map<string, number>): void {
+  const rows = [...cpuPerTx].filter(([, us]) => us >= 0.5).sort((a, b) => b[1] - a[1]);
+  const total = rows.reduce((sum, [, us]) => sum + us, 0);
+  console.log(`CPU per committed transaction (µs), by thread, over the sustained run:`);
+  for (const [group, us] of rows) console.log(`  ${group.padEnd(40)} ${us.toFixed(1).padStart(7)}`);
+  console.log(`  ${"total".padEnd(40)} ${total.toFixed(1).padStart(7)}  (2 cores allow ${fmt(2e6 / total)} tx/s at that cost)`);
 }
 
 /** A few figures of one scrape, to show the metrics counted the run. */
@@ -145,7 +167,8 @@ export async function run(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), "ledgerd-bench-http-"));
   let node: BenchNode | null = null;
   try {
-    console.log(`raw Ed25519 verify, 1 core: ${fmt(rawVerifyRate(2))} /s`);
+    const rawVerify = rawVerifyRate(2);
+    console.log(`raw Ed25519 verify, 1 core: ${fmt(rawVerify)} /s`);
     await runCli(["init"], dataDir);
     const hotKey = makeRandomKeypair().publicKey;
     const filledAt = performance.now();
@@ -166,6 +189,8 @@ export async function run(): Promise<void> {
     console.log(`commit latency at 1,000 tx/s offered: p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms`);
     const load = await sustained(node, sustainSeconds);
     console.log(`sustained async CREATEs over ${sustainSeconds} s: ${fmt(load.committed)} committed tx/s (${fmt(load.accepted)} accepted/s)`);
+    console.log(`committed tx/s / raw verify rate of one core: ${(load.committed / rawVerify).toFixed(2)} (goal >= 0.6)`);
+    printCpuBreakdown(load.cpuPerTx);
     console.log(`node peak RSS: ${peakRssMiB(node.proc.pid!).toFixed(0)} MiB`);
     console.log(`metrics: ${node.metrics === null ? "off" : await scrapeSummary(node.metrics)}`);
   } finally {

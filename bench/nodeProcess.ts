@@ -5,11 +5,13 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { ChainCommitment } from "../src/ledger/commitment.js";
 import { readNodeKey } from "../src/node/nodeKey.js";
 import { SqliteStore } from "../src/store/sqlite/sqliteStore.js";
 import { makeCreate } from "../src/transaction/builders/makeCreate.js";
 import { makeKeypair } from "../src/transaction/builders/makeKeypair.js";
 import { signTx } from "../src/transaction/builders/signTx.js";
+import type { CommittedTx } from "../src/transaction/committed.js";
 
 const cli = fileURLToPath(new URL("../src/cli/main.ts", import.meta.url));
 
@@ -28,7 +30,11 @@ export interface BenchNode {
 export function ledgerd(args: readonly string[], dataDir: string): ChildProcess {
   // The node refuses unknown LEDGERD_* variables, and the benchmark's own are not its settings.
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("LEDGERD_BENCH_")));
-  return spawn(process.execPath, ["--import", "tsx", cli, ...args, "--data_dir", dataDir], { stdio: ["ignore", "pipe", "inherit"], env });
+  // LEDGERD_BENCH_CPU_PROF=<dir>: V8's CPU profile of each of the node's threads, written there
+  // when it exits (bench/cpuProfileSummary.ts sums one up by where the time went).
+  const profileDir = process.env["LEDGERD_BENCH_CPU_PROF"];
+  const profiling = profileDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${profileDir}`];
+  return spawn(process.execPath, [...profiling, "--import", "tsx", cli, ...args, "--data_dir", dataDir], { stdio: ["ignore", "pipe", "inherit"], env });
 }
 
 /** Runs a command to its end (e.g. `init`); a non-zero exit throws. */
@@ -96,6 +102,47 @@ export function memoryMiB(pid: number): { rss: number; anon: number } {
   return { rss: rss / 1024, anon: anon / 1024 };
 }
 
+/** Clock ticks per second of /proc's CPU times (USER_HZ; 100 on Linux everywhere). */
+const ticksPerSecond = 100;
+
+/**
+ * CPU time (user + system, ms) of each thread of the node and of its HTTP workers, grouped by
+ * what the thread is: each process's main thread (`main`, or `worker process` for the children),
+ * and the others by the name the kernel knows them by (Node's worker threads are `node`,
+ * libuv's pool `libuv-worker`, V8's garbage collector helpers `V8 DefaultWorke`).
+ */
+export function threadCpuMs(pid: number): Map<string, number> {
+  const groups = new Map<string, number>();
+  const processes = [pid];
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    const children = readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").trim();
+    if (children !== "") processes.push(...children.split(/\s+/).map(Number));
+  }
+  for (const each of processes) {
+    let tasks: string[];
+    try {
+      tasks = readdirSync(`/proc/${each}/task`);
+    } catch {
+      continue; // a worker that exited meanwhile
+    }
+    for (const task of tasks) {
+      let stat: string;
+      try {
+        stat = readFileSync(`/proc/${each}/task/${task}/stat`, "utf8");
+      } catch {
+        continue;
+      }
+      // pid (comm) state ...: comm may hold spaces, so the fields are counted after its ')'.
+      const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      const ms = ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond;
+      const group = Number(task) === each ? (each === pid ? "main" : "worker process main") : comm;
+      groups.set(group, (groups.get(group) ?? 0) + ms);
+    }
+  }
+  return groups;
+}
+
 /** The most resident memory the node's main process has held, in MiB. */
 export function peakRssMiB(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
@@ -105,15 +152,35 @@ export function peakRssMiB(pid: number): number {
 /** A condition URI the fills give every output: the store keeps it, nothing checks it. */
 export const fillConditionUri = "ni:///sha-256;x?fpt=ed25519-sha-256&cost=131072";
 
+/** A store being filled, before the node starts on it. */
+export interface FillStore {
+  readonly store: SqliteStore;
+  /** One real signed CREATE's JSON, stored as the body of every filled record. */
+  readonly template: string;
+  readonly nodeKey: string;
+  /** Commits the next block of `txs`, with the app hash and history the chain's rule gives. */
+  commit(txs: readonly CommittedTx[]): Promise<void>;
+}
+
 /**
- * The store of an initialised data folder, its chain begun as `ledgerd start` would, and one
- * real signed CREATE's JSON to store as the body of every filled record, and the node's key.
+ * The store of an initialised data folder, its chain begun as `ledgerd start` would, and how to
+ * commit blocks to it: each with its app hash by the chain's own rule (commitment v1), so that
+ * the node goes on from the filled history and its proofs hold.
  */
-export async function openForFill(dataDir: string): Promise<{ store: SqliteStore; template: string; nodeKey: string }> {
+export async function openForFill(dataDir: string): Promise<FillStore> {
   const key = readNodeKey(dataDir);
   if (key === null) throw new Error("no node key");
   const store = SqliteStore.open({ path: join(dataDir, "ledgerd.sqlite") });
   await store.initChain("ledgerd-solo", [{ publicKey: key.publicKeyHex, power: 10 }]);
   const make = makeCreate({ issuers: [key.publicKey], outputs: [{ publicKeys: [key.publicKey], amount: 1n }], assetData: { fill: true }, metadata: null });
-  return { store, template: JSON.stringify(signTx(make, [makeKeypair(key.seed)])), nodeKey: key.publicKey };
+  const state = await store.getChainState();
+  const commitment = await ChainCommitment.open(store, state);
+  let height = state.height;
+  const commit = async (txs: readonly CommittedTx[]): Promise<void> => {
+    height++;
+    const staged = commitment.next(height, txs.map((tx) => tx.id));
+    await store.commitBlock({ height, appHash: staged.appHash, txs: [...txs], ...(staged.history === undefined ? {} : { history: staged.history }) });
+    commitment.advance(staged);
+  };
+  return { store, template: JSON.stringify(signTx(make, [makeKeypair(key.seed)])), nodeKey: key.publicKey, commit };
 }

@@ -35,10 +35,9 @@ async function start(dataDir: string, workers: number): Promise<BenchNode> {
  * `warmCount` also have an output 1 for the warm key and hold "lorem".
  */
 async function fill(dataDir: string, hotKey: string, warmKey: string): Promise<{ someId: string }> {
-  const { store, template } = await openForFill(dataDir);
+  const { store, template, commit } = await openForFill(dataDir);
   const uri = fillConditionUri;
   let someId = "";
-  let height = 0;
   for (let done = 0; done < storedTxs; done += 10_000) {
     const txs: CommittedTx[] = [];
     for (let i = done; i < Math.min(storedTxs, done + 10_000); i++) {
@@ -50,8 +49,7 @@ async function fill(dataDir: string, hotKey: string, warmKey: string): Promise<{
       const words = warm ? "zebra lorem" : "zebra";
       txs.push({ id, operation: "CREATE", assetId: id, json: template, metadata: null, assetData: JSON.stringify({ name: `item ${i}`, words }), outputs, spends: [] });
     }
-    height++;
-    await store.commitBlock({ height, appHash: randomBytes(32).toString("hex"), txs });
+    await commit(txs);
   }
   await store.close();
   return { someId };

@@ -73,7 +73,9 @@ export async function run(): Promise<void> {
   for (const backend of benchBackends()) rates.set(backend, await runOn(backend));
   const [sqlite, postgres] = [rates.get("sqlite"), rates.get("postgres")];
   if (sqlite !== undefined && postgres !== undefined) {
-    console.log(`commit rate postgres / sqlite, CREATE and TRANSFER blocks at the fill: ${(postgres / sqlite).toFixed(2)} (goal >= 0.7)`);
+    // The issue's goal (0.7) is of committed tx/s through the engine, where signature checks
+    // share the cost (bench/engine.bench.ts); this is the stores alone.
+    console.log(`commit rate postgres / sqlite, the stores alone, CREATE and TRANSFER blocks at the fill: ${(postgres / sqlite).toFixed(2)}`);
   }
 }
 
