@@ -1,7 +1,9 @@
 // Sums up a V8 CPU profile (`node --cpu-prof`, a .cpuprofile file) by where the time went: each
-// sample's self time goes to the first frame of ours (src/...) or of a package on its stack, or
-// to V8's own entries (garbage collector, idle, program). Usage:
-//   node --import tsx bench/cpuProfileSummary.ts <file.cpuprofile> [more files]
+// sample's self time goes to the nearest file of ours (src/...) on its stack, so that a package's
+// work (better-sqlite3's statements, Fastify's routing) counts where we asked for it; with
+// `--packages`, to the nearest frame of ours or of a package. Samples with neither go to V8's own
+// entries (garbage collector, idle, program). Usage:
+//   node --import tsx bench/cpuProfileSummary.ts [--packages] <file.cpuprofile> [more files]
 import { readFileSync } from "node:fs";
 
 interface ProfileNode {
@@ -17,18 +19,21 @@ interface Profile {
 }
 
 /** What a frame is counted as: a file of ours, a package, Node's own code, or V8's entries. */
+function oursOf(frame: ProfileNode["callFrame"]): string | null {
+  const ours = /\/(src|bench)\/(.*)$/.exec(frame.url);
+  return ours !== null && !frame.url.includes("node_modules") ? `${ours[1]}/${ours[2]}` : null;
+}
+
 function placeOf(frame: ProfileNode["callFrame"]): string | null {
   const url = frame.url;
   if (url === "") return frame.functionName.startsWith("(") ? frame.functionName : null;
-  const ours = /\/(src|bench)\/(.*)$/.exec(url);
-  if (ours !== null && !url.includes("node_modules")) return `${ours[1]}/${ours[2]}`;
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
   if (pkg !== null) return `npm:${pkg[1]}`;
   if (url.startsWith("node:")) return null; // Node's library: counted where it was called from
-  return url;
+  return oursOf(frame) ?? url;
 }
 
-function summarize(path: string): void {
+function summarize(path: string, packages: boolean): void {
   const profile = JSON.parse(readFileSync(path, "utf8")) as Profile;
   const parent = new Map<number, number>();
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
@@ -38,12 +43,14 @@ function summarize(path: string): void {
   profile.samples.forEach((id, i) => {
     const micros = profile.timeDeltas[i] ?? 0;
     all += micros;
-    let at: number | undefined = id;
-    let place: string | null = null;
-    while (at !== undefined && place === null) {
-      place = placeOf(byId.get(at)!.callFrame);
-      at = parent.get(at);
-    }
+    const find = (of: (frame: ProfileNode["callFrame"]) => string | null): string | null => {
+      for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+        const place = of(byId.get(at)!.callFrame);
+        if (place !== null) return place;
+      }
+      return null;
+    };
+    const place = (packages ? null : find(oursOf)) ?? find(placeOf);
     const key = place ?? "(node internals)";
     totals.set(key, (totals.get(key) ?? 0) + micros);
   });
@@ -55,4 +62,7 @@ function summarize(path: string): void {
   }
 }
 
-for (const path of process.argv.slice(2)) summarize(path);
+// A reader that stops early (`| head`) is not an error.
+process.stdout.on("error", () => process.exit(0));
+const args = process.argv.slice(2);
+for (const path of args.filter((a) => a !== "--packages")) summarize(path, args.includes("--packages"));
