@@ -6,8 +6,15 @@
 //     (at 64 and at 128 in flight);
 //   - commit latency: `mode=commit` POSTs from concurrent clients, p50/p99 of the answer time,
 //     and the committed rate of that phase.
-// Goal: at least 1,000 committed tx/s on 2 cores. Needs scripts/install-cometbft.sh.
+//   - the ceiling first (issue #18): CometBFT's own `kvstore` application on the same 4-node
+//     network, fed by the same light client with transactions of the same size (JSON-RPC
+//     `broadcast_tx_async` to the four nodes), at the same concurrencies; the ledgerd figures
+//     are then printed as a ratio of it.
+// Goal: at least 1,000 committed tx/s on 2 cores; issue #18: ledgerd >= 0.6 of the ceiling.
+// Needs scripts/install-cometbft.sh.
 // LEDGERD_BENCH_QUICK=1 posts fewer transactions.
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,6 +25,7 @@ import { makeCreate } from "../src/transaction/builders/makeCreate.js";
 import { makeRandomKeypair } from "../src/transaction/builders/makeRandomKeypair.js";
 import { signTx } from "../src/transaction/builders/signTx.js";
 import { fmt, percentile } from "./lib.js";
+import { threadCpuMs } from "./nodeProcess.js";
 import { RawHttpConnection } from "./rawHttp.js";
 
 const quick = process.env["LEDGERD_BENCH_QUICK"] === "1";
@@ -33,6 +41,8 @@ const asyncConcurrencies = [64, 128];
 const commitClients = 32;
 const validators = 4;
 const basePort = 28_000;
+/** The kvstore network's ports, clear of the ledgerd network's. */
+const kvstoreBasePort = 29_000;
 
 function sign(count: number, tag: string): Buffer[] {
   const out: Buffer[] = [];
@@ -154,19 +164,125 @@ async function commitLatency(nodes: readonly TestnetNode[], txs: readonly Buffer
   return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), rate };
 }
 
+/** A kvstore transaction (`key=value`) as long as a ledgerd CREATE body of the same run. */
+function kvstoreTxs(count: number, bytes: number, tag: string): Buffer[] {
+  return Array.from({ length: count }, (_, i) => {
+    const key = `${tag}${i}=`;
+    return Buffer.from(key + randomBytes(bytes).toString("hex").slice(0, Math.max(1, bytes - key.length)));
+  });
+}
+
+/** A JSON-RPC `broadcast_tx_async` until the mempool takes it (a full one is back-pressure). */
+async function broadcast(connection: RawHttpConnection, tx: Buffer): Promise<void> {
+  const body = Buffer.from(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "broadcast_tx_async", params: { tx: tx.toString("base64") } }));
+  for (;;) {
+    const answer = await connection.post("/", body);
+    if (answer.status === 200 && /"code":0\b/.test(answer.body)) return;
+    if (!/mempool is full/.test(answer.body)) throw new Error(`broadcast_tx_async answered ${answer.status}: ${answer.body}`);
+    await sleep(20);
+  }
+}
+
+/** CPU time (ms) of these processes, all their threads. */
+function cpuMsOf(pids: readonly number[]): number {
+  let ms = 0;
+  for (const pid of pids) for (const each of threadCpuMs(pid).values()) ms += each;
+  return ms;
+}
+
+/** The keys node0's kvstore holds (its `abci_info` says `{"size": N}`). */
+async function kvstoreSize(node: TestnetNode): Promise<number> {
+  const answer = (await (await fetch(`http://${node.rpc}/abci_info`)).json()) as { result: { response: { data: string } } };
+  return (JSON.parse(answer.result.response.data) as { size: number }).size;
+}
+
+/**
+ * Posts `txs` with `concurrency` clients over the nodes; committed tx/s on node0 up to its last
+ * commit. CometBFT drops some transactions its CheckTx accepted (see `stallMs`); the ledgerd
+ * flood posts those again, here they are counted as dropped and left out of the rate.
+ */
+async function kvstoreThroughput(nodes: readonly TestnetNode[], txs: readonly Buffer[], concurrency: number, pids: readonly number[] = []): Promise<number> {
+  const before = await kvstoreSize(nodes[0]!);
+  const cpuBefore = cpuMsOf(pids);
+  const clientBefore = process.cpuUsage();
+  const start = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async (_, client) => {
+      const connection = await RawHttpConnection.open(nodes[client % nodes.length]!.rpc);
+      try {
+        while (next < txs.length) await broadcast(connection, txs[next++]!);
+      } finally {
+        connection.close();
+      }
+    }),
+  );
+  let committed = (await kvstoreSize(nodes[0]!)) - before;
+  let lastChange = performance.now();
+  while (committed < txs.length && performance.now() - lastChange < stallMs) {
+    await sleep(10);
+    const now = (await kvstoreSize(nodes[0]!)) - before;
+    if (now !== committed) [committed, lastChange] = [now, performance.now()];
+  }
+  if (committed < txs.length) console.log(`  (kvstore: ${fmt(txs.length - committed)} of ${fmt(txs.length)} accepted, then dropped by CometBFT)`);
+  if (pids.length > 0) {
+    const client = process.cpuUsage(clientBefore);
+    const cometUs = ((cpuMsOf(pids) - cpuBefore) * 1000) / committed;
+    const clientUs = (client.user + client.system) / committed;
+    console.log(`  CPU per committed transaction: CometBFT (4 processes) ${cometUs.toFixed(0)} µs, load generator ${clientUs.toFixed(0)} µs`);
+  }
+  return committed / ((lastChange - start) / 1000);
+}
+
+/** The same 4-validator network with CometBFT's kvstore as the application: the ceiling. */
+async function kvstoreCeiling(bodyBytes: number): Promise<Map<number, number>> {
+  const dir = mkdtempSync(join(tmpdir(), "ledgerd-bench-kvstore-"));
+  const children: ChildProcess[] = [];
+  const rates = new Map<number, number>();
+  try {
+    const manifest = createTestnet({ validators, dir, basePort: kvstoreBasePort, cometbft: defaultCometBftBinary(), logLevel: "warn" });
+    for (const node of manifest.nodes) {
+      const child = spawn(manifest.cometbft, ["start", "--home", join(dir, node.home), "--proxy_app=kvstore", "--log_level", "error"], { stdio: "ignore" });
+      children.push(child);
+    }
+    for (const node of manifest.nodes) {
+      const start = performance.now();
+      while (!(await fetch(`http://${node.rpc}/status`).then((r) => r.ok).catch(() => false))) {
+        if (performance.now() - start > 60_000) throw new Error(`${node.name}'s kvstore CometBFT did not start`);
+        await sleep(100);
+      }
+    }
+    await kvstoreThroughput(manifest.nodes, kvstoreTxs(100, bodyBytes, "warm"), 8);
+    for (const concurrency of asyncConcurrencies) {
+      const pids = children.map((child) => child.pid!);
+      const rate = await kvstoreThroughput(manifest.nodes, kvstoreTxs(throughputTxs, bodyBytes, `c${concurrency}-`), concurrency, pids);
+      rates.set(concurrency, rate);
+      console.log(`ceiling: CometBFT kvstore committed ${fmt(rate)} tx/s (${fmt(bodyBytes)}-byte transactions, ${concurrency} in flight over ${validators} nodes)`);
+    }
+    return rates;
+  } finally {
+    for (const child of children) child.kill("SIGTERM");
+    await Promise.all(children.map((child) => new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once("exit", resolve)))));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 export async function run(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "ledgerd-bench-cometbft-"));
   try {
     const manifest = createTestnet({ validators, dir, basePort, cometbft: defaultCometBftBinary(), logLevel: "warn" });
     console.log(`${validators} validators on loopback; CometBFT ${manifest.cometbft}; consensus.timeout_commit 200 ms`);
     const floods = asyncConcurrencies.map((concurrency) => sign(throughputTxs, `flood-${concurrency}`));
+    const bodyBytes = Math.round(floods[0]!.reduce((sum, body) => sum + body.length, 0) / throughputTxs);
+    const ceiling = await kvstoreCeiling(bodyBytes);
     const signedCommit = sign(latencyTxs, "commit");
     await startTestnet(dir);
     // Warm up: the first blocks, connections and JIT.
     await commitLatency(manifest.nodes, sign(100, "warm"));
     for (const [i, concurrency] of asyncConcurrencies.entries()) {
       const rate = await throughput(manifest.nodes, floods[i]!, concurrency);
-      console.log(`committed ${fmt(rate)} tx/s (async POSTs, ${concurrency} in flight over ${validators} nodes)`);
+      const ratio = rate / ceiling.get(concurrency)!;
+      console.log(`committed ${fmt(rate)} tx/s (async POSTs, ${concurrency} in flight over ${validators} nodes); of the kvstore ceiling ${ratio.toFixed(2)} (goal >= 0.6)`);
     }
     const latency = await commitLatency(manifest.nodes, signedCommit);
     console.log(
