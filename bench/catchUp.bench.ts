@@ -4,9 +4,12 @@
 // until its ledger reports the network's height and app hash gives blocks/s and transactions/s
 // replayed (CometBFT's block sync from the peer, and ledgerd's FinalizeBlock of every block,
 // validation included), both processes on the same 2 cores as the validator.
+// Issue #18: the replay rate beside a same-run baseline, the solo engine's committed rate for
+// the same kind of pre-signed CREATEs (bench engine's measurement, in this process, on an empty
+// SQLite ledger); goal: replay >= 0.8 of it.
 // LEDGERD_BENCH_QUICK=1: fewer transactions. Needs scripts/install-cometbft.sh.
 import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { addTestnetNode } from "../src/testnet/addNode.js";
@@ -14,11 +17,18 @@ import { createTestnet, defaultCometBftBinary, startTestnet, stopTestnet, type T
 import { makeCreate } from "../src/transaction/builders/makeCreate.js";
 import { makeRandomKeypair } from "../src/transaction/builders/makeRandomKeypair.js";
 import { signTx } from "../src/transaction/builders/signTx.js";
+import { SoloEngine } from "../src/engine/solo/soloEngine.js";
+import { LedgerApp } from "../src/ledger/ledgerApp.js";
+import { PreparePool } from "../src/ledger/preparePool.js";
+import { SqliteStore } from "../src/store/sqlite/sqliteStore.js";
+import { committedRate } from "./engine.bench.js";
 import { fmt } from "./lib.js";
 import { RawHttpConnection } from "./rawHttp.js";
 
 const quick = process.env["LEDGERD_BENCH_QUICK"] === "1";
-const committedTxs = quick ? 3_000 : 20_000;
+const committedTxs = quick ? 3_000 : 100_000;
+/** The baseline's transactions (bench engine posts as many in each of its measurements). */
+const baselineTxs = 20_000;
 const clients = 64;
 const basePort = 29_000;
 
@@ -53,15 +63,39 @@ async function appState(node: TestnetNode): Promise<string | null> {
   }
 }
 
+function signCreates(count: number, tag: string): Buffer[] {
+  return Array.from({ length: count }, (_, i) => {
+    const owner = makeRandomKeypair();
+    const tx = makeCreate({ issuers: [owner.publicKey], outputs: [{ publicKeys: [owner.publicKey], amount: 1n }], assetData: { [tag]: i }, metadata: null });
+    return Buffer.from(JSON.stringify(signTx(tx, [owner])));
+  });
+}
+
+/** The solo engine's committed rate for `bodies` on an empty SQLite ledger, as bench engine measures it. */
+async function engineBaseline(bodies: readonly Buffer[]): Promise<number> {
+  const dir = mkdtempSync(join(tmpdir(), "ledgerd-bench-catchup-engine-"));
+  const store = SqliteStore.open({ path: join(dir, "ledger.sqlite") });
+  const pool = new PreparePool({ threads: availableParallelism(), batchTxsMax: 64 });
+  try {
+    const ledger = await LedgerApp.open({}, { store, pool });
+    const engine = await SoloEngine.start({ blockIntervalMs: 20, txsPerBlockMax: 2_000 }, { ledger, validator: { publicKey: "00".repeat(32), power: 10 } });
+    const rate = await committedRate(engine, ledger, bodies);
+    await engine.stop();
+    return rate;
+  } finally {
+    await pool.close();
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 export async function run(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "ledgerd-bench-catchup-"));
   try {
+    const baseline = await engineBaseline(signCreates(baselineTxs, "baseline"));
+    console.log(`same-run baseline: the solo engine commits ${fmt(baseline)} CREATEs/s (${fmt(baselineTxs)} posted at once, empty SQLite ledger)`);
     const manifest = createTestnet({ validators: 1, dir, basePort, cometbft: defaultCometBftBinary(), logLevel: "warn" });
-    const bodies = Array.from({ length: committedTxs }, (_, i) => {
-      const owner = makeRandomKeypair();
-      const tx = makeCreate({ issuers: [owner.publicKey], outputs: [{ publicKeys: [owner.publicKey], amount: 1n }], assetData: { catchUp: i }, metadata: null });
-      return Buffer.from(JSON.stringify(signTx(tx, [owner])));
-    });
+    const bodies = signCreates(committedTxs, "catchUp");
     await startTestnet(dir);
     const validator = manifest.nodes[0]!;
     await commitAll(validator, bodies);
@@ -75,7 +109,8 @@ export async function run(): Promise<void> {
     while ((await appState(node)) !== target) await sleep(50);
     const seconds = (performance.now() - started) / 1000;
     console.log(`an added full node reached the same height and app hash in ${seconds.toFixed(1)} s: ` +
-      `${fmt(height / seconds)} blocks/s, ${fmt(committedTxs / seconds)} transactions/s replayed (start-up included)`);
+      `${fmt(height / seconds)} blocks/s, ${fmt(committedTxs / seconds)} transactions/s replayed (start-up included); ` +
+      `of the engine's committed rate ${(committedTxs / seconds / baseline).toFixed(2)} (goal >= 0.8)`);
   } finally {
     await stopTestnet(dir).catch(() => undefined);
     rmSync(dir, { recursive: true, force: true });
