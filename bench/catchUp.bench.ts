@@ -8,7 +8,7 @@
 // the same kind of pre-signed CREATEs (bench engine's measurement, in this process, on an empty
 // SQLite ledger); goal: replay >= 0.8 of it.
 // LEDGERD_BENCH_QUICK=1: fewer transactions. Needs scripts/install-cometbft.sh.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -27,6 +27,8 @@ import { RawHttpConnection } from "./rawHttp.js";
 
 const quick = process.env["LEDGERD_BENCH_QUICK"] === "1";
 const committedTxs = quick ? 3_000 : 100_000;
+/** LEDGERD_BENCH_CATCHUP_SYNCHRONOUS=normal: the joining node's `database.synchronous` (an experiment). */
+const joinerSynchronous = process.env["LEDGERD_BENCH_CATCHUP_SYNCHRONOUS"];
 /** The baseline's transactions (bench engine posts as many in each of its measurements). */
 const baselineTxs = 20_000;
 const clients = 64;
@@ -104,6 +106,14 @@ export async function run(): Promise<void> {
     const height = Number(target.split("/")[0]);
     console.log(`the network: 1 validator, ${fmt(committedTxs)} transactions committed in ${fmt(height)} blocks`);
     const { node, index } = addTestnetNode(dir, { logLevel: "warn" });
+    if (joinerSynchronous !== undefined) {
+      // The experiment of LEDGERD_BENCH_CATCHUP_SYNCHRONOUS: the joining node's commits without
+      // (or with) their fsync, all else equal.
+      const file = join(dir, node.dataDir, "config.json");
+      const config = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
+      writeFileSync(file, JSON.stringify({ ...config, database: { synchronous: joinerSynchronous } }));
+      console.log(`the joining node runs with database.synchronous = ${joinerSynchronous}`);
+    }
     const started = performance.now();
     await startTestnet(dir, { nodes: [index] });
     while ((await appState(node)) !== target) await sleep(50);
