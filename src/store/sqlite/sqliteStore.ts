@@ -154,14 +154,9 @@ export class SqliteStore extends WholeAnswers implements Store {
     return this.#reading(() => readers.readTransaction(this.#c, id));
   }
 
-
-
-
-
   async getBlock(height: number): Promise<BlockRecord | null> {
     return this.#reading(() => readers.readBlock(this.#c, height));
   }
-
 
   streamTransactionsByAsset(
     assetId: string,

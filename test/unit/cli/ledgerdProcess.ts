@@ -91,7 +91,13 @@ export async function startLedgerd(args: readonly string[], env: Record<string, 
     waitForLine,
     stop: async (signal = "SIGTERM") => {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-      return exited;
+      const ended = await exited;
+      // Killed by a signal it was not sent (a V8 fatal error ends in SIGTRAP, seen once under the
+      // full suite's load): what it wrote on the way out is the only trace, so it is shown.
+      if (ended.signal !== null && ended.signal !== signal) {
+        process.stderr.write(`ledgerd ended by ${ended.signal} after ${signal}; its stderr:\n${stderr}\nits last log lines:\n${JSON.stringify(lines.slice(-20))}\n`);
+      }
+      return ended;
     },
   };
 }
