@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
 import { blockTree } from "../../../src/proofs/blockTree.js";
 import { appHashV1, blockLeaf } from "../../../src/proofs/commitment.js";
 import { toHex } from "../../../src/proofs/encoding.js";
@@ -115,6 +116,29 @@ describe("proofs on a 4-validator network", () => {
     const bad = run(["proof", file, "--validators", genesis]);
     assert.equal(bad.status, 1);
     assert.match(bad.stdout, /^FAIL /);
+  });
+
+  it("the explorer page checks a proof's signed header in the browser (issue #17)", { timeout: 90_000 }, async () => {
+    const id = ids[1]!;
+    await proofOf(node(1), id);
+    const browser = await chromium.launch({ executablePath: process.env["CHROMIUM_PATH"] ?? "/usr/bin/chromium" });
+    try {
+      const page = await browser.newPage();
+      const errors: string[] = [];
+      page.on("console", (message) => {
+        if (message.type() === "error") errors.push(message.text());
+      });
+      page.on("pageerror", (error) => errors.push(error.message));
+      await page.goto(`${httpUrl(node(1))}/explorer/#/tx/${id}`);
+      const proof = page.getByRole("region", { name: "Proof of inclusion" });
+      await proof.getByText(new RegExp(`^height \\d+ of chain ${manifest.chainId}$`)).waitFor();
+      await proof.getByRole("button", { name: "Check proof" }).click();
+      // The signatures of the header's commit checked against the set the node reports.
+      await proof.getByText(/^Verified ✓.*validators holding more than two thirds of the power/).waitFor();
+      assert.deepEqual(errors, []);
+    } finally {
+      await browser.close();
+    }
   });
 
   it("a lying node's proofs do not verify", async () => {
