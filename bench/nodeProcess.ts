@@ -83,14 +83,9 @@ export function rssMiB(pid: number): number {
  * grows with every page a read touches; a node that holds a whole answer grows the anonymous part.
  */
 export function memoryMiB(pid: number): { rss: number; anon: number } {
-  const pids = [pid];
-  for (const task of readdirSync(`/proc/${pid}/task`)) {
-    const children = readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").trim();
-    if (children !== "") pids.push(...children.split(/\s+/).map(Number));
-  }
   let rss = 0;
   let anon = 0;
-  for (const each of pids) {
+  for (const each of nodeProcesses(pid)) {
     try {
       const status = readFileSync(`/proc/${each}/status`, "utf8");
       rss += Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0);
@@ -100,6 +95,16 @@ export function memoryMiB(pid: number): { rss: number; anon: number } {
     }
   }
   return { rss: rss / 1024, anon: anon / 1024 };
+}
+
+/** The node's process and its children (the HTTP workers), as /proc lists them now. */
+function nodeProcesses(pid: number): number[] {
+  const pids = [pid];
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    const children = readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").trim();
+    if (children !== "") pids.push(...children.split(/\s+/).map(Number));
+  }
+  return pids;
 }
 
 /** Clock ticks per second of /proc's CPU times (USER_HZ; 100 on Linux everywhere). */
@@ -113,12 +118,7 @@ const ticksPerSecond = 100;
  */
 export function threadCpuMs(pid: number): Map<string, number> {
   const groups = new Map<string, number>();
-  const processes = [pid];
-  for (const task of readdirSync(`/proc/${pid}/task`)) {
-    const children = readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").trim();
-    if (children !== "") processes.push(...children.split(/\s+/).map(Number));
-  }
-  for (const each of processes) {
+  for (const each of nodeProcesses(pid)) {
     let tasks: string[];
     try {
       tasks = readdirSync(`/proc/${each}/task`);

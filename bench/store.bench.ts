@@ -244,7 +244,7 @@ export class Chain {
 }
 
 const base58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
-export const hotKey = keyOf("hot");
+const hotKey = keyOf("hot");
 const walletKey = keyOf("wallet");
 const fulfillment = `pGSAI${"A".repeat(43)}gUD${"B".repeat(84)}`;
 

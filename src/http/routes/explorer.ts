@@ -73,8 +73,9 @@ export function registerExplorerRoutes(app: FastifyInstance, dir: string): void 
   addResource(app, explorerPath, {
     GET: async (request, reply) => {
       // The page names its files relative to itself: at /explorer they would resolve to /app.js.
-      const [path = "", query] = request.url.split("?", 2);
-      if (!path.endsWith("/")) return reply.code(308).header("location", `${path}/${query === undefined ? "" : `?${query}`}`).send();
+      const at = request.url.indexOf("?");
+      const [path, query] = at < 0 ? [request.url, ""] : [request.url.slice(0, at), request.url.slice(at)];
+      if (!path.endsWith("/")) return reply.code(308).header("location", `${path}/${query}`).send();
       return sendFile(request, reply, fileOf("index.html"));
     },
   });

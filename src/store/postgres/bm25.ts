@@ -61,12 +61,13 @@ export function rankByBm25(
   idfs: readonly number[],
   stats: TableStats,
 ): number[] {
-  const avgdl = stats.tokens / stats.documents;
+  // The constants the database's ranking is given too (search.ts), so both round alike.
+  const c = bm25Constants(stats);
   const scored = documents.map((doc) => {
     let score = 0;
     phrases.forEach((phrase, i) => {
       const f = occurrences(doc.places, phrase);
-      score += idfs[i]! * ((f * (k1 + 1.0)) / (f + k1 * (1 - b + (b * doc.tokens) / avgdl)));
+      score += idfs[i]! * ((f * c.k1PlusOne) / (f + c.k1 * (c.oneMinusB + (c.b * doc.tokens) / c.averageLength)));
     });
     return { seq: doc.seq, score: -1.0 * score };
   });

@@ -68,14 +68,14 @@ async function rankedMatches(reads: Reads, kind: "assets" | "metadata", plan: Se
   const lexemes = [...new Set(plan.phrases.flat())];
   return reads.snapshot(async (client) => {
     const stats = (await client.query<TableStats>("SELECT documents, tokens FROM text_stats WHERE kind = $1", [kind])).rows[0]!;
+    // No document yet: nothing to rank (and no average length to rank by).
+    if (stats.documents === 0) return [];
     const terms = await client.query<{ lexeme: string; documents: number }>(
       "SELECT lexeme, documents FROM text_terms WHERE kind = $1 AND lexeme = ANY($2::text[])",
       [kind, lexemes],
     );
     const holdersOf = new Map(terms.rows.map((row) => [row.lexeme, row.documents]));
     await client.query(walkSettings(plan, holdersOf, stats, window));
-    // No document yet: nothing to rank (and no average length to rank by).
-    if (stats.documents === 0) return [];
     if (plan.phrases.every((phrase) => phrase.length === 1)) {
       const idfs = plan.phrases.map((phrase) => inverseDocumentFrequency(stats, holdersOf.get(phrase[0]!) ?? 0));
       const c = bm25Constants(stats);

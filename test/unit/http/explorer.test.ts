@@ -47,6 +47,8 @@ describe("the explorer's files", () => {
     const pointed = await get(app, "/explorer?node=http%3A%2F%2Fother%3A9984");
     assert.equal(pointed.statusCode, 308);
     assert.equal(pointed.headers.location, "/explorer/?node=http%3A%2F%2Fother%3A9984");
+    const odd = await get(app, "/explorer?a=1?b=2");
+    assert.equal(odd.headers.location, "/explorer/?a=1?b=2", "the whole query, a second ? included");
   });
 
   it("sends gzip to a client that takes it, plain to one that does not, each with its own validator", async () => {
