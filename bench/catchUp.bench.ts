@@ -23,6 +23,7 @@ import { PreparePool } from "../src/ledger/preparePool.js";
 import { SqliteStore } from "../src/store/sqlite/sqliteStore.js";
 import { committedRate } from "./engine.bench.js";
 import { fmt } from "./lib.js";
+import { machineCpuMs, processCpuMs } from "./nodeProcess.js";
 import { RawHttpConnection } from "./rawHttp.js";
 
 const quick = process.env["LEDGERD_BENCH_QUICK"] === "1";
@@ -114,10 +115,30 @@ export async function run(): Promise<void> {
       writeFileSync(file, JSON.stringify({ ...config, database: { synchronous: joinerSynchronous } }));
       console.log(`the joining node runs with database.synchronous = ${joinerSynchronous}`);
     }
+    // Where the replay's CPU goes: each node's ledgerd and CometBFT processes, and the machine.
+    const groupOf = (cmdline: string, comm: string): string | null => {
+      const who = cmdline.includes(join(dir, node.home)) || cmdline.includes(join(dir, node.dataDir)) ? "joining node"
+        : cmdline.includes(join(dir, validator.home)) || cmdline.includes(join(dir, validator.dataDir)) ? "validator" : null;
+      return who === null ? null : `${who}: ${comm === "cometbft" ? "CometBFT" : "ledgerd"}`;
+    };
+    const cpuBefore = processCpuMs(groupOf);
+    const machineBefore = machineCpuMs();
     const started = performance.now();
     await startTestnet(dir, { nodes: [index] });
-    while ((await appState(node)) !== target) await sleep(50);
+    let firstBlockAt: number | null = null; // the start-up's share of the time
+    for (let state = await appState(node); state !== target; state = await appState(node)) {
+      if (firstBlockAt === null && state !== null && !state.startsWith("0/")) firstBlockAt = performance.now();
+      await sleep(50);
+    }
     const seconds = (performance.now() - started) / 1000;
+    if (firstBlockAt !== null) {
+      const startUp = (firstBlockAt - started) / 1000;
+      console.log(`the joining node's first block was applied ${startUp.toFixed(1)} s after its start; from there ${fmt(committedTxs / (seconds - startUp))} transactions/s`);
+    }
+    const cpu = [...processCpuMs(groupOf)].map(([group, ms]) => `${group} ${(((ms - (cpuBefore.get(group) ?? 0)) * 1000) / committedTxs).toFixed(0)}`);
+    console.log(`CPU per replayed transaction (µs): ${cpu.join(", ")}`);
+    const machine = [...machineCpuMs()].map(([state, ms]) => `${state} ${((ms - (machineBefore.get(state) ?? 0)) / 1000 / seconds).toFixed(2)}`);
+    console.log(`machine's cores by state during the replay (on average): ${machine.join(", ")}`);
     console.log(`an added full node reached the same height and app hash in ${seconds.toFixed(1)} s: ` +
       `${fmt(height / seconds)} blocks/s, ${fmt(committedTxs / seconds)} transactions/s replayed (start-up included); ` +
       `of the engine's committed rate ${(committedTxs / seconds / baseline).toFixed(2)} (goal >= 0.8)`);

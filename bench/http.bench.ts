@@ -9,6 +9,12 @@
 // LEDGERD_BENCH_QUICK=1: 100,000 stored, 15 s of load.
 // LEDGERD_BENCH_METRICS=1: the node runs with its Prometheus metrics on (`metrics.bind`), to
 // compare with a run without (issue #13: within 3%); the run ends with one scrape's figures.
+// LEDGERD_BENCH_CLIENTS=<n>: posts in flight in the sustained run (64 unless set).
+// LEDGERD_BENCH_THREAD_STATES=1: samples every 2 ms what the node's main thread and its two
+// busiest other threads (the verify threads) are doing in the sustained run (costs the load
+// generator some CPU, so off unless asked).
+// LEDGERD_BENCH_NODE_ARGS="--flag value ...": settings for the node under test, for experiments
+// such as `--database.synchronous normal` or `--server.threads 1` (issue #18).
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { request, Agent } from "node:http";
@@ -22,22 +28,24 @@ import { makeRandomKeypair } from "../src/transaction/builders/makeRandomKeypair
 import { signTx } from "../src/transaction/builders/signTx.js";
 import { fmt, percentile, rawVerifyRate } from "./lib.js";
 import { RawHttpConnection } from "./rawHttp.js";
-import { fillConditionUri, openForFill, peakRssMiB, runCli, startNode, stopNode, threadCpuMs, type BenchNode } from "./nodeProcess.js";
+import { fillConditionUri, machineCpuMs, openForFill, sampleThreadStates, peakRssMiB, runCli, startNode, stopNode, threadCpuMs, type BenchNode } from "./nodeProcess.js";
 
 const quick = process.env["LEDGERD_BENCH_QUICK"] === "1";
 const storedTxs = quick ? 100_000 : 1_000_000;
 const sustainSeconds = quick ? 15 : 60;
 const sustainRateMax = 12_000;
 /** Posts in flight at once in the sustained run, each on its own connection. */
-const sustainClients = 64;
+const sustainClients = Number(process.env["LEDGERD_BENCH_CLIENTS"] ?? 64);
 const withMetrics = process.env["LEDGERD_BENCH_METRICS"] === "1";
+const threadStates = process.env["LEDGERD_BENCH_THREAD_STATES"] === "1";
+const experimentArgs = (process.env["LEDGERD_BENCH_NODE_ARGS"] ?? "").split(" ").filter((arg) => arg !== "");
 // LEDGERD_BENCH_SUSTAIN_ONLY=1: only the sustained posts, so that a CPU profile of the node
 // (LEDGERD_BENCH_CPU_PROF, nodeProcess.ts) holds nothing else.
 const sustainOnly = process.env["LEDGERD_BENCH_SUSTAIN_ONLY"] === "1";
 const colors = Array.from({ length: 100 }, (_, i) => `color${i}x`);
 
 async function start(dataDir: string): Promise<BenchNode> {
-  return startNode(dataDir, withMetrics ? ["--metrics.bind", "127.0.0.1:0"] : []);
+  return startNode(dataDir, [...(withMetrics ? ["--metrics.bind", "127.0.0.1:0"] : []), ...experimentArgs]);
 }
 
 /** 1M synthetic committed CREATEs: every hundredth asset has a rare word, one key owns 1,000. */
@@ -128,25 +136,35 @@ async function sustained(node: BenchNode, seconds: number): Promise<Sustained> {
   ws.on("message", () => committed++);
   let next = 0;
   let accepted = 0;
+  const latencies: number[] = [];
   const end = performance.now() + seconds * 1000;
   // Each poster on its own keep-alive connection with the light client (rawHttp.ts): real
   // clients run elsewhere, and node:http's client costs the shared cores ~2x its CPU per POST.
   const connections = await Promise.all(Array.from({ length: sustainClients }, () => RawHttpConnection.open(node.http)));
   const worker = async (connection: RawHttpConnection): Promise<void> => {
     while (performance.now() < end && next < txs.length) {
+      const sent = performance.now();
       const answer = await connection.post("/api/v1/transactions?mode=async", txs[next++]!);
+      latencies.push(performance.now() - sent);
       if (answer.status === 202) accepted++;
     }
   };
   const nodeCpuBefore = threadCpuMs(node.proc.pid!);
+  const machineBefore = machineCpuMs();
+  const sampler = threadStates ? sampleThreadStates(node.proc.pid!, 2, 2) : null;
   const clientCpuBefore = process.cpuUsage();
   const started = performance.now();
   committed = 0;
   await Promise.all(connections.map(worker));
   for (const connection of connections) connection.close();
+  for (const line of sampler?.stop() ?? []) console.log(line);
   const elapsed = (performance.now() - started) / 1000;
   const committedInWindow = committed;
+  latencies.sort((a, b) => a - b);
+  console.log(`async POST latency: p50 ${percentile(latencies, 50).toFixed(1)} ms, p90 ${percentile(latencies, 90).toFixed(1)}, p99 ${percentile(latencies, 99).toFixed(1)}, max ${latencies.at(-1)!.toFixed(1)}; over 50 ms: ${latencies.filter((l) => l > 50).length}`);
   const clientCpu = process.cpuUsage(clientCpuBefore);
+  const machine = [...machineCpuMs()].map(([state, ms]) => `${state} ${((ms - (machineBefore.get(state) ?? 0)) / 1000 / elapsed).toFixed(2)}`);
+  console.log(`machine's cores by state (cores busy that way, on average): ${machine.join(", ")}`);
   const cpuPerTx = new Map<string, number>();
   for (const [group, ms] of threadCpuMs(node.proc.pid!)) {
     cpuPerTx.set(`node: ${group}`, ((ms - (nodeCpuBefore.get(group) ?? 0)) * 1000) / committedInWindow);
@@ -200,8 +218,13 @@ export async function run(): Promise<void> {
       console.log(`commit latency at 1,000 tx/s offered: p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms`);
     }
     const load = await sustained(node, sustainSeconds);
+    // This machine's speed drifts within minutes: the baseline is taken again right after the
+    // run, and the ratio is to the mean of the two.
+    const rawVerifyAfter = rawVerifyRate(2);
+    const baseline = (rawVerify + rawVerifyAfter) / 2;
     console.log(`sustained async CREATEs over ${sustainSeconds} s: ${fmt(load.committed)} committed tx/s (${fmt(load.accepted)} accepted/s)`);
-    console.log(`committed tx/s / raw verify rate of one core: ${(load.committed / rawVerify).toFixed(2)} (goal >= 0.6)`);
+    console.log(`raw Ed25519 verify, 1 core, right after: ${fmt(rawVerifyAfter)} /s (mean of both ${fmt(baseline)})`);
+    console.log(`committed tx/s / raw verify rate of one core: ${(load.committed / baseline).toFixed(2)} (goal >= 0.6)`);
     printCpuBreakdown(load.cpuPerTx);
     console.log(`node peak RSS: ${peakRssMiB(node.proc.pid!).toFixed(0)} MiB`);
     console.log(`metrics: ${node.metrics === null ? "off" : await scrapeSummary(node.metrics)}`);

@@ -116,6 +116,104 @@ const ticksPerSecond = 100;
  * and the others by the name the kernel knows them by (Node's worker threads are `node`,
  * libuv's pool `libuv-worker`, V8's garbage collector helpers `V8 DefaultWorke`).
  */
+/**
+ * The whole machine's CPU time by state since boot (ms, summed over cores), from /proc/stat:
+ * what no process's own counters show (the hypervisor's steal, interrupts, idle).
+ */
+export function machineCpuMs(): Map<string, number> {
+  const line = readFileSync("/proc/stat", "utf8").split("\n")[0]!;
+  const names = ["user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal"];
+  const values = line.trim().split(/\s+/).slice(1).map(Number);
+  return new Map(names.map((name, i) => [name, ((values[i] ?? 0) * 1000) / ticksPerSecond]));
+}
+
+/**
+ * CPU time (ms, user and system, all threads) of every process on the machine, summed by the
+ * group `groupOf` names from its command line and kernel name (null: not counted).
+ */
+export function processCpuMs(groupOf: (cmdline: string, comm: string) => string | null): Map<string, number> {
+  const groups = new Map<string, number>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    let cmdline: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      cmdline = readFileSync(`/proc/${entry}/cmdline`, "utf8").replaceAll("\0", " ");
+    } catch {
+      continue; // exited meanwhile
+    }
+    const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+    const group = groupOf(cmdline, comm);
+    if (group === null) continue;
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const ms = ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond;
+    groups.set(group, (groups.get(group) ?? 0) + ms);
+  }
+  return groups;
+}
+
+/** What one sample saw a thread doing, from its /proc stat and syscall files. */
+type ThreadState = "running" | "waiting for events" | "waiting on disk" | "asleep otherwise";
+
+function threadState(pid: number, tid: string): ThreadState | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+    if (state === "R") return "running";
+    if (state === "D") return "waiting on disk";
+    const syscall = readFileSync(`/proc/${pid}/task/${tid}/syscall`, "utf8").split(" ")[0];
+    return syscall === "232" || syscall === "281" ? "waiting for events" : "asleep otherwise"; // epoll_wait, epoll_pwait
+  } catch {
+    return null; // exited meanwhile
+  }
+}
+
+/**
+ * Samples every `everyMs` what the node's main thread and its `busiest` most working other
+ * threads are doing ("running" includes runnable, waiting for a core), until `stop` is called;
+ * `stop` returns each state's share per thread and how often the main thread ran while all the
+ * others slept. Reading /proc costs this process ~20 µs a thread a sample.
+ */
+export function sampleThreadStates(pid: number, busiest: number, everyMs: number): { stop: () => string[] } {
+  const cpuOf = (tid: string): number => {
+    const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return Number(fields[11]) + Number(fields[12]);
+  };
+  const before = new Map(readdirSync(`/proc/${pid}/task`).map((tid) => [tid, cpuOf(tid)]));
+  const samples: (ThreadState | null)[][] = [];
+  let watched: string[] = [String(pid)];
+  // The busiest threads are known only after some work: chosen again after the first second.
+  const choose = setTimeout(() => {
+    const others = [...before].filter(([tid]) => tid !== String(pid))
+      .map(([tid, cpu]) => ({ tid, used: cpuOf(tid) - cpu }))
+      .sort((a, b) => b.used - a.used).slice(0, busiest).map((t) => t.tid);
+    watched = [String(pid), ...others];
+    samples.length = 0;
+  }, 1_000);
+  const timer = setInterval(() => {
+    if (watched.length > 1) samples.push(watched.map((tid) => threadState(pid, tid)));
+  }, everyMs);
+  return {
+    stop: () => {
+      clearTimeout(choose);
+      clearInterval(timer);
+      const share = (n: number) => `${((100 * n) / Math.max(samples.length, 1)).toFixed(0)} %`;
+      const lines = watched.map((_, i) => {
+        const counts = new Map<string, number>();
+        for (const sample of samples) counts.set(sample[i] ?? "gone", (counts.get(sample[i] ?? "gone") ?? 0) + 1);
+        const states = [...counts].sort((a, b) => b[1] - a[1]).map(([state, n]) => `${state} ${share(n)}`);
+        return `${i === 0 ? "main thread" : `busy thread ${i}`}: ${states.join(", ")}`;
+      });
+      const mainAlone = samples.filter((s) => s[0] === "running" && s.slice(1).every((t) => t !== "running")).length;
+      const noneRunning = samples.filter((s) => s.every((t) => t !== "running")).length;
+      lines.push(`main thread running while the others sleep: ${share(mainAlone)}; none running: ${share(noneRunning)} (${samples.length} samples)`);
+      return lines;
+    },
+  };
+}
+
 export function threadCpuMs(pid: number): Map<string, number> {
   const groups = new Map<string, number>();
   for (const each of nodeProcesses(pid)) {
