@@ -12,7 +12,7 @@ import { ledgerOptionsDefault } from "../ledger/options.js";
 import { preparePoolOptionsDefault } from "../ledger/preparePool.js";
 import { metricsOptionsDefault } from "../metrics/options.js";
 import { postgresStoreOptionsDefault } from "../store/postgres/options.js";
-import { sqliteStoreOptionsDefault } from "../store/sqlite/options.js";
+import { sqliteStoreOptionsDefault, sqliteWriterThreadDefault } from "../store/sqlite/options.js";
 import type { Config } from "./schema.js";
 
 export const configDefault: Config = deepFreeze({
@@ -62,6 +62,7 @@ export const configDefault: Config = deepFreeze({
     search_ranked_matches_max: sqliteStoreOptionsDefault.searchRankedMatchesMax,
     index_slices: sqliteStoreOptionsDefault.indexSlices,
     index_rows_waiting_max: sqliteStoreOptionsDefault.indexRowsWaitingMax,
+    writer_thread: sqliteWriterThreadDefault,
   },
   engine: {
     kind: "solo",

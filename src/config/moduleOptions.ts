@@ -36,6 +36,8 @@ export interface ModuleOptions {
   readonly cometBftEngine: Pick<CometBftEngineOptions, "abciHost" | "abciPort" | "rpcUrl" | "commitTimeoutMs" | "chainId">;
   /** Which store the node keeps its ledger in (`database.backend`). */
   readonly storeBackend: Config["database"]["backend"];
+  /** SQLite: the node's writes on a thread of their own (store/sqlite/threadedStore.ts). */
+  readonly sqliteWriterThread: boolean;
   readonly sqliteStore: SqliteStoreOptions;
   /** The writer's options; a reader (an HTTP worker) opens with `access: "reader"`. */
   readonly postgresStore: PostgresStoreOptions;
@@ -95,6 +97,7 @@ export function moduleOptions(config: Config): ModuleOptions {
       chainId: config.engine.chain_id,
     },
     storeBackend: config.database.backend,
+    sqliteWriterThread: config.database.writer_thread,
     postgresStore: {
       url: config.database.url,
       poolSize: config.database.pool_size,

@@ -62,6 +62,7 @@ export interface Config {
     readonly search_ranked_matches_max: number;
     readonly index_slices: number;
     readonly index_rows_waiting_max: number;
+    readonly writer_thread: boolean;
   };
   readonly engine: {
     readonly kind: EngineKind;
@@ -222,6 +223,7 @@ export const configSchema: JSONSchemaType<Config> = {
         "search_ranked_matches_max",
         "index_slices",
         "index_rows_waiting_max",
+        "writer_thread",
       ],
       properties: {
         backend: { type: "string", enum: [...databaseBackends], description: "Storage backend" },
@@ -244,7 +246,7 @@ export const configSchema: JSONSchemaType<Config> = {
           description:
             "Required with synchronous off: committed blocks can be lost or the database damaged on power loss",
         },
-        cache_size_bytes: count(0, "SQLite page cache of each connection, in bytes (the node and each HTTP worker have their own)"),
+        cache_size_bytes: count(0, "SQLite page cache of each connection, in bytes (the node's writer, its readers and each HTTP worker have their own)"),
         mmap_size_bytes: count(0, "SQLite memory-mapped reads, in bytes (0: off)"),
         // 0 would turn checkpoints off: the log would grow with every block until the disk is full.
         wal_autocheckpoint_pages: count(1, "Write-ahead log pages before a checkpoint"),
@@ -257,6 +259,10 @@ export const configSchema: JSONSchemaType<Config> = {
           description: "Slices the hashed indexes are merged in (a power of two; read when the database is created)",
         },
         index_rows_waiting_max: count(1, "Index rows waiting in memory before a commit merges more"),
+        writer_thread: {
+          type: "boolean",
+          description: "sqlite: commit blocks on a thread of their own (the main thread keeps serving meanwhile), or on the main thread",
+        },
       },
     },
     engine: {

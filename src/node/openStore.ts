@@ -5,12 +5,14 @@ import { moduleOptions, type ModuleOptions } from "../config/moduleOptions.js";
 import type { Config } from "../config/schema.js";
 import { PostgresStore } from "../store/postgres/postgresStore.js";
 import { SqliteStore } from "../store/sqlite/sqliteStore.js";
+import { openThreadedSqliteStore } from "../store/sqlite/threadedStore.js";
 import type { Store } from "../store/store.js";
 
 export async function openStore(options: ModuleOptions, role: "writer" | "reader"): Promise<Store> {
   if (options.storeBackend === "postgres") {
     return PostgresStore.open({ ...options.postgresStore, access: role });
   }
+  if (role === "writer" && options.sqliteWriterThread) return openThreadedSqliteStore(options.sqliteStore);
   return role === "writer" ? SqliteStore.open(options.sqliteStore) : SqliteStore.open({ ...options.sqliteStore, access: "reader" });
 }
 

@@ -46,6 +46,12 @@ export interface SqliteStoreOptions {
   readonly access?: "owner" | "readers" | "reader";
 }
 
+/**
+ * Whether the node commits on a thread of its own (threadedStore.ts): it keeps the main thread
+ * serving requests and feeding the verify threads while a block is written (issue #18).
+ */
+export const sqliteWriterThreadDefault = true;
+
 export const sqliteStoreOptionsDefault: SqliteStoreOptions = Object.freeze({
   path: "data/ledgerd.sqlite",
   synchronous: "full",

@@ -15,6 +15,7 @@ import { keyHash } from "../../../src/store/sqlite/keyHash.js";
 import { indexLookupSql, indexTables, readSql } from "../../../src/store/sqlite/queries.js";
 import { schemaVersion } from "../../../src/store/sqlite/schema.js";
 import { SqliteStore } from "../../../src/store/sqlite/sqliteStore.js";
+import { openThreadedSqliteStore } from "../../../src/store/sqlite/threadedStore.js";
 import { storeConformance } from "./conformance.js";
 import { crashBlockTxs } from "./crashChild.js";
 import type { CommittedTx } from "../../../src/transaction/committed.js";
@@ -26,6 +27,8 @@ let files = 0;
 const freshPath = () => join(dir, `store-${++files}.sqlite`);
 
 storeConformance("sqlite", async () => SqliteStore.open({ path: freshPath() }));
+// The same with the writes on a thread of their own, read through a store that follows them.
+storeConformance("sqlite (writer thread)", () => openThreadedSqliteStore({ path: freshPath() }));
 // The same with every index row merged at each commit, so lookups go through the index tables.
 storeConformance("sqlite (indexes merged at once)", async () =>
   SqliteStore.open({ path: freshPath(), indexSlices: 1 }),

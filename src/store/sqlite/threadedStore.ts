@@ -1,0 +1,129 @@
+// The SQLite store with its writes on a thread of their own. A block's commit (its statements,
+// the deferred indexes' upkeep, the fsync) is most of what the node's main thread spends per
+// transaction beside the HTTP work, and while it runs the main thread neither reads requests nor
+// feeds the verify threads (BENCHMARKS.md, issue #18: without it on the main thread the node
+// commits 40 % more). So the writing connection lives in a worker thread (writerThread.ts), and
+// the main thread reads through a read-only store that follows the writer's commits, as the
+// HTTP worker processes already do (follower.ts): each read is one snapshot, and the first read
+// after a commit catches up with it.
+//
+// Same answers as a SqliteStore, by the same conformance suite. A commit resolves once it is
+// durable in the writer, so every read the caller makes after it sees the block. The file must
+// be opened for readers; one ledgerd per file is the data directory's lock (node/dataDirLock.ts).
+import { AssertionError } from "node:assert";
+import { Worker } from "node:worker_threads";
+import type { CommitmentVersion } from "../../proofs/commitment.js";
+import type { BlockWrite, Store, Validator } from "../store.js";
+import { sqliteStoreOptionsDefault, type SqliteStoreOptions } from "./options.js";
+import { SqliteStore } from "./sqliteStore.js";
+
+/** What the writer thread is started with. */
+export interface WriterThreadData {
+  readonly options: SqliteStoreOptions;
+}
+
+export type WriterRequest =
+  | { readonly id: number; readonly op: "initChain"; readonly chainId: string; readonly validators: readonly Validator[]; readonly commitment: CommitmentVersion | undefined }
+  | { readonly id: number; readonly op: "commitBlock"; readonly block: BlockWrite }
+  | { readonly id: number; readonly op: "close" };
+
+/** The answer to request `id`; id 0 says whether the writer opened the file. */
+export type WriterReply =
+  | { readonly id: number; readonly ok: true }
+  | { readonly id: number; readonly ok: false; readonly error: { readonly name: string; readonly message: string; readonly stack: string } };
+
+type Writes = Pick<Store, "initChain" | "commitBlock" | "close">;
+
+/** Opens the file (creating it when missing) with its writer on a thread; resolves when both are open. */
+export async function openThreadedSqliteStore(options: Partial<SqliteStoreOptions> = {}): Promise<Store> {
+  const all: SqliteStoreOptions = { ...sqliteStoreOptionsDefault, ...options };
+  const writer = await WriterThread.start(all);
+  let reader: SqliteStore;
+  try {
+    reader = SqliteStore.open({ ...all, access: "reader" });
+  } catch (error) {
+    await writer.close();
+    throw error;
+  }
+  const writes: Writes = {
+    initChain: (chainId, validators, commitment) => writer.ask({ op: "initChain", chainId, validators, commitment }),
+    commitBlock: (block) => writer.ask({ op: "commitBlock", block }),
+    close: async () => {
+      await reader.close();
+      await writer.close();
+    },
+  };
+  // Every read goes to the reader as it is; only the three writing methods differ.
+  return new Proxy(reader, {
+    get(target, property) {
+      if (property in writes) return writes[property as keyof Writes];
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+type Ask = WriterRequest extends infer R ? (R extends { id: number } ? Omit<R, "id"> : never) : never;
+
+class WriterThread {
+  #nextId = 1;
+  readonly #waiting = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
+  #broken: Error | null = null;
+
+  private constructor(private readonly worker: Worker) {
+    worker.on("message", (reply: WriterReply) => this.#settle(reply));
+    worker.on("error", (error) => this.#fail(error));
+    worker.on("exit", (code) => this.#fail(new Error(`the SQLite writer thread exited (${code})`)));
+  }
+
+  static async start(options: SqliteStoreOptions): Promise<WriterThread> {
+    const data: WriterThreadData = { options };
+    const fromSources = import.meta.url.endsWith(".ts");
+    const worker = new Worker(new URL(fromSources ? "./writerThreadDev.mjs" : "./writerThread.js", import.meta.url), { workerData: data });
+    const thread = new WriterThread(worker);
+    await new Promise<void>((resolve, reject) => thread.#waiting.set(0, { resolve, reject }));
+    // A thread with nothing in flight does not keep the process alive (a store left open);
+    // one with a request in flight does, or an awaited commit could end the process unanswered.
+    worker.unref();
+    return thread;
+  }
+
+  ask(request: Ask): Promise<void> {
+    if (this.#broken !== null) return Promise.reject(this.#broken);
+    const id = this.#nextId++;
+    return new Promise((resolve, reject) => {
+      if (this.#waiting.size === 0) this.worker.ref();
+      this.#waiting.set(id, { resolve, reject });
+      this.worker.postMessage({ ...request, id } as WriterRequest);
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.#broken === null) await this.ask({ op: "close" });
+    this.#broken ??= new Error("the store is closed");
+    await this.worker.terminate();
+  }
+
+  #settle(reply: WriterReply): void {
+    const waiting = this.#waiting.get(reply.id);
+    if (waiting === undefined) return;
+    this.#waiting.delete(reply.id);
+    if (this.#waiting.size === 0) this.worker.unref();
+    if (reply.ok) waiting.resolve();
+    else waiting.reject(errorOf(reply.error));
+  }
+
+  #fail(error: Error): void {
+    this.#broken ??= error;
+    for (const waiting of this.#waiting.values()) waiting.reject(error);
+    this.#waiting.clear();
+  }
+}
+
+/** The writer's error on this thread, of the same kind: a broken invariant stays an assertion. */
+function errorOf(error: { name: string; message: string; stack: string }): Error {
+  const made = error.name === "AssertionError" ? new AssertionError({ message: error.message }) : new Error(error.message);
+  if (error.name !== "AssertionError") made.name = error.name;
+  made.stack = `${made.stack ?? ""}\n    in the SQLite writer thread:\n${error.stack}`;
+  return made;
+}
