@@ -28,8 +28,11 @@ import { RawHttpConnection } from "./rawHttp.js";
 
 const quick = process.env["LEDGERD_BENCH_QUICK"] === "1";
 const committedTxs = quick ? 3_000 : 100_000;
-/** LEDGERD_BENCH_CATCHUP_SYNCHRONOUS=normal: the joining node's `database.synchronous` (an experiment). */
-const joinerSynchronous = process.env["LEDGERD_BENCH_CATCHUP_SYNCHRONOUS"];
+/**
+ * LEDGERD_BENCH_CATCHUP_DATABASE='{"synchronous":"normal"}': database settings of the joining
+ * node only, as JSON (an experiment: its fsync, its writer thread, ...).
+ */
+const joinerDatabase = process.env["LEDGERD_BENCH_CATCHUP_DATABASE"];
 /** The baseline's transactions (bench engine posts as many in each of its measurements). */
 const baselineTxs = 20_000;
 const clients = 64;
@@ -107,13 +110,13 @@ export async function run(): Promise<void> {
     const height = Number(target.split("/")[0]);
     console.log(`the network: 1 validator, ${fmt(committedTxs)} transactions committed in ${fmt(height)} blocks`);
     const { node, index } = addTestnetNode(dir, { logLevel: "warn" });
-    if (joinerSynchronous !== undefined) {
-      // The experiment of LEDGERD_BENCH_CATCHUP_SYNCHRONOUS: the joining node's commits without
-      // (or with) their fsync, all else equal.
+    if (joinerDatabase !== undefined) {
+      // The experiment of LEDGERD_BENCH_CATCHUP_DATABASE: the joining node's store otherwise set.
       const file = join(dir, node.dataDir, "config.json");
-      const config = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
-      writeFileSync(file, JSON.stringify({ ...config, database: { synchronous: joinerSynchronous } }));
-      console.log(`the joining node runs with database.synchronous = ${joinerSynchronous}`);
+      const config = JSON.parse(readFileSync(file, "utf8")) as { database?: Record<string, unknown> };
+      const database = { ...config.database, ...(JSON.parse(joinerDatabase) as Record<string, unknown>) };
+      writeFileSync(file, JSON.stringify({ ...config, database }));
+      console.log(`the joining node runs with database settings ${JSON.stringify(database)}`);
     }
     // Where the replay's CPU goes: each node's ledgerd and CometBFT processes, and the machine.
     const groupOf = (cmdline: string, comm: string): string | null => {

@@ -97,7 +97,7 @@ export function moduleOptions(config: Config): ModuleOptions {
       chainId: config.engine.chain_id,
     },
     storeBackend: config.database.backend,
-    sqliteWriterThread: config.database.writer_thread,
+    sqliteWriterThread: config.database.writer_thread === "on" || (config.database.writer_thread === "auto" && config.engine.kind === "solo"),
     postgresStore: {
       url: config.database.url,
       poolSize: config.database.pool_size,

@@ -17,6 +17,9 @@ export type DatabaseBackend = (typeof databaseBackends)[number];
 
 export const sqliteSynchronousModes = ["full", "normal", "off"] as const;
 export type SqliteSynchronousMode = (typeof sqliteSynchronousModes)[number];
+/** Whether the node commits on a thread of its own: `auto` does with the solo engine only. */
+export const writerThreadModes = ["auto", "on", "off"] as const;
+export type WriterThreadMode = (typeof writerThreadModes)[number];
 
 export interface Config {
   /** Where the node keeps its key, its `config.json` and (by default) its database. */
@@ -62,7 +65,7 @@ export interface Config {
     readonly search_ranked_matches_max: number;
     readonly index_slices: number;
     readonly index_rows_waiting_max: number;
-    readonly writer_thread: boolean;
+    readonly writer_thread: WriterThreadMode;
   };
   readonly engine: {
     readonly kind: EngineKind;
@@ -260,8 +263,10 @@ export const configSchema: JSONSchemaType<Config> = {
         },
         index_rows_waiting_max: count(1, "Index rows waiting in memory before a commit merges more"),
         writer_thread: {
-          type: "boolean",
-          description: "sqlite: commit blocks on a thread of their own (the main thread keeps serving meanwhile), or on the main thread",
+          type: "string",
+          enum: [...writerThreadModes],
+          description:
+            "sqlite: commit blocks on a thread of their own, so the main thread keeps serving meanwhile (on), or on the main thread (off); auto: on with the solo engine, off under CometBFT (whose blocks come one at a time)",
         },
       },
     },

@@ -376,7 +376,7 @@ function sampleValue(key: string): string {
     "database.index_slices": "8",
     "database.synchronous_off_acknowledged": "true",
     "server.explorer": "false",
-    "database.writer_thread": "false",
+    "database.writer_thread": "off",
   };
   return samples[key] ?? (settingList.find((s) => s.key === key)?.type === "integer" ? "7" : "x");
 }

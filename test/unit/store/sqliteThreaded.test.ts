@@ -1,5 +1,5 @@
 // The SQLite store with its writes on a thread of their own (src/store/sqlite/threadedStore.ts):
-// the node opens it by default, a failure to open the file is an error at open (not a hang),
+// the node opens it with the solo engine by default, a failure to open the file is an error at open (not a hang),
 // the writer's broken invariants stay assertions, and the main thread's connection only reads.
 // Its answers are the conformance suite's (sqliteStore.test.ts runs it on this store too).
 import assert from "node:assert/strict";
@@ -21,14 +21,25 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 const readsThrough = (store: unknown) => (store as SqliteStore).database;
 
 describe("sqlite store with a writer thread", () => {
-  it("is the node's store by default; database.writer_thread = false writes on the main thread", async () => {
-    for (const writerThread of [true, false]) {
-      const config = { ...configDefault, database: { ...configDefault.database, path: join(dir, `node-${writerThread}.sqlite`), writer_thread: writerThread } };
+  it("is the node's store with the solo engine by default, not under CometBFT; on and off say so", async () => {
+    const cases = [
+      { engine: "solo", writerThread: "auto", threaded: true },
+      { engine: "cometbft", writerThread: "auto", threaded: false },
+      { engine: "cometbft", writerThread: "on", threaded: true },
+      { engine: "solo", writerThread: "off", threaded: false },
+    ] as const;
+    assert.equal(configDefault.database.writer_thread, "auto");
+    for (const [i, { engine, writerThread, threaded }] of cases.entries()) {
+      const config = {
+        ...configDefault,
+        engine: { ...configDefault.engine, kind: engine },
+        database: { ...configDefault.database, path: join(dir, `node-${i}.sqlite`), writer_thread: writerThread },
+      };
       const store = await openStore(moduleOptions(config), "writer");
       try {
         await store.initChain("chain", [validator("a")], "bigchaindb");
-        await store.commitBlock(block(1, [createTx({ label: `node-${writerThread}` })]));
-        assert.equal(readsThrough(store).readonly, writerThread);
+        await store.commitBlock(block(1, [createTx({ label: `node-${i}` })]));
+        assert.equal(readsThrough(store).readonly, threaded, `${engine} with writer_thread ${writerThread}`);
         assert.equal((await store.getChainState()).height, 1);
       } finally {
         await store.close();
