@@ -8,7 +8,7 @@
 // the same kind of pre-signed CREATEs (bench engine's measurement, in this process, on an empty
 // SQLite ledger); goal: replay >= 0.8 of it.
 // LEDGERD_BENCH_QUICK=1: fewer transactions. Needs scripts/install-cometbft.sh.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -23,7 +23,7 @@ import { PreparePool } from "../src/ledger/preparePool.js";
 import { SqliteStore } from "../src/store/sqlite/sqliteStore.js";
 import { committedRate } from "./engine.bench.js";
 import { fmt } from "./lib.js";
-import { machineCpuMs, processCpuMs } from "./nodeProcess.js";
+import { machineCpuMs, processCpuMs, setNodeDatabaseSettings } from "./nodeProcess.js";
 import { RawHttpConnection } from "./rawHttp.js";
 
 const quick = process.env["LEDGERD_BENCH_QUICK"] === "1";
@@ -112,10 +112,7 @@ export async function run(): Promise<void> {
     const { node, index } = addTestnetNode(dir, { logLevel: "warn" });
     if (joinerDatabase !== undefined) {
       // The experiment of LEDGERD_BENCH_CATCHUP_DATABASE: the joining node's store otherwise set.
-      const file = join(dir, node.dataDir, "config.json");
-      const config = JSON.parse(readFileSync(file, "utf8")) as { database?: Record<string, unknown> };
-      const database = { ...config.database, ...(JSON.parse(joinerDatabase) as Record<string, unknown>) };
-      writeFileSync(file, JSON.stringify({ ...config, database }));
+      const database = setNodeDatabaseSettings(join(dir, node.dataDir, "config.json"), joinerDatabase);
       console.log(`the joining node runs with database settings ${JSON.stringify(database)}`);
     }
     // Where the replay's CPU goes: each node's ledgerd and CometBFT processes, and the machine.

@@ -13,6 +13,8 @@
 // Goal: at least 1,000 committed tx/s on 2 cores; issue #18: ledgerd >= 0.6 of the ceiling.
 // Needs scripts/install-cometbft.sh.
 // LEDGERD_BENCH_QUICK=1 posts fewer transactions.
+// LEDGERD_BENCH_COMETBFT_DATABASE='{"writer_thread":"on"}': database settings of every ledgerd
+// node, as JSON (an experiment).
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -25,7 +27,7 @@ import { makeCreate } from "../src/transaction/builders/makeCreate.js";
 import { makeRandomKeypair } from "../src/transaction/builders/makeRandomKeypair.js";
 import { signTx } from "../src/transaction/builders/signTx.js";
 import { fmt, percentile } from "./lib.js";
-import { threadCpuMs } from "./nodeProcess.js";
+import { setNodeDatabaseSettings, threadCpuMs } from "./nodeProcess.js";
 import { RawHttpConnection } from "./rawHttp.js";
 
 const quick = process.env["LEDGERD_BENCH_QUICK"] === "1";
@@ -276,6 +278,11 @@ export async function run(): Promise<void> {
     const bodyBytes = Math.round(floods[0]!.reduce((sum, body) => sum + body.length, 0) / throughputTxs);
     const ceiling = await kvstoreCeiling(bodyBytes);
     const signedCommit = sign(latencyTxs, "commit");
+    const database = process.env["LEDGERD_BENCH_COMETBFT_DATABASE"];
+    if (database !== undefined) {
+      for (const node of manifest.nodes) setNodeDatabaseSettings(join(dir, node.dataDir, "config.json"), database);
+      console.log(`every ledgerd node runs with database settings ${database}`);
+    }
     await startTestnet(dir);
     // Warm up: the first blocks, connections and JIT.
     await commitLatency(manifest.nodes, sign(100, "warm"));

@@ -2,7 +2,7 @@
 // stop), its memory as /proc reports it, and a store filled directly, before the node starts,
 // with records that need no signing (a million committed transactions in seconds, not hours).
 import { spawn, type ChildProcess } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ChainCommitment } from "../src/ledger/commitment.js";
@@ -116,6 +116,17 @@ const ticksPerSecond = 100;
  * and the others by the name the kernel knows them by (Node's worker threads are `node`,
  * libuv's pool `libuv-worker`, V8's garbage collector helpers `V8 DefaultWorke`).
  */
+/**
+ * Merges `json` (an object of database settings, as an environment variable gives it) into the
+ * `database` section of a testnet node's config.json, for experiments; returns the section.
+ */
+export function setNodeDatabaseSettings(configFile: string, json: string): Record<string, unknown> {
+  const config = JSON.parse(readFileSync(configFile, "utf8")) as { database?: Record<string, unknown> };
+  const database = { ...config.database, ...(JSON.parse(json) as Record<string, unknown>) };
+  writeFileSync(configFile, JSON.stringify({ ...config, database }));
+  return database;
+}
+
 /**
  * The whole machine's CPU time by state since boot (ms, summed over cores), from /proc/stat:
  * what no process's own counters show (the hypervisor's steal, interrupts, idle).
