@@ -116,6 +116,18 @@ const ticksPerSecond = 100;
  * and the others by the name the kernel knows them by (Node's worker threads are `node`,
  * libuv's pool `libuv-worker`, V8's garbage collector helpers `V8 DefaultWorke`).
  */
+/** What /proc/<id>/stat says of a process or thread: its name, state letter and CPU time (ms). */
+function parseStat(stat: string): { comm: string; state: string; cpuMs: number } {
+  // pid (comm) state ...: comm may hold spaces, so the fields are counted after its ')'.
+  const close = stat.lastIndexOf(")");
+  const fields = stat.slice(close + 2).split(" ");
+  return {
+    comm: stat.slice(stat.indexOf("(") + 1, close),
+    state: fields[0] ?? "",
+    cpuMs: ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond, // utime + stime
+  };
+}
+
 /**
  * Merges `json` (an object of database settings, as an environment variable gives it) into the
  * `database` section of a testnet node's config.json, for experiments; returns the section.
@@ -154,12 +166,10 @@ export function processCpuMs(groupOf: (cmdline: string, comm: string) => string 
     } catch {
       continue; // exited meanwhile
     }
-    const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+    const { comm, cpuMs } = parseStat(stat);
     const group = groupOf(cmdline, comm);
     if (group === null) continue;
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    const ms = ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond;
-    groups.set(group, (groups.get(group) ?? 0) + ms);
+    groups.set(group, (groups.get(group) ?? 0) + cpuMs);
   }
   return groups;
 }
@@ -169,8 +179,7 @@ type ThreadState = "running" | "waiting for events" | "waiting on disk" | "aslee
 
 function threadState(pid: number, tid: string): ThreadState | null {
   try {
-    const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
-    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+    const { state } = parseStat(readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8"));
     if (state === "R") return "running";
     if (state === "D") return "waiting on disk";
     const syscall = readFileSync(`/proc/${pid}/task/${tid}/syscall`, "utf8").split(" ")[0];
@@ -187,11 +196,7 @@ function threadState(pid: number, tid: string): ThreadState | null {
  * others slept. Reading /proc costs this process ~20 µs a thread a sample.
  */
 export function sampleThreadStates(pid: number, busiest: number, everyMs: number): { stop: () => string[] } {
-  const cpuOf = (tid: string): number => {
-    const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return Number(fields[11]) + Number(fields[12]);
-  };
+  const cpuOf = (tid: string): number => parseStat(readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8")).cpuMs;
   const before = new Map(readdirSync(`/proc/${pid}/task`).map((tid) => [tid, cpuOf(tid)]));
   const samples: (ThreadState | null)[][] = [];
   let watched: string[] = [String(pid)];
@@ -241,12 +246,9 @@ export function threadCpuMs(pid: number): Map<string, number> {
       } catch {
         continue;
       }
-      // pid (comm) state ...: comm may hold spaces, so the fields are counted after its ')'.
-      const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      const ms = ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond;
+      const { comm, cpuMs } = parseStat(stat);
       const group = Number(task) === each ? (each === pid ? "main" : "worker process main") : comm;
-      groups.set(group, (groups.get(group) ?? 0) + ms);
+      groups.set(group, (groups.get(group) ?? 0) + cpuMs);
     }
   }
   return groups;

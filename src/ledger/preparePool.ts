@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
 import { availableParallelism } from "node:os";
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 import type { Rejection } from "../errors/ledgerError.js";
 import { prepareBytes } from "./prepared.js";
 import type { Door, PreparedBase } from "./txKind.js";
+import { startWorkerThread } from "../workerThread.js";
 
 export interface PreparePoolOptions {
   /** Worker threads; 0 prepares on the calling thread (tests, tools). */
@@ -123,9 +124,6 @@ export class PreparePool {
   }
 }
 
-// Built (dist), the worker is plain JavaScript. Run from sources under tsx (tests, benchmarks),
-// a worker thread does not inherit tsx's loader, so a tiny bootstrap registers it first.
 function newPrepareWorker(): Worker {
-  const fromSources = import.meta.url.endsWith(".ts");
-  return new Worker(new URL(fromSources ? "./prepareWorkerDev.mjs" : "./prepareWorker.js", import.meta.url));
+  return startWorkerThread(import.meta.url, "prepareWorker");
 }

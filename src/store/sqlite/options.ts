@@ -46,15 +46,6 @@ export interface SqliteStoreOptions {
   readonly access?: "owner" | "readers" | "reader";
 }
 
-/**
- * Whether the node commits on a thread of its own (threadedStore.ts). With the solo engine it
- * keeps the main thread serving requests and feeding the verify threads while a block is written
- * (issue #18: 13 to 17 % more committed transactions). Under CometBFT blocks arrive one at a time
- * and each waits for the last to be written, so the thread only adds its round trip (a joining
- * node replayed 10 to 25 % slower): `auto` turns it on with the solo engine only.
- */
-export const sqliteWriterThreadDefault = "auto";
-
 export const sqliteStoreOptionsDefault: SqliteStoreOptions = Object.freeze({
   path: "data/ledgerd.sqlite",
   synchronous: "full",

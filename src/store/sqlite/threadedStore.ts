@@ -11,21 +11,26 @@
 // durable in the writer, so every read the caller makes after it sees the block. The file must
 // be opened for readers; one ledgerd per file is the data directory's lock (node/dataDirLock.ts).
 import { AssertionError } from "node:assert";
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 import type { CommitmentVersion } from "../../proofs/commitment.js";
 import type { BlockWrite, Store, Validator } from "../store.js";
 import { sqliteStoreOptionsDefault, type SqliteStoreOptions } from "./options.js";
 import { SqliteStore } from "./sqliteStore.js";
+import { startWorkerThread } from "../../workerThread.js";
 
 /** What the writer thread is started with. */
 export interface WriterThreadData {
   readonly options: SqliteStoreOptions;
 }
 
-export type WriterRequest =
-  | { readonly id: number; readonly op: "initChain"; readonly chainId: string; readonly validators: readonly Validator[]; readonly commitment: CommitmentVersion | undefined }
-  | { readonly id: number; readonly op: "commitBlock"; readonly block: BlockWrite }
-  | { readonly id: number; readonly op: "close" };
+/** What the writer is asked to do. */
+type WriterAsk =
+  | { readonly op: "initChain"; readonly chainId: string; readonly validators: readonly Validator[]; readonly commitment: CommitmentVersion | undefined }
+  | { readonly op: "commitBlock"; readonly block: BlockWrite }
+  | { readonly op: "close" };
+
+/** An ask as sent, numbered so that its reply finds it. */
+export type WriterRequest = WriterAsk & { readonly id: number };
 
 /** The answer to request `id`; id 0 says whether the writer opened the file. */
 export type WriterReply =
@@ -63,8 +68,6 @@ export async function openThreadedSqliteStore(options: Partial<SqliteStoreOption
   });
 }
 
-type Ask = WriterRequest extends infer R ? (R extends { id: number } ? Omit<R, "id"> : never) : never;
-
 class WriterThread {
   #nextId = 1;
   readonly #waiting = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
@@ -78,8 +81,7 @@ class WriterThread {
 
   static async start(options: SqliteStoreOptions): Promise<WriterThread> {
     const data: WriterThreadData = { options };
-    const fromSources = import.meta.url.endsWith(".ts");
-    const worker = new Worker(new URL(fromSources ? "./writerThreadDev.mjs" : "./writerThread.js", import.meta.url), { workerData: data });
+    const worker = startWorkerThread(import.meta.url, "writerThread", { workerData: data });
     const thread = new WriterThread(worker);
     await new Promise<void>((resolve, reject) => thread.#waiting.set(0, { resolve, reject }));
     // A thread with nothing in flight does not keep the process alive (a store left open);
@@ -88,13 +90,14 @@ class WriterThread {
     return thread;
   }
 
-  ask(request: Ask): Promise<void> {
+  ask(request: WriterAsk): Promise<void> {
     if (this.#broken !== null) return Promise.reject(this.#broken);
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
       if (this.#waiting.size === 0) this.worker.ref();
       this.#waiting.set(id, { resolve, reject });
-      this.worker.postMessage({ ...request, id } as WriterRequest);
+      const sent: WriterRequest = { ...request, id };
+      this.worker.postMessage(sent);
     });
   }
 
