@@ -297,13 +297,22 @@ export class LedgerApp {
    * conflicting one is rejected and not stored (a kind may record it: legacy ones are `invalid`,
    * docs/compatibility.md #16). The app hash covers the valid ids of every kind in block order.
    * Nothing is written until `commit`.
+   *
+   * `previousCommit`: the previous block's `commit`, when the engine does not wait for it to be
+   * durable before the next block (CometBFT's, abciApp.ts). The transactions are prepared (their
+   * signatures verified) while it is written; nothing reads committed state before it settles.
    */
-  async finalizeBlock(height: number, txs: readonly Uint8Array[]): Promise<FinalizedBlock> {
+  async finalizeBlock(height: number, txs: readonly Uint8Array[], previousCommit?: Promise<unknown>): Promise<FinalizedBlock> {
+    const cacheKeys = txs.map(preparedKey);
+    const preparing = Promise.all(txs.map((bytes, i) => this.prepareKeyed(cacheKeys[i]!, bytes)));
+    if (previousCommit !== undefined) {
+      preparing.catch(() => undefined); // awaited below; its failure meanwhile is not unhandled
+      await previousCommit;
+    }
     assert.equal(this.staged, null, "finalizeBlock twice without commit");
     assert.equal(height, this.height + 1, "block heights are contiguous");
     for (const listener of this.finalizingListeners) listener(height);
-    const cacheKeys = txs.map(preparedKey);
-    const prepared = await Promise.all(txs.map((bytes, i) => this.prepareKeyed(cacheKeys[i]!, bytes)));
+    const prepared = await preparing;
     const kinds = prepared.map((p) => ("code" in p ? null : kindOf(p)));
     // Only the kinds the block carries read anything: a block of one kind costs what it did alone.
     const blocks = await this.openBlocks(prepared, kinds, height);

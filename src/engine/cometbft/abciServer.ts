@@ -47,6 +47,16 @@ export interface AbciHandler {
   closed?(connection: AbciConnection): void;
 }
 
+/**
+ * Resolves after the answers completed in this turn of the event loop have been written: the
+ * server writes them at the end of the turn (`flushSoon`, a setImmediate), and this waits for
+ * the setImmediate after that one. For work that must not delay an answer (the block's store
+ * write after Commit, abciApp.ts). Only timing depends on it, never an outcome.
+ */
+export function afterAnswersWritten(): Promise<void> {
+  return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
+}
+
 export interface AbciServerDeps {
   readonly handler: AbciHandler;
   /** Called once when a handler throws; the node should stop (the handler's state is unknown). */

@@ -24,6 +24,12 @@ export interface CometBftBroadcasterOptions {
 export interface CometBftBroadcasterDeps {
   readonly ledger: Pick<LedgerApp, "dryCheckTx">;
   readonly rpc: RpcCaller;
+  /**
+   * Resolves once every block CometBFT has committed is durable in this node's store: the ABCI
+   * app answers Commit before (abciApp.ts), and a `commit` POST's answer promises that a read
+   * finds the transaction.
+   */
+  readonly durable: () => Promise<void>;
 }
 
 /** The parts of an ABCI result (ResponseCheckTx, ExecTxResult) as CometBFT's JSON writes them. */
@@ -59,6 +65,8 @@ export class CometBftBroadcaster implements Broadcaster {
     }
     const refusal = resultError(mode, result);
     if (refusal !== null) throw refusal;
+    // CometBFT reports the transaction committed after our Commit, so its block is the last.
+    if (mode === "commit") await this.deps.durable();
     return tx;
   }
 }

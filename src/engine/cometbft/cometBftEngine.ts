@@ -52,7 +52,11 @@ export class CometBftEngine implements Broadcaster, EngineReadiness {
       batchCallsMax: o.rpcBatchCallsMax,
       batchBytesMax: o.rpcBatchBytesMax,
     });
-    const app = new LedgerAbciApp({ chainId: o.chainId, version: deps.version }, { ledger: deps.ledger, store: deps.store });
+    const app = new LedgerAbciApp({ chainId: o.chainId, version: deps.version }, {
+      ledger: deps.ledger,
+      store: deps.store,
+      onFatal: (error) => deps.onFatal?.(error),
+    });
     const listen: AbciListen = o.abciSocketPath !== "" ? { path: o.abciSocketPath } : { host: o.abciHost, port: o.abciPort };
     const logger = deps.logger;
     const server = await AbciServer.start(
@@ -73,7 +77,7 @@ export class CometBftEngine implements Broadcaster, EngineReadiness {
     );
     const broadcaster = new CometBftBroadcaster(
       { rpcTimeoutMs: o.rpcTimeoutMs, commitTimeoutMs: o.commitTimeoutMs },
-      { ledger: deps.ledger, rpc },
+      { ledger: deps.ledger, rpc, durable: () => app.durable() },
     );
     return new CometBftEngine(server, app, rpc, broadcaster);
   }
@@ -111,9 +115,9 @@ export class CometBftEngine implements Broadcaster, EngineReadiness {
    */
   stop(): Promise<void> {
     this.stopped ??= (async () => {
-      this.app.close();
       this.rpc.close();
       await this.server.close();
+      await this.app.close();
     })();
     return this.stopped;
   }

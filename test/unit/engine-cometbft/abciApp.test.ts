@@ -11,6 +11,8 @@ import {
   type RequestInitChain,
 } from "cosmjs-types/tendermint/abci/types";
 import { nextAppHash } from "../../../src/ledger/appHash.js";
+import { LedgerApp } from "../../../src/ledger/ledgerApp.js";
+import type { BlockWrite, Store } from "../../../src/store/store.js";
 import { LedgerAbciApp, appHashBytes, prepareProposal, unaskedCommitsMax } from "../../../src/engine/cometbft/abciApp.js";
 import { AbciServer } from "../../../src/engine/cometbft/abciServer.js";
 import { bytesOf, create, keypairOf, transfer } from "../../helpers/txFactory.js";
@@ -30,9 +32,9 @@ let mempool: AbciTestClient;
 let fatal: unknown[];
 
 /** The app on a real ABCI socket, with a consensus and a mempool connection. */
-async function startApp(idleSpellMs?: number): Promise<void> {
+async function startApp(idleSpellMs?: number, ledger: LedgerApp = fx.ledger): Promise<void> {
   const options = { chainId: "test-chain", version: "9.9.9", ...(idleSpellMs === undefined ? {} : { idleSpellMs }) };
-  app = new LedgerAbciApp(options, { ledger: fx.ledger, store: fx.store });
+  app = new LedgerAbciApp(options, { ledger, store: fx.store, onFatal: (e) => fatal.push(e) });
   server = await AbciServer.start(
     { listen: { host: "127.0.0.1", port: 0 }, messageBytesMax: 1 << 24, requestsInFlightMax: 1_000, writeBufferBytesMax: 65_536 },
     { handler: app, onFatal: (e) => fatal.push(e) },
@@ -44,8 +46,8 @@ async function startApp(idleSpellMs?: number): Promise<void> {
 async function stopApp(): Promise<void> {
   consensus.close();
   mempool.close();
-  app.close();
   await server.close();
+  await app.close();
 }
 
 beforeEach(async () => {
@@ -86,9 +88,11 @@ function finalizeBlock(height: number, txs: Uint8Array[]): Request {
 const checkTx = (tx: Uint8Array, type = CheckTxType.NEW): Request => ({ checkTx: { tx, type } });
 const info: Request = { info: { version: "0.38.26", blockVersion: 11n, p2pVersion: 8n, abciVersion: "2.0.0" } };
 
+/** One block, then waits until it is durable: Commit is answered before (the app's `commit`). */
 async function commitBlock(height: number, txs: Uint8Array[]) {
   const [finalized, committed] = await consensus.call(finalizeBlock(height, txs), { commit: {} });
   assert.notEqual(committed!.commit, undefined);
+  await app.durable();
   return finalized!.finalizeBlock!;
 }
 
@@ -292,5 +296,97 @@ describe("LedgerAbciApp", () => {
     assert.equal(appHashBytes("").length, 0);
     assert.equal(Buffer.from(appHashBytes("0f".repeat(32))).toString("hex"), "0f".repeat(32));
     assert.throws(() => appHashBytes("xyz"));
+  });
+});
+
+/**
+ * The fixture's real store, whose block writes wait while `hold` is on (a slow disk): what
+ * Commit answers before, and what waits for it.
+ */
+function heldStore(store: Store): { store: Store; hold(): void; release(): void; written: number[] } {
+  let gate: Promise<void> = Promise.resolve();
+  let open = (): void => undefined;
+  const written: number[] = [];
+  const held = new Proxy(store, {
+    get(target, property) {
+      if (property === "commitBlock") {
+        return async (block: BlockWrite) => {
+          await gate;
+          await target.commitBlock(block);
+          written.push(block.height);
+        };
+      }
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  return {
+    store: held,
+    hold: () => (gate = new Promise((resolve) => (open = resolve))),
+    release: () => open(),
+    written,
+  };
+}
+
+/** "answered" if `answer` settles within `ms`, else "waiting". */
+async function within<T>(answer: Promise<T>, ms: number): Promise<"answered" | "waiting"> {
+  return Promise.race([answer.then(() => "answered" as const), sleep(ms).then(() => "waiting" as const)]);
+}
+
+describe("LedgerAbciApp: Commit answered before the block is durable", () => {
+  it("Info reports the durable height; the next FinalizeBlock and a recheck wait for the write, then see the block", async () => {
+    const disk = heldStore(fx.store);
+    await stopApp();
+    await startApp(undefined, await LedgerApp.open({}, { store: disk.store, pool: fx.pool }));
+    await consensus.call(initChain());
+    const asset = create(alice);
+    await commitBlock(1, [bytesOf(asset)]);
+    const toBob = transfer([{ tx: asset, outputIndex: 0 }], [alice], [{ publicKeys: [bob.publicKey], amount: 1n }]);
+    const toCarol = transfer([{ tx: asset, outputIndex: 0 }], [alice], [{ publicKeys: [carol.publicKey], amount: 1n }]);
+    const [pending] = await mempool.call(checkTx(bytesOf(toBob)));
+    assert.equal(pending!.checkTx!.code, 0);
+
+    disk.hold();
+    const [finalized, committed] = await consensus.call(finalizeBlock(2, [bytesOf(toCarol)]), { commit: {} });
+    assert.equal(finalized!.finalizeBlock!.txResults[0]!.code, 0);
+    assert.notEqual(committed!.commit, undefined, "Commit is answered while the write waits");
+    assert.deepEqual(disk.written, [1]);
+    const [before] = await consensus.call(info);
+    assert.equal(before!.info!.lastBlockHeight, 1n, "Info: the durable height");
+    const spendsCarols = transfer([{ tx: toCarol, outputIndex: 0 }], [carol], [{ publicKeys: [alice.publicKey], amount: 1n }]);
+    const next = consensus.send(finalizeBlock(3, [bytesOf(spendsCarols)]), { flush: {} })[0]!;
+    const recheck = mempool.send(checkTx(bytesOf(toBob), CheckTxType.RECHECK), { flush: {} })[0]!;
+    assert.equal(await within(next, 100), "waiting");
+    assert.equal(await within(recheck, 0), "waiting");
+
+    disk.release();
+    // Block 3 spends block 2's output: it was executed on block 2's state.
+    assert.equal((await next).finalizeBlock!.txResults[0]!.code, 0);
+    // Block 2 spent what toBob spends: the recheck drops it.
+    assert.equal((await recheck).checkTx!.codespace, "DoubleSpend");
+    assert.deepEqual(disk.written, [1, 2]);
+    const [after] = await consensus.call(info);
+    assert.equal(after!.info!.lastBlockHeight, 2n);
+    assert.deepEqual(fatal, []);
+  });
+
+  it("a block write that fails after Commit was answered stops the node, and no later block is executed", async () => {
+    const failing = new Proxy(fx.store, {
+      get(target, property) {
+        if (property === "commitBlock") return () => Promise.reject(new Error("disk I/O error"));
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    await stopApp();
+    await startApp(undefined, await LedgerApp.open({}, { store: failing, pool: fx.pool }));
+    await consensus.call(initChain());
+    const [, committed] = await consensus.call(finalizeBlock(1, [bytesOf(create(alice))]), { commit: {} });
+    assert.notEqual(committed!.commit, undefined);
+    await app.durable();
+    assert.match(String(fatal[0]), /disk I\/O error/);
+    const answer = await consensus.send(finalizeBlock(2, []), { flush: {} })[0];
+    assert.match(answer!.exception!.error, /disk I\/O error/);
+    assert.equal((await fx.store.getChainState()).height, 0);
   });
 });

@@ -65,11 +65,18 @@ after(() => new Promise<void>((resolve) => server.close(() => resolve())));
 let fx: LedgerFixture;
 let rpc: CometBftRpcClient;
 let broadcaster: CometBftBroadcaster;
+/** How many answers waited for the ledger's durability (the `durable` dep). */
+let durableWaits: number;
 beforeEach(async () => {
+  durableWaits = 0;
   fx = await openLedger();
   await fx.ledger.initChain("test-chain", [{ publicKey: "ab".repeat(32), power: 1 }]);
   rpc = new CometBftRpcClient(rpcOptions(url));
-  broadcaster = new CometBftBroadcaster({ rpcTimeoutMs: 500, commitTimeoutMs: 300 }, { ledger: fx.ledger, rpc });
+  const durable = async (): Promise<void> => {
+    await sleep(1);
+    durableWaits++;
+  };
+  broadcaster = new CometBftBroadcaster({ rpcTimeoutMs: 500, commitTimeoutMs: 300 }, { ledger: fx.ledger, rpc, durable });
   calls.length = 0;
   requests.length = 0;
 });
@@ -85,11 +92,13 @@ function rpcOptions(target: string) {
 const rpcError = (data: string): Script => ({ error: { code: -32603, message: "Internal error", data } });
 
 describe("CometBftBroadcaster", () => {
-  it("hands the transaction to broadcast_tx_<mode> as base64 and answers with it", async () => {
+  it("hands the transaction to broadcast_tx_<mode> as base64 and answers with it (commit: once the block is durable here)", async () => {
     for (const mode of ["async", "sync", "commit"] as const) {
       script = { result: mode === "commit" ? { check_tx: {}, tx_result: {}, hash: "AB", height: "3" } : { code: 0, hash: "AB" } };
       const fresh = create(alice);
+      const waitsBefore = durableWaits;
       const answer = await broadcaster.broadcast(bytesOf(fresh), mode);
+      assert.equal(durableWaits - waitsBefore, mode === "commit" ? 1 : 0, mode);
       assert.equal(answer.id, fresh["id"]);
       const call = calls.at(-1)!;
       assert.equal(call.method, `broadcast_tx_${mode}`);
@@ -156,7 +165,7 @@ describe("CometBftBroadcaster", () => {
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
     const down = new CometBftRpcClient(rpcOptions(`http://127.0.0.1:${port}`));
-    const nowhere = new CometBftBroadcaster({ rpcTimeoutMs: 500, commitTimeoutMs: 500 }, { ledger: fx.ledger, rpc: down });
+    const nowhere = new CometBftBroadcaster({ rpcTimeoutMs: 500, commitTimeoutMs: 500 }, { ledger: fx.ledger, rpc: down, durable: async () => undefined });
     const error = await refusal(nowhere.broadcast(bytesOf(create(alice)), "commit"));
     assert.equal(error.code, "EngineUnavailable");
     assert.equal(error.status, 503);

@@ -31,7 +31,7 @@ beforeEach(async () => {
       return answer;
     },
   };
-  broadcaster = new CometBftBroadcaster({ rpcTimeoutMs: 500, commitTimeoutMs: 300 }, { ledger: fx.ledger, rpc });
+  broadcaster = new CometBftBroadcaster({ rpcTimeoutMs: 500, commitTimeoutMs: 300 }, { ledger: fx.ledger, rpc, durable: async () => undefined });
 });
 afterEach(() => fx.close());
 
