@@ -96,6 +96,8 @@ export class LedgerAbciApp implements AbciHandler {
   private idleTimer: NodeJS.Timeout | null = null;
   /** The last Commit's store write (see `commit`). */
   private committing: Promise<void> = Promise.resolve();
+  /** The same, settled either way (its failure went to onFatal): what waiters await. */
+  private written: Promise<void> = Promise.resolve();
   /** Starts that write now, while it waits for the next FinalizeBlock; null once it started. */
   private startWrite: (() => void) | null = null;
 
@@ -151,7 +153,7 @@ export class LedgerAbciApp implements AbciHandler {
   /** Resolves once the last committed block is durable (a failed write went to onFatal). */
   durable(): Promise<void> {
     this.startWrite?.();
-    return this.committing.catch(() => undefined);
+    return this.written;
   }
 
   /** Stops the idle timer (the engine is stopping) once the last committed block is durable. */
@@ -193,7 +195,7 @@ export class LedgerAbciApp implements AbciHandler {
       ledger.releaseUnasked(unaskedCommitsMax);
       this.restartIdleTimer();
     });
-    this.committing.catch((error: unknown) => this.deps.onFatal?.(error));
+    this.written = this.committing.catch((error: unknown) => this.deps.onFatal?.(error));
   }
 
   private restartIdleTimer(): void {

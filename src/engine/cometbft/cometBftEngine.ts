@@ -52,10 +52,18 @@ export class CometBftEngine implements Broadcaster, EngineReadiness {
       batchCallsMax: o.rpcBatchCallsMax,
       batchBytesMax: o.rpcBatchBytesMax,
     });
+    // A failed block write reaches both the app (at once) and the server (the next FinalizeBlock
+    // throws it): the node hears of it once.
+    let fatal = false;
+    const onFatal = (error: unknown): void => {
+      if (fatal) return;
+      fatal = true;
+      deps.onFatal?.(error);
+    };
     const app = new LedgerAbciApp({ chainId: o.chainId, version: deps.version }, {
       ledger: deps.ledger,
       store: deps.store,
-      onFatal: (error) => deps.onFatal?.(error),
+      onFatal,
     });
     const listen: AbciListen = o.abciSocketPath !== "" ? { path: o.abciSocketPath } : { host: o.abciHost, port: o.abciPort };
     const logger = deps.logger;
@@ -68,7 +76,7 @@ export class CometBftEngine implements Broadcaster, EngineReadiness {
       },
       {
         handler: app,
-        onFatal: (error) => deps.onFatal?.(error),
+        onFatal,
         onEvent: (event) => {
           if (event.type === "connected") logger?.info({ connection: event.connection }, "CometBFT connected over ABCI");
           else logger?.warn({ connection: event.connection, err: event.error }, "CometBFT ABCI connection closed");

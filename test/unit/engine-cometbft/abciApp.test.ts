@@ -86,6 +86,12 @@ function finalizeBlock(height: number, txs: Uint8Array[]): Request {
 }
 
 const checkTx = (tx: Uint8Array, type = CheckTxType.NEW): Request => ({ checkTx: { tx, type } });
+
+/** Two spends of alice's `asset` output 0, to bob and to carol: each a double spend of the other. */
+function twoSpendsOf(asset: ReturnType<typeof create>) {
+  const spend = (to: typeof bob) => transfer([{ tx: asset, outputIndex: 0 }], [alice], [{ publicKeys: [to.publicKey], amount: 1n }]);
+  return { toBob: spend(bob), toCarol: spend(carol) };
+}
 const info: Request = { info: { version: "0.38.26", blockVersion: 11n, p2pVersion: 8n, abciVersion: "2.0.0" } };
 
 /** One block, then waits until it is durable: Commit is answered before (the app's `commit`). */
@@ -125,8 +131,7 @@ describe("LedgerAbciApp", () => {
     await consensus.call(initChain());
     const asset = create(alice);
     await commitBlock(1, [bytesOf(asset)]);
-    const toBob = transfer([{ tx: asset, outputIndex: 0 }], [alice], [{ publicKeys: [bob.publicKey], amount: 1n }]);
-    const toCarol = transfer([{ tx: asset, outputIndex: 0 }], [alice], [{ publicKeys: [carol.publicKey], amount: 1n }]);
+    const { toBob, toCarol } = twoSpendsOf(asset);
     const [ok] = await mempool.call(checkTx(bytesOf(toBob)));
     const [again, conflict, garbage] = await mempool.call(
       checkTx(bytesOf(toBob)),
@@ -149,8 +154,7 @@ describe("LedgerAbciApp", () => {
     const asset = create(alice);
     const other = create(carol);
     await commitBlock(1, [bytesOf(asset), bytesOf(other)]);
-    const toBob = transfer([{ tx: asset, outputIndex: 0 }], [alice], [{ publicKeys: [bob.publicKey], amount: 1n }]);
-    const toCarol = transfer([{ tx: asset, outputIndex: 0 }], [alice], [{ publicKeys: [carol.publicKey], amount: 1n }]);
+    const { toBob, toCarol } = twoSpendsOf(asset);
     const keep = transfer([{ tx: other, outputIndex: 0 }], [carol], [{ publicKeys: [bob.publicKey], amount: 1n }]);
     await mempool.call(checkTx(bytesOf(toBob)), checkTx(bytesOf(keep)));
     await commitBlock(2, [bytesOf(toCarol)]);
@@ -165,8 +169,7 @@ describe("LedgerAbciApp", () => {
     const asset = create(alice);
     const filler = create(bob);
     await commitBlock(1, [bytesOf(asset)]);
-    const toBob = transfer([{ tx: asset, outputIndex: 0 }], [alice], [{ publicKeys: [bob.publicKey], amount: 1n }]);
-    const toCarol = transfer([{ tx: asset, outputIndex: 0 }], [alice], [{ publicKeys: [carol.publicKey], amount: 1n }]);
+    const { toBob, toCarol } = twoSpendsOf(asset);
     const kept = create(carol);
     await mempool.call(checkTx(bytesOf(toBob)), checkTx(bytesOf(kept)));
     // `kept` is rechecked after every block, as CometBFT rechecks its mempool; `toBob` never is.
@@ -187,8 +190,7 @@ describe("LedgerAbciApp", () => {
     await consensus.call(initChain());
     const asset = create(alice);
     await commitBlock(1, [bytesOf(asset)]);
-    const toBob = transfer([{ tx: asset, outputIndex: 0 }], [alice], [{ publicKeys: [bob.publicKey], amount: 1n }]);
-    const toCarol = transfer([{ tx: asset, outputIndex: 0 }], [alice], [{ publicKeys: [carol.publicKey], amount: 1n }]);
+    const { toBob, toCarol } = twoSpendsOf(asset);
     const [accepted] = await mempool.call(checkTx(bytesOf(toBob)));
     assert.equal(accepted!.checkTx!.code, 0);
     const [refused] = await mempool.call(checkTx(bytesOf(toCarol)));
@@ -307,18 +309,10 @@ function heldStore(store: Store): { store: Store; hold(): void; release(): void;
   let gate: Promise<void> = Promise.resolve();
   let open = (): void => undefined;
   const written: number[] = [];
-  const held = new Proxy(store, {
-    get(target, property) {
-      if (property === "commitBlock") {
-        return async (block: BlockWrite) => {
-          await gate;
-          await target.commitBlock(block);
-          written.push(block.height);
-        };
-      }
-      const value: unknown = Reflect.get(target, property, target);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
+  const held = withCommitBlock(store, async (block) => {
+    await gate;
+    await store.commitBlock(block);
+    written.push(block.height);
   });
   return {
     store: held,
@@ -326,6 +320,17 @@ function heldStore(store: Store): { store: Store; hold(): void; release(): void;
     release: () => open(),
     written,
   };
+}
+
+/** `store` with its block writes done by `commitBlock`; everything else as it is. */
+function withCommitBlock(store: Store, commitBlock: (block: BlockWrite) => Promise<void>): Store {
+  return new Proxy(store, {
+    get(target, property) {
+      if (property === "commitBlock") return commitBlock;
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
 }
 
 /** "answered" if `answer` settles within `ms`, else "waiting". */
@@ -341,8 +346,7 @@ describe("LedgerAbciApp: Commit answered before the block is durable", () => {
     await consensus.call(initChain());
     const asset = create(alice);
     await commitBlock(1, [bytesOf(asset)]);
-    const toBob = transfer([{ tx: asset, outputIndex: 0 }], [alice], [{ publicKeys: [bob.publicKey], amount: 1n }]);
-    const toCarol = transfer([{ tx: asset, outputIndex: 0 }], [alice], [{ publicKeys: [carol.publicKey], amount: 1n }]);
+    const { toBob, toCarol } = twoSpendsOf(asset);
     const [pending] = await mempool.call(checkTx(bytesOf(toBob)));
     assert.equal(pending!.checkTx!.code, 0);
 
@@ -371,13 +375,7 @@ describe("LedgerAbciApp: Commit answered before the block is durable", () => {
   });
 
   it("a block write that fails after Commit was answered stops the node, and no later block is executed", async () => {
-    const failing = new Proxy(fx.store, {
-      get(target, property) {
-        if (property === "commitBlock") return () => Promise.reject(new Error("disk I/O error"));
-        const value: unknown = Reflect.get(target, property, target);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    });
+    const failing = withCommitBlock(fx.store, () => Promise.reject(new Error("disk I/O error")));
     await stopApp();
     await startApp(undefined, await LedgerApp.open({}, { store: failing, pool: fx.pool }));
     await consensus.call(initChain());
