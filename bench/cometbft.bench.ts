@@ -27,7 +27,7 @@ import { makeCreate } from "../src/transaction/builders/makeCreate.js";
 import { makeRandomKeypair } from "../src/transaction/builders/makeRandomKeypair.js";
 import { signTx } from "../src/transaction/builders/signTx.js";
 import { fmt, percentile } from "./lib.js";
-import { setNodeDatabaseSettings, threadCpuMs } from "./nodeProcess.js";
+import { machineCpuMs, processCpuMs, setNodeDatabaseSettings, threadCpuMs } from "./nodeProcess.js";
 import { RawHttpConnection } from "./rawHttp.js";
 
 const quick = process.env["LEDGERD_BENCH_QUICK"] === "1";
@@ -112,10 +112,11 @@ const stallMs = 3_000;
  * as full while a recheck runs into a new block), so, as a real async client must, the ones
  * still missing after a stall are posted again; how many is printed.
  */
-async function throughput(nodes: readonly TestnetNode[], txs: readonly Buffer[], concurrency: number): Promise<number> {
+async function throughput(nodes: readonly TestnetNode[], txs: readonly Buffer[], concurrency: number, dir: string): Promise<number> {
   const ids = txs.map((tx) => (JSON.parse(tx.toString("utf8")) as { id: string }).id);
   const counter = await streamCounter(nodes[0]!, new Set(ids));
   const committed = (): number => counter.seen.size;
+  const cpu = cpuMeter(dir);
   const start = performance.now();
   await clients(nodes, concurrency, txs, "async");
   const posted = performance.now();
@@ -138,9 +139,29 @@ async function throughput(nodes: readonly TestnetNode[], txs: readonly Buffer[],
   }
   const elapsed = (performance.now() - start) / 1000;
   counter.close();
+  console.log(`  ${cpu(txs.length, elapsed)}`);
   const again = reposted === 0 ? "" : ` (${fmt(reposted)} posted again after CometBFT dropped them)`;
   console.log(`posted ${fmt(txs.length)} in ${((posted - start) / 1000).toFixed(1)} s; all committed after ${elapsed.toFixed(1)} s${again}`);
   return txs.length / elapsed;
+}
+
+/**
+ * From now on, the CPU per committed transaction of the network's ledgerd and CometBFT processes
+ * (those started in `dir`) and of the load generator, and the machine's idle cores: where the
+ * rate's time goes, beside the kvstore ceiling's figures.
+ */
+function cpuMeter(dir: string): (committed: number, seconds: number) => string {
+  const groupOf = (cmdline: string, comm: string): string | null => (!cmdline.includes(dir) ? null : comm === "cometbft" ? "CometBFT (4 processes)" : "ledgerd (4 processes)");
+  const before = processCpuMs(groupOf);
+  const machineBefore = machineCpuMs();
+  const clientBefore = process.cpuUsage();
+  return (committed, seconds) => {
+    const perTx = (ms: number): string => ((ms * 1000) / committed).toFixed(0);
+    const groups = [...processCpuMs(groupOf)].map(([group, ms]) => `${group} ${perTx(ms - (before.get(group) ?? 0))} µs`);
+    const client = process.cpuUsage(clientBefore);
+    const idle = ((machineCpuMs().get("idle")! - machineBefore.get("idle")!) / 1000 / seconds).toFixed(2);
+    return `CPU per committed transaction: ${groups.join(", ")}, load generator ${perTx((client.user + client.system) / 1000)} µs; machine idle ${idle} of 2 cores`;
+  };
 }
 
 /** Posts each again; "already pending" or "already committed" (400) are answers too. */
@@ -207,6 +228,7 @@ async function kvstoreThroughput(nodes: readonly TestnetNode[], txs: readonly Bu
   const before = await kvstoreSize(nodes[0]!);
   const cpuBefore = cpuMsOf(pids);
   const clientBefore = process.cpuUsage();
+  const machineBefore = machineCpuMs();
   const start = performance.now();
   let next = 0;
   await Promise.all(
@@ -221,17 +243,20 @@ async function kvstoreThroughput(nodes: readonly TestnetNode[], txs: readonly Bu
   );
   let committed = (await kvstoreSize(nodes[0]!)) - before;
   let lastChange = performance.now();
+  // The machine's figures up to the last commit, not through the wait for a dropped one.
+  let machineAtLast = machineCpuMs();
   while (committed < txs.length && performance.now() - lastChange < stallMs) {
     await sleep(10);
     const now = (await kvstoreSize(nodes[0]!)) - before;
-    if (now !== committed) [committed, lastChange] = [now, performance.now()];
+    if (now !== committed) [committed, lastChange, machineAtLast] = [now, performance.now(), machineCpuMs()];
   }
   if (committed < txs.length) console.log(`  (kvstore: ${fmt(txs.length - committed)} of ${fmt(txs.length)} accepted, then dropped by CometBFT)`);
   if (pids.length > 0) {
     const client = process.cpuUsage(clientBefore);
     const cometUs = ((cpuMsOf(pids) - cpuBefore) * 1000) / committed;
     const clientUs = (client.user + client.system) / committed;
-    console.log(`  CPU per committed transaction: CometBFT (4 processes) ${cometUs.toFixed(0)} µs, load generator ${clientUs.toFixed(0)} µs`);
+    const idle = ((machineAtLast.get("idle")! - machineBefore.get("idle")!) / 1000 / ((lastChange - start) / 1000)).toFixed(2);
+    console.log(`  CPU per committed transaction: CometBFT (4 processes) ${cometUs.toFixed(0)} µs, load generator ${clientUs.toFixed(0)} µs; machine idle ${idle} of 2 cores`);
   }
   return committed / ((lastChange - start) / 1000);
 }
@@ -287,7 +312,7 @@ export async function run(): Promise<void> {
     // Warm up: the first blocks, connections and JIT.
     await commitLatency(manifest.nodes, sign(100, "warm"));
     for (const [i, concurrency] of asyncConcurrencies.entries()) {
-      const rate = await throughput(manifest.nodes, floods[i]!, concurrency);
+      const rate = await throughput(manifest.nodes, floods[i]!, concurrency, dir);
       const ratio = rate / ceiling.get(concurrency)!;
       console.log(`committed ${fmt(rate)} tx/s (async POSTs, ${concurrency} in flight over ${validators} nodes); of the kvstore ceiling ${ratio.toFixed(2)} (goal >= 0.6)`);
     }

@@ -2,7 +2,9 @@
 // the machine's raw Ed25519 verify rate from the same run:
 // - p99 of GET transaction, GET outputs of a key with 1,000 outputs, and asset search, with
 //   1,000,000 committed transactions in the store (goal: reads < 10 ms, search < 50 ms);
-// - `commit` latency p50 and p99 at 1,000 tx/s offered (goal: p99 < 100 ms);
+// - `commit` latency p50 and p99 at 1,000 tx/s offered (goal: p99 < 100 ms; issue #18: 50 ms),
+//   after a first round on the node just started, whose figures are printed too: its first
+//   blocks compile the commit path and merge the index rows the node re-derived at start;
 // - sustained committed tx/s over 60 s of pre-signed CREATEs posted in `async` mode, counted as
 //   they appear in committed blocks (the event stream), not as 202s (goal: 5,000 tx/s);
 // - the node's peak RSS.
@@ -99,6 +101,9 @@ function signCreates(count: number): Buffer[] {
   }
   return out;
 }
+
+/** The commit-latency round run first, on the node just started (the cold figures). */
+const commitWarmUpSeconds = 3;
 
 /** Open-loop `commit` posts at `rate` per second for `seconds`; the latency of each. */
 async function commitLatency(node: BenchNode, rate: number, seconds: number): Promise<number[]> {
@@ -214,8 +219,10 @@ export async function run(): Promise<void> {
       console.log(`${label}: p50 ${r.p50} ms, p99 ${r.p99} ms, ${fmt(r.rps)} req/s (1 connection)`);
     }
     if (!sustainOnly) {
+      const cold = await commitLatency(node, 1_000, commitWarmUpSeconds);
+      console.log(`commit latency at 1,000 tx/s offered, the first ${commitWarmUpSeconds} s after the node's start: p50 ${percentile(cold, 50).toFixed(1)} ms, p99 ${percentile(cold, 99).toFixed(1)} ms`);
       const latencies = await commitLatency(node, 1_000, quick ? 5 : 15);
-      console.log(`commit latency at 1,000 tx/s offered: p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms`);
+      console.log(`commit latency at 1,000 tx/s offered: p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms (goal: p99 <= 50 ms)`);
     }
     const load = await sustained(node, sustainSeconds);
     // This machine's speed drifts within minutes: the baseline is taken again right after the

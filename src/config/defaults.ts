@@ -57,6 +57,7 @@ export const configDefault: Config = deepFreeze({
     cache_size_bytes: sqliteStoreOptionsDefault.cacheSizeBytes,
     mmap_size_bytes: sqliteStoreOptionsDefault.mmapSizeBytes,
     wal_autocheckpoint_pages: sqliteStoreOptionsDefault.walAutocheckpointPages,
+    checkpoint_interval_ms: sqliteStoreOptionsDefault.checkpointIntervalMs,
     journal_size_limit_bytes: sqliteStoreOptionsDefault.journalSizeLimitBytes,
     search_words_max: sqliteStoreOptionsDefault.searchWordsMax,
     search_ranked_matches_max: sqliteStoreOptionsDefault.searchRankedMatchesMax,

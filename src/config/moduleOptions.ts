@@ -113,6 +113,7 @@ export function moduleOptions(config: Config): ModuleOptions {
       cacheSizeBytes: config.database.cache_size_bytes,
       mmapSizeBytes: config.database.mmap_size_bytes,
       walAutocheckpointPages: config.database.wal_autocheckpoint_pages,
+      checkpointIntervalMs: config.database.checkpoint_interval_ms,
       journalSizeLimitBytes: config.database.journal_size_limit_bytes,
       searchWordsMax: config.database.search_words_max,
       searchRankedMatchesMax: config.database.search_ranked_matches_max,

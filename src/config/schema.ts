@@ -60,6 +60,7 @@ export interface Config {
     readonly cache_size_bytes: number;
     readonly mmap_size_bytes: number;
     readonly wal_autocheckpoint_pages: number;
+    readonly checkpoint_interval_ms: number;
     readonly journal_size_limit_bytes: number;
     readonly search_words_max: number;
     readonly search_ranked_matches_max: number;
@@ -221,6 +222,7 @@ export const configSchema: JSONSchemaType<Config> = {
         "cache_size_bytes",
         "mmap_size_bytes",
         "wal_autocheckpoint_pages",
+        "checkpoint_interval_ms",
         "journal_size_limit_bytes",
         "search_words_max",
         "search_ranked_matches_max",
@@ -252,7 +254,8 @@ export const configSchema: JSONSchemaType<Config> = {
         cache_size_bytes: count(0, "SQLite page cache of each connection, in bytes (the node's writer, its readers and each HTTP worker have their own)"),
         mmap_size_bytes: count(0, "SQLite memory-mapped reads, in bytes (0: off)"),
         // 0 would turn checkpoints off: the log would grow with every block until the disk is full.
-        wal_autocheckpoint_pages: count(1, "Write-ahead log pages before a checkpoint"),
+        wal_autocheckpoint_pages: count(1, "Write-ahead log pages before a checkpoint inside a commit (with checkpoint_interval_ms: 4 times as many, a fallback)"),
+        checkpoint_interval_ms: durationMs(0, "sqlite: a thread of its own checkpoints the write-ahead log this often, so that no commit pauses for it (0: inside the commit that crosses wal_autocheckpoint_pages)"),
         journal_size_limit_bytes: count(0, "Write-ahead log size kept after a checkpoint, in bytes"),
         search_words_max: count(1, "Words in one text search"),
         search_ranked_matches_max: count(1, "Matches one text search ranks (the newest)"),

@@ -36,7 +36,11 @@ export function openDatabase(path: string, access: "owner" | "readers" | "reader
   return new Database(path, { timeout: busyTimeoutMs });
 }
 
-export function configure(db: Database.Database, options: SqliteStoreOptions, owner: boolean): void {
+/**
+ * `autocheckpointPages`: the writer's own checkpoint mark (options.walAutocheckpointPages, or
+ * its fallback while a checkpoint thread runs, checkpointer.ts).
+ */
+export function configure(db: Database.Database, options: SqliteStoreOptions, owner: boolean, autocheckpointPages = options.walAutocheckpointPages): void {
   // Before WAL is entered, so an owner makes no shared-memory index either.
   if (owner) db.pragma("locking_mode = EXCLUSIVE");
   // WAL: readers (HTTP workers) do not block the writer, and a commit is one sequential append.
@@ -44,7 +48,7 @@ export function configure(db: Database.Database, options: SqliteStoreOptions, ow
   db.pragma(`synchronous = ${options.synchronous.toUpperCase()}`);
   db.pragma(`cache_size = -${Math.floor(options.cacheSizeBytes / 1024)}`);
   db.pragma(`mmap_size = ${Math.floor(options.mmapSizeBytes)}`);
-  db.pragma(`wal_autocheckpoint = ${Math.floor(options.walAutocheckpointPages)}`);
+  db.pragma(`wal_autocheckpoint = ${Math.floor(autocheckpointPages)}`);
   db.pragma(`journal_size_limit = ${Math.floor(options.journalSizeLimitBytes)}`);
   db.pragma("temp_store = MEMORY");
 }

@@ -18,6 +18,12 @@ export interface SqliteStoreOptions {
    * checkpoint runs inside the commit that crosses the mark). Bigger: fewer, longer pauses.
    */
   readonly walAutocheckpointPages: number;
+  /**
+   * With `access: "readers"`, a thread of the store's own copies the log back every this many
+   * ms, beside the writer (checkpointer.ts), and the commit that crosses `walAutocheckpointPages`
+   * no longer pauses to do it. 0: SQLite's own checkpoints, inside that commit.
+   */
+  readonly checkpointIntervalMs: number;
   /** After a checkpoint the log file is truncated to this size. */
   readonly journalSizeLimitBytes: number;
   /** A text search with more words than this (every word as written, repeats included) is refused. */
@@ -52,6 +58,7 @@ export const sqliteStoreOptionsDefault: SqliteStoreOptions = Object.freeze({
   cacheSizeBytes: 256 * 1024 * 1024,
   mmapSizeBytes: 1024 * 1024 * 1024,
   walAutocheckpointPages: 4000,
+  checkpointIntervalMs: 250,
   journalSizeLimitBytes: 64 * 1024 * 1024,
   searchWordsMax: 64,
   searchRankedMatchesMax: 10_000,

@@ -61,6 +61,7 @@ import {
   prepareConnection,
   type Connection,
 } from "./connection.js";
+import { Checkpointer, fallbackFactor } from "./checkpointer.js";
 import { IndexFollower } from "./follower.js";
 import { legacySeqsOf, seqsOf } from "./lookups.js";
 import { sqliteStoreOptionsDefault, type SqliteStoreOptions } from "./options.js";
@@ -89,6 +90,8 @@ export class SqliteStore extends WholeAnswers implements Store {
   /** A read-only store follows another process's commits (IndexFollower.refresh). */
   readonly #readOnly: boolean;
   readonly #readSnapshot: <T>(read: () => T) => T;
+  /** The checkpoint thread, when this store writes a file others may open (checkpointer.ts). */
+  readonly #checkpointer: Checkpointer | null;
 
   constructor(options: SqliteStoreOptions, deps: SqliteStoreDeps = {}) {
     super();
@@ -99,9 +102,11 @@ export class SqliteStore extends WholeAnswers implements Store {
     this.#readOnly = db.readonly;
     assert.ok(this.#readOnly || access !== "reader", "access reader needs a read-only connection");
     const owner = access === "owner" && !this.#readOnly;
+    // An owner's exclusive lock lets no other connection in, so it checkpoints inside commits.
+    const checkpoints = access === "readers" && !this.#readOnly && db.name !== ":memory:" && db.name !== "" && options.checkpointIntervalMs > 0;
     // A reader fails at once on a file whose owner holds it, instead of waiting out a timeout.
     if (this.#readOnly) db.pragma("busy_timeout = 0");
-    configure(db, options, owner);
+    configure(db, options, owner, checkpoints ? options.walAutocheckpointPages * fallbackFactor : options.walAutocheckpointPages);
     ensureSchema(db, slices);
     // The field index is added and caught up by the writer (fieldIndex.ts explains why).
     if (!this.#readOnly) catchUpFieldIndex(db);
@@ -121,6 +126,14 @@ export class SqliteStore extends WholeAnswers implements Store {
       wordsMax: options.searchWordsMax,
       rankedMatchesMax: options.searchRankedMatchesMax,
     };
+    this.#checkpointer = !checkpoints ? null : Checkpointer.start(
+      { path: db.name, synchronous: options.synchronous, intervalMs: options.checkpointIntervalMs },
+      (error) => {
+        // The writer takes its checkpoints back; the log stays bounded either way.
+        if (db.open) db.pragma(`wal_autocheckpoint = ${Math.floor(options.walAutocheckpointPages)}`);
+        process.emitWarning(`SQLite checkpoints are back inside commits: ${error.message}`, "LedgerdWarning");
+      },
+    );
   }
 
   /** The connection, for tests and diagnostics (pragmas, query plans). Do not write through it. */
@@ -282,6 +295,7 @@ export class SqliteStore extends WholeAnswers implements Store {
   }
 
   async close(): Promise<void> {
+    await this.#checkpointer?.close();
     if (this.#c.db.open) this.#c.db.close();
   }
 

@@ -309,6 +309,7 @@ describe("settings that cannot work (issue 11)", () => {
       "server.request_timeout_ms": 1, "wsserver.subscribers_max": 1, "wsserver.send_queue_bytes_max": 1,
       "wsserver.ping_interval_ms": 1, "wsserver.client_message_bytes_max": 1, "wsserver.close_grace_ms": 0,
       "database.cache_size_bytes": 0, "database.mmap_size_bytes": 0, "database.wal_autocheckpoint_pages": 1,
+      "database.checkpoint_interval_ms": 0,
       "database.journal_size_limit_bytes": 0, "database.search_words_max": 1, "database.index_slices": 1,
       "database.index_rows_waiting_max": 1, "engine.block_interval_ms": 0, "engine.txs_per_block_max": 1,
       "engine.commit_timeout_ms": 1, "ledger.pending_txs_max": 1, "ledger.prepared_cache_entries_max": 1,

@@ -1,0 +1,74 @@
+// A SQLite store that lets other connections in (the node's writer, access "readers") copies its
+// write-ahead log back into the database on a thread of its own (checkpointer.ts), so that no
+// commit pauses for a checkpoint. What the file on disk shows is the evidence: the database file
+// itself grows to the ledger's pages although no commit crossed the writer's checkpoint mark.
+
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { after, describe, it } from "node:test";
+import { fallbackFactor } from "../../../src/store/sqlite/checkpointer.js";
+import { SqliteStore } from "../../../src/store/sqlite/sqliteStore.js";
+import { block, createTx, validator } from "./fixtures.js";
+
+const dir = mkdtempSync(join(tmpdir(), "ledgerd-sqlite-checkpointer-"));
+after(() => rmSync(dir, { recursive: true, force: true }));
+let files = 0;
+const freshPath = () => join(dir, `store-${++files}.sqlite`);
+
+/** A few blocks, far below any checkpoint mark (the default mark is 4,000 pages). */
+async function commitBlocks(store: SqliteStore): Promise<void> {
+  await store.initChain("chain", [validator("a")], "bigchaindb");
+  for (let height = 1; height <= 5; height++) {
+    await store.commitBlock(block(height, Array.from({ length: 20 }, (_, i) => createTx({ label: `h${height}-${i}`, data: { text: "x".repeat(200) } }))));
+  }
+}
+
+/** The ledger's size in pages, as every connection sees it (through the log). */
+function ledgerBytes(store: SqliteStore): number {
+  return (store.database.pragma("page_count", { simple: true }) as number) * (store.database.pragma("page_size", { simple: true }) as number);
+}
+
+async function until(condition: () => boolean, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) return false;
+    await sleep(10);
+  }
+  return true;
+}
+
+describe("SQLite checkpoints on a thread of their own", () => {
+  it("copies the log into the database file while no commit reaches the writer's mark", async () => {
+    const path = freshPath();
+    const store = SqliteStore.open({ path, access: "readers", checkpointIntervalMs: 20 });
+    try {
+      assert.equal(store.database.pragma("wal_autocheckpoint", { simple: true }), 4000 * fallbackFactor, "the writer's own mark is only a fallback");
+      await commitBlocks(store);
+      const ledger = ledgerBytes(store);
+      assert.ok(await until(() => statSync(path).size === ledger, 5_000), `the database file reached ${statSync(path).size} of ${ledger} bytes`);
+    } finally {
+      await store.close();
+    }
+    assert.equal(existsSync(`${path}-wal`), false, "the thread's connection closed before the writer's (the last one removes the log)");
+  });
+
+  it("leaves checkpoints inside commits at 0, and for a store that owns its file", async () => {
+    for (const options of [{ access: "readers" as const, checkpointIntervalMs: 0 }, { access: "owner" as const, checkpointIntervalMs: 20 }]) {
+      const path = freshPath();
+      const store = SqliteStore.open({ path, ...options });
+      try {
+        assert.equal(store.database.pragma("wal_autocheckpoint", { simple: true }), 4000, `${options.access}: SQLite's own mark`);
+        await commitBlocks(store);
+        const before = statSync(path).size;
+        await sleep(200); // ten rounds of a thread, had one started
+        assert.equal(statSync(path).size, before, `${options.access}: nothing copies the log meanwhile`);
+        assert.ok(before < ledgerBytes(store), `${options.access}: the blocks are still in the log only`);
+      } finally {
+        await store.close();
+      }
+    }
+  });
+});
