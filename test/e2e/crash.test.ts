@@ -47,6 +47,9 @@ function runAndKill(args: readonly string[], killAfterMs: number, during?: (proc
             () => setTimeout(() => proc.kill("SIGKILL"), killAfterMs),
             (error: unknown) => {
               proc.kill("SIGKILL");
+              // What the child said is what tells a failed disturbance apart (seen once, not
+              // reproduced: the node did not resume after PostgreSQL returned).
+              if (error instanceof Error) error.message += `\nthe child's stderr, its end:\n${err.slice(-2_000)}`;
               reject(error);
             },
           );

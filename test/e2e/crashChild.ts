@@ -11,7 +11,9 @@ import { startSoloStack } from "../helpers/soloNode.js";
 const [dir, postgresUrl] = process.argv.slice(2);
 if (dir === undefined) throw new Error("usage: crashChild <dir> [postgres-url]");
 const clients = 16;
-const stack = await startSoloStack({ blockIntervalMs: 5 }, { dir, ...(postgresUrl === undefined ? {} : { postgresUrl }) }, 0);
+// A failed block stops the engine; said on stderr, which the parent shows when a round fails.
+const onFatal = (error: unknown): void => void process.stderr.write(`engine stopped: ${error instanceof Error ? error.stack : String(error)}\n`);
+const stack = await startSoloStack({ blockIntervalMs: 5 }, { dir, onFatal, ...(postgresUrl === undefined ? {} : { postgresUrl }) }, 0);
 
 async function client(): Promise<void> {
   for (;;) {

@@ -25,7 +25,7 @@ export const testValidator = { publicKey: "cd".repeat(32), power: 10 };
 
 export async function startSoloStack(
   options: Partial<SoloEngineOptions> = {},
-  at?: { dir: string; postgresUrl?: string },
+  at?: { dir: string; postgresUrl?: string; onFatal?: (error: unknown) => void },
   threads = 0,
 ): Promise<SoloStack> {
   const dir = at?.dir ?? mkdtempSync(join(tmpdir(), "ledgerd-solo-"));
@@ -33,7 +33,7 @@ export async function startSoloStack(
   const store = at?.postgresUrl === undefined ? SqliteStore.open({ path }) : await PostgresStore.open({ url: at.postgresUrl });
   const pool = new PreparePool({ threads, batchTxsMax: 64 });
   const ledger = await LedgerApp.open({}, { store, pool });
-  const engine = await SoloEngine.start({ blockIntervalMs: 5, ...options }, { ledger, validator: testValidator });
+  const engine = await SoloEngine.start({ blockIntervalMs: 5, ...options }, { ledger, validator: testValidator, ...(at?.onFatal === undefined ? {} : { onFatal: at.onFatal }) });
   return {
     dir,
     path,
