@@ -27,7 +27,7 @@ import { makeCreate } from "../src/transaction/builders/makeCreate.js";
 import { makeRandomKeypair } from "../src/transaction/builders/makeRandomKeypair.js";
 import { signTx } from "../src/transaction/builders/signTx.js";
 import { fmt, percentile } from "./lib.js";
-import { machineCpuMs, processCpuMs, setNodeDatabaseSettings, threadCpuMs } from "./nodeProcess.js";
+import { machineCpuMs, processCpuMs, setNodeDatabaseSettings } from "./nodeProcess.js";
 import { RawHttpConnection } from "./rawHttp.js";
 
 const quick = process.env["LEDGERD_BENCH_QUICK"] === "1";
@@ -147,19 +147,20 @@ async function throughput(nodes: readonly TestnetNode[], txs: readonly Buffer[],
 
 /**
  * From now on, the CPU per committed transaction of the network's ledgerd and CometBFT processes
- * (those started in `dir`) and of the load generator, and the machine's idle cores: where the
- * rate's time goes, beside the kvstore ceiling's figures.
+ * (those started in `dir`) and of the load generator, and the machine's idle cores over
+ * `seconds` (up to `machineAt`, a reading taken then): where a rate's time goes, the ledgerd
+ * network's beside the kvstore ceiling's.
  */
-function cpuMeter(dir: string): (committed: number, seconds: number) => string {
+function cpuMeter(dir: string): (committed: number, seconds: number, machineAt?: Map<string, number>) => string {
   const groupOf = (cmdline: string, comm: string): string | null => (!cmdline.includes(dir) ? null : comm === "cometbft" ? "CometBFT (4 processes)" : "ledgerd (4 processes)");
   const before = processCpuMs(groupOf);
   const machineBefore = machineCpuMs();
   const clientBefore = process.cpuUsage();
-  return (committed, seconds) => {
+  return (committed, seconds, machineAt = machineCpuMs()) => {
     const perTx = (ms: number): string => ((ms * 1000) / committed).toFixed(0);
     const groups = [...processCpuMs(groupOf)].map(([group, ms]) => `${group} ${perTx(ms - (before.get(group) ?? 0))} µs`);
     const client = process.cpuUsage(clientBefore);
-    const idle = ((machineCpuMs().get("idle")! - machineBefore.get("idle")!) / 1000 / seconds).toFixed(2);
+    const idle = ((machineAt.get("idle")! - machineBefore.get("idle")!) / 1000 / seconds).toFixed(2);
     return `CPU per committed transaction: ${groups.join(", ")}, load generator ${perTx((client.user + client.system) / 1000)} µs; machine idle ${idle} of 2 cores`;
   };
 }
@@ -206,13 +207,6 @@ async function broadcast(connection: RawHttpConnection, tx: Buffer): Promise<voi
   }
 }
 
-/** CPU time (ms) of these processes, all their threads. */
-function cpuMsOf(pids: readonly number[]): number {
-  let ms = 0;
-  for (const pid of pids) for (const each of threadCpuMs(pid).values()) ms += each;
-  return ms;
-}
-
 /** The keys node0's kvstore holds (its `abci_info` says `{"size": N}`). */
 async function kvstoreSize(node: TestnetNode): Promise<number> {
   const answer = (await (await fetch(`http://${node.rpc}/abci_info`)).json()) as { result: { response: { data: string } } };
@@ -224,11 +218,9 @@ async function kvstoreSize(node: TestnetNode): Promise<number> {
  * commit. CometBFT drops some transactions its CheckTx accepted (see `stallMs`); the ledgerd
  * flood posts those again, here they are counted as dropped and left out of the rate.
  */
-async function kvstoreThroughput(nodes: readonly TestnetNode[], txs: readonly Buffer[], concurrency: number, pids: readonly number[] = []): Promise<number> {
+async function kvstoreThroughput(nodes: readonly TestnetNode[], txs: readonly Buffer[], concurrency: number, dir: string | null = null): Promise<number> {
   const before = await kvstoreSize(nodes[0]!);
-  const cpuBefore = cpuMsOf(pids);
-  const clientBefore = process.cpuUsage();
-  const machineBefore = machineCpuMs();
+  const cpu = dir === null ? null : cpuMeter(dir);
   const start = performance.now();
   let next = 0;
   await Promise.all(
@@ -251,13 +243,7 @@ async function kvstoreThroughput(nodes: readonly TestnetNode[], txs: readonly Bu
     if (now !== committed) [committed, lastChange, machineAtLast] = [now, performance.now(), machineCpuMs()];
   }
   if (committed < txs.length) console.log(`  (kvstore: ${fmt(txs.length - committed)} of ${fmt(txs.length)} accepted, then dropped by CometBFT)`);
-  if (pids.length > 0) {
-    const client = process.cpuUsage(clientBefore);
-    const cometUs = ((cpuMsOf(pids) - cpuBefore) * 1000) / committed;
-    const clientUs = (client.user + client.system) / committed;
-    const idle = ((machineAtLast.get("idle")! - machineBefore.get("idle")!) / 1000 / ((lastChange - start) / 1000)).toFixed(2);
-    console.log(`  CPU per committed transaction: CometBFT (4 processes) ${cometUs.toFixed(0)} µs, load generator ${clientUs.toFixed(0)} µs; machine idle ${idle} of 2 cores`);
-  }
+  if (cpu !== null) console.log(`  ${cpu(committed, (lastChange - start) / 1000, machineAtLast)}`);
   return committed / ((lastChange - start) / 1000);
 }
 
@@ -281,8 +267,7 @@ async function kvstoreCeiling(bodyBytes: number): Promise<Map<number, number>> {
     }
     await kvstoreThroughput(manifest.nodes, kvstoreTxs(100, bodyBytes, "warm"), 8);
     for (const concurrency of asyncConcurrencies) {
-      const pids = children.map((child) => child.pid!);
-      const rate = await kvstoreThroughput(manifest.nodes, kvstoreTxs(throughputTxs, bodyBytes, `c${concurrency}-`), concurrency, pids);
+      const rate = await kvstoreThroughput(manifest.nodes, kvstoreTxs(throughputTxs, bodyBytes, `c${concurrency}-`), concurrency, dir);
       rates.set(concurrency, rate);
       console.log(`ceiling: CometBFT kvstore committed ${fmt(rate)} tx/s (${fmt(bodyBytes)}-byte transactions, ${concurrency} in flight over ${validators} nodes)`);
     }

@@ -30,9 +30,14 @@ export interface Connection {
 /** How long a statement waits for a lock another connection holds (better-sqlite3's default). */
 export const busyTimeoutMs = 5000;
 
+/** Whether SQLite keeps the database at `path` in a file (":memory:" and "" are in memory). */
+export function onDisk(path: string): boolean {
+  return path !== ":memory:" && path !== "";
+}
+
 export function openDatabase(path: string, access: "owner" | "readers" | "reader"): Database.Database {
   if (access === "reader") return new Database(path, { readonly: true, fileMustExist: true });
-  if (path !== ":memory:" && path !== "") mkdirSync(dirname(path), { recursive: true });
+  if (onDisk(path)) mkdirSync(dirname(path), { recursive: true });
   return new Database(path, { timeout: busyTimeoutMs });
 }
 

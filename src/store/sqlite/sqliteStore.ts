@@ -57,6 +57,7 @@ import { BlockWriter } from "./blockWriter.js";
 import {
   busyTimeoutMs,
   configure,
+  onDisk,
   openDatabase,
   prepareConnection,
   type Connection,
@@ -103,7 +104,7 @@ export class SqliteStore extends WholeAnswers implements Store {
     assert.ok(this.#readOnly || access !== "reader", "access reader needs a read-only connection");
     const owner = access === "owner" && !this.#readOnly;
     // An owner's exclusive lock lets no other connection in, so it checkpoints inside commits.
-    const checkpoints = access === "readers" && !this.#readOnly && db.name !== ":memory:" && db.name !== "" && options.checkpointIntervalMs > 0;
+    const checkpoints = access === "readers" && !this.#readOnly && onDisk(db.name) && options.checkpointIntervalMs > 0;
     // A reader fails at once on a file whose owner holds it, instead of waiting out a timeout.
     if (this.#readOnly) db.pragma("busy_timeout = 0");
     configure(db, options, owner, checkpoints ? options.walAutocheckpointPages * fallbackFactor : options.walAutocheckpointPages);

@@ -92,6 +92,16 @@ function twoSpendsOf(asset: ReturnType<typeof create>) {
   const spend = (to: typeof bob) => transfer([{ tx: asset, outputIndex: 0 }], [alice], [{ publicKeys: [to.publicKey], amount: 1n }]);
   return { toBob: spend(bob), toCarol: spend(carol) };
 }
+/** A new chain whose block 1 holds alice's asset, and its spend to bob pending (admitted by CheckTx). */
+async function chainWithPendingSpend() {
+  await consensus.call(initChain());
+  const asset = create(alice);
+  await commitBlock(1, [bytesOf(asset)]);
+  const spends = twoSpendsOf(asset);
+  const [pending] = await mempool.call(checkTx(bytesOf(spends.toBob)));
+  assert.equal(pending!.checkTx!.code, 0);
+  return spends;
+}
 const info: Request = { info: { version: "0.38.26", blockVersion: 11n, p2pVersion: 8n, abciVersion: "2.0.0" } };
 
 /** One block, then waits until it is durable: Commit is answered before (the app's `commit`). */
@@ -187,12 +197,7 @@ describe("LedgerAbciApp", () => {
   it("with no block for an idle spell, counts the spell as a commit: a transaction CometBFT dropped is released", async () => {
     await stopApp();
     await startApp(40);
-    await consensus.call(initChain());
-    const asset = create(alice);
-    await commitBlock(1, [bytesOf(asset)]);
-    const { toBob, toCarol } = twoSpendsOf(asset);
-    const [accepted] = await mempool.call(checkTx(bytesOf(toBob)));
-    assert.equal(accepted!.checkTx!.code, 0);
+    const { toCarol } = await chainWithPendingSpend();
     const [refused] = await mempool.call(checkTx(bytesOf(toCarol)));
     assert.equal(refused!.checkTx!.codespace, "DoubleSpend");
     // No more blocks: after unaskedCommitsMax + 1 idle spells toBob is released.
@@ -343,12 +348,7 @@ describe("LedgerAbciApp: Commit answered before the block is durable", () => {
     const disk = heldStore(fx.store);
     await stopApp();
     await startApp(undefined, await LedgerApp.open({}, { store: disk.store, pool: fx.pool }));
-    await consensus.call(initChain());
-    const asset = create(alice);
-    await commitBlock(1, [bytesOf(asset)]);
-    const { toBob, toCarol } = twoSpendsOf(asset);
-    const [pending] = await mempool.call(checkTx(bytesOf(toBob)));
-    assert.equal(pending!.checkTx!.code, 0);
+    const { toBob, toCarol } = await chainWithPendingSpend();
 
     disk.hold();
     const [finalized, committed] = await consensus.call(finalizeBlock(2, [bytesOf(toCarol)]), { commit: {} });
