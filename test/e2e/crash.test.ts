@@ -49,7 +49,12 @@ function runAndKill(args: readonly string[], killAfterMs: number, during?: (proc
               proc.kill("SIGKILL");
               // What the child said is what tells a failed disturbance apart (seen once, not
               // reproduced: the node did not resume after PostgreSQL returned).
-              if (error instanceof Error) error.message += `\nthe child's stderr, its end:\n${err.slice(-2_000)}`;
+              if (error instanceof Error) {
+                const said = `\nthe child's stderr, its end:\n${err.slice(-3_000)}`;
+                // The reporter prints the stack, which was written with the message before this.
+                error.message += said;
+                error.stack = `${error.stack ?? ""}${said}`;
+              }
               reject(error);
             },
           );

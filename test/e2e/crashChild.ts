@@ -15,6 +15,16 @@ const clients = 16;
 const onFatal = (error: unknown): void => void process.stderr.write(`engine stopped: ${error instanceof Error ? error.stack : String(error)}\n`);
 const stack = await startSoloStack({ blockIntervalMs: 5 }, { dir, onFatal, ...(postgresUrl === undefined ? {} : { postgresUrl }) }, 0);
 
+// What the clients were refused with, each change once, timed: the parent shows it when a round
+// fails (a round on PostgreSQL once saw no commit for 20 s after the database returned).
+const started = Date.now();
+let lastSaid = "";
+function say(line: string): void {
+  if (line === lastSaid) return;
+  lastSaid = line;
+  process.stderr.write(`${Date.now() - started} ms ${line}\n`);
+}
+
 async function client(): Promise<void> {
   for (;;) {
     let owner: Keypair = makeRandomKeypair();
@@ -23,10 +33,14 @@ async function client(): Promise<void> {
       try {
         await stack.engine.broadcast(bytesOf(tx), "commit");
       } catch (error) {
-        if (error instanceof LedgerError) break;
+        if (error instanceof LedgerError) {
+          say(`refused: ${error.code}: ${error.message}`);
+          break;
+        }
         throw error;
       }
       process.stdout.write(`ACK ${tx["id"] as string}\n`);
+      say("committed");
       const next = makeRandomKeypair();
       tx = transfer([{ tx, outputIndex: 0 }], [owner], [{ publicKeys: [next.publicKey], amount: 3n }]);
       owner = next;

@@ -164,12 +164,15 @@ export class PostgresStore extends WholeAnswers implements Store {
   async commitBlock(block: BlockWrite): Promise<void> {
     // A commit whose connection broke may have reached the server before it did: when the
     // same block comes again, the chain state tells whether it is already durable.
+    // The doubt stays until the chain state is read: a retry while the server is still down
+    // must not forget it, or the block would be written twice once the server returns.
     const uncertain = this.#uncertain;
-    this.#uncertain = null;
     if (uncertain?.height === block.height && uncertain.appHash === block.appHash) {
       const state = await this.getChainState();
+      this.#uncertain = null;
       if (state.height === block.height && state.appHash === block.appHash) return;
     }
+    this.#uncertain = null;
     try {
       await this.#write((client) => writeBlock(client, block));
     } catch (error) {

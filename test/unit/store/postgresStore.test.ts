@@ -3,6 +3,7 @@
 // PostgreSQL's own (the schema version, the writer's lock, readers, a server that goes away).
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { createConnection, createServer, type Server, type Socket } from "node:net";
 import pg from "pg";
 import { LedgerError } from "../../../src/errors/ledgerError.js";
 import { PostgresStore } from "../../../src/store/postgres/postgresStore.js";
@@ -25,6 +26,65 @@ const isAssertion = { name: "AssertionError" };
 
 function isUnavailable(error: unknown): boolean {
   return error instanceof LedgerError && error.code === "StoreUnavailable" && /PostgreSQL cannot be reached/.test(error.message);
+}
+
+/**
+ * A TCP proxy in front of the server that can lose the answer to a COMMIT the server carried out
+ * (the connection breaks after the server committed, before the client heard it), and can refuse
+ * every connection for a while, as a server that is down.
+ */
+interface LossyProxy {
+  readonly url: string;
+  loseNextCommitAnswer(): void;
+  refuse(on: boolean): void;
+  close(): Promise<void>;
+}
+
+async function lossyProxy(target: string): Promise<LossyProxy> {
+  const to = new URL(target);
+  const pairs = new Set<[Socket, Socket]>();
+  let loseCommit = false;
+  let refusing = false;
+  // A simple-query message of COMMIT: 'Q', its length, the text and its NUL.
+  const commitMessage = Buffer.concat([Buffer.from("Q"), Buffer.from([0, 0, 0, 11]), Buffer.from("COMMIT\0")]);
+  const server: Server = createServer((client) => {
+    if (refusing) return void client.destroy();
+    const upstream = createConnection({ host: to.hostname, port: Number(to.port) });
+    const pair: [Socket, Socket] = [client, upstream];
+    pairs.add(pair);
+    let commitSent = false;
+    const end = () => {
+      pairs.delete(pair);
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on("data", (chunk: Buffer) => {
+      if (loseCommit && chunk.includes(commitMessage)) {
+        loseCommit = false;
+        commitSent = true;
+      }
+      upstream.write(chunk);
+    });
+    // The server's first bytes after that COMMIT are its answer: the commit is done; lose them.
+    upstream.on("data", (chunk: Buffer) => (commitSent ? end() : client.write(chunk)));
+    client.on("error", end).on("close", end);
+    upstream.on("error", end).on("close", end);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = new URL(target);
+  url.port = String((server.address() as { port: number }).port);
+  return {
+    url: url.toString(),
+    loseNextCommitAnswer: () => void (loseCommit = true),
+    refuse(on) {
+      refusing = on;
+      if (on) for (const [client, upstream] of pairs) client.destroy(), upstream.destroy();
+    },
+    close: () => {
+      for (const [client, upstream] of pairs) client.destroy(), upstream.destroy();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
 }
 
 describe("postgres store", () => {
@@ -165,4 +225,30 @@ describe("postgres store", () => {
       await store.close();
     }
   });
+
+  // The engine retries a block every half second; the server may stay away for any number of them.
+  for (const retriesAway of [0, 1, 2, 3]) {
+    it(`a COMMIT the server carried out but whose answer was lost: the block retried is found durable (${retriesAway} retries while the server is away)`, async () => {
+      const proxy = await lossyProxy(await freshUrl());
+      const store = await PostgresStore.open({ url: proxy.url, connectTimeoutMs: 1_000 });
+      try {
+        await store.initChain("pg-lost-answer", [validator("a")], "bigchaindb");
+        await store.commitBlock(block(1, [createTx({ label: "pg-lost-1" })]));
+        const second = block(2, [createTx({ label: "pg-lost-2" })]);
+        proxy.loseNextCommitAnswer();
+        await assert.rejects(store.commitBlock(second), isUnavailable);
+        proxy.refuse(true);
+        for (let retry = 0; retry < retriesAway; retry++) await assert.rejects(store.commitBlock(second), isUnavailable);
+        proxy.refuse(false);
+        await store.commitBlock(second);
+        assert.equal((await store.getChainState()).height, 2);
+        assert.deepEqual((await store.getBlock(2))?.txIds, second.txs.map((tx) => tx.id));
+        await store.commitBlock(block(3, [createTx({ label: "pg-lost-3" })]));
+        assert.equal((await store.getChainState()).height, 3);
+      } finally {
+        await store.close();
+        await proxy.close();
+      }
+    });
+  }
 });
