@@ -50,11 +50,22 @@ export function storeUnavailable(error: unknown): LedgerError {
   return new LedgerError("StoreUnavailable", `PostgreSQL cannot be reached (${reason}); the node resumes when it returns`, { cause: error });
 }
 
-/** Runs `work`, turning a connection failure into StoreUnavailable; other errors pass. */
+// PostgreSQL's query_canceled: `database.statement_timeout_ms` ran out (a read held up by a lock
+// an operator's session holds, or one too large for the limit), or an operator cancelled it.
+const statementCancelled = "57014";
+
+/** The 503 a read fails with when the server cancelled it: the reader may try again. */
+export function storeTimeout(error: Error): LedgerError {
+  return new LedgerError("StoreTimeout", `The database cancelled the read (${error.message}); try again, or ask for less`, { cause: error });
+}
+
+/** Runs `work`, turning a connection failure into StoreUnavailable, a cancelled statement into StoreTimeout; other errors pass. */
 export async function reachable<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    throw isUnavailable(error) ? storeUnavailable(error) : error;
+    if (isUnavailable(error)) throw storeUnavailable(error);
+    if (error instanceof Error && (error as { code?: unknown }).code === statementCancelled) throw storeTimeout(error);
+    throw error;
   }
 }

@@ -226,6 +226,29 @@ describe("postgres store", () => {
     }
   });
 
+  it("a read the server cancels at database.statement_timeout_ms fails StoreTimeout (a 503), not an unknown error; the next read works", async () => {
+    const url = await freshUrl();
+    const store = await PostgresStore.open({ url, statementTimeoutMs: 300 });
+    const operator = new pg.Client({ connectionString: url });
+    await operator.connect();
+    try {
+      await store.initChain("pg-timeout", [validator("a")], "bigchaindb");
+      const tx = createTx({ label: "pg-timeout-1", data: { word: "harbour" } });
+      await store.commitBlock(block(1, [tx]));
+      // An operator's session holds a lock every read of the table waits for.
+      await operator.query("BEGIN");
+      await operator.query("LOCK TABLE transactions IN ACCESS EXCLUSIVE MODE");
+      const timedOut = (error: unknown) => error instanceof LedgerError && error.code === "StoreTimeout" && /cancel/i.test(error.message);
+      await assert.rejects(store.getTransaction(tx.id), timedOut);
+      await assert.rejects(store.getBlockTransactions(1), timedOut);
+      await operator.query("ROLLBACK");
+      assert.equal(await store.getTransaction(tx.id), tx.json);
+    } finally {
+      await operator.end();
+      await store.close();
+    }
+  });
+
   // The engine retries a block every half second; the server may stay away for any number of them.
   for (const retriesAway of [0, 1, 2, 3]) {
     it(`a COMMIT the server carried out but whose answer was lost: the block retried is found durable (${retriesAway} retries while the server is away)`, async () => {
