@@ -8,11 +8,12 @@ import { makesAsset, outputKey, type CommittedTx, type OutputRef } from "../../t
 import type { CommitmentVersion } from "../../proofs/commitment.js";
 import { validatorsJson } from "../validatorsJson.js";
 import type { BlockWrite, LegacyBlockWrite, Validator } from "../store.js";
-import { indexNames, type Connection } from "./connection.js";
+import { indexNames, type Connection, type IndexName } from "./connection.js";
+import type { IndexRow } from "./deferredIndex.js";
 import { setFieldIndexMark, writeFieldRows } from "./fieldIndex.js";
 import { keyHash } from "./keyHash.js";
 import { legacyOutputsAt, legacySeqsOf, outputsAt, seqsOf, spendersOf } from "./lookups.js";
-import { keyIndexRows, placeKey, spentIndexRow, txIndexRows, type Place } from "./places.js";
+import { keyIndexRows, placeKey, spentIndexRow, txIndexRows, type BlockRows, type Place } from "./places.js";
 import type { ChainStateRow } from "./rows.js";
 import { searchText } from "../searchText.js";
 
@@ -20,6 +21,8 @@ export class BlockWriter {
   readonly #c: Connection;
   readonly #indexRowsWaitingMax: number;
   readonly #commit: (block: BlockWrite) => { slices: number[]; lastSeq: number };
+  /** The rows the block being written adds, when its caller asked for them; else null. */
+  #journal: { [K in IndexName]: number[] } | null = null;
 
   constructor(c: Connection, indexRowsWaitingMax: number) {
     this.#c = c;
@@ -44,17 +47,34 @@ export class BlockWriter {
       .immediate();
   }
 
-  commitBlock(block: BlockWrite): void {
+  /** Commits the block; with `journal`, gives back the index rows it added (BlockRows). */
+  commitBlock(block: BlockWrite, journal = false): BlockRows | null {
     const index = this.#c.index;
     let merged: { slices: number[]; lastSeq: number };
+    this.#journal = journal ? { ids: [], assets: [], keys: [], spent: [] } : null;
     try {
       merged = this.#commit(block);
     } catch (error) {
+      this.#journal = null;
       for (const name of indexNames) index[name].rolledBack();
       throw error;
     }
     for (const name of indexNames) index[name].committed(merged.slices);
     for (const slice of merged.slices) this.#c.merged[slice] = merged.lastSeq;
+    const added = this.#journal;
+    this.#journal = null;
+    if (added === null) return null;
+    return {
+      firstSeq: merged.lastSeq - block.txs.length + 1,
+      lastSeq: merged.lastSeq,
+      rows: { ids: Float64Array.from(added.ids), assets: Float64Array.from(added.assets), keys: Float64Array.from(added.keys), spent: Float64Array.from(added.spent) },
+    };
+  }
+
+  /** A row of the block being written, into its index (and the journal, when one is kept). */
+  #add(name: IndexName, row: IndexRow): void {
+    this.#c.index[name].add(row);
+    if (this.#journal !== null) this.#journal[name].push(...row);
   }
 
   // Runs inside the commit transaction: any throw rolls the whole block back.
@@ -118,7 +138,7 @@ export class BlockWriter {
 
   /** Writes one transaction; `context` holds the committed state plus this block so far. */
   #writeTx(tx: CommittedTx, seq: number, height: number, context: BlockContext): void {
-    const { read, write, index } = this.#c;
+    const { read, write } = this.#c;
     assert.equal(context.ids.get(tx.id), undefined, `${tx.id} is stored twice`);
     const { insertTx, insertInput, insertOutput } = write;
     // The column holds the role (schema.ts): an election makes its asset, a vote moves one.
@@ -126,8 +146,8 @@ export class BlockWriter {
     insertTx.run(seq, height, role, tx.id, tx.assetId, tx.assetData, tx.metadata, tx.json);
     context.ids.set(tx.id, seq);
     const rows = txIndexRows(seq, tx.id, role, tx.assetId);
-    for (const row of rows.ids) index.ids.add(row);
-    for (const row of rows.assets) index.assets.add(row);
+    for (const row of rows.ids) this.#add("ids", row);
+    for (const row of rows.assets) this.#add("assets", row);
     // Spends before outputs: a transaction can never spend its own output.
     for (let i = 0; i < tx.spends.length; i++) {
       const ref = tx.spends[i] as OutputRef;
@@ -143,14 +163,14 @@ export class BlockWriter {
       }
       context.spent.set(place, seq);
       insertInput.run(seq, i, spentSeq, ref.outputIndex);
-      index.spent.add(spentIndexRow(spentSeq as number, ref.outputIndex, seq));
+      this.#add("spent", spentIndexRow(spentSeq as number, ref.outputIndex, seq));
     }
     for (const output of tx.outputs) {
       const at = output.outputIndex;
       const keys = JSON.stringify(output.publicKeys);
       insertOutput.run(seq, at, output.amount.toString(), output.conditionUri, keys);
       context.outputs.add(placeKey(seq, at));
-      for (const row of keyIndexRows(seq, at, output.publicKeys)) index.keys.add(row);
+      for (const row of keyIndexRows(seq, at, output.publicKeys)) this.#add("keys", row);
     }
     if (tx.assetData !== null) {
       write.insertAssetText.run(seq, searchText(tx.id, tx.assetData));

@@ -1,9 +1,12 @@
 // The index rows waiting in memory, rebuilt from the tables: on open (rows a crash lost), and
 // in a read-only store for each block another process's writer committed (deferredIndex.ts).
+// A writer on a thread of this process hands its block's rows over instead (`follow`), which
+// spares this thread reading them back and deriving them again.
 
 import { sliceOf, type IndexRow } from "./deferredIndex.js";
 import { indexNames, type Connection, type IndexName } from "./connection.js";
-import { keyIndexRows, spentIndexRow, txIndexRows } from "./places.js";
+import { indexTables } from "./queries.js";
+import { addedBySeqColumn, keyIndexRows, spentIndexRow, txIndexRows, type BlockRows } from "./places.js";
 import type { InputAfterRow, OutputAfterRow, TxRow } from "./rows.js";
 
 export class IndexFollower {
@@ -25,19 +28,63 @@ export class IndexFollower {
    * mark moved was merged after the last refresh, so all its staged rows are in the table now.
    */
   refresh(): void {
-    const { db, read, index, merged } = this.#c;
-    const version = db.pragma("data_version", { simple: true }) as number;
-    if (version === this.#dataVersion) return;
+    if (!this.#changed()) return;
+    this.#followMarks();
+    this.#catchUp();
+  }
+
+  /**
+   * In a read-only store, inside a read transaction: follows the block its writer on another
+   * thread just committed, with the rows the writer added (BlockRows) rather than reading them
+   * back. A read that came between the commit and this call has followed it already; and should
+   * this follower not stand right before the block, it reads the rows back as `refresh` does.
+   */
+  follow(block: BlockRows): void {
+    if (!this.#changed()) return;
+    this.#followMarks();
+    if (this.#seenSeq === block.firstSeq - 1) {
+      const { index, merged } = this.#c;
+      const slices = merged.length;
+      for (const name of indexNames) {
+        const flat = block.rows[name];
+        const width = 1 + indexTables[name].columns.length;
+        const bySeq = addedBySeqColumn[name];
+        for (let at = 0; at < flat.length; at += width) {
+          if (flat[at + bySeq]! <= merged[sliceOf(flat[at]!, slices)]!) continue;
+          const row: number[] = [];
+          for (let column = 0; column < width; column++) row.push(flat[at + column]!);
+          index[name].restore(row);
+        }
+      }
+      this.#seenSeq = block.lastSeq;
+    }
+    this.#catchUp();
+  }
+
+  /** Whether another connection committed since the last look (and notes that it did). */
+  #changed(): boolean {
+    const version = this.#c.db.pragma("data_version", { simple: true }) as number;
+    if (version === this.#dataVersion) return false;
     this.#dataVersion = version;
+    return true;
+  }
+
+  /** Drops the rows of each slice the writer merged since the last look: they are in its table. */
+  #followMarks(): void {
+    const { read, index, merged } = this.#c;
     const marks = read.sweep.all() as number[];
     for (let slice = 0; slice < marks.length; slice++) {
       if (marks[slice] === merged[slice]) continue;
       for (const name of indexNames) index[name].dropSlice(slice);
       merged[slice] = marks[slice] as number;
     }
+  }
+
+  /** Restores the rows of the transactions committed after those seen (none: nothing to read). */
+  #catchUp(): void {
     const from = this.#seenSeq;
-    this.#seenSeq = (read.lastSeq.get() as number | null) ?? 0;
-    this.#restoreWaitingRows(from);
+    this.#seenSeq = (this.#c.read.lastSeq.get() as number | null) ?? 0;
+    if (this.#seenSeq !== from) this.#restoreWaitingRows(from);
   }
 
   /**

@@ -54,9 +54,11 @@ import { blockTransactions, lastSeqOf, mapReader, searchHits, wholeReader, type 
 import { holdingsOfKey, outputsOfKey, transactionsOfAsset } from "./keyedReaders.js";
 import { encodePosition, parseFieldPosition, parsePosition } from "../positions.js";
 import { BlockWriter } from "./blockWriter.js";
+import type { BlockRows } from "./places.js";
 import {
   busyTimeoutMs,
   configure,
+  indexNames,
   onDisk,
   openDatabase,
   prepareConnection,
@@ -91,6 +93,7 @@ export class SqliteStore extends WholeAnswers implements Store {
   /** A read-only store follows another process's commits (IndexFollower.refresh). */
   readonly #readOnly: boolean;
   readonly #readSnapshot: <T>(read: () => T) => T;
+  readonly #followBlock: (rows: BlockRows) => void;
   /** The checkpoint thread, when this store writes a file others may open (checkpointer.ts). */
   readonly #checkpointer: Checkpointer | null;
 
@@ -122,6 +125,8 @@ export class SqliteStore extends WholeAnswers implements Store {
       return read();
     });
     this.#readSnapshot = <T>(read: () => T) => snapshot(read) as T;
+    const follow = db.transaction((rows: BlockRows) => follower.follow(rows));
+    this.#followBlock = (rows) => void follow(rows);
     this.#writer = new BlockWriter(this.#c, options.indexRowsWaitingMax);
     this.#searchLimits = {
       wordsMax: options.searchWordsMax,
@@ -142,6 +147,12 @@ export class SqliteStore extends WholeAnswers implements Store {
     return this.#c.db;
   }
 
+  /** Rows of the hashed indexes waiting in memory for their slice's merge (deferredIndex.ts), for tests and diagnostics. */
+  get indexRowsWaiting(): number {
+    const { index, merged } = this.#c;
+    return indexNames.reduce((n, name) => merged.reduce((m, _, slice) => m + index[name].waitingCount(slice), n), 0);
+  }
+
   async getChainState(): Promise<ChainState> {
     return this.#reading(() => readers.readChainState(this.#c));
   }
@@ -154,6 +165,21 @@ export class SqliteStore extends WholeAnswers implements Store {
   async commitBlock(block: BlockWrite): Promise<void> {
     assert.ok(!this.#readOnly, "commitBlock on a read-only store");
     this.#writer.commitBlock(block);
+  }
+
+  /** commitBlock, giving back the index rows the block added, for `followBlock` on another thread. */
+  commitBlockRows(block: BlockWrite): BlockRows {
+    assert.ok(!this.#readOnly, "commitBlock on a read-only store");
+    return this.#writer.commitBlock(block, true)!;
+  }
+
+  /**
+   * A read-only store: follows the block that the writer on another thread of this process has
+   * just committed, with the rows it gives back (commitBlockRows), instead of reading them back.
+   */
+  followBlock(rows: BlockRows): void {
+    assert.ok(this.#readOnly, "followBlock on a store that writes");
+    this.#followBlock(rows);
   }
 
   async findTransactions(ids: readonly string[]): Promise<Set<string>> {

@@ -4,17 +4,19 @@
 // feeds the verify threads (BENCHMARKS.md, issue #18: without it on the main thread the node
 // commits 40 % more). So the writing connection lives in a worker thread (writerThread.ts), and
 // the main thread reads through a read-only store that follows the writer's commits, as the
-// HTTP worker processes already do (follower.ts): each read is one snapshot, and the first read
-// after a commit catches up with it.
+// HTTP worker processes already do (follower.ts): each read is one snapshot. The writer hands
+// each block's index rows back with its answer, so the main thread's connection follows the
+// commit without reading the block back (IndexFollower.follow).
 //
 // Same answers as a SqliteStore, by the same conformance suite. A commit resolves once it is
 // durable in the writer, so every read the caller makes after it sees the block. The file must
 // be opened for readers; one ledgerd per file is the data directory's lock (node/dataDirLock.ts).
-import { AssertionError } from "node:assert";
+import assert, { AssertionError } from "node:assert";
 import type { Worker } from "node:worker_threads";
 import type { CommitmentVersion } from "../../proofs/commitment.js";
 import type { BlockWrite, Store, Validator } from "../store.js";
 import { sqliteStoreOptionsDefault, type SqliteStoreOptions } from "./options.js";
+import type { BlockRows } from "./places.js";
 import { SqliteStore } from "./sqliteStore.js";
 import { startWorkerThread } from "../../workerThread.js";
 
@@ -32,9 +34,9 @@ type WriterAsk =
 /** An ask as sent, numbered so that its reply finds it. */
 export type WriterRequest = WriterAsk & { readonly id: number };
 
-/** The answer to request `id`; id 0 says whether the writer opened the file. */
+/** The answer to request `id`; id 0 says whether the writer opened the file. A commit's carries its block's index rows. */
 export type WriterReply =
-  | { readonly id: number; readonly ok: true }
+  | { readonly id: number; readonly ok: true; readonly rows?: BlockRows }
   | { readonly id: number; readonly ok: false; readonly error: { readonly name: string; readonly message: string; readonly stack: string } };
 
 type Writes = Pick<Store, "initChain" | "commitBlock" | "close">;
@@ -51,8 +53,12 @@ export async function openThreadedSqliteStore(options: Partial<SqliteStoreOption
     throw error;
   }
   const writes: Writes = {
-    initChain: (chainId, validators, commitment) => writer.ask({ op: "initChain", chainId, validators, commitment }),
-    commitBlock: (block) => writer.ask({ op: "commitBlock", block }),
+    initChain: async (chainId, validators, commitment) => void (await writer.ask({ op: "initChain", chainId, validators, commitment })),
+    commitBlock: async (block) => {
+      const rows = await writer.ask({ op: "commitBlock", block });
+      assert.ok(rows !== undefined, "a commit's answer carries its block's rows");
+      reader.followBlock(rows);
+    },
     close: async () => {
       await reader.close();
       await writer.close();
@@ -70,7 +76,7 @@ export async function openThreadedSqliteStore(options: Partial<SqliteStoreOption
 
 class WriterThread {
   #nextId = 1;
-  readonly #waiting = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
+  readonly #waiting = new Map<number, { resolve: (rows: BlockRows | undefined) => void; reject: (error: Error) => void }>();
   #broken: Error | null = null;
 
   private constructor(private readonly worker: Worker) {
@@ -83,14 +89,14 @@ class WriterThread {
     const data: WriterThreadData = { options };
     const worker = startWorkerThread(import.meta.url, "writerThread", { workerData: data });
     const thread = new WriterThread(worker);
-    await new Promise<void>((resolve, reject) => thread.#waiting.set(0, { resolve, reject }));
+    await new Promise<void>((resolve, reject) => thread.#waiting.set(0, { resolve: () => resolve(), reject }));
     // A thread with nothing in flight does not keep the process alive (a store left open);
     // one with a request in flight does, or an awaited commit could end the process unanswered.
     worker.unref();
     return thread;
   }
 
-  ask(request: WriterAsk): Promise<void> {
+  ask(request: WriterAsk): Promise<BlockRows | undefined> {
     if (this.#broken !== null) return Promise.reject(this.#broken);
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
@@ -112,7 +118,7 @@ class WriterThread {
     if (waiting === undefined) return;
     this.#waiting.delete(reply.id);
     if (this.#waiting.size === 0) this.worker.unref();
-    if (reply.ok) waiting.resolve();
+    if (reply.ok) waiting.resolve(reply.rows);
     else waiting.reject(errorOf(reply.error));
   }
 

@@ -5,6 +5,7 @@
 // store that follows these commits.
 import { parentPort, workerData } from "node:worker_threads";
 import type { SqliteStoreOptions } from "./options.js";
+import type { BlockRows } from "./places.js";
 import { SqliteStore } from "./sqliteStore.js";
 import type { WriterReply, WriterRequest, WriterThreadData } from "./threadedStore.js";
 
@@ -23,19 +24,26 @@ try {
 
 port.on("message", (request: WriterRequest) => {
   void run(request).then(
-    () => port.postMessage({ id: request.id, ok: true } satisfies WriterReply),
+    (rows) => {
+      if (rows === undefined) return port.postMessage({ id: request.id, ok: true } satisfies WriterReply);
+      // The block's index rows go to the main thread's follower (moved, not copied).
+      const { ids, assets, keys, spent } = rows.rows;
+      port.postMessage({ id: request.id, ok: true, rows } satisfies WriterReply, [ids, assets, keys, spent].map((rowsOf) => rowsOf.buffer as ArrayBuffer));
+    },
     (error: unknown) => port.postMessage({ id: request.id, ok: false, error: plainError(error) } satisfies WriterReply),
   );
 });
 
-async function run(request: WriterRequest): Promise<void> {
+async function run(request: WriterRequest): Promise<BlockRows | undefined> {
   switch (request.op) {
     case "initChain":
-      return store.initChain(request.chainId, request.validators, request.commitment);
+      await store.initChain(request.chainId, request.validators, request.commitment);
+      return undefined;
     case "commitBlock":
-      return store.commitBlock(request.block);
+      return store.commitBlockRows(request.block);
     case "close":
-      return store.close();
+      await store.close();
+      return undefined;
   }
 }
 

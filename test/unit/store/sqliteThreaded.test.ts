@@ -10,9 +10,11 @@ import { after, describe, it } from "node:test";
 import { configDefault } from "../../../src/config/defaults.js";
 import { moduleOptions } from "../../../src/config/moduleOptions.js";
 import { openStore } from "../../../src/node/openStore.js";
-import type { SqliteStore } from "../../../src/store/sqlite/sqliteStore.js";
+import { SqliteStore } from "../../../src/store/sqlite/sqliteStore.js";
 import { openThreadedSqliteStore } from "../../../src/store/sqlite/threadedStore.js";
-import { block, createTx, validator } from "./fixtures.js";
+import type { Store } from "../../../src/store/store.js";
+import type { CommittedTx, OutputRef } from "../../../src/transaction/committed.js";
+import { block, createTx, publicKey, ref, transferTx, validator } from "./fixtures.js";
 
 const dir = mkdtempSync(join(tmpdir(), "ledgerd-sqlite-threaded-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -64,6 +66,48 @@ describe("sqlite store with a writer thread", () => {
       await store.commitBlock(block(2, []));
       assert.equal((await store.getChainState()).height, 2);
     } finally {
+      await store.close();
+    }
+  });
+
+  it("the main thread follows each commit with the index rows the writer hands back, and answers as a connection that reads them back", async () => {
+    const path = join(dir, "follow.sqlite");
+    // Few slices and few rows waiting: the writer merges slices in most blocks.
+    const options = { path, indexSlices: 4, indexRowsWaitingMax: 12 };
+    const store = await openThreadedSqliteStore(options);
+    let reader: SqliteStore | undefined;
+    try {
+      await store.initChain("chain", [validator("a")], "bigchaindb");
+      reader = SqliteStore.open({ ...options, access: "reader" });
+      const shared = publicKey("shared");
+      const txs: CommittedTx[] = [];
+      const answers = async (of: Store) => ({
+        ids: [...(await of.findTransactions(txs.map((tx) => tx.id)))].sort(),
+        outputs: [...(await of.getOutputs(txs.map((tx) => ref(tx, 0))))].sort(),
+        shared: await Promise.all([undefined, true, false].map(async (spent) => (await of.getOutputsByPublicKey(shared, spent)).map((r: OutputRef) => `${r.transactionId}:${r.outputIndex}`).sort())),
+        history: await Promise.all(txs.filter((tx) => tx.operation === "CREATE").map(async (tx) => (await of.getTransactionsByAsset(tx.assetId)).length)),
+      });
+      let unspent: CommittedTx[] = [];
+      for (let height = 1; height <= 24; height++) {
+        const made = [0, 1, 2].map((i) => createTx({ label: `follow-${height}-${i}`, outputs: [{ keys: [shared, publicKey(`own-${height}-${i}`)] }] }));
+        const moved = unspent.map((tx, i) => transferTx({ label: `move-${height}-${i}`, assetId: tx.assetId, spends: [ref(tx, 0)], outputs: [{ keys: [i % 2 === 0 ? shared : publicKey(`to-${height}`)] }] }));
+        const commit = store.commitBlock(block(height, [...made, ...moved]));
+        if (height % 3 === 0) {
+          // A read between the writer's commit and the main thread's taking its answer follows
+          // the commit by reading it back; the rows handed over after it must not count twice.
+          while ((await store.getChainState()).height < height) await new Promise((resolve) => setImmediate(resolve));
+        }
+        await commit;
+        txs.push(...made, ...moved);
+        unspent = [...made, ...moved.filter((_, i) => i % 2 === 0)].slice(0, 4);
+        assert.deepEqual(await answers(store), await answers(reader), `block ${height}`);
+        // The same rows wait in memory on both connections: none twice, none of a merged slice.
+        assert.equal((store as unknown as SqliteStore).indexRowsWaiting, reader.indexRowsWaiting, `rows waiting after block ${height}`);
+      }
+      const spentShared = (await store.getOutputsByPublicKey(shared, true)).length;
+      assert.ok(spentShared > 10, `spends were followed: ${spentShared}`);
+    } finally {
+      await reader?.close();
       await store.close();
     }
   });
