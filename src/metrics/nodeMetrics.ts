@@ -67,7 +67,7 @@ export class NodeMetrics {
   private readonly pools: PoolSource[] = [];
   private ledger: LedgerSource | null = null;
   private stream: StreamSource | null = null;
-  private storeBytes: (() => number) | null = null;
+  private storeBytes: (() => number | Promise<number>) | null = null;
   private height = 0;
   /** When finalizeBlock began for the block not yet committed. */
   private finalizingSince: number | null = null;
@@ -170,7 +170,7 @@ export class NodeMetrics {
   }
 
   /** `sizeBytes` is read at each scrape. */
-  watchStoreSize(sizeBytes: () => number): void {
+  watchStoreSize(sizeBytes: () => number | Promise<number>): void {
     this.storeBytes = sizeBytes;
   }
 
@@ -236,10 +236,14 @@ export class NodeMetrics {
     });
     new Gauge({
       name: "ledgerd_store_size_bytes",
-      help: "Bytes the store takes on disk (SQLite: the database file and its write-ahead log)",
+      help: "Bytes the store takes on disk (SQLite: the database file and its write-ahead log; PostgreSQL: pg_database_size of its database)",
       registers,
-      collect() {
-        this.set(self.storeBytes?.() ?? 0);
+      async collect() {
+        try {
+          this.set((await self.storeBytes?.()) ?? 0);
+        } catch {
+          // The database cannot be reached: the last size stands, and the scrape still answers.
+        }
       },
     });
   }

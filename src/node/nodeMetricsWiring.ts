@@ -22,7 +22,7 @@ import { countedBroadcaster, countedLegacyGateway } from "./countedTransactions.
 /** The node's process: the ledger's blocks and pool, the store's size; the stream comes later. */
 export function nodeMetricsOf(
   options: MetricsOptions,
-  sources: { readonly ledger: LedgerApp; readonly pool: PoolSource; readonly storePath: string | null },
+  sources: { readonly ledger: LedgerApp; readonly pool: PoolSource; readonly storeSize: () => number | Promise<number> },
 ): NodeMetrics | null {
   if (options.listen === null) return null;
   const metrics = new NodeMetrics();
@@ -31,9 +31,7 @@ export function nodeMetricsOf(
   metrics.watchLedger(ledger);
   ledger.onCommitted((block) => metrics.blockCommitted(committedFigures(block)));
   metrics.watchPool(sources.pool);
-  // A SQLite file's size; PostgreSQL's is its own monitoring's (pg_database_size).
-  const storePath = sources.storePath;
-  if (storePath !== null) metrics.watchStoreSize(() => sqliteSizeBytes(storePath));
+  metrics.watchStoreSize(sources.storeSize);
   return metrics;
 }
 
@@ -86,7 +84,7 @@ function committedFigures(block: CommittedBlock): CommittedFigures {
 }
 
 /** The SQLite file and its write-ahead log, in bytes (0 for a file not there). */
-function sqliteSizeBytes(path: string): number {
+export function sqliteSizeBytes(path: string): number {
   return fileBytes(path) + fileBytes(`${path}-wal`);
 }
 

@@ -34,6 +34,12 @@ async function start(flags: Record<string, string> = {}): Promise<NodeHandle> {
   return startNode(config);
 }
 
+function storeSizeScraped(text: string): number {
+  const line = /^ledgerd_store_size_bytes (\d+(?:\.\d+)?(?:e\+\d+)?)$/m.exec(text);
+  assert.ok(line !== null, "no ledgerd_store_size_bytes in the scrape");
+  return Number(line[1]);
+}
+
 async function post(base: string, tx: JsonObject): Promise<Response> {
   return fetch(`${base}/api/v1/transactions?mode=commit`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(tx) });
 }
@@ -141,7 +147,7 @@ describe("a node moved to PostgreSQL", () => {
     let node: NodeHandle;
     let base: string;
     before(async () => {
-      node = await start({ "database.backend": "postgres", "database.url": url, "database.connect_timeout_ms": "1000", "server.workers": "2" });
+      node = await start({ "database.backend": "postgres", "database.url": url, "database.connect_timeout_ms": "1000", "server.workers": "2", "metrics.bind": "127.0.0.1:0" });
       base = `http://127.0.0.1:${node.http.port}`;
     });
     after(() => node?.close());
@@ -159,6 +165,13 @@ describe("a node moved to PostgreSQL", () => {
       const asset = create(bob, 1n, { pg: "after the move" });
       assert.equal((await post(base, asset)).status, 202);
       assert.equal((await fetch(`${base}/api/v1/transactions/${asset["id"] as string}`)).status, 200);
+      // The store's size is PostgreSQL's own figure for the database, not 0.
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      const size = Number((await client.query<{ n: string }>("SELECT pg_database_size(current_database()) AS n")).rows[0]!.n);
+      await client.end();
+      const scraped = storeSizeScraped(await (await fetch(`http://127.0.0.1:${node.metrics!.port}/metrics`)).text());
+      assert.ok(scraped > 1_000_000 && Math.abs(scraped - size) <= size * 0.1, `ledgerd_store_size_bytes ${scraped}, pg_database_size ${size}`);
     });
 
     it("two read servers on the same database serve reads; writes are redirected to the writer, or refused", async () => {
@@ -206,6 +219,10 @@ describe("a node moved to PostgreSQL", () => {
         const ready = await fetch(`${base}/readyz`);
         assert.equal(ready.status, 503);
         assert.equal(((await ready.json()) as { ready: boolean }).ready, false);
+        // A scrape still answers, with the last size read.
+        const scrape = await fetch(`http://127.0.0.1:${node.metrics!.port}/metrics`);
+        assert.equal(scrape.status, 200);
+        assert.ok(storeSizeScraped(await scrape.text()) > 1_000_000);
       } finally {
         server.resume();
       }

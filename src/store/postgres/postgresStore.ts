@@ -149,6 +149,12 @@ export class PostgresStore extends WholeAnswers implements Store {
     return this.#reads.rows<R>(sql, values);
   }
 
+  /** The database's size on disk, as PostgreSQL reports it (`pg_database_size`), for the metrics. */
+  async databaseSizeBytes(): Promise<number> {
+    const rows = await this.#rows<{ bytes: number }>("SELECT pg_database_size(current_database()) AS bytes");
+    return rows[0]!.bytes;
+  }
+
   async getChainState(): Promise<ChainState> {
     const rows = await this.#rows<{ height: number; app_hash: string; chain_id: string | null; commitment: CommitmentVersion; history_size: number }>(
       "SELECT height, app_hash, chain_id, commitment, history_size FROM chain_state WHERE id = 1",
