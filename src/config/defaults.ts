@@ -63,6 +63,7 @@ export const configDefault: Config = deepFreeze({
     search_ranked_matches_max: sqliteStoreOptionsDefault.searchRankedMatchesMax,
     index_slices: sqliteStoreOptionsDefault.indexSlices,
     index_rows_waiting_max: sqliteStoreOptionsDefault.indexRowsWaitingMax,
+    index_merge_rows_max: sqliteStoreOptionsDefault.indexMergeRowsMax,
     // The SQLite writes on a thread of their own (store/sqlite/threadedStore.ts). With the solo
     // engine it keeps the main thread serving requests and feeding the verify threads while a
     // block is written (issue #18: 13 to 17 % more committed transactions). Under CometBFT blocks

@@ -119,6 +119,7 @@ export function moduleOptions(config: Config): ModuleOptions {
       searchRankedMatchesMax: config.database.search_ranked_matches_max,
       indexSlices: config.database.index_slices,
       indexRowsWaitingMax: config.database.index_rows_waiting_max,
+      indexMergeRowsMax: config.database.index_merge_rows_max,
       // The node's process writes and lets read-only stores in: its HTTP workers, and `ledgerd
       // backup` / `verify-chain` beside the running node. The data folder's lock (ledgerd.lock),
       // and for a database outside it its own (`<database>.lock`), keep a second ledgerd off it.

@@ -66,6 +66,7 @@ export interface Config {
     readonly search_ranked_matches_max: number;
     readonly index_slices: number;
     readonly index_rows_waiting_max: number;
+    readonly index_merge_rows_max: number;
     readonly writer_thread: WriterThreadMode;
   };
   readonly engine: {
@@ -228,6 +229,7 @@ export const configSchema: JSONSchemaType<Config> = {
         "search_ranked_matches_max",
         "index_slices",
         "index_rows_waiting_max",
+        "index_merge_rows_max",
         "writer_thread",
       ],
       properties: {
@@ -265,6 +267,7 @@ export const configSchema: JSONSchemaType<Config> = {
           description: "Slices the hashed indexes are merged in (a power of two; read when the database is created)",
         },
         index_rows_waiting_max: count(1, "Index rows waiting in memory before a commit merges more"),
+        index_merge_rows_max: count(1, "Most index rows one commit merges; a slice holding more is merged over several commits"),
         writer_thread: {
           type: "string",
           enum: [...writerThreadModes],

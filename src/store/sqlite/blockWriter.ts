@@ -9,7 +9,7 @@ import type { CommitmentVersion } from "../../proofs/commitment.js";
 import { validatorsJson } from "../validatorsJson.js";
 import type { BlockWrite, LegacyBlockWrite, Validator } from "../store.js";
 import { indexNames, type Connection, type IndexName } from "./connection.js";
-import type { IndexRow } from "./deferredIndex.js";
+import type { IndexRow, SliceMerge } from "./deferredIndex.js";
 import { setFieldIndexMark, writeFieldRows } from "./fieldIndex.js";
 import { keyHash } from "./keyHash.js";
 import { legacyOutputsAt, legacySeqsOf, outputsAt, seqsOf, spendersOf } from "./lookups.js";
@@ -19,14 +19,14 @@ import { searchText } from "../searchText.js";
 
 export class BlockWriter {
   readonly #c: Connection;
-  readonly #indexRowsWaitingMax: number;
-  readonly #commit: (block: BlockWrite) => { slices: number[]; lastSeq: number };
+  readonly #limits: IndexMergeLimits;
+  readonly #commit: (block: BlockWrite) => { merges: SliceMerge[]; lastSeq: number };
   /** The rows the block being written adds, when its caller asked for them; else null. */
   #journal: { [K in IndexName]: number[] } | null = null;
 
-  constructor(c: Connection, indexRowsWaitingMax: number) {
+  constructor(c: Connection, limits: IndexMergeLimits) {
     this.#c = c;
-    this.#indexRowsWaitingMax = indexRowsWaitingMax;
+    this.#limits = limits;
     // IMMEDIATE: take the write lock at BEGIN, so a commit never fails halfway for a lock.
     const commit = c.db.transaction((block: BlockWrite) => this.#writeBlock(block));
     this.#commit = (block) => commit.immediate(block);
@@ -50,7 +50,7 @@ export class BlockWriter {
   /** Commits the block; with `journal`, gives back the index rows it added (BlockRows). */
   commitBlock(block: BlockWrite, journal = false): BlockRows | null {
     const index = this.#c.index;
-    let merged: { slices: number[]; lastSeq: number };
+    let merged: { merges: SliceMerge[]; lastSeq: number };
     this.#journal = journal ? { ids: [], assets: [], keys: [], spent: [] } : null;
     try {
       merged = this.#commit(block);
@@ -59,8 +59,8 @@ export class BlockWriter {
       for (const name of indexNames) index[name].rolledBack();
       throw error;
     }
-    for (const name of indexNames) index[name].committed(merged.slices);
-    for (const slice of merged.slices) this.#c.merged[slice] = merged.lastSeq;
+    for (const name of indexNames) index[name].committed(merged.merges);
+    for (const { slice, upTo } of merged.merges) this.#c.merged[slice] = upTo;
     const added = this.#journal;
     this.#journal = null;
     if (added === null) return null;
@@ -78,7 +78,7 @@ export class BlockWriter {
   }
 
   // Runs inside the commit transaction: any throw rolls the whole block back.
-  #writeBlock(block: BlockWrite): { slices: number[]; lastSeq: number } {
+  #writeBlock(block: BlockWrite): { merges: SliceMerge[]; lastSeq: number } {
     const { read, write } = this.#c;
     const state = read.chainState.get() as ChainStateRow;
     assert.equal(block.height, state.height + 1, "block heights are contiguous");
@@ -103,7 +103,7 @@ export class BlockWriter {
     const lastSeq = seqFirst + block.txs.length - 1;
     setFieldIndexMark(this.#c.db, lastSeq);
     // Last: lookups above must not see rows both merged and waiting.
-    return { slices: this.#mergeSlices(lastSeq), lastSeq };
+    return { merges: this.#mergeSlices(lastSeq), lastSeq };
   }
 
   /** The history tree's new perfect subtrees, on a `v1` chain (and none on another). */
@@ -235,29 +235,59 @@ export class BlockWriter {
   }
 
   /**
-   * Merges the slice that waited longest, and more while too many rows wait. Inside the commit
-   * transaction; the in-memory side follows in commitBlock once the commit has succeeded.
+   * Merges the slice that waited longest, and more while too many rows wait, at most
+   * `mergeRowsMax` rows in all (a slice holding more is merged oldest rows first, the rest in
+   * later commits). Inside the commit transaction; the in-memory side follows in commitBlock
+   * once the commit has succeeded.
    */
-  #mergeSlices(lastSeq: number): number[] {
+  #mergeSlices(lastSeq: number): SliceMerge[] {
     const { index, merged, write } = this.#c;
+    const { rowsWaitingMax, mergeRowsMax } = this.#limits;
     const order = merged.map((mark, slice) => ({ mark, slice }));
     order.sort((a, b) => a.mark - b.mark || a.slice - b.slice);
     const waiting = (slice: number) =>
       indexNames.reduce((n, name) => n + index[name].waitingCount(slice), 0);
     let left = order.reduce((n, { slice }) => n + waiting(slice), 0);
-    const slices: number[] = [];
+    let budget = mergeRowsMax;
+    const merges: SliceMerge[] = [];
     for (const { slice } of order) {
-      if (slices.length > 0) {
-        if (left <= this.#indexRowsWaitingMax) break;
-        if (waiting(slice) === 0) continue; // the extra merges are for rows, not marks
+      const count = waiting(slice);
+      if (merges.length > 0) {
+        if (left <= rowsWaitingMax || budget <= 0) break;
+        if (count === 0) continue; // the extra merges are for rows, not marks
       }
-      slices.push(slice);
-      left -= waiting(slice);
+      const merge = count <= budget ? { slice, upTo: lastSeq, rows: count } : this.#oldestRows(slice, budget);
+      merges.push({ slice, upTo: merge.upTo });
+      left -= merge.rows;
+      budget -= merge.rows;
     }
-    for (const name of indexNames) index[name].merge(slices);
-    for (const slice of slices) write.setSweep.run(lastSeq, slice);
-    return slices;
+    for (const name of indexNames) index[name].merge(merges);
+    for (const { slice, upTo } of merges) write.setSweep.run(upTo, slice);
+    return merges;
   }
+
+  /**
+   * The bound of a partial merge of `slice`: the rows of its oldest transactions, as many as fit
+   * in `rowsMax` (a transaction's rows stay together, and the oldest one's go even if they do not
+   * fit, so that every merge moves the mark).
+   */
+  #oldestRows(slice: number, rowsMax: number): { upTo: number; rows: number } {
+    const seqs: number[] = [];
+    for (const name of indexNames) this.#c.index[name].waitingSeqs(slice, seqs);
+    const sorted = Float64Array.from(seqs).sort();
+    const upTo = Math.max(sorted[rowsMax]! - 1, sorted[0]!);
+    let rows = 0;
+    while (rows < sorted.length && sorted[rows]! <= upTo) rows++;
+    return { upTo, rows };
+  }
+}
+
+/** How the deferred indexes are merged (SqliteStoreOptions). */
+export interface IndexMergeLimits {
+  /** When more rows than this wait in memory, a commit merges more than one slice. */
+  readonly rowsWaitingMax: number;
+  /** Most rows one commit merges, so that a commit stays short whatever waits. */
+  readonly mergeRowsMax: number;
 }
 
 /** The committed state a block's checks read, updated as the block's transactions are written. */

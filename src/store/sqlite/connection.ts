@@ -7,6 +7,7 @@ import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import { DeferredIndex } from "./deferredIndex.js";
 import type { SqliteStoreOptions } from "./options.js";
+import { addedBySeqColumn } from "./places.js";
 import { indexTables, rankSql, readSql, writeSql } from "./queries.js";
 
 export type Statements<T extends Record<string, string>> = { [K in keyof T]: Database.Statement };
@@ -69,14 +70,8 @@ export function prepareConnection(db: Database.Database): Connection {
   for (const statement of Object.values(rank)) statement.pluck();
   const merged = read.sweep.all() as number[];
   const count = merged.length; // the database's own slice count
-  const make = (t: { table: string; columns: readonly string[] }) =>
-    new DeferredIndex(db, t.table, t.columns, count);
-  const index: Indexes = {
-    ids: make(indexTables.ids),
-    assets: make(indexTables.assets),
-    keys: make(indexTables.keys),
-    spent: make(indexTables.spent),
-  };
+  const make = (name: IndexName) => new DeferredIndex(db, indexTables[name].table, indexTables[name].columns, count, addedBySeqColumn[name]);
+  const index: Indexes = { ids: make("ids"), assets: make("assets"), keys: make("keys"), spent: make("spent") };
   return { db, read, write, rank, index, merged };
 }
 

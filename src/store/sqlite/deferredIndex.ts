@@ -12,6 +12,10 @@ import { indexInsertSql, indexLookupSql } from "./queries.js";
 // its table. Those rows, gathered over many blocks, all fall in one narrow range of the table, so
 // they share pages: a commit dirties about (index pages / slices) pages per index, not one per row.
 //
+// A slice holding more rows than one commit should merge (a busy public key's, after a restart)
+// is merged over several commits, oldest rows first: its mark then stops at a seq below the
+// block's, and its rows above the mark go on waiting.
+//
 // Nothing is lost in a crash: the staged rows are derived from the append-only tables written in
 // the same commit, and `index_sweep` records, per slice, up to which seq its rows are merged. On
 // open the store re-derives the rows above each slice's mark (see SqliteStore's constructor).
@@ -22,6 +26,12 @@ import { indexInsertSql, indexLookupSql } from "./queries.js";
 /** A row of a deferred index: the 48-bit hash, then the index's columns (all integers). */
 export type IndexRow = readonly number[];
 
+/** A slice a commit merges: its waiting rows added by transactions up to seq `upTo`. */
+export interface SliceMerge {
+  readonly slice: number;
+  readonly upTo: number;
+}
+
 /** The slice of the key space a hash falls in; slices are contiguous ranges, so merges cluster. */
 export function sliceOf(hash: number, slices: number): number {
   return Math.floor(hash / (2 ** 48 / slices));
@@ -29,6 +39,8 @@ export function sliceOf(hash: number, slices: number): number {
 
 export class DeferredIndex {
   readonly #slices: number;
+  /** The column of a row holding the seq of the transaction that added it. */
+  readonly #seqColumn: number;
   readonly #select: Database.Statement;
   readonly #insert: Database.Statement;
   /** Per slice, hash -> rows: a merged slice is dropped whole. */
@@ -37,9 +49,13 @@ export class DeferredIndex {
   #pending = new Map<number, IndexRow[]>();
   #pendingCount: number[];
 
-  /** `table` has columns (hash, ...columns) with a primary key starting with hash. */
-  constructor(db: Database.Database, table: string, columns: readonly string[], slices: number) {
+  /**
+   * `table` has columns (hash, ...columns) with a primary key starting with hash; a row's
+   * `seqColumn` holds the seq of the transaction that added it.
+   */
+  constructor(db: Database.Database, table: string, columns: readonly string[], slices: number, seqColumn: number) {
     this.#slices = slices;
+    this.#seqColumn = seqColumn;
     this.#select = db.prepare(indexLookupSql(table, columns)).raw();
     this.#insert = db.prepare(indexInsertSql(table, columns));
     this.#staged = Array.from({ length: slices }, () => new Map());
@@ -85,36 +101,61 @@ export class DeferredIndex {
     return (this.#stagedCount[slice] ?? 0) + (this.#pendingCount[slice] ?? 0);
   }
 
-  /** Writes every waiting row of these slices to the table, in key order. Inside the commit. */
-  merge(slices: readonly number[]): void {
-    const merging = new Set(slices);
+  /** Appends the seq of every row waiting in this slice (staged and pending) to `into`. */
+  waitingSeqs(slice: number, into: number[]): void {
+    const seq = this.#seqColumn;
+    for (const list of this.#staged[slice]!.values()) for (const row of list) into.push(row[seq]!);
+    for (const [hash, list] of this.#pending) {
+      if (sliceOf(hash, this.#slices) === slice) for (const row of list) into.push(row[seq]!);
+    }
+  }
+
+  /** Writes the waiting rows each merge names to the table, in key order. Inside the commit. */
+  merge(merges: readonly SliceMerge[]): void {
+    const upTo = this.#bounds(merges);
+    const seq = this.#seqColumn;
     const rows: IndexRow[] = [];
     // Loops, not push(...list): one hash (a busy public key) may hold very many rows.
-    for (const slice of slices) {
-      for (const list of this.#staged[slice]!.values()) for (const row of list) rows.push(row);
+    for (const { slice, upTo: bound } of merges) {
+      for (const list of this.#staged[slice]!.values()) for (const row of list) if (row[seq]! <= bound) rows.push(row);
     }
     for (const [hash, list] of this.#pending) {
-      if (merging.has(sliceOf(hash, this.#slices))) for (const row of list) rows.push(row);
+      const bound = upTo.get(sliceOf(hash, this.#slices));
+      if (bound !== undefined) for (const row of list) if (row[seq]! <= bound) rows.push(row);
     }
     // By hash only: rows sharing a hash land on the same page in any order.
     rows.sort((a, b) => (a[0] as number) - (b[0] as number));
     for (const row of rows) this.#insert.run(...row);
   }
 
-  /** The slice was merged: its staged rows are in the table now. */
-  dropSlice(slice: number): void {
-    this.#staged[slice] = new Map();
-    this.#stagedCount[slice] = 0;
+  /** The slice was merged up to seq `upTo`: its staged rows up to there are in the table now. */
+  dropMerged(slice: number, upTo: number): void {
+    const seq = this.#seqColumn;
+    const staged = this.#staged[slice]!;
+    let left = 0;
+    for (const [hash, list] of staged) {
+      const kept = list.filter((row) => row[seq]! > upTo);
+      if (kept.length === 0) staged.delete(hash);
+      else if (kept.length !== list.length) staged.set(hash, kept);
+      left += kept.length;
+    }
+    this.#stagedCount[slice] = left;
   }
 
-  /** The block committed: merged slices leave memory, the other pending rows become staged. */
-  committed(mergedSlices: readonly number[]): void {
-    const merged = new Set(mergedSlices);
-    for (const slice of merged) this.dropSlice(slice);
+  /** The block committed: merged rows leave memory, the other pending rows become staged. */
+  committed(merges: readonly SliceMerge[]): void {
+    const upTo = this.#bounds(merges);
+    const seq = this.#seqColumn;
+    for (const { slice, upTo: bound } of merges) this.dropMerged(slice, bound);
     for (const [hash, list] of this.#pending) {
-      if (!merged.has(sliceOf(hash, this.#slices))) for (const row of list) this.restore(row);
+      const bound = upTo.get(sliceOf(hash, this.#slices)) ?? -1;
+      for (const row of list) if (row[seq]! > bound) this.restore(row);
     }
     this.rolledBack();
+  }
+
+  #bounds(merges: readonly SliceMerge[]): Map<number, number> {
+    return new Map(merges.map(({ slice, upTo }) => [slice, upTo]));
   }
 
   /** The block was rolled back (or committed): no block is being written. */

@@ -75,7 +75,7 @@ export class IndexFollower {
     const marks = read.sweep.all() as number[];
     for (let slice = 0; slice < marks.length; slice++) {
       if (marks[slice] === merged[slice]) continue;
-      for (const name of indexNames) index[name].dropSlice(slice);
+      for (const name of indexNames) index[name].dropMerged(slice, marks[slice] as number);
       merged[slice] = marks[slice] as number;
     }
   }

@@ -43,6 +43,12 @@ export interface SqliteStoreOptions {
   /** When more index rows than this wait in memory, a commit merges more than one slice. */
   readonly indexRowsWaitingMax: number;
   /**
+   * Most index rows one commit merges. A slice holding more (a busy public key's, after a
+   * restart) is merged over several commits, oldest rows first, so that no commit stalls on it
+   * (measured: 100,000 rows of one key took one commit 139 ms).
+   */
+  readonly indexMergeRowsMax: number;
+  /**
    * Who else may open the file. `owner`: no one; an exclusive lock makes a second ledgerd on the
    * same file fail at open (the index rows waiting in memory are only right with one writer).
    * `readers`: this writer, plus read-only stores in other processes (the HTTP workers).
@@ -64,5 +70,6 @@ export const sqliteStoreOptionsDefault: SqliteStoreOptions = Object.freeze({
   searchRankedMatchesMax: 10_000,
   indexSlices: 64,
   indexRowsWaitingMax: 250_000,
+  indexMergeRowsMax: 8_192,
   access: "owner",
 });

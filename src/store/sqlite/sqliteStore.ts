@@ -127,7 +127,7 @@ export class SqliteStore extends WholeAnswers implements Store {
     this.#readSnapshot = <T>(read: () => T) => snapshot(read) as T;
     const follow = db.transaction((rows: BlockRows) => follower.follow(rows));
     this.#followBlock = (rows) => void follow(rows);
-    this.#writer = new BlockWriter(this.#c, options.indexRowsWaitingMax);
+    this.#writer = new BlockWriter(this.#c, { rowsWaitingMax: options.indexRowsWaitingMax, mergeRowsMax: options.indexMergeRowsMax });
     this.#searchLimits = {
       wordsMax: options.searchWordsMax,
       rankedMatchesMax: options.searchRankedMatchesMax,

@@ -66,7 +66,7 @@ function splitStore(writer: SqliteStore, reader: SqliteStore): Store {
 }
 
 /** A writer that lets readers in, and a reader on the same file (as an HTTP worker opens it). */
-function openPair(options: { indexSlices?: number; indexRowsWaitingMax?: number } = {}) {
+function openPair(options: { indexSlices?: number; indexRowsWaitingMax?: number; indexMergeRowsMax?: number } = {}) {
   const path = freshPath();
   const writer = SqliteStore.open({ ...options, path, access: "readers" });
   const reader = SqliteStore.open({ path, access: "reader" });
@@ -79,9 +79,11 @@ storeConformance("sqlite reader beside its writer", async () => {
 });
 
 describe("sqlite reader", () => {
-  it("sees every commit at once, before and after the writer merges its index rows", async () => {
-    // Few slices and a low waiting limit: rows move from memory to the tables every few blocks.
-    const { writer, reader } = openPair({ indexSlices: 4, indexRowsWaitingMax: 6 });
+  // Few slices and a low waiting limit: rows move from memory to the tables every few blocks;
+  // with a low merge limit too, slices are merged in parts, their marks below the block's.
+  for (const limits of [{ indexSlices: 4, indexRowsWaitingMax: 6 }, { indexSlices: 2, indexRowsWaitingMax: 6, indexMergeRowsMax: 3 }]) {
+  it(`sees every commit at once, before and after the writer merges its index rows (${JSON.stringify(limits)})`, async () => {
+    const { writer, reader } = openPair(limits);
     try {
       await writer.initChain("reader-chain", [validator("a")], "bigchaindb");
       const txs: CommittedTx[] = [];
@@ -99,12 +101,14 @@ describe("sqlite reader", () => {
         txs.push(...blockTxs);
         unspent.push(...blockTxs.map((tx) => ref(tx, 0)));
         await assertSameAnswers(writer, reader, txs, height);
+        assert.equal(reader.indexRowsWaiting, writer.indexRowsWaiting, `rows waiting after block ${height}`);
       }
     } finally {
       await reader.close();
       await writer.close();
     }
   });
+  }
 
   it("refuses to write", async () => {
     const { writer, reader } = openPair();

@@ -211,6 +211,44 @@ describe("sqlite store", () => {
     }
   });
 
+  it("a slice holding more rows than indexMergeRowsMax is merged over several commits, oldest transactions first, and survives a reopen", async () => {
+    const path = freshPath();
+    // One slice: every row is in it, and every commit merges it.
+    let store = SqliteStore.open({ path, indexSlices: 1, indexMergeRowsMax: 5 });
+    const shared = publicKey("busy");
+    // Seqs 1 to 10, two rows each (its id, its one key); seq 11 has nine (its id, eight keys).
+    const txs = Array.from({ length: 10 }, (_, i) => createTx({ label: `busy-${i}`, outputs: [{ keys: [shared] }] }));
+    const wide = createTx({ label: "wide", outputs: Array.from({ length: 8 }, (_, i) => ({ keys: [publicKey(`wide-${i}`)] })) });
+    const mark = () => store.database.prepare("SELECT merged_seq FROM index_sweep").pluck().get() as number;
+    const rowsIn = (table: string) => store.database.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number;
+    const answersWhole = async () => {
+      assert.deepEqual(await store.findTransactions([...txs, wide].map((tx) => tx.id)), new Set([...txs, wide].map((tx) => tx.id)));
+      assert.deepEqual((await store.getOutputsByPublicKey(shared)).map((r) => r.transactionId), txs.map((tx) => tx.id));
+      assert.equal((await store.getOutputsByPublicKey(publicKey("wide-7"))).length, 1);
+    };
+    await store.commitBlock(block(1, [...txs, wide]));
+    // 29 rows wait; the oldest transactions' rows that fit in 5: seqs 1 and 2.
+    assert.equal(mark(), 2);
+    assert.equal(rowsIn("id_index") + rowsIn("key_index"), 4);
+    await answersWhole();
+    const marks = [];
+    for (let height = 2; height <= 7; height++) {
+      await store.commitBlock(block(height, []));
+      marks.push(mark());
+      if (height === 3) {
+        // Reopen between partial merges: the rows above the mark are re-derived from the tables.
+        await store.close();
+        store = SqliteStore.open({ path, indexMergeRowsMax: 5 });
+      }
+      await answersWhole();
+    }
+    // Two transactions a commit; seq 11's nine rows go alone, over the limit, so the mark moves.
+    assert.deepEqual(marks, [4, 6, 8, 10, 11, 11]);
+    assert.equal(rowsIn("id_index"), 11);
+    assert.equal(rowsIn("key_index"), 18);
+    await store.close();
+  });
+
   it("with too many rows waiting, a commit merges more slices", async () => {
     const store = SqliteStore.open({ path: freshPath(), indexSlices: 8, indexRowsWaitingMax: 0 });
     const txs = [createTx({ label: "all-1" }), createTx({ label: "all-2" })];

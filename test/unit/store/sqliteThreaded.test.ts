@@ -72,8 +72,9 @@ describe("sqlite store with a writer thread", () => {
 
   it("the main thread follows each commit with the index rows the writer hands back, and answers as a connection that reads them back", async () => {
     const path = join(dir, "follow.sqlite");
-    // Few slices and few rows waiting: the writer merges slices in most blocks.
-    const options = { path, indexSlices: 4, indexRowsWaitingMax: 12 };
+    // Few slices, few rows waiting and few merged at once: the writer merges slices, some in
+    // parts, in most blocks.
+    const options = { path, indexSlices: 4, indexRowsWaitingMax: 12, indexMergeRowsMax: 3 };
     const store = await openThreadedSqliteStore(options);
     let reader: SqliteStore | undefined;
     try {
