@@ -236,9 +236,10 @@ export class BlockWriter {
 
   /**
    * Merges the slice that waited longest, and more while too many rows wait, at most
-   * `mergeRowsMax` rows in all (a slice holding more is merged oldest rows first, the rest in
-   * later commits). Inside the commit transaction; the in-memory side follows in commitBlock
-   * once the commit has succeeded.
+   * `mergeRowsMax` rows in all, or twice the rows the block adds if more, so that merging always
+   * outpaces the blocks (a slice holding more is merged oldest rows first, the rest in later
+   * commits). Inside the commit transaction; the in-memory side follows in commitBlock once the
+   * commit has succeeded.
    */
   #mergeSlices(lastSeq: number): SliceMerge[] {
     const { index, merged, write } = this.#c;
@@ -248,7 +249,7 @@ export class BlockWriter {
     const waiting = (slice: number) =>
       indexNames.reduce((n, name) => n + index[name].waitingCount(slice), 0);
     let left = order.reduce((n, { slice }) => n + waiting(slice), 0);
-    let budget = mergeRowsMax;
+    let budget = Math.max(mergeRowsMax, 2 * indexNames.reduce((n, name) => n + index[name].pendingRows, 0));
     const merges: SliceMerge[] = [];
     for (const { slice } of order) {
       const count = waiting(slice);
@@ -256,7 +257,7 @@ export class BlockWriter {
         if (left <= rowsWaitingMax || budget <= 0) break;
         if (count === 0) continue; // the extra merges are for rows, not marks
       }
-      const merge = count <= budget ? { slice, upTo: lastSeq, rows: count } : this.#oldestRows(slice, budget);
+      const merge = count <= budget ? { slice, upTo: lastSeq, rows: count } : this.#oldestRows(slice, count, budget);
       merges.push({ slice, upTo: merge.upTo });
       left -= merge.rows;
       budget -= merge.rows;
@@ -271,10 +272,12 @@ export class BlockWriter {
    * in `rowsMax` (a transaction's rows stay together, and the oldest one's go even if they do not
    * fit, so that every merge moves the mark).
    */
-  #oldestRows(slice: number, rowsMax: number): { upTo: number; rows: number } {
-    const seqs: number[] = [];
-    for (const name of indexNames) this.#c.index[name].waitingSeqs(slice, seqs);
-    const sorted = Float64Array.from(seqs).sort();
+  #oldestRows(slice: number, count: number, rowsMax: number): { upTo: number; rows: number } {
+    const sorted = new Float64Array(count);
+    let at = 0;
+    for (const name of indexNames) at = this.#c.index[name].waitingSeqs(slice, sorted, at);
+    assert.equal(at, count, "the waiting rows counted are the rows found");
+    sorted.sort();
     const upTo = Math.max(sorted[rowsMax]! - 1, sorted[0]!);
     let rows = 0;
     while (rows < sorted.length && sorted[rows]! <= upTo) rows++;

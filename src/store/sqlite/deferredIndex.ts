@@ -101,13 +101,22 @@ export class DeferredIndex {
     return (this.#stagedCount[slice] ?? 0) + (this.#pendingCount[slice] ?? 0);
   }
 
-  /** Appends the seq of every row waiting in this slice (staged and pending) to `into`. */
-  waitingSeqs(slice: number, into: number[]): void {
+  /** Rows of the block being written, in every slice. */
+  get pendingRows(): number {
+    return this.#pendingCount.reduce((n, count) => n + count, 0);
+  }
+
+  /**
+   * Writes the seq of every row waiting in this slice (staged and pending) into `into` from
+   * `at` (room for waitingCount(slice) of them); returns where it stopped.
+   */
+  waitingSeqs(slice: number, into: Float64Array, at: number): number {
     const seq = this.#seqColumn;
-    for (const list of this.#staged[slice]!.values()) for (const row of list) into.push(row[seq]!);
+    for (const list of this.#staged[slice]!.values()) for (const row of list) into[at++] = row[seq]!;
     for (const [hash, list] of this.#pending) {
-      if (sliceOf(hash, this.#slices) === slice) for (const row of list) into.push(row[seq]!);
+      if (sliceOf(hash, this.#slices) === slice) for (const row of list) into[at++] = row[seq]!;
     }
+    return at;
   }
 
   /** Writes the waiting rows each merge names to the table, in key order. Inside the commit. */
