@@ -25,7 +25,8 @@ export class IndexFollower {
 
   /**
    * In a read-only store, inside the read transaction: catches up with the writer. A slice whose
-   * mark moved was merged after the last refresh, so all its staged rows are in the table now.
+   * mark moved was merged after the last refresh, so its staged rows up to the mark are in the
+   * table now (a slice merged in parts keeps those above it).
    */
   refresh(): void {
     if (!this.#changed()) return;
