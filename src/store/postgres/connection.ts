@@ -54,6 +54,11 @@ export function storeUnavailable(error: unknown): LedgerError {
 // an operator's session holds, or one too large for the limit), or an operator cancelled it.
 const statementCancelled = "57014";
 
+/** True when the server cancelled the statement (its time limit, or an operator). */
+export function isCancelled(error: unknown): boolean {
+  return error instanceof Error && (error as { code?: unknown }).code === statementCancelled;
+}
+
 /** The 503 a read fails with when the server cancelled it: the reader may try again. */
 export function storeTimeout(error: Error): LedgerError {
   return new LedgerError("StoreTimeout", `The database cancelled the read (${error.message}); try again, or ask for less`, { cause: error });
@@ -65,7 +70,7 @@ export async function reachable<T>(work: () => Promise<T>): Promise<T> {
     return await work();
   } catch (error) {
     if (isUnavailable(error)) throw storeUnavailable(error);
-    if (error instanceof Error && (error as { code?: unknown }).code === statementCancelled) throw storeTimeout(error);
+    if (isCancelled(error)) throw storeTimeout(error as Error);
     throw error;
   }
 }

@@ -46,7 +46,7 @@ import type {
   ValidatorSet,
 } from "../store.js";
 import { readStoredText, writeBlock, writeInitChain } from "./blockWriter.js";
-import { connectionConfig, isUnavailable, openPool, storeUnavailable } from "./connection.js";
+import { connectionConfig, isCancelled, isUnavailable, openPool, storeUnavailable } from "./connection.js";
 import { postgresStoreOptionsDefault, type PostgresStoreOptions } from "./options.js";
 import { assetHistory, fieldMatches, outputEntries } from "./pagedReads.js";
 import { batchRowsMax, Reads } from "./reads.js";
@@ -139,6 +139,10 @@ export class PostgresStore extends WholeAnswers implements Store {
     try {
       await work(await this.#writerClient());
     } catch (error) {
+      // A write the server cancelled (`database.statement_timeout_ms` ran out while, say, an
+      // operator's session held a lock it waits for) was rolled back: the engine holds the
+      // block and tries again, as while the server is away, instead of stopping the node.
+      if (isCancelled(error)) throw new LedgerError("StoreUnavailable", `PostgreSQL cancelled the block's write (${(error as Error).message}); the node tries again`, { cause: error });
       if (!isUnavailable(error)) throw error;
       this.#writerBroken = true;
       throw storeUnavailable(error);

@@ -249,6 +249,28 @@ describe("postgres store", () => {
     }
   });
 
+  it("a block write the server cancels at database.statement_timeout_ms fails StoreUnavailable (the engine holds it and retries), and goes in once the lock is gone", async () => {
+    const url = await freshUrl();
+    const store = await PostgresStore.open({ url, statementTimeoutMs: 300 });
+    const operator = new pg.Client({ connectionString: url });
+    await operator.connect();
+    try {
+      await store.initChain("pg-write-timeout", [validator("a")], "bigchaindb");
+      await store.commitBlock(block(1, [createTx({ label: "pg-write-timeout-1" })]));
+      const second = block(2, [createTx({ label: "pg-write-timeout-2" })]);
+      await operator.query("BEGIN");
+      await operator.query("LOCK TABLE transactions IN ACCESS EXCLUSIVE MODE");
+      await assert.rejects(store.commitBlock(second), (error: unknown) => error instanceof LedgerError && error.code === "StoreUnavailable" && /cancelled the block's write/.test(error.message));
+      await operator.query("ROLLBACK");
+      await store.commitBlock(second);
+      assert.equal((await store.getChainState()).height, 2);
+      assert.deepEqual((await store.getBlock(2))?.txIds, second.txs.map((tx) => tx.id));
+    } finally {
+      await operator.end();
+      await store.close();
+    }
+  });
+
   // The engine retries a block every half second; the server may stay away for any number of them.
   for (const retriesAway of [0, 1, 2, 3]) {
     it(`a COMMIT the server carried out but whose answer was lost: the block retried is found durable (${retriesAway} retries while the server is away)`, async () => {
