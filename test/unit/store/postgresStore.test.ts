@@ -73,16 +73,50 @@ async function lossyProxy(target: string): Promise<LossyProxy> {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const url = new URL(target);
   url.port = String((server.address() as { port: number }).port);
+  const breakAll = () => {
+    for (const [client, upstream] of pairs) {
+      client.destroy();
+      upstream.destroy();
+    }
+  };
   return {
     url: url.toString(),
     loseNextCommitAnswer: () => void (loseCommit = true),
     refuse(on) {
       refusing = on;
-      if (on) for (const [client, upstream] of pairs) client.destroy(), upstream.destroy();
+      if (on) breakAll();
     },
     close: () => {
-      for (const [client, upstream] of pairs) client.destroy(), upstream.destroy();
+      breakAll();
       return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/**
+ * A store whose statements the server cancels after 300 ms (`statementTimeoutMs`), block 1
+ * committed, and an operator's session that can hold a lock on the transactions table, which
+ * every read and write of it waits for.
+ */
+async function lockedByOperator(label: string) {
+  const url = await freshUrl();
+  const store = await PostgresStore.open({ url, statementTimeoutMs: 300 });
+  const operator = new pg.Client({ connectionString: url });
+  await operator.connect();
+  await store.initChain(label, [validator("a")], "bigchaindb");
+  const first = createTx({ label: `${label}-1`, data: { word: "harbour" } });
+  await store.commitBlock(block(1, [first]));
+  return {
+    store,
+    first,
+    lock: async () => {
+      await operator.query("BEGIN");
+      await operator.query("LOCK TABLE transactions IN ACCESS EXCLUSIVE MODE");
+    },
+    release: async () => void (await operator.query("ROLLBACK")),
+    close: async () => {
+      await operator.end();
+      await store.close();
     },
   };
 }
@@ -227,47 +261,31 @@ describe("postgres store", () => {
   });
 
   it("a read the server cancels at database.statement_timeout_ms fails StoreTimeout (a 503), not an unknown error; the next read works", async () => {
-    const url = await freshUrl();
-    const store = await PostgresStore.open({ url, statementTimeoutMs: 300 });
-    const operator = new pg.Client({ connectionString: url });
-    await operator.connect();
+    const held = await lockedByOperator("pg-timeout");
     try {
-      await store.initChain("pg-timeout", [validator("a")], "bigchaindb");
-      const tx = createTx({ label: "pg-timeout-1", data: { word: "harbour" } });
-      await store.commitBlock(block(1, [tx]));
-      // An operator's session holds a lock every read of the table waits for.
-      await operator.query("BEGIN");
-      await operator.query("LOCK TABLE transactions IN ACCESS EXCLUSIVE MODE");
+      await held.lock();
       const timedOut = (error: unknown) => error instanceof LedgerError && error.code === "StoreTimeout" && /cancel/i.test(error.message);
-      await assert.rejects(store.getTransaction(tx.id), timedOut);
-      await assert.rejects(store.getBlockTransactions(1), timedOut);
-      await operator.query("ROLLBACK");
-      assert.equal(await store.getTransaction(tx.id), tx.json);
+      await assert.rejects(held.store.getTransaction(held.first.id), timedOut);
+      await assert.rejects(held.store.getBlockTransactions(1), timedOut);
+      await held.release();
+      assert.equal(await held.store.getTransaction(held.first.id), held.first.json);
     } finally {
-      await operator.end();
-      await store.close();
+      await held.close();
     }
   });
 
   it("a block write the server cancels at database.statement_timeout_ms fails StoreUnavailable (the engine holds it and retries), and goes in once the lock is gone", async () => {
-    const url = await freshUrl();
-    const store = await PostgresStore.open({ url, statementTimeoutMs: 300 });
-    const operator = new pg.Client({ connectionString: url });
-    await operator.connect();
+    const held = await lockedByOperator("pg-write-timeout");
     try {
-      await store.initChain("pg-write-timeout", [validator("a")], "bigchaindb");
-      await store.commitBlock(block(1, [createTx({ label: "pg-write-timeout-1" })]));
       const second = block(2, [createTx({ label: "pg-write-timeout-2" })]);
-      await operator.query("BEGIN");
-      await operator.query("LOCK TABLE transactions IN ACCESS EXCLUSIVE MODE");
-      await assert.rejects(store.commitBlock(second), (error: unknown) => error instanceof LedgerError && error.code === "StoreUnavailable" && /cancelled the block's write/.test(error.message));
-      await operator.query("ROLLBACK");
-      await store.commitBlock(second);
-      assert.equal((await store.getChainState()).height, 2);
-      assert.deepEqual((await store.getBlock(2))?.txIds, second.txs.map((tx) => tx.id));
+      await held.lock();
+      await assert.rejects(held.store.commitBlock(second), (error: unknown) => error instanceof LedgerError && error.code === "StoreUnavailable" && /cancelled the block's write/.test(error.message));
+      await held.release();
+      await held.store.commitBlock(second);
+      assert.equal((await held.store.getChainState()).height, 2);
+      assert.deepEqual((await held.store.getBlock(2))?.txIds, second.txs.map((tx) => tx.id));
     } finally {
-      await operator.end();
-      await store.close();
+      await held.close();
     }
   });
 
