@@ -4,9 +4,11 @@
 import { parentPort } from "node:worker_threads";
 import type { PrepareRequest, PrepareResponse } from "./preparePool.js";
 import { prepareBytes } from "./prepared.js";
+import { nameThisThread } from "../workerThread.js";
 
 if (parentPort === null) throw new Error("prepareWorker must run as a worker thread");
 const port = parentPort;
+nameThisThread("ledgerd-verify");
 
 port.on("message", (request: PrepareRequest) => {
   const results = request.items.map((bytes, i) => {

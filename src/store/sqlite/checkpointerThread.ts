@@ -4,9 +4,11 @@ import Database from "better-sqlite3";
 import { parentPort, workerData } from "node:worker_threads";
 import { busyTimeoutMs } from "./connection.js";
 import type { CheckpointerData } from "./checkpointer.js";
+import { nameThisThread } from "../../workerThread.js";
 
 if (parentPort === null) throw new Error("checkpointerThread must run as a worker thread");
 const port = parentPort;
+nameThisThread("ledgerd-ckpt");
 const { path, synchronous, intervalMs } = workerData as CheckpointerData;
 
 const db = new Database(path, { fileMustExist: true, timeout: busyTimeoutMs });

@@ -78,6 +78,7 @@ export function prepareConnection(db: Database.Database): Connection {
 // Reads of one column return the value itself, not a row object.
 const singleColumnReads = [
   "lastSeq",
+  "dataVersion",
   "txIdAt",
   "txJsonAt",
   "txHeightAt",

@@ -18,7 +18,7 @@ export class IndexFollower {
   /** Restores the rows above the lowest slice mark; the connection's indexes start empty. */
   constructor(c: Connection) {
     this.#c = c;
-    this.#dataVersion = c.db.pragma("data_version", { simple: true }) as number;
+    this.#dataVersion = c.read.dataVersion.get() as number;
     this.#seenSeq = (c.read.lastSeq.get() as number | null) ?? 0;
     this.#restoreWaitingRows(Math.min(...c.merged));
   }
@@ -64,7 +64,7 @@ export class IndexFollower {
 
   /** Whether another connection committed since the last look (and notes that it did). */
   #changed(): boolean {
-    const version = this.#c.db.pragma("data_version", { simple: true }) as number;
+    const version = this.#c.read.dataVersion.get() as number;
     if (version === this.#dataVersion) return false;
     this.#dataVersion = version;
     return true;

@@ -28,6 +28,9 @@ export const readSql = {
     `SELECT chain_id AS chainId, height, app_hash AS appHash, commitment, history_size AS historySize
      FROM chain_state WHERE id = 1`,
   lastSeq: "SELECT max(seq) FROM transactions",
+  // Changes when another connection commits (a follower's cue to catch up). Prepared once:
+  // better-sqlite3's \`pragma()\` prepares its statement on every call.
+  dataVersion: "PRAGMA data_version",
   txIdAt: "SELECT id FROM transactions WHERE seq = ?",
   txJsonAt: "SELECT json FROM transactions WHERE seq = ? AND id = ?",
   txHeightAt: "SELECT height FROM transactions WHERE seq = ? AND id = ?",

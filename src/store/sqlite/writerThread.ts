@@ -8,9 +8,11 @@ import type { SqliteStoreOptions } from "./options.js";
 import type { BlockRows } from "./places.js";
 import { SqliteStore } from "./sqliteStore.js";
 import type { WriterReply, WriterRequest, WriterThreadData } from "./threadedStore.js";
+import { nameThisThread } from "../../workerThread.js";
 
 if (parentPort === null) throw new Error("writerThread must run as a worker thread");
 const port = parentPort;
+nameThisThread("ledgerd-writer");
 const { options } = workerData as WriterThreadData;
 
 let store: SqliteStore;
