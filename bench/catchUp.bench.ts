@@ -11,7 +11,7 @@
 // network starts and again after the joining node caught up, and the ratios are to their mean:
 // this machine's speed drifts within minutes, and the replay runs between the two.
 // LEDGERD_BENCH_QUICK=1: fewer transactions. Needs scripts/install-cometbft.sh.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -26,7 +26,7 @@ import { PreparePool, preparePoolOptionsDefault } from "../src/ledger/preparePoo
 import { SqliteStore } from "../src/store/sqlite/sqliteStore.js";
 import { committedRate } from "./engine.bench.js";
 import { fmt } from "./lib.js";
-import { machineCpuMs, processCpuMs, setNodeDatabaseSettings } from "./nodeProcess.js";
+import { machineCpuMs, processCpuMs, setNodeDatabaseSettings, threadCpuMs } from "./nodeProcess.js";
 import { RawHttpConnection } from "./rawHttp.js";
 
 const quick = process.env["LEDGERD_BENCH_QUICK"] === "1";
@@ -138,6 +138,11 @@ export async function run(): Promise<void> {
     }
     const seconds = (performance.now() - started) / 1000;
     const cpu = [...processCpuMs(groupOf)].map(([group, ms]) => `${group} ${(((ms - (cpuBefore.get(group) ?? 0)) * 1000) / committedTxs).toFixed(0)}`);
+    // The joining ledgerd's threads by name (the main thread, the verify threads, ...): all of
+    // their CPU since the node started, which is the replay and its start-up.
+    const joiningPid = ledgerdPidOf(join(dir, node.dataDir));
+    const threads = joiningPid === null ? [] : [...threadCpuMs(joiningPid)].sort((a, b) => b[1] - a[1])
+      .map(([group, ms]) => `${group} ${((ms * 1000) / committedTxs).toFixed(0)}`);
     const machine = [...machineCpuMs()].map(([state, ms]) => `${state} ${((ms - (machineBefore.get(state) ?? 0)) / 1000 / seconds).toFixed(2)}`);
     await stopTestnet(dir);
     const baselineAfter = await engineBaseline(signCreates(baselineTxs, "baseline-after"));
@@ -153,6 +158,7 @@ export async function run(): Promise<void> {
         `(${(replayRate / baselineBefore).toFixed(2)} of the first baseline alone; goal >= 0.8)`);
     }
     console.log(`CPU per replayed transaction (µs): ${cpu.join(", ")}`);
+    console.log(`the joining ledgerd's threads, CPU per replayed transaction (µs): ${threads.join(", ")}`);
     console.log(`machine's cores by state during the replay (on average): ${machine.join(", ")}`);
     console.log(`an added full node reached the same height and app hash in ${seconds.toFixed(1)} s: ` +
       `${fmt(height / seconds)} blocks/s, ${fmt(committedTxs / seconds)} transactions/s with the start-up, ` +
@@ -161,4 +167,19 @@ export async function run(): Promise<void> {
     await stopTestnet(dir).catch(() => undefined);
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The pid of the ledgerd process running on this data directory, if one is. */
+function ledgerdPidOf(dataDir: string): number | null {
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, "utf8").replaceAll("\0", " ");
+      const comm = readFileSync(`/proc/${entry}/comm`, "utf8").trim();
+      if (cmdline.includes(dataDir) && comm !== "cometbft") return Number(entry);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return null;
 }

@@ -253,7 +253,7 @@ export const configSchema: JSONSchemaType<Config> = {
           description:
             "Required with synchronous off: committed blocks can be lost or the database damaged on power loss",
         },
-        cache_size_bytes: count(0, "SQLite page cache of each connection, in bytes (the node's writer, its readers and each HTTP worker have their own)"),
+        cache_size_bytes: count(0, "SQLite page cache of each connection, in bytes (the node's writer, its readers and each HTTP worker have their own; the writer keeps at most 16 MiB until the file passes 1 GiB)"),
         mmap_size_bytes: count(0, "SQLite memory-mapped reads, in bytes (0: off)"),
         // 0 would turn checkpoints off: the log would grow with every block until the disk is full.
         wal_autocheckpoint_pages: count(1, "Write-ahead log pages before a checkpoint inside a commit (with checkpoint_interval_ms: 4 times as many, a fallback)"),

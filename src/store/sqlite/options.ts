@@ -9,7 +9,11 @@ export interface SqliteStoreOptions {
    * still holds the data); `off` is for throwaway stores and benchmarks of everything else.
    */
   readonly synchronous: "full" | "normal" | "off";
-  /** SQLite's page cache for this connection. The hot indexes of ~10M transactions fit. */
+  /**
+   * SQLite's page cache for this connection. The hot indexes of ~10M transactions fit. A
+   * writer keeps at most 16 MiB until its file passes 1 GiB: below that, SQLite walks the whole
+   * cache at every commit (pageCache.ts).
+   */
   readonly cacheSizeBytes: number;
   /** Memory-mapped reads (0: off). Saves a copy per page read; bounded by SQLite's 2 GiB cap. */
   readonly mmapSizeBytes: number;

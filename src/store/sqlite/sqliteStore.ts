@@ -73,6 +73,7 @@ import type { FieldFilter } from "../fieldQuery.js";
 import { catchUpFieldIndex, fieldMatches } from "./fieldIndex.js";
 import { ensureSchema } from "./schema.js";
 import { rankedPage, rankedSeqs, type SearchLimits } from "./search.js";
+import { WriterPageCache } from "./pageCache.js";
 
 export interface SqliteStoreDeps {
   /** A connection to use instead of opening `options.path` (tests, tools). The store owns it. */
@@ -89,6 +90,8 @@ export class SqliteStore extends WholeAnswers implements Store {
 
   readonly #c: Connection;
   readonly #writer: BlockWriter;
+  /** A writer's page cache, kept small while its file is (pageCache.ts); null for a reader. */
+  readonly #pageCache: WriterPageCache | null;
   readonly #searchLimits: SearchLimits;
   /** A read-only store follows another process's commits (IndexFollower.refresh). */
   readonly #readOnly: boolean;
@@ -114,6 +117,7 @@ export class SqliteStore extends WholeAnswers implements Store {
     ensureSchema(db, slices);
     // The field index is added and caught up by the writer (fieldIndex.ts explains why).
     if (!this.#readOnly) catchUpFieldIndex(db);
+    this.#pageCache = this.#readOnly ? null : new WriterPageCache(db, options.cacheSizeBytes);
     if (this.#readOnly) db.pragma(`busy_timeout = ${busyTimeoutMs}`);
     // A write takes the exclusive lock, and EXCLUSIVE mode keeps it until close: a second
     // ledgerd on the same file fails at open instead of writing behind this one's back.
@@ -165,12 +169,15 @@ export class SqliteStore extends WholeAnswers implements Store {
   async commitBlock(block: BlockWrite): Promise<void> {
     assert.ok(!this.#readOnly, "commitBlock on a read-only store");
     this.#writer.commitBlock(block);
+    this.#pageCache!.update();
   }
 
   /** commitBlock, giving back the index rows the block added, for `followBlock` on another thread. */
   commitBlockRows(block: BlockWrite): BlockRows {
     assert.ok(!this.#readOnly, "commitBlock on a read-only store");
-    return this.#writer.commitBlock(block, true)!;
+    const rows = this.#writer.commitBlock(block, true)!;
+    this.#pageCache!.update();
+    return rows;
   }
 
   /**

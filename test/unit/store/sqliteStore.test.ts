@@ -14,6 +14,7 @@ import { sliceOf } from "../../../src/store/sqlite/deferredIndex.js";
 import { keyHash } from "../../../src/store/sqlite/keyHash.js";
 import { indexLookupSql, indexTables, readSql } from "../../../src/store/sqlite/queries.js";
 import { schemaVersion } from "../../../src/store/sqlite/schema.js";
+import { smallFileCacheBytes, WriterPageCache } from "../../../src/store/sqlite/pageCache.js";
 import { SqliteStore } from "../../../src/store/sqlite/sqliteStore.js";
 import { openThreadedSqliteStore } from "../../../src/store/sqlite/threadedStore.js";
 import { storeConformance } from "./conformance.js";
@@ -99,6 +100,42 @@ describe("sqlite store", () => {
     db.exec("CREATE TABLE something (x)");
     db.close();
     assert.throws(() => SqliteStore.open({ path }), /not a ledgerd database/);
+  });
+
+  it("a writer keeps a small page cache while its file is under 1 GiB; a reader has the configured one", async () => {
+    const cacheKiB = (db: Database.Database) => -(db.pragma("cache_size", { simple: true }) as number);
+    const path = freshPath();
+    const writer = SqliteStore.open({ path, access: "readers", cacheSizeBytes: 64 * 2 ** 20 });
+    await writer.commitBlock(block(1, [createTx({ label: "cache" })]));
+    assert.equal(cacheKiB(writer.database), smallFileCacheBytes / 1024);
+    const reader = SqliteStore.open({ path, access: "reader", cacheSizeBytes: 64 * 2 ** 20 });
+    assert.equal(cacheKiB(reader.database), 64 * 1024);
+    await reader.close();
+    await writer.close();
+    // A configured size under the small one is kept as it is.
+    const tiny = SqliteStore.open({ path: freshPath(), cacheSizeBytes: 2 ** 20 });
+    assert.equal(cacheKiB(tiny.database), 1024);
+    await tiny.close();
+  });
+
+  it("a writer's page cache takes the configured size once the file passes the mark, and keeps it", () => {
+    const db = new Database(freshPath());
+    db.exec("CREATE TABLE t (x)");
+    const pageSize = db.pragma("page_size", { simple: true }) as number;
+    const cache = new WriterPageCache(db, 64 * 2 ** 20, 16 * pageSize);
+    assert.equal(cache.bytes, smallFileCacheBytes);
+    const grow = db.prepare("INSERT INTO t VALUES (randomblob(?))");
+    for (let pages = db.pragma("page_count", { simple: true }) as number; pages < 16; pages = db.pragma("page_count", { simple: true }) as number) {
+      cache.update();
+      assert.equal(cache.bytes, smallFileCacheBytes, `at ${pages} pages`);
+      grow.run(pageSize);
+    }
+    cache.update();
+    assert.equal(cache.bytes, 64 * 2 ** 20);
+    db.exec("DELETE FROM t; VACUUM");
+    cache.update();
+    assert.equal(cache.bytes, 64 * 2 ** 20, "a file that shrinks again keeps the configured size");
+    db.close();
   });
 
   it("runs in WAL mode and syncs every commit by default", async () => {
