@@ -1,5 +1,7 @@
 // Small helpers shared by the benchmarks.
 import { createPublicKey, generateKeyPairSync, randomBytes, sign, verify } from "node:crypto";
+import { SqliteStore } from "../src/store/sqlite/sqliteStore.js";
+import { validator } from "../test/unit/store/fixtures.js";
 
 /** Calls `fn` repeatedly for about `seconds` and returns calls per second. */
 export function rate(seconds: number, fn: () => void, warmMs = 200): number {
@@ -80,4 +82,15 @@ export async function requestLatencies(
   const p99 = percentile(times, 99);
   console.log(`${name}: p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms (${samples} requests${goal === "" ? "" : `, goal ${goal}`})`);
   return { p50, p99 };
+}
+
+/**
+ * A new SQLite ledger at `path` for a store-level benchmark, its chain begun (one validator, the
+ * `bigchaindb` commitment, so blocks need no app-hash rule): opened as the node's writer, but
+ * without the checkpoint thread, which would share the cores with what is timed.
+ */
+export async function openBenchLedger(path: string, chainId: string): Promise<SqliteStore> {
+  const store = SqliteStore.open({ path, access: "readers", checkpointIntervalMs: 0 });
+  await store.initChain(chainId, [validator("a")], "bigchaindb");
+  return store;
 }

@@ -18,8 +18,8 @@ import { SqliteStore } from "../src/store/sqlite/sqliteStore.js";
 import { sqliteStoreOptionsDefault } from "../src/store/sqlite/options.js";
 import { smallFileCacheBytes } from "../src/store/sqlite/pageCache.js";
 import type { CommittedTx } from "../src/transaction/committed.js";
-import { block, createTx, validator } from "../test/unit/store/fixtures.js";
-import { fmt, percentile } from "./lib.js";
+import { block, createTx } from "../test/unit/store/fixtures.js";
+import { fmt, openBenchLedger, percentile } from "./lib.js";
 
 const filledTxs = 100_000;
 const fillBlockTxs = 1_000;
@@ -39,8 +39,7 @@ export async function run(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "ledgerd-bench-page-cache-"));
   try {
     const filled = join(dir, "filled.sqlite");
-    const fill = SqliteStore.open({ path: filled, access: "readers", checkpointIntervalMs: 0 });
-    await fill.initChain("bench-page-cache", [validator("a")], "bigchaindb");
+    const fill = await openBenchLedger(filled, "bench-page-cache");
     for (let height = 1; height <= filledTxs / fillBlockTxs; height++) {
       await fill.commitBlock(block(height, Array.from({ length: fillBlockTxs }, (_, i) => benchCreate(`fill-${height}-${i}`))));
     }

@@ -11,8 +11,8 @@ import { SqliteStore } from "../src/store/sqlite/sqliteStore.js";
 import { sqliteStoreOptionsDefault } from "../src/store/sqlite/options.js";
 import { sliceOf } from "../src/store/sqlite/deferredIndex.js";
 import { keyHash } from "../src/store/sqlite/keyHash.js";
-import { block, createTx, publicKey, validator } from "../test/unit/store/fixtures.js";
-import { percentile } from "./lib.js";
+import { block, createTx, publicKey } from "../test/unit/store/fixtures.js";
+import { openBenchLedger, percentile } from "./lib.js";
 
 const busyOutputs = 100_000;
 const blocksTimed = 200;
@@ -24,8 +24,7 @@ export async function run(): Promise<void> {
     // One block: its commit merges one slice (slice 0, all marks being equal), and the busy
     // key's rows, in another slice, stay waiting.
     const filled = join(dir, "filled.sqlite");
-    const fill = SqliteStore.open({ path: filled, access: "readers", checkpointIntervalMs: 0 });
-    await fill.initChain("bench-restart-merge", [validator("a")], "bigchaindb");
+    const fill = await openBenchLedger(filled, "bench-restart-merge");
     const busy = Array.from({ length: 8 }, (_, i) => publicKey(`busy-${i}`)).find((key) => sliceOf(keyHash(key), sqliteStoreOptionsDefault.indexSlices) !== 0)!;
     await fill.commitBlock(block(1, Array.from({ length: busyOutputs }, (_, i) => createTx({ label: `busy-${i}`, outputs: [{ keys: [busy] }] }))));
     const waiting = fill.indexRowsWaiting;

@@ -167,17 +167,12 @@ export class SqliteStore extends WholeAnswers implements Store {
   }
 
   async commitBlock(block: BlockWrite): Promise<void> {
-    assert.ok(!this.#readOnly, "commitBlock on a read-only store");
-    this.#writer.commitBlock(block);
-    this.#pageCache!.update();
+    this.#commit(block, false);
   }
 
   /** commitBlock, giving back the index rows the block added, for `followBlock` on another thread. */
   commitBlockRows(block: BlockWrite): BlockRows {
-    assert.ok(!this.#readOnly, "commitBlock on a read-only store");
-    const rows = this.#writer.commitBlock(block, true)!;
-    this.#pageCache!.update();
-    return rows;
+    return this.#commit(block, true)!;
   }
 
   /**
@@ -349,6 +344,14 @@ export class SqliteStore extends WholeAnswers implements Store {
       if (batch === null) return;
       yield batch;
     }
+  }
+
+  /** A block written (with its index rows, for `followBlock`, when `journal`), then the cache sized. */
+  #commit(block: BlockWrite, journal: boolean): BlockRows | null {
+    assert.ok(!this.#readOnly, "commitBlock on a read-only store");
+    const rows = this.#writer.commitBlock(block, journal);
+    this.#pageCache!.update();
+    return rows;
   }
 
   /** Runs a read; in a read-only store, on a snapshot that has caught up with the writer. */
