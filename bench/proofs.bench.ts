@@ -5,6 +5,8 @@
 // 2. GET /api/v1/proofs/transactions/{id} through the HTTP app (inject, no socket) at 1,000,000
 //    committed transactions, random ids: p50 and p99, goal p99 at most 10 ms. Two shapes:
 //    blocks of 2,000 (the engine's largest: big block trees) and of 10 (a big history tree).
+// 3. Issue #18: a node hash (65 bytes in three parts) with node:crypto, as the node makes it, and
+//    with @noble/hashes, as a browser does, alternated: µs per hash and the ratio.
 // LEDGERD_BENCH_QUICK=1 makes 100,000 instead of 1,000,000.
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -17,6 +19,7 @@ import { ChainCommitment } from "../src/ledger/commitment.js";
 import { LedgerApp } from "../src/ledger/ledgerApp.js";
 import { PreparePool } from "../src/ledger/preparePool.js";
 import type { CommitmentVersion } from "../src/proofs/commitment.js";
+import { sha256, sha256Implementation, sha256Js } from "../src/proofs/sha256.js";
 import { verifyTransactionProof, type TransactionProof } from "../src/proofs/verify.js";
 import { SqliteStore } from "../src/store/sqlite/sqliteStore.js";
 import type { CommittedTx } from "../src/transaction/committed.js";
@@ -24,7 +27,7 @@ import { makeCreate } from "../src/transaction/builders/makeCreate.js";
 import { makeRandomKeypair } from "../src/transaction/builders/makeRandomKeypair.js";
 import { signTx } from "../src/transaction/builders/signTx.js";
 import { committedRate } from "./engine.bench.js";
-import { fmt, median, requestLatencies } from "./lib.js";
+import { fmt, median, rate, requestLatencies } from "./lib.js";
 
 const quick = process.env["LEDGERD_BENCH_QUICK"] === "1";
 const proofLedgerTxs = quick ? 100_000 : 1_000_000;
@@ -98,9 +101,23 @@ async function proofLatency(dir: string, perBlock: number): Promise<void> {
   await store.close();
 }
 
+/** µs per node hash, node:crypto against noble, alternated over `rounds`. */
+function nodeHashes(): void {
+  const prefix = Uint8Array.of(0x01);
+  const [left, right] = [randomBytes(32), randomBytes(32)];
+  const us: Record<"node" | "js", number[]> = { node: [], js: [] };
+  for (let round = 0; round < rounds; round++) {
+    us.node.push(1e6 / rate(1, () => sha256(prefix, left, right)));
+    us.js.push(1e6 / rate(1, () => sha256Js(prefix, left, right)));
+  }
+  const [node, js] = [median(us.node), median(us.js)];
+  console.log(`node hash, µs, median of ${rounds}: ${sha256Implementation} ${node.toFixed(2)}, @noble/hashes ${js.toFixed(2)}; ratio ${(node / js).toFixed(2)}`);
+}
+
 export async function run(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "ledgerd-bench-proofs-"));
   try {
+    nodeHashes();
     const txs = signCreates(engineTxs);
     const rates: Record<CommitmentVersion, number[]> = { bigchaindb: [], v1: [] };
     for (let round = 0; round < rounds; round++) {
