@@ -17,15 +17,12 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { addTestnetNode } from "../src/testnet/addNode.js";
 import { createTestnet, defaultCometBftBinary, startTestnet, stopTestnet, type TestnetNode } from "../src/testnet/testnet.js";
-import { makeCreate } from "../src/transaction/builders/makeCreate.js";
-import { makeRandomKeypair } from "../src/transaction/builders/makeRandomKeypair.js";
-import { signTx } from "../src/transaction/builders/signTx.js";
 import { SoloEngine } from "../src/engine/solo/soloEngine.js";
 import { LedgerApp } from "../src/ledger/ledgerApp.js";
 import { PreparePool, preparePoolOptionsDefault } from "../src/ledger/preparePool.js";
 import { SqliteStore } from "../src/store/sqlite/sqliteStore.js";
 import { committedRate } from "./engine.bench.js";
-import { fmt } from "./lib.js";
+import { fmt, signCreates } from "./lib.js";
 import { machineCpuMs, processCpuMs, setNodeDatabaseSettings, threadCpuMs } from "./nodeProcess.js";
 import { RawHttpConnection } from "./rawHttp.js";
 
@@ -72,19 +69,11 @@ async function appState(node: TestnetNode): Promise<string | null> {
   }
 }
 
-function signCreates(count: number, tag: string): Buffer[] {
-  return Array.from({ length: count }, (_, i) => {
-    const owner = makeRandomKeypair();
-    const tx = makeCreate({ issuers: [owner.publicKey], outputs: [{ publicKeys: [owner.publicKey], amount: 1n }], assetData: { [tag]: i }, metadata: null });
-    return Buffer.from(JSON.stringify(signTx(tx, [owner])));
-  });
-}
-
 /** The solo engine's committed rate for `bodies` on an empty SQLite ledger, as bench engine measures it. */
 async function engineBaseline(bodies: readonly Buffer[]): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), "ledgerd-bench-catchup-engine-"));
   const store = SqliteStore.open({ path: join(dir, "ledger.sqlite") });
-  const pool = new PreparePool({ threads: availableParallelism(), batchTxsMax: 64 });
+  const pool = new PreparePool({ ...preparePoolOptionsDefault, threads: availableParallelism() });
   try {
     const ledger = await LedgerApp.open({}, { store, pool });
     const engine = await SoloEngine.start({ blockIntervalMs: 20, txsPerBlockMax: 2_000 }, { ledger, validator: { publicKey: "00".repeat(32), power: 10 } });

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { SoloEngine } from "../src/engine/solo/soloEngine.js";
 import { ChainCommitment } from "../src/ledger/commitment.js";
 import { LedgerApp } from "../src/ledger/ledgerApp.js";
-import { PreparePool } from "../src/ledger/preparePool.js";
+import { PreparePool, preparePoolOptionsDefault } from "../src/ledger/preparePool.js";
 import { PostgresStore } from "../src/store/postgres/postgresStore.js";
 import { SqliteStore } from "../src/store/sqlite/sqliteStore.js";
 import type { Store } from "../src/store/store.js";
@@ -99,7 +99,7 @@ async function fill(store: Store, count: number): Promise<void> {
 
 async function measure(open: () => Promise<Store>, label: string, signed: Signed): Promise<{ create: number; transfer: number }> {
   const store = await open();
-  const pool = new PreparePool({ threads: availableParallelism(), batchTxsMax: 64 });
+  const pool = new PreparePool({ ...preparePoolOptionsDefault, threads: availableParallelism() });
   const ledger = await LedgerApp.open({}, { store, pool });
   const engine = await SoloEngine.start({ blockIntervalMs: 20, txsPerBlockMax: 2_000 }, { ledger, validator: { publicKey: "00".repeat(32), power: 10 } });
   const create = await committedRate(engine, ledger, signed.creates);

@@ -1,6 +1,9 @@
 // Small helpers shared by the benchmarks.
 import { createPublicKey, generateKeyPairSync, randomBytes, sign, verify } from "node:crypto";
 import { SqliteStore } from "../src/store/sqlite/sqliteStore.js";
+import { makeCreate } from "../src/transaction/builders/makeCreate.js";
+import { makeRandomKeypair } from "../src/transaction/builders/makeRandomKeypair.js";
+import { signTx } from "../src/transaction/builders/signTx.js";
 import { validator } from "../test/unit/store/fixtures.js";
 
 /** Calls `fn` repeatedly for about `seconds` and returns calls per second. */
@@ -93,4 +96,13 @@ export async function openBenchLedger(path: string, chainId: string): Promise<Sq
   const store = SqliteStore.open({ path, access: "readers", checkpointIntervalMs: 0 });
   await store.initChain(chainId, [validator("a")], "bigchaindb");
   return store;
+}
+
+/** `count` CREATEs, each by a key of its own, signed, as posted bodies; `tag` names their asset field. */
+export function signCreates(count: number, tag: string): Buffer[] {
+  return Array.from({ length: count }, (_, i) => {
+    const owner = makeRandomKeypair();
+    const tx = makeCreate({ issuers: [owner.publicKey], outputs: [{ publicKeys: [owner.publicKey], amount: 1n }], assetData: { [tag]: i }, metadata: null });
+    return Buffer.from(JSON.stringify(signTx(tx, [owner])));
+  });
 }

@@ -17,36 +17,25 @@ import { SoloEngine } from "../src/engine/solo/soloEngine.js";
 import { buildHttpApp } from "../src/http/httpApp.js";
 import { ChainCommitment } from "../src/ledger/commitment.js";
 import { LedgerApp } from "../src/ledger/ledgerApp.js";
-import { PreparePool } from "../src/ledger/preparePool.js";
+import { PreparePool, preparePoolOptionsDefault } from "../src/ledger/preparePool.js";
 import type { CommitmentVersion } from "../src/proofs/commitment.js";
 import { sha256, sha256Implementation, sha256Js } from "../src/proofs/sha256.js";
 import { verifyTransactionProof, type TransactionProof } from "../src/proofs/verify.js";
 import { SqliteStore } from "../src/store/sqlite/sqliteStore.js";
 import type { CommittedTx } from "../src/transaction/committed.js";
-import { makeCreate } from "../src/transaction/builders/makeCreate.js";
-import { makeRandomKeypair } from "../src/transaction/builders/makeRandomKeypair.js";
-import { signTx } from "../src/transaction/builders/signTx.js";
 import { committedRate } from "./engine.bench.js";
-import { fmt, median, rate, requestLatencies } from "./lib.js";
+import { fmt, median, rate, requestLatencies, signCreates } from "./lib.js";
 
 const quick = process.env["LEDGERD_BENCH_QUICK"] === "1";
 const proofLedgerTxs = quick ? 100_000 : 1_000_000;
 const engineTxs = 10_000;
 const rounds = 3;
 
-function signCreates(count: number): Buffer[] {
-  return Array.from({ length: count }, (_, i) => {
-    const owner = makeRandomKeypair();
-    const tx = makeCreate({ issuers: [owner.publicKey], outputs: [{ publicKeys: [owner.publicKey], amount: 1n }], assetData: { proofBench: i }, metadata: null });
-    return Buffer.from(JSON.stringify(signTx(tx, [owner])));
-  });
-}
-
 /** Committed tx/s of `txs` posted at once to a new solo node whose chain uses `rule`. */
 async function engineRate(dir: string, rule: CommitmentVersion, txs: readonly Buffer[]): Promise<number> {
   const path = join(dir, `${rule}-${randomBytes(4).toString("hex")}.sqlite`);
   const store = SqliteStore.open({ path });
-  const pool = new PreparePool({ threads: availableParallelism(), batchTxsMax: 64 });
+  const pool = new PreparePool({ ...preparePoolOptionsDefault, threads: availableParallelism() });
   const ledger = await LedgerApp.open({}, { store, pool });
   const validator = { publicKey: "00".repeat(32), power: 10 };
   await ledger.initChain("bench", [validator], rule);
@@ -118,7 +107,7 @@ export async function run(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "ledgerd-bench-proofs-"));
   try {
     nodeHashes();
-    const txs = signCreates(engineTxs);
+    const txs = signCreates(engineTxs, "proofBench");
     const rates: Record<CommitmentVersion, number[]> = { bigchaindb: [], v1: [] };
     for (let round = 0; round < rounds; round++) {
       for (const rule of ["bigchaindb", "v1"] as const) rates[rule].push(await engineRate(dir, rule, txs));

@@ -86,6 +86,7 @@ export const configDefault: Config = deepFreeze({
     pending_txs_max: ledgerOptionsDefault.pendingTxsMax,
     prepared_cache_entries_max: ledgerOptionsDefault.preparedCacheEntriesMax,
     prepare_batch_txs_max: preparePoolOptionsDefault.batchTxsMax,
+    prepare_shared_txs_min: preparePoolOptionsDefault.sharedTxsMin,
   },
   metrics: {
     // Empty: off (the metrics module's default, `listen: null`).

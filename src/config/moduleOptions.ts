@@ -82,6 +82,7 @@ export function moduleOptions(config: Config): ModuleOptions {
     preparePool: {
       threads: config.server.threads,
       batchTxsMax: config.ledger.prepare_batch_txs_max,
+      sharedTxsMin: config.ledger.prepare_shared_txs_min,
     },
     soloEngine: {
       blockIntervalMs: config.engine.block_interval_ms,

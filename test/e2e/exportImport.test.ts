@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { JsonObject } from "../../src/json/jsonValue.js";
 import { LedgerApp } from "../../src/ledger/ledgerApp.js";
-import { PreparePool } from "../../src/ledger/preparePool.js";
+import { PreparePool, preparePoolOptionsDefault } from "../../src/ledger/preparePool.js";
 import { SqliteStore } from "../../src/store/sqlite/sqliteStore.js";
 import { makeValidatorElection, makeVote } from "../../src/transaction/builders/makeElection.js";
 import { signTx } from "../../src/transaction/builders/signTx.js";
@@ -26,7 +26,7 @@ const validators = ["x1", "x2", "x3"].map(keypairOf);
 
 before(async () => {
   const store = SqliteStore.open({ path: join(source, "ledgerd.sqlite") });
-  const ledger = await LedgerApp.open({}, { store, pool: new PreparePool({ threads: 0, batchTxsMax: 64 }) });
+  const ledger = await LedgerApp.open({}, { store, pool: new PreparePool({ ...preparePoolOptionsDefault, threads: 0 }) });
   await ledger.initChain("exported", validators.map((v) => ({ publicKey: hexKey(v.publicKey), power: 10 })));
   const alice = keypairOf("export-alice");
   const newcomer = keypairOf("export-newcomer");

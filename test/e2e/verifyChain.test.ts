@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { LedgerApp } from "../../src/ledger/ledgerApp.js";
-import { PreparePool } from "../../src/ledger/preparePool.js";
+import { PreparePool, preparePoolOptionsDefault } from "../../src/ledger/preparePool.js";
 import { SqliteStore } from "../../src/store/sqlite/sqliteStore.js";
 import { hexKey, legacyBytes, legacyCreate } from "../helpers/legacyFactory.js";
 import { bytesOf, create, keypairOf, transfer } from "../helpers/txFactory.js";
@@ -41,7 +41,7 @@ before(async () => {
   const node = keypairOf("verify-node");
   const alice = keypairOf("verify-alice");
   const store = SqliteStore.open({ path: join(clean, "ledgerd.sqlite") });
-  const ledger = await LedgerApp.open({}, { store, pool: new PreparePool({ threads: 0, batchTxsMax: 64 }) });
+  const ledger = await LedgerApp.open({}, { store, pool: new PreparePool({ ...preparePoolOptionsDefault, threads: 0 }) });
   await ledger.initChain("verify", [{ publicKey: hexKey(node.publicKey), power: 10 }]);
   const signer = { publicKey: node.publicKey, seed: node.seed };
   let last = create(alice, 2n, { note: "height-1" });

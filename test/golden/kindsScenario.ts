@@ -19,7 +19,7 @@ import type { JsonObject } from "../../src/json/jsonValue.js";
 import { computeTxId } from "../../src/transaction/computeTxId.js";
 import { legacyDoor, v1Door } from "../../src/ledger/doors.js";
 import { LedgerApp } from "../../src/ledger/ledgerApp.js";
-import { PreparePool } from "../../src/ledger/preparePool.js";
+import { PreparePool, preparePoolOptionsDefault } from "../../src/ledger/preparePool.js";
 import type { LegacyTx } from "../../src/legacy/types.js";
 import { LegacyService } from "../../src/node/legacyService.js";
 import { SqliteStore } from "../../src/store/sqlite/sqliteStore.js";
@@ -55,7 +55,7 @@ export async function runGoldenScenario(): Promise<GoldenRecord> {
   const dir = mkdtempSync(join(tmpdir(), "ledgerd-golden-"));
   const path = join(dir, "ledger.sqlite");
   const store = SqliteStore.open({ path });
-  const pool = new PreparePool({ threads: 0, batchTxsMax: 64 });
+  const pool = new PreparePool({ ...preparePoolOptionsDefault, threads: 0 });
   const ledger = await LedgerApp.open({}, { store, pool });
   const stream = await StreamServer.start({ host: "127.0.0.1", port: 0 }, { ledger });
   const received: Buffer[] = [];

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { SoloEngine } from "../../src/engine/solo/soloEngine.js";
 import type { SoloEngineOptions } from "../../src/engine/solo/options.js";
 import { LedgerApp } from "../../src/ledger/ledgerApp.js";
-import { PreparePool } from "../../src/ledger/preparePool.js";
+import { PreparePool, preparePoolOptionsDefault } from "../../src/ledger/preparePool.js";
 import { PostgresStore } from "../../src/store/postgres/postgresStore.js";
 import { SqliteStore } from "../../src/store/sqlite/sqliteStore.js";
 import type { Store } from "../../src/store/store.js";
@@ -31,7 +31,7 @@ export async function startSoloStack(
   const dir = at?.dir ?? mkdtempSync(join(tmpdir(), "ledgerd-solo-"));
   const path = join(dir, "ledger.sqlite");
   const store = at?.postgresUrl === undefined ? SqliteStore.open({ path }) : await PostgresStore.open({ url: at.postgresUrl });
-  const pool = new PreparePool({ threads, batchTxsMax: 64 });
+  const pool = new PreparePool({ ...preparePoolOptionsDefault, threads });
   const ledger = await LedgerApp.open({}, { store, pool });
   const engine = await SoloEngine.start({ blockIntervalMs: 5, ...options }, { ledger, validator: testValidator, ...(at?.onFatal === undefined ? {} : { onFatal: at.onFatal }) });
   return {

@@ -5,7 +5,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { PreparePool } from "../../src/ledger/preparePool.js";
+import { PreparePool, preparePoolOptionsDefault } from "../../src/ledger/preparePool.js";
 import { openThreadedSqliteStore } from "../../src/store/sqlite/threadedStore.js";
 
 const dir = mkdtempSync(join(tmpdir(), "ledgerd-thread-names-"));
@@ -19,7 +19,7 @@ function threadNames(): string[] {
 describe("thread names", { skip: process.platform !== "linux" && "names are set through Linux's /proc" }, () => {
   it("the verify, writer and checkpoint threads are named; the main thread keeps its name", async () => {
     const before = threadNames();
-    const pool = new PreparePool({ threads: 1, batchTxsMax: 64 });
+    const pool = new PreparePool({ ...preparePoolOptionsDefault, threads: 1 });
     // An answer from the verify thread means it has run its module, which names it.
     const answer = await pool.prepare(Buffer.from("{}"));
     assert.ok("code" in answer, "an empty object is no transaction");

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { LedgerApp } from "../../../src/ledger/ledgerApp.js";
-import { PreparePool } from "../../../src/ledger/preparePool.js";
+import { PreparePool, preparePoolOptionsDefault } from "../../../src/ledger/preparePool.js";
 import { SqliteStore } from "../../../src/store/sqlite/sqliteStore.js";
 
 export interface LedgerFixture {
@@ -17,7 +17,7 @@ export interface LedgerFixture {
 export async function openLedger(): Promise<LedgerFixture> {
   const dir = mkdtempSync(join(tmpdir(), "ledgerd-cometbft-"));
   const store = SqliteStore.open({ path: join(dir, "ledger.sqlite") });
-  const pool = new PreparePool({ threads: 0, batchTxsMax: 64 });
+  const pool = new PreparePool({ ...preparePoolOptionsDefault, threads: 0 });
   const ledger = await LedgerApp.open({}, { store, pool });
   return {
     dir,

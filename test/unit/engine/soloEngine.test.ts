@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { SoloEngine } from "../../../src/engine/solo/soloEngine.js";
 import { LedgerError } from "../../../src/errors/ledgerError.js";
 import { LedgerApp } from "../../../src/ledger/ledgerApp.js";
-import { PreparePool } from "../../../src/ledger/preparePool.js";
+import { PreparePool, preparePoolOptionsDefault } from "../../../src/ledger/preparePool.js";
 import { SqliteStore } from "../../../src/store/sqlite/sqliteStore.js";
 import { bytesOf, create, keypairOf, transfer } from "../../helpers/txFactory.js";
 import { removeDir, startSoloStack, testValidator, type SoloStack } from "../../helpers/soloNode.js";
@@ -149,7 +149,7 @@ describe("SoloEngine", () => {
         return typeof value === "function" ? value.bind(target) : value;
       },
     });
-    const pool = new PreparePool({ threads: 0, batchTxsMax: 64 });
+    const pool = new PreparePool({ ...preparePoolOptionsDefault, threads: 0 });
     const ledger = await LedgerApp.open({}, { store, pool });
     // checkTx of the late transaction is held until the block has failed.
     let release: () => void = () => {};

@@ -13,7 +13,7 @@ import { SoloEngine } from "../../../src/engine/solo/soloEngine.js";
 import { buildHttpApp } from "../../../src/http/httpApp.js";
 import { LedgerApp } from "../../../src/ledger/ledgerApp.js";
 import { legacyDoor } from "../../../src/ledger/doors.js";
-import { PreparePool } from "../../../src/ledger/preparePool.js";
+import { PreparePool, preparePoolOptionsDefault } from "../../../src/ledger/preparePool.js";
 import { prepareLegacy } from "../../../src/legacy/prepareLegacy.js";
 import type { LegacyTx, LegacyVariant } from "../../../src/legacy/types.js";
 import { LegacyService } from "../../../src/node/legacyService.js";
@@ -49,7 +49,7 @@ interface Stack {
 async function startStack(): Promise<Stack> {
   const dir = mkdtempSync(join(tmpdir(), "ledgerd-legacy-http-"));
   const store = SqliteStore.open({ path: join(dir, "ledger.sqlite") });
-  const pool = new PreparePool({ threads: 0, batchTxsMax: 64 });
+  const pool = new PreparePool({ ...preparePoolOptionsDefault, threads: 0 });
   const ledger = await LedgerApp.open({}, { store, pool });
   // Long enough that a status read right after a POST sees the transaction pending.
   const validator = { publicKey: hexKey(node.publicKey), power: 10 };

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { buildHttpApp } from "../../../src/http/httpApp.js";
 import { LedgerApp } from "../../../src/ledger/ledgerApp.js";
-import { PreparePool } from "../../../src/ledger/preparePool.js";
+import { PreparePool, preparePoolOptionsDefault } from "../../../src/ledger/preparePool.js";
 import { verifyConsistencyProof, verifyTransactionProof, type ConsistencyProof, type TransactionProof } from "../../../src/proofs/verify.js";
 import { SqliteStore } from "../../../src/store/sqlite/sqliteStore.js";
 import { bytesOf, create, keypairOf } from "../../helpers/txFactory.js";
@@ -99,7 +99,7 @@ describe("GET /api/v1/proofs on a chain with BigchainDB's app hash", () => {
   it("answers 409: its app hash proves nothing", async () => {
     const http = await startHttpStack();
     const store = SqliteStore.open({ path: `${http.stack.dir}/old.sqlite` });
-    const pool = new PreparePool({ threads: 0, batchTxsMax: 8 });
+    const pool = new PreparePool({ ...preparePoolOptionsDefault, threads: 0, batchTxsMax: 8 });
     const ledger = await LedgerApp.open({}, { store, pool });
     await ledger.initChain("old", [{ publicKey: "ab".repeat(32), power: 1 }], "bigchaindb");
     const tx = create(keypairOf("old"), 1n, {});

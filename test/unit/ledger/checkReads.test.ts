@@ -9,13 +9,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { LedgerApp } from "../../../src/ledger/ledgerApp.js";
-import { PreparePool } from "../../../src/ledger/preparePool.js";
+import { PreparePool, preparePoolOptionsDefault } from "../../../src/ledger/preparePool.js";
 import { SqliteStore } from "../../../src/store/sqlite/sqliteStore.js";
 import type { Store } from "../../../src/store/store.js";
 import { bytesOf, create, keypairOf, transfer } from "../../helpers/txFactory.js";
 
 const dir = mkdtempSync(join(tmpdir(), "ledgerd-check-reads-"));
-const pool = new PreparePool({ threads: 0, batchTxsMax: 64 });
+const pool = new PreparePool({ ...preparePoolOptionsDefault, threads: 0 });
 after(async () => {
   await pool.close();
   rmSync(dir, { recursive: true, force: true });

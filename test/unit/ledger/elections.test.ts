@@ -11,7 +11,7 @@ import { Buffer } from "node:buffer";
 import { soloElectionRefusal } from "../../../src/ledger/kinds/v2/v2Kind.js";
 import { legacyDoor } from "../../../src/ledger/doors.js";
 import { LedgerApp } from "../../../src/ledger/ledgerApp.js";
-import { PreparePool } from "../../../src/ledger/preparePool.js";
+import { PreparePool, preparePoolOptionsDefault } from "../../../src/ledger/preparePool.js";
 import { SqliteStore } from "../../../src/store/sqlite/sqliteStore.js";
 import type { Store } from "../../../src/store/store.js";
 import { makeValidatorElection, makeVote } from "../../../src/transaction/builders/makeElection.js";
@@ -23,7 +23,7 @@ import { bytesOf, keypairOf } from "../../helpers/txFactory.js";
 
 const dirs: string[] = [];
 after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
-const pool = new PreparePool({ threads: 0, batchTxsMax: 64 });
+const pool = new PreparePool({ ...preparePoolOptionsDefault, threads: 0 });
 
 const validators = ["v1", "v2", "v3", "v4"].map(keypairOf);
 const newcomer = keypairOf("newcomer");

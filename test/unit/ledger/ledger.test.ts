@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { nextAppHash } from "../../../src/ledger/appHash.js";
 import { LedgerApp } from "../../../src/ledger/ledgerApp.js";
-import { PreparePool } from "../../../src/ledger/preparePool.js";
+import { PreparePool, preparePoolOptionsDefault } from "../../../src/ledger/preparePool.js";
 import { SqliteStore } from "../../../src/store/sqlite/sqliteStore.js";
 import type { Store } from "../../../src/store/store.js";
 import { bytesOf, create, keypairOf, transfer } from "../../helpers/txFactory.js";
@@ -20,7 +20,7 @@ function tempPath(): string {
   return join(dir, "ledger.sqlite");
 }
 
-const pool = new PreparePool({ threads: 0, batchTxsMax: 64 });
+const pool = new PreparePool({ ...preparePoolOptionsDefault, threads: 0 });
 const validator = { publicKey: "ab".repeat(32), power: 10 };
 
 async function openLedger(path = tempPath()): Promise<{ ledger: LedgerApp; store: Store; path: string }> {

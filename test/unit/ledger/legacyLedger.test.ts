@@ -12,7 +12,7 @@ import { transactionProof } from "../../../src/ledger/proofs.js";
 import { verifyTransactionProof } from "../../../src/proofs/verify.js";
 import { legacyDoor, v1Door } from "../../../src/ledger/doors.js";
 import { LedgerApp } from "../../../src/ledger/ledgerApp.js";
-import { PreparePool } from "../../../src/ledger/preparePool.js";
+import { PreparePool, preparePoolOptionsDefault } from "../../../src/ledger/preparePool.js";
 import type { LegacyTx } from "../../../src/legacy/types.js";
 import { SqliteStore } from "../../../src/store/sqlite/sqliteStore.js";
 import type { BlockWrite, Store } from "../../../src/store/store.js";
@@ -23,7 +23,7 @@ import { bytesOf, create, keypairOf, transfer } from "../../helpers/txFactory.js
 const dirs: string[] = [];
 after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
-const pool = new PreparePool({ threads: 0, batchTxsMax: 64 });
+const pool = new PreparePool({ ...preparePoolOptionsDefault, threads: 0 });
 const node = keypairOf("legacy ledger node");
 const otherValidator = keypairOf("legacy other validator");
 const [alice, bob, carol] = ["alice", "bob", "carol"].map(keypairOf) as [

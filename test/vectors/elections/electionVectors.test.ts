@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { after, describe, it } from "node:test";
 import { decodeBase58 } from "../../../src/crypto-conditions/decodeBase58.js";
 import { LedgerApp } from "../../../src/ledger/ledgerApp.js";
-import { PreparePool } from "../../../src/ledger/preparePool.js";
+import { PreparePool, preparePoolOptionsDefault } from "../../../src/ledger/preparePool.js";
 import { SqliteStore } from "../../../src/store/sqlite/sqliteStore.js";
 
 interface Case {
@@ -38,7 +38,7 @@ const deliberate: Record<string, { code: string; why: string }> = {
 
 const dirs: string[] = [];
 after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
-const pool = new PreparePool({ threads: 0, batchTxsMax: 64 });
+const pool = new PreparePool({ ...preparePoolOptionsDefault, threads: 0 });
 const bytes = (tx: unknown): Uint8Array => Buffer.from(JSON.stringify(tx), "utf8");
 const byName = new Map(vectors.cases.map((c) => [c.name, c]));
 
