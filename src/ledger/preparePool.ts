@@ -89,7 +89,8 @@ export class PreparePool {
   private flushScheduled = false;
   private nextBatch = 0;
   private readonly jobs = new Map<number, SharedJob>();
-  private sharedOutstanding = 0;
+  /** Jobs failed with a worker: another worker's results for them settle nothing. */
+  private readonly failedJobs = new Set<number>();
   private closed = false;
 
   constructor(private readonly options: PreparePoolOptions = preparePoolOptionsDefault) {
@@ -111,8 +112,9 @@ export class PreparePool {
 
   /** Transactions waiting for a thread or being verified (the node's metrics read it). */
   get queuedCount(): number {
-    let count = this.queue.length + this.sharedOutstanding;
+    let count = this.queue.length;
     for (const slot of this.slots) count += slot.outstanding;
+    for (const job of this.jobs.values()) count += job.remaining;
     return count;
   }
 
@@ -161,18 +163,16 @@ export class PreparePool {
     part.forEach(({ bytes }, i) => view.set(bytes, ends[i - 1] ?? 0));
     const job = this.nextBatch++;
     this.jobs.set(job, { waiters: part.map((item) => item.waiter), remaining: part.length });
-    this.sharedOutstanding += part.length;
     const request: PrepareJob = { job, data, ends, claims: new Int32Array(new SharedArrayBuffer(4)), doors: part.map((item) => item.door) };
     for (const slot of this.slots) slot.worker.postMessage(request);
   }
 
   private settleShared(response: Extract<PrepareResponse, { job: number }>): void {
+    if (this.failedJobs.has(response.job)) return;
     const job = this.jobs.get(response.job);
-    if (job === undefined) return; // failed with a worker (see startWorker)
-    assert.equal(response.indices.length, response.results.length, "prepare job mismatch");
+    assert(job !== undefined && response.indices.length === response.results.length, "prepare job mismatch");
     response.results.forEach((result, i) => settle(job.waiters[response.indices[i]!]!, result));
     job.remaining -= response.results.length;
-    this.sharedOutstanding -= response.results.length;
     assert(job.remaining >= 0, "a shared job's item prepared twice");
     if (job.remaining === 0) this.jobs.delete(response.job);
   }
@@ -194,9 +194,11 @@ export class PreparePool {
       slot.batches.clear();
       // Which of a shared job's items the worker had taken is not known here: fail them all
       // (a result that comes later from another worker settles nothing).
-      for (const job of this.jobs.values()) for (const waiter of job.waiters) waiter.reject(error);
+      for (const [id, job] of this.jobs) {
+        for (const waiter of job.waiters) waiter.reject(error);
+        this.failedJobs.add(id);
+      }
       this.jobs.clear();
-      this.sharedOutstanding = 0;
     });
     return slot;
   }

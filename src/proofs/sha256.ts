@@ -15,7 +15,7 @@ type NodeGlobals = {
 };
 const node = globalThis as NodeGlobals;
 const nodeHash = (node.process?.getBuiltinModule?.("node:crypto") as { hash?: OneShotHash } | undefined)?.hash;
-const concat = node.Buffer?.concat;
+const concat = node.Buffer?.concat.bind(node.Buffer);
 
 /** SHA-256 of the parts, concatenated, in JavaScript (any runtime). */
 export function sha256Js(...parts: Uint8Array[]): Uint8Array {
