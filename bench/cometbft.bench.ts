@@ -15,11 +15,13 @@
 // LEDGERD_BENCH_QUICK=1 posts fewer transactions.
 // LEDGERD_BENCH_COMETBFT_DATABASE='{"writer_thread":"on"}': database settings of every ledgerd
 // node, as JSON (an experiment).
+// LEDGERD_BENCH_COMETBFT_BINARY=<path>: another CometBFT binary for both networks (an experiment,
+// e.g. one built with a change to measure; docs/cometbft-abci-flush.md).
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import WebSocket from "ws";
 import { createTestnet, defaultCometBftBinary, startTestnet, stopTestnet, type TestnetNode } from "../src/testnet/testnet.js";
@@ -45,6 +47,9 @@ const validators = 4;
 const basePort = 28_000;
 /** The kvstore network's ports, clear of the ledgerd network's. */
 const kvstoreBasePort = 29_000;
+const cometbftBinary = process.env["LEDGERD_BENCH_COMETBFT_BINARY"] ?? defaultCometBftBinary();
+/** CometBFT's processes by their name in /proc (the binary's, cut to Linux's 15 characters). */
+const cometbftComm = basename(cometbftBinary).slice(0, 15);
 
 function sign(count: number, tag: string): Buffer[] {
   const out: Buffer[] = [];
@@ -152,7 +157,7 @@ async function throughput(nodes: readonly TestnetNode[], txs: readonly Buffer[],
  * network's beside the kvstore ceiling's.
  */
 function cpuMeter(dir: string): (committed: number, seconds: number, machineAt?: Map<string, number>) => string {
-  const groupOf = (cmdline: string, comm: string): string | null => (!cmdline.includes(dir) ? null : comm === "cometbft" ? "CometBFT (4 processes)" : "ledgerd (4 processes)");
+  const groupOf = (cmdline: string, comm: string): string | null => (!cmdline.includes(dir) ? null : comm === cometbftComm ? "CometBFT (4 processes)" : "ledgerd (4 processes)");
   const before = processCpuMs(groupOf);
   const machineBefore = machineCpuMs();
   const clientBefore = process.cpuUsage();
@@ -253,7 +258,7 @@ async function kvstoreCeiling(bodyBytes: number): Promise<Map<number, number>> {
   const children: ChildProcess[] = [];
   const rates = new Map<number, number>();
   try {
-    const manifest = createTestnet({ validators, dir, basePort: kvstoreBasePort, cometbft: defaultCometBftBinary(), logLevel: "warn" });
+    const manifest = createTestnet({ validators, dir, basePort: kvstoreBasePort, cometbft: cometbftBinary, logLevel: "warn" });
     for (const node of manifest.nodes) {
       const child = spawn(manifest.cometbft, ["start", "--home", join(dir, node.home), "--proxy_app=kvstore", "--log_level", "error"], { stdio: "ignore" });
       children.push(child);
@@ -282,7 +287,7 @@ async function kvstoreCeiling(bodyBytes: number): Promise<Map<number, number>> {
 export async function run(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "ledgerd-bench-cometbft-"));
   try {
-    const manifest = createTestnet({ validators, dir, basePort, cometbft: defaultCometBftBinary(), logLevel: "warn" });
+    const manifest = createTestnet({ validators, dir, basePort, cometbft: cometbftBinary, logLevel: "warn" });
     console.log(`${validators} validators on loopback; CometBFT ${manifest.cometbft}; consensus.timeout_commit 200 ms`);
     const floods = asyncConcurrencies.map((concurrency) => sign(throughputTxs, `flood-${concurrency}`));
     const bodyBytes = Math.round(floods[0]!.reduce((sum, body) => sum + body.length, 0) / throughputTxs);

@@ -34,7 +34,9 @@ export function ledgerd(args: readonly string[], dataDir: string): ChildProcess 
   // when it exits (bench/cpuProfileSummary.ts sums one up by where the time went).
   const profileDir = process.env["LEDGERD_BENCH_CPU_PROF"];
   const profiling = profileDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${profileDir}`];
-  return spawn(process.execPath, [...profiling, "--import", "tsx", cli, ...args, "--data_dir", dataDir], { stdio: ["ignore", "pipe", "inherit"], env });
+  // LEDGERD_BENCH_NODE_FLAGS="--flag ...": Node's and V8's own flags for the node, for experiments.
+  const flags = (process.env["LEDGERD_BENCH_NODE_FLAGS"] ?? "").split(" ").filter((flag) => flag !== "");
+  return spawn(process.execPath, [...flags, ...profiling, "--import", "tsx", cli, ...args, "--data_dir", dataDir], { stdio: ["ignore", "pipe", "inherit"], env });
 }
 
 /** Runs a command to its end (e.g. `init`); a non-zero exit throws. */
