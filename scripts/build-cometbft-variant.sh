@@ -47,7 +47,11 @@ case "$variant" in
 			if isFlush \{}' "$client"
     perl -0pi -e 's{\n\tswitch req\.Value\.\(type\) \{\n\tcase \*types\.Request_Flush:\n\t\tcli\.flushTimer\.Unset\(\)\n\tdefault:\n\t\tcli\.flushTimer\.Set\(\)\n\t\}\n}{\n}' "$client"
     grep -q 'ledgerd variant' "$client"
-    ! grep -q 'cli.flushTimer.Set()' "$client"
+    # (`! grep` would not stop the script under set -e: a negated command never does.)
+    if grep -q 'cli.flushTimer.Set()' "$client"; then
+      echo "build-cometbft-variant: the timer is still armed in $client" >&2
+      exit 1
+    fi
     ;;
 esac
 
