@@ -25,10 +25,7 @@ import { basename, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import WebSocket from "ws";
 import { createTestnet, defaultCometBftBinary, startTestnet, stopTestnet, type TestnetNode } from "../src/testnet/testnet.js";
-import { makeCreate } from "../src/transaction/builders/makeCreate.js";
-import { makeRandomKeypair } from "../src/transaction/builders/makeRandomKeypair.js";
-import { signTx } from "../src/transaction/builders/signTx.js";
-import { fmt, percentile } from "./lib.js";
+import { fmt, percentile, signCreates } from "./lib.js";
 import { machineCpuMs, processCpuMs, setNodeDatabaseSettings } from "./nodeProcess.js";
 import { RawHttpConnection } from "./rawHttp.js";
 
@@ -56,19 +53,6 @@ const kvstoreBasePort = 29_000;
 const cometbftBinary = process.env["LEDGERD_BENCH_COMETBFT_BINARY"] ?? defaultCometBftBinary();
 /** CometBFT's processes by their name in /proc (the binary's, cut to Linux's 15 characters). */
 const cometbftComm = basename(cometbftBinary).slice(0, 15);
-
-function sign(count: number, tag: string): Buffer[] {
-  const out: Buffer[] = [];
-  for (let i = 0; i < count; i++) {
-    const owner = makeRandomKeypair();
-    const tx = signTx(
-      makeCreate({ issuers: [owner.publicKey], outputs: [{ publicKeys: [owner.publicKey], amount: 1n }], assetData: { bench: tag, i }, metadata: null }),
-      [owner],
-    );
-    out.push(Buffer.from(JSON.stringify(tx)));
-  }
-  return out;
-}
 
 /** Posts until accepted: a full mempool (503) is back-pressure, not a failure. */
 async function postAccepted(connection: RawHttpConnection, node: TestnetNode, body: Buffer, mode: string): Promise<void> {
@@ -295,10 +279,10 @@ export async function run(): Promise<void> {
   try {
     const manifest = createTestnet({ validators, dir, basePort, cometbft: cometbftBinary, logLevel: "warn" });
     console.log(`${validators} validators on loopback; CometBFT ${manifest.cometbft}; consensus.timeout_commit 200 ms`);
-    const floods = asyncConcurrencies.map((concurrency) => sign(throughputTxs, `flood-${concurrency}`));
+    const floods = asyncConcurrencies.map((concurrency) => signCreates(throughputTxs, `flood-${concurrency}`));
     const bodyBytes = Math.round(floods[0]!.reduce((sum, body) => sum + body.length, 0) / throughputTxs);
     const ceiling = await kvstoreCeiling(bodyBytes);
-    const signedCommit = sign(latencyTxs, "commit");
+    const signedCommit = signCreates(latencyTxs, "commit");
     const database = process.env["LEDGERD_BENCH_COMETBFT_DATABASE"];
     if (database !== undefined) {
       for (const node of manifest.nodes) setNodeDatabaseSettings(join(dir, node.dataDir, "config.json"), database);
@@ -306,8 +290,8 @@ export async function run(): Promise<void> {
     }
     await startTestnet(dir);
     // Warm up: the first blocks, connections and JIT.
-    await commitLatency(manifest.nodes, sign(100, "warm"));
-    const warm = await throughput(manifest.nodes, sign(warmUpTxs, "warm-flood"), asyncConcurrencies[0]!, dir);
+    await commitLatency(manifest.nodes, signCreates(100, "warm"));
+    const warm = await throughput(manifest.nodes, signCreates(warmUpTxs, "warm-flood"), asyncConcurrencies[0]!, dir);
     console.log(`warm-up flood, not counted: ${fmt(warm)} tx/s (${fmt(warmUpTxs)} async POSTs, ${asyncConcurrencies[0]!} in flight)`);
     for (const [i, concurrency] of asyncConcurrencies.entries()) {
       const rate = await throughput(manifest.nodes, floods[i]!, concurrency, dir);

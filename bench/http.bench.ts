@@ -106,7 +106,7 @@ function signCreates(count: number): Buffer[] {
 
 /**
  * The commit-latency round run first, on the node just started (the cold figures, printed apart).
- * 10 s: with 1,000,000 stored, the blocks' commits took 25 to 80 ms for the first ~7 s after the
+ * 10 s: with 1,000,000 stored, the blocks' commits took 25 to 180 ms for the first ~7 s after the
  * start and under 25 ms from then on (each block timed, 2026-11-26), while the index rows the
  * node re-derived at open were merged; a 3-s round left that start in the measured one.
  */

@@ -15,7 +15,7 @@ case "$variant" in
 esac
 version="$(tr -d '[:space:]' < scripts/cometbft-version)"
 work="$PWD/.cache/cometbft-variants/$version/$variant"
-# The binary keeps the name cometbft: the bench tells CometBFT's processes from ledgerd's by it.
+# Named cometbft, as the stock binary: the bench tells CometBFT's processes by the binary's name.
 binary="$work/cometbft"
 
 GOFLAGS="${GOFLAGS:-} -buildvcs=false" go mod download "github.com/cometbft/cometbft@$version"
