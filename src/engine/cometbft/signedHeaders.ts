@@ -1,6 +1,6 @@
-// CometBFT's signed headers for the proofs (http/routes/proofs.ts), read from its RPC: `status`
-// for the last block's height and `commit` for a header and the commit that signed it. A node
-// process and each HTTP worker make their own (a few calls per proof, none on other routes).
+// CometBFT's signed headers for the proofs (http/routes/proofs.ts), read from its RPC's `commit`:
+// a header and the commit that signed it, the last block's when no height is given. A node
+// process and each HTTP worker make their own (one or two calls per proof, none on other routes).
 import { LedgerError } from "../../errors/ledgerError.js";
 import type { SignedHeader } from "../../proofs/verify.js";
 import { CometBftRpcClient, RpcFailure, rpcResponseBytesMaxDefault, type RpcCaller } from "./rpcClient.js";
@@ -30,17 +30,27 @@ export class CometBftSignedHeaders {
     if (this.rpc instanceof CometBftRpcClient) this.rpc.close();
   }
 
-  async lastSignedHeight(): Promise<number> {
-    const status = (await this.call("status", {})) as { sync_info?: { latest_block_height?: string } };
-    const latest = Number(status.sync_info?.latest_block_height);
-    if (!Number.isSafeInteger(latest)) throw new LedgerError("EngineUnavailable", "CometBFT's status has no latest block height");
-    return latest - 1;
+  /**
+   * CometBFT's last block's header and the commit it saw for it (`commit` without a height: the
+   * commit is not yet canonical, the next block will carry that one, but more than two thirds of
+   * the validators signed it all the same). One call gives a proof its anchor and, mostly, its header.
+   */
+  async latestSignedHeader(): Promise<SignedHeader> {
+    const header = await this.#signedHeaderOf(await this.call("commit", {}), "the last block");
+    if (!Number.isSafeInteger(Number(header.header.height))) {
+      throw new LedgerError("EngineUnavailable", "CometBFT's last signed header has no height");
+    }
+    return header;
   }
 
   async signedHeader(height: number): Promise<SignedHeader> {
-    const result = (await this.call("commit", { height: String(height) })) as { signed_header?: SignedHeader };
-    if (result.signed_header === undefined) throw new LedgerError("EngineUnavailable", `CometBFT has no signed header of height ${height}`);
-    return result.signed_header;
+    return this.#signedHeaderOf(await this.call("commit", { height: String(height) }), `height ${height}`);
+  }
+
+  #signedHeaderOf(result: unknown, what: string): SignedHeader {
+    const header = (result as { signed_header?: SignedHeader }).signed_header;
+    if (header === undefined) throw new LedgerError("EngineUnavailable", `CometBFT has no signed header of ${what}`);
+    return header;
   }
 
   private async call(method: string, params: Record<string, unknown>): Promise<unknown> {

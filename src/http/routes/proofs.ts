@@ -16,27 +16,47 @@ import { sendJson } from "../reply.js";
 
 /** CometBFT's signed headers, for the proofs (engine/cometbft/signedHeaders.ts). */
 export interface SignedHeaders {
-  /** The last height whose app hash a signed header carries: CometBFT's last block's height − 1. */
-  lastSignedHeight(): Promise<number>;
+  /**
+   * CometBFT's last block's header and its commit: its height − 1 is the last height whose app
+   * hash a signed header carries, and it is that height's header.
+   */
+  latestSignedHeader(): Promise<SignedHeader>;
   /** The header of `height` and the commit that signed it. */
   signedHeader(height: number): Promise<SignedHeader>;
 }
 
+/**
+ * What one request knows of the signed headers: the last one, read once, and the height whose
+ * app hash it carries. A proof to that height (the default anchor) needs no second RPC call.
+ */
+interface SignedView {
+  readonly latest: SignedHeader;
+  readonly last: number;
+}
+
 export function registerProofRoutes(app: FastifyInstance, deps: { readonly store: Store; readonly signedHeaders?: SignedHeaders }): void {
   const signed = deps.signedHeaders;
+  const viewOf = async (): Promise<SignedView | null> => {
+    if (signed === undefined) return null;
+    const latest = await signed.latestSignedHeader();
+    return { latest, last: Number(latest.header.height) - 1 };
+  };
   /** The height asked for, or the last one a proof can reach (under CometBFT, the last signed). */
-  const anchorOf = async (query: Query, name: string): Promise<number | undefined> => {
+  const anchorOf = async (query: Query, name: string, view: SignedView | null): Promise<number | undefined> => {
     const text = firstValue(query, name);
     const asked = text === undefined ? undefined : heightParameter(name, text);
-    if (signed === undefined) return asked;
-    const last = await signed.lastSignedHeight();
-    if (asked !== undefined && asked > last) {
-      throw new LedgerError("ProofNotYetSigned", `No signed header carries the app hash after height ${asked} yet (the last is after ${last}); retry after the next block`);
+    if (view === null) return asked;
+    if (asked !== undefined && asked > view.last) {
+      throw new LedgerError("ProofNotYetSigned", `No signed header carries the app hash after height ${asked} yet (the last is after ${view.last}); retry after the next block`);
     }
     // CometBFT may be ahead of this process's view of the store (a node that is catching up).
-    return asked ?? Math.min(last, (await deps.store.getChainState()).height);
+    return asked ?? Math.min(view.last, (await deps.store.getChainState()).height);
   };
-  const headerFor = async (height: number): Promise<SignedHeader | null> => (signed === undefined ? null : signed.signedHeader(height + 1));
+  /** The header that carries the app hash after `height` (that of `height + 1`). */
+  const headerFor = async (height: number, view: SignedView | null): Promise<SignedHeader | null> => {
+    if (signed === undefined || view === null) return null;
+    return height === view.last ? view.latest : signed.signedHeader(height + 1);
+  };
 
   addResource(app, "/api/v1/proofs/transactions/:transaction_id", {
     GET: retryWhenNotYetSigned(async (request, reply) => {
@@ -44,8 +64,9 @@ export function registerProofRoutes(app: FastifyInstance, deps: { readonly store
       rejectUnknown(query, queryNames["GET /api/v1/proofs/transactions/{transaction_id}"]);
       const id = (request.params as { transaction_id: string }).transaction_id;
       if (!/^[0-9a-f]{64}$/.test(id)) throw new LedgerError("NotFound", "Not found");
-      const proof = await transactionProof(deps.store, id, await anchorOf(query, "height"));
-      const body = { ...proof, signed_header: await headerFor(proof.height) };
+      const view = await viewOf();
+      const proof = await transactionProof(deps.store, id, await anchorOf(query, "height", view));
+      const body = { ...proof, signed_header: await headerFor(proof.height, view) };
       return sendJson(reply, 200, JSON.stringify(body));
     }),
   });
@@ -55,7 +76,8 @@ export function registerProofRoutes(app: FastifyInstance, deps: { readonly store
       const query = request.query as Query;
       rejectUnknown(query, queryNames["GET /api/v1/proofs/consistency"]);
       const from = heightParameter("from", requiredValue(query, "from"));
-      const to = (await anchorOf(query, "to")) ?? (await deps.store.getChainState()).height;
+      const view = await viewOf();
+      const to = (await anchorOf(query, "to", view)) ?? (await deps.store.getChainState()).height;
       if (from > to) {
         if (firstValue(query, "to") !== undefined) throw badParameter("from", `Height ${from} is after to (${to})`);
         if (signed === undefined) throw new LedgerError("NotFound", `No block at height ${from}`);
@@ -64,8 +86,8 @@ export function registerProofRoutes(app: FastifyInstance, deps: { readonly store
       const proof = await consistencyProof(deps.store, from, to);
       const body = {
         version: proofVersion,
-        from: { ...proof.from, signed_header: await headerFor(proof.from.height) },
-        to: { ...proof.to, signed_header: await headerFor(proof.to.height) },
+        from: { ...proof.from, signed_header: await headerFor(proof.from.height, view) },
+        to: { ...proof.to, signed_header: await headerFor(proof.to.height, view) },
         path: proof.path,
       };
       return sendJson(reply, 200, JSON.stringify(body));

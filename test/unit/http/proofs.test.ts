@@ -6,7 +6,8 @@ import { after, before, describe, it } from "node:test";
 import { buildHttpApp } from "../../../src/http/httpApp.js";
 import { LedgerApp } from "../../../src/ledger/ledgerApp.js";
 import { PreparePool, preparePoolOptionsDefault } from "../../../src/ledger/preparePool.js";
-import { verifyConsistencyProof, verifyTransactionProof, type ConsistencyProof, type TransactionProof } from "../../../src/proofs/verify.js";
+import { verifyConsistencyProof, verifyTransactionProof, type ConsistencyProof, type SignedHeader, type TransactionProof } from "../../../src/proofs/verify.js";
+import type { SignedHeaders } from "../../../src/http/routes/proofs.js";
 import { SqliteStore } from "../../../src/store/sqlite/sqliteStore.js";
 import { bytesOf, create, keypairOf } from "../../helpers/txFactory.js";
 import { assertDescribed } from "../../helpers/openapiConformance.js";
@@ -91,6 +92,93 @@ describe("GET /api/v1/proofs", () => {
       const response = await get(http.app, url);
       expectJson(response, status);
       assert.equal((JSON.parse(response.body) as { status: number }).status, status, url);
+    }
+  });
+});
+
+describe("GET /api/v1/proofs with CometBFT's signed headers", () => {
+  /** Headers as CometBFT's RPC would give them (the route passes them on unread), and each call. */
+  function signedHeaders(latestHeight: () => number) {
+    const calls: string[] = [];
+    const headerOf = (height: number) => ({ header: { height: String(height) }, commit: { height: String(height) } }) as unknown as SignedHeader;
+    const headers: SignedHeaders = {
+      async latestSignedHeader() {
+        calls.push("latest");
+        return headerOf(latestHeight());
+      },
+      async signedHeader(height: number) {
+        calls.push(`commit ${height}`);
+        return headerOf(height);
+      },
+    };
+    return { calls, headers };
+  }
+
+  it("reads the RPC once for a proof to the last signed height, twice for an earlier one", async () => {
+    const http = await startHttpStack();
+    try {
+      const ids: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const tx = create(keypairOf(`signed-proof-${i}`), 1n, { signed: i });
+        await commit(http.app, tx);
+        ids.push(tx["id"] as string);
+      }
+      const head = (await http.stack.store.getChainState()).height;
+      // CometBFT's last block is the next one: its header carries the app hash after `head`.
+      const rpc = signedHeaders(() => head + 1);
+      const withHeaders = await buildHttpApp({}, { broadcaster: http.stack.engine, store: http.stack.store, signedHeaders: rpc.headers });
+      try {
+        const latest = JSON.parse((await get(withHeaders, `/api/v1/proofs/transactions/${ids[2]}`)).body) as TransactionProof;
+        assert.equal(latest.height, head);
+        assert.equal(Number(latest.signed_header!.header.height), head + 1);
+        assert.deepEqual(rpc.calls.splice(0), ["latest"]);
+
+        const early = (await http.stack.store.getBlockHeightOfTransaction(ids[0]!))!;
+        assert.ok(early < head);
+        const earlier = JSON.parse((await get(withHeaders, `/api/v1/proofs/transactions/${ids[0]}?height=${early}`)).body) as TransactionProof;
+        assert.equal(earlier.height, early);
+        assert.equal(Number(earlier.signed_header!.header.height), early + 1);
+        assert.deepEqual(rpc.calls.splice(0), ["latest", `commit ${early + 1}`]);
+
+        const consistency = JSON.parse((await get(withHeaders, `/api/v1/proofs/consistency?from=${early}`)).body) as ConsistencyProof;
+        assert.equal(consistency.to.height, head);
+        assert.equal(Number(consistency.from.signed_header!.header.height), early + 1);
+        assert.equal(Number(consistency.to.signed_header!.header.height), head + 1);
+        assert.deepEqual(rpc.calls.splice(0), ["latest", `commit ${early + 1}`]);
+
+        // The proofs verify as without headers once the (made-up) headers are taken off.
+        assert.ok(verifyTransactionProof({ ...latest, signed_header: null }, {}, ids[2]).ok);
+        // Without the headers the same app answers as the solo engine does.
+        const solo = JSON.parse((await get(http.app, `/api/v1/proofs/transactions/${ids[2]}`)).body) as TransactionProof;
+        assert.equal(solo.signed_header, null);
+        assert.equal(rpc.calls.length, 0);
+      } finally {
+        await withHeaders.close();
+      }
+    } finally {
+      await http.close();
+    }
+  });
+
+  it("answers 503 with Retry-After for a height no signed header carries yet", async () => {
+    const http = await startHttpStack();
+    try {
+      const tx = create(keypairOf("signed-proof-late"), 1n, {});
+      await commit(http.app, tx);
+      const head = (await http.stack.store.getChainState()).height;
+      // CometBFT's last block is the store's own: its app hash is carried by no header yet.
+      const rpc = signedHeaders(() => head);
+      const app = await buildHttpApp({}, { broadcaster: http.stack.engine, store: http.stack.store, signedHeaders: rpc.headers });
+      try {
+        const response = await get(app, `/api/v1/proofs/transactions/${tx["id"] as string}?height=${head}`);
+        expectJson(response, 503);
+        assert.equal(response.headers["retry-after"], "1");
+        assert.deepEqual(rpc.calls, ["latest"]);
+      } finally {
+        await app.close();
+      }
+    } finally {
+      await http.close();
     }
   });
 });
