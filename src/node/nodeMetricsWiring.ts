@@ -1,7 +1,6 @@
 // The metrics of a process, wired: which sources the node's process and an HTTP worker watch,
 // the counted Broadcaster and legacy gateway their HTTP apps get, and the `metrics.bind`
 // server. Everything here is skipped when `metrics.bind` is empty: no registry, no hook.
-import { statSync } from "node:fs";
 import type { Logger } from "pino";
 import type { Broadcaster } from "../engine/broadcaster.js";
 import type { HttpObserver } from "../http/requestObserver.js";
@@ -83,15 +82,3 @@ function committedFigures(block: CommittedBlock): CommittedFigures {
   return { height: block.height, txs };
 }
 
-/** The SQLite file and its write-ahead log, in bytes (0 for a file not there). */
-export function sqliteSizeBytes(path: string): number {
-  return fileBytes(path) + fileBytes(`${path}-wal`);
-}
-
-function fileBytes(path: string): number {
-  try {
-    return statSync(path).size;
-  } catch {
-    return 0;
-  }
-}

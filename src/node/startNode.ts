@@ -26,7 +26,6 @@ import { buildHttpApp } from "../http/httpApp.js";
 import { LedgerApp } from "../ledger/ledgerApp.js";
 import { PreparePool } from "../ledger/preparePool.js";
 import { databaseName, openStore } from "./openStore.js";
-import { PostgresStore } from "../store/postgres/postgresStore.js";
 import type { Store, Validator } from "../store/store.js";
 import { closeHttpApp, listenHttpApp } from "./closeHttpApp.js";
 import { HttpCluster } from "./httpCluster.js";
@@ -37,7 +36,7 @@ import { loadOrCreateNodeKey, type NodeKey, type NodeKeyDeps } from "./nodeKey.j
 import { packageInfo } from "./packageInfo.js";
 import type { ReadinessProbe } from "../http/routes/health.js";
 import type { MetricsSnapshot, NodeMetrics } from "../metrics/nodeMetrics.js";
-import { measuredHttpDeps, nodeMetricsOf, sqliteSizeBytes, startMetricsServer } from "./nodeMetricsWiring.js";
+import { measuredHttpDeps, nodeMetricsOf, startMetricsServer } from "./nodeMetricsWiring.js";
 import { PrimaryOps } from "./opsIpc.js";
 import { nodeReadiness } from "./readiness.js";
 import { preflight, warnUnsafeSettings } from "./preflight.js";
@@ -104,7 +103,7 @@ export async function startNode(config: Config, deps: NodeDeps = {}): Promise<No
     closers.add("verification pool", () => pool.close());
     const refuse = config.engine.kind === "solo" ? soloElectionRefusal : undefined;
     const ledger = await LedgerApp.open(options.ledger, { store, pool, ...(refuse === undefined ? {} : { refuse }) });
-    const metrics = nodeMetricsOf(options.metrics, { ledger, pool, storeSize: storeSizeOf(options, store) });
+    const metrics = nodeMetricsOf(options.metrics, { ledger, pool, storeSize: () => store.sizeBytes() });
     ledger.onCommitted((block) => {
       logger.debug({ height: block.height, txs: block.txs.length, appHash: block.appHash }, "block committed");
     });
@@ -302,15 +301,6 @@ async function checkChain(store: Store, config: Config, key: NodeKey): Promise<v
 export function streamsUrlOf(advertisedUrl: string, ws: HostPort): string {
   if (advertisedUrl !== "") return advertisedUrl.replace(/\/+$/, "") + streamPath;
   return `ws://${clientHostOf(ws)}:${ws.port}${streamPath}`;
-}
-
-/** What `ledgerd_store_size_bytes` reads: the SQLite file and its log, or PostgreSQL's database. */
-function storeSizeOf(options: ModuleOptions, store: Store): () => number | Promise<number> {
-  if (options.storeBackend === "sqlite") {
-    const path = options.sqliteStore.path;
-    return () => sqliteSizeBytes(path);
-  }
-  return store instanceof PostgresStore ? () => store.databaseSizeBytes() : () => 0;
 }
 
 function exitWithFailure(): void {

@@ -332,5 +332,7 @@ export interface Store {
    */
   getLegacyRecord(id: string): Promise<LegacyRecord | null>;
 
+  /** The bytes the store takes on disk, for the metrics (`ledgerd_store_size_bytes`). */
+  sizeBytes(): Promise<number>;
   close(): Promise<void>;
 }

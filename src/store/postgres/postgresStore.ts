@@ -153,10 +153,10 @@ export class PostgresStore extends WholeAnswers implements Store {
     return this.#reads.rows<R>(sql, values);
   }
 
-  /** The database's size on disk, as PostgreSQL reports it (`pg_database_size`), for the metrics. */
-  async databaseSizeBytes(): Promise<number> {
-    const rows = await this.#rows<{ bytes: number }>("SELECT pg_database_size(current_database()) AS bytes");
-    return rows[0]!.bytes;
+  /** The database's size on disk, as PostgreSQL reports it (`pg_database_size`). */
+  async sizeBytes(): Promise<number> {
+    const rows = await this.#rows<{ bytes: string | number }>("SELECT pg_database_size(current_database()) AS bytes");
+    return Number(rows[0]!.bytes);
   }
 
   async getChainState(): Promise<ChainState> {

@@ -24,6 +24,7 @@
 // a search the client got wrong is a LedgerError BadParameter.
 
 import assert from "node:assert/strict";
+import { statSync } from "node:fs";
 import type Database from "better-sqlite3";
 import type { LegacyOutputRef } from "../../legacy/committed.js";
 import type { Operation, OutputRef } from "../../transaction/committed.js";
@@ -323,6 +324,13 @@ export class SqliteStore extends WholeAnswers implements Store {
     return this.#reading(() => readers.readLegacyRecord(this.#c, id));
   }
 
+  /** The database file and its write-ahead log; an in-memory database's pages. */
+  async sizeBytes(): Promise<number> {
+    const db = this.#c.db;
+    if (onDisk(db.name)) return fileBytes(db.name) + fileBytes(`${db.name}-wal`);
+    return (db.pragma("page_count", { simple: true }) as number) * (db.pragma("page_size", { simple: true }) as number);
+  }
+
   async close(): Promise<void> {
     await this.#checkpointer?.close();
     if (this.#c.db.open) this.#c.db.close();
@@ -360,3 +368,11 @@ export class SqliteStore extends WholeAnswers implements Store {
   }
 }
 
+/** A file's size, 0 when it is not there (a log not yet made, or checkpointed away). */
+function fileBytes(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}

@@ -122,6 +122,20 @@ function commitTests(withStore: WithStore): void {
       assert.deepEqual(await store.getBlockTransactions(1), []);
     }));
 
+  it("counts its bytes on disk, more as it holds more", () =>
+    withStore(async (store) => {
+      await store.commitBlock(block(1, []));
+      const before = await store.sizeBytes();
+      assert.ok(Number.isSafeInteger(before) && before > 0, `sizeBytes ${before}`);
+      const text = "a fairly long text that takes room ".repeat(30);
+      for (let height = 2; height <= 4; height++) {
+        const txs = Array.from({ length: 200 }, (_, i) => createTx({ label: `size-${height}-${i}`, data: { text }, metadata: { text } }));
+        await store.commitBlock(block(height, txs));
+      }
+      const after = await store.sizeBytes();
+      assert.ok(Number.isSafeInteger(after) && after > before, `sizeBytes ${before} then ${after}`);
+    }));
+
   it("stores every transaction of a block, readable by id", () =>
     withStore(async (store) => {
       const txs = [createTx({ label: "c-1" }), createTx({ label: "c-2" })];

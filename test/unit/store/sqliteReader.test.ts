@@ -58,6 +58,7 @@ function splitStore(writer: SqliteStore, reader: SqliteStore): Store {
     getLegacyOutputs: (refs) => reader.getLegacyOutputs(refs),
     getLegacyTransaction: (id) => reader.getLegacyTransaction(id),
     getLegacyRecord: (id) => reader.getLegacyRecord(id),
+    sizeBytes: () => reader.sizeBytes(),
     close: async () => {
       await reader.close();
       await writer.close();
