@@ -32,7 +32,7 @@ import type { CommittedTx } from "../src/transaction/committed.js";
 import { makeCreate } from "../src/transaction/builders/makeCreate.js";
 import { makeRandomKeypair } from "../src/transaction/builders/makeRandomKeypair.js";
 import { signTx } from "../src/transaction/builders/signTx.js";
-import { fmt, percentile, rawVerifyRate } from "./lib.js";
+import { fmt, median, percentile, rawVerifyRate } from "./lib.js";
 import { RawHttpConnection } from "./rawHttp.js";
 import { fillConditionUri, machineCpuMs, openForFill, sampleThreadStates, peakRssMiB, runCli, startNode, stopNode, threadCpuMs, type BenchNode } from "./nodeProcess.js";
 
@@ -230,10 +230,8 @@ async function sustainedRounds(node: BenchNode, firstBaseline: number): Promise<
   const machine = [...all.machineMs].map(([state, ms]) => `${state} ${(ms / 1000 / all.seconds).toFixed(2)}`);
   console.log(`machine's cores by state (cores busy that way, on average): ${machine.join(", ")}`);
   console.log(`sustained async CREATEs over ${sustainRounds * sustainRoundSeconds} s: ${fmt(all.committed / all.seconds)} committed tx/s (${fmt(all.accepted / all.seconds)} accepted/s)`);
-  const sorted = [...ratios].sort((a, b) => a - b);
-  const median = sorted.length % 2 === 1 ? sorted[(sorted.length - 1) / 2]! : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2;
   const each = ratios.length > 1 ? `, the median of ${ratios.map((r) => r.toFixed(2)).join(", ")}` : "";
-  console.log(`committed tx/s / raw verify rate of one core: ${median.toFixed(2)}${each} (goal >= 0.6)`);
+  console.log(`committed tx/s / raw verify rate of one core: ${median(ratios).toFixed(2)}${each} (goal >= 0.6)`);
   const cpuPerTx = new Map([...all.cpuMs].map(([group, ms]) => [group, (ms * 1000) / all.committed]));
   printCpuBreakdown(cpuPerTx);
 }
