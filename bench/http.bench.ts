@@ -7,8 +7,9 @@
 //   blocks compile the commit path and merge the index rows the node re-derived at start;
 // - sustained committed tx/s of pre-signed CREATEs posted in `async` mode, counted as they
 //   appear in committed blocks (the event stream), not as 202s (goal: 5,000 tx/s); in rounds of
-//   15 s, each between two raw-verify baselines, since this machine's speed drifts within
-//   minutes: each round's ratio is to the mean of its two, and the figure is the rounds' median;
+//   15 s, each right between two raw-verify baselines of its own, since this machine's speed
+//   drifts within minutes: each round's ratio is to the mean of its two, and the figure is the
+//   rounds' median;
 // - the node's peak RSS.
 // LEDGERD_BENCH_QUICK=1: 100,000 stored, one round of load (four without it).
 // LEDGERD_BENCH_METRICS=1: the node runs with its Prometheus metrics on (`metrics.bind`), to
@@ -29,10 +30,8 @@ import { join } from "node:path";
 import autocannon from "autocannon";
 import WebSocket from "ws";
 import type { CommittedTx } from "../src/transaction/committed.js";
-import { makeCreate } from "../src/transaction/builders/makeCreate.js";
 import { makeRandomKeypair } from "../src/transaction/builders/makeRandomKeypair.js";
-import { signTx } from "../src/transaction/builders/signTx.js";
-import { fmt, median, percentile, rawVerifyRate } from "./lib.js";
+import { fmt, median, percentile, rawVerifyRate, signCreates } from "./lib.js";
 import { RawHttpConnection } from "./rawHttp.js";
 import { fillConditionUri, machineCpuMs, openForFill, sampleThreadStates, peakRssMiB, runCli, startNode, stopNode, threadCpuMs, type BenchNode } from "./nodeProcess.js";
 
@@ -98,14 +97,9 @@ function post(base: string, mode: string, body: Buffer): Promise<number> {
   });
 }
 
-function signCreates(count: number): Buffer[] {
-  const owner = makeRandomKeypair();
-  const out: Buffer[] = [];
-  for (let i = 0; i < count; i++) {
-    const tx = makeCreate({ issuers: [owner.publicKey], outputs: [{ publicKeys: [owner.publicKey], amount: 1n }], assetData: { load: i, nonce: randomBytes(6).toString("hex") }, metadata: null });
-    out.push(Buffer.from(JSON.stringify(signTx(tx, [owner]))));
-  }
-  return out;
+/** The posted CREATEs of the commit and sustained rounds: one owner, as a busy client's. */
+function signLoad(count: number): Buffer[] {
+  return signCreates(count, "load", makeRandomKeypair());
 }
 
 /**
@@ -118,7 +112,7 @@ const commitWarmUpSeconds = 10;
 
 /** Open-loop `commit` posts at `rate` per second for `seconds`; the latency of each. */
 async function commitLatency(node: BenchNode, rate: number, seconds: number): Promise<number[]> {
-  const txs = signCreates(rate * seconds);
+  const txs = signLoad(rate * seconds);
   const latencies: number[] = [];
   const pending: Promise<void>[] = [];
   const start = performance.now();
@@ -149,9 +143,11 @@ interface Sustained {
   machineMs: Map<string, number>;
 }
 
-/** Closed-loop async posts for `seconds`; committed transactions counted from the event stream. */
-async function sustained(node: BenchNode, seconds: number): Promise<Sustained> {
-  const txs = signCreates(sustainRateMax * seconds);
+/**
+ * Closed-loop async posts of `txs` (signed beforehand) for `seconds`; committed transactions
+ * counted from the event stream.
+ */
+async function sustained(node: BenchNode, txs: readonly Buffer[], seconds: number): Promise<Sustained> {
   const ws = new WebSocket(node.streams);
   await new Promise((resolve, reject) => ws.once("open", resolve).once("error", reject));
   let committed = 0;
@@ -208,20 +204,23 @@ function addRounds(rounds: readonly Sustained[]): Sustained {
   };
 }
 
-/** The sustained rounds, each between two baselines (the last one's after is the next one's before). */
-async function sustainedRounds(node: BenchNode, firstBaseline: number): Promise<void> {
+/**
+ * The sustained rounds, each right between two baselines: its transactions are signed (~10 s)
+ * before the first, so that the bracket holds only the load.
+ */
+async function sustainedRounds(node: BenchNode): Promise<void> {
   const rounds: Sustained[] = [];
   const ratios: number[] = [];
-  let before = firstBaseline;
   for (let round = 1; round <= sustainRounds; round++) {
-    const load = await sustained(node, sustainRoundSeconds);
+    const txs = signLoad(sustainRateMax * sustainRoundSeconds);
+    const before = rawVerifyRate(2);
+    const load = await sustained(node, txs, sustainRoundSeconds);
     const after = rawVerifyRate(2);
     const rate = load.committed / load.seconds;
     const ratio = rate / ((before + after) / 2);
     console.log(`sustained round ${round} of ${sustainRounds} (${sustainRoundSeconds} s): ${fmt(rate)} committed tx/s; raw Ed25519 verify, 1 core, before / after: ${fmt(before)} / ${fmt(after)} /s; ratio ${ratio.toFixed(2)}`);
     rounds.push(load);
     ratios.push(ratio);
-    before = after;
   }
   const all = addRounds(rounds);
   all.latencies.sort((a, b) => a - b);
@@ -281,8 +280,7 @@ export async function run(): Promise<void> {
       const latencies = await commitLatency(node, 1_000, quick ? 5 : 15);
       console.log(`commit latency at 1,000 tx/s offered: p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms (goal: p99 <= 50 ms)`);
     }
-    // This machine's speed drifts within minutes: a baseline right before the sustained load.
-    await sustainedRounds(node, rawVerifyRate(2));
+    await sustainedRounds(node);
     console.log(`node peak RSS: ${peakRssMiB(node.proc.pid!).toFixed(0)} MiB`);
     console.log(`metrics: ${node.metrics === null ? "off" : await scrapeSummary(node.metrics)}`);
   } finally {

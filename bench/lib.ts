@@ -2,6 +2,7 @@
 import { createPublicKey, generateKeyPairSync, randomBytes, sign, verify } from "node:crypto";
 import { SqliteStore } from "../src/store/sqlite/sqliteStore.js";
 import { makeCreate } from "../src/transaction/builders/makeCreate.js";
+import type { Keypair } from "../src/transaction/builders/makeKeypair.js";
 import { makeRandomKeypair } from "../src/transaction/builders/makeRandomKeypair.js";
 import { signTx } from "../src/transaction/builders/signTx.js";
 import { validator } from "../test/unit/store/fixtures.js";
@@ -98,11 +99,16 @@ export async function openBenchLedger(path: string, chainId: string): Promise<Sq
   return store;
 }
 
-/** `count` CREATEs, each by a key of its own, signed, as posted bodies; `tag` names their asset field. */
-export function signCreates(count: number, tag: string): Buffer[] {
+/**
+ * `count` CREATEs, signed, as posted bodies; `tag` names their asset field. Each by a key of its
+ * own, or all by `oneOwner` (its key object made once in the node; a random nonce in the asset
+ * keeps their ids apart from another call's).
+ */
+export function signCreates(count: number, tag: string, oneOwner?: Keypair): Buffer[] {
   return Array.from({ length: count }, (_, i) => {
-    const owner = makeRandomKeypair();
-    const tx = makeCreate({ issuers: [owner.publicKey], outputs: [{ publicKeys: [owner.publicKey], amount: 1n }], assetData: { [tag]: i }, metadata: null });
+    const owner = oneOwner ?? makeRandomKeypair();
+    const assetData = oneOwner === undefined ? { [tag]: i } : { [tag]: i, nonce: randomBytes(6).toString("hex") };
+    const tx = makeCreate({ issuers: [owner.publicKey], outputs: [{ publicKeys: [owner.publicKey], amount: 1n }], assetData, metadata: null });
     return Buffer.from(JSON.stringify(signTx(tx, [owner])));
   });
 }

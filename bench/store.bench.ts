@@ -9,7 +9,7 @@
 // CREATE) and TRANSFER-shaped (spending an earlier output). Synchronous = full, as deployed.
 
 import { createHash } from "node:crypto";
-import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
@@ -37,7 +37,7 @@ export async function benchStore(backend: "sqlite" | "postgres", dir: string): P
   if (backend === "sqlite") {
     const path = join(dir, "bench.sqlite");
     const store = SqliteStore.open({ path });
-    return { store, describe: "sqlite, synchronous=full", size: () => `file ${(fileBytes(path) / 2 ** 20).toFixed(0)} MiB`, settle: async () => undefined, remove: () => undefined };
+    return { store, describe: "sqlite, synchronous=full", settle: async () => undefined, remove: () => undefined };
   }
   // A quarter of the machine's memory, as docs/postgres.md ("Tuning") advises, instead of
   // initdb's 128 MB: a broad search reads the pages of 10,000 matches spread over the text table.
@@ -56,13 +56,12 @@ export async function benchStore(backend: "sqlite" | "postgres", dir: string): P
       await client.end();
     }
   };
-  return { store, describe: `postgres 15 on loopback, fsync on, synchronous_commit on, shared_buffers ${sharedBuffers}`, size: () => "", settle, remove: () => server.stop() };
+  return { store, describe: `postgres 15 on loopback, fsync on, synchronous_commit on, shared_buffers ${sharedBuffers}`, settle, remove: () => server.stop() };
 }
 
 export interface BenchStore {
   readonly store: Store;
   readonly describe: string;
-  size(): string;
   /** What the backend does after a bulk fill before it serves (PostgreSQL: VACUUM ANALYZE). */
   settle(): Promise<void>;
   remove(): void;
@@ -99,7 +98,7 @@ async function runOn(backend: "sqlite" | "postgres"): Promise<number> {
     const fillSeconds = (performance.now() - fillStart) / 1000;
     console.log(
       `fill: ${chain.created} records in ${fillSeconds.toFixed(1)} s ` +
-        `(${Math.round(chain.created / fillSeconds)} tx/s in blocks of ${fillBlockTxs}) ${opened.size()}`,
+        `(${Math.round(chain.created / fillSeconds)} tx/s in blocks of ${fillBlockTxs}), ${((await opened.store.sizeBytes()) / 2 ** 20).toFixed(0)} MiB on disk`,
     );
     const settleStart = performance.now();
     await opened.settle();
@@ -319,14 +318,3 @@ function pseudoRandom(k: number): number {
   return x - Math.floor(x);
 }
 
-function fileBytes(path: string): number {
-  let total = 0;
-  for (const suffix of ["", "-wal"]) {
-    try {
-      total += statSync(path + suffix).size;
-    } catch {
-      // no log file right now
-    }
-  }
-  return total;
-}

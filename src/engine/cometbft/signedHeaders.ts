@@ -48,8 +48,8 @@ export class CometBftSignedHeaders {
   }
 
   #signedHeaderOf(result: unknown, what: string): SignedHeader {
-    const header = (result as { signed_header?: SignedHeader }).signed_header;
-    if (header === undefined) throw new LedgerError("EngineUnavailable", `CometBFT has no signed header of ${what}`);
+    const header = typeof result === "object" && result !== null ? (result as { signed_header?: SignedHeader }).signed_header : undefined;
+    if (header === undefined || header === null) throw new LedgerError("EngineUnavailable", `CometBFT has no signed header of ${what}`);
     return header;
   }
 

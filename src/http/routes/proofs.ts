@@ -30,6 +30,7 @@ export interface SignedHeaders {
  * app hash it carries. A proof to that height (the default anchor) needs no second RPC call.
  */
 interface SignedView {
+  readonly headers: SignedHeaders;
   readonly latest: SignedHeader;
   readonly last: number;
 }
@@ -39,7 +40,7 @@ export function registerProofRoutes(app: FastifyInstance, deps: { readonly store
   const viewOf = async (): Promise<SignedView | null> => {
     if (signed === undefined) return null;
     const latest = await signed.latestSignedHeader();
-    return { latest, last: Number(latest.header.height) - 1 };
+    return { headers: signed, latest, last: Number(latest.header.height) - 1 };
   };
   /** The height asked for, or the last one a proof can reach (under CometBFT, the last signed). */
   const anchorOf = async (query: Query, name: string, view: SignedView | null): Promise<number | undefined> => {
@@ -54,8 +55,8 @@ export function registerProofRoutes(app: FastifyInstance, deps: { readonly store
   };
   /** The header that carries the app hash after `height` (that of `height + 1`). */
   const headerFor = async (height: number, view: SignedView | null): Promise<SignedHeader | null> => {
-    if (signed === undefined || view === null) return null;
-    return height === view.last ? view.latest : signed.signedHeader(height + 1);
+    if (view === null) return null;
+    return height === view.last ? view.latest : view.headers.signedHeader(height + 1);
   };
 
   addResource(app, "/api/v1/proofs/transactions/:transaction_id", {
@@ -80,7 +81,7 @@ export function registerProofRoutes(app: FastifyInstance, deps: { readonly store
       const to = (await anchorOf(query, "to", view)) ?? (await deps.store.getChainState()).height;
       if (from > to) {
         if (firstValue(query, "to") !== undefined) throw badParameter("from", `Height ${from} is after to (${to})`);
-        if (signed === undefined) throw new LedgerError("NotFound", `No block at height ${from}`);
+        if (view === null) throw new LedgerError("NotFound", `No block at height ${from}`);
         throw new LedgerError("ProofNotYetSigned", `No signed header carries the app hash after height ${from} yet; retry after the next block`);
       }
       const proof = await consistencyProof(deps.store, from, to);
