@@ -1,16 +1,13 @@
 // CORS as BigchainDB had it: `CORS(app)` from flask-cors with its defaults
 // (docs/bigchaindb-behaviour.md §1.1). Every answer, errors included, allows any origin: the
 // request's `Origin` is echoed with `Vary: Origin`, or `*` is sent when there is none. Preflight
-// OPTIONS is answered on every known path. Written here as one hook instead of a dependency.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+// OPTIONS is answered on every known path. Written here instead of a dependency.
+import type { FastifyReply, FastifyRequest } from "fastify";
 
-export function installCors(app: FastifyInstance): void {
-  app.addHook("onRequest", async (request, reply) => {
-    setCorsHeaders(request, reply);
-  });
-}
-
-/** Also called by the error handler, for errors Fastify raises before any hook runs. */
+/**
+ * Set on every request by the app's checks (httpApp.ts), and by the error handler for errors
+ * Fastify raises before any hook runs.
+ */
 export function setCorsHeaders(request: FastifyRequest, reply: FastifyReply): void {
   const origin = request.headers.origin;
   if (origin === undefined) {

@@ -6,14 +6,20 @@
 import { Buffer } from "node:buffer";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from "fastify";
 import type { Logger } from "pino";
 import type { Broadcaster } from "../engine/broadcaster.js";
 import { LedgerError } from "../errors/ledgerError.js";
 import type { Store } from "../store/store.js";
 import { answerClientError, type ClientErrorContext } from "./clientErrors.js";
 import { gateOf } from "./connectionGate.js";
-import { installCors } from "./cors.js";
+import { setCorsHeaders } from "./cors.js";
 import { installErrorHandling, replyWithError, type ErrorContext } from "./errorHandler.js";
 import { installLongReads } from "./longReads.js";
 import { requestHeadBytesMax } from "./limits.js";
@@ -32,6 +38,7 @@ import { registerTransactionRoutes } from "./routes/transactions.js";
 import { registerValidatorRoutes } from "./routes/validators.js";
 import { registerHealthRoutes, storeReadiness, type ReadinessProbe } from "./routes/health.js";
 import { installRequestIdEcho, requestIdOf } from "./requestId.js";
+import { lazyChildLogger } from "./requestLogger.js";
 import { installRequestObserver, type HttpObserver } from "./requestObserver.js";
 
 export interface HttpDeps {
@@ -67,6 +74,8 @@ export async function buildHttpApp(options: Partial<HttpOptions>, deps: HttpDeps
     // One line per request would cost more than the request at the reads' rate; errors are
     // logged by the error handler.
     logController: new LogController({ disableRequestLogging: true }),
+    // A request's logger is built on its first line (requestLogger.ts); few requests write one.
+    childLoggerFactory: lazyChildLogger,
     bodyLimit: resolved.bodyBytesMax,
     requestTimeout: resolved.requestTimeoutMs,
     // Both `/x` and `/x/` answer, with no redirect (docs/compatibility.md #4; Flask
@@ -89,16 +98,11 @@ export async function buildHttpApp(options: Partial<HttpOptions>, deps: HttpDeps
   });
 
   recordRoutes(app);
-  // First, so that a request waiting for its turn does nothing else meanwhile.
-  installConnectionGate(app, resolved.pipelinedRequestsMax);
   installErrorHandling(app, context);
   installServerListeners(app, context, deps.logger);
   installBodyReading(app, resolved.bodyBytesMax);
-  installShutdownRefusal(app);
-  installCors(app);
+  installRequestChecks(app, resolved.pipelinedRequestsMax);
   installLongReads(app, resolved.expensiveReadsMax);
-  installHostRequirement(app);
-  installRepeatRefusal(app);
   installRequestIdEcho(app);
   if (deps.observer !== undefined) installRequestObserver(app, deps.observer);
 
@@ -120,60 +124,59 @@ export async function buildHttpApp(options: Partial<HttpOptions>, deps: HttpDeps
  * Bodies are read as raw bytes whatever their Content-Type, up to `bodyBytesMax` (413 beyond):
  * BigchainDB read POST bodies with `get_json(force=True)` and dropped the Content-Type of GETs
  * (`strip_content_type_middleware.py`). The Broadcaster parses them, with its own limits on
- * depth and size, so a hostile body is a 4xx, never a 500 (docs/compatibility.md #3).
+ * depth and size, so a hostile body is a 4xx, never a 500 (docs/compatibility.md #3). The
+ * header itself is dropped by `installRequestChecks`.
  */
 function installBodyReading(app: FastifyInstance, bodyBytesMax: number): void {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", { parseAs: "buffer", bodyLimit: bodyBytesMax }, (_request, body, done) => {
     done(null, body);
   });
-  // Without the header, a Content-Type Fastify cannot even parse (415) cannot stop the request.
-  app.addHook("onRequest", async (request) => {
-    delete request.raw.headers["content-type"];
-  });
-}
-
-/** While closing, requests that still arrive on open connections get 503 from the catalog. */
-function installShutdownRefusal(app: FastifyInstance): void {
-  let closing = false;
-  app.addHook("preClose", async () => {
-    closing = true;
-  });
-  app.addHook("onRequest", async () => {
-    if (closing) throw new LedgerError("ShuttingDown", "The node is shutting down");
-  });
 }
 
 /**
- * A query parameter given twice is a 400 on every route, before a body is read (parameters.ts
- * `rejectRepeated`). An unknown path stays a 404 whatever its query.
+ * What every request goes through before its route, in one hook: Fastify runs each hook with a
+ * closure of its own, and an async one with a promise and a microtask besides, per request.
+ * The request first waits for its connection's turn (connectionGate.ts), so that one waiting
+ * does nothing else meanwhile; then the checks run in order, and the first that throws is the
+ * answer (errorHandler.ts).
  */
-function installRepeatRefusal(app: FastifyInstance): void {
-  app.addHook("onRequest", async (request) => {
-    if (!request.is404) rejectRepeated(request.query as Query);
+function installRequestChecks(app: FastifyInstance, pipelinedRequestsMax: number): void {
+  const state = { closing: false };
+  app.addHook("preClose", async () => {
+    state.closing = true;
   });
-}
-
-/** Every request waits for its connection's turn (connectionGate.ts). */
-function installConnectionGate(app: FastifyInstance, pipelinedRequestsMax: number): void {
+  const checked = (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void => {
+    try {
+      checkRequest(request, reply, state);
+    } catch (error) {
+      done(error as Error);
+      return;
+    }
+    done();
+  };
   app.addHook("onRequest", (request, reply, done) => {
     const turn = gateOf(request.raw.socket, pipelinedRequestsMax).enter(reply.raw);
-    if (turn === undefined) done();
-    else turn.then(() => done(), done);
+    if (turn === undefined) checked(request, reply, done);
+    else turn.then(() => checked(request, reply, done), done);
   });
 }
 
-/**
- * RFC 9112 §3.2: a server must answer 400 to an HTTP/1.1 request without a Host header. Node's
- * own check answers with an empty body, so it is turned off and done here, in the catalog's shape.
- */
-function installHostRequirement(app: FastifyInstance): void {
-  app.addHook("onRequest", async (request) => {
-    const raw = request.raw;
-    if (raw.httpVersionMajor === 1 && raw.httpVersionMinor === 1 && raw.headers.host === undefined) {
-      throw new LedgerError("BadRequest", "An HTTP/1.1 request must carry a Host header");
-    }
-  });
+function checkRequest(request: FastifyRequest, reply: FastifyReply, state: { readonly closing: boolean }): void {
+  const raw = request.raw;
+  // Without the header, a Content-Type Fastify cannot even parse (415) cannot stop the request.
+  delete raw.headers["content-type"];
+  // While closing, requests that still arrive on open connections get 503 from the catalog.
+  if (state.closing) throw new LedgerError("ShuttingDown", "The node is shutting down");
+  setCorsHeaders(request, reply);
+  // RFC 9112 §3.2: a server must answer 400 to an HTTP/1.1 request without a Host header. Node's
+  // own check answers with an empty body, so it is turned off and done here, in the catalog's shape.
+  if (raw.httpVersionMajor === 1 && raw.httpVersionMinor === 1 && raw.headers.host === undefined) {
+    throw new LedgerError("BadRequest", "An HTTP/1.1 request must carry a Host header");
+  }
+  // A query parameter given twice is a 400 on every route, before a body is read (parameters.ts
+  // `rejectRepeated`). An unknown path stays a 404 whatever its query.
+  if (!request.is404) rejectRepeated(request.query as Query);
 }
 
 /**
