@@ -37,7 +37,7 @@ import { registerSearchRoutes } from "./routes/search.js";
 import { registerTransactionRoutes } from "./routes/transactions.js";
 import { registerValidatorRoutes } from "./routes/validators.js";
 import { registerHealthRoutes, storeReadiness, type ReadinessProbe } from "./routes/health.js";
-import { installRequestIdEcho, requestIdOf } from "./requestId.js";
+import { echoRequestId, requestIdOf } from "./requestId.js";
 import { lazyChildLogger } from "./requestLogger.js";
 import { installRequestObserver, type HttpObserver } from "./requestObserver.js";
 
@@ -103,7 +103,6 @@ export async function buildHttpApp(options: Partial<HttpOptions>, deps: HttpDeps
   installBodyReading(app, resolved.bodyBytesMax);
   installRequestChecks(app, resolved.pipelinedRequestsMax);
   installLongReads(app, resolved.expensiveReadsMax);
-  installRequestIdEcho(app);
   if (deps.observer !== undefined) installRequestObserver(app, deps.observer);
 
   registerDiscoveryRoutes(app, resolved);
@@ -164,6 +163,7 @@ function installRequestChecks(app: FastifyInstance, pipelinedRequestsMax: number
 
 function checkRequest(request: FastifyRequest, reply: FastifyReply, state: { readonly closing: boolean }): void {
   const raw = request.raw;
+  echoRequestId(request, reply);
   // Without the header, a Content-Type Fastify cannot even parse (415) cannot stop the request.
   delete raw.headers["content-type"];
   // While closing, requests that still arrive on open connections get 503 from the catalog.

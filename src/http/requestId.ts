@@ -4,7 +4,7 @@
 // A header that is not sane (too long, or characters a log line or a header should not carry)
 // is not refused, nor trusted: the request gets a made id, as without one.
 import { randomUUID } from "node:crypto";
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import type { IncomingMessage } from "node:http";
 
 export const requestIdHeader = "x-request-id";
@@ -24,15 +24,10 @@ export function requestIdOf(request: IncomingMessage): string {
   return typeof given === "string" && saneRequestId.test(given) ? given : randomUUID();
 }
 
-/** Echoes the id on every answer that goes through the hooks, errors included. */
-export function installRequestIdEcho(app: FastifyInstance): void {
-  app.addHook("onSend", (request, reply, payload, done) => {
-    echoRequestId(request, reply);
-    done(null, payload);
-  });
-}
-
-/** Also called by the error handler, for errors Fastify raises before any hook runs. */
+/**
+ * Set on every request by the app's checks (httpApp.ts), so every answer carries it, and by the
+ * error handler for errors Fastify raises before any hook runs.
+ */
 export function echoRequestId(request: FastifyRequest, reply: FastifyReply): void {
   reply.header(requestIdHeader, request.id);
 }
