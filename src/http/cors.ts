@@ -9,17 +9,18 @@ import type { FastifyReply, FastifyRequest } from "fastify";
  * Fastify raises before any hook runs.
  */
 export function setCorsHeaders(request: FastifyRequest, reply: FastifyReply): void {
-  const origin = request.headers.origin;
-  if (origin === undefined) {
-    reply.header("access-control-allow-origin", "*");
-  } else {
-    reply.header("access-control-allow-origin", origin);
-    reply.header("vary", "Origin");
-    // A page of another origin (the explorer pointed at this node) pages with `Link`, which a
-    // browser hides from scripts unless it is exposed (docs/compatibility.md #32).
-    reply.header("access-control-expose-headers", "Link");
-  }
+  reply.headers(corsHeaders(request.headers.origin));
 }
+
+/** The CORS headers of an answer to a request whose `Origin` is `origin`. */
+export function corsHeaders(origin: string | undefined): Record<string, string> {
+  if (origin === undefined) return anyOrigin;
+  // A page of another origin (the explorer pointed at this node) pages with `Link`, which a
+  // browser hides from scripts unless it is exposed (docs/compatibility.md #32).
+  return { "access-control-allow-origin": origin, vary: "Origin", "access-control-expose-headers": "Link" };
+}
+
+const anyOrigin: Readonly<Record<string, string>> = Object.freeze({ "access-control-allow-origin": "*" });
 
 /**
  * The OPTIONS answer of a path whose methods are `allow`: 204 with `Allow`, plus, for a CORS

@@ -4,7 +4,8 @@
 // large, a bad URL, a broken Content-Length) are translated to catalog codes first, so they get the
 // same body. Anything else is our bug: 500 with a fixed message, logged with its stack
 // (docs/compatibility.md #3).
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { IncomingMessage } from "node:http";
+import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { LedgerError } from "../errors/ledgerError.js";
 import { setCorsHeaders } from "./cors.js";
 import { echoRequestId } from "./requestId.js";
@@ -43,29 +44,50 @@ export function replyWithError(
   reply: FastifyReply,
   context: ErrorContext,
 ): void {
-  if (isClientAbort(error, request)) {
-    // Nothing can be answered, and it is not the node's fault: an error line means a bug.
-    request.log.debug({ method: request.method, url: request.url }, "client closed the connection");
-    return;
-  }
-  const known = asLedgerError(error, context);
+  const answer = errorAnswer(error, request.raw, request.log, context);
+  if (answer === null) return;
   if (!reply.hasHeader("access-control-allow-origin")) setCorsHeaders(request, reply);
   echoRequestId(request, reply);
+  sendJson(reply, answer.status, answer.body);
+}
+
+/** What an error is answered: its status and JSON body. */
+export interface ErrorAnswer {
+  readonly status: number;
+  readonly body: string;
+}
+
+/**
+ * The answer to an error, logged as its kind asks, or null when the client is gone and nothing
+ * can be answered. Shared by Fastify's requests (`replyWithError`) and those the POST lane
+ * answers itself (postLane.ts).
+ */
+export function errorAnswer(
+  error: unknown,
+  request: IncomingMessage,
+  log: FastifyBaseLogger,
+  context: ErrorContext,
+): ErrorAnswer | null {
+  const where = { method: request.method, url: request.url };
+  if (isClientAbort(error, request)) {
+    // Nothing can be answered, and it is not the node's fault: an error line means a bug.
+    log.debug(where, "client closed the connection");
+    return null;
+  }
+  const known = asLedgerError(error, context);
   if (known === null) {
-    const fields = { err: error, method: request.method, url: request.url };
-    request.log.error(fields, "internal error in the HTTP API");
-    sendJson(reply, 500, internalBody);
-    return;
+    log.error({ err: error, ...where }, "internal error in the HTTP API");
+    return { status: 500, body: internalBody };
   }
   const status = known.status;
   // BigchainDB logs every error answer (`make_error`); a client's mistake is not the node's, so
   // 4xx go to debug, the node's refusals (503, 504) are warnings, and a coded 500 is a bug.
   const message = known.httpMessage;
-  const fields = { code: known.code, status, method: request.method, url: request.url, message };
-  if (status === 500) request.log.error({ ...fields, err: known }, "internal error in the HTTP API");
-  else if (status > 500) request.log.warn(fields, "HTTP API error");
-  else request.log.debug(fields, "HTTP API error");
-  sendJson(reply, status, JSON.stringify({ message, status }));
+  const fields = { code: known.code, status, ...where, message };
+  if (status === 500) log.error({ ...fields, err: known }, "internal error in the HTTP API");
+  else if (status > 500) log.warn(fields, "HTTP API error");
+  else log.debug(fields, "HTTP API error");
+  return { status, body: JSON.stringify({ message, status }) };
 }
 
 /** The catalog error an error stands for, or null when it is a bug (answered 500). */
@@ -101,11 +123,11 @@ const clientAbortCodes: ReadonlySet<unknown> = new Set([
 ]);
 
 /** The client closed its connection before the request was over: one of those, socket gone. */
-function isClientAbort(error: unknown, request: FastifyRequest): boolean {
+function isClientAbort(error: unknown, request: IncomingMessage): boolean {
   if (!(error instanceof Error)) return false;
   const code: unknown = (error as Error & { code?: unknown }).code;
-  const socket = request.raw.socket as FastifyRequest["raw"]["socket"] | null;
-  return clientAbortCodes.has(code) && (request.raw.destroyed || socket === null || socket.destroyed);
+  const socket = request.socket as IncomingMessage["socket"] | null;
+  return clientAbortCodes.has(code) && (request.destroyed || socket === null || socket.destroyed);
 }
 
 function isFastifyError(error: unknown): error is FastifyError {

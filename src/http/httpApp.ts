@@ -4,7 +4,7 @@
 // Routes read the Store and hand POSTed bodies to the Broadcaster; they never parse a body or
 // re-serialize a stored transaction: answers are assembled from stored JSON text.
 import { Buffer } from "node:buffer";
-import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import Fastify, {
   LogController,
@@ -12,6 +12,7 @@ import Fastify, {
   type FastifyInstance,
   type FastifyReply,
   type FastifyRequest,
+  type FastifyServerFactory,
 } from "fastify";
 import type { Logger } from "pino";
 import type { Broadcaster } from "../engine/broadcaster.js";
@@ -24,7 +25,8 @@ import { installErrorHandling, replyWithError, type ErrorContext } from "./error
 import { installLongReads } from "./longReads.js";
 import { requestHeadBytesMax } from "./limits.js";
 import { httpOptionsDefault, type HttpOptions } from "./options.js";
-import { rejectRepeated, type Query } from "./parameters.js";
+import { parseQueryString, rejectRepeated, type Query } from "./parameters.js";
+import { createPostLane, type PostLane } from "./postLane.js";
 import { recordRoutes } from "./routeList.js";
 import { registerApiDocsRoutes } from "./routes/apiDocs.js";
 import { explorerBundleDir, registerExplorerRoutes } from "./routes/explorer.js";
@@ -54,6 +56,12 @@ export interface HttpDeps {
   readonly observer?: HttpObserver;
   /** CometBFT's signed headers for the proofs (routes/proofs.ts); none under the solo engine. */
   readonly signedHeaders?: SignedHeaders;
+  /**
+   * Whether POST /api/v1/transactions is answered by the POST lane (postLane.ts; default true).
+   * An app whose caller adds hooks that must see every request (the read server's redirect of
+   * writes) turns it off: the lane's requests never reach Fastify's hooks.
+   */
+  readonly postLane?: boolean;
 }
 
 /**
@@ -69,7 +77,19 @@ export async function buildHttpApp(options: Partial<HttpOptions>, deps: HttpDeps
   };
   // A pino Logger is a FastifyBaseLogger; typed as such, the app keeps the default type.
   const loggerInstance: FastifyBaseLogger | undefined = deps.logger;
+  const state: AppState = { closing: false };
+  const lane = createPostLane({
+    broadcaster: deps.broadcaster,
+    bodyBytesMax: resolved.bodyBytesMax,
+    pipelinedRequestsMax: resolved.pipelinedRequestsMax,
+    closing: () => state.closing,
+    log: () => app.log,
+    ...(deps.observer === undefined ? {} : { observer: deps.observer }),
+    errors: context,
+  });
   const app = Fastify({
+    // The POST lane takes its requests before Fastify sees them (postLane.ts).
+    ...(deps.postLane === false ? {} : { serverFactory: laneServerFactory(lane) }),
     ...(loggerInstance === undefined ? { logger: false } : { loggerInstance }),
     // One line per request would cost more than the request at the reads' rate; errors are
     // logged by the error handler.
@@ -79,8 +99,8 @@ export async function buildHttpApp(options: Partial<HttpOptions>, deps: HttpDeps
     bodyLimit: resolved.bodyBytesMax,
     requestTimeout: resolved.requestTimeoutMs,
     // Both `/x` and `/x/` answer, with no redirect (docs/compatibility.md #4; Flask
-    // `strict_slashes=False`).
-    routerOptions: { ignoreTrailingSlash: true },
+    // `strict_slashes=False`). The query parser is the one the POST lane uses too.
+    routerOptions: { ignoreTrailingSlash: true, querystringParser: parseQueryString },
     // Errors raised before routing get the same JSON body as every other error: Fastify's
     // (a bad URL escape) here, Node's parse errors in `clientErrorHandler`.
     frameworkErrors: (error, request, reply) => replyWithError(error, request, reply, context),
@@ -101,7 +121,7 @@ export async function buildHttpApp(options: Partial<HttpOptions>, deps: HttpDeps
   installErrorHandling(app, context);
   installServerListeners(app, context, deps.logger);
   installBodyReading(app, resolved.bodyBytesMax);
-  installRequestChecks(app, resolved.pipelinedRequestsMax);
+  installRequestChecks(app, resolved.pipelinedRequestsMax, state);
   installLongReads(app, resolved.expensiveReadsMax);
   if (deps.observer !== undefined) installRequestObserver(app, deps.observer);
 
@@ -117,6 +137,35 @@ export async function buildHttpApp(options: Partial<HttpOptions>, deps: HttpDeps
   registerApiDocsRoutes(app);
   if (resolved.explorer) registerExplorerRoutes(app, explorerBundleDir());
   return app;
+}
+
+/** What the app's parts share: set when the app starts closing (a `preClose` hook). */
+interface AppState {
+  closing: boolean;
+}
+
+function laneServerFactory(lane: PostLane): FastifyServerFactory<Server> {
+  return (handler, fastifyOptions) => laneServer(lane, handler, fastifyOptions);
+}
+
+/**
+ * The HTTP server Fastify would make (its `getServerInstance` for HTTP/1.1: the `http` options,
+ * its timeouts), with the POST lane in front of Fastify's handler.
+ */
+function laneServer(
+  lane: PostLane,
+  handler: (request: IncomingMessage, response: ServerResponse) => void,
+  fastifyOptions: Record<string, unknown>,
+): Server {
+  const server = createServer((fastifyOptions["http"] ?? {}) as ServerOptions, (request, response) => {
+    if (!lane(request, response)) handler(request, response);
+  });
+  server.keepAliveTimeout = fastifyOptions["keepAliveTimeout"] as number;
+  server.requestTimeout = fastifyOptions["requestTimeout"] as number;
+  server.setTimeout(fastifyOptions["connectionTimeout"] as number);
+  const perSocket = fastifyOptions["maxRequestsPerSocket"] as number | null;
+  if (perSocket !== null && perSocket > 0) server.maxRequestsPerSocket = perSocket;
+  return server;
 }
 
 /**
@@ -140,8 +189,7 @@ function installBodyReading(app: FastifyInstance, bodyBytesMax: number): void {
  * does nothing else meanwhile; then the checks run in order, and the first that throws is the
  * answer (errorHandler.ts).
  */
-function installRequestChecks(app: FastifyInstance, pipelinedRequestsMax: number): void {
-  const state = { closing: false };
+function installRequestChecks(app: FastifyInstance, pipelinedRequestsMax: number, state: AppState): void {
   app.addHook("preClose", async () => {
     state.closing = true;
   });
@@ -161,7 +209,7 @@ function installRequestChecks(app: FastifyInstance, pipelinedRequestsMax: number
   });
 }
 
-function checkRequest(request: FastifyRequest, reply: FastifyReply, state: { readonly closing: boolean }): void {
+function checkRequest(request: FastifyRequest, reply: FastifyReply, state: Readonly<AppState>): void {
   const raw = request.raw;
   echoRequestId(request, reply);
   // Without the header, a Content-Type Fastify cannot even parse (415) cannot stop the request.

@@ -2,12 +2,21 @@
 // read them (docs/bigchaindb-behaviour.md §1.5, §1.6), with the body of docs/compatibility.md #2:
 // reqparse's `{"message": {"<arg>": "<text>"}}` becomes the message `<arg>: <text>`, BigchainDB's
 // words kept. Every check throws LedgerError("BadParameter") (400); nothing here touches the store.
+import { parse as parseQuery } from "fast-querystring";
 import { LedgerError } from "../errors/ledgerError.js";
 import type { BroadcastMode } from "../engine/broadcaster.js";
 import type { Operation } from "../transaction/committed.js";
 
 /** What Fastify's query-string parser gives: a repeated parameter is an array. */
 export type Query = Readonly<Record<string, string | readonly string[] | undefined>>;
+
+/**
+ * The query string (after `?`) as Fastify's router reads it by default, given to Fastify and used
+ * by the POST lane (postLane.ts), so that both read a query alike.
+ */
+export function parseQueryString(text: string): Query {
+  return text.length === 0 ? {} : (parseQuery(text) as Query);
+}
 
 export const missingText = "Missing required parameter in the JSON body or the post body or the query string";
 

@@ -43,7 +43,8 @@ export async function startReadServer(config: Config, deps: { readonly writerUrl
     const streamsUrl = config.wsserver.advertised_url;
     const app = await buildHttpApp(
       { ...options.http, streamsUrl, version: packageInfo().version },
-      { broadcaster: refusingBroadcaster, store, logger: deps.logger },
+      // Every write meets the hook below, so none may take the POST lane past it.
+      { broadcaster: refusingBroadcaster, store, logger: deps.logger, postLane: false },
     );
     const writer = deps.writerUrl.replace(/\/+$/, "");
     app.addHook("onRequest", async (request, reply) => {

@@ -71,15 +71,23 @@ export function registerTransactionRoutes(
         write: (entry) => entry.json,
       });
     },
-    // The mode is read first, then the Broadcaster parses and validates the body as it came,
-    // whatever its Content-Type says (BigchainDB `get_json(force=True)`), and throws a coded
-    // LedgerError on any refusal. The answer is the posted transaction (spec: 202 in every mode).
+    // Requests over a socket are answered by the POST lane (postLane.ts), with the same function.
     POST: async (request, reply) => {
-      const mode = parseMode("mode", firstValue(request.query as Query, "mode"));
       const body = request.body;
-      const bytes = body instanceof Uint8Array ? body : new Uint8Array(0);
-      const tx = await deps.broadcaster.broadcast(bytes, mode, v1Door);
-      return sendJson(reply, 202, tx.json);
+      const json = await postTransaction(deps.broadcaster, request.query as Query, body instanceof Uint8Array ? body : undefined);
+      return sendJson(reply, 202, json);
     },
   });
+}
+
+/**
+ * `POST /api/v1/transactions`: the mode is read first, then the Broadcaster parses and validates
+ * the body as it came, whatever its Content-Type says (BigchainDB `get_json(force=True)`), and
+ * throws a coded LedgerError on any refusal. Resolves with the answer's JSON: the posted
+ * transaction (spec: 202 in every mode). No body is an empty one.
+ */
+export async function postTransaction(broadcaster: Broadcaster, query: Query, body: Uint8Array | undefined): Promise<string> {
+  const mode = parseMode("mode", firstValue(query, "mode"));
+  const tx = await broadcaster.broadcast(body ?? new Uint8Array(0), mode, v1Door);
+  return tx.json;
 }

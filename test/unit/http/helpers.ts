@@ -1,7 +1,9 @@
 // Shared by the HTTP tests: a real stack (SQLite file, prepare pool, ledger, solo engine) with
-// the HTTP app on top, driven with `app.inject()`.
+// the HTTP app on top, driven with `app.inject()`, and POSTs through the app's server handler, so
+// that they meet the POST lane (src/http/postLane.ts) as requests over a socket do.
 import assert from "node:assert/strict";
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from "fastify";
+import { inject, type DispatchFunc } from "light-my-request";
 import type { SoloEngineOptions } from "../../../src/engine/solo/options.js";
 import { buildHttpApp } from "../../../src/http/httpApp.js";
 import type { HttpOptions } from "../../../src/http/options.js";
@@ -60,7 +62,18 @@ export async function get(app: FastifyInstance, url: string, options: Partial<In
 export async function post(app: FastifyInstance, body: string | JsonObject, mode?: string, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
   const url = mode === undefined ? "/api/v1/transactions" : `/api/v1/transactions?mode=${mode}`;
   const payload = typeof body === "string" ? body : writeJson(body);
-  return app.inject({ method: "POST", url, payload, headers });
+  return injectThroughServer(app, { method: "POST", url, payload, headers });
+}
+
+/**
+ * A request handed to the app's server as a socket's would be (the POST lane first, then
+ * Fastify), where `app.inject` hands it to Fastify alone.
+ */
+export async function injectThroughServer(app: FastifyInstance, options: InjectOptions): Promise<LightMyRequestResponse> {
+  await app.ready();
+  const handlers = app.server.listeners("request");
+  assert.equal(handlers.length, 1, "the server has one request handler");
+  return inject(handlers[0] as DispatchFunc, options);
 }
 
 /** POSTs with mode=commit and asserts the 202 echo. */
