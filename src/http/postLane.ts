@@ -17,7 +17,7 @@ import { LedgerError } from "../errors/ledgerError.js";
 import { gateOf } from "./connectionGate.js";
 import { corsHeaders } from "./cors.js";
 import { errorAnswer, type ErrorContext } from "./errorHandler.js";
-import { parseQueryString, rejectRepeated } from "./parameters.js";
+import { parseQueryString, rejectRepeated, type Query } from "./parameters.js";
 import { requestIdHeader, requestIdOf } from "./requestId.js";
 import type { HttpObserver } from "./requestObserver.js";
 import { lazyChildLogger } from "./requestLogger.js";
@@ -46,21 +46,22 @@ export function createPostLane(deps: PostLaneDeps): PostLane {
     if (request.method !== "POST") return false;
     const query = laneQuery(request.url ?? "");
     if (query === null) return false;
-    const started = performance.now();
-    const id = requestIdOf(request);
+    const post: LanePost = { deps, request, response, queryText: query, id: requestIdOf(request), started: performance.now() };
     const turn = gateOf(request.socket, deps.pipelinedRequestsMax).enter(response);
-    const answer = (): void => {
-      answerPost(deps, request, response, query, id, started).catch((error: unknown) => {
-        // answerPost answers every error; one here is a bug in answering, and the client is not
-        // left waiting for it.
-        deps.log().error({ err: error, reqId: id }, "internal error in the POST lane");
-        response.destroy();
-      });
-    };
-    if (turn === undefined) answer();
-    else turn.then(answer, (error: unknown) => answerError(deps, request, response, id, started, error, {}));
+    if (turn === undefined) startPost(post);
+    else turn.then(() => startPost(post), (error: unknown) => answerError(post, error, false));
     return true;
   };
+}
+
+/** One request in the lane. */
+interface LanePost {
+  readonly deps: PostLaneDeps;
+  readonly request: IncomingMessage;
+  readonly response: ServerResponse;
+  readonly queryText: string;
+  readonly id: string;
+  readonly started: number;
 }
 
 /** The query string of a URL the lane answers (Fastify's route with `ignoreTrailingSlash`), or null. */
@@ -79,32 +80,40 @@ function laneQuery(url: string): string | null {
   return end === url.length ? "" : url.slice(end + 1);
 }
 
-async function answerPost(
-  deps: PostLaneDeps,
-  request: IncomingMessage,
-  response: ServerResponse,
-  queryText: string,
-  id: string,
-  started: number,
-): Promise<void> {
-  let bodyError = false;
+/** The checks, then the body; its read calls back rather than awaits (a promise less per POST). */
+function startPost(post: LanePost): void {
+  let query: Query;
   try {
-    checkLaneRequest(deps, request);
-    const query = parseQueryString(queryText);
+    checkLaneRequest(post.deps, post.request);
+    query = parseQueryString(post.queryText);
     rejectRepeated(query);
-    bodyError = true;
-    const body = await readBody(request, deps.bodyBytesMax);
-    bodyError = false;
-    const json = Buffer.from(await postTransaction(deps.broadcaster, query, body), "utf8");
-    if (response.destroyed) return;
-    writeAnswer(response, 202, json, headersOf(request, id));
-    deps.observer?.request("POST", laneRoute, 202, (performance.now() - started) / 1000);
   } catch (error) {
-    // Fastify closes the connection after a body it could not read (the client may send more),
-    // and once it is closing.
-    const close = bodyError || deps.closing();
-    answerError(deps, request, response, id, started, error, close ? { connection: "close" } : {});
+    answerError(post, error, false);
+    return;
   }
+  readBody(post.request, post.deps.bodyBytesMax, (error, body) => {
+    // Fastify closes the connection after a body it could not read: the client may send more.
+    if (error !== null) answerError(post, error, true);
+    else
+      finishPost(post, query, body).catch((failure: unknown) => {
+        // finishPost answers every error; one here is a bug in answering, and the client is not
+        // left waiting for it.
+        post.deps.log().error({ err: failure, reqId: post.id }, "internal error in the POST lane");
+        post.response.destroy();
+      });
+  });
+}
+
+async function finishPost(post: LanePost, query: Query, body: Uint8Array | undefined): Promise<void> {
+  let json: Buffer;
+  try {
+    json = Buffer.from(await postTransaction(post.deps.broadcaster, query, body), "utf8");
+  } catch (error) {
+    answerError(post, error, false);
+    return;
+  }
+  if (post.response.destroyed) return;
+  writeAnswer(post, 202, json, false);
 }
 
 /** httpApp.ts `checkRequest`, for a request Fastify does not see. */
@@ -115,32 +124,25 @@ function checkLaneRequest(deps: PostLaneDeps, request: IncomingMessage): void {
   }
 }
 
-function answerError(
-  deps: PostLaneDeps,
-  request: IncomingMessage,
-  response: ServerResponse,
-  id: string,
-  started: number,
-  error: unknown,
-  extra: OutgoingHttpHeaders,
-): void {
-  const log = lazyChildLogger(deps.log(), { reqId: id }, {});
-  const answer = errorAnswer(error, request, log, deps.errors);
-  if (answer === null || response.headersSent || response.destroyed) return;
-  writeAnswer(response, answer.status, Buffer.from(answer.body, "utf8"), { ...headersOf(request, id), ...extra });
-  deps.observer?.request("POST", laneRoute, answer.status, (performance.now() - started) / 1000);
+function answerError(post: LanePost, error: unknown, bodyError: boolean): void {
+  const log = lazyChildLogger(post.deps.log(), { reqId: post.id }, {});
+  const answer = errorAnswer(error, post.request, log, post.deps.errors);
+  if (answer === null || post.response.headersSent || post.response.destroyed) return;
+  // Fastify closes the connection after a body it could not read, and once it is closing.
+  writeAnswer(post, answer.status, Buffer.from(answer.body, "utf8"), bodyError || post.deps.closing());
 }
 
-/** The headers every answer carries (httpApp.ts `checkRequest`), in the order Fastify sends them. */
-function headersOf(request: IncomingMessage, id: string): OutgoingHttpHeaders {
-  return { [requestIdHeader]: id, ...corsHeaders(request.headers.origin) };
-}
-
-function writeAnswer(response: ServerResponse, status: number, body: Buffer, headers: OutgoingHttpHeaders): void {
+/** The answer, with the headers every answer carries (httpApp.ts `checkRequest`); observed. */
+function writeAnswer(post: LanePost, status: number, body: Buffer, close: boolean): void {
+  const headers: OutgoingHttpHeaders = { [requestIdHeader]: post.id };
+  const cors = corsHeaders(post.request.headers.origin);
+  for (const name in cors) headers[name] = cors[name];
+  if (close) headers["connection"] = "close";
   headers["content-type"] = "application/json";
   headers["content-length"] = body.length;
-  response.writeHead(status, headers);
-  response.end(body);
+  post.response.writeHead(status, headers);
+  post.response.end(body);
+  post.deps.observer?.request("POST", laneRoute, status, (performance.now() - post.started) / 1000);
 }
 
 // Fastify's errors for a body it cannot take, so that errorAnswer maps them as it maps Fastify's.
@@ -159,47 +161,47 @@ class BodyError extends Error {
  * the limit, when more than the limit arrives, or when what arrived is not what was declared.
  * No body is undefined.
  */
-function readBody(request: IncomingMessage, limit: number): Promise<Uint8Array | undefined> {
+function readBody(request: IncomingMessage, limit: number, done: (error: Error | null, body: Uint8Array | undefined) => void): void {
   const declaredText = request.headers["content-length"];
-  const declared = Number(declaredText);
   if (request.headers["transfer-encoding"] === undefined && (declaredText === undefined || declaredText === "0")) {
-    return Promise.resolve(undefined);
+    done(null, undefined);
+    return;
   }
-  if (declared > limit) return Promise.reject(tooLarge());
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let received = 0;
-    const onData = (chunk: Buffer): void => {
-      received += chunk.length;
-      if (received > limit) {
-        stop();
-        reject(tooLarge());
-        return;
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = (error?: Error & { statusCode?: number }): void => {
+  const declared = Number(declaredText);
+  if (declared > limit) {
+    done(tooLarge(), undefined);
+    return;
+  }
+  const chunks: Buffer[] = [];
+  let received = 0;
+  const stop = (): void => {
+    request.removeListener("data", onData);
+    request.removeListener("end", onEnd);
+    request.removeListener("error", onEnd);
+  };
+  const onData = (chunk: Buffer): void => {
+    received += chunk.length;
+    if (received > limit) {
       stop();
-      if (error !== undefined) {
-        if (!(typeof error.statusCode === "number" && error.statusCode >= 400)) error.statusCode = 400;
-        reject(error);
-        return;
-      }
-      if (!Number.isNaN(declared) && received !== declared) {
-        reject(new BodyError("FST_ERR_CTP_INVALID_CONTENT_LENGTH", "Request body size did not match Content-Length", 400));
-        return;
-      }
-      resolve(Buffer.concat(chunks, received));
-    };
-    const stop = (): void => {
-      request.removeListener("data", onData);
-      request.removeListener("end", onEnd);
-      request.removeListener("error", onEnd);
-    };
-    request.on("data", onData);
-    request.on("end", onEnd);
-    request.on("error", onEnd);
-  });
+      done(tooLarge(), undefined);
+      return;
+    }
+    chunks.push(chunk);
+  };
+  const onEnd = (error?: Error & { statusCode?: number }): void => {
+    stop();
+    if (error !== undefined) {
+      if (!(typeof error.statusCode === "number" && error.statusCode >= 400)) error.statusCode = 400;
+      done(error, undefined);
+    } else if (!Number.isNaN(declared) && received !== declared) {
+      done(new BodyError("FST_ERR_CTP_INVALID_CONTENT_LENGTH", "Request body size did not match Content-Length", 400), undefined);
+    } else {
+      done(null, chunks.length === 1 ? Buffer.from(chunks[0]!) : Buffer.concat(chunks, received));
+    }
+  };
+  request.on("data", onData);
+  request.on("end", onEnd);
+  request.on("error", onEnd);
 }
 
 function tooLarge(): BodyError {
