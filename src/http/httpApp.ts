@@ -27,6 +27,7 @@ import { requestHeadBytesMax } from "./limits.js";
 import { httpOptionsDefault, type HttpOptions } from "./options.js";
 import { parseQueryString, rejectRepeated, type Query } from "./parameters.js";
 import { createPostLane, type PostLane } from "./postLane.js";
+import { refuseRequest } from "./requestRules.js";
 import { recordRoutes } from "./routeList.js";
 import { registerApiDocsRoutes } from "./routes/apiDocs.js";
 import { explorerBundleDir, registerExplorerRoutes } from "./routes/explorer.js";
@@ -214,14 +215,8 @@ function checkRequest(request: FastifyRequest, reply: FastifyReply, state: Reado
   echoRequestId(request, reply);
   // Without the header, a Content-Type Fastify cannot even parse (415) cannot stop the request.
   delete raw.headers["content-type"];
-  // While closing, requests that still arrive on open connections get 503 from the catalog.
-  if (state.closing) throw new LedgerError("ShuttingDown", "The node is shutting down");
   setCorsHeaders(request, reply);
-  // RFC 9112 §3.2: a server must answer 400 to an HTTP/1.1 request without a Host header. Node's
-  // own check answers with an empty body, so it is turned off and done here, in the catalog's shape.
-  if (raw.httpVersionMajor === 1 && raw.httpVersionMinor === 1 && raw.headers.host === undefined) {
-    throw new LedgerError("BadRequest", "An HTTP/1.1 request must carry a Host header");
-  }
+  refuseRequest(raw, state.closing);
   // A query parameter given twice is a 400 on every route, before a body is read (parameters.ts
   // `rejectRepeated`). An unknown path stays a 404 whatever its query.
   if (!request.is404) rejectRepeated(request.query as Query);

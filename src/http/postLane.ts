@@ -6,14 +6,13 @@
 // a socket (`app.inject`), go to Fastify.
 //
 // It answers what Fastify's route answers, byte for byte, by the same parts: the connection's
-// turn (connectionGate.ts), the same checks and headers (httpApp.ts `checkRequest`), the same
+// turn (connectionGate.ts), the same refusals (requestRules.ts) and headers, the same
 // query parser, the body read under the same limit with Fastify's errors for it, the route's
 // own function (`postTransaction`) and the one error map (errorHandler.ts `errorAnswer`).
 // test/unit/http/postLane.test.ts holds both to the same answers.
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
 import type { FastifyBaseLogger } from "fastify";
 import type { Broadcaster } from "../engine/broadcaster.js";
-import { LedgerError } from "../errors/ledgerError.js";
 import { gateOf } from "./connectionGate.js";
 import { corsHeaders } from "./cors.js";
 import { errorAnswer, type ErrorContext } from "./errorHandler.js";
@@ -21,6 +20,7 @@ import { parseQueryString, rejectRepeated, type Query } from "./parameters.js";
 import { requestIdHeader, requestIdOf } from "./requestId.js";
 import type { HttpObserver } from "./requestObserver.js";
 import { lazyChildLogger } from "./requestLogger.js";
+import { refuseRequest } from "./requestRules.js";
 import { postTransaction } from "./routes/transactions.js";
 
 /** The route the lane answers, as the metrics name it. */
@@ -84,7 +84,7 @@ function laneQuery(url: string): string | null {
 function startPost(post: LanePost): void {
   let query: Query;
   try {
-    checkLaneRequest(post.deps, post.request);
+    refuseRequest(post.request, post.deps.closing());
     query = parseQueryString(post.queryText);
     rejectRepeated(query);
   } catch (error) {
@@ -114,14 +114,6 @@ async function finishPost(post: LanePost, query: Query, body: Uint8Array | undef
   }
   if (post.response.destroyed) return;
   writeAnswer(post, 202, json, false);
-}
-
-/** httpApp.ts `checkRequest`, for a request Fastify does not see. */
-function checkLaneRequest(deps: PostLaneDeps, request: IncomingMessage): void {
-  if (deps.closing()) throw new LedgerError("ShuttingDown", "The node is shutting down");
-  if (request.httpVersionMajor === 1 && request.httpVersionMinor === 1 && request.headers.host === undefined) {
-    throw new LedgerError("BadRequest", "An HTTP/1.1 request must carry a Host header");
-  }
 }
 
 function answerError(post: LanePost, error: unknown, bodyError: boolean): void {
