@@ -8,6 +8,7 @@ import { decodeFulfillment } from "../src/crypto-conditions/decodeFulfillment.js
 import { encodeFulfillment } from "../src/crypto-conditions/encodeFulfillment.js";
 import { signEd25519Fulfillment } from "../src/crypto-conditions/signEd25519Fulfillment.js";
 import { verifyFulfillment } from "../src/crypto-conditions/verifyFulfillment.js";
+import { ofVerifyRate } from "./lib.js";
 
 const durationMs = 2_000;
 const batch = 64;
@@ -25,7 +26,7 @@ function measure(label: string, step: () => boolean): void {
     elapsed = performance.now() - start;
   }
   const perSecond = Math.round((count * 1000) / elapsed);
-  console.log(`${label}: ${perSecond.toLocaleString("en-US")} /s (${count} in ${Math.round(elapsed)} ms)`);
+  console.log(`${label}: ${perSecond.toLocaleString("en-US")} /s ${ofVerifyRate(perSecond)} (${count} in ${Math.round(elapsed)} ms)`);
 }
 
 export async function run(): Promise<void> {

@@ -25,7 +25,7 @@ import { makeRandomKeypair } from "../src/transaction/builders/makeRandomKeypair
 import { makeTransfer } from "../src/transaction/builders/makeTransfer.js";
 import { signTx } from "../src/transaction/builders/signTx.js";
 import type { JsonObject } from "../src/json/jsonValue.js";
-import { fmt, rawVerifyRate } from "./lib.js";
+import { fmt, rawVerifyRate, ofVerifyRate } from "./lib.js";
 
 const quick = process.env["LEDGERD_BENCH_QUICK"] === "1";
 const fillTxs = quick ? 100_000 : 1_000_000;
@@ -104,7 +104,7 @@ async function measure(open: () => Promise<Store>, label: string, signed: Signed
   const engine = await SoloEngine.start({ blockIntervalMs: 20, txsPerBlockMax: 2_000 }, { ledger, validator: { publicKey: "00".repeat(32), power: 10 } });
   const create = await committedRate(engine, ledger, signed.creates);
   const transfer = await committedRate(engine, ledger, signed.transfers);
-  console.log(`${label}: CREATE ${fmt(create)} committed tx/s, TRANSFER ${fmt(transfer)} committed tx/s`);
+  console.log(`${label}: CREATE ${fmt(create)} committed tx/s ${ofVerifyRate(create)}, TRANSFER ${fmt(transfer)} committed tx/s ${ofVerifyRate(transfer)}`);
   await engine.stop();
   await pool.close();
   await store.close();

@@ -15,7 +15,7 @@ import type { Broadcaster } from "../src/engine/broadcaster.js";
 import { buildHttpApp } from "../src/http/httpApp.js";
 import { SqliteStore } from "../src/store/sqlite/sqliteStore.js";
 import type { CommittedTx } from "../src/transaction/committed.js";
-import { fmt, requestLatencies } from "./lib.js";
+import { fmt, requestLatencies, ofVerifyRate } from "./lib.js";
 
 const quick = process.env["LEDGERD_BENCH_QUICK"] === "1";
 const storedTxs = quick ? 50_000 : 1_000_000;
@@ -58,7 +58,7 @@ export async function run(): Promise<void> {
       await store.commitBlock({ height, appHash: hex(`app:${height}`), txs });
     }
     const fillSeconds = (performance.now() - started) / 1000;
-    console.log(`fill: ${fmt(storedTxs)} transactions in ${fillSeconds.toFixed(1)} s (${fmt(storedTxs / fillSeconds)} tx/s, field index included)`);
+    console.log(`fill: ${fmt(storedTxs)} transactions in ${fillSeconds.toFixed(1)} s (${fmt(storedTxs / fillSeconds)} tx/s ${ofVerifyRate(storedTxs / fillSeconds)}, field index included)`);
     const app = await buildHttpApp({}, { broadcaster: noBroadcast, store });
     const queries: [string, (n: number) => string][] = [
       ["one serial (1 hit)", (n) => `/api/v1/assets?data.serial=SN-${(n * 7919) % storedTxs}`],

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SqliteStore } from "../src/store/sqlite/sqliteStore.js";
-import { median } from "./lib.js";
+import { median, inVerifies } from "./lib.js";
 import { Chain } from "./store.bench.js";
 
 const createsPerBlock = 100;
@@ -44,7 +44,7 @@ export async function run(): Promise<void> {
     }
     const [handedUs, readBackUs] = [median(perTx.handed), median(perTx.readBack)];
     console.log(`following a writer's commit on the main thread, µs per transaction (median of ${blocks} blocks of ${createsPerBlock + transfersPerBlock}):`);
-    console.log(`  the rows handed over: ${handedUs.toFixed(2)}; read back and derived again: ${readBackUs.toFixed(2)}; handed / read back ${(handedUs / readBackUs).toFixed(2)}`);
+    console.log(`  the rows handed over: ${handedUs.toFixed(2)} ${inVerifies(handedUs / 1000)}; read back and derived again: ${readBackUs.toFixed(2)} ${inVerifies(readBackUs / 1000)}; handed / read back ${(handedUs / readBackUs).toFixed(2)}`);
   } finally {
     await readBack.close();
     await handed.close();

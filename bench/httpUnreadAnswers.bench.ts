@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { CommittedTx } from "../src/transaction/committed.js";
 import { makeRandomKeypair } from "../src/transaction/builders/makeRandomKeypair.js";
-import { median, percentile } from "./lib.js";
+import { median, percentile, inVerifies } from "./lib.js";
 import { fillConditionUri, openForFill, rssMiB, runCli, startNode, stopNode, type BenchNode } from "./nodeProcess.js";
 
 const quick = process.env["LEDGERD_BENCH_QUICK"] === "1";
@@ -106,7 +106,7 @@ async function round(node: Node, hotKey: string, requests: number): Promise<void
   console.log(
     `${attackConnections} connections x ${requests} unread GETs of ${outputsOfKey} outputs: ` +
       `RSS ${before.toFixed(0)} MiB before, ${peak.toFixed(0)} MiB peak during, ${after.toFixed(0)} MiB after; ` +
-      `GET / from another client during it: median ${median(latencies).toFixed(1)} ms, ` +
+      `GET / from another client during it: median ${median(latencies).toFixed(1)} ms ${inVerifies(median(latencies))}, ` +
       `p99 ${percentile(latencies, 99).toFixed(1)} ms over ${latencies.length}; ${closed} of the attacking connections closed by the node`,
   );
 }
@@ -121,7 +121,7 @@ export async function run(): Promise<void> {
     node = await start(dataDir);
     const idle: number[] = [];
     for (let i = 0; i < 20; i++) idle.push(await rootLatency(node));
-    console.log(`GET / with no attack: median ${median(idle).toFixed(1)} ms`);
+    console.log(`GET / with no attack: median ${median(idle).toFixed(1)} ms ${inVerifies(median(idle))}`);
     await round(node, hotKey, 300);
     await round(node, hotKey, 200);
   } finally {

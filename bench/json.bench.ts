@@ -9,7 +9,7 @@ import { readJson } from "../src/json/readJson.js";
 import { serializeCanonical } from "../src/json/serializeCanonical.js";
 import { signingDigests } from "../src/transaction/signingDigests.js";
 import { writeJson } from "../src/json/writeJson.js";
-import { fmt, rate } from "./lib.js";
+import { fmt, rate, ofVerifyRate } from "./lib.js";
 
 const vectorFile = new URL("../test/vectors/driver/01_create_single_owner.json", import.meta.url);
 
@@ -26,15 +26,19 @@ export async function run(): Promise<void> {
   const readTextRate = rate(seconds, () => readJson(text));
   const readBytesRate = rate(seconds, () => readJson(bytes));
   console.log(`tx size: ${bytes.length} bytes`);
-  console.log(`JSON.parse(string):       ${fmt(parseRate)} /s  ${(parseRate * mb).toFixed(0)} MB/s`);
-  console.log(`readJson(string):         ${fmt(readTextRate)} /s  ${(readTextRate * mb).toFixed(0)} MB/s`);
-  console.log(`readJson(bytes):          ${fmt(readBytesRate)} /s  ${(readBytesRate * mb).toFixed(0)} MB/s`);
+  console.log(`JSON.parse(string):       ${fmt(parseRate)} /s  ${(parseRate * mb).toFixed(0)} MB/s ${ofVerifyRate(parseRate)}`);
+  console.log(`readJson(string):         ${fmt(readTextRate)} /s  ${(readTextRate * mb).toFixed(0)} MB/s ${ofVerifyRate(readTextRate)}`);
+  console.log(`readJson(bytes):          ${fmt(readBytesRate)} /s  ${(readBytesRate * mb).toFixed(0)} MB/s ${ofVerifyRate(readBytesRate)}`);
   console.log(`readJson(string) slower than JSON.parse by: ${(parseRate / readTextRate).toFixed(2)}x`);
 
-  console.log(`serializeCanonical python: ${fmt(rate(seconds, () => serializeCanonical(tx, "python")))} /s`);
-  console.log(`serializeCanonical js:     ${fmt(rate(seconds, () => serializeCanonical(tx, "js")))} /s`);
-  console.log(`computeTxId python:        ${fmt(rate(seconds, () => computeTxId(tx, "python")))} /s`);
-  console.log(`matchTxId:                 ${fmt(rate(seconds, () => matchTxId(tx)))} /s`);
-  console.log(`signingDigests python:     ${fmt(rate(seconds, () => signingDigests(tx, "python")))} /s`);
-  console.log(`writeJson:                 ${fmt(rate(seconds, () => writeJson(tx)))} /s`);
+  printRate("serializeCanonical python:", rate(seconds, () => serializeCanonical(tx, "python")));
+  printRate("serializeCanonical js:    ", rate(seconds, () => serializeCanonical(tx, "js")));
+  printRate("computeTxId python:       ", rate(seconds, () => computeTxId(tx, "python")));
+  printRate("matchTxId:                ", rate(seconds, () => matchTxId(tx)));
+  printRate("signingDigests python:    ", rate(seconds, () => signingDigests(tx, "python")));
+  printRate("writeJson:                ", rate(seconds, () => writeJson(tx)));
+}
+
+function printRate(label: string, perSecond: number): void {
+  console.log(`${label} ${fmt(perSecond)} /s ${ofVerifyRate(perSecond)}`);
 }

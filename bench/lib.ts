@@ -34,6 +34,33 @@ export function rawVerifyRate(seconds = 2, distinct = distinctSignatures): numbe
   return rate(seconds, rawVerifier(distinct));
 }
 
+/**
+ * The same-run baseline every benchmark's figures are printed beside: one core's raw Ed25519
+ * verify rate, measured by bench/run.ts just before each benchmark (and again after). This
+ * machine's speed moves ~2.4x from day to day, so a figure means something only in these units.
+ */
+let baselineVerifiesPerSecond: number | null = null;
+
+export function setSameRunBaseline(rawVerifiesPerSecond: number): void {
+  baselineVerifiesPerSecond = rawVerifiesPerSecond;
+}
+
+function baselineRate(): number {
+  return (baselineVerifiesPerSecond ??= rawVerifyRate(1));
+}
+
+/** A duration in ms as the raw verifies one core does meanwhile: `(12.3 raw verifies)`. */
+export function inVerifies(ms: number): string {
+  const verifies = (ms / 1000) * baselineRate();
+  return `(${verifies < 10 ? verifies.toFixed(2) : fmt(verifies)} raw verifies)`;
+}
+
+/** A rate (per second) as a share of one core's raw verify rate: `(0.48 x the raw verify rate)`. */
+export function ofVerifyRate(perSecond: number): string {
+  const share = perSecond / baselineRate();
+  return `(${share < 10 ? share.toFixed(3) : fmt(share)} x the raw verify rate)`;
+}
+
 /** One raw verify per call, cycling through `distinct` pre-made signatures. */
 export function rawVerifier(distinct = distinctSignatures): () => void {
   const triples = Array.from({ length: distinct }, () => {
@@ -84,7 +111,7 @@ export async function requestLatencies(
   times.sort((a, b) => a - b);
   const p50 = percentile(times, 50);
   const p99 = percentile(times, 99);
-  console.log(`${name}: p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms (${samples} requests${goal === "" ? "" : `, goal ${goal}`})`);
+  console.log(`${name}: p50 ${p50.toFixed(2)} ms ${inVerifies(p50)}, p99 ${p99.toFixed(2)} ms ${inVerifies(p99)} (${samples} requests${goal === "" ? "" : `, goal ${goal}`})`);
   return { p50, p99 };
 }
 

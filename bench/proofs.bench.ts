@@ -24,7 +24,7 @@ import { verifyTransactionProof, type TransactionProof } from "../src/proofs/ver
 import { SqliteStore } from "../src/store/sqlite/sqliteStore.js";
 import type { CommittedTx } from "../src/transaction/committed.js";
 import { committedRate } from "./engine.bench.js";
-import { fmt, median, rate, requestLatencies, signCreates } from "./lib.js";
+import { fmt, median, rate, requestLatencies, signCreates, inVerifies, ofVerifyRate } from "./lib.js";
 
 const quick = process.env["LEDGERD_BENCH_QUICK"] === "1";
 const proofLedgerTxs = quick ? 100_000 : 1_000_000;
@@ -100,7 +100,7 @@ function nodeHashes(): void {
     us.js.push(1e6 / rate(1, () => sha256Js(prefix, left, right)));
   }
   const [node, js] = [median(us.node), median(us.js)];
-  console.log(`node hash, µs, median of ${rounds}: ${sha256Implementation} ${node.toFixed(2)}, @noble/hashes ${js.toFixed(2)}; ratio ${(node / js).toFixed(2)}`);
+  console.log(`node hash, µs, median of ${rounds}: ${sha256Implementation} ${node.toFixed(2)} ${inVerifies(node / 1000)}, @noble/hashes ${js.toFixed(2)}; ratio ${(node / js).toFixed(2)}`);
 }
 
 export async function run(): Promise<void> {
@@ -113,7 +113,7 @@ export async function run(): Promise<void> {
       for (const rule of ["bigchaindb", "v1"] as const) rates[rule].push(await engineRate(dir, rule, txs));
     }
     const [before, after] = [median(rates.bigchaindb), median(rates.v1)];
-    console.log(`committed CREATE tx/s, median of ${rounds}: BigchainDB's app hash ${fmt(before)}, commitment v1 ${fmt(after)}`);
+    console.log(`committed CREATE tx/s, median of ${rounds}: BigchainDB's app hash ${fmt(before)}, commitment v1 ${fmt(after)} ${ofVerifyRate(after)}`);
     console.log(`ratio v1 / BigchainDB's: ${(after / before).toFixed(3)} (goal >= 0.97); rounds ${rates.bigchaindb.map(fmt).join(", ")} / ${rates.v1.map(fmt).join(", ")}`);
     await proofLatency(dir, 2_000);
     await proofLatency(dir, 10);

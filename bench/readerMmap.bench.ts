@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SqliteStore } from "../src/store/sqlite/sqliteStore.js";
-import { median } from "./lib.js";
+import { median, inVerifies } from "./lib.js";
 import { Chain } from "./store.bench.js";
 
 const fillBlocks = 100;
@@ -47,7 +47,7 @@ export async function run(): Promise<void> {
       }
     }
     const [on, off] = readers.map((r) => median(r.us));
-    console.log(`a read of ${idsPerRead} ids after each of ${blocks} commits of ${blockTxs} (median µs): map on ${on!.toFixed(1)}, map off ${off!.toFixed(1)} (${(off! / on!).toFixed(2)} of on)`);
+    console.log(`a read of ${idsPerRead} ids after each of ${blocks} commits of ${blockTxs} (median µs): map on ${on!.toFixed(1)} ${inVerifies(on! / 1000)}, map off ${off!.toFixed(1)} (${(off! / on!).toFixed(2)} of on)`);
   } finally {
     for (const { store } of readers) await store.close();
     await writer.close();

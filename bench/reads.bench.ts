@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { makeRandomKeypair } from "../src/transaction/builders/makeRandomKeypair.js";
 import type { CommittedTx } from "../src/transaction/committed.js";
 import { httpOptionsDefault } from "../src/http/options.js";
-import { fmt, percentile } from "./lib.js";
+import { fmt, percentile, inVerifies } from "./lib.js";
 import { fillConditionUri, memoryMiB, openForFill, rssMiB, runCli, startNode, stopNode, type BenchNode } from "./nodeProcess.js";
 
 const quick = process.env["LEDGERD_BENCH_QUICK"] === "1";
@@ -85,7 +85,7 @@ async function wholeRead(node: BenchNode, label: string, url: string): Promise<v
   clearInterval(sampler);
   await new Promise((resolve) => setTimeout(resolve, 500));
   const after = memoryMiB(pid);
-  console.log(`${label}: ${answer.status}, ${fmt(answer.bytes / 2 ** 20)} MiB in ${fmt(answer.ms)} ms; ` +
+  console.log(`${label}: ${answer.status}, ${fmt(answer.bytes / 2 ** 20)} MiB in ${fmt(answer.ms)} ms ${inVerifies(answer.ms)}; ` +
     `node RSS ${before.rss.toFixed(0)} MiB before, ${peak.rss.toFixed(0)} at most during, ${after.rss.toFixed(0)} after; ` +
     `of it anonymous (not the database's mapped pages) ${before.anon.toFixed(0)}, ${peak.anon.toFixed(0)}, ${after.anon.toFixed(0)}`);
 }
@@ -119,7 +119,7 @@ async function cheapUnderLoad(node: BenchNode, someId: string, warmKey: string):
   clearInterval(sampler);
   cheapAgent.destroy();
   latencies.sort((a, b) => a - b);
-  console.log(`  GET by id under load: p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms ` +
+  console.log(`  GET by id under load: p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms ${inVerifies(percentile(latencies, 99))} ` +
     `(${fmt(latencies.length)} requests); expensive reads: ${fmt(counts.done / loadSeconds)}/s answered, ` +
     `${fmt(counts.refused)} 503, ${counts.failed} other; node RSS at most ${peak.toFixed(0)} MiB`);
 }

@@ -18,6 +18,7 @@ import { SqliteStore } from "../src/store/sqlite/sqliteStore.js";
 import { startPostgres } from "../test/helpers/postgres.js";
 import type { Store } from "../src/store/store.js";
 import type { CommittedTx, OutputRef } from "../src/transaction/committed.js";
+import { inVerifies, ofVerifyRate } from "./lib.js";
 
 const blockTxs = 1_000;
 const measuredBlocks = 30;
@@ -163,7 +164,7 @@ async function latency(name: string, calls: number, call: (i: number) => Promise
   ms.sort((a, b) => a - b);
   const at = (q: number) => (ms[Math.min(ms.length - 1, Math.floor(q * ms.length))] ?? 0);
   console.log(
-    `${name.padEnd(44)} p50 ${at(0.5).toFixed(3)} ms  p99 ${at(0.99).toFixed(3)} ms  ` +
+    `${name.padEnd(44)} p50 ${at(0.5).toFixed(3)} ms  p99 ${at(0.99).toFixed(3)} ms ${inVerifies(at(0.99))}  ` +
       `max ${(ms[ms.length - 1] ?? 0).toFixed(3)} ms  (${calls} calls; gc ${pauses.length} pauses, ` +
       `longest ${Math.max(0, ...pauses).toFixed(1)} ms)`,
   );
@@ -232,7 +233,7 @@ export class Chain {
     ms.sort((a, b) => a - b);
     const rate = (blocks * blockTxs * 1000) / total;
     console.log(
-      `${name.padEnd(44)} ${Math.round((blocks * blockTxs * 1000) / total)} tx/s  ` +
+      `${name.padEnd(44)} ${Math.round((blocks * blockTxs * 1000) / total)} tx/s ${ofVerifyRate((blocks * blockTxs * 1000) / total)}  ` +
         `block mean ${(total / blocks).toFixed(1)} ms  ` +
         `p50 ${(ms[blocks >> 1] ?? 0).toFixed(1)} ms  ` +
         `max ${(ms[blocks - 1] ?? 0).toFixed(1)} ms  ` +

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SqliteStore } from "../src/store/sqlite/sqliteStore.js";
 import { Chain } from "./store.bench.js";
+import { inVerifies } from "./lib.js";
 
 const blockTxs = 1_000;
 const rounds = 8;
@@ -33,7 +34,7 @@ export async function run(): Promise<void> {
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     const [owner, readers] = ms.map(median) as [number, number];
     console.log(`commit of ${blockTxs} records, median of ${rounds * blocksPerRound} blocks each, alternating rounds:`);
-    console.log(`  owner (exclusive lock): ${owner.toFixed(2)} ms; readers (shared WAL index): ${readers.toFixed(2)} ms; readers/owner ${(readers / owner).toFixed(3)}`);
+    console.log(`  owner (exclusive lock): ${owner.toFixed(2)} ms ${inVerifies(owner)}; readers (shared WAL index): ${readers.toFixed(2)} ms; readers/owner ${(readers / owner).toFixed(3)}`);
   } finally {
     for (const store of stores) await store.close();
     rmSync(dir, { recursive: true, force: true });

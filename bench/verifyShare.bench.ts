@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { LedgerApp } from "../src/ledger/ledgerApp.js";
 import { PreparePool, preparePoolOptionsDefault } from "../src/ledger/preparePool.js";
 import { SqliteStore } from "../src/store/sqlite/sqliteStore.js";
-import { fmt, median, signCreates } from "./lib.js";
+import { fmt, median, signCreates, ofVerifyRate } from "./lib.js";
 
 const blockTxs = 64;
 const blocks = 300;
@@ -53,7 +53,7 @@ export async function run(): Promise<void> {
     for (let round = 0; round < rounds; round++) {
       for (const way of round % 2 === 0 ? ways : [...ways].reverse()) way.rates.push(await replay(dir, `${way.label}-${round}`, way.sharedTxsMin, bodies));
     }
-    for (const way of ways) console.log(`${way.label}: ${fmt(median(way.rates))} committed tx/s, median of ${rounds} (${way.rates.map(fmt).join(", ")})`);
+    for (const way of ways) console.log(`${way.label}: ${fmt(median(way.rates))} committed tx/s ${ofVerifyRate(median(way.rates))}, median of ${rounds} (${way.rates.map(fmt).join(", ")})`);
     const [even, shared] = ways.map((way) => median(way.rates));
     console.log(`${blocks} blocks of ${blockTxs} CREATEs, each verified beside the previous one's write: shared / split evenly ${(shared! / even!).toFixed(2)}`);
   } finally {
