@@ -267,7 +267,7 @@ export const configSchema: JSONSchemaType<Config> = {
           enum: indexSlicesAllowed,
           description: "Slices the hashed indexes are merged in (a power of two; read when the database is created)",
         },
-        index_rows_waiting_max: count(1, "Index rows waiting in memory before a commit merges more"),
+        index_rows_waiting_max: count(1, "Index rows waiting in memory before a commit merges more (those waiting at a restart are merged at the open, before the first block)"),
         index_merge_rows_max: count(1, "Most index rows one commit merges; a slice holding more is merged over several commits"),
         writer_thread: {
           type: "string",

@@ -54,6 +54,12 @@ export interface SqliteStoreOptions {
    */
   readonly indexMergeRowsMax: number;
   /**
+   * Unless false, a writer merges every index row waiting at its open before it takes a block
+   * (`BlockWriter.mergeWaiting`), instead of leaving them to its first commits. Not a setting:
+   * false only to measure the difference (`bench restartMerge`) and to test partial merges.
+   */
+  readonly indexMergeAtOpen?: boolean;
+  /**
    * Who else may open the file. `owner`: no one; an exclusive lock makes a second ledgerd on the
    * same file fail at open (the index rows waiting in memory are only right with one writer).
    * `readers`: this writer, plus read-only stores in other processes (the HTTP workers).

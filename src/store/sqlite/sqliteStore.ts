@@ -133,6 +133,7 @@ export class SqliteStore extends WholeAnswers implements Store {
     const follow = db.transaction((rows: BlockRows) => follower.follow(rows));
     this.#followBlock = (rows) => void follow(rows);
     this.#writer = new BlockWriter(this.#c, { rowsWaitingMax: options.indexRowsWaitingMax, mergeRowsMax: options.indexMergeRowsMax });
+    if (!this.#readOnly && options.indexMergeAtOpen !== false) this.#writer.mergeWaiting();
     this.#searchLimits = {
       wordsMax: options.searchWordsMax,
       rankedMatchesMax: options.searchRankedMatchesMax,

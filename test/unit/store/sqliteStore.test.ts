@@ -270,9 +270,10 @@ describe("sqlite store", () => {
     assert.equal(markOfSlice1(), 0);
     const waitingAtClose = 29 - rowsInTables();
     assert.ok(waitingAtClose > 10, `${waitingAtClose} rows wait in slice 1`);
-    // A restart: slice 1's rows are re-derived, and now at most 5 rows are merged per commit.
+    // A restart: slice 1's rows are re-derived, and now at most 5 rows are merged per commit
+    // (not at the open, which would merge them all: see the next test).
     await store.close();
-    store = SqliteStore.open({ path, indexMergeRowsMax: 5 });
+    store = SqliteStore.open({ path, indexMergeRowsMax: 5, indexMergeAtOpen: false });
     await answersWhole();
     const marks: number[] = [];
     for (let height = 2; markOfSlice1() < 11; height++) {
@@ -285,7 +286,7 @@ describe("sqlite store", () => {
       await answersWhole();
       if (height === 3) {
         await store.close();
-        store = SqliteStore.open({ path, indexMergeRowsMax: 5 });
+        store = SqliteStore.open({ path, indexMergeRowsMax: 5, indexMergeAtOpen: false });
       }
     }
     // Oldest first: the mark rose through several commits, each below the last seq but the last.
@@ -294,6 +295,43 @@ describe("sqlite store", () => {
     assert.ok(marks.slice(0, -1).every((mark) => mark < 11), `marks ${marks.join(", ")}`);
     assert.equal(rowsInTables(), 29);
     await store.close();
+  });
+
+  it("a writer merges at its open every index row its last run left waiting, before any block", async () => {
+    const path = freshPath();
+    const keys = [0, 1].map((slice) => Array.from({ length: 64 }, (_, i) => publicKey(`open-${slice}-${i}`)).find((key) => sliceOf(keyHash(key), 2) === slice)!);
+    const txs = Array.from({ length: 6 }, (_, i) => createTx({ label: `open-${i}`, outputs: [{ keys: [keys[i % 2]!] }] }));
+    const answers = async (store: SqliteStore) => {
+      assert.deepEqual(await store.findTransactions(txs.map((tx) => tx.id)), new Set(txs.map((tx) => tx.id)));
+      for (const [i, key] of keys.entries()) {
+        assert.deepEqual((await store.getOutputsByPublicKey(key)).map((r) => r.transactionId), txs.filter((_, j) => j % 2 === i).map((tx) => tx.id));
+      }
+    };
+    const rowsInTables = (store: SqliteStore) => ["id_index", "key_index"].reduce((n, table) => n + (store.database.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number), 0);
+    const first = SqliteStore.open({ path, indexSlices: 2 });
+    await first.commitBlock(block(1, txs)); // merges slice 0; slice 1's rows wait
+    const waiting = first.indexRowsWaiting;
+    assert.ok(waiting > 0 && rowsInTables(first) + waiting === 12, `${waiting} rows wait`);
+    await first.close();
+    // Without the merge at the open, they come back from the tables and wait again.
+    const kept = SqliteStore.open({ path, indexMergeAtOpen: false });
+    assert.equal(kept.indexRowsWaiting, waiting);
+    await answers(kept);
+    await kept.close();
+    // With it, they are in the tables before the first block, each once, and every mark is the last seq.
+    const merged = SqliteStore.open({ path });
+    assert.equal(merged.indexRowsWaiting, 0);
+    assert.equal(rowsInTables(merged), 12);
+    assert.deepEqual(merged.database.prepare("SELECT merged_seq FROM index_sweep ORDER BY slice").pluck().all(), [6, 6]);
+    await answers(merged);
+    await merged.commitBlock(block(2, [createTx({ label: "open-after", outputs: [{ keys: [keys[1]!] }] })]));
+    assert.equal((await merged.getOutputsByPublicKey(keys[1]!)).length, 4);
+    await merged.close();
+    // A reader of the file answers the same, block 2 included.
+    const reader = SqliteStore.open({ path, access: "reader" });
+    assert.deepEqual(await reader.findTransactions(txs.map((tx) => tx.id)), new Set(txs.map((tx) => tx.id)));
+    assert.deepEqual(await Promise.all(keys.map(async (key) => (await reader.getOutputsByPublicKey(key)).length)), [3, 4]);
+    await reader.close();
   });
 
   it("with too many rows waiting, a commit merges more slices", async () => {
