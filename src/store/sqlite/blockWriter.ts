@@ -59,8 +59,7 @@ export class BlockWriter {
       for (const name of indexNames) index[name].rolledBack();
       throw error;
     }
-    for (const name of indexNames) index[name].committed(merged.merges);
-    for (const { slice, upTo } of merged.merges) this.#c.merged[slice] = upTo;
+    this.#afterMerges(merged.merges);
     const added = this.#journal;
     this.#journal = null;
     if (added === null) return null;
@@ -80,21 +79,16 @@ export class BlockWriter {
    * the node takes that time once, before it serves.
    */
   mergeWaiting(): number {
-    const { db, index, merged, read, write } = this.#c;
+    const { db, merged, read } = this.#c;
     const lastSeq = (read.lastSeq.get() as number | null) ?? 0;
-    const waiting = (slice: number) => indexNames.reduce((n, name) => n + index[name].waitingCount(slice), 0);
-    const counts = merged.map((_, slice) => waiting(slice));
+    const counts = merged.map((_, slice) => rowsWaitingIn(this.#c, slice));
     const merges: SliceMerge[] = [];
     merged.forEach((mark, slice) => {
       if (mark < lastSeq && counts[slice]! > 0) merges.push({ slice, upTo: lastSeq });
     });
     if (merges.length === 0) return 0;
-    db.transaction(() => {
-      for (const name of indexNames) index[name].merge(merges);
-      for (const { slice, upTo } of merges) write.setSweep.run(upTo, slice);
-    }).immediate();
-    for (const name of indexNames) index[name].committed(merges);
-    for (const { slice, upTo } of merges) merged[slice] = upTo;
+    db.transaction(() => this.#writeMerges(merges)).immediate();
+    this.#afterMerges(merges);
     return merges.reduce((n, { slice }) => n + counts[slice]!, 0);
   }
 
@@ -269,12 +263,11 @@ export class BlockWriter {
    * commit has succeeded.
    */
   #mergeSlices(lastSeq: number): SliceMerge[] {
-    const { index, merged, write } = this.#c;
+    const { index, merged } = this.#c;
     const { rowsWaitingMax, mergeRowsMax } = this.#limits;
     const order = merged.map((mark, slice) => ({ mark, slice }));
     order.sort((a, b) => a.mark - b.mark || a.slice - b.slice);
-    const waiting = (slice: number) =>
-      indexNames.reduce((n, name) => n + index[name].waitingCount(slice), 0);
+    const waiting = (slice: number) => rowsWaitingIn(this.#c, slice);
     let left = order.reduce((n, { slice }) => n + waiting(slice), 0);
     let budget = Math.max(mergeRowsMax, 2 * indexNames.reduce((n, name) => n + index[name].pendingRows, 0));
     const merges: SliceMerge[] = [];
@@ -289,9 +282,21 @@ export class BlockWriter {
       left -= merge.rows;
       budget -= merge.rows;
     }
+    this.#writeMerges(merges);
+    return merges;
+  }
+
+  /** The merges' rows into the tables and their marks into index_sweep. Inside a write transaction. */
+  #writeMerges(merges: readonly SliceMerge[]): void {
+    const { index, write } = this.#c;
     for (const name of indexNames) index[name].merge(merges);
     for (const { slice, upTo } of merges) write.setSweep.run(upTo, slice);
-    return merges;
+  }
+
+  /** Once the transaction that wrote `merges` committed: the merged rows leave memory, the marks move. */
+  #afterMerges(merges: readonly SliceMerge[]): void {
+    for (const name of indexNames) this.#c.index[name].committed(merges);
+    for (const { slice, upTo } of merges) this.#c.merged[slice] = upTo;
   }
 
   /**
@@ -310,6 +315,11 @@ export class BlockWriter {
     while (rows < sorted.length && sorted[rows]! <= upTo) rows++;
     return { upTo, rows };
   }
+}
+
+/** Rows waiting in memory in `slice`, over every hashed index (staged and pending). */
+export function rowsWaitingIn(c: Connection, slice: number): number {
+  return indexNames.reduce((n, name) => n + c.index[name].waitingCount(slice), 0);
 }
 
 /** How the deferred indexes are merged (SqliteStoreOptions). */

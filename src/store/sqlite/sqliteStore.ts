@@ -54,7 +54,7 @@ import type {
 import { blockTransactions, lastSeqOf, mapReader, searchHits, wholeReader, type BatchReader } from "./batchReaders.js";
 import { holdingsOfKey, outputsOfKey, transactionsOfAsset } from "./keyedReaders.js";
 import { encodePosition, parseFieldPosition, parsePosition } from "../positions.js";
-import { BlockWriter } from "./blockWriter.js";
+import { BlockWriter, rowsWaitingIn } from "./blockWriter.js";
 import type { BlockRows } from "./places.js";
 import {
   busyTimeoutMs,
@@ -155,8 +155,7 @@ export class SqliteStore extends WholeAnswers implements Store {
 
   /** Rows of the hashed indexes waiting in memory for their slice's merge (deferredIndex.ts), for tests and diagnostics. */
   get indexRowsWaiting(): number {
-    const { index, merged } = this.#c;
-    return indexNames.reduce((n, name) => merged.reduce((m, _, slice) => m + index[name].waitingCount(slice), n), 0);
+    return this.#c.merged.reduce((n, _, slice) => n + rowsWaitingIn(this.#c, slice), 0);
   }
 
   async getChainState(): Promise<ChainState> {
