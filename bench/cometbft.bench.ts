@@ -9,22 +9,29 @@
 //   - the ceiling first (issue #18): CometBFT's own `kvstore` application on the same 4-node
 //     network, fed by the same light client with transactions of the same size (JSON-RPC
 //     `broadcast_tx_async` to the four nodes), at the same concurrencies; the ledgerd figures
-//     are then printed as a ratio of it.
+//     are then printed as a ratio of it. Then two more ceilings on the same network: a bare
+//     application behind ledgerd's ABCI socket server (bench/bareAbciApp.ts) that verifies each
+//     transaction's signature once per validator and does nothing else, and the same doing
+//     nothing at all: what any verifying application could reach here, and the socket's cost.
 // Goal: at least 1,000 committed tx/s on 2 cores; issue #18: ledgerd >= 0.6 of the ceiling.
 // Needs scripts/install-cometbft.sh.
 // LEDGERD_BENCH_QUICK=1 posts fewer transactions.
 // LEDGERD_BENCH_COMETBFT_DATABASE='{"writer_thread":"on"}': database settings of every ledgerd
 // node, as JSON (an experiment).
+// LEDGERD_BENCH_COMETBFT_CEILINGS_ONLY=1 runs the ceilings only.
+// LEDGERD_BENCH_CPU_PROF=<dir> writes the bare apps' V8 CPU profiles there.
 // LEDGERD_BENCH_COMETBFT_BINARY=<path>: another CometBFT binary for both networks (an experiment,
 // e.g. one built with a change to measure; docs/cometbft-abci-flush.md).
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { connect } from "node:net";
 import { basename, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import WebSocket from "ws";
 import { createTestnet, defaultCometBftBinary, startTestnet, stopTestnet, type TestnetNode } from "../src/testnet/testnet.js";
+import { bareSignedTxs, type BareMode } from "./bareAbciApp.js";
 import { fmt, percentile, signCreates } from "./lib.js";
 import { machineCpuMs, processCpuMs, setNodeDatabaseSettings } from "./nodeProcess.js";
 import { RawHttpConnection } from "./rawHttp.js";
@@ -50,6 +57,8 @@ const validators = 4;
 const basePort = 28_000;
 /** The kvstore network's ports, clear of the ledgerd network's. */
 const kvstoreBasePort = 29_000;
+/** LEDGERD_BENCH_COMETBFT_CEILINGS_ONLY=1: the ceilings' networks only, not ledgerd's. */
+const ceilingsOnly = process.env["LEDGERD_BENCH_COMETBFT_CEILINGS_ONLY"] === "1";
 const cometbftBinary = process.env["LEDGERD_BENCH_COMETBFT_BINARY"] ?? defaultCometBftBinary();
 /** CometBFT's processes by their name in /proc (the binary's, cut to Linux's 15 characters). */
 const cometbftComm = basename(cometbftBinary).slice(0, 15);
@@ -100,6 +109,12 @@ async function streamCounter(node: TestnetNode, expected: ReadonlySet<string>): 
 
 /** With no new commit for this long, the missing transactions are posted again. */
 const stallMs = 3_000;
+/**
+ * A ceiling network with over 1 % of a flood missing waits this long for a commit before giving
+ * up: CometBFT's consensus can stall for some seconds on the saturated machine (seen once or
+ * twice in the first flood of the bare app's network), and a rate must include its stalls.
+ */
+const ceilingStallMs = 30_000;
 
 /**
  * Posts `txs` in async mode and waits until node0 has seen all of them committed. An accepted
@@ -147,7 +162,11 @@ async function throughput(nodes: readonly TestnetNode[], txs: readonly Buffer[],
  * network's beside the kvstore ceiling's.
  */
 function cpuMeter(dir: string): (committed: number, seconds: number, machineAt?: Map<string, number>) => string {
-  const groupOf = (cmdline: string, comm: string): string | null => (!cmdline.includes(dir) ? null : comm === cometbftComm ? "CometBFT (4 processes)" : "ledgerd (4 processes)");
+  const groupOf = (cmdline: string, comm: string): string | null => {
+    if (!cmdline.includes(dir)) return null;
+    if (comm === cometbftComm) return "CometBFT (4 processes)";
+    return cmdline.includes("bareAbciApp") ? "bare app (4 processes)" : "ledgerd (4 processes)";
+  };
   const before = processCpuMs(groupOf);
   const machineBefore = machineCpuMs();
   const clientBefore = process.cpuUsage();
@@ -202,7 +221,7 @@ async function broadcast(connection: RawHttpConnection, tx: Buffer): Promise<voi
   }
 }
 
-/** The keys node0's kvstore holds (its `abci_info` says `{"size": N}`). */
+/** The keys node0's kvstore holds (its `abci_info` says `{"size": N}`; the bare app's too). */
 async function kvstoreSize(node: TestnetNode): Promise<number> {
   const answer = (await (await fetch(`http://${node.rpc}/abci_info`)).json()) as { result: { response: { data: string } } };
   return (JSON.parse(answer.result.response.data) as { size: number }).size;
@@ -213,7 +232,7 @@ async function kvstoreSize(node: TestnetNode): Promise<number> {
  * commit. CometBFT drops some transactions its CheckTx accepted (see `stallMs`); the ledgerd
  * flood posts those again, here they are counted as dropped and left out of the rate.
  */
-async function kvstoreThroughput(nodes: readonly TestnetNode[], txs: readonly Buffer[], concurrency: number, dir: string | null = null): Promise<number> {
+async function rpcThroughput(nodes: readonly TestnetNode[], txs: readonly Buffer[], concurrency: number, dir: string | null = null): Promise<number> {
   const before = await kvstoreSize(nodes[0]!);
   const cpu = dir === null ? null : cpuMeter(dir);
   const start = performance.now();
@@ -232,46 +251,121 @@ async function kvstoreThroughput(nodes: readonly TestnetNode[], txs: readonly Bu
   let lastChange = performance.now();
   // The machine's figures up to the last commit, not through the wait for a dropped one.
   let machineAtLast = machineCpuMs();
-  while (committed < txs.length && performance.now() - lastChange < stallMs) {
+  // A few missing after a stall were dropped by CometBFT; many missing is a stalled consensus,
+  // which the rate must include: wait for it, up to `ceilingStallMs`.
+  const waitMs = (): number => (txs.length - committed > txs.length / 100 ? ceilingStallMs : stallMs);
+  while (committed < txs.length && performance.now() - lastChange < waitMs()) {
     await sleep(10);
     const now = (await kvstoreSize(nodes[0]!)) - before;
     if (now !== committed) [committed, lastChange, machineAtLast] = [now, performance.now(), machineCpuMs()];
   }
-  if (committed < txs.length) console.log(`  (kvstore: ${fmt(txs.length - committed)} of ${fmt(txs.length)} accepted, then dropped by CometBFT)`);
+  if (committed < txs.length) console.log(`  (${fmt(txs.length - committed)} of ${fmt(txs.length)} accepted, then dropped by CometBFT)`);
   if (cpu !== null) console.log(`  ${cpu(committed, (lastChange - start) / 1000, machineAtLast)}`);
   return committed / ((lastChange - start) / 1000);
 }
 
-/** The same 4-validator network with CometBFT's kvstore as the application: the ceiling. */
-async function kvstoreCeiling(bodyBytes: number): Promise<Map<number, number>> {
-  const dir = mkdtempSync(join(tmpdir(), "ledgerd-bench-kvstore-"));
+/**
+ * The applications of the ceilings, each on the same 4-validator network: CometBFT's own
+ * `kvstore` in its process (the issue's ceiling), and the bare app behind ledgerd's ABCI socket
+ * server (bench/bareAbciApp.ts), doing one Ed25519 verify per transaction on each validator or
+ * nothing: what any application that checks each signature once could reach on these two cores,
+ * and what the socket alone costs.
+ */
+type CeilingApp = "kvstore" | BareMode;
+
+const ceilingApps: readonly CeilingApp[] = ["kvstore", "verify", "none"];
+
+const ceilingNames: Record<CeilingApp, string> = {
+  kvstore: "CometBFT kvstore",
+  verify: "bare app, one verify per validator",
+  none: "bare app, nothing",
+};
+
+/** Each ceiling network's ports, clear of the ledgerd network's and of each other's. */
+const ceilingBasePorts: Record<CeilingApp, number> = { kvstore: 29_000, verify: 30_000, none: 31_000 };
+
+/** LEDGERD_BENCH_CPU_PROF=<dir>: the bare apps' V8 CPU profiles too (bench/cpuProfileSummary.ts). */
+const profileDir = process.env["LEDGERD_BENCH_CPU_PROF"];
+const profiling = profileDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${profileDir}`];
+
+/** Until `address` takes a TCP connection (the bare app listens). */
+async function untilListening(address: string): Promise<void> {
+  const [host, port] = address.split(":");
+  const start = performance.now();
+  for (;;) {
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = connect(Number(port), host!, () => {
+        socket.destroy();
+        resolve(true);
+      }).once("error", () => resolve(false));
+    });
+    if (open) return;
+    if (performance.now() - start > 60_000) throw new Error(`nothing listens on ${address}`);
+    await sleep(100);
+  }
+}
+
+/** The same 4-validator network with `app` as the application: committed tx/s by concurrency. */
+async function ceiling(app: CeilingApp, bodyBytes: number): Promise<Map<number, number>> {
+  const dir = mkdtempSync(join(tmpdir(), `ledgerd-bench-ceiling-${app}-`));
   const children: ChildProcess[] = [];
+  const apps: ChildProcess[] = [];
   const rates = new Map<number, number>();
+  const txsOf = (count: number, tag: string): Buffer[] => (app === "verify" ? bareSignedTxs(count, bodyBytes, tag) : kvstoreTxs(count, bodyBytes, tag));
   try {
-    const manifest = createTestnet({ validators, dir, basePort: kvstoreBasePort, cometbft: cometbftBinary, logLevel: "warn" });
+    const manifest = createTestnet({ validators, dir, basePort: ceilingBasePorts[app], cometbft: cometbftBinary, logLevel: "warn" });
+    if (app !== "kvstore") {
+      for (const node of manifest.nodes) {
+        const appFile = join(import.meta.dirname, "bareAbciApp.ts");
+        // `dir` last, unused by the app: the CPU meter finds the network's processes by it.
+        apps.push(spawn(process.execPath, [...profiling, ...process.execArgv, appFile, node.abci, app, dir], { stdio: ["ignore", "ignore", "inherit"] }));
+      }
+      children.push(...apps);
+      for (const node of manifest.nodes) await untilListening(node.abci);
+    }
     for (const node of manifest.nodes) {
-      const child = spawn(manifest.cometbft, ["start", "--home", join(dir, node.home), "--proxy_app=kvstore", "--log_level", "error"], { stdio: "ignore" });
+      const proxy = app === "kvstore" ? ["--proxy_app=kvstore"] : [];
+      const child = spawn(manifest.cometbft, ["start", "--home", join(dir, node.home), ...proxy, "--log_level", "error"], { stdio: "ignore" });
       children.push(child);
     }
     for (const node of manifest.nodes) {
       const start = performance.now();
       while (!(await fetch(`http://${node.rpc}/status`).then((r) => r.ok).catch(() => false))) {
-        if (performance.now() - start > 60_000) throw new Error(`${node.name}'s kvstore CometBFT did not start`);
+        if (performance.now() - start > 60_000) throw new Error(`${node.name}'s CometBFT (${app}) did not start`);
         await sleep(100);
       }
     }
-    await kvstoreThroughput(manifest.nodes, kvstoreTxs(100, bodyBytes, "warm"), 8);
+    await rpcThroughput(manifest.nodes, txsOf(100, "warm"), 8);
+    // As the ledgerd network gets: its first flood is not counted either.
+    await rpcThroughput(manifest.nodes, txsOf(warmUpTxs, "warm-flood"), asyncConcurrencies[0]!);
     for (const concurrency of asyncConcurrencies) {
-      const rate = await kvstoreThroughput(manifest.nodes, kvstoreTxs(throughputTxs, bodyBytes, `c${concurrency}-`), concurrency, dir);
+      const rate = await rpcThroughput(manifest.nodes, txsOf(throughputTxs, `c${concurrency}-`), concurrency, dir);
       rates.set(concurrency, rate);
-      console.log(`ceiling: CometBFT kvstore committed ${fmt(rate)} tx/s (${fmt(bodyBytes)}-byte transactions, ${concurrency} in flight over ${validators} nodes)`);
+      console.log(`ceiling, ${ceilingNames[app]}: committed ${fmt(rate)} tx/s (${fmt(bodyBytes)}-byte transactions, ${concurrency} in flight over ${validators} nodes)`);
     }
     return rates;
   } finally {
-    for (const child of children) child.kill("SIGTERM");
-    await Promise.all(children.map((child) => new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once("exit", resolve)))));
+    // CometBFT first: one whose application is gone may ignore SIGTERM (seen with the bare app).
+    await stopAll(children.filter((child) => !apps.includes(child)));
+    await stopAll(apps);
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** How long a ceiling network's process gets after SIGTERM before SIGKILL. */
+const stopTimeoutMs = 10_000;
+
+async function stopAll(children: readonly ChildProcess[]): Promise<void> {
+  await Promise.all(
+    children.map(async (child) => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), stopTimeoutMs);
+      await exited;
+      clearTimeout(timer);
+    }),
+  );
 }
 
 export async function run(): Promise<void> {
@@ -281,7 +375,9 @@ export async function run(): Promise<void> {
     console.log(`${validators} validators on loopback; CometBFT ${manifest.cometbft}; consensus.timeout_commit 200 ms`);
     const floods = asyncConcurrencies.map((concurrency) => signCreates(throughputTxs, `flood-${concurrency}`));
     const bodyBytes = Math.round(floods[0]!.reduce((sum, body) => sum + body.length, 0) / throughputTxs);
-    const ceiling = await kvstoreCeiling(bodyBytes);
+    const ceilings = new Map<CeilingApp, Map<number, number>>();
+    for (const app of ceilingApps) ceilings.set(app, await ceiling(app, bodyBytes));
+    if (ceilingsOnly) return;
     const signedCommit = signCreates(latencyTxs, "commit");
     const database = process.env["LEDGERD_BENCH_COMETBFT_DATABASE"];
     if (database !== undefined) {
@@ -295,8 +391,10 @@ export async function run(): Promise<void> {
     console.log(`warm-up flood, not counted: ${fmt(warm)} tx/s (${fmt(warmUpTxs)} async POSTs, ${asyncConcurrencies[0]!} in flight)`);
     for (const [i, concurrency] of asyncConcurrencies.entries()) {
       const rate = await throughput(manifest.nodes, floods[i]!, concurrency, dir);
-      const ratio = rate / ceiling.get(concurrency)!;
-      console.log(`committed ${fmt(rate)} tx/s (async POSTs, ${concurrency} in flight over ${validators} nodes); of the kvstore ceiling ${ratio.toFixed(2)} (goal >= 0.6)`);
+      const of = (app: CeilingApp): string => (rate / ceilings.get(app)!.get(concurrency)!).toFixed(2);
+      console.log(
+        `committed ${fmt(rate)} tx/s (async POSTs, ${concurrency} in flight over ${validators} nodes); of the kvstore ceiling ${of("kvstore")} (goal >= 0.6), of the bare app's: with one verify ${of("verify")}, with nothing ${of("none")}`,
+      );
     }
     const latency = await commitLatency(manifest.nodes, signedCommit);
     console.log(
