@@ -31,7 +31,7 @@ import autocannon from "autocannon";
 import WebSocket from "ws";
 import type { CommittedTx } from "../src/transaction/committed.js";
 import { makeRandomKeypair } from "../src/transaction/builders/makeRandomKeypair.js";
-import { fmt, median, percentile, rawVerifyRate, signCreates } from "./lib.js";
+import { fmt, inVerifies, median, percentile, rawVerifyRate, signCreates } from "./lib.js";
 import { RawHttpConnection } from "./rawHttp.js";
 import { fillConditionUri, machineCpuMs, openForFill, sampleThreadStates, peakRssMiB, runCli, startNode, stopNode, threadCpuMs, type BenchNode } from "./nodeProcess.js";
 
@@ -263,7 +263,10 @@ export async function run(): Promise<void> {
     const filledAt = performance.now();
     const { someId } = await fill(dataDir, hotKey);
     console.log(`stored ${fmt(storedTxs)} transactions in ${((performance.now() - filledAt) / 1000).toFixed(1)} s`);
+    const startedAt = performance.now();
     node = await start(dataDir);
+    const startMs = performance.now() - startedAt;
+    console.log(`node started in ${(startMs / 1000).toFixed(2)} s ${inVerifies(startMs)} (the command to its "ledgerd started" line, ${fmt(storedTxs)} stored)`);
     const reads: [string, string][] = [
       ["GET transaction", `${node.base}/api/v1/transactions/${someId}`],
       ["GET outputs (key with 1,000 outputs)", `${node.base}/api/v1/outputs?public_key=${hotKey}`],
