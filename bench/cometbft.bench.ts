@@ -55,8 +55,6 @@ const asyncConcurrencies = [64, 128];
 const commitClients = 32;
 const validators = 4;
 const basePort = 28_000;
-/** The kvstore network's ports, clear of the ledgerd network's. */
-const kvstoreBasePort = 29_000;
 /** LEDGERD_BENCH_COMETBFT_CEILINGS_ONLY=1: the ceilings' networks only, not ledgerd's. */
 const ceilingsOnly = process.env["LEDGERD_BENCH_COMETBFT_CEILINGS_ONLY"] === "1";
 const cometbftBinary = process.env["LEDGERD_BENCH_COMETBFT_BINARY"] ?? defaultCometBftBinary();
@@ -111,8 +109,8 @@ async function streamCounter(node: TestnetNode, expected: ReadonlySet<string>): 
 const stallMs = 3_000;
 /**
  * A ceiling network with over 1 % of a flood missing waits this long for a commit before giving
- * up: CometBFT's consensus can stall for some seconds on the saturated machine (seen once or
- * twice in the first flood of the bare app's network), and a rate must include its stalls.
+ * up: CometBFT's consensus can stall for some seconds on the saturated machine (a proposal 4 s
+ * late, seen in the verifying bare app's network), and a rate must include its stalls.
  */
 const ceilingStallMs = 30_000;
 
@@ -228,8 +226,8 @@ async function kvstoreSize(node: TestnetNode): Promise<number> {
 }
 
 /**
- * Posts `txs` with `concurrency` clients over the nodes; committed tx/s on node0 up to its last
- * commit. CometBFT drops some transactions its CheckTx accepted (see `stallMs`); the ledgerd
+ * Posts `txs` to a ceiling network (JSON-RPC `broadcast_tx_async`) with `concurrency` clients
+ * over the nodes; committed tx/s on node0 up to its last commit. CometBFT drops some transactions its CheckTx accepted (see `stallMs`); the ledgerd
  * flood posts those again, here they are counted as dropped and left out of the rate.
  */
 async function rpcThroughput(nodes: readonly TestnetNode[], txs: readonly Buffer[], concurrency: number, dir: string | null = null): Promise<number> {
