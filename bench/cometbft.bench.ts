@@ -33,7 +33,7 @@ import WebSocket from "ws";
 import { createTestnet, defaultCometBftBinary, startTestnet, stopTestnet, type TestnetNode } from "../src/testnet/testnet.js";
 import { bareSignedTxs, type BareMode } from "./bareAbciApp.js";
 import { fmt, percentile, signCreates } from "./lib.js";
-import { machineCpuMs, processCpuMs, setNodeDatabaseSettings } from "./nodeProcess.js";
+import { machineCpuMs, processCpuMs, setNodeDatabaseSettings, stopChild } from "./nodeProcess.js";
 import { RawHttpConnection } from "./rawHttp.js";
 
 const quick = process.env["LEDGERD_BENCH_QUICK"] === "1";
@@ -219,8 +219,8 @@ async function broadcast(connection: RawHttpConnection, tx: Buffer): Promise<voi
   }
 }
 
-/** The keys node0's kvstore holds (its `abci_info` says `{"size": N}`; the bare app's too). */
-async function kvstoreSize(node: TestnetNode): Promise<number> {
+/** The transactions node0's application holds: kvstore's keys, or the bare app's count (`abci_info` says `{"size": N}`). */
+async function appCommitted(node: TestnetNode): Promise<number> {
   const answer = (await (await fetch(`http://${node.rpc}/abci_info`)).json()) as { result: { response: { data: string } } };
   return (JSON.parse(answer.result.response.data) as { size: number }).size;
 }
@@ -231,7 +231,7 @@ async function kvstoreSize(node: TestnetNode): Promise<number> {
  * flood posts those again, here they are counted as dropped and left out of the rate.
  */
 async function rpcThroughput(nodes: readonly TestnetNode[], txs: readonly Buffer[], concurrency: number, dir: string | null = null): Promise<number> {
-  const before = await kvstoreSize(nodes[0]!);
+  const before = await appCommitted(nodes[0]!);
   const cpu = dir === null ? null : cpuMeter(dir);
   const start = performance.now();
   let next = 0;
@@ -245,7 +245,7 @@ async function rpcThroughput(nodes: readonly TestnetNode[], txs: readonly Buffer
       }
     }),
   );
-  let committed = (await kvstoreSize(nodes[0]!)) - before;
+  let committed = (await appCommitted(nodes[0]!)) - before;
   let lastChange = performance.now();
   // The machine's figures up to the last commit, not through the wait for a dropped one.
   let machineAtLast = machineCpuMs();
@@ -254,7 +254,7 @@ async function rpcThroughput(nodes: readonly TestnetNode[], txs: readonly Buffer
   const waitMs = (): number => (txs.length - committed > txs.length / 100 ? ceilingStallMs : stallMs);
   while (committed < txs.length && performance.now() - lastChange < waitMs()) {
     await sleep(10);
-    const now = (await kvstoreSize(nodes[0]!)) - before;
+    const now = (await appCommitted(nodes[0]!)) - before;
     if (now !== committed) [committed, lastChange, machineAtLast] = [now, performance.now(), machineCpuMs()];
   }
   if (committed < txs.length) console.log(`  (${fmt(txs.length - committed)} of ${fmt(txs.length)} accepted, then dropped by CometBFT)`);
@@ -306,7 +306,7 @@ async function untilListening(address: string): Promise<void> {
 /** The same 4-validator network with `app` as the application: committed tx/s by concurrency. */
 async function ceiling(app: CeilingApp, bodyBytes: number): Promise<Map<number, number>> {
   const dir = mkdtempSync(join(tmpdir(), `ledgerd-bench-ceiling-${app}-`));
-  const children: ChildProcess[] = [];
+  const cometbfts: ChildProcess[] = [];
   const apps: ChildProcess[] = [];
   const rates = new Map<number, number>();
   const txsOf = (count: number, tag: string): Buffer[] => (app === "verify" ? bareSignedTxs(count, bodyBytes, tag) : kvstoreTxs(count, bodyBytes, tag));
@@ -318,13 +318,11 @@ async function ceiling(app: CeilingApp, bodyBytes: number): Promise<Map<number, 
         // `dir` last, unused by the app: the CPU meter finds the network's processes by it.
         apps.push(spawn(process.execPath, [...profiling, ...process.execArgv, appFile, node.abci, app, dir], { stdio: ["ignore", "ignore", "inherit"] }));
       }
-      children.push(...apps);
       for (const node of manifest.nodes) await untilListening(node.abci);
     }
     for (const node of manifest.nodes) {
       const proxy = app === "kvstore" ? ["--proxy_app=kvstore"] : [];
-      const child = spawn(manifest.cometbft, ["start", "--home", join(dir, node.home), ...proxy, "--log_level", "error"], { stdio: "ignore" });
-      children.push(child);
+      cometbfts.push(spawn(manifest.cometbft, ["start", "--home", join(dir, node.home), ...proxy, "--log_level", "error"], { stdio: "ignore" }));
     }
     for (const node of manifest.nodes) {
       const start = performance.now();
@@ -344,7 +342,7 @@ async function ceiling(app: CeilingApp, bodyBytes: number): Promise<Map<number, 
     return rates;
   } finally {
     // CometBFT first: one whose application is gone may ignore SIGTERM (seen with the bare app).
-    await stopAll(children.filter((child) => !apps.includes(child)));
+    await stopAll(cometbfts);
     await stopAll(apps);
     rmSync(dir, { recursive: true, force: true });
   }
@@ -354,16 +352,7 @@ async function ceiling(app: CeilingApp, bodyBytes: number): Promise<Map<number, 
 const stopTimeoutMs = 10_000;
 
 async function stopAll(children: readonly ChildProcess[]): Promise<void> {
-  await Promise.all(
-    children.map(async (child) => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((resolve) => child.once("exit", resolve));
-      child.kill("SIGTERM");
-      const timer = setTimeout(() => child.kill("SIGKILL"), stopTimeoutMs);
-      await exited;
-      clearTimeout(timer);
-    }),
-  );
+  await Promise.all(children.map((child) => stopChild(child, stopTimeoutMs)));
 }
 
 export async function run(): Promise<void> {

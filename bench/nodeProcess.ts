@@ -68,9 +68,20 @@ export async function startNode(dataDir: string, extraArgs: readonly string[] = 
 
 /** SIGTERM, resolved when the node has exited. */
 export async function stopNode(node: BenchNode): Promise<void> {
-  const exited = new Promise((resolve) => node.proc.once("exit", resolve));
-  node.proc.kill("SIGTERM");
+  await stopChild(node.proc);
+}
+
+/**
+ * SIGTERM, then SIGKILL after `killAfterMs` (never, by default), resolved when the process has
+ * exited; at once if it already has.
+ */
+export async function stopChild(child: ChildProcess, killAfterMs = Infinity): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill("SIGTERM");
+  const timer = Number.isFinite(killAfterMs) ? setTimeout(() => child.kill("SIGKILL"), killAfterMs) : null;
   await exited;
+  if (timer !== null) clearTimeout(timer);
 }
 
 /** The resident memory of the node: its process and its HTTP workers, in MiB. */

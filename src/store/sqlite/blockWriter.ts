@@ -71,25 +71,23 @@ export class BlockWriter {
   }
 
   /**
-   * Merges every waiting row in a transaction of its own; the rows merged. The writer's open
+   * Merges every waiting row in a transaction of its own. The writer's open
    * calls it: the rows re-derived there (the index rows committed but not merged before the
    * last close) would otherwise be merged by the first commits, a slice's backlog each, and a
    * commit merging a backlog dirties its slice's whole key range (25 to 180 ms a commit for the
    * first seconds of a node with 1,000,000 transactions, BENCHMARKS.md issue #18). Merged here,
    * the node takes that time once, before it serves.
    */
-  mergeWaiting(): number {
+  mergeWaiting(): void {
     const { db, merged, read } = this.#c;
     const lastSeq = (read.lastSeq.get() as number | null) ?? 0;
-    const counts = merged.map((_, slice) => rowsWaitingIn(this.#c, slice));
     const merges: SliceMerge[] = [];
     merged.forEach((mark, slice) => {
-      if (mark < lastSeq && counts[slice]! > 0) merges.push({ slice, upTo: lastSeq });
+      if (mark < lastSeq && rowsWaitingIn(this.#c, slice) > 0) merges.push({ slice, upTo: lastSeq });
     });
-    if (merges.length === 0) return 0;
+    if (merges.length === 0) return;
     db.transaction(() => this.#writeMerges(merges)).immediate();
     this.#afterMerges(merges);
-    return merges.reduce((n, { slice }) => n + counts[slice]!, 0);
   }
 
   /** A row of the block being written, into its index (and the journal, when one is kept). */
