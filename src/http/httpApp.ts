@@ -135,7 +135,7 @@ export async function buildHttpApp(options: Partial<HttpOptions>, deps: HttpDeps
   registerProofRoutes(app, deps);
   registerLegacyRoutes(app, deps);
   registerHealthRoutes(app, deps.readiness ?? storeReadiness(deps.store));
-  registerApiDocsRoutes(app);
+  registerApiDocsRoutes(app, resolved);
   if (resolved.explorer) registerExplorerRoutes(app, explorerBundleDir());
   return app;
 }

@@ -4,20 +4,24 @@
 import assert from "node:assert/strict";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { openapiDocument } from "../../src/http/openapi/openapiDocument.js";
+import { httpOptionsDefault } from "../../src/http/options.js";
 
 interface Operation {
   readonly parameters?: readonly { name: string; in: string }[];
   readonly responses: Record<string, { content?: Record<string, { schema: object }> }>;
 }
 
-const paths = openapiDocument.paths as unknown as Record<string, Record<string, Operation>>;
+/** The document of a node with the default options, as the tests' nodes have. */
+export const defaultDocument = openapiDocument(httpOptionsDefault);
+
+const paths = defaultDocument.paths as unknown as Record<string, Record<string, Operation>>;
 
 /** Every operation of the document: `GET /api/v1/outputs`, its path, method and description. */
 export const documentedOperations = Object.entries(paths).flatMap(([path, methods]) =>
   Object.entries(methods).map(([method, operation]) => ({ key: `${method.toUpperCase()} ${path}`, path, method, operation })));
 
 export const documentAjv = new Ajv2020({ strict: false, allErrors: true });
-documentAjv.addSchema({ $id: "doc", ...openapiDocument } as object);
+documentAjv.addSchema({ $id: "doc", ...defaultDocument } as object);
 
 /** A JSON pointer's token. */
 const token = (text: string) => text.replace(/~/g, "~0").replace(/\//g, "~1");

@@ -7,7 +7,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { LedgerError } from "../../errors/ledgerError.js";
-import { openapiDocument } from "../openapi/openapiDocument.js";
+import { openapiDocument, type OpenapiOptions } from "../openapi/openapiDocument.js";
 import { sendJson } from "../reply.js";
 import { addResource } from "../resource.js";
 
@@ -48,8 +48,9 @@ function swaggerUiDir(): string {
   return dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
 }
 
-export function registerApiDocsRoutes(app: FastifyInstance): void {
-  const document = JSON.stringify(openapiDocument);
+/** The document describes the node as configured: its largest `limit`, whether the explorer is on. */
+export function registerApiDocsRoutes(app: FastifyInstance, options: OpenapiOptions): void {
+  const document = JSON.stringify(openapiDocument(options));
   const files = new Map<string, Buffer>(); // read once, on first ask
   const fileOf = (name: string): Buffer => {
     let bytes = files.get(name);
