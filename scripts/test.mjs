@@ -1,6 +1,6 @@
 // Runs every test file under test/ with node's built-in runner (Node 20 has no --test globs).
 // Usage: node scripts/test.mjs [substring ...] to run only files whose path contains one.
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 
@@ -15,15 +15,21 @@ function findTests(dir) {
 }
 
 // The Python-rules compatibility test runs BigchainDB's serializer (python-rapidjson) from a
-// venv; make it on first run so that `npm test` alone works on a fresh machine.
+// venv, and the fuzz test runs schemathesis from it; make it on first run, and install again
+// when the requirements changed since (a copy of them is kept in the venv), so that `npm test`
+// alone works on a fresh machine and on one whose venv predates a new requirement.
 function ensurePythonVenv() {
-  if (existsSync(".venv/bin/python")) return;
+  const requirements = "test/compat/python/requirements.txt";
+  const installed = ".venv/ledgerd-requirements.txt";
+  const wanted = readFileSync(requirements, "utf8");
+  if (existsSync(".venv/bin/python") && existsSync(installed) && readFileSync(installed, "utf8") === wanted) return;
   const run = (cmd, args) => {
     const r = spawnSync(cmd, args, { stdio: "inherit" });
     if (r.status !== 0) throw new Error(`${cmd} ${args.join(" ")} failed`);
   };
-  run("python3", ["-m", "venv", ".venv"]);
-  run(".venv/bin/pip", ["install", "--quiet", "--disable-pip-version-check", "-r", "test/compat/python/requirements.txt"]);
+  if (!existsSync(".venv/bin/python")) run("python3", ["-m", "venv", ".venv"]);
+  run(".venv/bin/pip", ["install", "--quiet", "--disable-pip-version-check", "-r", requirements]);
+  writeFileSync(installed, wanted);
 }
 
 // The CometBFT network tests need the pinned binary in .cache/bin (built once with Go).
