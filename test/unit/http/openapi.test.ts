@@ -205,14 +205,16 @@ describe("the OpenAPI document", () => {
     }
   });
 
-  test("limit's maximum is the node's server.search_limit_max", async () => {
-    const app = await http.appWith({ searchLimitMax: 7 });
+  test("it describes the node as configured: limit's maximum, the explorer on or off", async () => {
+    const app = await http.appWith({ searchLimitMax: 7, explorer: false });
     const document = JSON.parse((await get(app, "/api/v1/openapi.json")).body) as { paths: Record<string, { get?: { parameters: { name: string; schema: { maximum?: number } }[] } }> };
     const maxima = Object.values(document.paths).flatMap((p) => p.get?.parameters ?? []).filter((p) => p.name === "limit").map((p) => p.schema.maximum);
     assert.ok(maxima.length >= 5);
     assert.deepEqual(new Set(maxima), new Set([7]));
     assert.equal((await get(app, "/api/v1/assets?search=word&limit=8")).statusCode, 400);
     assert.equal((await get(app, "/api/v1/assets?search=word&limit=7")).statusCode, 200);
+    assert.deepEqual(Object.keys(document.paths).filter((p) => p.startsWith("/explorer")), []);
+    assert.equal((await get(app, "/explorer/")).statusCode, 404);
   });
 
   test("the reference page loads only what the node serves", async () => {
