@@ -120,6 +120,9 @@ export function pageTests(withStore: WithStore): void {
       }
       await assert.rejects(all(store.streamSearchPage("assets", "label", { after: "99.1", limit: 2 })), bad);
       await assert.rejects(all(store.streamSearchPage("assets", "label", { after: "zz", limit: 2 })), (e) => e instanceof LedgerError);
+      // A rank past the matches ranked as of the snapshot (a walk never gets there).
+      await assert.rejects(all(store.streamSearchPage("assets", "pagedword", { after: "1.999999999", limit: 2 })), bad);
+      await assert.rejects(all(store.streamSearchPage("metadata", "pagedword", { after: "1.1", limit: 2 })), bad);
     }));
 
   it("search pages: the ranking of the unpaged search, as of the first page", () =>
