@@ -6,6 +6,7 @@
 // A cursor is opaque to clients: base64url of the answer's scope (a digest of what was asked,
 // so a cursor of another query is refused) and the store's position of the last item given.
 // It is not signed: a forged position is checked by the store, which refuses what it never gave.
+import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { LedgerError } from "../errors/ledgerError.js";
@@ -47,15 +48,16 @@ export function decodeCursor(scope: string, cursor: string): string {
 }
 
 /**
- * The `Link` header value of the next page: the request's own path and parameters, in their
- * order, with `cursor` set (added last when it was not there).
+ * The `Link` header value of the next page: the route's path and the request's parameters as
+ * the route read them, in their order, each re-encoded, with `cursor` set (added last when it
+ * was not there). Nothing of the raw URL is copied, so a client cannot write into the header.
  */
-export function nextLink(requestUrl: string, cursor: string): string {
-  const at = requestUrl.indexOf("?");
-  const path = at < 0 ? requestUrl : requestUrl.slice(0, at);
-  const params = new URLSearchParams(at < 0 ? "" : requestUrl.slice(at + 1));
-  params.set("cursor", cursor);
-  return `<${path}?${params.toString()}>; rel="next"`;
+export function nextLink(routePath: string, query: Query, cursor: string): string {
+  // A spread keeps a key's place when it replaces its value, and adds a new key last.
+  const pairs = Object.entries({ ...query, cursor }).flatMap(([name, value]) =>
+    (typeof value === "string" ? [value] : (value ?? [])).map((one) => `${encodeURIComponent(name)}=${encodeURIComponent(one)}`),
+  );
+  return `<${routePath}?${pairs.join("&")}>; rel="next"`;
 }
 
 /** What a list request asked for: a page (limit, cursor, or both), or the whole list. */
@@ -111,7 +113,13 @@ export async function sendList<T extends { readonly position: string }>(
   if (limit === 0) return sendJsonList(reply, deps.reads, list.read(after === undefined ? {} : { after }), list.write);
   const page = { ...(after === undefined ? {} : { after }), limit: limit + 1 };
   const { items, more } = await readUpTo(reply, deps.reads, list.read(page), limit);
-  if (more) reply.header("link", nextLink(request.url, encodeCursor(list.scope, items[items.length - 1]!.position)));
+  if (more) {
+    const cursor = encodeCursor(list.scope, items[items.length - 1]!.position);
+    const routePath = request.routeOptions.url;
+    // Only a route's handler answers a list.
+    assert.ok(routePath !== undefined, "a list answered outside a route");
+    reply.header("link", nextLink(routePath, request.query as Query, cursor));
+  }
   return sendJsonList(reply, deps.reads, once(items), list.write);
 }
 

@@ -3,8 +3,8 @@
 // same positions on either): the walk's snapshot (the last seq committed when its first page was
 // read) and the place of the last item given, as dot-separated decimal integers:
 // `snapshot.seq.outputIndex` for an output of a key, `snapshot.seq` for a transaction of an
-// asset, `snapshot.rank` for a search hit (its place in the ranking, from 1); a hit of a query
-// by field is its seq alone. Clients see them only inside the HTTP layer's opaque cursors.
+// asset or a hit of a query by field, `snapshot.rank` for a search hit (its place in the
+// ranking, from 1). Clients see them only inside the HTTP layer's opaque cursors.
 import { LedgerError } from "../errors/ledgerError.js";
 
 export function encodePosition(parts: readonly number[]): string {
@@ -30,11 +30,21 @@ export function parsePosition(text: string, count: number, lastSeq: number, plac
   return numbers;
 }
 
-/** A position a FieldHit gave: the seq, as decimal digits. Anything else is the client's error. */
-export function parseFieldPosition(position: string | undefined): number {
-  if (position === undefined) return 0;
-  if (!/^[1-9]\d{0,15}$/.test(position) || !Number.isSafeInteger(Number(position))) {
-    throw notGiven();
-  }
-  return Number(position);
+/**
+ * Which ranks a search page after `rank` reads: from the rank itself, so that `pageAfterRank`
+ * can tell a rank this store gave (there was a match there) from a forged one.
+ */
+export function ranksToRead(rank: number, count: number): { offset: number; count: number } {
+  return rank === 0 ? { offset: 0, count } : { offset: rank - 1, count: count + 1 };
+}
+
+/**
+ * The page after `rank`, from what `ranksToRead` read. A rank this store gave named a match, and
+ * the matches ranked as of a snapshot are the same at every page (only their order may drift):
+ * no match at the rank means it was never given.
+ */
+export function pageAfterRank<T>(rank: number, read: readonly T[]): readonly T[] {
+  if (rank === 0) return read;
+  if (read.length === 0) throw notGiven();
+  return read.slice(1);
 }

@@ -271,15 +271,9 @@ export interface Store {
   streamSearchMetadata(query: string, limit: number | undefined): Batches<SearchHit>;
   /**
    * Asset data (`assets`, CREATEs only) or metadata documents that hold every filter as an
-   * indexed leaf (fieldQuery.ts), in commit order: those after `after` (a hit's `position`; a
-   * text this store never gave is a LedgerError BadParameter, from the first `next()`), at
-   * most `limit` (undefined: all).
+   * indexed leaf (fieldQuery.ts), in commit order, paged (PageOptions).
    */
-  streamFieldMatches(
-    kind: "assets" | "metadata",
-    filters: readonly FieldFilter[],
-    options?: { after?: string; limit?: number },
-  ): Batches<FieldHit>;
+  streamFieldMatches(kind: "assets" | "metadata", filters: readonly FieldFilter[], page?: PageOptions): Batches<FieldHit>;
   /**
    * The outputs of a key as streamOutputsByPublicKey finds them, same order, with amounts,
    * asset ids and positions, paged (PageOptions; spent-ness as of the page's snapshot).

@@ -3,7 +3,7 @@
 // time, as of the last seq committed when it began (spent-ness as of then too), with the same
 // positions as the SQLite backend (../positions.ts).
 import { fieldKey, fieldsMatch, type FieldFilter } from "../fieldQuery.js";
-import { encodePosition, parseFieldPosition, parsePosition } from "../positions.js";
+import { encodePosition, parsePosition } from "../positions.js";
 import type { Batches, FieldHit, HistoryEntry, OutputEntry, PageOptions } from "../store.js";
 import type { Operation } from "../../transaction/committed.js";
 import { fieldDigest } from "./blockWriter.js";
@@ -77,18 +77,19 @@ export async function* assetHistory(reads: Reads, assetId: string, operation: Op
   }
 }
 
-/** The documents holding every filter (../fieldQuery.ts), in commit order, after `options.after`. */
+/** The documents holding every filter (../fieldQuery.ts), in commit order, paged (PageOptions). */
 export async function* fieldMatches(
   reads: Reads,
   kind: "assets" | "metadata",
   filters: readonly FieldFilter[],
-  options: { after?: string; limit?: number } = {},
+  page: PageOptions = {},
 ): Batches<FieldHit> {
-  let after = parseFieldPosition(options.after);
+  const lastSeq = await reads.lastSeq();
+  const [snapshot, seq0] = page.after === undefined ? [lastSeq, 0] : (parsePosition(page.after, 2, lastSeq, true) as [number, number]);
+  let after = seq0;
   const digests = [...new Set(filters.map((filter) => fieldDigest(fieldKey(kind, filter)).toString("hex")))].map((hex) => Buffer.from(hex, "hex"));
-  let left = options.limit ?? Infinity;
+  let left = page.limit ?? Infinity;
   if (digests.length === 0 || left <= 0) return;
-  const snapshot = await reads.lastSeq();
   const joins = digests.slice(1).map((_, i) => `JOIN field_index f${i + 1} ON f${i + 1}.seq = f0.seq AND f${i + 1}.digest = $${i + 5}`).join(" ");
   const column = kind === "assets" ? "asset_data" : "metadata";
   for (;;) {
@@ -104,7 +105,7 @@ export async function* fieldMatches(
     const hits = rows
       .filter((row) => row.json !== null && fieldsMatch(kind, row.json, filters))
       .slice(0, left)
-      .map((row) => ({ id: row.id, json: row.json!, position: String(row.seq) }));
+      .map((row) => ({ id: row.id, json: row.json!, position: encodePosition([snapshot, row.seq]) }));
     left -= hits.length;
     if (hits.length > 0) yield hits;
     if (left <= 0 || rows.length < batchRowsMax) return;

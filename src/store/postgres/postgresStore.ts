@@ -276,8 +276,8 @@ export class PostgresStore extends WholeAnswers implements Store {
     return searchPage(this.#reads, this.#options, kind, query, page);
   }
 
-  streamFieldMatches(kind: "assets" | "metadata", filters: readonly FieldFilter[], options: { after?: string; limit?: number } = {}): Batches<FieldHit> {
-    return fieldMatches(this.#reads, kind, filters, options);
+  streamFieldMatches(kind: "assets" | "metadata", filters: readonly FieldFilter[], page: PageOptions = {}): Batches<FieldHit> {
+    return fieldMatches(this.#reads, kind, filters, page);
   }
 
   async getBalances(publicKey: string, assetId?: string): Promise<Balance[]> {

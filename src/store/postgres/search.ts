@@ -2,7 +2,7 @@
 // newest matches, ranked as the SQLite backend ranks them (bm25.ts), whole or paged, and their
 // documents read a batch at a time in that order.
 import { LedgerError } from "../../errors/ledgerError.js";
-import { encodePosition, parsePosition } from "../positions.js";
+import { encodePosition, parsePosition, pageAfterRank, ranksToRead } from "../positions.js";
 import type { Batches, FieldHit, PageOptions, SearchHit } from "../store.js";
 import { parseTextQuery, searchTooBroad } from "../textQuery.js";
 import { bm25Constants, inverseDocumentFrequency, rankByBm25, type TableStats } from "./bm25.js";
@@ -40,8 +40,8 @@ export async function* searchPage(reads: Reads, limits: SearchLimits, kind: "ass
   const lastSeq = await reads.lastSeq();
   const [snapshot, offset] = page.after === undefined ? [lastSeq, 0] : (parsePosition(page.after, 2, lastSeq, false) as [number, number]);
   const plan = planOf(query, limits);
-  if (plan === null) return;
-  const seqs = await rankedMatches(reads, kind, plan, snapshot, limits.searchRankedMatchesMax, { offset, count: page.limit });
+  const read = plan === null ? [] : await rankedMatches(reads, kind, plan, snapshot, limits.searchRankedMatchesMax, ranksToRead(offset, page.limit));
+  const seqs = pageAfterRank(offset, read);
   let index = 0;
   for await (const batch of hitsAt(reads, kind, seqs)) {
     yield batch.map((hit) => ({ ...hit, position: encodePosition([snapshot, offset + ++index]) }));

@@ -12,6 +12,7 @@
 
 import type Database from "better-sqlite3";
 import { fieldKey, fieldLeafKeys, fieldsMatch, type FieldFilter } from "../fieldQuery.js";
+import { encodePosition } from "../positions.js";
 import type { FieldHit } from "../store.js";
 import type { BatchReader } from "./batchReaders.js";
 import { keyHash } from "./keyHash.js";
@@ -111,21 +112,23 @@ function documentSql(kind: "assets" | "metadata"): string {
 const seeksPerBatchMax = 4 * batchRowsMax;
 
 /**
- * The documents holding every filter, in commit order, after seq `after`, up to the last seq at
- * opening; at most `limit` in all (undefined: all). Each batch is bounded in rows and seeks.
+ * The documents holding every filter, in commit order, after seq `after` and up to seq `upTo`
+ * (the walk's snapshot: nothing committed later shows); at most `limit` in all (undefined:
+ * all). Each batch is bounded in rows and seeks.
  */
 export function fieldMatches(
   db: Database.Database,
   kind: "assets" | "metadata",
   filters: readonly FieldFilter[],
-  after: number,
+  range: { readonly after: number; readonly upTo: number },
   limit: number | undefined,
 ): BatchReader<FieldHit> {
   if (!hasFieldIndex(db)) {
     throw new Error(`${db.name} has no field index yet: open it once with a writing ledgerd`);
   }
   const hashes = [...new Set(filters.map((filter) => keyHash(fieldKey(kind, filter))))];
-  const lastSeq = (statement(db, "SELECT max(seq) FROM transactions").pluck().get() as number | null) ?? 0;
+  let after = range.after;
+  const upTo = range.upTo;
   const rowsAfter = statement(db, rowsAfterSql).pluck();
   const seek = statement(db, seekSql).pluck();
   const document = statement(db, documentSql(kind));
@@ -135,7 +138,7 @@ export function fieldMatches(
   /** The next seqs in every filter's rows: up to `count`, and whether the rows ran out. */
   const candidates = (count: number): { seqs: number[]; end: boolean } => {
     if (hashes.length === 1) {
-      const seqs = rowsAfter.all(hashes[0], after, lastSeq, count) as number[];
+      const seqs = rowsAfter.all(hashes[0], after, upTo, count) as number[];
       after = seqs.at(-1) ?? after;
       return { seqs, end: seqs.length < count };
     }
@@ -144,10 +147,10 @@ export function fieldMatches(
     for (let seeks = 0; seqs.length < count && seeks < seeksPerBatchMax; ) {
       let agreed = true;
       for (const hash of hashes) {
-        const found = seek.get(hash, target - 1, lastSeq) as number | undefined;
+        const found = seek.get(hash, target - 1, upTo) as number | undefined;
         seeks++;
         if (found === undefined) {
-          after = lastSeq;
+          after = upTo;
           return { seqs, end: true };
         }
         if (found > target) {
@@ -172,7 +175,7 @@ export function fieldMatches(
         const row = document.get(seq) as { id: string; json: string | null };
         // keyHash is not unique: keep only documents that really hold every filter.
         if (row.json === null || !fieldsMatch(kind, row.json, filters)) continue;
-        hits.push({ id: row.id, json: row.json, position: String(seq) });
+        hits.push({ id: row.id, json: row.json, position: encodePosition([upTo, seq]) });
       }
       left -= hits.length;
       if (left <= 0) done = true;

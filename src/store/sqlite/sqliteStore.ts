@@ -53,7 +53,7 @@ import type {
 } from "../store.js";
 import { blockTransactions, lastSeqOf, mapReader, searchHits, wholeReader, type BatchReader } from "./batchReaders.js";
 import { holdingsOfKey, outputsOfKey, transactionsOfAsset } from "./keyedReaders.js";
-import { encodePosition, parseFieldPosition, parsePosition } from "../positions.js";
+import { encodePosition, parsePosition, pageAfterRank, ranksToRead } from "../positions.js";
 import { BlockWriter, rowsWaitingIn } from "./blockWriter.js";
 import type { BlockRows } from "./places.js";
 import {
@@ -232,7 +232,8 @@ export class SqliteStore extends WholeAnswers implements Store {
       const [snapshot, offset] = page.after === undefined
         ? [lastSeqOf(c), 0]
         : (parsePosition(page.after, 2, lastSeqOf(c), false) as [number, number]);
-      const seqs = rankedPage(c, kind, query, { snapshot, offset, count: page.limit }, this.#searchLimits);
+      const read = rankedPage(c, kind, query, { snapshot, ...ranksToRead(offset, page.limit) }, this.#searchLimits);
+      const seqs = pageAfterRank(offset, read);
       const position = (index: number) => encodePosition([snapshot, offset + index + 1]);
       return mapReader(searchHits(c, kind, seqs), (hit, index) => ({ ...hit, position: position(index) }));
     });
@@ -259,11 +260,14 @@ export class SqliteStore extends WholeAnswers implements Store {
   streamFieldMatches(
     kind: "assets" | "metadata",
     filters: readonly FieldFilter[],
-    options: { after?: string; limit?: number } = {},
+    page: PageOptions = {},
   ): Batches<FieldHit> {
+    const c = this.#c;
     return this.#batches(() => {
-      const after = parseFieldPosition(options.after);
-      return fieldMatches(this.#c.db, kind, filters, after, options.limit);
+      const [upTo, after] = page.after === undefined
+        ? [lastSeqOf(c), 0]
+        : (parsePosition(page.after, 2, lastSeqOf(c), true) as [number, number]);
+      return fieldMatches(c.db, kind, filters, { after, upTo }, page.limit);
     });
   }
 

@@ -3,11 +3,13 @@
 // pages; outputs say what they hold on request; balances; server.list_max; and every bad paging
 // input a 400.
 import assert from "node:assert/strict";
+import type { AddressInfo } from "node:net";
 import type { FastifyInstance } from "fastify";
 import { after, before, describe, test } from "node:test";
 import type { JsonObject } from "../../../src/json/jsonValue.js";
 import { create, keypairOf, transfer } from "../../helpers/txFactory.js";
 import { commit, expectJson, get, startHttpStack, type HttpStack } from "./helpers.js";
+import { rawExchange } from "./rawSocket.js";
 
 describe("paging", () => {
   let http: HttpStack;
@@ -167,6 +169,55 @@ describe("paging", () => {
     const [snapshot, ...rest] = position.split(".");
     const later = Buffer.from(JSON.stringify([scope, [Number(snapshot) + 1000, ...rest].join(".")])).toString("base64url");
     await refused(`${outputs}&cursor=${later}`, /cursor: not a cursor this node gave/);
+  });
+
+  test("a Link names the route's path and the parameters it read, re-encoded; a '#' in the target is a 400", async () => {
+    // Parameters the search ignores still go back, encoded: nothing raw reaches the header.
+    const url = "/api/v1/assets/?limit=1&search=word&note=a%3E%3B%20rel%3D%22x%22%2C%3Chttps%3A%2F%2Fevil.example%3E%20%C3%A9";
+    const first = await get(http.app, url);
+    expectJson(first, 200);
+    const link = first.headers["link"] as string;
+    const cursor = /cursor=([\w-]+)>/.exec(link)![1]!;
+    const note = "note=a%3E%3B%20rel%3D%22x%22%2C%3Chttps%3A%2F%2Fevil.example%3E%20%C3%A9";
+    assert.equal(link, `</api/v1/assets?limit=1&search=word&${note}&cursor=${cursor}>; rel="next"`);
+    assert.deepEqual((await walk(url)).flat(), (await body(http.app, "/api/v1/assets?search=word")).items);
+    // The router would read what follows a '#' as the query: refused on both ways in, the POST
+    // lane's too. A client never sends a fragment, so only raw bytes can carry one.
+    await http.app.listen({ host: "127.0.0.1", port: 0 });
+    const port = (http.app.server.address() as AddressInfo).port;
+    const targets = [
+      "GET /api/v1/assets#search=car>;rel=x,<https://evil.example/p>;rel=next,<&limit=1",
+      "GET /api/v1/assets?search=car#x",
+      "POST /api/v1/transactions#mode=commit",
+    ];
+    for (const target of targets) {
+      const answer = await rawExchange(port, `${target} HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}`).answer;
+      assert.equal(answer.status, 400, target);
+      assert.equal(answer.headers.get("link"), undefined, target);
+      assert.deepEqual(JSON.parse(answer.body), { message: "A request target holds no '#' (a fragment is not sent): encode it as %23", status: 400 }, target);
+    }
+  });
+
+  test("a query whose escapes are not UTF-8 is a 400; every Link round-trips", async () => {
+    for (const url of ["/api/v1/assets?search=X%FF&limit=1", "/api/v1/assets?search=word&limit=1&x=%C3", "/api/v1/outputs?public_key=%ED%A0%80"]) {
+      await refused(url, /^The query's %-escapes must encode UTF-8 text$/);
+    }
+    // A '%' without two hex digits is a literal '%', as before.
+    expectJson(await get(http.app, "/api/v1/assets?search=50%&limit=1"), 200, "[]");
+    for (let i = 0; i < 2; i++) await commit(http.app, create(alice, BigInt(1 + i), { pager: "café 50% ünï" }));
+    const whole = (await body(http.app, "/api/v1/assets?search=caf%C3%A9")).items;
+    assert.equal(whole.length, 2);
+    assert.deepEqual((await walk("/api/v1/assets?search=caf%C3%A9&limit=1")).flat(), whole);
+  });
+
+  test("a forged search position (a rank past the matches) is refused", async () => {
+    const next = (await body(http.app, "/api/v1/assets?search=word&limit=1")).next!;
+    const cursor = /cursor=([^&]+)/.exec(next)![1]!;
+    const [scope, position] = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as [string, string];
+    const snapshot = position.split(".")[0]!;
+    const forged = Buffer.from(JSON.stringify([scope, `${snapshot}.999999999`])).toString("base64url");
+    await refused(`/api/v1/assets?search=word&limit=1&cursor=${forged}`, /cursor: not a cursor this node gave/);
+    await refused(`/api/v1/assets?search=word&cursor=${forged}`, /cursor: not a cursor this node gave/);
   });
 
   test("server.list_max: an unpaged list past it is refused before any byte; pages still work", async () => {

@@ -19,6 +19,7 @@ type WithStore = (body: (store: Store) => Promise<void>) => Promise<void>;
 
 const car1 = createTx({ label: "f-car1", data: { kind: "car", serial: "XYZ", year: 2019, ok: true } });
 const car2 = createTx({ label: "f-car2", data: { kind: "car", serial: "ABC", year: 2019.0, extra: null } });
+const car3 = createTx({ label: "f-car3", data: { kind: "car", serial: "LATE" } });
 const bike = createTx({
   label: "f-bike",
   data: { kind: "bike", serial: "123", tags: ["red", ["fast"]], parts: [{ sku: "w1" }, { sku: "w2" }] },
@@ -145,6 +146,17 @@ export function fieldTests(withStore: WithStore): void {
       assert.deepEqual(ids, [car1.id]);
     }));
 
+  it("a walk is as of its first page: a match committed between its pages does not show", () =>
+    withStore(async (store) => {
+      await store.commitBlock(block(1, [car1, car2]));
+      const first = await collect(store.streamFieldMatches("assets", [f(["kind"], "car")], { limit: 1 }));
+      await store.commitBlock(block(2, [car3]));
+      const rest = await assetIds(store, [f(["kind"], "car")], { after: first[0]!.position });
+      assert.deepEqual([...first.map((h) => h.id), ...rest], [car1.id, car2.id]);
+      // A new walk sees the ledger as it is now.
+      assert.deepEqual(await assetIds(store, [f(["kind"], "car")]), [car1.id, car2.id, car3.id]);
+    }));
+
   it("an AND finds a rare match after many rows of a common filter, in either order", () =>
     withStore(async (store) => {
       const many = Array.from({ length: 3000 }, (_, i) => createTx({ label: `f-many${i}`, data: { kind: "car", serial: `N${i}` } }));
@@ -168,7 +180,8 @@ export function fieldTests(withStore: WithStore): void {
   it("a position the store never gave is a BadParameter", () =>
     withStore(async (store) => {
       await commitAll(store);
-      for (const after of ["", "abc", "-1", "1e3", "99999999999999999999"]) {
+      // A snapshot past the ledger (another node's, or forged), a place past its snapshot.
+      for (const after of ["", "abc", "-1", "1e3", "99999999999999999999", "1", "99.1", "1.99", "3.5"]) {
         await assert.rejects(
           collect(store.streamFieldMatches("assets", [f(["kind"], "car")], { after })),
           (error: unknown) => error instanceof LedgerError && error.code === "BadParameter",

@@ -108,6 +108,20 @@ export function pageTests(withStore: WithStore): void {
       }
     }));
 
+  it("a walk of an asset's history is as of its first page: a later TRANSFER does not show", () =>
+    withStore(async (store) => {
+      await commitAll(store);
+      const before = await store.getTransactionsByAsset(gold.id);
+      const pending = [block(3, [transferTx({ label: "p-moved3", assetId: gold.id, spends: [ref(moved, 0)] })])];
+      const pages = await walk((page) => store.streamAssetHistory(gold.id, undefined, page), 1, async () => {
+        const next = pending.shift();
+        if (next !== undefined) await store.commitBlock(next);
+      });
+      assert.equal(pending.length, 0);
+      assert.deepEqual(pages.flat().map((e) => e.json), before);
+      assert.equal((await store.getTransactionsByAsset(gold.id)).length, before.length + 1);
+    }));
+
   it("a position this store never gave is a BadParameter", () =>
     withStore(async (store) => {
       await commitAll(store);
@@ -120,6 +134,9 @@ export function pageTests(withStore: WithStore): void {
       }
       await assert.rejects(all(store.streamSearchPage("assets", "label", { after: "99.1", limit: 2 })), bad);
       await assert.rejects(all(store.streamSearchPage("assets", "label", { after: "zz", limit: 2 })), (e) => e instanceof LedgerError);
+      // A rank past the matches ranked as of the snapshot (a walk never gets there).
+      await assert.rejects(all(store.streamSearchPage("assets", "pagedword", { after: "1.999999999", limit: 2 })), bad);
+      await assert.rejects(all(store.streamSearchPage("metadata", "pagedword", { after: "1.1", limit: 2 })), bad);
     }));
 
   it("search pages: the ranking of the unpaged search, as of the first page", () =>
