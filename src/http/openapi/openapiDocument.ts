@@ -179,7 +179,7 @@ const pathsOf = (options: OpenapiOptions) => {
     ], { "200": ok("[height], or [] when no block holds it.", { type: "array", items: { type: "integer" }, maxItems: 1 }) }),
     "/api/v1/proofs/transactions/{transaction_id}": get("Proof that a committed transaction is in the ledger (docs/proofs.md).", [
       path("transaction_id", "The transaction's id.", storedId),
-      query("height", "The height whose app hash the proof reaches; default the last (under CometBFT the last signed).", proofHeight),
+      query("height", "The height whose app hash the proof reaches, not before the transaction's block; default the last (under CometBFT the last signed).", proofHeight),
     ], {
       "200": ok("Its paths in its block's tree and in the history tree, the app hash, and under CometBFT the signed header.", ref("TransactionProof")),
       ...notFound,
