@@ -5,13 +5,14 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { createWriteStream, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createWriteStream, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { JsonObject } from "../../src/json/jsonValue.js";
 import { LedgerApp } from "../../src/ledger/ledgerApp.js";
 import { PreparePool, preparePoolOptionsDefault } from "../../src/ledger/preparePool.js";
+import { exportLineBytesMax } from "../../src/node/exportFormat.js";
 import { SqliteStore } from "../../src/store/sqlite/sqliteStore.js";
 import { makeValidatorElection, makeVote } from "../../src/transaction/builders/makeElection.js";
 import { signTx } from "../../src/transaction/builders/signTx.js";
@@ -127,7 +128,7 @@ function ledgerFiles(dir: string): string[] {
 describe("import and a node on one data folder", () => {
   const anyPorts = ["--server.bind", "127.0.0.1:0", "--wsserver.bind", "127.0.0.1:0"];
 
-  it("a node started beside a running import is refused, and the import finishes", async () => {
+  it("a node started beside a running import is refused, and the import finishes", async (t) => {
     const lines = readFileSync(file, "utf8").trim().split("\n");
     const target = join(root, "target-beside");
     // The import reads its file from a named pipe this test writes: it holds the folder after
@@ -136,6 +137,7 @@ describe("import and a node on one data folder", () => {
     const made = spawnSync("mkfifo", [fifo], { encoding: "utf8" });
     assert.equal(made.status, 0, made.stderr);
     const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "import", fifo, "--data_dir", target], { cwd: repoRoot, env: cleanEnv(), stdio: ["ignore", "pipe", "pipe"] });
+    t.after(() => child.kill());
     const pipe = createWriteStream(fifo);
     let out = "";
     child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
@@ -171,5 +173,51 @@ describe("import and a node on one data folder", () => {
     } finally {
       await node.stop();
     }
+  });
+});
+
+describe("import refuses a file it cannot use, naming the line, and leaves no ledger", () => {
+  const header = (): Record<string, unknown> => JSON.parse(readFileSync(file, "utf8").split("\n")[0]!) as Record<string, unknown>;
+  let count = 0;
+
+  /** Imports `text` into a new folder: one line on stderr, exit 1, no ledger file of any kind. */
+  function refusal(text: string | ((path: string) => void)): string {
+    const at = join(root, `refused-${++count}`);
+    if (typeof text === "string") writeFileSync(`${at}.jsonl`, text);
+    else text(`${at}.jsonl`);
+    const result = runLedgerd(["import", `${at}.jsonl`, "--data_dir", at]);
+    assert.equal(result.status, 1, result.stdout + result.stderr);
+    assert.equal(result.stdout, "");
+    assert.match(result.stderr, /^ledgerd: [^\n]+\n$/, "one line, no stack");
+    assert.deepEqual(ledgerFiles(at), []);
+    return result.stderr.slice("ledgerd: ".length, -1);
+  }
+
+  it("a line longer than exportLineBytesMax, without buffering it (#10)", () => {
+    const over = (path: string): void => {
+      // The header, then a line of 150 MB of zero bytes (a sparse file: nothing is written). It
+      // is read up to the cap only: test/unit/node/exportLines.test.ts counts the bytes read.
+      writeFileSync(path, `${JSON.stringify(header())}\n`);
+      truncateSync(path, statSync(path).size + 150_000_000);
+    };
+    assert.equal(refusal(over), `line 2 is longer than ${exportLineBytesMax} bytes, the most an export's line may be`);
+    // An endless first line: refused after the cap's bytes, not read whole.
+    const endless = runLedgerd(["import", "/dev/zero", "--data_dir", join(root, "refused-zero")]);
+    assert.equal(endless.stderr, `ledgerd: line 1 is longer than ${exportLineBytesMax} bytes, the most an export's line may be\n`);
+    assert.equal(existsSync(join(root, "refused-zero")), false, "a header refused touches no folder");
+  });
+
+  it("a block's line that is not a block (#11)", () => {
+    const start = `${JSON.stringify(header())}\n`;
+    assert.equal(refusal(`${start}null\n`), "line 2: a block's line must be object");
+    assert.equal(refusal(`${start}{"height":1,"app_hash":"","txs":"x"}\n`), "line 2: txs must be array");
+    assert.equal(refusal(`${start}\n{"height":1,"app_hash":"","txs":[1]}\n`), "line 3: txs[0] must be string");
+  });
+
+  it("a header that would give a ledger no node can start on (#11)", () => {
+    const validators = header()["validators"] as unknown[];
+    const with_ = (change: Record<string, unknown>): string => `${JSON.stringify({ ...header(), ...change })}\n`;
+    assert.equal(refusal(with_({ validators: [] })), "line 1: validators must NOT have fewer than 1 items");
+    assert.equal(refusal(with_({ validators: [...validators, validators[1]] })), "line 1: validators[3].publicKey repeats validators[1]'s");
   });
 });
