@@ -127,7 +127,9 @@ async function buildLedger(
       if (line.text.trim() === "") continue;
       const block = readBlock(line.text, line.number);
       if (block.height !== height + 1) throw new Error(`line ${line.number}: height ${block.height} follows height ${height}`);
-      await replayBlock(ledger, block, !rehashed);
+      await replayBlock(ledger, block, !rehashed).catch((error: unknown) => {
+        throw new Error(`line ${line.number}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      });
       height = block.height;
       choices.onProgress?.(height, header.to);
     }

@@ -96,7 +96,7 @@ describe("export and import", () => {
     const target = join(root, "target-edited");
     const result = runLedgerd(["import", edited, "--data_dir", target]);
     assert.notEqual(result.status, 0);
-    assert.match(result.stderr, /height 3: app hash [0-9a-f]{64} re-executed, 0{64} stored/);
+    assert.match(result.stderr, /^ledgerd: line 4: height 3: app hash [0-9a-f]{64} re-executed, 0{64} stored\n$/);
     assert.equal(existsSync(join(target, "ledgerd.sqlite")), false);
     assert.match(runLedgerd(["import", file, "--data_dir", source]).stderr, /exists: import into a data folder without a ledger/);
   });
@@ -212,6 +212,7 @@ describe("import refuses a file it cannot use, naming the line, and leaves no le
     assert.equal(refusal(`${start}null\n`), "line 2: a block's line must be object");
     assert.equal(refusal(`${start}{"height":1,"app_hash":"","txs":"x"}\n`), "line 2: txs must be array");
     assert.equal(refusal(`${start}\n{"height":1,"app_hash":"","txs":[1]}\n`), "line 3: txs[0] must be string");
+    assert.match(refusal(`${start}{"height":1,"app_hash":"","txs":["x"]}\n`), /^line 2: height 1: transaction 0 is refused: Invalid JSON/);
   });
 
   it("a header that would give a ledger no node can start on (#11)", () => {
