@@ -3,8 +3,9 @@
 // same positions on either): the walk's snapshot (the last seq committed when its first page was
 // read) and the place of the last item given, as dot-separated decimal integers:
 // `snapshot.seq.outputIndex` for an output of a key, `snapshot.seq` for a transaction of an
-// asset, `snapshot.rank` for a search hit (its place in the ranking, from 1); a hit of a query
-// by field is its seq alone. Clients see them only inside the HTTP layer's opaque cursors.
+// asset, `snapshot.rank` for a search hit (its place in the ranking, from 1),
+// `snapshot.assetId` for a balance (balances are in asset id order); a hit of a query by field
+// is its seq alone. Clients see them only inside the HTTP layer's opaque cursors.
 import { LedgerError } from "../errors/ledgerError.js";
 
 export function encodePosition(parts: readonly number[]): string {
@@ -37,4 +38,19 @@ export function parseFieldPosition(position: string | undefined): number {
     throw notGiven();
   }
   return Number(position);
+}
+
+/** A balance's position: the walk's snapshot and the asset id (balances go in asset id order). */
+export function encodeBalancePosition(snapshot: number, assetId: string): string {
+  return `${snapshot}.${assetId}`;
+}
+
+/** The snapshot and asset id of a balance's position this store gave (see parsePosition). */
+export function parseBalancePosition(text: string, lastSeq: number): [number, string] {
+  const at = text.indexOf(".");
+  const assetId = text.slice(at + 1);
+  // An asset id is its CREATE's id: 64 lowercase hex digits, as the store holds it.
+  if (at < 0 || !/^[0-9a-f]{64}$/.test(assetId)) throw notGiven();
+  const [snapshot] = parsePosition(text.slice(0, at), 1, lastSeq, false) as [number];
+  return [snapshot, assetId];
 }

@@ -8,3 +8,9 @@ export const batchRowsMax = 500;
 
 /** A batch stops once its JSON text passes this many characters (one big row may pass it). */
 export const batchCharsMax = 256 * 1024;
+
+/**
+ * Most assets one pass over a key's outputs sums for its balances (balances.ts): the memory a
+ * balances read holds. A key holding more assets is read once more per this many.
+ */
+export const balancesWindowMax = 1000;
