@@ -114,7 +114,8 @@ class Window {
 
 /**
  * Whether the sum of one asset reads fewer rows through the asset's transactions than through
- * the key's outputs. Counts of index rows only (integers), each stopped one past the other's.
+ * the key's outputs. Counts of index rows only (integers): the asset's up to countRowsMax, the
+ * key's only up to the asset's, so the count costs no more than the shorter walk.
  */
 export function throughAsset(c: Connection, publicKey: string, assetId: string, snapshot: number): boolean {
   const assetHash = keyHash(assetId);
