@@ -2,10 +2,11 @@
 // indexed in commit order only (key_index), not by asset, so the balances of all its assets are
 // summed in passes: each pass reads the key's outputs once, a batch per turn, and keeps the sums
 // of at most `balancesWindowMax` assets, the smallest ids after the last one given; it then gives
-// them, whole, in asset id order, and the next pass starts after them. Memory is bounded by the
-// window (never a sum per asset of the key), and a page never splits one asset's sum: a sum is
-// given only once every output of the pass has been read. A key with more assets than a window
-// costs a pass per window; most hold far fewer.
+// them, whole, in asset id order, and the next pass starts after them. A page (a limit) is one
+// pass whose window is the page. Memory is bounded by the window (never a sum per asset of the
+// key), and a page never splits one asset's sum: a sum is given only once every output of the
+// pass has been read. An unpaged read of a key with more assets than a window costs a pass per
+// window; most keys hold far fewer.
 //
 // With an asset id, the sum of that asset is read through whichever of the two indexes holds
 // fewer rows: the key's outputs (key_index) or the asset's transactions (its CREATE by id_index,
@@ -55,10 +56,12 @@ export function balancesOfKey(
  * reads; a window's sums, in asset id order, when it ends.
  */
 function inWindows(snapshot: number, after: string, limit: number, open: () => BatchReader<Holding>): BatchReader<Balance> {
+  // A page is one pass (its limit is the caller's bound: server.search_limit_max over HTTP).
+  const size = Number.isFinite(limit) ? limit : balancesWindowMax;
   let floor = after;
   let left = limit;
   let walk: BatchReader<Holding> | null = left > 0 ? open() : null;
-  let window = new Window(Math.min(balancesWindowMax, left));
+  let window = new Window(Math.min(size, left));
   return {
     next: () => {
       if (walk === null) return null;
@@ -72,7 +75,7 @@ function inWindows(snapshot: number, after: string, limit: number, open: () => B
       const last = sums[sums.length - 1];
       walk = more && left > 0 && last !== undefined ? open() : null;
       floor = last?.[0] ?? floor;
-      window = new Window(Math.min(balancesWindowMax, left));
+      window = new Window(Math.min(size, left));
       return sums.map(([id, sum]) => ({ assetId: id, amount: String(sum), position: encodeBalancePosition(snapshot, id) }));
     },
   };

@@ -10,7 +10,8 @@ export const batchRowsMax = 500;
 export const batchCharsMax = 256 * 1024;
 
 /**
- * Most assets one pass over a key's outputs sums for its balances (balances.ts): the memory a
- * balances read holds. A key holding more assets is read once more per this many.
+ * Most assets one pass over a key's outputs sums for an unpaged read of its balances
+ * (balances.ts): the memory such a read holds. A key holding more is read once more per this
+ * many. A page's pass holds the page (its limit) instead.
  */
 export const balancesWindowMax = 1000;
