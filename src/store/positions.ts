@@ -12,7 +12,8 @@ export function encodePosition(parts: readonly number[]): string {
   return parts.join(".");
 }
 
-function notGiven(): LedgerError {
+/** The refusal of a position this store never gave. */
+export function notGiven(): LedgerError {
   return new LedgerError("BadParameter", "cursor: not a cursor this node gave");
 }
 
@@ -45,7 +46,10 @@ export function encodeBalancePosition(snapshot: number, assetId: string): string
   return `${snapshot}.${assetId}`;
 }
 
-/** The snapshot and asset id of a balance's position this store gave (see parsePosition). */
+/**
+ * The snapshot and asset id of a balance's position this store gave (see parsePosition); the
+ * store then checks that the asset was made by the snapshot (a balance is only of such).
+ */
 export function parseBalancePosition(text: string, lastSeq: number): [number, string] {
   const at = text.indexOf(".");
   const assetId = text.slice(at + 1);

@@ -3,7 +3,7 @@
 // time, as of the last seq committed when it began (spent-ness as of then too), with the same
 // positions as the SQLite backend (../positions.ts).
 import { fieldKey, fieldsMatch, type FieldFilter } from "../fieldQuery.js";
-import { encodeBalancePosition, encodePosition, parseBalancePosition, parseFieldPosition, parsePosition } from "../positions.js";
+import { encodeBalancePosition, encodePosition, notGiven, parseBalancePosition, parseFieldPosition, parsePosition } from "../positions.js";
 import type { Balance, Batches, FieldHit, HistoryEntry, OutputEntry, PageOptions } from "../store.js";
 import type { Operation } from "../../transaction/committed.js";
 import { fieldDigest } from "./blockWriter.js";
@@ -62,6 +62,11 @@ export const balancesSql = `
 export async function* balances(reads: Reads, publicKey: string, assetId: string | undefined, page: PageOptions = {}): Batches<Balance> {
   const lastSeq = await reads.lastSeq();
   const [snapshot, start] = page.after === undefined ? [lastSeq, ""] : parseBalancePosition(page.after, lastSeq);
+  if (page.after !== undefined) {
+    // A position names an asset made by its snapshot: any other this store never gave.
+    const made = await reads.rows("SELECT 1 FROM transactions WHERE id = $1 AND operation = 'CREATE' AND seq <= $2", [start, snapshot]);
+    if (made.length === 0) throw notGiven();
+  }
   let after = start;
   let left = page.limit ?? Infinity;
   while (left > 0) {

@@ -14,7 +14,7 @@
 // one balance read long.
 
 import type { Balance, PageOptions } from "../store.js";
-import { encodeBalancePosition, parseBalancePosition } from "../positions.js";
+import { encodeBalancePosition, notGiven, parseBalancePosition } from "../positions.js";
 import { lastSeqOf, mergeSorted, waitingAfter, waitingInOrder, type BatchReader } from "./batchReaders.js";
 import type { Connection } from "./connection.js";
 import { keyHash } from "./keyHash.js";
@@ -38,6 +38,7 @@ export function balancesOfKey(
   const [snapshot, after] = page.after === undefined
     ? [lastSeqOf(c), ""]
     : parseBalancePosition(page.after, lastSeqOf(c));
+  if (page.after !== undefined && !madeBy(c, after, snapshot)) throw notGiven();
   const limit = page.limit ?? Infinity;
   if (assetId === undefined) {
     return inWindows(snapshot, after, limit, () => holdingsOfKey(c, publicKey, snapshot));
@@ -48,6 +49,12 @@ export function balancesOfKey(
     ? () => holdingsOfAsset(c, publicKey, assetId, snapshot)
     : () => onlyAsset(holdingsOfKey(c, publicKey, snapshot), assetId);
   return inWindows(snapshot, after, 1, walk);
+}
+
+/** Whether asset `assetId` was made (its CREATE committed) by seq `snapshot`. */
+function madeBy(c: Connection, assetId: string, snapshot: number): boolean {
+  const seq = seqsOf(c, [assetId]).get(assetId);
+  return seq !== undefined && seq <= snapshot && c.read.isCreateAt.get(seq, assetId) !== undefined;
 }
 
 /**

@@ -84,6 +84,7 @@ const singleColumnReads = [
   "txJsonAt",
   "txHeightAt",
   "createAt",
+  "isCreateAt",
   "transferAt",
   "transferSeqsAfter",
   "keyRowsUpTo",

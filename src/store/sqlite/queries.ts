@@ -35,6 +35,7 @@ export const readSql = {
   txJsonAt: "SELECT json FROM transactions WHERE seq = ? AND id = ?",
   txHeightAt: "SELECT height FROM transactions WHERE seq = ? AND id = ?",
   createAt: "SELECT json FROM transactions WHERE seq = ? AND id = ? AND operation = 'CREATE'",
+  isCreateAt: "SELECT 1 FROM transactions WHERE seq = ? AND id = ? AND operation = 'CREATE'",
   transferAt:
     "SELECT json FROM transactions WHERE seq = ? AND asset_id = ? AND operation = 'TRANSFER'",
   // The one-id case of idsIn (a CheckTx): no JSON array to write and read back.

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { it } from "node:test";
 import { LedgerError } from "../../../src/errors/ledgerError.js";
 import type { Batches, PageOptions, Store } from "../../../src/store/store.js";
-import { block, createTx, publicKey, ref, transferTx } from "./fixtures.js";
+import { block, createTx, hex64, publicKey, ref, transferTx } from "./fixtures.js";
 
 type WithStore = (body: (store: Store) => Promise<void>) => Promise<void>;
 
@@ -213,9 +213,16 @@ export function pageTests(withStore: WithStore): void {
       await commitAll(store);
       const bad = { name: "LedgerError", code: "BadParameter" };
       const id = gold.id;
-      for (const after of ["", "x", "1", "1.2", `99.${id}`, `1.${id.toUpperCase()}`, `1.${id.slice(1)}`, `01.${id}`, `.${id}`, `1.1.${id}`]) {
+      // Well formed, but no asset's id, an asset made after the snapshot, or a TRANSFER's id.
+      const forged = [`2.${hex64("no such asset")}`, `1.${later.id}`, `3.${moved.id}`];
+      await store.commitBlock(block(3, [later]));
+      for (const after of ["", "x", "1", "1.2", `99.${id}`, `1.${id.toUpperCase()}`, `1.${id.slice(1)}`, `01.${id}`, `.${id}`, `1.1.${id}`, ...forged]) {
         await assert.rejects(all(store.streamBalances(owner, undefined, { after })), bad, `balances after ${after}`);
         await assert.rejects(all(store.streamBalances(owner, id, { after })), bad, `balance after ${after}`);
       }
+      // A position as a walk gives it continues, as of its snapshot (seq 3: later is not there).
+      const given = `3.${gold.id}`;
+      const rest = await all(store.streamBalances(owner, undefined, { after: given }));
+      assert.deepEqual(rest.map((b) => b.assetId), [silver.id].filter((a) => a > gold.id));
     }));
 }
