@@ -2,11 +2,10 @@
 // indexed in commit order only (key_index), not by asset, so the balances of all its assets are
 // summed in passes: each pass reads the key's outputs once, a batch per turn, and keeps the sums
 // of at most `balancesWindowMax` assets, the smallest ids after the last one given; it then gives
-// them, whole, in asset id order, and the next pass starts after them. A page (a limit) is one
-// pass whose window is the page. Memory is bounded by the window (never a sum per asset of the
-// key), and a page never splits one asset's sum: a sum is given only once every output of the
-// pass has been read. An unpaged read of a key with more assets than a window costs a pass per
-// window; most keys hold far fewer.
+// them, whole, in asset id order, and the next pass starts after them. Memory is bounded by the
+// window (never a sum per asset of the key), and a page never splits one asset's sum: a sum is
+// given only once every output of the pass has been read. A read of more assets than a window
+// (unpaged, of a key holding more) costs a pass per window; most keys hold far fewer.
 //
 // With an asset id, the sum of that asset is read through whichever of the two indexes holds
 // fewer rows: the key's outputs (key_index) or the asset's transactions (its CREATE by id_index,
@@ -63,8 +62,7 @@ function madeBy(c: Connection, assetId: string, snapshot: number): boolean {
  * reads; a window's sums, in asset id order, when it ends.
  */
 function inWindows(snapshot: number, after: string, limit: number, open: () => BatchReader<Holding>): BatchReader<Balance> {
-  // A page is one pass (its limit is the caller's bound: server.search_limit_max over HTTP).
-  const size = Number.isFinite(limit) ? limit : balancesWindowMax;
+  const size = Math.min(limit, balancesWindowMax);
   let floor = after;
   let left = limit;
   let walk: BatchReader<Holding> | null = left > 0 ? open() : null;

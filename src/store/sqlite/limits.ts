@@ -10,8 +10,8 @@ export const batchRowsMax = 500;
 export const batchCharsMax = 256 * 1024;
 
 /**
- * Most assets one pass over a key's outputs sums for an unpaged read of its balances
- * (balances.ts): the memory such a read holds. A key holding more is read once more per this
- * many. A page's pass holds the page (its limit) instead.
+ * Most assets one pass over a key's outputs sums for its balances (balances.ts): the memory a
+ * balances read holds. A read of more is one more pass per this many; a page of the default
+ * server.search_limit_max (1,000, and the one more the HTTP layer asks for) is one pass.
  */
-export const balancesWindowMax = 1000;
+export const balancesWindowMax = 1024;
