@@ -79,10 +79,11 @@ const paths = {
     query("include", "amount, asset_id, or both comma-separated: what each output holds."),
     ...paging,
   ], { "200": okPage("The outputs, or a page of them.", ref("Output")), ...longRead }),
-  "/api/v1/balances": get("What a key alone may spend, per asset.", [
+  "/api/v1/balances": get("What a key alone may spend, per asset, in asset id order.", [
     publicKey,
     query("asset_id", "That asset only.", { type: "string", pattern: "^[0-9a-fA-F]{64}$" }),
-  ], { "200": ok("Unspent amounts per asset, in asset id order.", { type: "array", items: ref("Balance") }), ...longRead }),
+    ...paging,
+  ], { "200": okPage("Unspent amounts per asset, or a page of them (a page never splits an asset's sum).", ref("Balance")), ...longRead }),
   "/api/v1/assets": get("Text search over asset data, or a query by field (data.<path>=<value>).", [
     query("search", "The text to search (MongoDB's $text syntax); required unless data.* filters are given."),
     ...paging,
