@@ -67,6 +67,7 @@ export const codes = {
   TooManyReads: { status: 503, frame: "plain", summary: "As many long reads run as allowed; try again later." },
   ProofsUnavailable: { status: 409, frame: "plain", summary: "The chain keeps BigchainDB's app hash, which proves nothing (docs/proofs.md)." },
   ProofNotYetSigned: { status: 503, frame: "plain", summary: "Committed, but no signed header carries the app hash yet; retry after the next block." },
+  ProofHeightBeforeTransaction: { status: 400, frame: "plain", summary: "The height asked for a proof is before the transaction's block; no proof to it can exist." },
   Internal: { status: 500, frame: "plain", summary: "A bug in ledgerd." },
 } as const satisfies Record<string, CodeSpec>;
 

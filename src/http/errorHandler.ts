@@ -8,6 +8,7 @@ import type { IncomingMessage } from "node:http";
 import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { LedgerError } from "../errors/ledgerError.js";
 import { setCorsHeaders } from "./cors.js";
+import { loggedUrlCharsMax } from "./limits.js";
 import { echoRequestId } from "./requestId.js";
 import { sendJson } from "./reply.js";
 import { JsonError } from "../json/jsonError.js";
@@ -68,7 +69,7 @@ export function errorAnswer(
   log: FastifyBaseLogger,
   context: ErrorContext,
 ): ErrorAnswer | null {
-  const where = { method: request.method, url: request.url };
+  const where = { method: request.method, url: loggedUrl(request.url ?? "") };
   if (isClientAbort(error, request)) {
     // Nothing can be answered, and it is not the node's fault: an error line means a bug.
     log.debug(where, "client closed the connection");
@@ -88,6 +89,12 @@ export function errorAnswer(
   else if (status > 500) log.warn(fields, "HTTP API error");
   else log.debug(fields, "HTTP API error");
   return { status, body: JSON.stringify({ message, status }) };
+}
+
+/** A URL as logged: at most `loggedUrlCharsMax` characters, and how many more there were. */
+export function loggedUrl(url: string): string {
+  if (url.length <= loggedUrlCharsMax) return url;
+  return `${url.slice(0, loggedUrlCharsMax)}... (${url.length - loggedUrlCharsMax} more characters)`;
 }
 
 /** The catalog error an error stands for, or null when it is a bug (answered 500). */

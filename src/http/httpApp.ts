@@ -28,6 +28,7 @@ import { httpOptionsDefault, type HttpOptions } from "./options.js";
 import { parseQueryString, rejectRepeated, type Query } from "./parameters.js";
 import { createPostLane, type PostLane } from "./postLane.js";
 import { refuseRequest } from "./requestRules.js";
+import { routeEveryMethod } from "./resource.js";
 import { recordRoutes } from "./routeList.js";
 import { registerApiDocsRoutes } from "./routes/apiDocs.js";
 import { explorerBundleDir, registerExplorerRoutes } from "./routes/explorer.js";
@@ -118,6 +119,7 @@ export async function buildHttpApp(options: Partial<HttpOptions>, deps: HttpDeps
     genReqId: requestIdOf,
   });
 
+  routeEveryMethod(app);
   recordRoutes(app);
   installErrorHandling(app, context);
   installServerListeners(app, context, deps.logger);

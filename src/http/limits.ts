@@ -22,3 +22,16 @@ export const connectionUnsentBytesMax = 1024 * 1024;
  * gathers more than this is closed, so that none holds an unbounded queue of request objects.
  */
 export const connectionWaitingRequestsMax = 256;
+
+/**
+ * Characters of a block height in a query (a proof's `height`, `from`, `to`): 2^64 has 20 digits.
+ * Leading zeros past it are refused, so that a height cannot make an answer's message, or the
+ * line that logs it, as long as the request line.
+ */
+export const heightCharsMax = 20;
+
+/**
+ * Characters of a request's URL in a log line; the rest is cut (`loggedUrl`). Request lines run
+ * to `requestHeadBytesMax`: a client must not set the size of the node's log lines.
+ */
+export const loggedUrlCharsMax = 512;

@@ -7,7 +7,7 @@ export const queryNames = {
   "GET /api/v1/transactions": ["operation", "asset_id", "last_tx", "limit", "cursor"],
   "POST /api/v1/transactions": ["mode"],
   "GET /api/v1/outputs": ["public_key", "spent", "include", "limit", "cursor"],
-  "GET /api/v1/balances": ["public_key", "asset_id"],
+  "GET /api/v1/balances": ["public_key", "asset_id", "limit", "cursor"],
   "GET /api/v1/assets": ["search", "limit", "cursor"],
   "GET /api/v1/metadata": ["search", "limit", "cursor"],
   "GET /api/v1/blocks": ["transaction_id", "limit", "cursor"],

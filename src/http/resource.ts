@@ -1,3 +1,4 @@
+import { METHODS } from "node:http";
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from "fastify";
 import { LedgerError } from "../errors/ledgerError.js";
 import { answerOptions } from "./cors.js";
@@ -31,4 +32,21 @@ export function addResource(
       throw new LedgerError("MethodNotAllowed", methodNotAllowedMessage);
     },
   });
+}
+
+/**
+ * Makes every method Node's parser takes one `addResource` can answer 405 to: Fastify knows nine,
+ * so a known path met with PROPFIND, SEARCH, LOCK... answered 404, and QUERY, whose body Fastify
+ * reads only with a Content-Type (RFC 10008; the header is dropped, httpApp.ts), 400 "must
+ * provide a Content-Type header". No route takes a body with any of them, so none is read.
+ * CONNECT never reaches a route: Node hands it to the server's `connect` event, and without a
+ * listener closes the connection. Call before any route, and before the 404 handler is set.
+ */
+export function routeEveryMethod(app: FastifyInstance): void {
+  for (const method of METHODS) {
+    if (method === "CONNECT") continue;
+    const known = app.supportedMethods.includes(method as HTTPMethods);
+    if (known && method !== "QUERY") continue;
+    app.addHttpMethod(method, { hasBody: false, overrideExisting: known });
+  }
 }

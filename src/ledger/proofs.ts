@@ -72,13 +72,24 @@ async function heightOf(store: Store, id: string): Promise<number | null> {
 /**
  * The proof that transaction `id` is in the ledger whose app hash after `anchor` (default: the
  * last committed height) the proof reaches. NotFound when no committed transaction has that id
- * or the anchor is past the chain; ProofNotYetSigned when the transaction is after the anchor.
+ * or the anchor is past the chain. When the transaction is after the anchor:
+ * ProofHeightBeforeTransaction if the client asked for that anchor (`anchorAsked`), since no later
+ * block changes it; else ProofNotYetSigned, since the default anchor moves on with the chain.
  */
-export async function transactionProof(store: Store, id: string, anchor?: number): Promise<UnsignedTransactionProof> {
+export async function transactionProof(
+  store: Store,
+  id: string,
+  anchor?: number,
+  anchorAsked: boolean = anchor !== undefined,
+): Promise<UnsignedTransactionProof> {
   const head = await provingChain(store);
   const at = anchor ?? head;
   const height = await heightOf(store, id);
   if (height === null) throw new LedgerError("NotFound", "Not found");
+  if (height > at && anchorAsked) {
+    const message = `height: The transaction is in block ${height}, after height ${at}: ask for a height of ${height} or more`;
+    throw new LedgerError("ProofHeightBeforeTransaction", message);
+  }
   if (height > at) throw new LedgerError("ProofNotYetSigned", `The transaction is at height ${height}, after the height ${at} proved to; retry after the next block`);
   if (at > head) throw new LedgerError("NotFound", `No block at height ${at}`);
   const [block, ids] = await Promise.all([blockAt(store, height), store.getBlockIds(height)]);

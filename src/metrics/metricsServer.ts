@@ -1,9 +1,16 @@
 // `GET /metrics` on `metrics.bind`, in the node's process: a plain node:http server, apart from
 // the API, so a scrape never waits behind API traffic and the metrics are not public unless
-// the operator binds them so. Anything else there is a 404; a failed gathering, a 500.
+// the operator binds them so. Its errors are the API's JSON (docs/compatibility.md #2): another
+// method on /metrics is a 405 with `Allow`, any other path a 404, a failed gathering a 500.
+import { Buffer } from "node:buffer";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { LedgerError } from "../errors/ledgerError.js";
+import { methodNotAllowedMessage, unknownPathMessage } from "../http/errorHandler.js";
 import { metricsPath } from "./options.js";
+
+/** The methods /metrics answers. */
+const allowedMethods = ["GET", "HEAD"];
 
 export interface MetricsServerDeps {
   /** The text to answer with and its Content-Type (Prometheus text format 0.0.4). */
@@ -49,9 +56,10 @@ async function answer(
   deps: MetricsServerDeps,
 ): Promise<void> {
   const path = (request.url ?? "").split("?")[0];
-  if (path !== metricsPath || (request.method !== "GET" && request.method !== "HEAD")) {
-    response.writeHead(404, { "content-type": "text/plain; charset=utf-8" }).end("Not found\n");
-    return;
+  if (path !== metricsPath) return answerError(response, new LedgerError("NotFound", unknownPathMessage));
+  if (!allowedMethods.includes(request.method ?? "")) {
+    response.setHeader("allow", allowedMethods.join(", "));
+    return answerError(response, new LedgerError("MethodNotAllowed", methodNotAllowedMessage));
   }
   try {
     const { contentType, body } = await deps.render();
@@ -59,7 +67,12 @@ async function answer(
     response.end(request.method === "HEAD" ? undefined : body);
   } catch (error) {
     deps.onError?.(error);
-    response.writeHead(500, { "content-type": "text/plain; charset=utf-8" });
-    response.end("Gathering the metrics failed\n");
+    answerError(response, new LedgerError("Internal", "Gathering the metrics failed", { cause: error }));
   }
+}
+
+function answerError(response: ServerResponse, error: LedgerError): void {
+  const body = JSON.stringify({ message: error.httpMessage, status: error.status });
+  response.writeHead(error.status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+  response.end(body);
 }

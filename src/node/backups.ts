@@ -9,7 +9,9 @@ import type { Config } from "../config/schema.js";
 import { verifyChain, type ChainReport } from "../ledger/verifyChain.js";
 import { backupDatabase, readHead, removeDatabaseFiles, type BackupHead } from "../store/sqlite/backup.js";
 import { SqliteStore } from "../store/sqlite/sqliteStore.js";
+import { lockLedger } from "./dataDirLock.js";
 import { packageInfo } from "./packageInfo.js";
+import { makeDirs } from "./preflight.js";
 
 const manifestName = "backup.json";
 const databaseName = "ledgerd.sqlite";
@@ -46,14 +48,26 @@ export function backupLedger(config: Config, dest: string): BackupManifest {
   return manifest;
 }
 
-/** Restores the backup folder `src` as the node's ledger, once it verifies. */
+/**
+ * Restores the backup folder `src` as the node's ledger, once it verifies. Holds the data
+ * folder's lock from its first look at the folder to the rename: no node starts on it meanwhile.
+ */
 export async function restoreLedger(config: Config, src: string, onProgress?: (height: number, of: number) => void): Promise<ChainReport> {
+  refuseOnPostgres(config, "restore");
+  makeDirs(config.data_dir, "data_dir");
+  const lock = lockLedger(config);
+  try {
+    return await restoreLocked(config, src, onProgress);
+  } finally {
+    lock.release();
+  }
+}
+
+async function restoreLocked(config: Config, src: string, onProgress?: (height: number, of: number) => void): Promise<ChainReport> {
   const manifest = JSON.parse(readFileSync(join(src, manifestName), "utf8")) as Partial<BackupManifest>;
   if (manifest.format !== "ledgerd-backup" || manifest.version !== 1) throw new Error(`${src} holds no ledgerd backup (${manifestName})`);
-  refuseOnPostgres(config, "restore");
   const target = config.database.path;
   if (existsSync(target)) throw new Error(`${target} exists: restore into a data folder without a ledger`);
-  mkdirSync(config.data_dir, { recursive: true });
   const staging = join(config.data_dir, `${basename(target)}.restoring`);
   removeDatabaseFiles(staging);
   copyFileSync(join(src, databaseName), staging);

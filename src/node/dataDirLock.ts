@@ -13,9 +13,14 @@
 // it (`<database>.lock`): the node opens its SQLite file for readers too (backup, verify-chain,
 // HTTP workers), so SQLite no longer refuses a second writer at open, and two data directories
 // naming one database must not both write it.
+//
+// `import` and `restore` build a ledger in the folder and rename it into place at the end: they
+// hold the same locks for their whole run (lockLedger), so a node is refused a folder they are
+// filling and they are refused a folder a node runs on.
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { isAbsolute, join, relative, resolve } from "node:path";
 import Database from "better-sqlite3";
+import type { Config } from "../config/schema.js";
 import { StartRefused } from "./startRefused.js";
 
 export const lockFileName = "ledgerd.lock";
@@ -89,6 +94,34 @@ export class DataDirLock {
     rmSync(this.pidPath, { force: true });
     this.db.close();
   }
+}
+
+/** What lockLedger holds: released together. */
+export interface LedgerLock {
+  release(): void;
+}
+
+/**
+ * Takes the data directory's lock (or uses `held`, already taken) and, for a SQLite database
+ * outside the directory, the database's own lock; throws StartRefused naming the holder. The
+ * data directory must exist.
+ */
+export function lockLedger(config: Config, held: DataDirLock | null = null): LedgerLock {
+  const lock = held ?? DataDirLock.acquire(config.data_dir)!;
+  if (config.database.backend !== "sqlite" || isInside(config.database.path, config.data_dir)) return lock;
+  try {
+    const database = DataDirLock.acquireDatabase(config.database.path);
+    return { release: () => [database, lock].forEach((each) => each.release()) };
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+}
+
+/** Whether `path` is inside the folder `dir` (then the folder's lock covers it). */
+function isInside(path: string, dir: string): boolean {
+  const rel = relative(resolve(dir), resolve(path));
+  return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel);
 }
 
 function heldBy(place: LockPlace, cause: unknown): StartRefused {

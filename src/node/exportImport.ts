@@ -8,8 +8,7 @@
 // and an import records none. `commitment` is the chain's app hash rule (docs/proofs.md); an
 // export without it was written before the rule existed, of a `bigchaindb` chain.
 import { once } from "node:events";
-import { createReadStream, createWriteStream, existsSync, mkdirSync, renameSync } from "node:fs";
-import { createInterface } from "node:readline";
+import { createReadStream, createWriteStream, existsSync, renameSync } from "node:fs";
 import type { Config } from "../config/schema.js";
 import { moduleOptions } from "../config/moduleOptions.js";
 import { LedgerApp } from "../ledger/ledgerApp.js";
@@ -17,28 +16,11 @@ import { PreparePool } from "../ledger/preparePool.js";
 import { removeDatabaseFiles } from "../store/sqlite/backup.js";
 import { SqliteStore } from "../store/sqlite/sqliteStore.js";
 import { openLedgerReader } from "./openStore.js";
-import type { Validator } from "../store/store.js";
-import { commitmentVersions, type CommitmentVersion } from "../proofs/commitment.js";
-
-export const exportFormat = "ledgerd-export";
-export const exportVersion = 1;
-
-interface ExportHeader {
-  readonly format: typeof exportFormat;
-  readonly version: typeof exportVersion;
-  readonly chain_id: string;
-  /** The first validator set (initChain's): elections in the blocks change it as they did. */
-  readonly validators: readonly Validator[];
-  readonly commitment?: CommitmentVersion;
-  readonly from: 1;
-  readonly to: number;
-}
-
-export interface ExportBlock {
-  readonly height: number;
-  readonly app_hash: string;
-  readonly txs: readonly string[];
-}
+import type { CommitmentVersion } from "../proofs/commitment.js";
+import { lockLedger } from "./dataDirLock.js";
+import { exportFormat, exportLineBytesMax, exportVersion, readBlock, readHeader, type ExportBlock, type ExportHeader } from "./exportFormat.js";
+import { readLines, type NumberedLine } from "./exportLines.js";
+import { makeDirs } from "./preflight.js";
 
 /** Writes the whole chain to `file` (a new file); the last height written. */
 export async function exportChain(config: Config, file: string, onProgress?: (height: number, of: number) => void): Promise<number> {
@@ -62,7 +44,11 @@ export async function exportChain(config: Config, file: string, onProgress?: (he
       const contents = await store.getBlockContents(height);
       if (contents === null) throw new Error(`block ${height} is missing`);
       const block: ExportBlock = { height, app_hash: contents.appHash, txs: contents.txs.map((tx) => tx.json) };
-      await write(out, JSON.stringify(block));
+      const line = JSON.stringify(block);
+      if (Buffer.byteLength(line) > exportLineBytesMax) {
+        throw new Error(`block ${height} is longer than ${exportLineBytesMax} bytes as a line, the most an import reads`);
+      }
+      await write(out, line);
       onProgress?.(height, head.height);
     }
     return head.height;
@@ -91,17 +77,40 @@ export async function importChain(
   rule?: CommitmentVersion,
 ): Promise<{ height: number; rehashed: boolean; appHash: string }> {
   if (config.database.backend !== "sqlite") throw new Error("import builds a SQLite ledger: import, then `ledgerd migrate-store --to postgres`");
-  if (existsSync(config.database.path)) throw new Error(`${config.database.path} exists: import into a data folder without a ledger`);
-  mkdirSync(config.data_dir, { recursive: true });
-  const lines = createInterface({ input: createReadStream(file), crlfDelay: Infinity })[Symbol.asyncIterator]();
-  const first = await lines.next();
-  const header = (first.done === true ? null : parseLine(first.value, 1)) as Partial<ExportHeader> | null;
-  if (header?.format !== exportFormat || header.version !== exportVersion || typeof header.chain_id !== "string" || !validatorList(header.validators)) {
-    throw new Error(`${file} is not a ledgerd export of version ${exportVersion}`);
+  const lines = readLines(createReadStream(file), exportLineBytesMax);
+  try {
+    const first = await lines.next();
+    if (first.done === true) throw new Error(`${file} is empty: not a ledgerd export`);
+    const header = readHeader(first.value.text);
+    makeDirs(config.data_dir, "data_dir");
+    // Held to the end, the rename included: no node starts on the folder meanwhile (dataDirLock.ts).
+    const lock = lockLedger(config);
+    try {
+      if (existsSync(config.database.path)) throw new Error(`${config.database.path} exists: import into a data folder without a ledger`);
+      return await buildLedger(config, header, lines, { rule, onProgress });
+    } finally {
+      lock.release();
+    }
+  } finally {
+    await lines.return(undefined);
   }
+}
+
+/** What importChain was asked besides the file. */
+interface ImportChoices {
+  readonly rule: CommitmentVersion | undefined;
+  readonly onProgress: ((height: number, of: number) => void) | undefined;
+}
+
+/** The import proper, under the lock: the ledger built beside the target, renamed at the end. */
+async function buildLedger(
+  config: Config,
+  header: ExportHeader,
+  lines: AsyncIterator<NumberedLine>,
+  choices: ImportChoices,
+): Promise<{ height: number; rehashed: boolean; appHash: string }> {
   const exported = header.commitment ?? "bigchaindb";
-  if (!commitmentVersions.includes(exported)) throw new Error(`${file}: commitment ${JSON.stringify(exported)} is none this ledgerd knows`);
-  const commitment = rule ?? exported;
+  const commitment = choices.rule ?? exported;
   const rehashed = commitment !== exported;
   const options = moduleOptions(config);
   // Built beside the target and renamed at the end: a failed import leaves nothing to start on.
@@ -115,14 +124,16 @@ export async function importChain(
     await ledger.initChain(header.chain_id, header.validators, commitment);
     let height = 0;
     for await (const line of { [Symbol.asyncIterator]: () => lines }) {
-      if (line.trim() === "") continue;
-      const block = parseLine(line, height + 2) as ExportBlock;
-      if (block.height !== height + 1) throw new Error(`line for height ${block.height} follows height ${height}`);
-      await replayBlock(ledger, block, !rehashed);
+      if (line.text.trim() === "") continue;
+      const block = readBlock(line.text, line.number);
+      if (block.height !== height + 1) throw new Error(`line ${line.number}: height ${block.height} follows height ${height}`);
+      await replayBlock(ledger, block, !rehashed).catch((error: unknown) => {
+        throw new Error(`line ${line.number}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      });
       height = block.height;
-      onProgress?.(height, header.to ?? height);
+      choices.onProgress?.(height, header.to);
     }
-    if (height !== header.to) throw new Error(`the export ends at height ${height}, its header says ${String(header.to)}`);
+    if (height !== header.to) throw new Error(`the export ends at height ${height}, its header says ${header.to}`);
     done = true;
     return { height, rehashed, appHash: ledger.info().appHash };
   } finally {
@@ -145,19 +156,4 @@ export async function replayBlock(ledger: LedgerApp, block: ExportBlock, sameRul
     throw new Error(`height ${block.height}: app hash ${finalized.appHash} re-executed, ${block.app_hash} stored`);
   }
   await ledger.commit();
-}
-
-function parseLine(line: string, number: number): unknown {
-  try {
-    return JSON.parse(line);
-  } catch (error) {
-    throw new Error(`line ${number} is not JSON: ${error instanceof Error ? error.message : String(error)}`);
-  }
-}
-
-function validatorList(value: unknown): value is Validator[] {
-  return (
-    Array.isArray(value) &&
-    value.every((v: Partial<Validator>) => typeof v.publicKey === "string" && /^[0-9a-f]{64}$/.test(v.publicKey) && Number.isSafeInteger(v.power) && v.power! > 0)
-  );
 }

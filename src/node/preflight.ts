@@ -4,12 +4,12 @@
 // database and a node key, or after a 5 s busy wait.
 import { accessSync, constants, mkdirSync, statSync } from "node:fs";
 import { createServer, type Server } from "node:net";
-import { dirname, isAbsolute, relative, resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import type { Logger } from "pino";
 import { listenAddresses, type ListenAddress } from "../config/listenAddresses.js";
 import { parseHostPort } from "../config/parseHostPort.js";
 import type { Config } from "../config/schema.js";
-import { DataDirLock } from "./dataDirLock.js";
+import { DataDirLock, lockLedger, type LedgerLock } from "./dataDirLock.js";
 import { StartRefused } from "./startRefused.js";
 
 /** Folders created for a data directory at most: deeper is a typo (and bounds the walk up). */
@@ -19,7 +19,7 @@ const missingDirsMax = 64;
  * Checks everything start-up can check, then creates the data directory and takes its lock.
  * Throws StartRefused; on success the caller releases the lock on shutdown.
  */
-export async function preflight(config: Config): Promise<{ release(): void }> {
+export async function preflight(config: Config): Promise<LedgerLock> {
   const dataDir = config.data_dir;
   // A PostgreSQL database is not in a folder: its lock is the writer's advisory lock.
   const databaseDir = config.database.backend === "sqlite" ? dirname(config.database.path) : config.data_dir;
@@ -27,28 +27,16 @@ export async function preflight(config: Config): Promise<{ release(): void }> {
   if (databaseDir !== dataDir) checkDirUsable(databaseDir, "database.path");
   // A lock file from an earlier run: take it now, writing nothing new, so that a second node
   // is told who holds the directory rather than that its port is taken.
-  let lock = DataDirLock.acquire(dataDir, true);
+  const lock = DataDirLock.acquire(dataDir, true);
   try {
     await checkPortsFree(listenAddresses(config));
     makeDirs(dataDir, "data_dir");
     if (databaseDir !== dataDir) makeDirs(databaseDir, "database.path");
-    lock ??= DataDirLock.acquire(dataDir)!;
-    if (config.database.backend === "sqlite" && !isInside(config.database.path, dataDir)) {
-      const held = lock;
-      const database = DataDirLock.acquireDatabase(config.database.path);
-      return { release: () => [database, held].forEach((each) => each.release()) };
-    }
-    return lock;
   } catch (error) {
     lock?.release();
     throw error;
   }
-}
-
-/** Whether `path` is inside the folder `dir` (then the folder's lock covers it). */
-function isInside(path: string, dir: string): boolean {
-  const rel = relative(resolve(dir), resolve(path));
-  return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel);
+  return lockLedger(config, lock);
 }
 
 /**

@@ -4,14 +4,16 @@
 // read) and the place of the last item given, as dot-separated decimal integers:
 // `snapshot.seq.outputIndex` for an output of a key, `snapshot.seq` for a transaction of an
 // asset or a hit of a query by field, `snapshot.rank` for a search hit (its place in the
-// ranking, from 1). Clients see them only inside the HTTP layer's opaque cursors.
+// ranking, from 1), `snapshot.assetId` for a balance (balances are in asset id order). Clients
+// see them only inside the HTTP layer's opaque cursors.
 import { LedgerError } from "../errors/ledgerError.js";
 
 export function encodePosition(parts: readonly number[]): string {
   return parts.join(".");
 }
 
-function notGiven(): LedgerError {
+/** The refusal of a position this store never gave. */
+export function notGiven(): LedgerError {
   return new LedgerError("BadParameter", "cursor: not a cursor this node gave");
 }
 
@@ -47,4 +49,22 @@ export function pageAfterRank<T>(rank: number, read: readonly T[]): readonly T[]
   if (rank === 0) return read;
   if (read.length === 0) throw notGiven();
   return read.slice(1);
+}
+
+/** A balance's position: the walk's snapshot and the asset id (balances go in asset id order). */
+export function encodeBalancePosition(snapshot: number, assetId: string): string {
+  return `${snapshot}.${assetId}`;
+}
+
+/**
+ * The snapshot and asset id of a balance's position this store gave (see parsePosition); the
+ * store then checks that the asset was made by the snapshot (a balance is only of such).
+ */
+export function parseBalancePosition(text: string, lastSeq: number): [number, string] {
+  const at = text.indexOf(".");
+  const assetId = text.slice(at + 1);
+  // An asset id is its CREATE's id: 64 lowercase hex digits, as the store holds it.
+  if (at < 0 || !/^[0-9a-f]{64}$/.test(assetId)) throw notGiven();
+  const [snapshot] = parsePosition(text.slice(0, at), 1, lastSeq, false) as [number];
+  return [snapshot, assetId];
 }

@@ -196,6 +196,8 @@ export interface Balance {
   readonly assetId: string;
   /** The sum, a decimal string (it may pass 2^64). */
   readonly amount: string;
+  /** Give it as `after` to continue with the next asset (in asset id order). */
+  readonly position: string;
 }
 
 /**
@@ -288,9 +290,11 @@ export interface Store {
   streamSearchPage(kind: "assets" | "metadata", query: string, page: PageOptions & { limit: number }): Batches<FieldHit>;
   /**
    * What `publicKey` alone may spend (outputs with the plain Ed25519 condition of that one key,
-   * unspent), summed per asset, in asset id order; with `assetId` that asset only.
+   * unspent), summed per asset, in asset id order; with `assetId` that asset only (read through
+   * that asset, not every output of the key). Paged (PageOptions) by asset: a page holds whole
+   * sums, never part of one asset's; a batch may be empty while sums are being added up.
    */
-  getBalances(publicKey: string, assetId?: string): Promise<Balance[]>;
+  streamBalances(publicKey: string, assetId: string | undefined, page?: PageOptions): Batches<Balance>;
   /** getBlockTransactions in batches; null when there is no such block. */
   streamBlockTransactions(height: number): Promise<Batches<string> | null>;
   /** The height of the block that holds this transaction, or null. */

@@ -11,6 +11,7 @@ import { validatorKeyOf, votesCast, type ElectionFacts } from "./elections.js";
 import { LedgerError } from "../errors/ledgerError.js";
 import { canonicalFormsDiffer } from "../json/canonicalFormsDiffer.js";
 import { inputDigests } from "./inputDigests.js";
+import { pyRepr } from "./pyRepr.js";
 import { isJsonObject, type JsonObject, type JsonValue } from "../json/jsonValue.js";
 import { txLimits } from "./limits.js";
 import { sha3Hex } from "./sha3Hex.js";
@@ -33,7 +34,9 @@ export function prepareTx(body: JsonValue, postedJson?: string): PreparedTx | Re
   if (!("id" in body)) return reject("InvalidHash", "No transaction id found!");
   const matched = matchId(body);
   if (matched === null) {
-    const id = typeof body["id"] === "string" ? body["id"] : String(body["id"]);
+    // `'{}'.format(id)`: the text of a string, the repr of anything else (an object or a list
+    // too, which `String` cannot convert).
+    const id = typeof body["id"] === "string" ? body["id"] : pyRepr(body["id"]);
     return reject("InvalidHash", `The transaction's id '${id}' isn't equal to the hash of its body, i.e. it's not valid.`);
   }
   const schemaRejection = validateSchema(body) ?? electionBodyRejection(body);

@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { reject, type Rejection } from "../errors/ledgerError.js";
 import { isJsonObject, JsonNumber, type JsonValue } from "../json/jsonValue.js";
+import { pyRepr } from "./pyRepr.js";
 import { createSchema, knownOperations, transferSchema, validatorElectionSchema, voteSchema } from "./schemas.js";
 
 // Compiled once at load: ajv turns each schema into straight-line code.
@@ -89,23 +90,4 @@ function valueAt(root: JsonValue, pointer: string): JsonValue | undefined {
     else return undefined;
   }
   return node;
-}
-
-const reprLengthMax = 200;
-
-/** A short Python-style repr, as jsonschema's messages show values. */
-function pyRepr(value: JsonValue | undefined): string {
-  const text = reprOf(value);
-  return text.length > reprLengthMax ? `${text.slice(0, reprLengthMax)}...` : text;
-}
-
-function reprOf(value: JsonValue | undefined): string {
-  if (value === undefined || value === null) return "None";
-  if (value === true) return "True";
-  if (value === false) return "False";
-  if (typeof value === "number") return String(value);
-  if (typeof value === "string") return `'${value.replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'`;
-  if (value instanceof JsonNumber) return value.lexeme;
-  if (Array.isArray(value)) return `[${value.map(reprOf).join(", ")}]`;
-  return `{${Object.keys(value).map((k) => `'${k}': ${reprOf(value[k])}`).join(", ")}}`;
 }

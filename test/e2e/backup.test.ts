@@ -1,10 +1,12 @@
 // `ledgerd backup` under commit load and `ledgerd restore` (issue #15): the backup holds one
 // height; restored into a new data folder, a node starts on it, and answers every block and
 // transaction up to that height as the original does. A restore refuses a backup that does not
-// verify (a byte edited with the sqlite3 tool) and a data folder that has a ledger.
+// verify (a byte edited with the sqlite3 tool) and a data folder that has a ledger. A restore holds
+// the data folder's lock for its whole run: a node started beside it is refused, and so is a
+// restore into a folder a node runs on (issue 36 #2).
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, cpSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, cpSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
@@ -89,7 +91,7 @@ describe("backup and restore", () => {
     assert.equal(latest.height, height);
   });
 
-  it("refuses a backup that does not verify, and a data folder that has a ledger", () => {
+  it("refuses a backup that does not verify", () => {
     const edited = join(root, "edited");
     cpSync(backup, edited, { recursive: true });
     const sql = spawnSync("sqlite3", [join(edited, "ledgerd.sqlite"), "UPDATE transactions SET json = replace(json, '\"n\":3', '\"n\":4') WHERE json LIKE '%\"n\":3}%'"], { encoding: "utf8" });
@@ -99,8 +101,42 @@ describe("backup and restore", () => {
     assert.notEqual(refused.status, 0);
     assert.match(refused.stderr, /the backup does not verify: height \d+: transaction 0 \(v2\)/);
     assert.equal(existsSync(join(target, "ledgerd.sqlite")), false, "nothing a node could start on");
+  });
+
+  it("a node started beside a running restore is refused; so is a restore into a folder a node runs on or with a ledger", async (t) => {
+    // The restore reads backup.json from a named pipe this test writes: it holds the folder and
+    // waits in that read for as long as the test needs.
+    const paused = join(root, "paused");
+    cpSync(backup, paused, { recursive: true });
+    const manifest = readFileSync(join(paused, "backup.json"), "utf8");
+    rmSync(join(paused, "backup.json"));
+    const made = spawnSync("mkfifo", [join(paused, "backup.json")], { encoding: "utf8" });
+    assert.equal(made.status, 0, made.stderr);
+    const target = join(root, "beside");
+    const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "restore", paused, "--data_dir", target], { cwd: repoRoot, env: cleanEnv() });
+    let out = "";
+    child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    const ended = new Promise<number | null>((resolve) => child.on("close", resolve));
+    t.after(() => child.kill());
+    const pidFile = join(target, "ledgerd.pid");
+    for (const deadline = Date.now() + 30_000; !existsSync(pidFile) || readFileSync(pidFile, "utf8").trim() !== String(child.pid); ) {
+      assert.ok(child.exitCode === null && Date.now() < deadline, `the restore never held ${target}: ${out}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const node = runLedgerd(["start", "--data_dir", target, ...anyPorts]);
+    assert.equal(node.status, 1, node.stdout + node.stderr);
+    assert.ok(node.stdout.includes(`ledgerd failed to start: the data directory ${target} is in use by ledgerd process ${String(child.pid)}`), node.stdout);
+    writeFileSync(join(paused, "backup.json"), manifest);
+    assert.equal(await ended, 0, out);
+    assert.match(out, new RegExp(`restored heights 1 to ${height} `));
+
+    const holder = String(running[0]!.started["pid"]);
     const occupied = runLedgerd(["restore", backup, "--data_dir", original]);
-    assert.notEqual(occupied.status, 0);
-    assert.match(occupied.stderr, /exists: restore into a data folder without a ledger/);
+    assert.equal(occupied.status, 1);
+    assert.equal(occupied.stderr, `ledgerd: the data directory ${original} is in use by ledgerd process ${holder} (it holds ${join(original, "ledgerd.lock")})\n`);
+    const restored = runLedgerd(["restore", backup, "--data_dir", target]);
+    assert.notEqual(restored.status, 0);
+    assert.match(restored.stderr, /exists: restore into a data folder without a ledger/);
   });
 });

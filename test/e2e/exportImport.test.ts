@@ -4,19 +4,21 @@
 // by hand stops the import at its height and leaves no ledger behind.
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { createWriteStream, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { JsonObject } from "../../src/json/jsonValue.js";
 import { LedgerApp } from "../../src/ledger/ledgerApp.js";
 import { PreparePool, preparePoolOptionsDefault } from "../../src/ledger/preparePool.js";
+import { exportLineBytesMax } from "../../src/node/exportFormat.js";
 import { SqliteStore } from "../../src/store/sqlite/sqliteStore.js";
 import { makeValidatorElection, makeVote } from "../../src/transaction/builders/makeElection.js";
 import { signTx } from "../../src/transaction/builders/signTx.js";
 import { hexKey, legacyBytes, legacyCreate } from "../helpers/legacyFactory.js";
 import { bytesOf, create, keypairOf, transfer } from "../helpers/txFactory.js";
-import { runLedgerd } from "../unit/cli/ledgerdProcess.js";
+import { cleanEnv, httpCall, repoRoot, runLedgerd, startLedgerd } from "../unit/cli/ledgerdProcess.js";
 
 const root = mkdtempSync(join(tmpdir(), "ledgerd-export-"));
 const source = join(root, "source");
@@ -94,8 +96,129 @@ describe("export and import", () => {
     const target = join(root, "target-edited");
     const result = runLedgerd(["import", edited, "--data_dir", target]);
     assert.notEqual(result.status, 0);
-    assert.match(result.stderr, /height 3: app hash [0-9a-f]{64} re-executed, 0{64} stored/);
+    assert.match(result.stderr, /^ledgerd: line 4: height 3: app hash [0-9a-f]{64} re-executed, 0{64} stored\n$/);
     assert.equal(existsSync(join(target, "ledgerd.sqlite")), false);
     assert.match(runLedgerd(["import", file, "--data_dir", source]).stderr, /exists: import into a data folder without a ledger/);
+  });
+});
+
+/** Polls until `ready()` holds (a file another process writes), failing if `child` ends first. */
+async function until(ready: () => boolean, child: ChildProcess, what: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!ready()) {
+    if (child.exitCode !== null) throw new Error(`ended (${child.exitCode}) before ${what}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+function pidIn(dir: string): string {
+  try {
+    return readFileSync(join(dir, "ledgerd.pid"), "utf8").trim();
+  } catch {
+    return "";
+  }
+}
+
+/** The files a refused import must not leave in `dir`: any ledger, finished or staged. */
+function ledgerFiles(dir: string): string[] {
+  return existsSync(dir) ? readdirSync(dir).filter((name) => name.startsWith("ledgerd.sqlite")) : [];
+}
+
+describe("import and a node on one data folder", () => {
+  const anyPorts = ["--server.bind", "127.0.0.1:0", "--wsserver.bind", "127.0.0.1:0"];
+
+  it("a node started beside a running import is refused, and the import finishes", async (t) => {
+    const lines = readFileSync(file, "utf8").trim().split("\n");
+    const target = join(root, "target-beside");
+    // The import reads its file from a named pipe this test writes: it holds the folder after
+    // the header and waits for the blocks for as long as the test needs.
+    const fifo = join(root, "chain.fifo");
+    const made = spawnSync("mkfifo", [fifo], { encoding: "utf8" });
+    assert.equal(made.status, 0, made.stderr);
+    const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "import", fifo, "--data_dir", target], { cwd: repoRoot, env: cleanEnv(), stdio: ["ignore", "pipe", "pipe"] });
+    t.after(() => child.kill());
+    const pipe = createWriteStream(fifo);
+    let out = "";
+    child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    const ended = new Promise<number | null>((resolve) => child.on("close", resolve));
+    pipe.write(`${lines[0]!}\n`);
+    await until(() => existsSync(join(target, "ledgerd.sqlite.importing")), child, "the import's staging ledger");
+
+    const node = runLedgerd(["start", "--data_dir", target, ...anyPorts]);
+    assert.equal(node.status, 1, node.stdout + node.stderr);
+    const holds = `the data directory ${target} is in use by ledgerd process ${String(child.pid)} (it holds ${join(target, "ledgerd.lock")})`;
+    assert.ok(node.stdout.includes(`ledgerd failed to start: ${holds}`), node.stdout);
+    assert.equal(pidIn(target), String(child.pid), "the import holds the folder");
+    const second = runLedgerd(["import", file, "--data_dir", target]);
+    assert.equal(second.status, 1);
+    assert.equal(second.stderr, `ledgerd: ${holds}\n`);
+
+    pipe.end(`${lines.slice(1).join("\n")}\n`);
+    assert.equal(await ended, 0, out);
+    assert.match(out, /imported heights 1 to 4/);
+    assert.deepEqual((await heads(target)).hashes, (await heads(source)).hashes);
+  });
+
+  it("an import into a folder a node runs on is refused, naming the node", async () => {
+    const dir = join(root, "running");
+    const node = await startLedgerd(["--data_dir", dir, ...anyPorts]);
+    try {
+      const refused = runLedgerd(["import", file, "--data_dir", dir]);
+      assert.equal(refused.status, 1);
+      const pid = String(node.started["pid"]);
+      assert.equal(refused.stderr, `ledgerd: the data directory ${dir} is in use by ledgerd process ${pid} (it holds ${join(dir, "ledgerd.lock")})\n`);
+      assert.equal((await httpCall(node.port, "GET", "/")).status, 200, "the node did not notice");
+    } finally {
+      await node.stop();
+    }
+  });
+});
+
+describe("import refuses a file it cannot use, naming the line, and leaves no ledger", () => {
+  const header = (): Record<string, unknown> => JSON.parse(readFileSync(file, "utf8").split("\n")[0]!) as Record<string, unknown>;
+  let count = 0;
+
+  /** Imports `text` into a new folder: one line on stderr, exit 1, no ledger file of any kind. */
+  function refusal(text: string | ((path: string) => void)): string {
+    const at = join(root, `refused-${++count}`);
+    if (typeof text === "string") writeFileSync(`${at}.jsonl`, text);
+    else text(`${at}.jsonl`);
+    const result = runLedgerd(["import", `${at}.jsonl`, "--data_dir", at]);
+    assert.equal(result.status, 1, result.stdout + result.stderr);
+    assert.equal(result.stdout, "");
+    assert.match(result.stderr, /^ledgerd: [^\n]+\n$/, "one line, no stack");
+    assert.deepEqual(ledgerFiles(at), []);
+    return result.stderr.slice("ledgerd: ".length, -1);
+  }
+
+  it("a line longer than exportLineBytesMax, without buffering it (#10)", () => {
+    const over = (path: string): void => {
+      // The header, then a line of 150 MB of zero bytes (a sparse file: nothing is written). It
+      // is read up to the cap only: test/unit/node/exportLines.test.ts counts the bytes read.
+      writeFileSync(path, `${JSON.stringify(header())}\n`);
+      truncateSync(path, statSync(path).size + 150_000_000);
+    };
+    assert.equal(refusal(over), `line 2 is longer than ${exportLineBytesMax} bytes, the most an export's line may be`);
+    // An endless first line: refused after the cap's bytes, not read whole.
+    const endless = runLedgerd(["import", "/dev/zero", "--data_dir", join(root, "refused-zero")]);
+    assert.equal(endless.stderr, `ledgerd: line 1 is longer than ${exportLineBytesMax} bytes, the most an export's line may be\n`);
+    assert.equal(existsSync(join(root, "refused-zero")), false, "a header refused touches no folder");
+  });
+
+  it("a block's line that is not a block (#11)", () => {
+    const start = `${JSON.stringify(header())}\n`;
+    assert.equal(refusal(`${start}null\n`), "line 2: a block's line must be object");
+    assert.equal(refusal(`${start}{"height":1,"app_hash":"","txs":"x"}\n`), "line 2: txs must be array");
+    assert.equal(refusal(`${start}\n{"height":1,"app_hash":"","txs":[1]}\n`), "line 3: txs[0] must be string");
+    assert.match(refusal(`${start}{"height":1,"app_hash":"","txs":["x"]}\n`), /^line 2: height 1: transaction 0 is refused: Invalid JSON/);
+  });
+
+  it("a header that would give a ledger no node can start on (#11)", () => {
+    const validators = header()["validators"] as unknown[];
+    const with_ = (change: Record<string, unknown>): string => `${JSON.stringify({ ...header(), ...change })}\n`;
+    assert.equal(refusal(with_({ validators: [] })), "line 1: validators must NOT have fewer than 1 items");
+    assert.equal(refusal(with_({ validators: [...validators, validators[1]] })), "line 1: validators[3].publicKey repeats validators[1]'s");
   });
 });

@@ -146,10 +146,11 @@ const pathsOf = (options: OpenapiOptions) => {
       }),
       ...paging,
     ], { "200": okPage("The outputs, or a page of them.", ref("Output")), ...longRead }),
-    "/api/v1/balances": get("What a key alone may spend, per asset.", [
+    "/api/v1/balances": get("What a key alone may spend, per asset, in asset id order.", [
       publicKey,
       query("asset_id", "That asset only.", txId),
-    ], { "200": ok("Unspent amounts per asset, in asset id order.", { type: "array", items: ref("Balance") }), ...longRead }),
+      ...paging,
+    ], { "200": okPage("Unspent amounts per asset, or a page of them (a page never splits an asset's sum).", ref("Balance")), ...longRead }),
     "/api/v1/assets": get("Text search over asset data, or a query by field (data.<path>=<value>).", [
       searchOf("data"),
       ...paging,

@@ -73,9 +73,8 @@ export function registerExplorerRoutes(app: FastifyInstance, dir: string): void 
   addResource(app, explorerPath, {
     GET: async (request, reply) => {
       // The page names its files relative to itself: at /explorer they would resolve to /app.js.
-      const at = request.url.indexOf("?");
-      const [path, query] = at < 0 ? [request.url, ""] : [request.url.slice(0, at), request.url.slice(at)];
-      if (!path.endsWith("/")) return reply.code(308).header("location", `${path}/${query}`).send();
+      const { path, query } = splitTarget(request.url);
+      if (!path.endsWith("/")) return reply.code(308).header("location", `${explorerPath}/${query}`).send();
       return sendFile(request, reply, fileOf("index.html"));
     },
   });
@@ -84,17 +83,45 @@ export function registerExplorerRoutes(app: FastifyInstance, dir: string): void 
   });
 }
 
+/**
+ * A request target's path and `?query`. A target carries no fragment (RFC 9112 §3.2), so a `#`
+ * a client sends anyway ends both, and nothing after it is passed on in a redirect.
+ */
+function splitTarget(url: string): { path: string; query: string } {
+  const hash = url.indexOf("#");
+  const bare = hash < 0 ? url : url.slice(0, hash);
+  const at = bare.indexOf("?");
+  return at < 0 ? { path: bare, query: "" } : { path: bare.slice(0, at), query: bare.slice(at) };
+}
+
 function sendFile(request: FastifyRequest, reply: FastifyReply, file: PageFile): FastifyReply {
   // Each encoding is its own representation, with its own validator (RFC 9110 §8.8.3).
   const gzip = acceptsGzip(request.headers["accept-encoding"]);
   const etag = gzip ? `${file.etag.slice(0, -1)}-gz"` : file.etag;
   reply.header("etag", etag).header("cache-control", "no-cache").header("vary", "accept-encoding").header("x-content-type-options", "nosniff");
   if (file.type.startsWith("text/html")) reply.header("content-security-policy", contentSecurityPolicy);
-  if (request.headers["if-none-match"] === etag) return reply.code(304).send();
+  if (noneMatchFails(request.headers["if-none-match"], etag)) return reply.code(304).send();
   reply.code(200).header("content-type", file.type);
   if (gzip) return reply.header("content-encoding", "gzip").send(file.gzipped);
   return reply.send(file.bytes);
 }
+
+/**
+ * Whether `If-None-Match` names the representation whose (strong) validator is `etag`, so that a
+ * GET is answered 304 (RFC 9110 §13.1.2): `*`, or a list of entity tags of which one matches by
+ * the weak comparison, where `W/"x"` and `"x"` match.
+ */
+export function noneMatchFails(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  if (header.trim() === "*") return true;
+  for (const [, opaque] of header.matchAll(entityTags)) {
+    if (opaque === etag) return true;
+  }
+  return false;
+}
+
+// An entity tag in a list (RFC 9110 §8.8.3): an optional weakness mark, then the opaque tag.
+const entityTags = /(?:W\/)?("[^"]*")/g;
 
 /**
  * Whether `Accept-Encoding` takes gzip (RFC 9110 §12.5.3): named, or through `*`, with a

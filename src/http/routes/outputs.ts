@@ -13,7 +13,7 @@ import {
   requiredValue,
   type Query,
 } from "../parameters.js";
-import { quote, sendJson } from "../reply.js";
+import { quote } from "../reply.js";
 import { queryNames } from "../queryNames.js";
 import { addResource } from "../resource.js";
 
@@ -41,21 +41,20 @@ export function registerOutputRoutes(app: FastifyInstance, deps: { readonly stor
   });
 
   addResource(app, "/api/v1/balances", {
-    // Ours (docs/http-api.md "Balances"): what the key alone may spend, per asset.
+    // Ours (docs/http-api.md "Balances"): what the key alone may spend, per asset, a long read
+    // paged by asset like every list (a key may be given any number of assets by anyone).
     GET: async (request, reply) => {
       const query = request.query as Query;
       const publicKey = parsePublicKey("public_key", requiredValue(query, "public_key"));
       const assetText = firstValue(query, "asset_id");
       rejectUnknown(query, queryNames["GET /api/v1/balances"]);
       const assetId = assetText === undefined ? undefined : parseTxId("asset_id", assetText);
-      const end = list.reads.admit(reply);
-      try {
-        const balances = await deps.store.getBalances(publicKey, assetId);
-        const items = balances.map((b) => `{"asset_id": ${quote(b.assetId)}, "amount": ${quote(b.amount)}}`);
-        return sendJson(reply, 200, `[${items.join(", ")}]`);
-      } finally {
-        end();
-      }
+      const ask = parsePaging(query, limits.searchLimitMax);
+      return sendList(request, reply, list, ask, {
+        scope: `balances\u0000${publicKey}\u0000${assetId ?? ""}`,
+        read: (page) => deps.store.streamBalances(publicKey, assetId, page),
+        write: (b) => `{"asset_id": ${quote(b.assetId)}, "amount": ${quote(b.amount)}}`,
+      });
     },
   });
 }

@@ -10,6 +10,7 @@ import { consistencyProof, transactionProof } from "../../ledger/proofs.js";
 import { proofVersion, type SignedHeader } from "../../proofs/verify.js";
 import type { Store } from "../../store/store.js";
 import { badParameter, firstValue, parseHeight, rejectUnknown, requiredValue, type Query } from "../parameters.js";
+import { heightCharsMax } from "../limits.js";
 import { queryNames } from "../queryNames.js";
 import { addResource, type RouteHandler } from "../resource.js";
 import { sendJson } from "../reply.js";
@@ -66,7 +67,8 @@ export function registerProofRoutes(app: FastifyInstance, deps: { readonly store
       const id = (request.params as { transaction_id: string }).transaction_id;
       if (!/^[0-9a-f]{64}$/.test(id)) throw new LedgerError("NotFound", "Not found");
       const view = await viewOf();
-      const proof = await transactionProof(deps.store, id, await anchorOf(query, "height", view));
+      const asked = firstValue(query, "height") !== undefined;
+      const proof = await transactionProof(deps.store, id, await anchorOf(query, "height", view), asked);
       const body = { ...proof, signed_header: await headerFor(proof.height, view) };
       return sendJson(reply, 200, JSON.stringify(body));
     }),
@@ -110,9 +112,12 @@ function retryWhenNotYetSigned(handler: RouteHandler): RouteHandler {
   };
 }
 
-/** A height parameter: 1 or more. */
+/** A height parameter: 1 or more, in at most `heightCharsMax` digits. */
 function heightParameter(name: string, text: string): number {
+  if (text.length > heightCharsMax) throw badParameter(name, `A block height has at most ${heightCharsMax} digits`);
   const height = parseHeight(name, text);
-  if (height === null || height < 1) throw badParameter(name, "A block height is 1 or more");
+  // Past 2^53: a height no chain reaches (a block a second would take 285 million years).
+  if (height === null) throw new LedgerError("NotFound", `No block at height ${text}`);
+  if (height < 1) throw badParameter(name, "A block height is 1 or more");
   return height;
 }

@@ -1,10 +1,10 @@
 // The PostgreSQL store's long answers found by key, paged (PageOptions in ../store.ts): a key's
-// outputs, an asset's history, the documents of a query by field. Each is read a batch at a
+// outputs, an asset's history, a key's balances, the documents of a query by field. Each is read a batch at a
 // time, as of the last seq committed when it began (spent-ness as of then too), with the same
 // positions as the SQLite backend (../positions.ts).
 import { fieldKey, fieldsMatch, type FieldFilter } from "../fieldQuery.js";
-import { encodePosition, parsePosition } from "../positions.js";
-import type { Batches, FieldHit, HistoryEntry, OutputEntry, PageOptions } from "../store.js";
+import { encodeBalancePosition, encodePosition, notGiven, parseBalancePosition, parsePosition } from "../positions.js";
+import type { Balance, Batches, FieldHit, HistoryEntry, OutputEntry, PageOptions } from "../store.js";
 import type { Operation } from "../../transaction/committed.js";
 import { fieldDigest } from "./blockWriter.js";
 import { batchRowsMax, type Reads } from "./reads.js";
@@ -38,6 +38,47 @@ export async function* outputEntries(reads: Reads, publicKey: string, spent: boo
       assetId: row.asset_id,
       position: encodePosition([snapshot, row.seq, row.idx]),
     }));
+    if (rows.length < count) return;
+  }
+}
+
+/**
+ * The sums of ($1 `public_keys`) per asset after $2, of asset $3 only when not null, as of seq
+ * $4, at most $5 assets. The predicate of outputs_by_holder's partial index, word for word, so
+ * that the index is used.
+ */
+export const balancesSql = `
+  SELECT asset_id COLLATE "C" AS asset_id, sum(amount)::text AS amount FROM outputs
+  WHERE public_keys = $1 AND strpos(condition_uri, 'fpt=ed25519-sha-256&') > 0 AND strpos(public_keys, ',') = 0
+    AND asset_id COLLATE "C" > $2 AND ($3::text IS NULL OR asset_id COLLATE "C" = $3)
+    AND tx_seq <= $4 AND (spent_by IS NULL OR spent_by > $4)
+  GROUP BY asset_id COLLATE "C" ORDER BY asset_id COLLATE "C" LIMIT $5`;
+
+/**
+ * What `publicKey` alone may spend, summed per asset in asset id order (with `assetId`, that
+ * asset only), through `outputs_by_holder`: a batch is up to batchRowsMax assets, each summed
+ * whole by one query, so no page splits an asset's sum.
+ */
+export async function* balances(reads: Reads, publicKey: string, assetId: string | undefined, page: PageOptions = {}): Batches<Balance> {
+  const lastSeq = await reads.lastSeq();
+  const [snapshot, start] = page.after === undefined ? [lastSeq, ""] : parseBalancePosition(page.after, lastSeq);
+  if (page.after !== undefined) {
+    // A position names an asset made by its snapshot: any other this store never gave.
+    const made = await reads.rows("SELECT 1 FROM transactions WHERE id = $1 AND operation = 'CREATE' AND seq <= $2", [start, snapshot]);
+    if (made.length === 0) throw notGiven();
+  }
+  let after = start;
+  let left = page.limit ?? Infinity;
+  while (left > 0) {
+    const count = Math.min(batchRowsMax, left);
+    const rows = await reads.rows<{ asset_id: string; amount: string }>(
+      balancesSql,
+      [JSON.stringify([publicKey]), after, assetId ?? null, snapshot, count],
+    );
+    if (rows.length === 0) return;
+    left -= rows.length;
+    after = rows.at(-1)!.asset_id;
+    yield rows.map((row) => ({ assetId: row.asset_id, amount: row.amount, position: encodeBalancePosition(snapshot, row.asset_id) }));
     if (rows.length < count) return;
   }
 }

@@ -48,7 +48,7 @@ import type {
 import { readStoredText, writeBlock, writeInitChain } from "./blockWriter.js";
 import { connectionConfig, isCancelled, isUnavailable, openPool, storeUnavailable } from "./connection.js";
 import { postgresStoreOptionsDefault, type PostgresStoreOptions } from "./options.js";
-import { assetHistory, fieldMatches, outputEntries } from "./pagedReads.js";
+import { assetHistory, balances, fieldMatches, outputEntries } from "./pagedReads.js";
 import { batchRowsMax, Reads } from "./reads.js";
 import { ensurePostgresSchema } from "./schema.js";
 import { searchHits, searchPage } from "./search.js";
@@ -280,17 +280,8 @@ export class PostgresStore extends WholeAnswers implements Store {
     return fieldMatches(this.#reads, kind, filters, page);
   }
 
-  async getBalances(publicKey: string, assetId?: string): Promise<Balance[]> {
-    const rows = await this.#rows<{ asset_id: string; amount: string }>(
-      `SELECT o.asset_id, sum(o.amount)::text AS amount
-       FROM output_keys k
-       JOIN outputs o ON o.tx_seq = k.tx_seq AND o.output_index = k.output_index
-       WHERE k.public_key = $1 AND o.spent_by IS NULL AND o.public_keys = $2
-         AND strpos(o.condition_uri, 'fpt=ed25519-sha-256&') > 0 AND ($3::text IS NULL OR o.asset_id = $3)
-       GROUP BY o.asset_id ORDER BY o.asset_id COLLATE "C"`,
-      [publicKey, JSON.stringify([publicKey]), assetId ?? null],
-    );
-    return rows.map((row) => ({ assetId: row.asset_id, amount: row.amount }));
+  streamBalances(publicKey: string, assetId: string | undefined, page: PageOptions = {}): Batches<Balance> {
+    return balances(this.#reads, publicKey, assetId, page);
   }
 
   streamSearchAssets(query: string, limit: number | undefined): Batches<SearchHit> {

@@ -65,6 +65,7 @@ export function prepareConnection(db: Database.Database): Connection {
   for (const name of singleColumnReads) read[name].pluck();
   read.keyPlacesAfter.raw();
   read.holdingsIn.raw();
+  read.holdingsAtSeqs.raw();
   const write = prepareAll(db, writeSql);
   const rank = prepareAll(db, rankSql);
   for (const statement of Object.values(rank)) statement.pluck();
@@ -83,8 +84,11 @@ const singleColumnReads = [
   "txJsonAt",
   "txHeightAt",
   "createAt",
+  "isCreateAt",
   "transferAt",
   "transferSeqsAfter",
+  "keyRowsUpTo",
+  "assetRowsUpTo",
   "txIdsBySeqRange",
   "txJsonsBySeqRange",
   "sweep",

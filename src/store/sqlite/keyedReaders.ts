@@ -17,48 +17,6 @@ import { placeKey, type Place } from "./places.js";
 import { encodePosition, parsePosition } from "../positions.js";
 import type { OutputOfKeyRow } from "./rows.js";
 
-/** An unspent output's asset and amount, for a balance. */
-export interface Holding {
-  readonly assetId: string;
-  readonly amount: string;
-}
-
-/**
- * The unspent outputs `publicKey` alone may spend: its plain Ed25519 condition (the only
- * condition one signature of that key fulfils; a threshold, even of one, is another condition
- * the validator would check as such), `public_keys` exactly `[publicKey]`. With `assetId`, of
- * that asset only. Lean, since a wallet asks often: the key's places first, their spenders, and
- * only the unspent outputs' rows.
- */
-export function holdingsOfKey(c: Connection, publicKey: string, assetId: string | undefined): BatchReader<Holding> {
-  const hash = keyHash(publicKey);
-  const snapshot = lastSeqOf(c);
-  const waiting = waitingInOrder(c.index.keys.waitingRows(hash));
-  const only = JSON.stringify([publicKey]);
-  let after: Place = [0, -1];
-  let done = false;
-  return {
-    next: () => {
-      if (done) return null;
-      const table = c.read.keyPlacesAfter.all(hash, after[0], after[1], snapshot, batchRowsMax) as Place[];
-      const more = waitingAfter(waiting, after, snapshot).map((row) => [row[1], row[2]] as Place);
-      const places = mergeSorted(table, more, (x, y) => x[0] - y[0] || x[1] - y[1], batchRowsMax);
-      done = places.length < batchRowsMax;
-      if (places.length === 0) return null;
-      after = places[places.length - 1]!;
-      const spenders = spendersOf(c, places);
-      const unspent = places.filter(([seq, index]) => !((spenders.get(placeKey(seq, index)) ?? Infinity) <= snapshot));
-      if (unspent.length === 0) return [];
-      const rows = c.read.holdingsIn.all(JSON.stringify(unspent), only) as [string, string][];
-      const holdings: Holding[] = [];
-      for (const [asset, amount] of rows) {
-        if (assetId === undefined || asset === assetId) holdings.push({ assetId: asset, amount });
-      }
-      return holdings;
-    },
-  };
-}
-
 /** The outputs whose condition names `publicKey`, in commit order; `spent` filters. */
 export function outputsOfKey(
   c: Connection,

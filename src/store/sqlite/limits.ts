@@ -8,3 +8,10 @@ export const batchRowsMax = 500;
 
 /** A batch stops once its JSON text passes this many characters (one big row may pass it). */
 export const batchCharsMax = 256 * 1024;
+
+/**
+ * Most assets one pass over a key's outputs sums for its balances (balances.ts): the memory a
+ * balances read holds. A read of more is one more pass per this many; a page of the default
+ * server.search_limit_max (1,000, and the one more the HTTP layer asks for) is one pass.
+ */
+export const balancesWindowMax = 1024;

@@ -35,6 +35,7 @@ export const readSql = {
   txJsonAt: "SELECT json FROM transactions WHERE seq = ? AND id = ?",
   txHeightAt: "SELECT height FROM transactions WHERE seq = ? AND id = ?",
   createAt: "SELECT json FROM transactions WHERE seq = ? AND id = ? AND operation = 'CREATE'",
+  isCreateAt: "SELECT 1 FROM transactions WHERE seq = ? AND id = ? AND operation = 'CREATE'",
   transferAt:
     "SELECT json FROM transactions WHERE seq = ? AND asset_id = ? AND operation = 'TRANSFER'",
   // The one-id case of idsIn (a CheckTx): no JSON array to write and read back.
@@ -63,6 +64,17 @@ export const readSql = {
     JOIN outputs o ON o.tx_seq = j.value ->> 0 AND o.output_index = j.value ->> 1
     JOIN transactions t ON t.seq = o.tx_seq
     WHERE o.public_keys = ? AND instr(o.condition_uri, 'fpt=ed25519-sha-256&') > 0`,
+  // Of these seqs (a JSON array), the outputs of transactions of this asset whose keys are
+  // exactly the JSON array given, under a plain Ed25519 condition (a balance of one asset).
+  holdingsAtSeqs: `
+    SELECT o.tx_seq, o.output_index, o.amount
+    FROM json_each(?) j
+    JOIN transactions t ON t.seq = j.value
+    JOIN outputs o ON o.tx_seq = t.seq
+    WHERE t.asset_id = ? AND o.public_keys = ? AND instr(o.condition_uri, 'fpt=ed25519-sha-256&') > 0`,
+  // How many rows a hash has in an index, up to a seq, counted up to a cap (index rows only).
+  keyRowsUpTo: "SELECT count(*) FROM (SELECT 1 FROM key_index WHERE hash = ? AND seq <= ? LIMIT ?)",
+  assetRowsUpTo: "SELECT count(*) FROM (SELECT 1 FROM asset_index WHERE hash = ? AND seq <= ? LIMIT ?)",
   spentIn: `
     SELECT s.tx_seq AS seq, s.output_index AS outputIndex, s.spender_seq AS spender
     FROM json_each(?) j JOIN spent_index s ON s.hash = j.value`,

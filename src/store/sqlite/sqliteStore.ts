@@ -52,8 +52,9 @@ import type {
   NodePlace,
 } from "../store.js";
 import { blockTransactions, lastSeqOf, mapReader, searchHits, wholeReader, type BatchReader } from "./batchReaders.js";
-import { holdingsOfKey, outputsOfKey, transactionsOfAsset } from "./keyedReaders.js";
-import { encodePosition, parsePosition, pageAfterRank, ranksToRead } from "../positions.js";
+import { outputsOfKey, transactionsOfAsset } from "./keyedReaders.js";
+import { balancesOfKey } from "./balances.js";
+import { encodePosition, pageAfterRank, parsePosition, ranksToRead } from "../positions.js";
 import { BlockWriter, rowsWaitingIn } from "./blockWriter.js";
 import type { BlockRows } from "./places.js";
 import {
@@ -239,14 +240,8 @@ export class SqliteStore extends WholeAnswers implements Store {
     });
   }
 
-  async getBalances(publicKey: string, assetId?: string): Promise<Balance[]> {
-    const sums = new Map<string, bigint>();
-    for await (const batch of this.#batches(() => holdingsOfKey(this.#c, publicKey, assetId))) {
-      for (const entry of batch) sums.set(entry.assetId, (sums.get(entry.assetId) ?? 0n) + BigInt(entry.amount));
-      // Between batches, other work runs (a key may hold a million outputs).
-      await new Promise((resolve) => setImmediate(resolve));
-    }
-    return [...sums].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([id, sum]) => ({ assetId: id, amount: String(sum) }));
+  streamBalances(publicKey: string, assetId: string | undefined, page: PageOptions = {}): Batches<Balance> {
+    return this.#batches(() => balancesOfKey(this.#c, publicKey, assetId, page));
   }
 
   streamSearchAssets(query: string, limit: number | undefined): Batches<SearchHit> {

@@ -46,7 +46,7 @@ function stubStore(state: { failWith?: unknown }): Store {
     streamOutputEntries: () => batches([]),
     streamAssetHistory: () => batches([]),
     streamSearchPage: () => batches([]),
-    getBalances: () => read([]),
+    streamBalances: () => batches([]),
     streamBlockTransactions: () => read(null),
   } as unknown as Store;
 }

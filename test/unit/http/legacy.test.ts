@@ -191,6 +191,12 @@ describe("legacy routes", () => {
       ["an unknown shape (a v2.0 transaction)", writeJson(create(alice)), /^Invalid transaction \(LegacyInvalid\): unknown transaction shape/],
       ["an empty object", "{}", /^Invalid transaction \(LegacyInvalid\): unknown transaction shape/],
       ["not JSON", "{not json", /JSON/],
+      // issue 36 #1: ids that are objects or lists, on a CREATE and a TRANSFER of each variant.
+      ...(["{}", '{"a":1}', "[{}]"] as const).flatMap((id) =>
+        [clientLegacyCreate("B", [alice.publicKey]), legacyTransfer("A", [{ tx: asset, cid: 0 }], [carol.publicKey], [alice])].map(
+          (tx): [string, string, RegExp] => [`an id ${id}`, writeJson(tx as JsonObject).replace(/"id":"[0-9a-f]{64}"/, `"id":${id}`), /^Invalid transaction \(LegacyInvalid\): id must be a string$/],
+        ),
+      ),
       ["the same transaction again while pending", pendingSpend, /^Transaction `[0-9a-f]{64}` is already pending$/],
     ];
     // The only block that may commit meanwhile is the pending spend's.

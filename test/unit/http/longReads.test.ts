@@ -1,5 +1,5 @@
-// Long answers on a real socket: the outputs of a key, the transactions of an asset, a block and
-// a search are streamed (same bytes as built whole), a client that does not read makes the node
+// Long answers on a real socket: the outputs and balances of a key, the transactions of an asset,
+// a block and a search are streamed (same bytes as built whole), a client that does not read makes the node
 // read only what the socket takes, and past `expensiveReadsMax` long reads the answer is 503
 // with Retry-After while cheap reads still answer.
 import assert from "node:assert/strict";
@@ -179,6 +179,7 @@ describe("long answers on a real socket", () => {
       [`/api/v1/transactions?asset_id=${bigAsset.id}&operation=TRANSFER`, `[${transfers.map((t) => t.json).join(", ")}]`],
       [`/api/v1/blocks/1`, `{"height": 1, "transactions": [${creates.map((t) => t.json).join(", ")}]}`],
       [`/api/v1/assets?search=zebra`, `[${hits.map((h) => `{"data": ${h.json}, "id": "${h.id}"}`).join(", ")}]`],
+      [`/api/v1/balances?public_key=${key}`, `[${creates.map((tx) => tx.id).sort().map((id) => `{"asset_id": "${id}", "amount": "${creates.find((tx) => tx.id === id)!.outputs[0]!.amount}"}`).join(", ")}]`],
     ];
     assert.equal(hits.length, 1_500);
     for (const [path, body] of cases) {
@@ -237,6 +238,10 @@ describe("long answers on a real socket", () => {
     try {
       await settled(() => counter.items);
       // expensiveReadsMax is 1 here, and the stalled client holds it.
+      for (const list of ["outputs", "balances"]) {
+        const other = await fetchText(port, `/api/v1/${list}?public_key=${key}`);
+        assert.equal(other.status, 503, list);
+      }
       const refused = await fetchText(port, `/api/v1/outputs?public_key=${key}`);
       assert.equal(refused.status, 503);
       assert.equal(refused.headers["retry-after"], "1");

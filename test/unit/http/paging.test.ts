@@ -1,7 +1,7 @@
 // Paging over HTTP on a real stack (docs/http-api.md "Paging"): every list walks page by page
 // through `Link: <...>; rel="next"` to exactly the unpaged answer, while blocks commit between
-// pages; outputs say what they hold on request; balances; server.list_max; and every bad paging
-// input a 400.
+// pages; outputs say what they hold on request; balances, paged by asset; server.list_max; and
+// every bad paging input a 400.
 import assert from "node:assert/strict";
 import type { AddressInfo } from "node:net";
 import type { FastifyInstance } from "fastify";
@@ -137,8 +137,51 @@ describe("paging", () => {
     const response = await get(http.app, `/api/v1/balances?public_key=${alice.publicKey}&asset_id=${expected[0]!.asset_id}`);
     expectJson(response, 200, `[{"asset_id": "${expected[0]!.asset_id}", "amount": "${expected[0]!.amount}"}]`);
     await refused(`/api/v1/balances?public_key=${alice.publicKey}&asset_id=nothex`, /asset_id/);
-    await refused(`/api/v1/balances?public_key=${alice.publicKey}&limit=2`, /Unknown arguments: limit/);
+    await refused(`/api/v1/balances?public_key=${alice.publicKey}&limit=0x2`, /limit/);
+    await refused(`/api/v1/balances?public_key=${alice.publicKey}&page=2`, /Unknown arguments: page/);
     await refused("/api/v1/balances", /public_key/);
+  });
+
+  test("balances page by asset: every asset once, in order, its whole sum; cursors of this query only", async () => {
+    const url = `/api/v1/balances?public_key=${alice.publicKey}`;
+    const whole = (await body(http.app, url)).items;
+    assert.ok(whole.length >= 3);
+    for (const limit of [1, 2, whole.length - 1]) {
+      const pages = await walk(`${url}&limit=${limit}`);
+      assert.deepEqual(pages.flat(), whole, `by ${limit}`);
+      assert.equal(pages.length, Math.ceil(whole.length / limit), `by ${limit}`);
+    }
+    assert.equal((await body(http.app, `${url}&limit=${whole.length}`)).next, undefined);
+    const first = await body(http.app, `${url}&limit=1`);
+    const rest = await body(http.app, first.next!.replace("&limit=1", ""));
+    assert.deepEqual([...first.items, ...rest.items], whole);
+    // A cursor of another key's balances, of one asset's, or of the outputs: refused.
+    const cursor = /cursor=([^&]+)/.exec(first.next!)![1]!;
+    const one = (whole[0] as { asset_id: string }).asset_id;
+    await refused(`/api/v1/balances?public_key=${bob.publicKey}&cursor=${cursor}`, /cursor: not a cursor this node gave/);
+    await refused(`${url}&asset_id=${one}&cursor=${cursor}`, /cursor: not a cursor this node gave/);
+    await refused(`/api/v1/outputs?public_key=${alice.publicKey}&cursor=${cursor}`, /cursor: not a cursor this node gave/);
+    // One asset: a page of it, and no next page.
+    const asset = await body(http.app, `${url}&asset_id=${one}&limit=1`);
+    assert.deepEqual(asset.items, [whole[0]]);
+    assert.equal(asset.next, undefined);
+  });
+
+  test("server.list_max applies to balances: past it refused, pages still work", async () => {
+    const url = `/api/v1/balances?public_key=${alice.publicKey}`;
+    const whole = (await body(http.app, url)).items;
+    const capped = await http.appWith({ listMax: whole.length - 1 });
+    await refused(url, /server\.list_max\): page it with limit and cursor/, capped);
+    const pages = [];
+    let next: string | undefined = `${url}&limit=2`;
+    while (next !== undefined) {
+      const page = await body(capped, next);
+      pages.push(...page.items);
+      next = page.next;
+    }
+    assert.deepEqual(pages, whole);
+    const exact = await http.appWith({ listMax: whole.length });
+    assert.deepEqual((await body(exact, url)).items, whole);
   });
 
   test("bad paging input is a 400 that says what is wrong", async () => {

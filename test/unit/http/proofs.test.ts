@@ -2,7 +2,9 @@
 // reach the app hash the ledger committed; bad input is a 4xx; a chain that keeps BigchainDB's
 // app hash answers 409.
 import assert from "node:assert/strict";
+import { Writable } from "node:stream";
 import { after, before, describe, it } from "node:test";
+import { pino } from "pino";
 import { buildHttpApp } from "../../../src/http/httpApp.js";
 import { LedgerApp } from "../../../src/ledger/ledgerApp.js";
 import { PreparePool, preparePoolOptionsDefault } from "../../../src/ledger/preparePool.js";
@@ -11,7 +13,7 @@ import type { SignedHeaders } from "../../../src/http/routes/proofs.js";
 import { SqliteStore } from "../../../src/store/sqlite/sqliteStore.js";
 import { bytesOf, create, keypairOf } from "../../helpers/txFactory.js";
 import { assertDescribed } from "../../helpers/openapiConformance.js";
-import { commit, expectJson, get, startHttpStack, type HttpStack } from "./helpers.js";
+import { commit, errorBody, expectJson, get, startHttpStack, type HttpStack } from "./helpers.js";
 
 describe("GET /api/v1/proofs", () => {
   let http: HttpStack;
@@ -55,9 +57,46 @@ describe("GET /api/v1/proofs", () => {
     // Each was committed (mode=commit) before the next was posted: in a block of its own.
     const early = (await http.stack.store.getBlockHeightOfTransaction(ids[0]!))!;
     assert.ok(early < height);
-    const notYet = await get(http.app, `/api/v1/proofs/transactions/${ids[1]}?height=${early}`);
-    expectJson(notYet, 503);
-    assert.equal(notYet.headers["retry-after"], "1");
+    // A height asked before the transaction's block can never prove it: 400, not "retry"
+    // (issue 36 #7); leading zeros change nothing.
+    const message = `height: The transaction is in block ${height}, after height ${early}: ask for a height of ${height} or more`;
+    for (const asked of [`${early}`, `00${early}`]) {
+      const never = await get(http.app, `/api/v1/proofs/transactions/${ids[1]}?height=${asked}`);
+      expectJson(never, 400, errorBody(400, message));
+      assert.equal(never.headers["retry-after"], undefined);
+    }
+  });
+
+  it("a height parameter is at most 20 digits, and one past 2^53 is a block no chain has", async () => {
+    const tooLong = `${"0".repeat(20)}1`;
+    for (const url of [`/api/v1/proofs/transactions/${ids[0]}?height=${tooLong}`, `/api/v1/proofs/consistency?from=${tooLong}`]) {
+      const name = url.includes("from=") ? "from" : "height";
+      expectJson(await get(http.app, url), 400, errorBody(400, `${name}: A block height has at most 20 digits`));
+    }
+    for (const height of ["9007199254740993", "18446744073709551616"]) {
+      const notFound = errorBody(404, `No block at height ${height}`);
+      expectJson(await get(http.app, `/api/v1/proofs/transactions/${ids[0]}?height=${height}`), 404, notFound);
+      expectJson(await get(http.app, `/api/v1/proofs/consistency?from=1&to=${height}`), 404, notFound);
+    }
+  });
+
+  it("an error's log line holds at most 512 characters of the URL", async () => {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(chunk.toString("utf8"));
+        done();
+      },
+    });
+    const app = await buildHttpApp({}, { broadcaster: http.stack.engine, store: http.stack.store, logger: pino({ level: "debug" }, sink) });
+    try {
+      const url = `/api/v1/proofs/transactions/${ids[0]}?height=${"0".repeat(15_000)}1`;
+      expectJson(await get(app, url), 400);
+      const logged = lines.map((line) => JSON.parse(line) as { url?: string }).find((line) => line.url !== undefined);
+      assert.equal(logged?.url, `${url.slice(0, 512)}... (${url.length - 512} more characters)`);
+    } finally {
+      await app.close();
+    }
   });
 
   it("proves the history consistent between two heights", async () => {
@@ -174,6 +213,11 @@ describe("GET /api/v1/proofs with CometBFT's signed headers", () => {
         expectJson(response, 503);
         assert.equal(response.headers["retry-after"], "1");
         assert.deepEqual(rpc.calls, ["latest"]);
+        // Without a height, the anchor is the last signed one, before the transaction: that one
+        // moves on with the chain, so the answer is still "retry".
+        const latest = await get(app, `/api/v1/proofs/transactions/${tx["id"] as string}`);
+        expectJson(latest, 503);
+        assert.equal(latest.headers["retry-after"], "1");
       } finally {
         await app.close();
       }

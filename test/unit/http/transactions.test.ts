@@ -212,6 +212,31 @@ describe("POST /api/v1/transactions: rejections", () => {
     });
   }
 
+  // issue 36 #1: `String(id)` of an object threw (a posted object inherits no toString): 500.
+  test("an id that is an object or a list: InvalidHash with its repr, CREATE or TRANSFER, every mode, both paths", async () => {
+    const ids: [string, string][] = [
+      ["{}", "{}"],
+      ['{"a":1}', "{'a': 1}"],
+      ["[{}]", "[{}]"],
+      ['[[{"toString":[]}]]', "[[{'toString': []}]]"],
+      ["null", "None"],
+      ["true", "True"],
+    ];
+    const spend = transfer([{ tx: created, outputIndex: 0 }], [alice], [{ publicKeys: [bob.publicKey], amount: 7n }]);
+    for (const tx of [create(alice), spend]) {
+      for (const [id, repr] of ids) {
+        const body = writeJson(tx).replace(/"id":"[0-9a-f]{64}"/, `"id":${id}`);
+        const answer = errorBody(400, `Invalid transaction (InvalidHash): The transaction's id '${repr}' isn't equal to the hash of its body, i.e. it's not valid.`);
+        for (const mode of [undefined, "async", "sync", "commit"]) {
+          // Through the POST lane, as a socket's request goes, and through Fastify's route.
+          expectJson(await post(http.app, body, mode), 400, answer);
+          const url = mode === undefined ? "/api/v1/transactions" : `/api/v1/transactions?mode=${mode}`;
+          expectJson(await http.app.inject({ method: "POST", url, payload: body }), 400, answer);
+        }
+      }
+    }
+  });
+
   test("a body that is not UTF-8: 400", async () => {
     const bytes = Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]);
     const response = await http.app.inject({ method: "POST", url: "/api/v1/transactions", payload: bytes });

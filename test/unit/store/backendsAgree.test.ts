@@ -158,8 +158,11 @@ describe("the SQLite and PostgreSQL backends agree", () => {
         if (spent === undefined) assert.ok(refs.length > 0);
         await same(`paged outputs of ${key} ${String(spent)}`, (s) => walk((after) => s.streamOutputEntries(key, spent, { limit: 3, ...(after === undefined ? {} : { after }) })));
       }
-      await same(`balances of ${key}`, (s) => s.getBalances(key));
-      await same(`balance of ${key} in one asset`, (s) => s.getBalances(key, built.assets[0]!));
+      const whole = await same(`balances of ${key}`, (s) => all(s.streamBalances(key, undefined)));
+      await same(`paged balances of ${key}`, (s) => walk((after) => s.streamBalances(key, undefined, { limit: 2, ...(after === undefined ? {} : { after }) })));
+      for (const asset of [built.assets[0]!, ...whole.map((b) => b.assetId)]) {
+        await same(`balance of ${key} in ${asset}`, (s) => all(s.streamBalances(key, asset)));
+      }
     }
   });
 

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { it } from "node:test";
 import { LedgerError } from "../../../src/errors/ledgerError.js";
 import type { Batches, PageOptions, Store } from "../../../src/store/store.js";
-import { block, createTx, publicKey, ref, transferTx } from "./fixtures.js";
+import { block, createTx, hex64, publicKey, ref, transferTx } from "./fixtures.js";
 
 type WithStore = (body: (store: Store) => Promise<void>) => Promise<void>;
 
@@ -159,15 +159,87 @@ export function pageTests(withStore: WithStore): void {
     withStore(async (store) => {
       await commitAll(store);
       await store.commitBlock(block(3, [spentSilver]));
+      const balances = (key: string, assetId?: string) => all(store.streamBalances(key, assetId));
+      const sums = async (key: string, assetId?: string) => (await balances(key, assetId)).map(({ assetId: id, amount }) => ({ assetId: id, amount }));
       // gold: 9e18 + 9e18 (plain) + 1 (moved); silver: output 0 spent, output 1 a threshold.
-      const expected = [{ assetId: gold.id, amount: "18000000000000000001" }].sort((a, b) => (a.assetId < b.assetId ? -1 : 1));
-      assert.deepEqual(await store.getBalances(owner), expected);
-      assert.deepEqual(await store.getBalances(owner, gold.id), expected);
-      assert.deepEqual(await store.getBalances(owner, silver.id), []);
-      assert.deepEqual(await store.getBalances(other), [{ assetId: silver.id, amount: "5" }]);
-      assert.deepEqual(await store.getBalances(publicKey("p-nobody")), []);
+      const expected = [{ assetId: gold.id, amount: "18000000000000000001" }];
+      assert.deepEqual(await sums(owner), expected);
+      assert.deepEqual(await sums(owner, gold.id), expected);
+      assert.deepEqual(await sums(owner, silver.id), []);
+      assert.deepEqual(await sums(other), [{ assetId: silver.id, amount: "5" }]);
+      assert.deepEqual(await sums(publicKey("p-nobody")), []);
+      assert.deepEqual(await sums(publicKey("p-nobody"), gold.id), []);
       await store.commitBlock(block(4, [later]));
-      const both = await store.getBalances(owner);
+      const both = await sums(owner);
       assert.deepEqual(both.map((b) => b.assetId), [gold.id, later.id].sort());
+      // One asset alone, whether its history or the key's outputs are the shorter read: a key
+      // with one output of gold (three transactions), and the owner (more outputs than gold's).
+      const small = publicKey("p-small");
+      const toSmall = transferTx({ label: "p-to-small", assetId: gold.id, spends: [ref(moved, 0)], outputs: [{ keys: [small], amount: 1n }] });
+      await store.commitBlock(block(5, [toSmall]));
+      assert.deepEqual(await sums(small, gold.id), [{ assetId: gold.id, amount: "1" }]);
+      assert.deepEqual(await sums(owner, gold.id), [{ assetId: gold.id, amount: "18000000000000000000" }]);
+      assert.deepEqual(await sums(small, later.id), []);
+      // A transaction's id that is no asset's: nothing.
+      assert.deepEqual(await sums(owner, moved.id), []);
+    }));
+
+  it("balances page by page: every asset once, in order, its whole sum, for every page size", () =>
+    withStore(async (store) => {
+      const assets = Array.from({ length: 7 }, (_, i) =>
+        createTx({ label: `p-b${i}`, outputs: [{ keys: [owner], amount: BigInt(i + 1) }, { keys: [other] }, { keys: [owner], amount: 10n }] }));
+      await store.commitBlock(block(1, assets.slice(0, 4)));
+      // Outputs of the same assets in a later block, so that one asset's outputs are apart.
+      const more = assets.map((asset, i) => transferTx({ label: `p-bt${i}`, assetId: asset.id, spends: [ref(asset, 1)], outputs: [{ keys: [owner], amount: 100n }] }));
+      await store.commitBlock(block(2, [...assets.slice(4), ...more.slice(0, 4)]));
+      await store.commitBlock(block(3, more.slice(4)));
+      const whole = await all(store.streamBalances(owner, undefined));
+      const expected = assets.map((asset, i) => ({ assetId: asset.id, amount: String(i + 1 + 10 + 100) }))
+        .sort((a, b) => (a.assetId < b.assetId ? -1 : 1));
+      assert.deepEqual(whole.map(({ assetId, amount }) => ({ assetId, amount })), expected);
+      for (const limit of [1, 2, 3, 6, 7, 8]) {
+        const pages = await walk((page) => store.streamBalances(owner, undefined, page), limit);
+        assert.deepEqual(pages.flat(), whole, `limit ${limit}`);
+        assert.equal(pages.length, Math.ceil(7 / limit), `limit ${limit}`);
+      }
+      // One asset: one page of one sum, then nothing after it.
+      const one = expected[3]!.assetId;
+      const pages = await walk((page) => store.streamBalances(owner, one, page), 1);
+      assert.deepEqual(pages.flat(), [whole[3]]);
+    }));
+
+  it("a walk of balances is as of its first page: later spends and outputs do not show", () =>
+    withStore(async (store) => {
+      await commitAll(store);
+      const before = await all(store.streamBalances(owner, undefined));
+      assert.deepEqual(before.map((b) => b.assetId), [gold.id, silver.id].sort());
+      const commits = [block(3, [spentSilver, later])];
+      const pages = await walk((page) => store.streamBalances(owner, undefined, page), 1, async () => {
+        const next = commits.shift();
+        if (next !== undefined) await store.commitBlock(next);
+      });
+      assert.equal(commits.length, 0);
+      assert.deepEqual(pages.flat(), before);
+      // A new walk sees the ledger as it is now: silver spent, the later asset there.
+      const now = await all(store.streamBalances(owner, undefined));
+      assert.deepEqual(now.map((b) => b.assetId), [gold.id, later.id].sort());
+    }));
+
+  it("a balance position this store never gave is a BadParameter", () =>
+    withStore(async (store) => {
+      await commitAll(store);
+      const bad = { name: "LedgerError", code: "BadParameter" };
+      const id = gold.id;
+      // Well formed, but no asset's id, an asset made after the snapshot, or a TRANSFER's id.
+      const forged = [`2.${hex64("no such asset")}`, `1.${later.id}`, `3.${moved.id}`];
+      await store.commitBlock(block(3, [later]));
+      for (const after of ["", "x", "1", "1.2", `99.${id}`, `1.${id.toUpperCase()}`, `1.${id.slice(1)}`, `01.${id}`, `.${id}`, `1.1.${id}`, ...forged]) {
+        await assert.rejects(all(store.streamBalances(owner, undefined, { after })), bad, `balances after ${after}`);
+        await assert.rejects(all(store.streamBalances(owner, id, { after })), bad, `balance after ${after}`);
+      }
+      // A position as a walk gives it continues, as of its snapshot (seq 3: later is not there).
+      const given = `3.${gold.id}`;
+      const rest = await all(store.streamBalances(owner, undefined, { after: given }));
+      assert.deepEqual(rest.map((b) => b.assetId), [silver.id].filter((a) => a > gold.id));
     }));
 }

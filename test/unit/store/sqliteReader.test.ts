@@ -50,7 +50,7 @@ function splitStore(writer: SqliteStore, reader: SqliteStore): Store {
     streamOutputEntries: (key, spent, page) => reader.streamOutputEntries(key, spent, page),
     streamAssetHistory: (assetId, operation, page) => reader.streamAssetHistory(assetId, operation, page),
     streamSearchPage: (kind, query, page) => reader.streamSearchPage(kind, query, page),
-    getBalances: (key, assetId) => reader.getBalances(key, assetId),
+    streamBalances: (key, assetId, page) => reader.streamBalances(key, assetId, page),
     streamBlockTransactions: (height) => reader.streamBlockTransactions(height),
     getBlockHeightOfTransaction: (id) => reader.getBlockHeightOfTransaction(id),
     getValidators: (height) => reader.getValidators(height),
