@@ -18,6 +18,8 @@ export const chartRedrawIntervalMs = 1_000;
 /** The chart's height in CSS pixels; its width follows its container. */
 export const chartHeightPx = 180;
 
+/** Assets per page of a key's balances. */
+export const balancesPageSize = 50;
 /** Items per page of the outputs of a key. */
 export const outputsPageSize = 50;
 /** Transactions per page of an asset's history. */

@@ -15,6 +15,7 @@ import { after, before, describe, it } from "node:test";
 import driver from "bigchaindb-driver";
 import { chromium, type Browser, type Page } from "playwright-core";
 import WebSocket, { WebSocketServer } from "ws";
+import { balancesPageSize } from "../../explorer/src/limits.js";
 import { base58KeyCharsMin } from "../../src/transaction/schemas.js";
 import { useStartedNode } from "../helpers/startedNode.js";
 
@@ -353,6 +354,25 @@ describe("the explorer page, in headless Chromium", () => {
     // What the browser itself logs for the refused endpoints and stream is expected; nothing else.
     const expected = /Failed to load resource: the server responded with a status of 404|WebSocket connection to '.*valid_blocks' failed/;
     assert.deepEqual(errors.filter((e) => !expected.test(e)), []);
+    await page.close();
+  });
+
+  // Last: its 51 transactions push the others out of the home page's latest.
+  it("a key holding more assets than a page lists its balances a page at a time", { timeout: testTimeoutMs }, async () => {
+    const carol = keypair();
+    const assets = Array.from({ length: balancesPageSize + 1 }, (_, i) => createTx(carol, { kind: "token", n: i, word }, null));
+    await Promise.all(assets.map((tx) => postCommit(node().baseUrl, tx)));
+    const { page, errors } = await open(`${explorerUrl}#/key/${carol.publicKey}`);
+    const balances = page.getByRole("region", { name: "Balances" });
+    await balances.getByRole("button", { name: "Load more" }).waitFor();
+    assert.equal(await balances.locator("tbody tr").count(), balancesPageSize);
+    await balances.getByRole("button", { name: "Load more" }).click();
+    await balances.locator("tbody tr").nth(balancesPageSize).waitFor();
+    assert.equal(await balances.locator("tbody tr").count(), assets.length);
+    assert.equal(await balances.getByRole("button", { name: "Load more" }).count(), 0);
+    const shown = await balances.getByRole("link").evaluateAll((links) => links.map((a) => a.getAttribute("href")));
+    assert.deepEqual(new Set(shown), new Set(assets.map((tx) => `#/asset/${tx.id}`)));
+    assert.deepEqual(errors, []);
     await page.close();
   });
 });
