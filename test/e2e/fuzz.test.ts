@@ -30,8 +30,9 @@ interface Run {
 function runSchemathesis(baseUrl: string, dir: string): Promise<Run> {
   const args = ["--config-file", configPath, "--no-color", "run", `${baseUrl}/api/v1/openapi.json`];
   const env = { ...process.env, SCHEMATHESIS_HOOKS: join(fuzzDir, "hooks.py"), NO_COLOR: "1" };
+  const options = { cwd: dir, env, timeout: runMsMax, maxBuffer: 64 * 1024 * 1024 };
   return new Promise((done) => {
-    execFile(schemathesis, args, { cwd: dir, env, timeout: runMsMax, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+    execFile(schemathesis, args, options, (error, stdout, stderr) => {
       const code = error === null ? 0 : typeof error.code === "number" ? error.code : 1;
       done({ code, output: `${stdout}${stderr}` });
     });
@@ -45,12 +46,14 @@ describe("schemathesis against a started node's OpenAPI document", () => {
   const node = useStartedNode("e2e-fuzz");
 
   test("finds no failure, with every check", { timeout: runMsMax + 60_000 }, async () => {
-    assert.ok(existsSync(schemathesis), `${schemathesis} is missing: npm test makes the venv from test/compat/python/requirements.txt`);
+    const missing = `${schemathesis} is missing: npm test makes the venv from test/compat/python/requirements.txt`;
+    assert.ok(existsSync(schemathesis), missing);
     // Committed data the fuzzer's reads reach: a CREATE, and a TRANSFER of it with metadata.
     const alice = keypairOf("fuzz-alice");
     const bob = keypairOf("fuzz-bob");
     const tx = create(alice, 3n, { kind: "car" });
-    const moved = transfer([{ tx, outputIndex: 0 }], [alice], [{ publicKeys: [bob.publicKey], amount: 3n }], { note: "fuzz" });
+    const toBob = [{ publicKeys: [bob.publicKey], amount: 3n }];
+    const moved = transfer([{ tx, outputIndex: 0 }], [alice], toBob, { note: "fuzz" });
     for (const body of [tx, moved]) {
       const response = await fetch(`${node().baseUrl}/api/v1/transactions?mode=commit`, {
         method: "POST",

@@ -51,7 +51,11 @@ const proofHeight = { type: "integer", minimum: 1, maximum: Number.MAX_SAFE_INTE
 const cursorText = { type: "string", pattern: "^[A-Za-z0-9_-]{1,256}$" };
 
 const publicKey = query("public_key", "An Ed25519 public key, base58.", publicKeyText, true);
-const cursor = query("cursor", "Continues after the page whose Link header named it; opaque: only a cursor this node gave for the same query is accepted.", cursorText);
+const cursor = query(
+  "cursor",
+  "Continues after the page whose Link header named it; opaque: only a cursor this node gave for the same query is accepted.",
+  cursorText,
+);
 /**
  * `search`, which the route requires unless the request is a query by field: those name their
  * filters as parameters (`data.<path>=<value>`), which OpenAPI 3.1 cannot list by a prefix, so
