@@ -30,6 +30,7 @@ import type {
   BlockRecord,
   BlockWrite,
   ChainState,
+  DerivedCheck,
   ElectionRecord,
   FieldHit,
   HistoryEntry,
@@ -45,6 +46,7 @@ import type {
   Validator,
   ValidatorSet,
 } from "../store.js";
+import { PostgresDerivedCheck } from "./derivedCheck.js";
 import { readStoredText, writeBlock, writeInitChain } from "./blockWriter.js";
 import { connectionConfig, isCancelled, isUnavailable, openPool, storeUnavailable } from "./connection.js";
 import { postgresStoreOptionsDefault, type PostgresStoreOptions } from "./options.js";
@@ -317,6 +319,10 @@ export class PostgresStore extends WholeAnswers implements Store {
   async getBlockHeightOfTransaction(id: string): Promise<number | null> {
     const rows = await this.#rows<{ height: number }>("SELECT height FROM transactions WHERE id = $1", [id]);
     return rows[0]?.height ?? null;
+  }
+
+  async openDerivedCheck(from: number): Promise<DerivedCheck> {
+    return PostgresDerivedCheck.open(await this.#pool.connect(), from);
   }
 
   async getBlockContents(height: number): Promise<BlockContents | null> {

@@ -50,6 +50,7 @@ import type {
   ElectionRecord,
   BlockContents,
   NodePlace,
+  DerivedCheck,
 } from "../store.js";
 import { blockTransactions, lastSeqOf, mapReader, searchHits, wholeReader, type BatchReader } from "./batchReaders.js";
 import { holdingsOfKey, outputsOfKey, transactionsOfAsset } from "./keyedReaders.js";
@@ -75,6 +76,7 @@ import { catchUpFieldIndex, fieldMatches } from "./fieldIndex.js";
 import { ensureSchema } from "./schema.js";
 import { rankedPage, rankedSeqs, type SearchLimits } from "./search.js";
 import { WriterPageCache } from "./pageCache.js";
+import { SqliteDerivedCheck } from "./derivedCheck.js";
 
 export interface SqliteStoreDeps {
   /** A connection to use instead of opening `options.path` (tests, tools). The store owns it. */
@@ -274,6 +276,10 @@ export class SqliteStore extends WholeAnswers implements Store {
 
   async getBlockHeightOfTransaction(id: string): Promise<number | null> {
     return this.#reading(() => readers.readBlockHeightOfTransaction(this.#c, id));
+  }
+
+  async openDerivedCheck(from: number): Promise<DerivedCheck> {
+    return new SqliteDerivedCheck(this.#c.db, from);
   }
 
   async getBlockContents(height: number): Promise<BlockContents | null> {
