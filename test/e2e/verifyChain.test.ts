@@ -11,15 +11,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { LedgerApp } from "../../src/ledger/ledgerApp.js";
-import { PreparePool, preparePoolOptionsDefault } from "../../src/ledger/preparePool.js";
 import Database from "better-sqlite3";
 import { searchText } from "../../src/store/searchText.js";
 import { sliceOf } from "../../src/store/sqlite/deferredIndex.js";
 import { keyHash } from "../../src/store/sqlite/keyHash.js";
 import { SqliteStore } from "../../src/store/sqlite/sqliteStore.js";
-import { hexKey, legacyBytes, legacyCreate } from "../helpers/legacyFactory.js";
-import { bytesOf, create, keypairOf, transfer } from "../helpers/txFactory.js";
+import { writeMixedLedger } from "../helpers/mixedLedger.js";
 
 const root = mkdtempSync(join(tmpdir(), "ledgerd-verify-chain-"));
 const clean = join(root, "clean");
@@ -58,25 +55,8 @@ function sqlite(dir: string, sql: string): void {
 }
 
 before(async () => {
-  const node = keypairOf("verify-node");
-  const alice = keypairOf("verify-alice");
   const store = SqliteStore.open({ path: join(clean, "ledgerd.sqlite") });
-  const ledger = await LedgerApp.open({}, { store, pool: new PreparePool({ ...preparePoolOptionsDefault, threads: 0 }) });
-  await ledger.initChain("verify", [{ publicKey: hexKey(node.publicKey), power: 10 }]);
-  const signer = { publicKey: node.publicKey, seed: node.seed };
-  let last = create(alice, 2n, { note: "height-1" });
-  const blocks = [[bytesOf(last)]];
-  for (let height = 2; height <= 8; height++) {
-    const next = transfer([{ tx: last, outputIndex: 0 }], [alice], [{ publicKeys: [alice.publicKey], amount: 2n }], { note: `tamper-me-${height}` });
-    const legacy = legacyBytes(legacyCreate(height % 2 === 0 ? "A" : "B", signer, [alice.publicKey], { legacy: `payload-${height}` }));
-    blocks.push(height === 5 ? [] : [bytesOf(create(alice, 1n, { note: `c-${height}` })), legacy, bytesOf(next)]);
-    if (height !== 5) last = next;
-  }
-  for (const txs of blocks) {
-    const finalized = await ledger.finalizeBlock(ledger.info().height + 1, txs);
-    assert.ok(finalized.results.every((r) => r === null), JSON.stringify(finalized.results));
-    await ledger.commit();
-  }
+  await writeMixedLedger(store);
   await store.close();
   cpSync(clean, merged, { recursive: true });
   await SqliteStore.open({ path: join(merged, "ledgerd.sqlite") }).close();
@@ -141,9 +121,7 @@ describe("ledgerd verify-chain", () => {
   });
 });
 
-// The v2.0 rows (seq: height): 1: 1, a CREATE of {"note":"height-1"}; then per height h of 2-4
-// and 6-8 a CREATE of {"note":"c-h"} and a TRANSFER with metadata, of the last one's output 0
-// (seqs 2-3 at height 2, 4-5 at 3, 6-7 at 4, 8-9 at 6, ..., 12-13 at 8); legacy ones apart.
+// The ledger is writeMixedLedger's (its seqs and heights are there).
 const ofTx = String.raw`\(transaction [0-9a-f]{64}, height \d+\)`;
 
 describe("ledgerd verify-chain: the rows derived from the transactions (issue #36)", () => {
