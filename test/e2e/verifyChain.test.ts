@@ -212,10 +212,17 @@ describe("ledgerd verify-chain: the rows derived from the transactions (issue #3
     refused(resized, 2, /metadata_fts: the document holds 9 tokens, the transaction's text \d+/);
   });
 
-  it("reports a legacy output that is not the legacy transaction's", () => {
+  it("reports a legacy output that is not the legacy transaction's, or whose spender is not its spender's", () => {
     const dir = copy("legacy-output");
     sqlite(dir, `UPDATE legacy_outputs SET public_keys = '["forged"]' WHERE tx_seq = 2`);
     refused(dir, 3, /legacy_outputs\.public_keys of output 0 holds .*\(legacy transaction [0-9a-f]{64}, height 3\)/);
+
+    const unspent = copy("legacy-unspent");
+    sqlite(unspent, "UPDATE legacy_outputs SET spent_by = NULL WHERE tx_seq = 5");
+    refused(unspent, 8, /legacy_outputs: [0-9a-f]{64}:0 is spent by nothing, not by the transaction \(seq 6\) \(legacy transaction [0-9a-f]{64}, height 8\)/);
+    const spent = copy("legacy-spent");
+    sqlite(spent, "UPDATE legacy_outputs SET spent_by = 6 WHERE tx_seq = 1");
+    refused(spent, 8, /legacy_outputs: 2 outputs name a spender among the legacy transactions checked, which spend 1/);
   });
 
   it("restore refuses a backup whose asset data column was edited, and leaves no ledger", () => {

@@ -94,7 +94,9 @@ describe("verify-chain on PostgreSQL: the rows derived from the transactions (is
     await refused("UPDATE text_stats SET tokens = tokens + 1 WHERE kind = 'assets'", 8, /^text_stats: assets counts/);
   });
 
-  it("reports a legacy output that is not the legacy transaction's", async () => {
+  it("reports a legacy output that is not the legacy transaction's, or whose spender is not its spender's", async () => {
     await refused(`UPDATE legacy_outputs SET public_keys = '["forged"]' WHERE tx_seq = 2`, 3, /^legacy_outputs\.public_keys of output 0 .*\(legacy transaction [0-9a-f]{64}, height 3\)$/);
+    await refused("UPDATE legacy_outputs SET spent_by = NULL WHERE tx_seq = 5", 8, /^legacy_outputs\.spent_by of [0-9a-f]{64}:0 holds nothing, the transaction \(seq 6\) spends it/);
+    await refused("UPDATE legacy_outputs SET spent_by = 6 WHERE tx_seq = 1", 8, /^legacy_outputs: 2 outputs name a spender among the transactions checked, which spend 1$/);
   });
 });
