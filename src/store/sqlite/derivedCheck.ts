@@ -154,9 +154,10 @@ export class SqliteDerivedCheck implements DerivedCheck {
     if (row.txCount !== block.txs.length) {
       return `blocks: height ${block.height} counts ${row.txCount} transactions, ${block.txs.length} are stored`;
     }
+    const tokens = blockTokenCounts(block.txs);
     for (const [i, tx] of block.txs.entries()) {
       const seq = row.seqFirst + i;
-      const differs = this.#tx(tx, seq, block.height);
+      const differs = this.#tx(tx, seq, block.height, tokens[i]!);
       if (differs !== null) return `${differs} (transaction ${tx.id}, height ${block.height})`;
     }
     this.#nextSeq = row.seqFirst + row.txCount;
@@ -182,14 +183,14 @@ export class SqliteDerivedCheck implements DerivedCheck {
   }
 
   /** Every row derived from one v2.0 transaction, or the first that is not what it gives. */
-  #tx(tx: CommittedTx, seq: number, height: number): string | null {
+  #tx(tx: CommittedTx, seq: number, height: number, tokens: TokenCounts): string | null {
     return (
       this.#txRow(tx, seq, height) ??
       this.#outputs(tx, seq) ??
       this.#inputs(tx, seq) ??
       this.#indexRows(tx, seq) ??
-      this.#text("assets", seq, tx.id, tx.assetData) ??
-      this.#text("metadata", seq, tx.id, tx.metadata) ??
+      this.#text("assets", seq, tx.id, tx.assetData, tokens.assets) ??
+      this.#text("metadata", seq, tx.id, tx.metadata, tokens.metadata) ??
       this.#fieldRows(tx, seq)
     );
   }
@@ -245,13 +246,12 @@ export class SqliteDerivedCheck implements DerivedCheck {
   }
 
   /** A contentless FTS5 document: its size is the text's token count, the text matches it whole. */
-  #text(kind: "assets" | "metadata", seq: number, id: string, json: string | null): string | null {
+  #text(kind: "assets" | "metadata", seq: number, id: string, json: string | null, tokens: number): string | null {
     const table = `${kind}_fts`;
     const size = (kind === "assets" ? this.#read.assetsSize : this.#read.metadataSize).pluck().get(seq) as Buffer | undefined;
     if (json === null) return size === undefined ? null : `${table}: a document the transaction has no ${kind} for`;
     if (size === undefined) return `${table}: no document`;
     const text = searchText(id, json);
-    const tokens = searchTokens([text])[0]!.length;
     const stored = readVarint(size);
     if (stored !== tokens) return `${table}: the document holds ${stored} tokens, the transaction's text ${tokens}`;
     // A phrase of all the text's tokens in a document of as many is that document.
@@ -346,6 +346,21 @@ export class SqliteDerivedCheck implements DerivedCheck {
     if (spent === this.#legacySpends) return null;
     return `legacy_outputs: ${spent} outputs name a spender among the legacy transactions checked, which spend ${this.#legacySpends}`;
   }
+}
+
+/** The token count of a transaction's asset and metadata texts (-1 where it has none). */
+interface TokenCounts {
+  readonly assets: number;
+  readonly metadata: number;
+}
+
+/** The token counts of a block's texts, tokenized in one batch (searchTokens). */
+function blockTokenCounts(txs: readonly CommittedTx[]): TokenCounts[] {
+  const texts = txs.flatMap((tx) => [tx.assetData, tx.metadata].flatMap((json) => (json === null ? [] : [searchText(tx.id, json)])));
+  const counts = searchTokens(texts).map((tokens) => tokens.length);
+  let at = 0;
+  const next = (json: string | null) => (json === null ? -1 : counts[at++]!);
+  return txs.map((tx) => ({ assets: next(tx.assetData), metadata: next(tx.metadata) }));
 }
 
 /** SQLite's varint (FTS5's docsize): big-endian groups of 7 bits, the high bit says more follow. */
