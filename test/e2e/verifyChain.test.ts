@@ -87,6 +87,16 @@ describe("ledgerd verify-chain", () => {
     assert.match(result.out, /FAIL height 4: transaction 1 \(legacy\) stored as [0-9a-f]{64} hashes to [0-9a-f]{64}/);
   });
 
+  it("reports a legacy transaction whose signature was edited (its id, the hash of its body with fulfillments nulled, holds)", () => {
+    const dir = copy("legacy-signature");
+    // The last character of the fulfillment (its signature's last bits) changed.
+    const at = `instr(json, '","input"')`;
+    sqlite(dir, `UPDATE legacy_transactions SET json = substr(json, 1, ${at} - 2) || CASE substr(json, ${at} - 1, 1) WHEN 'A' THEN 'B' ELSE 'A' END || substr(json, ${at}) WHERE height = 3`);
+    const result = verify(dir);
+    assert.equal(result.status, 1, result.out);
+    assert.match(result.out, /FAIL height 3: transaction 1 \(legacy\) [0-9a-f]{64}: it no longer passes the checks: /);
+  });
+
   it("reports an edited app hash, and a ledger whose head does not match its last block", () => {
     const dir = copy("app-hash-edit");
     sqlite(dir, "UPDATE blocks SET app_hash = replace(app_hash, substr(app_hash, 1, 1), CASE substr(app_hash, 1, 1) WHEN '0' THEN '1' ELSE '0' END) WHERE height = 3");

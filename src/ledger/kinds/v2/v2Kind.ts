@@ -50,7 +50,7 @@ export const v2Kind: TxKind<PreparedTx, CommittedState> = {
     const body = readJsonOrNull(json);
     const tx = body === null ? null : prepareTx(body, json);
     if (tx === null || "code" in tx) return `it no longer passes the checks: ${tx?.message ?? "not JSON"}`;
-    // A committed transaction's fulfillments verified; the id does not cover them.
+    // A committed transaction's fulfillments verified (validateTx reports it after the stateful checks).
     if (!tx.signaturesValid) return "its signatures do not verify";
     return { txs: [toCommittedTx(tx)] };
   },
