@@ -15,7 +15,11 @@ import Database from "better-sqlite3";
 import { searchText } from "../../src/store/searchText.js";
 import { sliceOf } from "../../src/store/sqlite/deferredIndex.js";
 import { keyHash } from "../../src/store/sqlite/keyHash.js";
+import { LedgerApp } from "../../src/ledger/ledgerApp.js";
+import { PreparePool, preparePoolOptionsDefault } from "../../src/ledger/preparePool.js";
+import { verifyChain } from "../../src/ledger/verifyChain.js";
 import { SqliteStore } from "../../src/store/sqlite/sqliteStore.js";
+import { bytesOf, create, keypairOf } from "../helpers/txFactory.js";
 import { writeMixedLedger } from "../helpers/mixedLedger.js";
 
 const root = mkdtempSync(join(tmpdir(), "ledgerd-verify-chain-"));
@@ -245,5 +249,39 @@ describe("ledgerd verify-chain: the rows derived from the transactions (issue #3
     assert.notEqual(result.status, 0, result.out);
     assert.match(result.out, /the backup does not verify: height 1: transactions\.asset_data holds/);
     assert.equal(existsSync(join(target, "ledgerd.sqlite")), false);
+  });
+});
+
+describe("ledgerd verify-chain beside a writer", () => {
+  it("checks one snapshot: the blocks and index merges a writer commits meanwhile move nothing under it", async () => {
+    const path = join(copy("beside"), "ledgerd.sqlite");
+    // Every commit merges index rows (none may wait), so the tables change under the walk.
+    const writer = SqliteStore.open({ path, access: "readers", checkpointIntervalMs: 0, indexRowsWaitingMax: 0 });
+    const ledger = await LedgerApp.open({}, { store: writer, pool: new PreparePool({ ...preparePoolOptionsDefault, threads: 0 }) });
+    const reader = SqliteStore.open({ path, access: "reader" });
+    const alice = keypairOf("verify-alice");
+    let written = 0;
+    // Before each block the walk reads, the writer commits one more.
+    const beside = new Proxy(reader, {
+      get(target, name) {
+        if (name === "getBlockContents") {
+          return async (height: number) => {
+            await ledger.finalizeBlock(ledger.info().height + 1, [bytesOf(create(alice, 1n, { note: `beside-${++written}` }))]);
+            await ledger.commit();
+            return target.getBlockContents(height);
+          };
+        }
+        const value = Reflect.get(target, name, target) as unknown;
+        return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    try {
+      assert.deepEqual(await verifyChain(beside), { from: 1, to: 8, txs: 19, fault: null });
+      assert.equal(written, 8);
+      assert.deepEqual(await verifyChain(reader), { from: 1, to: 16, txs: 27, fault: null });
+    } finally {
+      await reader.close();
+      await writer.close();
+    }
   });
 });
