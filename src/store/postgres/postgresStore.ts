@@ -6,7 +6,8 @@
 // This folder owns: the schema and its migrations (`schema.ts`), connections and what a
 // connection failure becomes (`connection.ts`: a LedgerError StoreUnavailable, a 503), the
 // block writer (`blockWriter.ts`), the readers' access (`reads.ts`), the long answers by key
-// (`pagedReads.ts`) and text search (`search.ts`, on `textSearch.ts` and `bm25.ts`). Every read
+// (`pagedReads.ts`), text search (`search.ts`, on `textSearch.ts` and `bm25.ts`) and
+// verify-chain's check of every derived row against the transactions (`derivedCheck.ts`). Every read
 // is one statement, so it sees one committed state; a long answer is read in batches as of the
 // seq committed last when it began (spent-ness as of then too), as in the SQLite backend, and
 // with the same positions.

@@ -9,6 +9,7 @@
 // indexed (`searchText.ts`) and how a parsed search becomes an FTS5 MATCH (`toFtsMatch.ts`).
 // The search syntax itself is `../textQuery.ts`, shared with every backend. Queries by field
 // are `fieldIndex.ts` here, on the leaves `../fieldQuery.ts` defines for every backend.
+// verify-chain's check of every derived row against the transactions is `derivedCheck.ts`.
 //
 // better-sqlite3 is synchronous; the interface is async so that a networked backend fits. Each
 // method does its work synchronously and returns a settled promise, so a commit never
