@@ -1,7 +1,9 @@
 // What both backends' checks of their derived rows share (DerivedCheck in store.ts): how a row
 // that differs is named, and the expected rows per seq of a table whose rows are found by
 // another key (counted in one pass at the end).
+import type { CommittedLegacyOutput } from "../legacy/committed.js";
 import { makesAsset, type CommittedOutput, type CommittedTx } from "../transaction/committed.js";
+import { fieldLeafKeys } from "./fieldQuery.js";
 
 /** A stored value in a message: short, as JSON; "nothing" for a missing one. */
 export function shown(value: unknown): string {
@@ -63,4 +65,17 @@ export function outputColumns(output: CommittedOutput) {
     condition_uri: output.conditionUri,
     public_keys: JSON.stringify(output.publicKeys),
   };
+}
+
+/** A legacy output's row of `legacy_outputs` as both backends write it (its spender apart). */
+export function legacyOutputColumns(output: CommittedLegacyOutput) {
+  return { cid: output.cid, condition_uri: output.conditionUri, public_keys: JSON.stringify(output.publicKeys) };
+}
+
+/** The leaves a transaction's documents put in the field index (fieldQuery.ts), unique. */
+export function fieldLeavesOf(tx: CommittedTx): Set<string> {
+  return new Set([
+    ...(tx.assetData === null ? [] : fieldLeafKeys("assets", tx.assetData)),
+    ...(tx.metadata === null ? [] : fieldLeafKeys("metadata", tx.metadata)),
+  ]);
 }

@@ -15,8 +15,7 @@
 import type pg from "pg";
 import type { CommittedLegacyTx } from "../../legacy/committed.js";
 import type { CommittedTx } from "../../transaction/committed.js";
-import { fieldLeafKeys } from "../fieldQuery.js";
-import { columnDiffers, outputColumns, SeqCounts, shown, transactionColumns } from "../derivedRows.js";
+import { columnDiffers, fieldLeavesOf, legacyOutputColumns, outputColumns, SeqCounts, shown, transactionColumns } from "../derivedRows.js";
 import type { DerivedBlock, DerivedCheck } from "../store.js";
 import { fieldDigest } from "./blockWriter.js";
 import { searchDocuments } from "./textSearch.js";
@@ -273,12 +272,8 @@ export class PostgresDerivedCheck implements DerivedCheck {
   async #fieldRows(txs: readonly CommittedTx[], seqFirst: number): Promise<RowFault | null> {
     const rows: { digest: Buffer; seq: number; tx: CommittedTx }[] = [];
     txs.forEach((tx, i) => {
-      const leaves = new Set([
-        ...(tx.assetData === null ? [] : fieldLeafKeys("assets", tx.assetData)),
-        ...(tx.metadata === null ? [] : fieldLeafKeys("metadata", tx.metadata)),
-      ]);
       // Two leaves may share a digest: one row (ON CONFLICT DO NOTHING in the writer).
-      const digests = new Map([...leaves].map((key) => { const digest = fieldDigest(key); return [digest.toString("hex"), digest]; }));
+      const digests = new Map([...fieldLeavesOf(tx)].map((key) => { const digest = fieldDigest(key); return [digest.toString("hex"), digest]; }));
       for (const digest of digests.values()) rows.push({ digest, seq: seqFirst + i, tx });
     });
     const missing = await this.#firstMissing("field_index", ["digest", "seq"], ["bytea", "bigint"], [rows.map((r) => r.digest), rows.map((r) => r.seq)]);
@@ -353,8 +348,7 @@ export class PostgresDerivedCheck implements DerivedCheck {
     );
     if (rows.rows.length !== tx.outputs.length) return `legacy_outputs: ${rows.rows.length} rows, the transaction has ${tx.outputs.length} outputs`;
     for (const [i, output] of tx.outputs.entries()) {
-      const expected = { cid: output.cid, condition_uri: output.conditionUri, public_keys: JSON.stringify(output.publicKeys) };
-      const differs = columnDiffers("legacy_outputs", ` of output ${output.cid}`, rows.rows[i]!, expected);
+      const differs = columnDiffers("legacy_outputs", ` of output ${output.cid}`, rows.rows[i]!, legacyOutputColumns(output));
       if (differs !== null) return differs;
     }
     for (const ref of tx.spends) {

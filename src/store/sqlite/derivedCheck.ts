@@ -17,10 +17,9 @@ import type Database from "better-sqlite3";
 import type { CommittedLegacyTx } from "../../legacy/committed.js";
 import type { CommittedTx } from "../../transaction/committed.js";
 import { makesAsset, outputKey } from "../../transaction/committed.js";
-import { fieldLeafKeys } from "../fieldQuery.js";
 import { searchText } from "../searchText.js";
 import { searchTokens } from "../searchTokens.js";
-import { columnDiffers, outputColumns, SeqCounts, shown, transactionColumns } from "../derivedRows.js";
+import { columnDiffers, fieldLeavesOf, legacyOutputColumns, outputColumns, SeqCounts, shown, transactionColumns } from "../derivedRows.js";
 import type { DerivedBlock, DerivedCheck } from "../store.js";
 import { indexNames, type IndexName } from "./connection.js";
 import { sliceOf, type IndexRow } from "./deferredIndex.js";
@@ -263,12 +262,8 @@ export class SqliteDerivedCheck implements DerivedCheck {
 
   #fieldRows(tx: CommittedTx, seq: number): string | null {
     if (this.#fieldMark === null || seq > this.#fieldMark) return null;
-    const keys = [
-      ...(tx.assetData === null ? [] : fieldLeafKeys("assets", tx.assetData)),
-      ...(tx.metadata === null ? [] : fieldLeafKeys("metadata", tx.metadata)),
-    ];
     // Two leaves may share a hash: one row (fieldIndex.ts).
-    for (const hash of new Set(keys.map(keyHash))) {
+    for (const hash of new Set([...fieldLeavesOf(tx)].map(keyHash))) {
       if (this.#read.fieldRow.get(hash, seq) === undefined) return `field_index: the row of a leaf (hash ${hash}) is missing`;
       this.#counts.fields.add(seq);
     }
@@ -312,8 +307,7 @@ export class SqliteDerivedCheck implements DerivedCheck {
     if (rows.length !== tx.outputs.length) return `legacy_outputs: ${rows.length} rows, the transaction has ${tx.outputs.length} outputs`;
     for (const [i, output] of tx.outputs.entries()) {
       const row = rows[i]!;
-      const expected = { cid: output.cid, condition_uri: output.conditionUri, public_keys: JSON.stringify(output.publicKeys) };
-      const differs = columnDiffers("legacy_outputs", ` of output ${output.cid}`, row, expected);
+      const differs = columnDiffers("legacy_outputs", ` of output ${output.cid}`, row, legacyOutputColumns(output));
       if (differs !== null) return differs;
     }
     return null;
