@@ -233,7 +233,7 @@ describe("ledgerd verify-chain: the rows derived from the transactions (issue #3
 
     const unspent = copy("legacy-unspent");
     sqlite(unspent, "UPDATE legacy_outputs SET spent_by = NULL WHERE tx_seq = 5");
-    refused(unspent, 8, /legacy_outputs: [0-9a-f]{64}:0 is spent by nothing, not by the transaction \(seq 6\) \(legacy transaction [0-9a-f]{64}, height 8\)/);
+    refused(unspent, 8, /legacy_outputs\.spent_by of [0-9a-f]{64}:0 holds nothing, the transaction \(seq 6\) spends it \(legacy transaction [0-9a-f]{64}, height 8\)/);
     const spent = copy("legacy-spent");
     sqlite(spent, "UPDATE legacy_outputs SET spent_by = 6 WHERE tx_seq = 1");
     refused(spent, 8, /legacy_outputs: 2 outputs name a spender among the legacy transactions checked, which spend 1/);

@@ -150,7 +150,8 @@ export class PostgresDerivedCheck implements DerivedCheck {
   }
 
   async #transactions(txs: readonly CommittedTx[], seqFirst: number, height: number): Promise<RowFault | null> {
-    const rows = await this.#client.query<{ seq: string; height: string; operation: string; id: string; asset_id: string; asset_data: string | null; metadata: string | null }>(
+    type Row = { seq: string; height: string; operation: string; id: string; asset_id: string; asset_data: string | null; metadata: string | null };
+    const rows = await this.#client.query<Row>(
       `SELECT seq, height, operation, id, asset_id, asset_data, metadata FROM transactions
        WHERE seq >= $1 AND seq < $2 ORDER BY seq`,
       [seqFirst, seqFirst + txs.length],
@@ -165,12 +166,13 @@ export class PostgresDerivedCheck implements DerivedCheck {
   }
 
   async #outputs(txs: readonly CommittedTx[], seqFirst: number): Promise<RowFault | null> {
-    const rows = await this.#client.query<{ tx_seq: string; output_index: number; transaction_id: string; asset_id: string; amount: string; condition_uri: string; public_keys: string }>(
+    type Row = { tx_seq: string; output_index: number; transaction_id: string; asset_id: string; amount: string; condition_uri: string; public_keys: string };
+    const rows = await this.#client.query<Row>(
       `SELECT tx_seq, output_index, transaction_id, asset_id, amount::text AS amount, condition_uri, public_keys
        FROM outputs WHERE tx_seq >= $1 AND tx_seq < $2 ORDER BY tx_seq, output_index`,
       [seqFirst, seqFirst + txs.length],
     );
-    const bySeq = new Map<number, (typeof rows.rows)[number][]>();
+    const bySeq = new Map<number, Row[]>();
     for (const row of rows.rows) bySeq.set(Number(row.tx_seq), [...(bySeq.get(Number(row.tx_seq)) ?? []), row]);
     for (const [i, tx] of txs.entries()) {
       const stored = bySeq.get(seqFirst + i) ?? [];
@@ -318,7 +320,9 @@ export class PostgresDerivedCheck implements DerivedCheck {
     const terms = await this.#client.query<{ lexeme: string; documents: string }>("SELECT lexeme, documents FROM text_terms WHERE kind = $1", [kind]);
     for (const row of terms.rows) {
       const expected = totals.terms.get(row.lexeme) ?? 0;
-      if (Number(row.documents) !== expected) return `text_terms: ${kind} term ${shown(row.lexeme)} counts ${row.documents} documents, the transactions give ${expected}`;
+      if (Number(row.documents) !== expected) {
+        return `text_terms: ${kind} term ${shown(row.lexeme)} counts ${row.documents} documents, the transactions give ${expected}`;
+      }
     }
     if (terms.rows.length !== totals.terms.size) return `text_terms: ${kind} holds ${terms.rows.length} terms, the transactions give ${totals.terms.size}`;
     return null;
@@ -357,7 +361,9 @@ export class PostgresDerivedCheck implements DerivedCheck {
         [ref.txid, ref.cid],
       );
       const spentBy = spent.rows[0]?.spent_by ?? null;
-      if (spentBy === null || Number(spentBy) !== seq) return `legacy_outputs.spent_by of ${ref.txid}:${ref.cid} holds ${shown(spentBy)}, the transaction (seq ${seq}) spends it`;
+      if (spentBy === null || Number(spentBy) !== seq) {
+        return `legacy_outputs.spent_by of ${ref.txid}:${ref.cid} holds ${shown(spentBy)}, the transaction (seq ${seq}) spends it`;
+      }
       this.#legacySpends++;
     }
     return null;

@@ -274,7 +274,8 @@ export class SqliteDerivedCheck implements DerivedCheck {
   #countedRows(name: CountedTable, table: string, seqColumn: string, low: number, high: number): string | null {
     const counts = this.#counts[name];
     const perSeq = this.#db
-      .prepare(`SELECT ${seqColumn} AS seq, count(*) AS n FROM ${table} WHERE ${seqColumn} >= ? AND ${seqColumn} <= ? GROUP BY ${seqColumn} ORDER BY ${seqColumn}`)
+      .prepare(`SELECT ${seqColumn} AS seq, count(*) AS n FROM ${table}
+                WHERE ${seqColumn} >= ? AND ${seqColumn} <= ? GROUP BY ${seqColumn} ORDER BY ${seqColumn}`)
       .raw();
     for (const [seq, n] of perSeq.iterate(low, high) as Iterable<[number, number]>) {
       const expected = seq < this.#nextSeq ? counts.of(seq) : 0;
@@ -318,7 +319,9 @@ export class SqliteDerivedCheck implements DerivedCheck {
     for (const ref of tx.spends) {
       const spentSeq = this.#read.legacySeq.pluck().get(keyHash(ref.txid), ref.txid) as number | undefined;
       const spentBy = spentSeq === undefined ? undefined : (this.#read.legacySpentBy.pluck().get(spentSeq, ref.cid) as number | null | undefined);
-      if (spentBy !== seq) return `legacy_outputs: ${ref.txid}:${ref.cid} is spent by ${shown(spentBy)}, not by the transaction (seq ${seq})`;
+      if (spentBy !== seq) {
+        return `legacy_outputs.spent_by of ${ref.txid}:${ref.cid} holds ${shown(spentBy)}, the transaction (seq ${seq}) spends it`;
+      }
       this.#legacySpends++;
     }
     return null;
