@@ -143,6 +143,11 @@ describe("ledgerd verify-chain: the rows derived from the transactions (issue #3
     const dir = copy("asset-data");
     sqlite(dir, `UPDATE transactions SET asset_data = '{"kind":"forged"}' WHERE seq = 1`);
     refused(dir, 1, new RegExp(String.raw`transactions\.asset_data holds "\{\\"kind\\":\\"forged\\"\}", the transaction gives .*height-1.* ${ofTx}`));
+
+    // From a later height the edit is behind the walk; one after it is found.
+    assert.equal(verify(dir, "--from", "7").status, 0);
+    sqlite(dir, `UPDATE transactions SET asset_data = '{"kind":"forged"}' WHERE seq = 12`);
+    assert.match(verify(dir, "--from", "7").out, /FAIL height 8: transactions\.asset_data holds/);
   });
 
   it("reports a forged asset id and metadata column", () => {
