@@ -171,9 +171,10 @@ export async function runDoctorCommand(flags: ConfigSources["flags"]): Promise<v
 const verifyProgressIntervalMs = 2_000;
 
 /**
- * `ledgerd verify-chain`: re-derives every stored block from its transactions (src/ledger/
- * verifyChain.ts) and prints the first height that disagrees; exit code 1 then. Reads only: the
- * node may run meanwhile.
+ * `ledgerd verify-chain`: re-derives every stored block, and every row derived from its
+ * transactions, from the transactions (src/ledger/verifyChain.ts, docs/verify-chain.md) and
+ * prints the first height that disagrees; exit code 1 then. Reads only: the node may run
+ * meanwhile.
  */
 export async function runVerifyChain(flags: ConfigSources["flags"], from: number | undefined): Promise<void> {
   const config = loadSettings(flags);
@@ -185,7 +186,7 @@ export async function runVerifyChain(flags: ConfigSources["flags"], from: number
       process.exitCode = 1;
       return;
     }
-    console.log(`ok heights ${report.from} to ${report.to}: ${report.txs} transactions, every id and app hash recomputed`);
+    console.log(`ok heights ${report.from} to ${report.to}: ${report.txs} transactions, every id, derived row and app hash recomputed`);
   } finally {
     await store.close();
   }

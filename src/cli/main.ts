@@ -68,7 +68,7 @@ addSettingOptions(
 addSettingOptions(
   program
     .command("verify-chain")
-    .description("Recompute every stored block's transaction ids and app hashes; print the first height that disagrees")
+    .description("Recompute every stored block's transaction ids, derived rows and app hashes; print the first height that disagrees (docs/verify-chain.md)")
     .option("--from <H>", "start at this height (the app hash before it is taken as stored)"),
 ).action((options: Record<string, unknown>) => {
   const from = options["from"] as string | undefined;

@@ -124,6 +124,13 @@ export interface TxKind<P extends PreparedBase = PreparedBase, S = unknown> {
    * an edited or corrupted store). Throws nothing: bad JSON is null too.
    */
   storedId(json: string): string | null;
+  /**
+   * What the store wrote for a transaction it holds, re-derived from the stored JSON alone by
+   * the kind's own rules (verify-chain checks the store's derived rows against it); `position`
+   * is its place among the block's valid transactions. A text saying why when the JSON no
+   * longer passes them, which a committed transaction always did.
+   */
+  stored(json: string, position: number): BlockContribution | string;
   /** `tx` as JSON-safe data, for a channel that carries JSON only (no bigint, no bytes). */
   encode(tx: P): unknown;
   /** The inverse of `encode`. From this node's own process: a malformed value is asserted. */

@@ -3,14 +3,19 @@
 // hash to the id it is stored under (its kind's id rule), and the app hash chain, recomputed
 // from those ids in block order by the chain's rule (docs/proofs.md), must give every block's
 // stored app hash and the chain state's. On a `v1` chain the history tree is rebuilt too, and
-// every perfect subtree the store keeps for proofs must be the one recomputed.
+// every perfect subtree the store keeps for proofs must be the one recomputed. Every row the
+// store derived from the transactions (outputs, spends, indexes, search text, field index) must
+// be what the transactions, re-derived from their JSON by their kind's rules, give: the reads
+// answer from those rows, not from the JSON the ids cover (docs/verify-chain.md).
 // It only reads: run it on a stopped node's store, a copy, or beside a running node.
 import { ChainCommitment } from "./commitment.js";
 import { kindNamed } from "./kinds/registry.js";
 import type { CommitmentVersion } from "../proofs/commitment.js";
 import { toHex } from "../proofs/encoding.js";
 import type { PerfectNode } from "../proofs/history.js";
-import type { BlockContents, BlockWrite, Store } from "../store/store.js";
+import type { BlockContents, BlockWrite, DerivedBlock, DerivedCheck, Store } from "../store/store.js";
+import type { CommittedLegacyTx } from "../legacy/committed.js";
+import type { CommittedTx } from "../transaction/committed.js";
 
 export interface ChainFault {
   readonly height: number;
@@ -35,13 +40,38 @@ export interface VerifyChainOptions {
 export async function verifyChain(store: Store, options: VerifyChainOptions = {}): Promise<ChainReport> {
   const from = Math.max(1, options.from ?? 1);
   const head = await store.getChainState();
-  let txs = 0;
-  const fault = (height: number, reason: string): ChainReport => ({ from, to: height, txs, fault: { height, reason } });
+  const fault = (height: number, reason: string, txs: number): ChainReport => ({ from, to: height, txs, fault: { height, reason } });
   // The ledger's own app hash chain, started where the walk starts.
   const start = await startBefore(store, head.commitment, from);
-  if (typeof start === "string") return fault(from - 1, start);
-  const commitment = start;
-  for (let height = from; height <= head.height; height++) {
+  if (typeof start === "string") return fault(from - 1, start, 0);
+  if (from > head.height) return { from, to: head.height, txs: 0, fault: null };
+  // Opened after the chain state was read: its snapshot holds every block the walk reads.
+  const derived = await store.openDerivedCheck(from);
+  try {
+    const walked = await walkBlocks(store, derived, start, { from, to: head.height }, options);
+    if (walked.fault !== null) return walked;
+    const leftOver = await derived.finish();
+    if (leftOver !== null) return fault(head.height, leftOver, walked.txs);
+    if (start.appHash !== head.appHash) {
+      return fault(head.height, `the chain state's app hash ${head.appHash} is not the last block's ${start.appHash}`, walked.txs);
+    }
+    return walked;
+  } finally {
+    await derived.close();
+  }
+}
+
+/** Checks the blocks `range.from` to `range.to`, advancing `commitment` over them. */
+async function walkBlocks(
+  store: Store,
+  derived: DerivedCheck,
+  commitment: ChainCommitment,
+  range: { from: number; to: number },
+  options: VerifyChainOptions,
+): Promise<ChainReport> {
+  let txs = 0;
+  const fault = (height: number, reason: string): ChainReport => ({ ...range, to: height, txs, fault: { height, reason } });
+  for (let height = range.from; height <= range.to; height++) {
     let contents;
     try {
       contents = await store.getBlockContents(height);
@@ -49,13 +79,10 @@ export async function verifyChain(store: Store, options: VerifyChainOptions = {}
       return fault(height, `the block cannot be read: ${messageOf(error)}`);
     }
     if (contents === null) return fault(height, "the block is missing");
-    for (const [i, tx] of contents.txs.entries()) {
-      const id = kindNamed(tx.kind).storedId(tx.json);
-      if (id !== tx.id) {
-        const found = id === null ? "hashes to no id" : `hashes to ${id}`;
-        return fault(height, `transaction ${i} (${tx.kind}) stored as ${tx.id} ${found}`);
-      }
-    }
+    const block = rederived(contents);
+    if (typeof block === "string") return fault(height, block);
+    const rows = await derived.block(block);
+    if (rows !== null) return fault(height, rows);
     txs += contents.txs.length;
     const staged = commitment.next(height, contents.txs.map((tx) => tx.id));
     const differs = staged.history === undefined ? null : await storedHistoryDiffers(store, contents, staged.history);
@@ -64,12 +91,31 @@ export async function verifyChain(store: Store, options: VerifyChainOptions = {}
       return fault(height, `app hash ${contents.appHash || '""'} stored, ${staged.appHash || '""'} recomputed`);
     }
     commitment.advance(staged);
-    options.onProgress?.(height, head.height, txs);
+    options.onProgress?.(height, range.to, txs);
   }
-  if (head.height >= from && commitment.appHash !== head.appHash) {
-    return fault(head.height, `the chain state's app hash ${head.appHash} is not the last block's ${commitment.appHash}`);
+  return { ...range, txs, fault: null };
+}
+
+/**
+ * The block's transactions as their kinds derive them from the stored JSON, or why one cannot
+ * be: its JSON hashes to another id, or no longer passes its kind's rules.
+ */
+function rederived(contents: BlockContents): DerivedBlock | string {
+  const txs: CommittedTx[] = [];
+  const legacy: CommittedLegacyTx[] = [];
+  for (const [i, tx] of contents.txs.entries()) {
+    const kind = kindNamed(tx.kind);
+    const id = kind.storedId(tx.json);
+    if (id !== tx.id) {
+      const found = id === null ? "hashes to no id" : `hashes to ${id}`;
+      return `transaction ${i} (${tx.kind}) stored as ${tx.id} ${found}`;
+    }
+    const write = kind.stored(tx.json, i);
+    if (typeof write === "string") return `transaction ${i} (${tx.kind}) ${tx.id}: ${write}`;
+    txs.push(...(write.txs ?? []));
+    legacy.push(...(write.legacy?.txs ?? []));
   }
-  return { from, to: head.height, txs, fault: null };
+  return { height: contents.height, txs, ...(legacy.length === 0 ? {} : { legacy: { txs: legacy, invalid: [] } }) };
 }
 
 /** The chain's app hash rule as it stood before `from`, read from the store; or why it cannot be. */

@@ -146,6 +146,24 @@ export interface BlockContents {
   readonly historySize: number | null;
 }
 
+/** A block's transactions re-derived from their stored JSON: what commitBlock was given for them. */
+export type DerivedBlock = Pick<BlockWrite, "height" | "txs" | "legacy">;
+
+/**
+ * verify-chain's check of every row a store derived from the transactions (its outputs, spends,
+ * indexes, search text, field index), against the transactions re-derived from their JSON.
+ * It reads one snapshot of the store from its opening to `close`, so that a writer running
+ * beside it moves nothing under it. Each answer is null when all agree, else the first row
+ * that does not, named by its table and transaction.
+ */
+export interface DerivedCheck {
+  /** The rows derived from this block's transactions (blocks in order, from the one opened at). */
+  block(block: DerivedBlock): Promise<string | null>;
+  /** After the last block: no table holds a row of the checked range that no transaction gave. */
+  finish(): Promise<string | null>;
+  close(): Promise<void>;
+}
+
 export interface SearchHit {
   readonly id: string;
   /** The asset data or metadata object, compact JSON. */
@@ -309,6 +327,8 @@ export interface Store {
   getHistoryNodes(places: readonly NodePlace[]): Promise<(Uint8Array | null)[]>;
   /** The same of the tree of the block at `height`. */
   getBlockNodes(height: number, places: readonly NodePlace[]): Promise<(Uint8Array | null)[]>;
+  /** Opens a DerivedCheck whose first block is at height `from` (the store must hold it). */
+  openDerivedCheck(from: number): Promise<DerivedCheck>;
   /** The validator set in force at `height` (default: the latest). */
   getValidators(height?: number): Promise<Validator[]>;
   /** getValidators with the height the set is in force from; null before initChain. */

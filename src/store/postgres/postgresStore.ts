@@ -6,7 +6,8 @@
 // This folder owns: the schema and its migrations (`schema.ts`), connections and what a
 // connection failure becomes (`connection.ts`: a LedgerError StoreUnavailable, a 503), the
 // block writer (`blockWriter.ts`), the readers' access (`reads.ts`), the long answers by key
-// (`pagedReads.ts`) and text search (`search.ts`, on `textSearch.ts` and `bm25.ts`). Every read
+// (`pagedReads.ts`), text search (`search.ts`, on `textSearch.ts` and `bm25.ts`) and
+// verify-chain's check of every derived row against the transactions (`derivedCheck.ts`). Every read
 // is one statement, so it sees one committed state; a long answer is read in batches as of the
 // seq committed last when it began (spent-ness as of then too), as in the SQLite backend, and
 // with the same positions.
@@ -30,6 +31,7 @@ import type {
   BlockRecord,
   BlockWrite,
   ChainState,
+  DerivedCheck,
   ElectionRecord,
   FieldHit,
   HistoryEntry,
@@ -45,6 +47,7 @@ import type {
   Validator,
   ValidatorSet,
 } from "../store.js";
+import { PostgresDerivedCheck } from "./derivedCheck.js";
 import { readStoredText, writeBlock, writeInitChain } from "./blockWriter.js";
 import { connectionConfig, isCancelled, isUnavailable, openPool, storeUnavailable } from "./connection.js";
 import { postgresStoreOptionsDefault, type PostgresStoreOptions } from "./options.js";
@@ -308,6 +311,10 @@ export class PostgresStore extends WholeAnswers implements Store {
   async getBlockHeightOfTransaction(id: string): Promise<number | null> {
     const rows = await this.#rows<{ height: number }>("SELECT height FROM transactions WHERE id = $1", [id]);
     return rows[0]?.height ?? null;
+  }
+
+  async openDerivedCheck(from: number): Promise<DerivedCheck> {
+    return PostgresDerivedCheck.open(await this.#pool.connect(), from);
   }
 
   async getBlockContents(height: number): Promise<BlockContents | null> {

@@ -9,6 +9,7 @@
 // indexed (`searchText.ts`) and how a parsed search becomes an FTS5 MATCH (`toFtsMatch.ts`).
 // The search syntax itself is `../textQuery.ts`, shared with every backend. Queries by field
 // are `fieldIndex.ts` here, on the leaves `../fieldQuery.ts` defines for every backend.
+// verify-chain's check of every derived row against the transactions is `derivedCheck.ts`.
 //
 // better-sqlite3 is synchronous; the interface is async so that a networked backend fits. Each
 // method does its work synchronously and returns a settled promise, so a commit never
@@ -50,6 +51,7 @@ import type {
   ElectionRecord,
   BlockContents,
   NodePlace,
+  DerivedCheck,
 } from "../store.js";
 import { blockTransactions, lastSeqOf, mapReader, searchHits, wholeReader, type BatchReader } from "./batchReaders.js";
 import { outputsOfKey, transactionsOfAsset } from "./keyedReaders.js";
@@ -76,6 +78,7 @@ import { catchUpFieldIndex, fieldMatches } from "./fieldIndex.js";
 import { ensureSchema } from "./schema.js";
 import { rankedPage, rankedSeqs, type SearchLimits } from "./search.js";
 import { WriterPageCache } from "./pageCache.js";
+import { SqliteDerivedCheck } from "./derivedCheck.js";
 
 export interface SqliteStoreDeps {
   /** A connection to use instead of opening `options.path` (tests, tools). The store owns it. */
@@ -273,6 +276,10 @@ export class SqliteStore extends WholeAnswers implements Store {
 
   async getBlockHeightOfTransaction(id: string): Promise<number | null> {
     return this.#reading(() => readers.readBlockHeightOfTransaction(this.#c, id));
+  }
+
+  async openDerivedCheck(from: number): Promise<DerivedCheck> {
+    return new SqliteDerivedCheck(this.#c.db, from);
   }
 
   async getBlockContents(height: number): Promise<BlockContents | null> {

@@ -28,6 +28,7 @@ function splitStore(writer: SqliteStore, reader: SqliteStore): Store {
     getChainState: () => reader.getChainState(),
     getValidatorSet: (height) => reader.getValidatorSet(height),
     getBlockContents: (height) => reader.getBlockContents(height),
+    openDerivedCheck: (from) => reader.openDerivedCheck(from),
     getHistoryNodes: (places) => reader.getHistoryNodes(places),
     getBlockIds: (height) => reader.getBlockIds(height),
     getBlockHead: (height) => reader.getBlockHead(height),

@@ -35,6 +35,12 @@ export const legacyKind: TxKind<PreparedLegacyTx, LegacyCommittedState> = {
       return null;
     }
   },
+  stored(json, position) {
+    const body = readJsonOrNull(json);
+    const tx = body === null ? null : prepareLegacy(body, json);
+    if (tx === null || "code" in tx) return `it no longer passes the checks: ${tx?.message ?? "not JSON"}`;
+    return { legacy: { txs: [toCommittedLegacyTx(tx, position)], invalid: [] } };
+  },
   door: legacyDoor,
   claims: hasLegacyShape,
   prepare: prepareLegacy,

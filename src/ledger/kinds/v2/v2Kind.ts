@@ -46,6 +46,14 @@ export const v2Kind: TxKind<PreparedTx, CommittedState> = {
     if (!isJsonObject(body) || matchTxId(body) === null) return null;
     return body["id"] as string;
   },
+  stored(json) {
+    const body = readJsonOrNull(json);
+    const tx = body === null ? null : prepareTx(body, json);
+    if (tx === null || "code" in tx) return `it no longer passes the checks: ${tx?.message ?? "not JSON"}`;
+    // A committed transaction's fulfillments verified (validateTx reports it after the stateful checks).
+    if (!tx.signaturesValid) return "its signatures do not verify";
+    return { txs: [toCommittedTx(tx)] };
+  },
   encode: encodePreparedTx,
   decode: (wire) => decodePreparedTx(wire as EncodedPreparedTx),
 };
