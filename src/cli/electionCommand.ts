@@ -1,5 +1,5 @@
 // `ledgerd election new upsert-validator | approve | show`: BigchainDB's `bigchaindb election`
-// commands (docs/operations.md "Changing the validator set"); src/node/electionClient.ts does
+// commands (README.md, "Changing the validator set"); src/node/electionClient.ts does
 // the work against the node's HTTP API, signing with the node's key.
 import type { Command } from "commander";
 import { approveElection, newUpsertValidatorElection, showElection } from "../node/electionClient.js";

@@ -1,4 +1,4 @@
-// `ledgerd election new | approve | show` (docs/operations.md "Changing the validator set"): the
+// `ledgerd election new | approve | show` (README.md, "Changing the validator set"): the
 // node's own key signs, as BigchainDB's CLI signed with the validator's key, and the transaction
 // goes to the node's HTTP API with mode=commit, so the command returns once it is committed.
 import { randomUUID } from "node:crypto";
