@@ -1,5 +1,5 @@
-// Every cap and delay of the explorer, in one place (STYLE.md rule 11: a named limit on
-// everything). The page runs for hours in a tab: each list it keeps grows to a cap, no further.
+// Every cap and delay of the explorer, in one place (docs/STYLE.md rule 11: a named limit
+// on everything). The page runs for hours in a tab: each list it keeps grows to a cap, no further.
 
 /** Blocks fetched for the home page's list when it opens (from `blocks/latest` downwards). */
 export const latestBlocksFetched = 10;

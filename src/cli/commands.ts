@@ -1,5 +1,5 @@
 // What each command does once commander has parsed it. The only console output of ledgerd is
-// here and in main.ts (STYLE: no console.* outside src/cli/): `keys` and `config` print JSON,
+// in src/cli/ (STYLE rule 15: no console.* outside it): `keys` and `config` print JSON,
 // `init` says what it wrote; a running node speaks through its logger.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { isAbsolute, join, relative } from "node:path";

@@ -4,19 +4,25 @@ import { configFileEnv, configFileName } from "../config/loadConfig.js";
 import { settingAliases, settingList, envNameOf, type Setting } from "../config/settingList.js";
 
 /**
- * Adds `--config FILE` and one flag per setting to a command. The help shows each default from
+ * Adds `--config FILE` and one flag per setting to a command, or only the settings `keys` names
+ * (a tool that reads two settings should not list fifty). The help shows each default from
  * `configDefault` (the modules' own defaults) and its env variable. No commander default is set:
  * a flag given is the only thing that makes a flag value, so env and file are not overridden by
  * defaults (precedence is loadConfig's business).
  */
-export function addSettingOptions(command: Command): Command {
+export function addSettingOptions(command: Command, keys?: readonly string[]): Command {
   command.addOption(
     new Option(
       "--config <FILE>",
       `settings file (default: <data_dir>/${configFileName} when present; env ${configFileEnv})`,
     ),
   );
-  for (const setting of settingList) command.addOption(settingOption(setting));
+  const unknown = keys?.find((key) => !settingList.some((s) => s.key === key));
+  if (unknown !== undefined) throw new Error(`no setting ${unknown}`);
+  for (const setting of settingList) {
+    if (keys === undefined || keys.includes(setting.key)) command.addOption(settingOption(setting));
+  }
+  if (keys !== undefined) return command;
   for (const [alias, key] of Object.entries(settingAliases)) {
     const target = settingList.find((s) => s.key === key);
     if (target === undefined) throw new Error(`alias ${alias} names no setting`);

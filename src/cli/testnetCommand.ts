@@ -1,8 +1,10 @@
 // `ledgerd testnet ...`: the command line of the loopback testnet (src/testnet/testnet.ts makes
 // and runs it, src/testnet/addNode.ts grows it).
-import { resolve } from "node:path";
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { Option, type Command } from "commander";
 import { addTestnetNode } from "../testnet/addNode.js";
+import { readManifest, type TestnetNode } from "../testnet/manifest.js";
 import {
   basePortDefault,
   createTestnet,
@@ -77,7 +79,19 @@ export function registerTestnetCommand(program: Command): void {
       const { node, index } = addTestnetNode(dir);
       console.log(`added ${node.name} (full node): HTTP http://${node.http}  RPC http://${node.rpc}  P2P ${node.nodeId}@${node.p2p}`);
       console.log(`start it with: ledgerd testnet start --dir ${dir} --node ${index}; it syncs every block from its peers`);
+      console.log(`then make it a validator (power 1: a change must be less than 1/3 of the total, and each testnet validator has 1):`);
+      console.log(`  ${electNodeCommand(dir, node)}`);
     });
+}
+
+/** The `election new` that makes a testnet's node a validator, proposed by its first validator. */
+function electNodeCommand(dir: string, node: TestnetNode): string {
+  const root = resolve(dir);
+  const proposer = readManifest(root).nodes.find((n) => n.validator !== false);
+  if (proposer === undefined) throw new Error(`${root} holds a testnet without validators`);
+  const keyFile = JSON.parse(readFileSync(join(root, node.home, "config", "priv_validator_key.json"), "utf8")) as { pub_key: { value: string } };
+  const args = ["--public-key", keyFile.pub_key.value, "--power", "1", "--node-id", node.nodeId, "--data_dir", join(dir, proposer.dataDir)];
+  return `ledgerd election new upsert-validator ${args.join(" ")}`;
 }
 
 /** `testnet` itself has a `--dir` too, and commander gives it the flag wherever it stands. */

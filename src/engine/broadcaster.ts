@@ -1,3 +1,6 @@
+// The engine folder owns how blocks are decided: solo/ (one embedded validator, the node's own
+// key) and cometbft/ (ledgerd as an ABCI application behind CometBFT). Both drive the ledger
+// through the same ABCI calls, and both take transactions through this Broadcaster.
 import type { Door, PreparedBase } from "../ledger/txKind.js";
 
 /** The POST modes of the spec: when the answer comes back (docs/http-api.md). */

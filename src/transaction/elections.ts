@@ -120,9 +120,7 @@ export function electionRejection(
   if (!sameTopology(byKey, outputs, election.outputKeys)) {
     return reject("UnequalValidatorSet", "Validator set much be exactly same to the outputs of election");
   }
-  // The proposed power is less than a third of the total (compared as BigchainDB does, in floats).
-  const total = validators.reduce((sum, v) => sum + v.power, 0);
-  if (election.power >= (1 / 3) * total) {
+  if (!powerChangeAllowed(election.power, validators.reduce((sum, v) => sum + v.power, 0))) {
     return reject("InvalidPowerChange", "`power` change must be less than 1/3 of total power");
   }
   const known = validators.some((v) => v.publicKey === election.validatorKey);
@@ -133,6 +131,15 @@ export function electionRejection(
     return reject("InvalidPowerChange", "the change would leave no validator");
   }
   return null;
+}
+
+/**
+ * BigchainDB's `ValidatorElection.validate`: the proposed power is less than a third of the
+ * total (compared as it does, in floats). So a testnet of four validators of power 1 takes a
+ * power of 1 at most, and one of three takes none.
+ */
+export function powerChangeAllowed(power: number, totalPower: number): boolean {
+  return power < (1 / 3) * totalPower;
 }
 
 /** `Election.is_same_topology`: one key per output, and the outputs' keys and amounts are the set's. */

@@ -8,7 +8,6 @@ import {
   cpSync,
   mkdirSync,
   mkdtempSync,
-  readdirSync,
   readFileSync,
   rmSync,
   symlinkSync,
@@ -124,48 +123,5 @@ describe("the boundary check (npm run lint:deps)", () => {
       );
       assert.deepEqual(real, [], result.output);
     });
-  });
-});
-
-/** The folders under `dir` (relative to the repository), depth first. */
-function foldersUnder(dir: string): string[] {
-  return readdirSync(join(repo, dir), { withFileTypes: true })
-    .filter((entry) => entry.isDirectory())
-    .flatMap((entry) => [`${dir}/${entry.name}`, ...foldersUnder(`${dir}/${entry.name}`)]);
-}
-
-/** The README's tour: each row's folder cell (`src/x/`) and the row's text. */
-function tourRows(): Map<string, string> {
-  const readme = readFileSync(join(repo, "README.md"), "utf8");
-  const tour = readme.slice(readme.indexOf("## A tour of the folders"));
-  const rows = new Map<string, string>();
-  for (const match of tour.matchAll(/^\| `(src\/[\w-]+\/|docs\/)` \|(.*)$/gm)) {
-    rows.set(match[1] ?? "", match[2] ?? "");
-  }
-  return rows;
-}
-
-describe("the README's tour and the tree say the same", () => {
-  const rows = tourRows();
-
-  it("every top folder of src/ has a row, and every row names a folder that exists", () => {
-    const top = foldersUnder("src").filter((f) => f.split("/").length === 2).map((f) => `${f}/`);
-    const named = [...rows.keys()].filter((f) => f.startsWith("src/"));
-    assert.deepEqual(named.slice().sort(), top.slice().sort());
-  });
-
-  it("every subfolder is named in its top folder's row", () => {
-    for (const folder of foldersUnder("src").filter((f) => f.split("/").length > 2)) {
-      const [, top, ...rest] = folder.split("/");
-      const row = rows.get(`src/${top}/`) ?? "";
-      assert.ok(row.includes(`\`${rest.join("/")}/\``), `README's src/${top}/ row names ${rest.join("/")}/`);
-    }
-  });
-
-  it("every page of docs/ is named in the docs/ row", () => {
-    const row = rows.get("docs/") ?? "";
-    for (const page of readdirSync(join(repo, "docs")).filter((name) => name.endsWith(".md"))) {
-      assert.ok(row.includes(`(docs/${page})`), `README's docs/ row links ${page}`);
-    }
   });
 });

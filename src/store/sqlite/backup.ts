@@ -1,8 +1,8 @@
-// Backups of a SQLite ledger (docs/operations in the README, "Backups"). `VACUUM INTO` copies the
-// database as one read transaction sees it: a consistent height, taken beside a running node
-// (WAL: the writer is not blocked, the copy never sees half a block) and compacted. SQLite's
-// page-by-page backup API restarts whenever the writer commits, so under steady commits it may
-// never finish; VACUUM INTO cannot be overtaken.
+// Backups of a SQLite ledger (README.md, "Backups and checking the ledger"). `VACUUM INTO`
+// copies the database as one read transaction sees it: a consistent height, taken beside a
+// running node (WAL: the writer is not blocked, the copy never sees half a block) and compacted.
+// SQLite's page-by-page backup API restarts whenever the writer commits, so under steady
+// commits it may never finish; VACUUM INTO cannot be overtaken.
 import Database from "better-sqlite3";
 import { existsSync, rmSync } from "node:fs";
 

@@ -27,6 +27,19 @@ export function runLedgerd(args: readonly string[], env: Record<string, string> 
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
+/** `runLedgerd` without blocking this process: for a command that talks to a server the test runs. */
+export function runLedgerdAsync(args: readonly string[], env: Record<string, string> = {}): Promise<RunResult> {
+  const child = spawn(process.execPath, [...mainArgs, ...args], { cwd: repoRoot, env: cleanEnv(env), stdio: ["ignore", "pipe", "pipe"], timeout: 30_000 });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  return new Promise((resolve, reject) => {
+    child.once("error", reject);
+    child.once("close", (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
 export type LogLine = Record<string, unknown> & { msg?: string; level?: number; pid?: number };
 
 export interface RunningNode {
