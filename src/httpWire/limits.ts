@@ -1,4 +1,4 @@
-// Fixed limits of every HTTP server of the node, the API's and the event stream's (STYLE rule 11).
+// Fixed limits of every HTTP server of the node, the API's and the event stream's.
 
 /**
  * Bytes of the request line and headers together (Node's `maxHeaderSize`, its default made
