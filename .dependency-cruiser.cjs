@@ -1,15 +1,44 @@
-// The boundaries of src/ (README, "A tour of the folders"), checked by dependency-cruiser on
-// every `npm test` (`npm run lint:deps`). Dependencies point inward:
-//   http, events, cli -> engine (solo | cometbft) -> ledger -> transaction, crypto-conditions,
-//   legacy, store; json/ below them all. node/ is the composition root that wires them.
-// A rule's name says what broke; `test/unit/boundaries.test.ts` plants a violation of each
-// kind in a copy of the tree to prove the check fails on it.
+// The boundaries of src/ (docs/ARCHITECTURE.md, "Layers"), checked by dependency-cruiser on
+// every `npm test` (`npm run lint:deps`). Dependencies point inward, to the layers below; a layer
+// may read any layer below it, not only the next one, and never one beside it or above it:
+//
+//   node/ (the composition root), cli/, testnet/, config/ (the settings)
+//   http/, events/, metrics/       the servers; none imports another
+//   httpWire/                      what the servers share: HTTP/1.1 on a raw socket
+//   engine/ (solo | cometbft)
+//   ledger/ (the ABCI app; its transaction kinds in ledger/kinds/)
+//   store/ (the interface and its backends)
+//   transaction/, legacy/, crypto-conditions/, proofs/   pure rules
+//   json/, errors/                 the ground floor: json/ imports nothing of ours; errors/,
+//                                  the one catalog, is thrown from every layer
+//
+// The rules, by name (a rule's name says what broke):
+//   no-folder-cycle, no-module-cycle     no cycle of folders, none of modules, `import type` included
+//   json-imports-nothing-of-ours         json/ is the ground floor
+//   pure-imports-no-io-folder            the pure folders import no IO folder of ours
+//   pure-imports-no-io-module            ... and no Node or npm module that does IO
+//   store-imports-no-upper-layer         store/ imports no ledger/, engine/, server or root code
+//   ledger-imports-no-upper-layer        ledger/ imports no engine/, http/, events/, node/, ...
+//   engine-imports-no-upper-layer        engine/ imports no http/, events/, metrics/, node/, ...
+//   servers-import-no-other-server       http/, events/, metrics/ never import one another
+//   servers-import-no-root               ... nor node/, cli/, testnet/, config/
+//   httpWire-imports-only-the-ground-floor   httpWire/ imports only errors/ and json/
+//   http-reads-no-ledger-kind            http/ reads no transaction kind's module (ledger/kinds/)
+//   config-reads-only-options            config/ imports of ours only the modules' options.ts
+//   options-are-plain-data               an options.ts imports no code of ours and no IO module
+//   not-to-unresolvable                  every import resolves
+// `test/unit/boundaries.test.ts` plants a violation of each rule in a copy of the tree to prove
+// the check fails on it.
 
 /** The folders that hold pure rules: no IO, no clock, no database. */
 const pure = "^src/(json|crypto-conditions|transaction|legacy|proofs)/";
 
+/** The two outer rings, as alternatives of a pattern: the root, and the servers with what they share. */
+const root = "node|cli|testnet|config";
+const servers = "http|httpWire|events|metrics";
+
 /** Our IO folders, and the Node and npm modules that touch files, sockets or processes. */
-const ioFolders = "^src/(store|engine|http|node|events|cli|testnet)/";
+const ioFolders = `^src/(store|ledger|engine|${servers}|${root})/`;
 const ioModules = [
   "^(node:)?(fs|fs/promises|net|tls|http|https|http2|dgram|dns|child_process|cluster|worker_threads|readline)$",
   "(^|/)node_modules/(better-sqlite3|fastify|@fastify/[^/]+|ws|pino)/",
@@ -32,15 +61,12 @@ module.exports = {
     {
       name: "no-module-cycle",
       comment:
-        "No module imports itself through a chain of run-time imports (there are none today). " +
-        "A cycle closed by an `import type` is allowed: it is gone after compilation.",
+        "No module imports itself through a chain of imports, `import type` included: a cycle " +
+        "closed by a type still means neither module can be read, changed or moved without the " +
+        "other. Put the shared type in a file both import.",
       severity: "error",
       from: { path: "^src/" },
-      to: {
-        circular: true,
-        dependencyTypesNot: ["type-only"],
-        viaOnly: { dependencyTypesNot: ["type-only"] },
-      },
+      to: { circular: true },
     },
     {
       name: "json-imports-nothing-of-ours",
@@ -51,7 +77,7 @@ module.exports = {
     },
     {
       name: "pure-imports-no-io-folder",
-      comment: "Pure rules import no store, engine, HTTP, node, events, CLI or testnet code.",
+      comment: "Pure rules import no store, ledger, engine, server, node, CLI, testnet or config code.",
       severity: "error",
       from: { path: pure },
       to: { path: ioFolders },
@@ -65,10 +91,78 @@ module.exports = {
     },
     {
       name: "store-imports-no-upper-layer",
-      comment: "The store is below the ledger: it never imports ledger, engine or HTTP code.",
+      comment: "The store is below the ledger: it never imports ledger, engine, server or root code.",
       severity: "error",
       from: { path: "^src/store/" },
-      to: { path: "^src/(ledger|engine|http|node|events|cli|testnet)/" },
+      to: { path: `^src/(ledger|engine|${servers}|${root})/` },
+    },
+    {
+      name: "ledger-imports-no-upper-layer",
+      comment:
+        "The ledger is the state machine the engines drive: it never imports an engine, a " +
+        "server (HTTP, the event stream, metrics) or the root (node, CLI, testnet, settings); " +
+        "what it needs of them it is handed.",
+      severity: "error",
+      from: { path: "^src/ledger/" },
+      to: { path: `^src/(engine|${servers}|${root})/` },
+    },
+    {
+      name: "engine-imports-no-upper-layer",
+      comment: "An engine decides blocks for the ledger; the servers and the root call it, never the reverse.",
+      severity: "error",
+      from: { path: "^src/engine/" },
+      to: { path: `^src/(${servers}|${root})/` },
+    },
+    {
+      name: "servers-import-no-other-server",
+      comment:
+        "The API, the event stream and the metrics server sit side by side: what two of them " +
+        "need goes below them (httpWire/), so none imports another.",
+      severity: "error",
+      from: { path: "^src/(http|events|metrics)/" },
+      to: { path: "^src/(http|events|metrics)/", pathNot: "^src/$1/" },
+    },
+    {
+      name: "servers-import-no-root",
+      comment: "The servers are built by the node (the composition root) from options; they import no root code.",
+      severity: "error",
+      from: { path: `^src/(${servers})/` },
+      to: { path: `^src/(${root})/` },
+    },
+    {
+      name: "httpWire-imports-only-the-ground-floor",
+      comment: "httpWire/ is below every server and knows none of the node: of ours it reads errors/ and json/.",
+      severity: "error",
+      from: { path: "^src/httpWire/" },
+      to: { path: "^src/", pathNot: "^src/(httpWire|errors|json)/" },
+    },
+    {
+      name: "http-reads-no-ledger-kind",
+      comment:
+        "The API may read the ledger's public modules (the proofs, the doors), never a " +
+        "transaction kind's module (ledger/kinds/): a rule both need belongs in a pure folder.",
+      severity: "error",
+      from: { path: "^src/http/" },
+      to: { path: "^src/ledger/kinds/" },
+    },
+    {
+      name: "config-reads-only-options",
+      comment:
+        "The settings read each module's defaults from its options.ts (one source of defaults) " +
+        "and nothing else of the modules, so that loading them loads no server, thread or " +
+        "child process. json/, the ground floor, is read for its limits.",
+      severity: "error",
+      from: { path: "^src/config/" },
+      to: { path: "^src/", pathNot: ["^src/config/", "^src/.+/options[.]ts$", "^src/json/"] },
+    },
+    {
+      name: "options-are-plain-data",
+      comment:
+        "A module's options.ts holds its options' type and defaults: it imports no code of ours " +
+        "(other options.ts aside) and no IO module, so reading a default costs nothing.",
+      severity: "error",
+      from: { path: "^src/.+/options[.]ts$" },
+      to: { path: ["^src/", ...ioModules], pathNot: "^src/.+/options[.]ts$" },
     },
     {
       name: "not-to-unresolvable",

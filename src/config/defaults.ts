@@ -2,14 +2,12 @@
 // source of defaults). Nothing here is a number of its own except what only the node has: the
 // addresses, the process count and the log level. `moduleOptions(configDefault)` gives back the
 // modules' defaults exactly (a test holds this).
-import { cometBftSupervisorOptionsDefault } from "../engine/cometbft/cometBftSupervisor.js";
 import { basename, dirname } from "node:path";
-import { cometBftEngineOptionsDefault } from "../engine/cometbft/options.js";
+import { cometBftEngineOptionsDefault, cometBftSupervisorOptionsDefault } from "../engine/cometbft/options.js";
 import { soloEngineOptionsDefault } from "../engine/solo/options.js";
 import { streamOptionsDefault } from "../events/options.js";
 import { httpOptionsDefault } from "../http/options.js";
-import { ledgerOptionsDefault } from "../ledger/options.js";
-import { preparePoolOptionsDefault } from "../ledger/preparePool.js";
+import { ledgerOptionsDefault, preparePoolOptionsDefault } from "../ledger/options.js";
 import { metricsOptionsDefault } from "../metrics/options.js";
 import { postgresStoreOptionsDefault } from "../store/postgres/options.js";
 import { sqliteStoreOptionsDefault } from "../store/sqlite/options.js";

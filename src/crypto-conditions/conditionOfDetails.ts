@@ -3,7 +3,7 @@ import { CryptoConditionError } from "./cryptoConditionError.js";
 import { ed25519PublicKeyOfBase58, type Ed25519PublicKey } from "./ed25519PublicKey.js";
 import { nestingDepthMax, subconditionsMax, subfulfillmentsMax } from "./limits.js";
 import { thresholdCondition } from "./thresholdCondition.js";
-import type { Condition } from "./types.js";
+import type { Condition } from "./condition.js";
 
 /** Called with each ed25519 `public_key` of a details tree, in order of appearance. */
 export type PublicKeyVisitor = (publicKey: string) => void;

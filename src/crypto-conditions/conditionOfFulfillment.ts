@@ -1,5 +1,6 @@
 import { thresholdCondition } from "./thresholdCondition.js";
-import type { Condition, Fulfillment } from "./types.js";
+import type { Condition } from "./condition.js";
+import type { Fulfillment } from "./types.js";
 
 /**
  * The condition a fulfillment fulfills. A threshold fulfillment's threshold is its number of

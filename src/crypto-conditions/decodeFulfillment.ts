@@ -10,7 +10,8 @@ import {
   subconditionsMax,
   subfulfillmentsMax,
 } from "./limits.js";
-import type { Condition, ConditionTypeName, Fulfillment, ThresholdFulfillment } from "./types.js";
+import type { Condition, ConditionTypeName } from "./condition.js";
+import type { Fulfillment, ThresholdFulfillment } from "./types.js";
 
 // The characters of the largest fulfillment accepted, checked before anything is decoded.
 const fulfillmentCharsMax = Math.ceil((fulfillmentBytesMax * 4) / 3);

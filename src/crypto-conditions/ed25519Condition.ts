@@ -1,5 +1,5 @@
 import { hash } from "node:crypto";
-import type { Condition } from "./types.js";
+import type { Condition } from "./condition.js";
 
 // Ed25519FingerprintContents ::= SEQUENCE { publicKey [0] OCTET STRING (SIZE(32)) } → 30 22 80 20.
 const fingerprintPrefix = Uint8Array.of(0x30, 0x22, 0x80, 0x20);

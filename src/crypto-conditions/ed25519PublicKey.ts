@@ -6,7 +6,7 @@ import { encodeBase58 } from "./encodeBase58.js";
 import { encodeConditionUri } from "./encodeConditionUri.js";
 import { keyCacheEntriesMax } from "./limits.js";
 import { LruCache } from "./lruCache.js";
-import type { Condition } from "./types.js";
+import type { Condition } from "./condition.js";
 
 /**
  * An Ed25519 public key with what validation derives from it, each worked out on first use:

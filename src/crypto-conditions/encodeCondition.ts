@@ -1,7 +1,7 @@
 import { derIntegerContent } from "./derIntegerContent.js";
 import { derTlv } from "./derTlv.js";
 import { encodeSubtypes } from "./encodeSubtypes.js";
-import { conditionTypeIds, type Condition } from "./types.js";
+import { conditionTypeIds, type Condition } from "./condition.js";
 
 /**
  * The DER of a condition: `[typeId] { [0] fingerprint, [1] cost }`, plus `[2] subtypes` for a

@@ -1,5 +1,5 @@
 import { encodeBase64Url } from "./encodeBase64Url.js";
-import type { Condition } from "./types.js";
+import type { Condition } from "./condition.js";
 
 /**
  * The condition URI (draft-04 "Condition URI", RFC 6920 named information) as BigchainDB writes

@@ -1,4 +1,4 @@
-import { conditionTypeIds, type ConditionTypeName } from "./types.js";
+import { conditionTypeIds, type ConditionTypeName } from "./condition.js";
 
 /**
  * The contents octets of a compound condition's `subtypes` BIT STRING: the unused-bit count, then

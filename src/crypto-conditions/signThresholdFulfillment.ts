@@ -4,7 +4,8 @@ import { conditionOfFulfillment } from "./conditionOfFulfillment.js";
 import { CryptoConditionError } from "./cryptoConditionError.js";
 import { encodeBase58 } from "./encodeBase58.js";
 import { signEd25519Fulfillment } from "./signEd25519Fulfillment.js";
-import type { Condition, Fulfillment, ThresholdFulfillment } from "./types.js";
+import type { Condition } from "./condition.js";
+import type { Fulfillment, ThresholdFulfillment } from "./types.js";
 
 /** A branch of the tree once signed: its condition, and its fulfillment if enough signers. */
 interface Branch {

@@ -4,7 +4,7 @@ import { CryptoConditionError } from "./cryptoConditionError.js";
 import { derIntegerContent } from "./derIntegerContent.js";
 import { derTlv } from "./derTlv.js";
 import { encodeCondition } from "./encodeCondition.js";
-import type { Condition, ConditionTypeName } from "./types.js";
+import type { Condition, ConditionTypeName } from "./condition.js";
 
 // Each subcondition adds this to the cost (draft-04 THRESHOLD-SHA-256 cost; both references).
 const costPerSubcondition = 1024;

@@ -15,19 +15,8 @@
 // anything unknown) is rejected (docs/compatibility.md #8). Only canonical DER is decoded, so every
 // fulfillment has exactly one text.
 
+import type { Condition } from "./condition.js";
 import type { Ed25519PublicKey } from "./ed25519PublicKey.js";
-
-/** The type names as they appear in condition URIs (`fpt=`, `subtypes=`) and in details. */
-export type ConditionTypeName = "ed25519-sha-256" | "threshold-sha-256";
-
-/**
- * Type ids of the draft's registry (§ "Type registry"): the CHOICE tag of Condition and
- * Fulfillment, and the bit number in a compound condition's `subtypes` BIT STRING.
- */
-export const conditionTypeIds = {
-  "threshold-sha-256": 2,
-  "ed25519-sha-256": 4,
-} as const satisfies Record<ConditionTypeName, number>;
 
 /**
  * Ed25519Sha256Fulfillment ::= SEQUENCE { publicKey OCTET STRING (SIZE(32)),
@@ -57,17 +46,3 @@ export interface ThresholdFulfillment {
 }
 
 export type Fulfillment = Ed25519Fulfillment | ThresholdFulfillment;
-
-/**
- * A condition in binary form: Condition ::= CHOICE { ..., thresholdSha256 [2] CompoundSha256Condition,
- * ed25519Sha256 [4] SimpleSha256Condition }.
- */
-export interface Condition {
-  readonly type: ConditionTypeName;
-  /** sha-256 of the type's fingerprint contents, 32 bytes. */
-  readonly fingerprint: Uint8Array;
-  /** The worst-case cost of a fulfillment; a safe integer. */
-  readonly cost: number;
-  /** Compound (threshold) conditions only: the types used below it, sorted by name; else empty. */
-  readonly subtypes: readonly ConditionTypeName[];
-}

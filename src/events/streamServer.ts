@@ -21,7 +21,8 @@ import type { Duplex } from "node:stream";
 import type { Logger } from "pino";
 import { WebSocket, WebSocketServer } from "ws";
 import { LedgerError } from "../errors/ledgerError.js";
-import { answerClientError } from "../http/clientErrors.js";
+import { answerClientError } from "../httpWire/clientErrors.js";
+import { requestHeadBytesMax } from "../httpWire/limits.js";
 import { encodeTextFrames } from "./encodeTextFrames.js";
 import { blockStreamPath, streamOptionsDefault, streamPath, type StreamOptions } from "./options.js";
 
@@ -111,7 +112,7 @@ export class StreamServer {
   /** Listens on `options.host` and `options.port` and publishes every block `deps.ledger` commits. */
   static async start(options: Partial<StreamOptions>, deps: StreamDeps): Promise<StreamServer> {
     const resolved: StreamOptions = { ...streamOptionsDefault, ...options };
-    const server = createServer();
+    const server = createServer({ maxHeaderSize: requestHeadBytesMax });
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
       server.listen(resolved.port, resolved.host, () => {

@@ -11,14 +11,8 @@ import { setCorsHeaders } from "./cors.js";
 import { loggedUrlCharsMax } from "./limits.js";
 import { echoRequestId } from "./requestId.js";
 import { sendJson } from "./reply.js";
+import { unknownPathMessage } from "../httpWire/messages.js";
 import { JsonError } from "../json/jsonError.js";
-
-/** Werkzeug's text for an unknown URL, as BigchainDB answered it (there as HTML). */
-export const unknownPathMessage =
-  "The requested URL was not found on the server. If you entered the URL manually please check your spelling and try again.";
-
-/** Werkzeug's text for a known URL with another method (flask-restful answered it as JSON). */
-export const methodNotAllowedMessage = "The method is not allowed for the requested URL.";
 
 const internalBody = JSON.stringify({ message: "Internal Server Error", status: 500 });
 

@@ -2,13 +2,6 @@
 // options (options.ts); these bound what one connection can cost, whatever a client does.
 
 /**
- * Bytes of the request line and headers together (Node's `maxHeaderSize`, its default made
- * explicit): a URL or a header past it is answered 431 and the connection closed. BigchainDB's
- * Gunicorn allowed 4 KB of request line and 8 KB per header; ids and keys are under 100 bytes.
- */
-export const requestHeadBytesMax = 16 * 1024;
-
-/**
  * Answer bytes one connection may have queued in its socket, not yet taken by the kernel. Past
  * it, the connection's next request waits and its socket is not read until the client reads
  * ('drain'): a client that does not read its answers stops costing the node more memory.

@@ -2,7 +2,7 @@ import { METHODS } from "node:http";
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from "fastify";
 import { LedgerError } from "../errors/ledgerError.js";
 import { answerOptions } from "./cors.js";
-import { methodNotAllowedMessage } from "./errorHandler.js";
+import { methodNotAllowedMessage } from "../httpWire/messages.js";
 
 export type RouteHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
 

@@ -1,6 +1,6 @@
 import { JsonError } from "./jsonError.js";
 import { txModelKeys } from "./modelKeys.js";
-import type { CanonicalForm } from "./serializeCanonical.js";
+import type { CanonicalForm } from "./canonicalForm.js";
 
 // Anything that may need an escape or a surrogate check. Most strings in a transaction (keys,
 // base58 keys, hex ids, fulfillment URIs) have none, and are written as they are.

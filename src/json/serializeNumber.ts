@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { JsonNumber } from "./jsonValue.js";
-import type { CanonicalForm } from "./serializeCanonical.js";
+import type { CanonicalForm } from "./canonicalForm.js";
 
 /**
  * A number as each canonical form writes it (docs/bigchaindb-behaviour.md §2.1).

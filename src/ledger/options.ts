@@ -1,3 +1,5 @@
+import { availableParallelism } from "node:os";
+
 export interface LedgerOptions {
   /** Prepared (parsed, signature-checked) transactions kept by their exact bytes. */
   readonly preparedCacheEntriesMax: number;
@@ -8,4 +10,23 @@ export interface LedgerOptions {
 export const ledgerOptionsDefault: LedgerOptions = {
   preparedCacheEntriesMax: 100_000,
   pendingTxsMax: 50_000,
+};
+
+/** The threads that verify signatures (preparePool.ts). */
+export interface PreparePoolOptions {
+  /** Worker threads; 0 prepares on the calling thread (tests, tools). */
+  readonly threads: number;
+  /** Transactions sent to a worker in one message (fewer messages, less overhead). */
+  readonly batchTxsMax: number;
+  /**
+   * A turn's requests from this many on are shared: every worker takes them one at a time until
+   * none is left, so the workers finish together (preparePool.ts, `share`). Fewer are split in batches.
+   */
+  readonly sharedTxsMin: number;
+}
+
+export const preparePoolOptionsDefault: PreparePoolOptions = {
+  threads: availableParallelism(),
+  batchTxsMax: 64,
+  sharedTxsMin: 32,
 };

@@ -1,28 +1,14 @@
 import assert from "node:assert/strict";
-import { availableParallelism } from "node:os";
 import type { Worker } from "node:worker_threads";
 import type { Rejection } from "../errors/ledgerError.js";
+import { preparePoolOptionsDefault, type PreparePoolOptions } from "./options.js";
 import { prepareBytes } from "./prepared.js";
 import type { Door, PreparedBase } from "./txKind.js";
 import { startWorkerThread } from "../workerThread.js";
 
-export interface PreparePoolOptions {
-  /** Worker threads; 0 prepares on the calling thread (tests, tools). */
-  readonly threads: number;
-  /** Transactions sent to a worker in one message (fewer messages, less overhead). */
-  readonly batchTxsMax: number;
-  /**
-   * A turn's requests from this many on are shared: every worker takes them one at a time until
-   * none is left, so the workers finish together (see `share`). Fewer are split in batches.
-   */
-  readonly sharedTxsMin: number;
-}
-
-export const preparePoolOptionsDefault: PreparePoolOptions = {
-  threads: availableParallelism(),
-  batchTxsMax: 64,
-  sharedTxsMin: 32,
-};
+// The options live in options.ts, where the settings read them without loading threads; whoever
+// makes a pool finds them here too.
+export { preparePoolOptionsDefault, type PreparePoolOptions };
 
 /** Transactions in one shared job; a larger turn makes several (bounds the job's buffer). */
 export const sharedJobTxsMax = 1024;

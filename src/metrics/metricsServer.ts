@@ -6,7 +6,7 @@ import { Buffer } from "node:buffer";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { LedgerError } from "../errors/ledgerError.js";
-import { methodNotAllowedMessage, unknownPathMessage } from "../http/errorHandler.js";
+import { methodNotAllowedMessage, unknownPathMessage } from "../httpWire/messages.js";
 import { metricsPath } from "./options.js";
 
 /** The methods /metrics answers. */

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { emptyJsonObject, type JsonObject } from "../json/jsonValue.js";
-import { serializeCanonical, type CanonicalForm } from "../json/serializeCanonical.js";
+import type { CanonicalForm } from "../json/canonicalForm.js";
+import { serializeCanonical } from "../json/serializeCanonical.js";
 
 /**
  * The transaction id in one canonical form: hex sha3-256 of the canonical JSON of the

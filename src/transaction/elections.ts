@@ -183,3 +183,17 @@ export function newValidatorSet(
   }
   return next.filter((v) => v.power > 0);
 }
+
+/**
+ * An election's status as `ledgerd election show` reports it (`Election.get_status`): concluded
+ * once its votes concluded it; else inconclusive when the validator set in force changed after
+ * the election's block (`setHeight`, from when the latest set holds), since it was made for the
+ * set before; else ongoing.
+ */
+export function electionStatus(
+  election: { readonly height: number; readonly concludedAt: number | null },
+  setHeight: number,
+): "ongoing" | "concluded" | "inconclusive" {
+  if (election.concludedAt !== null) return "concluded";
+  return setHeight > election.height ? "inconclusive" : "ongoing";
+}

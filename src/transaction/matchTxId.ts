@@ -2,7 +2,7 @@ import { LedgerError } from "../errors/ledgerError.js";
 import { canonicalFormsDiffer } from "../json/canonicalFormsDiffer.js";
 import { computeTxId } from "./computeTxId.js";
 import type { JsonObject } from "../json/jsonValue.js";
-import type { CanonicalForm } from "../json/serializeCanonical.js";
+import type { CanonicalForm } from "../json/canonicalForm.js";
 import { JsonError } from "../json/jsonError.js";
 
 /**

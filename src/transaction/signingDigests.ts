@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import { LedgerError } from "../errors/ledgerError.js";
 import { emptyJsonObject, isJsonObject, JsonNumber, type JsonObject, type JsonValue } from "../json/jsonValue.js";
-import { serializeCanonical, type CanonicalForm } from "../json/serializeCanonical.js";
+import type { CanonicalForm } from "../json/canonicalForm.js";
+import { serializeCanonical } from "../json/serializeCanonical.js";
 import { serializeNumber } from "../json/serializeNumber.js";
 
 /**

@@ -1,6 +1,7 @@
 import { emptyJsonObject, isJsonObject, type JsonObject, type JsonValue } from "../json/jsonValue.js";
 import { quoteJsonKey, quoteJsonString } from "../json/quoteJsonString.js";
-import { canonicalKeys, serializeCanonical, type CanonicalForm } from "../json/serializeCanonical.js";
+import type { CanonicalForm } from "../json/canonicalForm.js";
+import { canonicalKeys, serializeCanonical } from "../json/serializeCanonical.js";
 
 /** The two canonical texts a transaction is hashed over, both with `"id": null`. */
 export interface TxPreimages {

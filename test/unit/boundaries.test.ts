@@ -13,6 +13,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -73,7 +74,7 @@ describe("the boundary check (npm run lint:deps)", () => {
       }
       symlinkSync(join(repo, "node_modules"), join(root, "node_modules"), "dir");
       // Targets of our own, so the plants do not depend on which files the tree holds today.
-      for (const folder of ["store", "ledger", "engine", "http", "events"]) {
+      for (const folder of ["store", "ledger", "ledger/kinds", "engine", "http", "events", "node"]) {
         plant(root, `src/${folder}/plantedTarget.ts`, "export const target = 1;\n");
       }
       plant(root, "src/json/plantedOurs.ts", 'export { target } from "../store/plantedTarget.js";\n');
@@ -88,6 +89,25 @@ describe("the boundary check (npm run lint:deps)", () => {
       plant(root, "src/http/plantedCycleA.ts", 'import { b } from "./plantedCycleB.js";\nexport const a = () => b;\n');
       plant(root, "src/http/plantedCycleB.ts", 'import { a } from "./plantedCycleA.js";\nexport const b = () => a;\n');
       plant(root, "src/http/plantedMissing.ts", 'export { nothing } from "./nothingHere.js";\n');
+      // A cycle closed only by types.
+      plant(root, "src/store/plantedTypeA.ts", 'import type { B } from "./plantedTypeB.js";\nexport interface A { b?: B }\n');
+      plant(root, "src/store/plantedTypeB.ts", 'import type { A } from "./plantedTypeA.js";\nexport interface B { a?: A }\n');
+      // The layers: each reaches up or sideways once.
+      for (const upper of ["engine", "http", "events", "node"]) {
+        plant(root, `src/ledger/planted${upper}.ts`, `export { target } from "../${upper}/plantedTarget.js";\n`);
+      }
+      for (const upper of ["http", "events"]) {
+        plant(root, `src/engine/planted${upper}.ts`, `export { target } from "../${upper}/plantedTarget.js";\n`);
+      }
+      plant(root, "src/events/plantedHttp.ts", 'export { target } from "../http/plantedTarget.js";\n');
+      plant(root, "src/http/plantedEvents.ts", 'export { target } from "../events/plantedTarget.js";\n');
+      plant(root, "src/metrics/plantedHttp.ts", 'export { target } from "../http/plantedTarget.js";\n');
+      plant(root, "src/http/plantedNode.ts", 'export { target } from "../node/plantedTarget.js";\n');
+      plant(root, "src/httpWire/plantedHttp.ts", 'export { target } from "../http/plantedTarget.js";\n');
+      plant(root, "src/http/plantedKind.ts", 'export { target } from "../ledger/kinds/plantedTarget.js";\n');
+      plant(root, "src/config/plantedEngine.ts", 'export { target } from "../engine/plantedTarget.js";\n');
+      plant(root, "src/events/plantedOptions/options.ts", 'export { target } from "../plantedTarget.js";\n');
+      plant(root, "src/engine/plantedOptions/options.ts", 'export { spawn } from "node:child_process";\n');
       result = lintDeps(root);
     });
 
@@ -108,8 +128,32 @@ describe("the boundary check (npm run lint:deps)", () => {
       { rule: "store-imports-no-upper-layer", from: "src/store/plantedHttp.ts" },
       { rule: "no-folder-cycle", from: "src/errors" },
       { rule: "no-module-cycle", from: "src/http/plantedCycleA.ts" },
+      { rule: "no-module-cycle", from: "src/store/plantedTypeA.ts" },
       { rule: "not-to-unresolvable", from: "src/http/plantedMissing.ts" },
+      { rule: "ledger-imports-no-upper-layer", from: "src/ledger/plantedengine.ts" },
+      { rule: "ledger-imports-no-upper-layer", from: "src/ledger/plantedhttp.ts" },
+      { rule: "ledger-imports-no-upper-layer", from: "src/ledger/plantedevents.ts" },
+      { rule: "ledger-imports-no-upper-layer", from: "src/ledger/plantednode.ts" },
+      { rule: "engine-imports-no-upper-layer", from: "src/engine/plantedhttp.ts" },
+      { rule: "engine-imports-no-upper-layer", from: "src/engine/plantedevents.ts" },
+      { rule: "servers-import-no-other-server", from: "src/events/plantedHttp.ts" },
+      { rule: "servers-import-no-other-server", from: "src/http/plantedEvents.ts" },
+      { rule: "servers-import-no-other-server", from: "src/metrics/plantedHttp.ts" },
+      { rule: "servers-import-no-root", from: "src/http/plantedNode.ts" },
+      { rule: "httpWire-imports-only-the-ground-floor", from: "src/httpWire/plantedHttp.ts" },
+      { rule: "http-reads-no-ledger-kind", from: "src/http/plantedKind.ts" },
+      { rule: "config-reads-only-options", from: "src/config/plantedEngine.ts" },
+      { rule: "options-are-plain-data", from: "src/events/plantedOptions/options.ts" },
+      { rule: "options-are-plain-data", from: "src/engine/plantedOptions/options.ts" },
     ];
+
+    it("plants a violation of every rule of the configuration", () => {
+      const config = createRequire(import.meta.url)(join(repo, ".dependency-cruiser.cjs")) as {
+        forbidden: { name: string }[];
+      };
+      const planted = new Set(expected.map((v) => v.rule));
+      assert.deepEqual(config.forbidden.map((r) => r.name).filter((name) => !planted.has(name)), []);
+    });
     for (const violation of expected) {
       it(`reports ${violation.rule} from ${violation.from}`, () => {
         const found = result.violations.some((v) => v.rule === violation.rule && v.from === violation.from);

@@ -8,15 +8,6 @@ import { closeSync, existsSync, openSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-export interface CometBftSupervisorOptions {
-  /** CometBFT's home (`cometbft start --home`); "" leaves CometBFT to the operator. */
-  readonly home: string;
-  /** The binary; "" is the package's .cache/bin/cometbft if there is one, else PATH's cometbft. */
-  readonly binary: string;
-}
-
-export const cometBftSupervisorOptionsDefault: CometBftSupervisorOptions = Object.freeze({ home: "", binary: "" });
-
 /** CometBFT's output, in the node's data folder. */
 export const cometBftLogName = "cometbft.log";
 

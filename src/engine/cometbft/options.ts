@@ -58,3 +58,16 @@ export const cometBftEngineOptionsDefault: CometBftEngineOptions = Object.freeze
   abciRequestsInFlightMax: 10_000,
   abciWriteBufferBytesMax: 65_536,
 });
+
+/**
+ * CometBFT run by the node itself (cometBftSupervisor.ts). Here, not beside the supervisor, so
+ * that reading the defaults loads no child-process code.
+ */
+export interface CometBftSupervisorOptions {
+  /** CometBFT's home (`cometbft start --home`); "" leaves CometBFT to the operator. */
+  readonly home: string;
+  /** The binary; "" is the package's .cache/bin/cometbft if there is one, else PATH's cometbft. */
+  readonly binary: string;
+}
+
+export const cometBftSupervisorOptionsDefault: CometBftSupervisorOptions = Object.freeze({ home: "", binary: "" });

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from "fastify";
 import { Buffer } from "node:buffer";
 import { LedgerError } from "../../errors/ledgerError.js";
-import { electionStatus } from "../../ledger/kinds/v2/elections.js";
 import type { ElectionRecord, Store, ValidatorSet } from "../../store/store.js";
+import { electionStatus } from "../../transaction/elections.js";
 import { rejectUnknown, type Query } from "../parameters.js";
 import { addResource } from "../resource.js";
 import { sendJson } from "../reply.js";
@@ -43,7 +43,7 @@ function electionJson(record: ElectionRecord, nextSet: ValidatorSet): object {
   return {
     election_id: record.id,
     type: "upsert-validator",
-    status: electionStatus(record, nextSet),
+    status: electionStatus(record, nextSet.height),
     height: record.height,
     concluded_at: record.concludedAt,
     public_key: { type: "ed25519-base64", value: Buffer.from(record.validatorKey, "hex").toString("base64") },

@@ -8,7 +8,8 @@ import { makesAsset, outputKey, type CommittedTx, type OutputRef } from "../../t
 import type { CommitmentVersion } from "../../proofs/commitment.js";
 import { validatorsJson } from "../validatorsJson.js";
 import type { BlockWrite, LegacyBlockWrite, Validator } from "../store.js";
-import { indexNames, type Connection, type IndexName } from "./connection.js";
+import { indexNames, type Connection } from "./connection.js";
+import type { IndexName } from "./queries.js";
 import type { IndexRow, SliceMerge } from "./deferredIndex.js";
 import { setFieldIndexMark, writeFieldRows } from "./fieldIndex.js";
 import { keyHash } from "./keyHash.js";

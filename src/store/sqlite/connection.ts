@@ -8,10 +8,9 @@ import Database from "better-sqlite3";
 import { DeferredIndex } from "./deferredIndex.js";
 import type { SqliteStoreOptions } from "./options.js";
 import { addedBySeqColumn } from "./places.js";
-import { indexTables, rankSql, readSql, writeSql } from "./queries.js";
+import { indexTables, rankSql, readSql, writeSql, type IndexName } from "./queries.js";
 
 export type Statements<T extends Record<string, string>> = { [K in keyof T]: Database.Statement };
-export type IndexName = keyof typeof indexTables;
 export type Indexes = { [K in IndexName]: DeferredIndex };
 
 export const indexNames = Object.keys(indexTables) as IndexName[];

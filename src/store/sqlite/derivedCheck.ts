@@ -21,12 +21,12 @@ import { searchText } from "../searchText.js";
 import { searchTokens } from "../searchTokens.js";
 import { columnDiffers, fieldLeavesOf, legacyOutputColumns, outputColumns, SeqCounts, shown, transactionColumns } from "../derivedRows.js";
 import type { DerivedBlock, DerivedCheck } from "../store.js";
-import { indexNames, type IndexName } from "./connection.js";
+import { indexNames } from "./connection.js";
 import { sliceOf, type IndexRow } from "./deferredIndex.js";
 import { hasFieldIndex } from "./fieldIndex.js";
 import { keyHash } from "./keyHash.js";
 import { addedBySeqColumn, keyIndexRows, spentIndexRow, txIndexRows } from "./places.js";
-import { indexTables } from "./queries.js";
+import { indexTables, type IndexName } from "./queries.js";
 
 /** The tables counted per seq at the end: the hashed indexes and the field index. */
 type CountedTable = IndexName | "fields";

@@ -4,8 +4,8 @@
 // spares this thread reading them back and deriving them again.
 
 import { sliceOf, type IndexRow } from "./deferredIndex.js";
-import { indexNames, type Connection, type IndexName } from "./connection.js";
-import { indexTables } from "./queries.js";
+import { indexNames, type Connection } from "./connection.js";
+import { indexTables, type IndexName } from "./queries.js";
 import { addedBySeqColumn, keyIndexRows, spentIndexRow, txIndexRows, type BlockRows } from "./places.js";
 import type { InputAfterRow, OutputAfterRow, TxRow } from "./rows.js";
 

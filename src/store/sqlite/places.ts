@@ -2,9 +2,9 @@
 // adds. The block writer derives the rows when it commits and `follower.ts` when it restores
 // them, both here, so they agree.
 
-import type { IndexName } from "./connection.js";
 import type { IndexRow } from "./deferredIndex.js";
 import { keyHash } from "./keyHash.js";
+import type { IndexName } from "./queries.js";
 
 /** An output's place: [seq of its transaction, output index]. */
 export type Place = [number, number];

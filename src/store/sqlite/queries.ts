@@ -13,6 +13,8 @@ export const indexTables = {
   spent: { table: "spent_index", columns: ["tx_seq", "output_index", "spender_seq"] },
 } as const;
 
+export type IndexName = keyof typeof indexTables;
+
 export function indexLookupSql(table: string, columns: readonly string[]): string {
   return `SELECT ${columns.join(", ")} FROM ${table} WHERE hash = ?`;
 }

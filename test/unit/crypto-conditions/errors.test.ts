@@ -19,7 +19,8 @@ import {
 } from "../../../src/crypto-conditions/limits.js";
 import { publicKeysOfDetails } from "../../../src/crypto-conditions/publicKeysOfDetails.js";
 import { signEd25519Fulfillment } from "../../../src/crypto-conditions/signEd25519Fulfillment.js";
-import type { Condition, Fulfillment, ThresholdFulfillment } from "../../../src/crypto-conditions/types.js";
+import type { Condition } from "../../../src/crypto-conditions/condition.js";
+import type { Fulfillment, ThresholdFulfillment } from "../../../src/crypto-conditions/types.js";
 import { JsonNumber, type JsonObject, type JsonValue } from "../../../src/json/jsonValue.js";
 import { seededBytes } from "./seededRandom.js";
 

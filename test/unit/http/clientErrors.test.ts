@@ -6,7 +6,7 @@ import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
 import type { FastifyInstance } from "fastify";
 import pino from "pino";
-import { clientErrorOf } from "../../../src/http/clientErrors.js";
+import { clientErrorOf } from "../../../src/httpWire/clientErrors.js";
 import { buildHttpApp } from "../../../src/http/httpApp.js";
 import { rawExchange, type RawAnswer } from "./rawSocket.js";
 import { startHttpStack, type HttpStack } from "./helpers.js";

@@ -6,7 +6,7 @@ import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
 import type { FastifyInstance } from "fastify";
 import { buildHttpApp } from "../../../src/http/httpApp.js";
-import { methodNotAllowedMessage, unknownPathMessage } from "../../../src/http/errorHandler.js";
+import { methodNotAllowedMessage, unknownPathMessage } from "../../../src/httpWire/messages.js";
 import { rawExchange, type RawAnswer } from "./rawSocket.js";
 import { errorBody, startHttpStack, type HttpStack } from "./helpers.js";
 

@@ -16,6 +16,7 @@ import { SqliteStore } from "../../../src/store/sqlite/sqliteStore.js";
 import type { Store } from "../../../src/store/store.js";
 import { makeValidatorElection, makeVote } from "../../../src/transaction/builders/makeElection.js";
 import type { Keypair } from "../../../src/transaction/builders/makeKeypair.js";
+import { electionStatus } from "../../../src/transaction/elections.js";
 import { signTx } from "../../../src/transaction/builders/signTx.js";
 import type { JsonObject } from "../../../src/json/jsonValue.js";
 import { hexKey, legacyBytes, legacyCreate } from "../../helpers/legacyFactory.js";
@@ -70,7 +71,9 @@ describe("validator elections in the ledger", () => {
     assert.deepEqual(codes((await block(ledger, [e])).results), [null]);
     const first = await block(ledger, [vote(e, validators[0]!), vote(e, validators[1]!)]);
     assert.deepEqual(first.validatorUpdates, [], "20 of 40 is below 2/3");
-    assert.equal((await store.getElections([id])).get(id)?.votes, 20n);
+    const ongoing = (await store.getElections([id])).get(id)!;
+    assert.equal(ongoing.votes, 20n);
+    assert.equal(electionStatus(ongoing, (await store.getValidatorSet())!.height), "ongoing");
     const third = await block(ledger, [vote(e, validators[2]!)]);
     assert.deepEqual(third.validatorUpdates, [{ publicKey: hexKey(newcomer.publicKey), power: 1 }]);
     const set = await store.getValidatorSet();
@@ -79,6 +82,7 @@ describe("validator elections in the ledger", () => {
     assert.equal((await store.getValidatorSet(third.height))?.validators.length, 4, "the old set still governs its own block");
     const record = (await store.getElections([id])).get(id);
     assert.equal(record?.concludedAt, third.height);
+    assert.equal(electionStatus(record!, set!.height), "concluded");
     // A vote after the conclusion is refused (BigchainDB took it and counted it nowhere).
     const late = await ledger.dryCheckTx(bytesOf(vote(e, validators[3]!)), "v1");
     assert.equal(!late.ok && late.rejection.code, "ElectionConcluded");
@@ -99,6 +103,7 @@ describe("validator elections in the ledger", () => {
     const record = (await store.getElections([slow["id"] as string])).get(slow["id"] as string);
     assert.equal(record?.concludedAt, null);
     assert.equal(record?.votes, 30n);
+    assert.equal(electionStatus(record!, (await store.getValidatorSet())!.height), "inconclusive");
     assert.equal((await store.getValidators()).length, 5);
   });
 

@@ -3,7 +3,7 @@
 // failed gathering a 500.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { methodNotAllowedMessage, unknownPathMessage } from "../../../src/http/errorHandler.js";
+import { methodNotAllowedMessage, unknownPathMessage } from "../../../src/httpWire/messages.js";
 import { MetricsServer } from "../../../src/metrics/metricsServer.js";
 
 const text = { contentType: "text/plain; version=0.0.4; charset=utf-8", body: "ledgerd_up 1\n" };

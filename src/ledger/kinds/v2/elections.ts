@@ -130,9 +130,3 @@ export class ElectionTally {
     return { elections, validators: change.validators, validatorUpdates: [change.update] };
   }
 }
-
-/** An election's status as `ledgerd election show` reports it (`Election.get_status`). */
-export function electionStatus(record: ElectionRecord, nextSet: ValidatorSet): "ongoing" | "concluded" | "inconclusive" {
-  if (record.concludedAt !== null) return "concluded";
-  return nextSet.height > record.height ? "inconclusive" : "ongoing";
-}

@@ -3,7 +3,8 @@
 // every other error, `{"message", "status"}` (docs/compatibility.md #2), written straight to the
 // socket (there is no response object yet), and the connection is closed: after a framing error the
 // bytes that follow cannot be trusted to start a request (request smuggling).
-// Used by the HTTP API (httpApp.ts) and by the event stream's server (events/streamServer.ts).
+// Used by the HTTP API (http/httpApp.ts) and by the event stream's server (events/streamServer.ts),
+// so it sits below both: neither server imports the other.
 import { Buffer } from "node:buffer";
 import { STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
