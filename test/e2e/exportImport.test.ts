@@ -19,6 +19,7 @@ import { signTx } from "../../src/transaction/builders/signTx.js";
 import { hexKey, legacyBytes, legacyCreate } from "../helpers/legacyFactory.js";
 import { bytesOf, create, keypairOf, transfer } from "../helpers/txFactory.js";
 import { cleanEnv, httpCall, repoRoot, runLedgerd, startLedgerd } from "../unit/cli/ledgerdProcess.js";
+import { waitFor } from "../helpers/waitFor.js";
 
 const root = mkdtempSync(join(tmpdir(), "ledgerd-export-"));
 const source = join(root, "source");
@@ -104,12 +105,7 @@ describe("export and import", () => {
 
 /** Polls until `ready()` holds (a file another process writes), failing if `child` ends first. */
 async function until(ready: () => boolean, child: ChildProcess, what: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (!ready()) {
-    if (child.exitCode !== null) throw new Error(`ended (${child.exitCode}) before ${what}`);
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await waitFor(what, ready, { abortIf: () => (child.exitCode === null ? null : `ended (${child.exitCode})`) });
 }
 
 function pidIn(dir: string): string {
