@@ -3,6 +3,7 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
+import { ensureSystemPrograms } from "./prerequisites.mjs";
 
 function findTests(dir) {
   const out = [];
@@ -39,6 +40,7 @@ function buildExplorer() {
   if (r.status !== 0) throw new Error("scripts/build-explorer.mjs failed");
 }
 
+ensureSystemPrograms();
 ensurePythonVenv();
 ensureCometBft();
 buildExplorer();
