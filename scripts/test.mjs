@@ -3,6 +3,7 @@
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
+import { ensureSystemPrograms } from "./prerequisites.mjs";
 
 function findTests(dir) {
   const out = [];
@@ -39,12 +40,13 @@ function ensureCometBft() {
 }
 
 // The explorer's browser test and the node's /explorer/ serve the bundle `npm run build` makes;
-// it takes a second, so every run bundles the page as it is now.
+// every run brings it up to date (the script bundles again only when an input changed).
 function buildExplorer() {
   const r = spawnSync(process.execPath, ["scripts/build-explorer.mjs"], { stdio: ["ignore", "ignore", "inherit"] });
   if (r.status !== 0) throw new Error("scripts/build-explorer.mjs failed");
 }
 
+ensureSystemPrograms();
 ensurePythonVenv();
 ensureCometBft();
 buildExplorer();

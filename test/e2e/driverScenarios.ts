@@ -9,6 +9,7 @@ import { it } from "node:test";
 import driver from "bigchaindb-driver";
 import WebSocket from "ws";
 import { base58KeyCharsMin } from "../../src/transaction/schemas.js";
+import { waitFor } from "../helpers/waitFor.js";
 
 // The driver is used as plain JavaScript, as its users do (its typings are narrower than its API).
 const { Connection, Transaction, Ed25519Keypair } = driver as any; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -21,6 +22,8 @@ export interface NodeUnderTest {
   readonly streamsUrl: string;
 }
 
+/** The driver throws on a 404 until a posted transaction is committed: that is "not yet". */
+const retried = { retryErrors: true } as const;
 const ed = (publicKey: string) => Transaction.makeEd25519Condition(publicKey);
 const out = (condition: unknown, amount = "1") => Transaction.makeOutput(condition, amount);
 
@@ -90,7 +93,7 @@ export function driverScenarios(node: () => NodeUnderTest): void {
       const bike = createTx(alice, { bicycle: { serial: randomBytes(8).toString("hex"), manufacturer: "bkfab" } }, { planet: "earth" });
       const answer = await conn()[mode](bike);
       assert.equal(answer.id, bike.id);
-      if (mode !== "postTransactionCommit") await waitFor(() => conn().getTransaction(bike.id));
+      if (mode !== "postTransactionCommit") await waitFor("the bike's CREATE", () => conn().getTransaction(bike.id), retried);
       const read = await conn().getTransaction(bike.id);
       assert.equal(read.id, bike.id);
       assert.deepEqual(read.asset, bike.asset);
@@ -101,7 +104,7 @@ export function driverScenarios(node: () => NodeUnderTest): void {
         alice.privateKey,
       );
       await conn()[mode](transfer);
-      if (mode !== "postTransactionCommit") await waitFor(() => conn().getTransaction(transfer.id));
+      if (mode !== "postTransactionCommit") await waitFor("the TRANSFER", () => conn().getTransaction(transfer.id), retried);
       assert.equal((await conn().getTransaction(transfer.id)).id, transfer.id);
       assert.deepEqual(await conn().listOutputs(alice.publicKey, false), []);
       assert.deepEqual(await conn().listOutputs(alice.publicKey, true), [{ transaction_id: bike.id, output_index: 0 }]);
@@ -227,7 +230,7 @@ export function driverScenarios(node: () => NodeUnderTest): void {
     const transfer = Transaction.signTransaction(Transaction.makeTransferTransaction([{ tx: txs[0], output_index: 0 }], [out(ed(keypair().publicKey))], null), alice.privateKey);
     await conn().postTransactionCommit(transfer);
     const wanted = [...txs.map((t) => t.id), transfer.id];
-    await waitFor(async () => received.every((list) => wanted.every((id) => list.some((e) => e.transaction_id === id))) || null);
+    await waitFor("every subscriber's events", async () => received.every((list) => wanted.every((id) => list.some((e) => e.transaction_id === id))) || null, retried);
     for (const list of received) {
       const ours = list.filter((e) => wanted.includes(e.transaction_id));
       assert.deepEqual(ours.map((e) => e.transaction_id).sort(), [...wanted].sort());
@@ -268,17 +271,3 @@ export function driverScenarios(node: () => NodeUnderTest): void {
   });
 }
 
-/** Polls until `probe` gives a value that is not null (driver 404s count as null), or fails. */
-export async function waitFor<T>(probe: () => Promise<T | null>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== null && value !== undefined) return value;
-    } catch {
-      // Not there yet.
-    }
-    if (Date.now() > deadline) throw new Error("timed out waiting");
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}

@@ -155,7 +155,7 @@ async function seriousViolations(page: Page): Promise<AxeViolation[]> {
 describe("the explorer page, in headless Chromium", () => {
   // Built before the node starts, so that a node reading dist/explorer at start sees this bundle.
   before(() => {
-    assert.ok(existsSync(chromiumPath), `no browser at ${chromiumPath}: install Debian's chromium (.ci/run does) or set CHROMIUM_PATH`);
+    assert.ok(existsSync(chromiumPath), `no browser at ${chromiumPath}: install Debian's chromium (npm test does) or set CHROMIUM_PATH`);
     const build = spawnSync(process.execPath, ["scripts/build-explorer.mjs"], { encoding: "utf8" });
     assert.equal(build.status, 0, `build-explorer failed:\n${build.stdout}\n${build.stderr}`);
   });

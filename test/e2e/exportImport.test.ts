@@ -4,7 +4,7 @@
 // by hand stops the import at its height and leaves no ledger behind.
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { createWriteStream, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -19,6 +19,7 @@ import { signTx } from "../../src/transaction/builders/signTx.js";
 import { hexKey, legacyBytes, legacyCreate } from "../helpers/legacyFactory.js";
 import { bytesOf, create, keypairOf, transfer } from "../helpers/txFactory.js";
 import { cleanEnv, httpCall, repoRoot, runLedgerd, startLedgerd } from "../unit/cli/ledgerdProcess.js";
+import { waitFor } from "../helpers/waitFor.js";
 
 const root = mkdtempSync(join(tmpdir(), "ledgerd-export-"));
 const source = join(root, "source");
@@ -102,16 +103,6 @@ describe("export and import", () => {
   });
 });
 
-/** Polls until `ready()` holds (a file another process writes), failing if `child` ends first. */
-async function until(ready: () => boolean, child: ChildProcess, what: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (!ready()) {
-    if (child.exitCode !== null) throw new Error(`ended (${child.exitCode}) before ${what}`);
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 function pidIn(dir: string): string {
   try {
     return readFileSync(join(dir, "ledgerd.pid"), "utf8").trim();
@@ -144,7 +135,8 @@ describe("import and a node on one data folder", () => {
     child.stderr.on("data", (chunk: Buffer) => (out += chunk.toString()));
     const ended = new Promise<number | null>((resolve) => child.on("close", resolve));
     pipe.write(`${lines[0]!}\n`);
-    await until(() => existsSync(join(target, "ledgerd.sqlite.importing")), child, "the import's staging ledger");
+    const gone = () => (child.exitCode === null ? null : `the import ended (${child.exitCode})`);
+    await waitFor("the import's staging ledger", () => existsSync(join(target, "ledgerd.sqlite.importing")), { abortIf: gone });
 
     const node = runLedgerd(["start", "--data_dir", target, ...anyPorts]);
     assert.equal(node.status, 1, node.stdout + node.stderr);

@@ -25,6 +25,7 @@ import { LegacyService } from "../../src/node/legacyService.js";
 import { SqliteStore } from "../../src/store/sqlite/sqliteStore.js";
 import { clientLegacyCreate, hexKey, legacyBytes, legacyCreate, legacyTransfer } from "../helpers/legacyFactory.js";
 import { bytesOf, create, keypairOf, transfer } from "../helpers/txFactory.js";
+import { waitFor } from "../helpers/waitFor.js";
 
 export interface GoldenRecord {
   /** One line per step: what was asked and the answer (code or ok, block app hashes). */
@@ -65,7 +66,7 @@ export async function runGoldenScenario(): Promise<GoldenRecord> {
     ws.once("open", () => resolve());
     ws.once("error", reject);
   });
-  await waitUntil(() => stream.subscriberCount === 1);
+  await waitFor("the stream's subscriber", () => stream.subscriberCount === 1);
   const steps: string[] = [];
   try {
     await ledger.initChain("golden-chain", [{ publicKey: hexKey(node.publicKey), power: 10 }]);
@@ -74,7 +75,7 @@ export async function runGoldenScenario(): Promise<GoldenRecord> {
     // A last block whose event marks the end of the stream.
     const last = create(alice, 1n, { golden: "end" });
     await block(ledger, [bytesOf(last)], steps);
-    await waitUntil(() => received.some((m) => m.includes(last["id"] as string)));
+    await waitFor("the last transaction's event", () => received.some((m) => m.includes(last["id"] as string)));
   } finally {
     ws.close();
     await stream.close();
@@ -251,8 +252,4 @@ function encodeCell(value: unknown): unknown {
   if (typeof value === "bigint") return `bigint:${value}`;
   if (Buffer.isBuffer(value)) return `blob:${value.toString("hex")}`;
   return value;
-}
-
-async function waitUntil(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
 }

@@ -1,7 +1,7 @@
 // A real PostgreSQL server for tests (issue #16): `initdb` into a temporary folder, `pg_ctl`
 // start on a free loopback port, a fresh database per caller, stopped and removed at the end.
 // PostgreSQL refuses to run as root, so as root the server runs as the `postgres` user that
-// Debian's package creates (`.ci/run` installs it where it is missing).
+// Debian's package creates (`npm test` installs it where it is missing).
 import { spawnSync } from "node:child_process";
 import { chownSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
@@ -31,12 +31,27 @@ export function postgresBinary(name: string): string {
   return path;
 }
 
+/**
+ * How long `pg_ctl` may wait for the server to start or stop. A start after `stop -m immediate`
+ * replays the write-ahead log first, which on a busy machine took longer than pg_ctl's default
+ * 60 s; the bound is there only so that a server that never comes up still ends the test.
+ */
+export const pgCtlWaitSecondsMax = 600;
+
 /** Runs a PostgreSQL program, as `postgres` when this process is root. */
 function run(name: string, args: readonly string[]): void {
   const asRoot = process.getuid?.() === 0;
   const [command, full] = asRoot ? ["runuser", ["-u", "postgres", "--", postgresBinary(name), ...args]] : [postgresBinary(name), [...args]];
   const result = spawnSync(command, full, { encoding: "utf8" });
-  if (result.status !== 0) throw new Error(`${name} ${args.join(" ")} failed: ${result.stderr}${result.stdout}`);
+  if (result.status === 0) return;
+  const output = `${result.stderr}${result.stdout}`;
+  const bound = /did not start in time|does not shut down/.test(output) ? ` (gave up after pgCtlWaitSecondsMax = ${pgCtlWaitSecondsMax} s)` : "";
+  throw new Error(`${name} ${args.join(" ")} failed${bound}: ${output}`);
+}
+
+/** `pg_ctl` waiting (`-w`) up to `pgCtlWaitSecondsMax` for `action` to finish. */
+function pgCtl(data: string, args: readonly string[], action: "start" | "stop"): void {
+  run("pg_ctl", ["-D", data, ...args, "-w", "-t", String(pgCtlWaitSecondsMax), action]);
 }
 
 async function freePort(): Promise<number> {
@@ -61,7 +76,8 @@ export async function startPostgres(settings: Readonly<Record<string, string>> =
   const data = join(dir, "data");
   const port = await freePort();
   run("initdb", ["-D", data, "-U", "ledgerd", "--auth=trust", "--encoding=UTF8", "--locale=C", "--no-sync"]);
-  const start = () => run("pg_ctl", ["-D", data, "-l", join(dir, "server.log"), "-w", "-o", `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1${Object.entries(settings).map(([k, v]) => ` -c ${k}=${v}`).join("")}`, "start"]);
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1${Object.entries(settings).map(([k, v]) => ` -c ${k}=${v}`).join("")}`;
+  const start = () => pgCtl(data, ["-l", join(dir, "server.log"), "-o", options], "start");
   start();
   let running = true;
   let databases = 0;
@@ -81,7 +97,7 @@ export async function startPostgres(settings: Readonly<Record<string, string>> =
       return `postgres://ledgerd@127.0.0.1:${port}/${name}`;
     },
     halt() {
-      run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]);
+      pgCtl(data, ["-m", "immediate"], "stop");
       running = false;
     },
     resume() {
@@ -90,7 +106,7 @@ export async function startPostgres(settings: Readonly<Record<string, string>> =
     },
     stop() {
       try {
-        if (running) run("pg_ctl", ["-D", data, "-m", "fast", "-w", "stop"]);
+        if (running) pgCtl(data, ["-m", "fast"], "stop");
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }

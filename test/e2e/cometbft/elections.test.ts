@@ -22,7 +22,8 @@ import { makeRandomKeypair } from "../../../src/transaction/builders/makeRandomK
 import { signTx } from "../../../src/transaction/builders/signTx.js";
 import { assertDescribed } from "../../helpers/openapiConformance.js";
 import { create } from "../../helpers/txFactory.js";
-import { freeBasePort, getText, post, requireCometBft, rpc, waitFor, waitForAgreement } from "./network.js";
+import { freeBasePort, getText, post, requireCometBft, rpc, waitForAgreement } from "./network.js";
+import { waitFor } from "../../helpers/waitFor.js";
 
 const root = mkdtempSync(join(tmpdir(), "ledgerd-elections-"));
 const cliMain = fileURLToPath(new URL("../../../src/cli/main.ts", import.meta.url));
@@ -118,7 +119,7 @@ describe("validator elections on a 4-validator network", () => {
     await waitFor(`all ${committedTxs} committed`, async () => {
       const outputs = JSON.parse((await getText(node(0), `/api/v1/outputs?public_key=${owner.publicKey}`)) ?? "[]") as unknown[];
       return outputs.length === committedTxs ? true : null;
-    }, 120_000);
+    }, { timeoutMs: 120_000 });
     const before = await waitForAgreement(manifest.nodes, 1, 60_000);
     const { index } = addTestnetNode(root, { logLevel: "warn" });
     manifest = JSON.parse(readFileSync(join(root, "testnet.json"), "utf8")) as TestnetManifest;
@@ -144,7 +145,7 @@ describe("validator elections on a 4-validator network", () => {
     approve(node(2), elected);
     await waitFor("CometBFT's set to have five", async () => ((await cometValidators(node(4))).size === 5 ? true : null));
     assert.equal((await cometValidators(node(0))).get(validatorKeyOf(newcomer)), String(power));
-    await waitFor("a block signed by five", async () => ((await signaturesAfterACommit()) === 5 ? true : null), 60_000);
+    await waitFor("a block signed by five", async () => ((await signaturesAfterACommit()) === 5 ? true : null), { timeoutMs: 60_000 });
     await waitForAgreement(manifest.nodes, 1, 60_000);
     assert.equal(await agreedLedgerSet(), 5);
     const shown = show(node(4), elected);
@@ -188,7 +189,7 @@ describe("validator elections on a 4-validator network", () => {
     const pid = runningPid(root, victim, "ledgerd");
     assert.ok(pid !== null);
     process.kill(pid, "SIGKILL");
-    await waitFor("node1's CometBFT to stop without its app", async () => (runningPid(root, victim, "cometbft") === null ? true : null), 30_000);
+    await waitFor("node1's CometBFT to stop without its app", async () => (runningPid(root, victim, "cometbft") === null ? true : null), { timeoutMs: 30_000 });
     approve(node(0), open);
     await startTestnet(root, { nodes: [1] });
     await waitForAgreement(manifest.nodes, 1, 60_000);
@@ -207,7 +208,7 @@ describe("validator elections on a 4-validator network", () => {
     assert.equal((await cometValidators(node(0))).has(validatorKeyOf(leaving)), false);
     const tx = create(makeRandomKeypair(), 1n, { after: "removal" });
     assert.equal((await post(node(2), tx, "commit")).status, 202);
-    await waitFor("four signatures", async () => ((await signaturesAfterACommit()) === 4 ? true : null), 60_000);
+    await waitFor("four signatures", async () => ((await signaturesAfterACommit()) === 4 ? true : null), { timeoutMs: 60_000 });
     await waitForAgreement(manifest.nodes, 1, 60_000);
     assert.equal(await agreedLedgerSet(), 4);
     assert.equal(show(node(3), removal)["status"], "concluded");

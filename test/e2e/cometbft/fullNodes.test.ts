@@ -20,7 +20,8 @@ import { makeRandomKeypair } from "../../../src/transaction/builders/makeRandomK
 import { writeJson } from "../../../src/json/writeJson.js";
 import { clientLegacyCreate } from "../../helpers/legacyFactory.js";
 import { create, transfer } from "../../helpers/txFactory.js";
-import { freeBasePort, getText, post, requireCometBft, rpc, waitFor, waitForAgreement } from "./network.js";
+import { freeBasePort, getText, post, requireCometBft, rpc, waitForAgreement } from "./network.js";
+import { waitFor } from "../../helpers/waitFor.js";
 
 const root = mkdtempSync(join(tmpdir(), "ledgerd-fullnodes-"));
 const cliMain = fileURLToPath(new URL("../../../src/cli/main.ts", import.meta.url));

@@ -26,7 +26,8 @@ import { writeJson } from "../../../src/json/writeJson.js";
 import { clientLegacyCreate, idOf as legacyIdOf } from "../../helpers/legacyFactory.js";
 import { create, transfer } from "../../helpers/txFactory.js";
 import { driverScenarios, type NodeUnderTest } from "../driverScenarios.js";
-import { appState, freeBasePort, getText, httpUrl, ledgerDataDir, logTail, nodeOf, post, requireCometBft, rpc, waitFor, waitForAgreement } from "./network.js";
+import { appState, freeBasePort, getText, httpUrl, ledgerDataDir, logTail, nodeOf, post, requireCometBft, rpc, waitForAgreement } from "./network.js";
+import { waitFor } from "../../helpers/waitFor.js";
 
 const validators = 4;
 const root = mkdtempSync(join(tmpdir(), "ledgerd-testnet-"));
@@ -44,7 +45,7 @@ async function readableEverywhere(ids: readonly string[], nodes = manifest.nodes
       for (const node of nodes) for (const id of ids) if ((await getText(node, `/api/v1/transactions/${id}`)) === null) return null;
       return true;
     },
-    timeoutMs,
+    { timeoutMs },
   );
 }
 
@@ -145,7 +146,7 @@ describe("a 4-validator CometBFT network on loopback", () => {
     await waitFor("the ledger's app hash in a CometBFT block header", async () => {
       const status = await rpc(nodeOf(manifest, 0), "status");
       return status.sync_info.latest_app_hash === ours ? true : null;
-    }, 10_000);
+    }, { timeoutMs: 10_000 });
   });
 
   describe("the official driver's end-to-end scenarios against node0", () => {
@@ -215,7 +216,7 @@ describe("a 4-validator CometBFT network on loopback", () => {
     assert.ok(pid !== null, "node1's ledgerd is running");
     process.kill(pid, "SIGKILL");
     // Its CometBFT loses its application and stops by itself (v0.38 proxy/multi_app_conn.go).
-    await waitFor("node1's CometBFT to stop without its app", async () => (runningPid(root, victim, "cometbft") === null ? true : null), 30_000);
+    await waitFor("node1's CometBFT to stop without its app", async () => (runningPid(root, victim, "cometbft") === null ? true : null), { timeoutMs: 30_000 });
     await sleep(700);
     loading = false;
     await load;

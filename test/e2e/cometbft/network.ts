@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { defaultCometBftBinary, logFile, type TestnetManifest, type TestnetNode } from "../../../src/testnet/testnet.js";
+import { waitFor } from "../../helpers/waitFor.js";
 
 /**
  * The suite needs the real CometBFT: without it, it fails (never skips) and says how to get it.
@@ -106,17 +107,6 @@ export async function appState(node: TestnetNode): Promise<AppState | null> {
   }
 }
 
-/** Polls until `probe` gives a value that is not null, or fails after `timeoutMs`. */
-export async function waitFor<T>(what: string, probe: () => Promise<T | null>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== null) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 /**
  * Waits until every given node reports the same height and app hash, at or above `atLeast`, twice
  * in a row (no block in between), and returns it.
@@ -135,7 +125,8 @@ export async function waitForAgreement(nodes: readonly TestnetNode[], atLeast = 
       previous = key;
       return stable ? first : null;
     },
-    timeoutMs,
+    // Two probes a tenth of a second apart must see the same block: "no block in between".
+    { timeoutMs, intervalMs: 100 },
   );
 }
 

@@ -15,7 +15,8 @@ import { fileURLToPath } from "node:url";
 import type { TestnetNode } from "../../../src/testnet/testnet.js";
 import { makeRandomKeypair } from "../../../src/transaction/builders/makeRandomKeypair.js";
 import { create } from "../../helpers/txFactory.js";
-import { freeBasePort, getText, post, requireCometBft, waitFor, waitForAgreement } from "./network.js";
+import { freeBasePort, getText, post, requireCometBft, waitForAgreement } from "./network.js";
+import { waitFor } from "../../helpers/waitFor.js";
 
 const root = mkdtempSync(join(tmpdir(), "ledgerd-network-"));
 const cliMain = fileURLToPath(new URL("../../../src/cli/main.ts", import.meta.url));

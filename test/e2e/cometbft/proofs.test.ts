@@ -28,7 +28,8 @@ import {
 import { createTestnet, startTestnet, stopTestnet, type TestnetManifest, type TestnetNode } from "../../../src/testnet/testnet.js";
 import { assertDescribed } from "../../helpers/openapiConformance.js";
 import { create, keypairOf } from "../../helpers/txFactory.js";
-import { freeBasePort, httpUrl, post, requireCometBft, waitFor } from "./network.js";
+import { freeBasePort, httpUrl, post, requireCometBft } from "./network.js";
+import { waitFor } from "../../helpers/waitFor.js";
 
 const root = mkdtempSync(join(tmpdir(), "ledgerd-proofs-"));
 const cliMain = fileURLToPath(new URL("../../../src/cli/main.ts", import.meta.url));

@@ -12,7 +12,8 @@ import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { makeRandomKeypair } from "../../../src/transaction/builders/makeRandomKeypair.js";
 import { create } from "../../helpers/txFactory.js";
-import { freeBasePort, requireCometBft, waitFor } from "./network.js";
+import { freeBasePort, requireCometBft } from "./network.js";
+import { waitFor } from "../../helpers/waitFor.js";
 
 const root = mkdtempSync(join(tmpdir(), "ledgerd-supervised-"));
 const cliMain = fileURLToPath(new URL("../../../src/cli/main.ts", import.meta.url));
@@ -76,7 +77,7 @@ describe("ledgerd running CometBFT itself", () => {
       } catch {
         return null;
       }
-    }, 60_000);
+    }, { timeoutMs: 60_000 });
     assert.equal(answer, 202);
     assert.ok(cometPid() !== null, "CometBFT runs");
     assert.ok(existsSync(join(dir, "ledgerd", "cometbft.log")));
@@ -87,7 +88,7 @@ describe("ledgerd running CometBFT itself", () => {
 
   it("stops the node when CometBFT exits on its own", async () => {
     const node = startNode();
-    const pid = await waitFor("CometBFT started by the node", async () => cometPid(), 60_000);
+    const pid = await waitFor("CometBFT started by the node", async () => cometPid(), { timeoutMs: 60_000 });
     await waitFor("the node's API", async () => {
       try {
         return (await fetch(`http://${port(0)}/`)).status === 200 ? true : null;

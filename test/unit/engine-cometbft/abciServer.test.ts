@@ -8,6 +8,7 @@ import type { Request, Response } from "cosmjs-types/tendermint/abci/types";
 import { encodeUvarint } from "../../../src/engine/cometbft/abciCodec.js";
 import { AbciServer, type AbciConnection, type AbciHandler, type AbciServerOptions } from "../../../src/engine/cometbft/abciServer.js";
 import { AbciTestClient } from "./abciTestClient.js";
+import { waitFor } from "../../helpers/waitFor.js";
 
 const servers: AbciServer[] = [];
 const clients: AbciTestClient[] = [];
@@ -143,13 +144,13 @@ describe("AbciServer", () => {
     // The earlier request is answered... or dropped with the connection; the exception is what counts.
     const first = await answer!.catch(() => null);
     assert.ok(first === null || first.echo?.message === "before" || first.exception !== undefined);
-    await waitFor(() => client.ended);
+    await waitFor("the client's end", () => client.ended);
     assert.deepEqual(fatal, [], "bad input from a peer is not fatal to the node");
     const other = await AbciTestClient.open(server.address);
     clients.push(other);
     const [echo] = await other.call({ echo: { message: "still serving" } });
     assert.equal(echo!.echo?.message, "still serving");
-    await waitFor(() => handler.closedConnections.length === 1);
+    await waitFor("the closed connection", () => handler.closedConnections.length === 1);
   });
 
   it("answers an exception and reports a fatal error once when a handler throws", async () => {
@@ -158,7 +159,7 @@ describe("AbciServer", () => {
     const { client, fatal } = await start(handler);
     const [answer] = client.send({ commit: {} }, { flush: {} });
     assert.equal((await answer!).exception?.error, "disk failed");
-    await waitFor(() => client.ended);
+    await waitFor("the client's end", () => client.ended);
     assert.equal(fatal.length, 1);
     assert.match(String(fatal[0]), /disk failed/);
   });
@@ -167,16 +168,8 @@ describe("AbciServer", () => {
     const handler = new ScriptedHandler();
     const { server, client } = await start(handler);
     client.send(checkTx(60, 1), { flush: {} });
-    await waitFor(() => handler.log.includes("start check1"));
+    await waitFor("CheckTx to start", () => handler.log.includes("start check1"));
     await server.close();
     assert.ok(handler.log.includes("end check1"), "close returned before the CheckTx in progress ended");
   });
 });
-
-async function waitFor(condition: () => boolean, timeoutMs = 2_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await sleep(5);
-  }
-}

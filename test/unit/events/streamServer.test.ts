@@ -11,6 +11,7 @@ import { writeJson } from "../../../src/json/writeJson.js";
 import { removeDir, startSoloStack } from "../../helpers/soloNode.js";
 import { create, keypairOf, transfer } from "../../helpers/txFactory.js";
 import { rawExchange } from "../http/rawSocket.js";
+import { waitFor } from "../../helpers/waitFor.js";
 
 class FakeLedger implements StreamSource {
   private readonly listeners: ((block: StreamBlock) => void)[] = [];
@@ -86,8 +87,6 @@ function refused(port: number, path: string): Promise<{ status: number; type: st
   });
 }
 
-const tick = () => new Promise((resolve) => setImmediate(resolve));
-
 describe("StreamServer with a hand-made source", () => {
   let ledger: FakeLedger;
   let stream: StreamServer;
@@ -125,7 +124,7 @@ describe("StreamServer with a hand-made source", () => {
   });
 
   test("beyond subscribersMax the upgrade is refused with 503 JSON; a freed slot is taken again", async () => {
-    await waitFor(() => stream.subscriberCount === 0);
+    await waitFor("no subscriber", () => stream.subscriberCount === 0);
     const clients = await Promise.all([connect(stream.port), connect(stream.port), connect(stream.port)]);
     const answer = await refused(stream.port, streamPath);
     assert.deepEqual(answer, {
@@ -135,7 +134,7 @@ describe("StreamServer with a hand-made source", () => {
     });
     clients[0]!.ws.close();
     await clients[0]!.closed;
-    await waitFor(() => stream.subscriberCount === 2);
+    await waitFor("two subscribers", () => stream.subscriberCount === 2);
     const again = await connect(stream.port);
     for (const client of [...clients.slice(1), again]) client.ws.close();
     await Promise.all([...clients.slice(1), again].map((client) => client.closed));
@@ -186,7 +185,7 @@ describe("StreamServer with a hand-made source", () => {
   });
 
   test("a subscriber that does not read is closed with 1008 and a reason; a fast one gets everything", async () => {
-    await waitFor(() => stream.subscriberCount === 0);
+    await waitFor("no subscriber", () => stream.subscriberCount === 0);
     const fast = await connect(stream.port);
     const slow = await connect(stream.port);
     slow.ws.pause();
@@ -277,8 +276,3 @@ describe("StreamServer on the real ledger", () => {
     }
   });
 });
-
-async function waitFor(condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 500 && !condition(); i++) await tick();
-  assert.ok(condition(), "condition not reached");
-}

@@ -10,6 +10,7 @@ import { clientErrorOf } from "../../../src/httpWire/clientErrors.js";
 import { buildHttpApp } from "../../../src/http/httpApp.js";
 import { rawExchange, type RawAnswer } from "./rawSocket.js";
 import { startHttpStack, type HttpStack } from "./helpers.js";
+import { waitFor } from "../../helpers/waitFor.js";
 
 let http: HttpStack;
 let app: FastifyInstance;
@@ -115,13 +116,9 @@ describe("a client that closes the connection mid-upload", () => {
       exchange.socket.destroy();
       await exchange.closed;
     }
-    await waitFor(() => logged.slice(before).filter((line) => line.msg === "client closed the connection").length >= 2);
+    await waitFor("two closed connections logged", () => logged.slice(before).filter((line) => line.msg === "client closed the connection").length >= 2);
     const lines = logged.slice(before);
     assert.deepEqual(lines.filter((line) => line.level >= 40), []);
     for (const line of lines) assert.equal(line.level, 20, line.msg);
   });
 });
-
-async function waitFor(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
-}

@@ -12,6 +12,7 @@ import { after, describe, it } from "node:test";
 import { fallbackFactor } from "../../../src/store/sqlite/checkpointer.js";
 import { SqliteStore } from "../../../src/store/sqlite/sqliteStore.js";
 import { block, createTx, validator } from "./fixtures.js";
+import { waitFor } from "../../helpers/waitFor.js";
 
 const dir = mkdtempSync(join(tmpdir(), "ledgerd-sqlite-checkpointer-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -31,15 +32,6 @@ function ledgerBytes(store: SqliteStore): number {
   return (store.database.pragma("page_count", { simple: true }) as number) * (store.database.pragma("page_size", { simple: true }) as number);
 }
 
-async function until(condition: () => boolean, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) return false;
-    await sleep(10);
-  }
-  return true;
-}
-
 describe("SQLite checkpoints on a thread of their own", () => {
   it("copies the log into the database file while no commit reaches the writer's mark", async () => {
     const path = freshPath();
@@ -48,7 +40,7 @@ describe("SQLite checkpoints on a thread of their own", () => {
       assert.equal(store.database.pragma("wal_autocheckpoint", { simple: true }), 4000 * fallbackFactor, "the writer's own mark is only a fallback");
       await commitBlocks(store);
       const ledger = ledgerBytes(store);
-      assert.ok(await until(() => statSync(path).size === ledger, 5_000), `the database file reached ${statSync(path).size} of ${ledger} bytes`);
+      await waitFor(`the database file to reach the ledger's ${ledger} bytes`, () => statSync(path).size === ledger);
     } finally {
       await store.close();
     }

@@ -1,0 +1,66 @@
+// The programs the test suites take from the system. `npm test` checks them before anything else:
+// as root with apt-get it installs what is missing (as on a fresh CI machine), otherwise it stops
+// at once with one line naming the packages and the command, so that no suite fails halfway.
+// Usage: node scripts/prerequisites.mjs   (also called by scripts/test.mjs)
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+/** Each program the suites run, the Debian package that brings it, and who needs it. */
+export const systemPrograms = [
+  { program: "sqlite3", package: "sqlite3", neededBy: "verify-chain's tests edit a ledger file with it" },
+  { program: "initdb", package: "postgresql", neededBy: "the PostgreSQL tests start a real server" },
+  { program: "pg_ctl", package: "postgresql", neededBy: "the PostgreSQL tests start a real server" },
+  { program: "chromium", package: "chromium", neededBy: "the explorer's and the proofs' browser tests" },
+];
+
+/**
+ * What to do, given the programs not found: nothing; install their packages (only as root where
+ * apt-get exists, and only once: `installTried` after an attempt); or stop with one line.
+ */
+export function planSystemPrograms({ missing, root, aptGet, installTried }) {
+  if (missing.length === 0) return { kind: "ready" };
+  const packages = [...new Set(missing.map((m) => m.package))];
+  if (root && aptGet && !installTried) return { kind: "install", packages };
+  const install = `apt-get install -y ${packages.join(" ")}`;
+  const how = installTried ? `installing did not bring them; try: ${install}`
+    : aptGet ? `install with: ${root ? "" : "sudo "}${install}`
+    : `install them with your package manager (Debian: ${install})`;
+  const programs = missing.map((m) => m.program).join(", ");
+  return { kind: "stop", line: `npm test needs the package${packages.length > 1 ? "s" : ""} ${packages.join(", ")} (missing: ${programs}); ${how}` };
+}
+
+/** The browser the tests drive: CHROMIUM_PATH, else Debian's. */
+function chromiumPath() {
+  return process.env["CHROMIUM_PATH"] ?? "/usr/bin/chromium";
+}
+
+/** Whether `program` can be run; PostgreSQL's server programs live off the PATH on Debian. */
+function found(program) {
+  if (program === "chromium") return existsSync(chromiumPath());
+  const lookup = `command -v ${program} || ls /usr/lib/postgresql/*/bin/${program}`;
+  return spawnSync("bash", ["-c", lookup], { stdio: "ignore" }).status === 0;
+}
+
+function aptGet(args) {
+  const result = spawnSync("apt-get", args, { stdio: ["ignore", "ignore", "inherit"], env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } });
+  return result.status === 0;
+}
+
+/** Installs what is missing where it can; otherwise prints the one line and ends the process. */
+export function ensureSystemPrograms() {
+  const facts = { root: process.getuid?.() === 0, aptGet: found("apt-get"), installTried: false };
+  for (;;) {
+    const plan = planSystemPrograms({ ...facts, missing: systemPrograms.filter((p) => !found(p.program)) });
+    if (plan.kind === "ready") return;
+    if (plan.kind === "stop") {
+      console.error(plan.line);
+      process.exit(1);
+    }
+    console.error(`installing ${plan.packages.join(", ")} (apt-get)`);
+    if (aptGet(["update", "-qq"])) aptGet(["install", "-y", "-qq", ...plan.packages]);
+    facts.installTried = true;
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) ensureSystemPrograms();
