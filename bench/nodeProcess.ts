@@ -2,6 +2,7 @@
 // stop), its memory as /proc reports it, and a store filled directly, before the node starts,
 // with records that need no signing (a million committed transactions in seconds, not hours).
 import { spawn, type ChildProcess } from "node:child_process";
+import { Agent, request } from "node:http";
 import { readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -12,6 +13,7 @@ import { makeCreate } from "../src/transaction/builders/makeCreate.js";
 import { makeKeypair } from "../src/transaction/builders/makeKeypair.js";
 import { signTx } from "../src/transaction/builders/signTx.js";
 import type { CommittedTx } from "../src/transaction/committed.js";
+import { fmt, inVerifies, percentile } from "./lib.js";
 
 const cli = fileURLToPath(new URL("../src/cli/main.ts", import.meta.url));
 
@@ -307,4 +309,79 @@ export async function openForFill(dataDir: string): Promise<FillStore> {
     commitment.advance(staged);
   };
   return { store, template: JSON.stringify(signTx(make, [makeKeypair(key.seed)])), nodeKey: key.publicKey, commit };
+}
+
+/** The keep-alive agent of the benchmarks' many clients. */
+const agent = new Agent({ keepAlive: true, maxSockets: 256 });
+
+/** GETs `url`, reading and dropping the body: status, bytes, ms. */
+export function getDropping(url: string, using: Agent = agent): Promise<{ status: number; bytes: number; ms: number }> {
+  const start = performance.now();
+  return new Promise((resolve, reject) => {
+    const req = request(url, { agent: using }, (res) => {
+      let bytes = 0;
+      res.on("data", (chunk: Buffer) => (bytes += chunk.length));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, bytes, ms: performance.now() - start }));
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+/** One GET of a whole answer: its status, size and time, and the node's memory around it. */
+export async function wholeRead(node: BenchNode, label: string, url: string): Promise<void> {
+  const pid = node.proc.pid!;
+  const before = memoryMiB(pid);
+  const peak = { ...before };
+  const sampler = setInterval(() => {
+    const now = memoryMiB(pid);
+    peak.rss = Math.max(peak.rss, now.rss);
+    peak.anon = Math.max(peak.anon, now.anon);
+  }, 20);
+  const answer = await getDropping(url);
+  clearInterval(sampler);
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  const after = memoryMiB(pid);
+  console.log(`${label}: ${answer.status}, ${fmt(answer.bytes / 2 ** 20)} MiB in ${fmt(answer.ms)} ms ${inVerifies(answer.ms)}; ` +
+    `node RSS ${before.rss.toFixed(0)} MiB before, ${peak.rss.toFixed(0)} at most during, ${after.rss.toFixed(0)} after; ` +
+    `of it anonymous (not the database's mapped pages) ${before.anon.toFixed(0)}, ${peak.anon.toFixed(0)}, ${after.anon.toFixed(0)}`);
+}
+
+/**
+ * GET /api/v1/transactions/{someId}, one at a time on a connection of its own, while `clients`
+ * clients read `urls` in turn for `seconds`: its p50, p99 and longest, what the expensive reads
+ * got (200, 503 from server.expensive_reads_max, other) and the node's RSS at most.
+ */
+export async function getByIdUnderLoad(node: BenchNode, someId: string, urls: readonly string[], clients: number, seconds: number): Promise<void> {
+  const end = performance.now() + seconds * 1000;
+  const counts = { done: 0, refused: 0, failed: 0 };
+  const expensive = async (i: number): Promise<void> => {
+    while (performance.now() < end) {
+      const { status } = await getDropping(urls[i % urls.length]!);
+      if (status === 200) counts.done++;
+      else if (status === 503) counts.refused++;
+      else counts.failed++;
+    }
+  };
+  const cheapAgent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const latencies: number[] = [];
+  const cheap = async (): Promise<void> => {
+    await new Promise((resolve) => setTimeout(resolve, 500)); // the load first
+    while (performance.now() < end) {
+      const { status, ms } = await getDropping(`${node.base}/api/v1/transactions/${someId}`, cheapAgent);
+      if (status !== 200) throw new Error(`GET by id answered ${status}`);
+      latencies.push(ms);
+    }
+  };
+  const pid = node.proc.pid!;
+  let peak = rssMiB(pid);
+  const sampler = setInterval(() => (peak = Math.max(peak, rssMiB(pid))), 100);
+  await Promise.all([cheap(), ...Array.from({ length: clients }, (_, i) => expensive(i))]);
+  clearInterval(sampler);
+  cheapAgent.destroy();
+  latencies.sort((a, b) => a - b);
+  console.log(`  GET by id under load: p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms ${inVerifies(percentile(latencies, 99))}, ` +
+    `longest ${latencies.at(-1)?.toFixed(1) ?? "-"} ms (${fmt(latencies.length)} requests); expensive reads: ${fmt(counts.done / seconds)}/s answered, ` +
+    `${fmt(counts.refused)} 503, ${counts.failed} other; node RSS at most ${peak.toFixed(0)} MiB`);
 }

@@ -9,14 +9,13 @@
 //   server.workers 1 and 2 (goal: p99 <= 50 ms). 503s (server.expensive_reads_max) are counted.
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
-import { Agent, request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { makeRandomKeypair } from "../src/transaction/builders/makeRandomKeypair.js";
 import type { CommittedTx } from "../src/transaction/committed.js";
 import { httpOptionsDefault } from "../src/http/options.js";
-import { fmt, percentile, inVerifies } from "./lib.js";
-import { fillConditionUri, memoryMiB, openForFill, rssMiB, runCli, startNode, stopNode, type BenchNode } from "./nodeProcess.js";
+import { fmt } from "./lib.js";
+import { fillConditionUri, getByIdUnderLoad, openForFill, runCli, startNode, stopNode, wholeRead, type BenchNode } from "./nodeProcess.js";
 
 const quick = process.env["LEDGERD_BENCH_QUICK"] === "1";
 const storedTxs = quick ? 50_000 : 1_000_000;
@@ -55,75 +54,6 @@ async function fill(dataDir: string, hotKey: string, warmKey: string): Promise<{
   return { someId };
 }
 
-const agent = new Agent({ keepAlive: true, maxSockets: 256 });
-
-/** GETs `url`, reading and dropping the body: status, bytes, ms. */
-function getDropping(url: string, using: Agent = agent): Promise<{ status: number; bytes: number; ms: number }> {
-  const start = performance.now();
-  return new Promise((resolve, reject) => {
-    const req = request(url, { agent: using }, (res) => {
-      let bytes = 0;
-      res.on("data", (chunk: Buffer) => (bytes += chunk.length));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, bytes, ms: performance.now() - start }));
-      res.on("error", reject);
-    });
-    req.on("error", reject);
-    req.end();
-  });
-}
-
-async function wholeRead(node: BenchNode, label: string, url: string): Promise<void> {
-  const pid = node.proc.pid!;
-  const before = memoryMiB(pid);
-  const peak = { ...before };
-  const sampler = setInterval(() => {
-    const now = memoryMiB(pid);
-    peak.rss = Math.max(peak.rss, now.rss);
-    peak.anon = Math.max(peak.anon, now.anon);
-  }, 20);
-  const answer = await getDropping(url);
-  clearInterval(sampler);
-  await new Promise((resolve) => setTimeout(resolve, 500));
-  const after = memoryMiB(pid);
-  console.log(`${label}: ${answer.status}, ${fmt(answer.bytes / 2 ** 20)} MiB in ${fmt(answer.ms)} ms ${inVerifies(answer.ms)}; ` +
-    `node RSS ${before.rss.toFixed(0)} MiB before, ${peak.rss.toFixed(0)} at most during, ${after.rss.toFixed(0)} after; ` +
-    `of it anonymous (not the database's mapped pages) ${before.anon.toFixed(0)}, ${peak.anon.toFixed(0)}, ${after.anon.toFixed(0)}`);
-}
-
-async function cheapUnderLoad(node: BenchNode, someId: string, warmKey: string): Promise<void> {
-  const end = performance.now() + loadSeconds * 1000;
-  const counts = { done: 0, refused: 0, failed: 0 };
-  const urls = [`${node.base}/api/v1/assets?search=lorem&limit=${searchLimitMax}`, `${node.base}/api/v1/outputs?public_key=${warmKey}`];
-  const expensive = async (i: number): Promise<void> => {
-    while (performance.now() < end) {
-      const { status } = await getDropping(urls[i % 2]!);
-      if (status === 200) counts.done++;
-      else if (status === 503) counts.refused++;
-      else counts.failed++;
-    }
-  };
-  const cheapAgent = new Agent({ keepAlive: true, maxSockets: 1 });
-  const latencies: number[] = [];
-  const cheap = async (): Promise<void> => {
-    await new Promise((resolve) => setTimeout(resolve, 500)); // the load first
-    while (performance.now() < end) {
-      const { status, ms } = await getDropping(`${node.base}/api/v1/transactions/${someId}`, cheapAgent);
-      if (status !== 200) throw new Error(`GET by id answered ${status}`);
-      latencies.push(ms);
-    }
-  };
-  const pid = node.proc.pid!;
-  let peak = rssMiB(pid);
-  const sampler = setInterval(() => (peak = Math.max(peak, rssMiB(pid))), 100);
-  await Promise.all([cheap(), ...Array.from({ length: expensiveClients }, (_, i) => expensive(i))]);
-  clearInterval(sampler);
-  cheapAgent.destroy();
-  latencies.sort((a, b) => a - b);
-  console.log(`  GET by id under load: p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms ${inVerifies(percentile(latencies, 99))} ` +
-    `(${fmt(latencies.length)} requests); expensive reads: ${fmt(counts.done / loadSeconds)}/s answered, ` +
-    `${fmt(counts.refused)} 503, ${counts.failed} other; node RSS at most ${peak.toFixed(0)} MiB`);
-}
-
 export async function run(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), "ledgerd-bench-reads-"));
   try {
@@ -143,13 +73,13 @@ export async function run(): Promise<void> {
         await wholeRead(node, `  and a third time`, `${node.base}/api/v1/outputs?public_key=${hotKey}`);
         await wholeRead(node, `  GET assets?search=zebra&limit=0 (${fmt(storedTxs)} match)`, `${node.base}/api/v1/assets?search=zebra&limit=0`);
         await wholeRead(node, `  GET assets?search=zebra&limit=${searchLimitMax}`, `${node.base}/api/v1/assets?search=zebra&limit=${searchLimitMax}`);
-        await cheapUnderLoad(node, someId, warmKey);
+        const expensive = [`${node.base}/api/v1/assets?search=lorem&limit=${searchLimitMax}`, `${node.base}/api/v1/outputs?public_key=${warmKey}`];
+        await getByIdUnderLoad(node, someId, expensive, expensiveClients, loadSeconds);
       } finally {
         await stopNode(node);
       }
     }
   } finally {
-    agent.destroy();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
