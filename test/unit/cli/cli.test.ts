@@ -1,8 +1,7 @@
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { after, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { decodeBase58 } from "../../../src/crypto-conditions/decodeBase58.js";
 import { encodeBase58 } from "../../../src/crypto-conditions/encodeBase58.js";
 import { publicKeyFromSeed } from "../../../src/crypto-conditions/publicKeyFromSeed.js";
@@ -10,17 +9,9 @@ import { makeCreate } from "../../../src/transaction/builders/makeCreate.js";
 import { makeKeypair } from "../../../src/transaction/builders/makeKeypair.js";
 import { signTx } from "../../../src/transaction/builders/signTx.js";
 import { writeJson } from "../../../src/json/writeJson.js";
-import { httpCall, runLedgerd, startLedgerd } from "./ledgerdProcess.js";
+import { httpCall, runLedgerd, startLedgerd, useTempDirs } from "./ledgerdProcess.js";
 
-const dirs: string[] = [];
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), "ledgerd-cli-"));
-  dirs.push(dir);
-  return dir;
-}
-after(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
+const tempDir = useTempDirs("ledgerd-cli-");
 
 /** Ports the OS picks, on loopback, so tests never collide with a running node. */
 const anyPorts = ["--server.bind", "127.0.0.1:0", "--wsserver.bind", "127.0.0.1:0"];

@@ -3,23 +3,12 @@
 // unreachable node each explained. The node is a real HTTP server on loopback (the socket is the
 // subject: the command must reach the address it is given).
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { after, describe, it } from "node:test";
-import { runLedgerd, runLedgerdAsync } from "./ledgerdProcess.js";
+import { describe, it } from "node:test";
+import { runLedgerd, runLedgerdAsync, useTempDirs } from "./ledgerdProcess.js";
 
-const dirs: string[] = [];
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), "ledgerd-election-"));
-  dirs.push(dir);
-  return dir;
-}
-after(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
+const tempDir = useTempDirs("ledgerd-election-");
 
 const electionId = "ab".repeat(32);
 

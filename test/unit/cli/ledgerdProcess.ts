@@ -2,7 +2,11 @@
 // JSON log lines, and talks HTTP to it over fresh connections.
 import assert from "node:assert/strict";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
 import { request } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after } from "node:test";
 import { fileURLToPath } from "node:url";
 
 export const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
@@ -134,4 +138,17 @@ export function httpCall(port: number, method: string, path: string, body?: stri
     req.on("error", reject);
     req.end(body);
   });
+}
+
+/** A maker of temporary folders named `prefix…`, all removed after the file's tests. */
+export function useTempDirs(prefix: string): () => string {
+  const dirs: string[] = [];
+  after(() => {
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+  return () => {
+    const dir = mkdtempSync(join(tmpdir(), prefix));
+    dirs.push(dir);
+    return dir;
+  };
 }

@@ -2,8 +2,7 @@
 // HTTP workers, the primary's answer to them, the advertised stream URL, and startNode's fatal
 // path and logging.
 import assert from "node:assert/strict";
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { ConfigError } from "../../../src/config/configError.js";
@@ -34,18 +33,10 @@ import {
 import { createLogger } from "../../../src/node/logger.js";
 import { createNodeKey, loadOrCreateNodeKey, newKeyFile, readNodeKey } from "../../../src/node/nodeKey.js";
 import { startNode, streamsUrlOf } from "../../../src/node/startNode.js";
-import { httpCall } from "./ledgerdProcess.js";
+import { httpCall, useTempDirs } from "./ledgerdProcess.js";
 import { fakeChannel as fakeChannelOf } from "../../helpers/fakeChannel.js";
 
-const dirs: string[] = [];
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), "ledgerd-node-"));
-  dirs.push(dir);
-  return dir;
-}
-after(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
+const tempDir = useTempDirs("ledgerd-node-");
 
 const alice = makeKeypair(new Uint8Array(32).fill(3));
 

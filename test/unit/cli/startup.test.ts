@@ -2,26 +2,17 @@
 // and "Faults of the machine"): a second node on a data directory, a data directory that cannot
 // be made, a port in use. Each is refused at once, in one line, by real `ledgerd` processes.
 import assert from "node:assert/strict";
-import { copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { copyFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { spawn } from "node:child_process";
 import { createServer, type AddressInfo } from "node:net";
-import { after, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { loadConfig } from "../../../src/config/loadConfig.js";
 import { StartRefused } from "../../../src/node/startRefused.js";
 import { startNode } from "../../../src/node/startNode.js";
-import { cleanEnv, httpCall, repoRoot, runLedgerd, startLedgerd, type RunResult } from "./ledgerdProcess.js";
+import { cleanEnv, httpCall, repoRoot, runLedgerd, startLedgerd, type RunResult, useTempDirs } from "./ledgerdProcess.js";
 
-const dirs: string[] = [];
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), "ledgerd-startup-"));
-  dirs.push(dir);
-  return dir;
-}
-after(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
+const tempDir = useTempDirs("ledgerd-startup-");
 
 const anyPorts = ["--server.bind", "127.0.0.1:0", "--wsserver.bind", "127.0.0.1:0"];
 
