@@ -7,11 +7,11 @@ import { ConfigError } from "../config/configError.js";
 import { configFileName, loadConfig, type ConfigSources } from "../config/loadConfig.js";
 import type { Config } from "../config/schema.js";
 import type { CommitmentVersion } from "../proofs/commitment.js";
-import { runDoctor } from "../node/doctor.js";
+import { runDoctor } from "../tools/doctor.js";
 import { verifyChain } from "../ledger/verifyChain.js";
-import { backupLedger, restoreLedger } from "../node/backups.js";
-import { exportChain, importChain } from "../node/exportImport.js";
-import { migrateToPostgres } from "../node/migrateStore.js";
+import { backupLedger, restoreLedger } from "../tools/backups.js";
+import { exportChain, importChain } from "../tools/exportImport.js";
+import { migrateToPostgres } from "../tools/migrateStore.js";
 import { databaseName, openLedgerReader } from "../node/openStore.js";
 import { startReadServer } from "../node/readServer.js";
 import { moduleOptions } from "../config/moduleOptions.js";
@@ -192,7 +192,7 @@ export async function runVerifyChain(flags: ConfigSources["flags"], from: number
   }
 }
 
-/** `ledgerd backup DEST`: the ledger at one height, beside a running node (src/node/backups.ts). */
+/** `ledgerd backup DEST`: the ledger at one height, beside a running node (src/tools/backups.ts). */
 export function runBackup(flags: ConfigSources["flags"], dest: string): void {
   const manifest = backupLedger(loadSettings(flags), dest);
   console.log(`backed up height ${manifest.height} (app hash ${manifest.appHash || '""'}) to ${dest}`);
@@ -214,14 +214,14 @@ function progress(what: string): (height: number, of: number) => void {
   };
 }
 
-/** `ledgerd export FILE`: the chain as JSON lines (src/node/exportImport.ts). */
+/** `ledgerd export FILE`: the chain as JSON lines (src/tools/exportImport.ts). */
 export async function runExport(flags: ConfigSources["flags"], file: string): Promise<void> {
   const height = await exportChain(loadSettings(flags), file, progress("export"));
   console.log(`exported heights 1 to ${height} to ${file}`);
 }
 
 /** `ledgerd import FILE`: re-executes an export into a data folder without a ledger. */
-/** `ledgerd migrate-store --to postgres [--url URL]` (src/node/migrateStore.ts). */
+/** `ledgerd migrate-store --to postgres [--url URL]` (src/tools/migrateStore.ts). */
 export async function runMigrateStore(flags: ConfigSources["flags"], url: string): Promise<void> {
   const done = await migrateToPostgres(loadSettings(flags), url, progress("migrate-store"));
   if (done.from > done.to) {

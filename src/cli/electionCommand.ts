@@ -1,8 +1,8 @@
 // `ledgerd election new upsert-validator | approve | show`: BigchainDB's `bigchaindb election`
-// commands (README.md, "Changing the validator set"); src/node/electionClient.ts does
+// commands (README.md, "Changing the validator set"); src/tools/electionClient.ts does
 // the work against the node's HTTP API, signing with the node's key.
 import { Option, type Command } from "commander";
-import { apiBase, approveElection, newUpsertValidatorElection, showElection, type ElectionNode } from "../node/electionClient.js";
+import { apiBase, approveElection, newUpsertValidatorElection, showElection, type ElectionNode } from "../tools/electionClient.js";
 import { loadSettings } from "./commands.js";
 import { addSettingOptions, settingFlags } from "./settingOptions.js";
 

@@ -20,9 +20,9 @@ import {
   type LegacyResponse,
   type StartMessage,
   type WorkerMessage,
-} from "./ipcMessages.js";
+} from "./ipc/ipcMessages.js";
 import type { LegacyService } from "./legacyService.js";
-import { isOpsMessage, type OpsPort, type OpsPrimaryMessage, type OpsWorkerMessage } from "./opsIpc.js";
+import { isOpsMessage, type OpsPort, type OpsPrimaryMessage, type OpsWorkerMessage } from "./ipc/opsIpc.js";
 
 export interface HttpClusterOptions {
   readonly workers: number;
@@ -43,7 +43,7 @@ export interface HttpClusterDeps {
   readonly logger: Logger;
   /** The legacy routes' gateway the workers' IpcLegacyGateway forwards to. */
   readonly legacy?: Pick<LegacyService, "post" | "status">;
-  /** The operators' messages (readiness, metrics: opsIpc.ts), with the worker to answer. */
+  /** The operators' messages (readiness, metrics: ipc/opsIpc.ts), with the worker to answer. */
   readonly onOpsMessage?: (message: OpsWorkerMessage, from: OpsPort<OpsPrimaryMessage>) => void;
 }
 
@@ -84,7 +84,7 @@ export class HttpCluster {
     return this.workers.size;
   }
 
-  /** The workers connected now, to send the operators' requests to (opsIpc.ts). */
+  /** The workers connected now, to send the operators' requests to (ipc/opsIpc.ts). */
   connectedWorkers(): OpsPort<OpsPrimaryMessage>[] {
     return [...this.workers].filter((worker) => worker.isConnected()).map((worker) => portOf(worker));
   }

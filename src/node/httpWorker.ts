@@ -10,16 +10,16 @@ import { buildHttpApp } from "../http/httpApp.js";
 import { PreparePool } from "../ledger/preparePool.js";
 import { openStore } from "./openStore.js";
 import { signedHeadersOf, type CometBftSignedHeaders } from "../engine/cometbft/signedHeaders.js";
-import { IpcBroadcaster } from "./ipcBroadcaster.js";
-import { IpcLegacyGateway } from "./ipcLegacyGateway.js";
-import type { BroadcastRequest, LegacyRequest, StartMessage } from "./ipcMessages.js";
-import type { IpcChannel } from "./ipcRequester.js";
+import { IpcBroadcaster } from "./ipc/ipcBroadcaster.js";
+import { IpcLegacyGateway } from "./ipc/ipcLegacyGateway.js";
+import type { BroadcastRequest, LegacyRequest, StartMessage } from "./ipc/ipcMessages.js";
+import type { IpcChannel } from "./ipc/ipcRequester.js";
 import { measuredHttpDeps, workerMetricsOf } from "./nodeMetricsWiring.js";
-import { WorkerOps, type OpsWorkerMessage } from "./opsIpc.js";
+import { WorkerOps, type OpsWorkerMessage } from "./ipc/opsIpc.js";
 import { workerReadiness } from "./readiness.js";
 
 export interface HttpWorkerDeps {
-  /** One channel carries the v2.0 broadcasts, the legacy requests and the operators' (opsIpc.ts). */
+  /** One channel carries the v2.0 broadcasts, the legacy requests and the operators' (ipc/opsIpc.ts). */
   readonly channel: IpcChannel<BroadcastRequest | LegacyRequest | OpsWorkerMessage>;
   readonly logger: Logger;
 }

@@ -3,9 +3,9 @@
 import cluster from "node:cluster";
 import { createLogger } from "./logger.js";
 import { runHttpWorker, type HttpWorkerHandle } from "./httpWorker.js";
-import { ipcTag, isIpcMessage, type PrimaryMessage, type WorkerMessage } from "./ipcMessages.js";
-import type { IpcChannel } from "./ipcRequester.js";
-import type { OpsWorkerMessage } from "./opsIpc.js";
+import { ipcTag, isIpcMessage, type PrimaryMessage, type WorkerMessage } from "./ipc/ipcMessages.js";
+import type { IpcChannel } from "./ipc/ipcRequester.js";
+import type { OpsWorkerMessage } from "./ipc/opsIpc.js";
 
 if (process.send === undefined) throw new Error("httpWorkerMain runs as a node:cluster worker");
 

@@ -1,11 +1,11 @@
 // What `/readyz` checks, per process. The node's process: its store answers a read and its
 // engine can take transactions (solo: it has not failed; CometBFT: the RPC answers and it is not
 // catching up). An HTTP worker: its own read-only store, and the node's process's checks over
-// IPC (opsIpc.ts). Checks run at most once at a time: concurrent probes share the one running,
+// IPC (ipc/opsIpc.ts). Checks run at most once at a time: concurrent probes share the one running,
 // so a flood of /readyz costs one CometBFT `status` call, not one each.
 import type { EngineReadiness } from "../engine/readiness.js";
 import { checkOk, checkStore, type Readiness, type ReadinessProbe } from "../http/routes/health.js";
-import type { WorkerOps } from "./opsIpc.js";
+import type { WorkerOps } from "./ipc/opsIpc.js";
 
 interface Readable {
   getChainState(): Promise<unknown>;

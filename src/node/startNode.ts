@@ -29,7 +29,7 @@ import { databaseName, openStore } from "./openStore.js";
 import type { Store, Validator } from "../store/store.js";
 import { closeHttpApp, listenHttpApp } from "./closeHttpApp.js";
 import { HttpCluster } from "./httpCluster.js";
-import { ipcTag } from "./ipcMessages.js";
+import { ipcTag } from "./ipc/ipcMessages.js";
 import { createLogger } from "./logger.js";
 import { LegacyService } from "./legacyService.js";
 import { loadOrCreateNodeKey, type NodeKey, type NodeKeyDeps } from "./nodeKey.js";
@@ -37,7 +37,7 @@ import { packageInfo } from "./packageInfo.js";
 import type { ReadinessProbe } from "../http/routes/health.js";
 import type { MetricsSnapshot, NodeMetrics } from "../metrics/nodeMetrics.js";
 import { measuredHttpDeps, nodeMetricsOf, startMetricsServer } from "./nodeMetricsWiring.js";
-import { PrimaryOps } from "./opsIpc.js";
+import { PrimaryOps } from "./ipc/opsIpc.js";
 import { nodeReadiness } from "./readiness.js";
 import { preflight, warnUnsafeSettings } from "./preflight.js";
 

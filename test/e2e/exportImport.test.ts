@@ -12,7 +12,7 @@ import { after, before, describe, it } from "node:test";
 import type { JsonObject } from "../../src/json/jsonValue.js";
 import { LedgerApp } from "../../src/ledger/ledgerApp.js";
 import { PreparePool, preparePoolOptionsDefault } from "../../src/ledger/preparePool.js";
-import { exportLineBytesMax } from "../../src/node/exportFormat.js";
+import { exportLineBytesMax } from "../../src/tools/exportFormat.js";
 import { SqliteStore } from "../../src/store/sqlite/sqliteStore.js";
 import { makeValidatorElection, makeVote } from "../../src/transaction/builders/makeElection.js";
 import { signTx } from "../../src/transaction/builders/signTx.js";

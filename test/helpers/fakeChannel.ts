@@ -1,5 +1,5 @@
 // A fake IPC channel to the primary: records what is sent, lets the test answer or disconnect.
-import type { IpcChannel } from "../../src/node/ipcRequester.js";
+import type { IpcChannel } from "../../src/node/ipc/ipcRequester.js";
 
 export function fakeChannel<Request>() {
   const sent: Request[] = [];

@@ -18,7 +18,7 @@ import { prepareTxBytes } from "../../../src/transaction/prepareTxBytes.js";
 import type { PreparedTx } from "../../../src/transaction/types.js";
 import { writeJson } from "../../../src/json/writeJson.js";
 import { answerBroadcast } from "../../../src/node/httpCluster.js";
-import { IpcBroadcaster } from "../../../src/node/ipcBroadcaster.js";
+import { IpcBroadcaster } from "../../../src/node/ipc/ipcBroadcaster.js";
 import type { PreparedBase } from "../../../src/ledger/txKind.js";
 import { decodePreparedTx, encodePreparedTx } from "../../../src/ledger/kinds/v2/wirePreparedTx.js";
 import { makeValidatorElection, makeVote } from "../../../src/transaction/builders/makeElection.js";
@@ -29,7 +29,7 @@ import {
   encodePrepared,
   type BroadcastRequest,
   type BroadcastResponse,
-} from "../../../src/node/ipcMessages.js";
+} from "../../../src/node/ipc/ipcMessages.js";
 import { createLogger } from "../../../src/node/logger.js";
 import { createNodeKey, loadOrCreateNodeKey, newKeyFile, readNodeKey } from "../../../src/node/nodeKey.js";
 import { startNode, streamsUrlOf } from "../../../src/node/startNode.js";

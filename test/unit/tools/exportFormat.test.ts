@@ -1,9 +1,9 @@
-// The checks an import makes of an export's lines (src/node/exportFormat.ts, issue 36 #11): a
+// The checks an import makes of an export's lines (src/tools/exportFormat.ts, issue 36 #11): a
 // line that is not the header or a block, or a header that would give a ledger no node can
 // start on, is refused naming the line and the field.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { exportValidatorsMax, readBlock, readHeader } from "../../../src/node/exportFormat.js";
+import { exportValidatorsMax, readBlock, readHeader } from "../../../src/tools/exportFormat.js";
 
 const key = (n: number): string => n.toString(16).padStart(64, "0");
 const header = { format: "ledgerd-export", version: 1, chain_id: "c", validators: [{ publicKey: key(1), power: 10 }], commitment: "v1", from: 1, to: 2 };

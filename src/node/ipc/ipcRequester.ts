@@ -1,8 +1,8 @@
 // Requests from an HTTP worker process to the primary and their answers, over node:cluster's
 // IPC channel: numbered, answered in any order, every waiting request failed with 503 when the
 // primary goes. What the requests are is the caller's (ipcBroadcaster.ts, ipcLegacyGateway.ts).
-import { codes, type ErrorCode } from "../errors/codes.js";
-import { LedgerError } from "../errors/ledgerError.js";
+import { codes, type ErrorCode } from "../../errors/codes.js";
+import { LedgerError } from "../../errors/ledgerError.js";
 import { isIpcMessage, type IpcResult } from "./ipcMessages.js";
 
 /** The process's IPC channel to the primary, narrowed to what this needs (tests pass a fake). */

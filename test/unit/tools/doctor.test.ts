@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { loadConfig } from "../../../src/config/loadConfig.js";
 import { supportedCometBftVersion } from "../../../src/engine/cometbft/supportedVersion.js";
-import { runDoctor, type DoctorCheck } from "../../../src/node/doctor.js";
+import { runDoctor, type DoctorCheck } from "../../../src/tools/doctor.js";
 import { createNodeKey } from "../../../src/node/nodeKey.js";
 
 interface Fake {

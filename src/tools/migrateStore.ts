@@ -12,7 +12,7 @@ import { PreparePool } from "../ledger/preparePool.js";
 import { PostgresStore } from "../store/postgres/postgresStore.js";
 import type { Store } from "../store/store.js";
 import { replayBlock } from "./exportImport.js";
-import { openLedgerReader } from "./openStore.js";
+import { openLedgerReader } from "../node/openStore.js";
 
 export interface MigrateReport {
   /** The first height written by this run (the target's height + 1 when it began). */

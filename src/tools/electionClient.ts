@@ -10,7 +10,7 @@ import type { JsonObject } from "../json/jsonValue.js";
 import { makeValidatorElection, makeVote } from "../transaction/builders/makeElection.js";
 import { makeKeypair, type Keypair } from "../transaction/builders/makeKeypair.js";
 import { signTx } from "../transaction/builders/signTx.js";
-import { nodeKeyFileName, readNodeKey } from "./nodeKey.js";
+import { nodeKeyFileName, readNodeKey } from "../node/nodeKey.js";
 
 /** What `ledgerd election new upsert-validator` proposes. */
 export interface UpsertValidatorArgs {

@@ -15,12 +15,12 @@ import { LedgerApp } from "../ledger/ledgerApp.js";
 import { PreparePool } from "../ledger/preparePool.js";
 import { removeDatabaseFiles } from "../store/sqlite/backup.js";
 import { SqliteStore } from "../store/sqlite/sqliteStore.js";
-import { openLedgerReader } from "./openStore.js";
+import { openLedgerReader } from "../node/openStore.js";
 import type { CommitmentVersion } from "../proofs/commitment.js";
-import { lockLedger } from "./dataDirLock.js";
+import { lockLedger } from "../node/dataDirLock.js";
 import { exportFormat, exportLineBytesMax, exportVersion, readBlock, readHeader, type ExportBlock, type ExportHeader } from "./exportFormat.js";
 import { readLines, type NumberedLine } from "./exportLines.js";
-import { makeDirs } from "./preflight.js";
+import { makeDirs } from "../node/preflight.js";
 
 /** Writes the whole chain to `file` (a new file); the last height written. */
 export async function exportChain(config: Config, file: string, onProgress?: (height: number, of: number) => void): Promise<number> {

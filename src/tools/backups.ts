@@ -9,9 +9,9 @@ import type { Config } from "../config/schema.js";
 import { verifyChain, type ChainReport } from "../ledger/verifyChain.js";
 import { backupDatabase, readHead, removeDatabaseFiles, type BackupHead } from "../store/sqlite/backup.js";
 import { SqliteStore } from "../store/sqlite/sqliteStore.js";
-import { lockLedger } from "./dataDirLock.js";
-import { packageInfo } from "./packageInfo.js";
-import { makeDirs } from "./preflight.js";
+import { lockLedger } from "../node/dataDirLock.js";
+import { packageInfo } from "../node/packageInfo.js";
+import { makeDirs } from "../node/preflight.js";
 
 const manifestName = "backup.json";
 const databaseName = "ledgerd.sqlite";

@@ -1,9 +1,9 @@
-// readLines (src/node/exportLines.ts): an export's lines read as bytes with a cap on each line,
+// readLines (src/tools/exportLines.ts): an export's lines read as bytes with a cap on each line,
 // so one endless line is refused after the cap's bytes, never buffered whole (issue 36 #10).
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { describe, it } from "node:test";
-import { readLines } from "../../../src/node/exportLines.js";
+import { readLines } from "../../../src/tools/exportLines.js";
 
 async function* chunksOf(...parts: string[]): AsyncGenerator<Buffer> {
   for (const part of parts) yield Buffer.from(part, "utf8");

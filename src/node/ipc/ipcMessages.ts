@@ -3,12 +3,12 @@
 // a bigint does not survive it and a Uint8Array arrives as an object of numbered keys, so bytes
 // travel as base64 and a prepared transaction as its kind encodes it (amounts as decimal text).
 import { Buffer } from "node:buffer";
-import type { BroadcastMode } from "../engine/broadcaster.js";
-import type { ErrorCode } from "../errors/codes.js";
-import type { Config } from "../config/schema.js";
-import type { LegacyPosted, LegacyStatus } from "../http/routes/legacy.js";
-import { kindNamed, kindOf } from "../ledger/kinds/registry.js";
-import type { Door, PreparedBase } from "../ledger/txKind.js";
+import type { BroadcastMode } from "../../engine/broadcaster.js";
+import type { ErrorCode } from "../../errors/codes.js";
+import type { Config } from "../../config/schema.js";
+import type { LegacyPosted, LegacyStatus } from "../../http/routes/legacy.js";
+import { kindNamed, kindOf } from "../../ledger/kinds/registry.js";
+import type { Door, PreparedBase } from "../../ledger/txKind.js";
 
 /** Every message carries this tag, so the node ignores IPC traffic that is not its own. */
 export const ipcTag = "ledgerd";

@@ -3,9 +3,9 @@
 // the workers, which is why there are workers), then sends the bytes and the prepared result to
 // the primary, which owns the ledger and the engine. Every kind goes the same way: the HTTP code
 // only sees a Broadcaster, and the prepared result travels as its kind encodes it.
-import type { BroadcastMode, Broadcaster } from "../engine/broadcaster.js";
-import { toLedgerError, type Rejection } from "../errors/ledgerError.js";
-import type { Door, PreparedBase } from "../ledger/txKind.js";
+import type { BroadcastMode, Broadcaster } from "../../engine/broadcaster.js";
+import { toLedgerError, type Rejection } from "../../errors/ledgerError.js";
+import type { Door, PreparedBase } from "../../ledger/txKind.js";
 import { encodeBytes, encodePrepared, ipcTag, type BroadcastRequest } from "./ipcMessages.js";
 import { IpcRequester, type IpcChannel } from "./ipcRequester.js";
 

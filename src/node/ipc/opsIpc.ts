@@ -4,10 +4,10 @@
 //     store, its engine), which a worker's /readyz reports beside its own store's;
 //   node -> worker: metricsRequest; the worker answers metricsResult with its figures, which the
 //     node sums with its own for a scrape of `metrics.bind` (nodeMetrics.ts `text`).
-import type { ReadinessProbe, Readiness } from "../http/routes/health.js";
-import { readinessTimeoutMs } from "../engine/readiness.js";
-import type { MetricsSnapshot } from "../metrics/nodeMetrics.js";
-import { workerMetricsTimeoutMs } from "../metrics/options.js";
+import type { ReadinessProbe, Readiness } from "../../http/routes/health.js";
+import { readinessTimeoutMs } from "../../engine/readiness.js";
+import type { MetricsSnapshot } from "../../metrics/nodeMetrics.js";
+import { workerMetricsTimeoutMs } from "../../metrics/options.js";
 import { ipcTag, isIpcMessage } from "./ipcMessages.js";
 
 export interface ReadinessRequest {

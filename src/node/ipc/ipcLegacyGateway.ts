@@ -2,11 +2,11 @@
 // re-makes a CREATE and the pending pool a status needs are in the primary, so both go there
 // over IPC; a TRANSFER is prepared here first, on this process's verification threads (as
 // IpcBroadcaster does for every kind), and a body the worker can already refuse never leaves it.
-import { toLedgerError, type Rejection } from "../errors/ledgerError.js";
-import type { LegacyGateway, LegacyPosted, LegacyStatus } from "../http/routes/legacy.js";
-import { legacyDoor } from "../ledger/doors.js";
-import type { Door, PreparedBase } from "../ledger/txKind.js";
-import { readLegacyBody } from "../legacy/readLegacyBody.js";
+import { toLedgerError, type Rejection } from "../../errors/ledgerError.js";
+import type { LegacyGateway, LegacyPosted, LegacyStatus } from "../../http/routes/legacy.js";
+import { legacyDoor } from "../../ledger/doors.js";
+import type { Door, PreparedBase } from "../../ledger/txKind.js";
+import { readLegacyBody } from "../../legacy/readLegacyBody.js";
 import { encodeBytes, encodePrepared, ipcTag, type EncodedPrepared, type LegacyRequest } from "./ipcMessages.js";
 import { IpcRequester, type IpcChannel } from "./ipcRequester.js";
 

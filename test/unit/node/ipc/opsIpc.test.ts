@@ -3,10 +3,10 @@
 // classes, joined by fake channels that pass the messages through JSON, as node:cluster does.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { NodeMetrics } from "../../../src/metrics/nodeMetrics.js";
-import { PrimaryOps, WorkerOps, type OpsPrimaryMessage, type OpsWorkerMessage } from "../../../src/node/opsIpc.js";
-import { workerReadiness } from "../../../src/node/readiness.js";
-import { fakeChannel } from "../../helpers/fakeChannel.js";
+import { NodeMetrics } from "../../../../src/metrics/nodeMetrics.js";
+import { PrimaryOps, WorkerOps, type OpsPrimaryMessage, type OpsWorkerMessage } from "../../../../src/node/ipc/opsIpc.js";
+import { workerReadiness } from "../../../../src/node/readiness.js";
+import { fakeChannel } from "../../../helpers/fakeChannel.js";
 
 const readyStore = { getChainState: async () => ({}) };
 

@@ -3,7 +3,7 @@
 // node): it reads the config and the node key, and asks ledgerd's HTTP API and CometBFT's RPC.
 import type { Config } from "../config/schema.js";
 import { supportedCometBftVersion } from "../engine/cometbft/supportedVersion.js";
-import { readNodeKey } from "./nodeKey.js";
+import { readNodeKey } from "../node/nodeKey.js";
 
 export interface DoctorCheck {
   readonly name: string;
