@@ -2,7 +2,11 @@
 // every `npm test` (`npm run lint:deps`). Dependencies point inward, to the layers below; a layer
 // may read any layer below it, not only the next one, and never one beside it or above it:
 //
-//   node/ (the composition root), cli/, testnet/, config/ (the settings)
+//   cli/                           the command
+//   testnet/                       networks of CometBFT and ledgerd processes
+//   tools/                         the operator tools cli/ runs (backups, export/import, ...)
+//   node/                          the composition root
+//   config/                        the settings
 //   http/, events/, metrics/       the servers; none imports another
 //   httpWire/                      what the servers share: HTTP/1.1 on a raw socket
 //   engine/ (solo | cometbft)
@@ -21,7 +25,9 @@
 //   ledger-imports-no-upper-layer        ledger/ imports no engine/, http/, events/, node/, ...
 //   engine-imports-no-upper-layer        engine/ imports no http/, events/, metrics/, node/, ...
 //   servers-import-no-other-server       http/, events/, metrics/ never import one another
-//   servers-import-no-root               ... nor node/, cli/, testnet/, config/
+//   servers-import-no-root               ... nor node/, tools/, cli/, testnet/, config/
+//   node-imports-no-tool                 node/ builds the running node; the tools stand above it
+//   tools-import-no-command              tools/ is called by cli/ and imports no cli/, testnet/
 //   httpWire-imports-only-the-ground-floor   httpWire/ imports only errors/ and json/
 //   http-reads-no-ledger-kind            http/ reads no transaction kind's module (ledger/kinds/)
 //   config-reads-only-options            config/ imports of ours only the modules' options.ts
@@ -34,7 +40,7 @@
 const pure = "^src/(json|crypto-conditions|transaction|legacy|proofs)/";
 
 /** The two outer rings, as alternatives of a pattern: the root, and the servers with what they share. */
-const root = "node|cli|testnet|config";
+const root = "node|tools|cli|testnet|config";
 const servers = "http|httpWire|events|metrics";
 
 /** Our IO folders, and the Node and npm modules that touch files, sockets or processes. */
@@ -128,6 +134,25 @@ module.exports = {
       severity: "error",
       from: { path: `^src/(${servers})/` },
       to: { path: `^src/(${root})/` },
+    },
+    {
+      name: "node-imports-no-tool",
+      comment:
+        "node/ is the composition root of a running node; the operator tools (tools/) use its " +
+        "pieces (opening a store, the data directory's lock, the node key) from above, and a " +
+        "running node never needs a tool.",
+      severity: "error",
+      from: { path: "^src/node/" },
+      to: { path: "^src/tools/" },
+    },
+    {
+      name: "tools-import-no-command",
+      comment:
+        "A tool does one operator's job and returns its result; the command (cli/) parses the " +
+        "flags, calls it and prints. So tools/ imports no cli/ or testnet/ code.",
+      severity: "error",
+      from: { path: "^src/tools/" },
+      to: { path: "^src/(cli|testnet)/" },
     },
     {
       name: "httpWire-imports-only-the-ground-floor",

@@ -74,7 +74,7 @@ describe("the boundary check (npm run lint:deps)", () => {
       }
       symlinkSync(join(repo, "node_modules"), join(root, "node_modules"), "dir");
       // Targets of our own, so the plants do not depend on which files the tree holds today.
-      for (const folder of ["store", "ledger", "ledger/kinds", "engine", "http", "events", "node"]) {
+      for (const folder of ["store", "ledger", "ledger/kinds", "engine", "http", "events", "node", "tools", "cli"]) {
         plant(root, `src/${folder}/plantedTarget.ts`, "export const target = 1;\n");
       }
       plant(root, "src/json/plantedOurs.ts", 'export { target } from "../store/plantedTarget.js";\n');
@@ -103,6 +103,8 @@ describe("the boundary check (npm run lint:deps)", () => {
       plant(root, "src/http/plantedEvents.ts", 'export { target } from "../events/plantedTarget.js";\n');
       plant(root, "src/metrics/plantedHttp.ts", 'export { target } from "../http/plantedTarget.js";\n');
       plant(root, "src/http/plantedNode.ts", 'export { target } from "../node/plantedTarget.js";\n');
+      plant(root, "src/node/plantedTools.ts", 'export { target } from "../tools/plantedTarget.js";\n');
+      plant(root, "src/tools/plantedCli.ts", 'export { target } from "../cli/plantedTarget.js";\n');
       plant(root, "src/httpWire/plantedHttp.ts", 'export { target } from "../http/plantedTarget.js";\n');
       plant(root, "src/http/plantedKind.ts", 'export { target } from "../ledger/kinds/plantedTarget.js";\n');
       plant(root, "src/config/plantedEngine.ts", 'export { target } from "../engine/plantedTarget.js";\n');
@@ -140,6 +142,8 @@ describe("the boundary check (npm run lint:deps)", () => {
       { rule: "servers-import-no-other-server", from: "src/http/plantedEvents.ts" },
       { rule: "servers-import-no-other-server", from: "src/metrics/plantedHttp.ts" },
       { rule: "servers-import-no-root", from: "src/http/plantedNode.ts" },
+      { rule: "node-imports-no-tool", from: "src/node/plantedTools.ts" },
+      { rule: "tools-import-no-command", from: "src/tools/plantedCli.ts" },
       { rule: "httpWire-imports-only-the-ground-floor", from: "src/httpWire/plantedHttp.ts" },
       { rule: "http-reads-no-ledger-kind", from: "src/http/plantedKind.ts" },
       { rule: "config-reads-only-options", from: "src/config/plantedEngine.ts" },
