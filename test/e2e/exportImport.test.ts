@@ -97,7 +97,8 @@ describe("export and import", () => {
     const target = join(root, "target-edited");
     const result = runLedgerd(["import", edited, "--data_dir", target]);
     assert.notEqual(result.status, 0);
-    assert.match(result.stderr, /^ledgerd: line 4: height 3: app hash [0-9a-f]{64} re-executed, 0{64} stored\n$/);
+    // The refusal is the one line besides the progress lines a slow machine may print first.
+    assert.match(result.stderr, /^(import: height \d+ of \d+\n)*ledgerd: line 4: height 3: app hash [0-9a-f]{64} re-executed, 0{64} stored\n$/);
     assert.equal(existsSync(join(target, "ledgerd.sqlite")), false);
     assert.match(runLedgerd(["import", file, "--data_dir", source]).stderr, /exists: import into a data folder without a ledger/);
   });
