@@ -8,8 +8,11 @@ export type TimerHandle = { readonly __timer: unique symbol };
 export interface Clock {
   /** Milliseconds since the epoch, as `Date.now()`. */
   now(): number;
-  /** Calls `fn` once, `ms` from now. */
-  setTimeout(fn: () => void, ms: number): TimerHandle;
+  /**
+   * Calls `fn` once, `ms` from now. A `background` timer alone does not keep the process alive
+   * (a keepalive ping), where an ordinary one does (a block waiting to be cut).
+   */
+  setTimeout(fn: () => void, ms: number, background?: boolean): TimerHandle;
   /** Cancels a timer not yet fired; a fired or cleared one is ignored. */
   clearTimeout(handle: TimerHandle): void;
 }
@@ -17,7 +20,11 @@ export interface Clock {
 /** Node's own timers and `Date.now()`. */
 export const systemClock: Clock = {
   now: () => Date.now(),
-  setTimeout: (fn, ms) => setTimeout(fn, ms) as unknown as TimerHandle,
+  setTimeout: (fn, ms, background = false) => {
+    const timer = setTimeout(fn, ms);
+    if (background) timer.unref();
+    return timer as unknown as TimerHandle;
+  },
   clearTimeout: (handle) => clearTimeout(handle as unknown as NodeJS.Timeout),
 };
 
