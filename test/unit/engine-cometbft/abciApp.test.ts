@@ -20,6 +20,7 @@ import { AbciTestClient } from "./abciTestClient.js";
 import { openLedger, type LedgerFixture } from "./ledgerFixture.js";
 
 import { ManualClock } from "../../helpers/manualClock.js";
+import { waitFor } from "../../helpers/waitFor.js";
 
 const alice = keypairOf("alice");
 const bob = keypairOf("bob");
@@ -292,12 +293,18 @@ describe("LedgerAbciApp", () => {
     await consensus.call(initChain());
     await mempool.call(checkTx(bytesOf(create(alice))), checkTx(bytesOf(create(bob))));
     assert.equal(fx.ledger.pendingCount, 2);
+    // The app hears of each closed connection; the assertions follow that, not a pause.
+    const closes: number[] = [];
+    const closed = app.closed.bind(app);
+    app.closed = (connection) => {
+      closed(connection);
+      closes.push(connection.id);
+    };
     consensus.close();
-    await sleep(30);
+    await waitFor("the server to see the consensus connection close", () => closes.length === 1);
     assert.equal(fx.ledger.pendingCount, 2, "only the mempool connection's close releases the pool");
     mempool.close();
-    const deadline = Date.now() + 2_000;
-    while (fx.ledger.pendingCount > 0 && Date.now() < deadline) await sleep(5);
+    await waitFor("the server to see the mempool connection close", () => closes.length === 2);
     assert.equal(fx.ledger.pendingCount, 0);
   });
 
