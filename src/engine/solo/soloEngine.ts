@@ -109,7 +109,9 @@ export class SoloEngine implements Broadcaster, EngineReadiness {
   }
 
   private schedule(): void {
-    if (this.producing !== null || this.fatal !== null) return;
+    // Once stopping, `stop` cuts what waits: a timer set now, for a broadcast admitted while
+    // `stop` waited, would only hold the process open for a block interval.
+    if (this.producing !== null || this.fatal !== null || this.stopping) return;
     if (this.queue.length >= this.options.txsPerBlockMax) {
       if (this.timer !== null) this.clock.clearTimeout(this.timer);
       this.timer = null;

@@ -132,11 +132,13 @@ describe("SoloEngine", () => {
   });
 
   it("stop finishes the transactions already waiting", async () => {
-    const s = await startSoloStack({ blockIntervalMs: 60_000 });
+    const clock = new ManualClock();
+    const s = await startSoloStack({ blockIntervalMs: 60_000 }, { clock });
     const a = create(alice);
     const done = s.engine.broadcast(bytesOf(a), "commit");
     await s.close();
     await done;
+    assert.equal(clock.pending, 0, "no timer left to hold the process open");
     stacks.push(await startSoloStack({}, { dir: s.dir }));
     assert.notEqual(await stacks.at(-1)!.store.getTransaction(a["id"] as string), null);
   });
