@@ -14,7 +14,8 @@
 //   store/ (the interface and its backends)
 //   transaction/, legacy/, crypto-conditions/, proofs/   pure rules
 //   json/, errors/                 the ground floor: json/ imports nothing of ours; errors/,
-//                                  the one catalog, is thrown from every layer
+//                                  the one catalog, is thrown from every layer; clock/, the
+//                                  time and timers services get in their deps, imports nothing
 //
 // The rules, by name (a rule's name says what broke):
 //   no-folder-cycle, no-module-cycle     no cycle of folders, none of modules, `import type` included

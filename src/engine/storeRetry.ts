@@ -2,6 +2,7 @@
 // StoreUnavailable), an engine holds its block and tries again, instead of stopping the node:
 // nothing is lost (a block is written whole or not at all), the API answers 503 meanwhile, and
 // the node resumes by itself when the database returns. Any other failure still stops the node.
+import { sleepOn, systemClock, type Clock } from "../clock/clock.js";
 import { LedgerError } from "../errors/ledgerError.js";
 
 /** How long an engine waits before it tries a block again while the store is unreachable. */
@@ -12,13 +13,13 @@ export function isStoreUnavailable(error: unknown): boolean {
 }
 
 /** Runs `work` until it succeeds or fails otherwise than StoreUnavailable, or `stopped()`. */
-export async function untilStoreReachable<T>(work: () => Promise<T>, stopped: () => boolean = () => false): Promise<T> {
+export async function untilStoreReachable<T>(work: () => Promise<T>, stopped: () => boolean = () => false, clock: Clock = systemClock): Promise<T> {
   for (;;) {
     try {
       return await work();
     } catch (error) {
       if (!isStoreUnavailable(error) || stopped()) throw error;
-      await new Promise((resolve) => setTimeout(resolve, storeRetryIntervalMs));
+      await sleepOn(clock, storeRetryIntervalMs);
     }
   }
 }

@@ -20,6 +20,7 @@ import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import type { Logger } from "pino";
 import { WebSocket, WebSocketServer } from "ws";
+import { systemClock, type Clock, type TimerHandle } from "../clock/clock.js";
 import { LedgerError } from "../errors/ledgerError.js";
 import { answerClientError } from "../httpWire/clientErrors.js";
 import { requestHeadBytesMax } from "../httpWire/limits.js";
@@ -45,6 +46,8 @@ export interface StreamSource {
 export interface StreamDeps {
   readonly ledger: StreamSource;
   readonly logger?: Logger;
+  /** The pings and the grace at close run on it; Node's timers by default. */
+  readonly clock?: Clock;
 }
 
 /** WebSocket close codes (RFC 6455 §7.4.1). */
@@ -72,7 +75,7 @@ export class StreamServer {
   private upgrading = 0;
   private dropped = 0;
   private closed = false;
-  private readonly pingTimer: NodeJS.Timeout;
+  private pingTimer: TimerHandle | null = null;
   private readonly wss: WebSocketServer;
   /** The port bound (the one asked for, or the one picked for port 0). */
   readonly port: number;
@@ -81,6 +84,7 @@ export class StreamServer {
     private readonly options: StreamOptions,
     private readonly server: Server,
     private readonly logger: Logger | undefined,
+    private readonly clock: Clock,
   ) {
     this.port = (server.address() as AddressInfo).port;
     this.wss = new WebSocketServer({
@@ -105,8 +109,7 @@ export class StreamServer {
       const refusal = handshakeRefusal(error);
       refuseUpgrade(socket, refusal.error, refusal.headers);
     });
-    this.pingTimer = setInterval(() => this.ping(), options.pingIntervalMs);
-    this.pingTimer.unref();
+    this.schedulePing();
   }
 
   /** Listens on `options.host` and `options.port` and publishes every block `deps.ledger` commits. */
@@ -120,7 +123,7 @@ export class StreamServer {
         resolve();
       });
     });
-    const stream = new StreamServer(resolved, server, deps.logger);
+    const stream = new StreamServer(resolved, server, deps.logger, deps.clock ?? systemClock);
     deps.ledger.onCommitted((block) => stream.publish(block));
     return stream;
   }
@@ -167,7 +170,8 @@ export class StreamServer {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    clearInterval(this.pingTimer);
+    if (this.pingTimer !== null) this.clock.clearTimeout(this.pingTimer);
+    this.pingTimer = null;
     const stopped = new Promise<void>((resolve) => this.server.close(() => resolve()));
     for (const subscriber of this.subscribers) subscriber.ws.close(closeGoingAway, shuttingDown);
     await this.drained(this.options.closeGraceMs);
@@ -244,6 +248,14 @@ export class StreamServer {
     });
   }
 
+  /** Pings every `pingIntervalMs`, in the background: the pings alone keep no process alive. */
+  private schedulePing(): void {
+    this.pingTimer = this.clock.setTimeout(() => {
+      this.ping();
+      if (!this.closed) this.schedulePing();
+    }, this.options.pingIntervalMs, true);
+  }
+
   private ping(): void {
     for (const subscriber of this.subscribers) {
       if (subscriber.dropped) continue;
@@ -271,13 +283,14 @@ export class StreamServer {
   private drained(timeoutMs: number): Promise<void> {
     if (this.subscribers.size === 0) return Promise.resolve();
     return new Promise((resolve) => {
-      const deadline = setTimeout(finish, timeoutMs);
+      const clock = this.clock;
+      const deadline = clock.setTimeout(finish, timeoutMs);
       const finishIfEmpty = (): void => {
         if (this.subscribers.size === 0) finish();
       };
       for (const subscriber of this.subscribers) subscriber.ws.once("close", finishIfEmpty);
       function finish(): void {
-        clearTimeout(deadline);
+        clock.clearTimeout(deadline);
         resolve();
       }
     });

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SoloEngine } from "../../src/engine/solo/soloEngine.js";
 import type { SoloEngineOptions } from "../../src/engine/solo/options.js";
+import type { Clock } from "../../src/clock/clock.js";
 import { LedgerApp } from "../../src/ledger/ledgerApp.js";
 import { PreparePool, preparePoolOptionsDefault } from "../../src/ledger/preparePool.js";
 import { PostgresStore } from "../../src/store/postgres/postgresStore.js";
@@ -25,7 +26,7 @@ export const testValidator = { publicKey: "cd".repeat(32), power: 10 };
 
 export async function startSoloStack(
   options: Partial<SoloEngineOptions> = {},
-  at?: { dir: string; postgresUrl?: string; onFatal?: (error: unknown) => void },
+  at?: { dir?: string; postgresUrl?: string; onFatal?: (error: unknown) => void; clock?: Clock },
   threads = 0,
 ): Promise<SoloStack> {
   const dir = at?.dir ?? mkdtempSync(join(tmpdir(), "ledgerd-solo-"));
@@ -33,7 +34,12 @@ export async function startSoloStack(
   const store = at?.postgresUrl === undefined ? SqliteStore.open({ path }) : await PostgresStore.open({ url: at.postgresUrl });
   const pool = new PreparePool({ ...preparePoolOptionsDefault, threads });
   const ledger = await LedgerApp.open({}, { store, pool });
-  const engine = await SoloEngine.start({ blockIntervalMs: 5, ...options }, { ledger, validator: testValidator, ...(at?.onFatal === undefined ? {} : { onFatal: at.onFatal }) });
+  const engine = await SoloEngine.start({ blockIntervalMs: 5, ...options }, {
+    ledger,
+    validator: testValidator,
+    ...(at?.onFatal === undefined ? {} : { onFatal: at.onFatal }),
+    ...(at?.clock === undefined ? {} : { clock: at.clock }),
+  });
   return {
     dir,
     path,

@@ -7,6 +7,7 @@
 // characters; raw bytes are what CometBFT shows as the hex hash, so `app_hash` in a block header
 // reads as the same text ledgerd reports.
 import { untilStoreReachable } from "../storeRetry.js";
+import { systemClock, type Clock, type TimerHandle } from "../../clock/clock.js";
 import assert from "node:assert/strict";
 import {
   CheckTxType,
@@ -87,13 +88,15 @@ export interface LedgerAbciAppDeps {
   readonly store: Pick<Store, "getTransaction">;
   /** A block's store write failed after Commit was answered: the node must stop. */
   readonly onFatal?: (error: unknown) => void;
+  /** The idle spells, the commit write's wait and the store retry run on it; Node's timers by default. */
+  readonly clock?: Clock;
 }
 
 export class LedgerAbciApp implements AbciHandler {
   /** The connection CometBFT's mempool sends CheckTx on; when it closes the mempool is gone. */
   private mempoolConnection: number | null = null;
   /** Fires every idle spell without a Commit (restarted at each Commit); made at the first CheckTx or Commit. */
-  private idleTimer: NodeJS.Timeout | null = null;
+  private idleTimer: TimerHandle | null = null;
   /** The last Commit's store write (see `commit`). */
   private committing: Promise<void> = Promise.resolve();
   /** The same, settled either way (its failure went to onFatal): what waiters await. */
@@ -101,10 +104,14 @@ export class LedgerAbciApp implements AbciHandler {
   /** Starts that write now, while it waits for the next FinalizeBlock; null once it started. */
   private startWrite: (() => void) | null = null;
 
+  private readonly clock: Clock;
+
   constructor(
     private readonly options: LedgerAbciAppOptions,
     private readonly deps: LedgerAbciAppDeps,
-  ) {}
+  ) {
+    this.clock = deps.clock ?? systemClock;
+  }
 
   async handle(request: Request, connection: AbciConnection): Promise<Response> {
     if (request.checkTx !== undefined) {
@@ -159,8 +166,7 @@ export class LedgerAbciApp implements AbciHandler {
   /** Stops the idle timer (the engine is stopping) once the last committed block is durable. */
   async close(): Promise<void> {
     await this.durable();
-    if (this.idleTimer !== null) clearInterval(this.idleTimer);
-    this.idleTimer = null;
+    this.stopIdleTimer();
   }
 
   /**
@@ -183,15 +189,15 @@ export class LedgerAbciApp implements AbciHandler {
   private commit(): void {
     const ledger = this.deps.ledger;
     const start = new Promise<void>((resolve) => {
-      const timer = setTimeout(() => this.startWrite?.(), commitWriteWaitMs);
+      const timer = this.clock.setTimeout(() => this.startWrite?.(), commitWriteWaitMs);
       this.startWrite = () => {
         this.startWrite = null;
-        clearTimeout(timer);
+        this.clock.clearTimeout(timer);
         // Not before this turn's answers are out: Commit's answer must not wait for the write.
         void afterAnswersWritten().then(resolve);
       };
     });
-    this.committing = start.then(() => untilStoreReachable(() => ledger.commit())).then(() => {
+    this.committing = start.then(() => untilStoreReachable(() => ledger.commit(), undefined, this.clock)).then(() => {
       ledger.releaseUnasked(unaskedCommitsMax);
       this.restartIdleTimer();
     });
@@ -199,17 +205,22 @@ export class LedgerAbciApp implements AbciHandler {
   }
 
   private restartIdleTimer(): void {
-    if (this.idleTimer === null) this.startIdleTimer();
-    else this.idleTimer.refresh();
+    this.stopIdleTimer();
+    this.startIdleTimer();
   }
 
+  private stopIdleTimer(): void {
+    if (this.idleTimer !== null) this.clock.clearTimeout(this.idleTimer);
+    this.idleTimer = null;
+  }
+
+  /** Every idle spell, re-armed; in the background: never what keeps the process alive. */
   private startIdleTimer(): void {
-    this.idleTimer = setInterval(() => {
+    this.idleTimer = this.clock.setTimeout(() => {
       this.deps.ledger.noteIdleSpell();
       this.deps.ledger.releaseUnasked(unaskedCommitsMax);
-    }, this.options.idleSpellMs ?? idleSpellMsDefault);
-    // Never what keeps the process alive.
-    this.idleTimer.unref();
+      this.startIdleTimer();
+    }, this.options.idleSpellMs ?? idleSpellMsDefault, true);
   }
 
   closed(connection: AbciConnection): void {
@@ -272,7 +283,7 @@ export class LedgerAbciApp implements AbciHandler {
   private async finalizeBlock(request: RequestFinalizeBlock): Promise<ResponseFinalizeBlock> {
     const height = Number(request.height);
     assert(Number.isSafeInteger(height), `block height ${request.height} is out of range`);
-    const finalizing = untilStoreReachable(() => this.deps.ledger.finalizeBlock(height, request.txs, this.committing));
+    const finalizing = untilStoreReachable(() => this.deps.ledger.finalizeBlock(height, request.txs, this.committing), undefined, this.clock);
     // This block's transactions go to the verify threads at the end of this turn; the previous
     // block's write runs after that, beside them (see `commit`).
     this.startWrite?.();

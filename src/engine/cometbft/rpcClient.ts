@@ -6,6 +6,7 @@
 // in the same turn of the event loop share one HTTP request as a JSON-RPC batch (an array, which
 // CometBFT answers with an array; a batch of one is sent and answered as a plain object).
 import { Agent, request as httpRequest, type IncomingMessage } from "node:http";
+import { systemClock, type Clock } from "../../clock/clock.js";
 
 /** What went wrong with a call, as the broadcaster needs to tell it apart. */
 export type RpcFailureKind =
@@ -72,7 +73,11 @@ export class CometBftRpcClient implements RpcCaller {
   private queue: Pending[] = [];
   private flushScheduled = false;
 
-  constructor(private readonly options: RpcClientOptions) {
+  private readonly clock: Clock;
+
+  /** `deps.clock`: the calls' timeouts run on it; Node's timers by default. */
+  constructor(private readonly options: RpcClientOptions, deps: { readonly clock?: Clock } = {}) {
+    this.clock = deps.clock ?? systemClock;
     this.target = new URL(options.url);
     if (this.target.protocol !== "http:") throw new Error(`CometBFT RPC URL must be http://, got ${options.url}`);
     this.agent = new Agent({ keepAlive: true, maxSockets: options.socketsMax, maxFreeSockets: options.socketsMax });
@@ -84,13 +89,13 @@ export class CometBftRpcClient implements RpcCaller {
     const body = JSON.stringify({ jsonrpc: "2.0", id, method, params });
     return new Promise((resolve, reject) => {
       let done = false;
-      const timer = setTimeout(() => {
+      const timer = this.clock.setTimeout(() => {
         finish(new RpcFailure("timeout", `CometBFT did not answer ${method} within ${timeoutMs} ms`));
       }, timeoutMs);
       const finish = (error: RpcFailure | null, result?: unknown): void => {
         if (done) return;
         done = true;
-        clearTimeout(timer);
+        this.clock.clearTimeout(timer);
         if (error === null) resolve(result);
         else reject(error);
       };
@@ -147,8 +152,8 @@ export class CometBftRpcClient implements RpcCaller {
       },
     );
     // The request lives as long as its most patient call; each call times out on its own.
-    const timer = setTimeout(() => req.destroy(), Math.max(...calls.map((c) => c.timeoutMs)));
-    req.on("close", () => clearTimeout(timer));
+    const timer = this.clock.setTimeout(() => req.destroy(), Math.max(...calls.map((c) => c.timeoutMs)));
+    req.on("close", () => this.clock.clearTimeout(timer));
     req.on("error", (error: NodeJS.ErrnoException) => {
       const kind = connectCodes.has(error.code ?? "") ? "unreachable" : "protocol";
       failAll(new RpcFailure(kind, `CometBFT RPC at ${this.options.url}: ${error.message}`, "", { cause: error }));

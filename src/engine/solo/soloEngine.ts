@@ -3,6 +3,7 @@
 // empty blocks. It drives the ledger exactly as CometBFT would (checkTx, finalizeBlock, commit).
 // Transactions of every kind share its queue and its blocks, in arrival order.
 import { untilStoreReachable } from "../storeRetry.js";
+import { systemClock, type Clock, type TimerHandle } from "../../clock/clock.js";
 import { LedgerError, toLedgerError } from "../../errors/ledgerError.js";
 import type { LedgerApp } from "../../ledger/ledgerApp.js";
 import type { Door, PreparedBase } from "../../ledger/txKind.js";
@@ -17,6 +18,8 @@ export interface SoloEngineDeps {
   readonly validator: Validator;
   /** Called once if block production fails: a broken invariant or a failed disk. */
   readonly onFatal?: (error: unknown) => void;
+  /** The block interval, the commit timeout and the store retry run on it; Node's timers by default. */
+  readonly clock?: Clock;
 }
 
 interface Waiting {
@@ -30,7 +33,8 @@ export class SoloEngine implements Broadcaster, EngineReadiness {
   private queue: Waiting[] = [];
   /** The batch of the block being produced, so a failure can answer its waiters. */
   private inFlight: Waiting[] = [];
-  private timer: NodeJS.Timeout | null = null;
+  private readonly clock: Clock;
+  private timer: TimerHandle | null = null;
   private producing: Promise<void> | null = null;
   private stopping = false;
   /** Broadcasts between their call and their place in the queue (checkTx is async). */
@@ -40,6 +44,7 @@ export class SoloEngine implements Broadcaster, EngineReadiness {
 
   private constructor(options: Partial<SoloEngineOptions>, private readonly deps: SoloEngineDeps) {
     this.options = { ...soloEngineOptionsDefault, ...options };
+    this.clock = deps.clock ?? systemClock;
   }
 
   /** Starts on the store's last committed height; a new store gets its chain and validator. */
@@ -81,7 +86,7 @@ export class SoloEngine implements Broadcaster, EngineReadiness {
   /** Stop taking transactions, finish the block in progress and those already waiting. */
   async stop(): Promise<void> {
     this.stopping = true;
-    if (this.timer !== null) clearTimeout(this.timer);
+    if (this.timer !== null) this.clock.clearTimeout(this.timer);
     this.timer = null;
     if (this.admitting > 0) await new Promise<void>((resolve) => (this.admitted = resolve));
     this.admitted = null;
@@ -92,11 +97,11 @@ export class SoloEngine implements Broadcaster, EngineReadiness {
 
   private waitForCommit(waiting: Waiting): Promise<void> {
     return new Promise((resolve, reject) => {
-      const timeout = setTimeout(() => {
+      const timeout = this.clock.setTimeout(() => {
         reject(new LedgerError("CommitTimeout", `Transaction \`${waiting.tx.id}\` was not committed within ${this.options.commitTimeoutMs} ms; it may still commit`));
       }, this.options.commitTimeoutMs);
       waiting.committed.push((error) => {
-        clearTimeout(timeout);
+        this.clock.clearTimeout(timeout);
         if (error === null) resolve();
         else reject(error);
       });
@@ -104,15 +109,17 @@ export class SoloEngine implements Broadcaster, EngineReadiness {
   }
 
   private schedule(): void {
-    if (this.producing !== null || this.fatal !== null) return;
+    // Once stopping, `stop` cuts what waits: a timer set now, for a broadcast admitted while
+    // `stop` waited, would only hold the process open for a block interval.
+    if (this.producing !== null || this.fatal !== null || this.stopping) return;
     if (this.queue.length >= this.options.txsPerBlockMax) {
-      if (this.timer !== null) clearTimeout(this.timer);
+      if (this.timer !== null) this.clock.clearTimeout(this.timer);
       this.timer = null;
       void this.produce();
       return;
     }
     if (this.timer === null && this.queue.length > 0) {
-      this.timer = setTimeout(() => {
+      this.timer = this.clock.setTimeout(() => {
         this.timer = null;
         void this.produce();
       }, this.options.blockIntervalMs);
@@ -141,7 +148,7 @@ export class SoloEngine implements Broadcaster, EngineReadiness {
     await untilStoreReachable(async () => {
       finalized ??= await ledger.finalizeBlock(height, batch.map((w) => w.bytes));
       await ledger.commit();
-    }, () => this.stopping);
+    }, () => this.stopping, this.clock);
     this.inFlight = [];
     batch.forEach((waiting, i) => {
       const rejection = finalized!.results[i] ?? null;

@@ -19,6 +19,9 @@ import { bytesOf, create, keypairOf, transfer } from "../../helpers/txFactory.js
 import { AbciTestClient } from "./abciTestClient.js";
 import { openLedger, type LedgerFixture } from "./ledgerFixture.js";
 
+import { ManualClock } from "../../helpers/manualClock.js";
+import { waitFor } from "../../helpers/waitFor.js";
+
 const alice = keypairOf("alice");
 const bob = keypairOf("bob");
 const carol = keypairOf("carol");
@@ -32,9 +35,9 @@ let mempool: AbciTestClient;
 let fatal: unknown[];
 
 /** The app on a real ABCI socket, with a consensus and a mempool connection. */
-async function startApp(idleSpellMs?: number, ledger: LedgerApp = fx.ledger): Promise<void> {
+async function startApp(idleSpellMs?: number, ledger: LedgerApp = fx.ledger, clock?: ManualClock): Promise<void> {
   const options = { chainId: "test-chain", version: "9.9.9", ...(idleSpellMs === undefined ? {} : { idleSpellMs }) };
-  app = new LedgerAbciApp(options, { ledger, store: fx.store, onFatal: (e) => fatal.push(e) });
+  app = new LedgerAbciApp(options, { ledger, store: fx.store, onFatal: (e) => fatal.push(e), ...(clock === undefined ? {} : { clock }) });
   server = await AbciServer.start(
     { listen: { host: "127.0.0.1", port: 0 }, messageBytesMax: 1 << 24, requestsInFlightMax: 1_000, writeBufferBytesMax: 65_536 },
     { handler: app, onFatal: (e) => fatal.push(e) },
@@ -196,32 +199,32 @@ describe("LedgerAbciApp", () => {
 
   it("with no block for an idle spell, counts the spell as a commit: a transaction CometBFT dropped is released", async () => {
     await stopApp();
-    await startApp(40);
+    const clock = new ManualClock();
+    await startApp(40, fx.ledger, clock);
     const { toCarol } = await chainWithPendingSpend();
     const [refused] = await mempool.call(checkTx(bytesOf(toCarol)));
     assert.equal(refused!.checkTx!.codespace, "DoubleSpend");
-    // No more blocks: after unaskedCommitsMax + 1 idle spells toBob is released.
-    const deadline = Date.now() + 5_000;
-    while (fx.ledger.pendingCount > 0) {
-      assert.ok(Date.now() < deadline, "never released");
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    // No more blocks: after unaskedCommitsMax + 1 idle spells toBob is released, not before.
+    await clock.advance(40 * unaskedCommitsMax);
+    assert.equal(fx.ledger.pendingCount, 1, "still held after unaskedCommitsMax spells");
+    await clock.advance(40);
+    assert.equal(fx.ledger.pendingCount, 0, "released at the next spell");
     const [other] = await mempool.call(checkTx(bytesOf(toCarol)));
     assert.equal(other!.checkTx!.code, 0);
   });
 
   it("counts idle spells from the first CheckTx, even when no block has ever come", async () => {
     await stopApp();
-    await startApp(40);
+    const clock = new ManualClock();
+    await startApp(40, fx.ledger, clock);
     await consensus.call(initChain());
     const [accepted] = await mempool.call(checkTx(bytesOf(create(alice))));
     assert.equal(accepted!.checkTx!.code, 0);
     assert.equal(fx.ledger.pendingCount, 1);
-    const deadline = Date.now() + 5_000;
-    while (fx.ledger.pendingCount > 0) {
-      assert.ok(Date.now() < deadline, "never released");
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await clock.advance(40 * unaskedCommitsMax);
+    assert.equal(fx.ledger.pendingCount, 1, "still held after unaskedCommitsMax spells");
+    await clock.advance(40);
+    assert.equal(fx.ledger.pendingCount, 0, "released at the next spell");
   });
 
   it("FinalizeBlock gives a result per transaction and the app hash; Commit makes it durable", async () => {
@@ -290,12 +293,18 @@ describe("LedgerAbciApp", () => {
     await consensus.call(initChain());
     await mempool.call(checkTx(bytesOf(create(alice))), checkTx(bytesOf(create(bob))));
     assert.equal(fx.ledger.pendingCount, 2);
+    // The app hears of each closed connection; the assertions follow that, not a pause.
+    const closes: number[] = [];
+    const closed = app.closed.bind(app);
+    app.closed = (connection) => {
+      closed(connection);
+      closes.push(connection.id);
+    };
     consensus.close();
-    await sleep(30);
+    await waitFor("the server to see the consensus connection close", () => closes.length === 1);
     assert.equal(fx.ledger.pendingCount, 2, "only the mempool connection's close releases the pool");
     mempool.close();
-    const deadline = Date.now() + 2_000;
-    while (fx.ledger.pendingCount > 0 && Date.now() < deadline) await sleep(5);
+    await waitFor("the server to see the mempool connection close", () => closes.length === 2);
     assert.equal(fx.ledger.pendingCount, 0);
   });
 

@@ -11,6 +11,16 @@ import type { LedgerError } from "../../../src/errors/ledgerError.js";
 import { bytesOf, create, keypairOf, transfer } from "../../helpers/txFactory.js";
 import { openLedger, type LedgerFixture } from "./ledgerFixture.js";
 import { refusal } from "../../helpers/refusal.js";
+import { ManualClock } from "../../helpers/manualClock.js";
+import { waitFor } from "../../helpers/waitFor.js";
+
+/** Whether `promise` has settled, after everything already queued has run. */
+async function settledYet(promise: Promise<unknown>): Promise<boolean> {
+  let settled = false;
+  void promise.then(() => (settled = true), () => (settled = true));
+  await new Promise((resolve) => setImmediate(resolve));
+  return settled;
+}
 
 const alice = keypairOf("alice");
 const bob = keypairOf("bob");
@@ -20,8 +30,8 @@ interface Call {
   readonly params: { tx: string };
 }
 
-/** What the stand-in answers next: a JSON-RPC `result`, an `error`, raw text, or a delay first. */
-type Script = { result: unknown } | { error: { code: number; message: string; data: string } } | { raw: string } | { delayMs: number; result: unknown };
+/** What the stand-in answers next: a JSON-RPC `result`, an `error`, raw text, or nothing until released. */
+type Script = { result: unknown } | { error: { code: number; message: string; data: string } } | { raw: string } | { held: true; result: unknown };
 
 let server: Server;
 let url: string;
@@ -29,6 +39,8 @@ const calls: Call[] = [];
 /** Calls per HTTP request, in arrival order. */
 const requests: number[] = [];
 let script: Script = { result: {} };
+/** Releases the answers a `held` script keeps back. */
+const held: (() => void)[] = [];
 
 before(async () => {
   server = createServer((req, res) => {
@@ -41,7 +53,7 @@ before(async () => {
       requests.push(bodies.length);
       for (const body of bodies) calls.push({ method: body.method, params: body.params });
       const now = script;
-      if ("delayMs" in now) await sleep(now.delayMs);
+      if ("held" in now) await new Promise<void>((resolve) => held.push(resolve));
       res.setHeader("content-type", "application/json");
       if ("raw" in now) {
         res.end(now.raw);
@@ -65,13 +77,16 @@ after(() => new Promise<void>((resolve) => server.close(() => resolve())));
 let fx: LedgerFixture;
 let rpc: CometBftRpcClient;
 let broadcaster: CometBftBroadcaster;
+/** The RPC client's timeouts run on it. */
+let clock: ManualClock;
 /** How many answers waited for the ledger's durability (the `durable` dep). */
 let durableWaits: number;
 beforeEach(async () => {
   durableWaits = 0;
   fx = await openLedger();
   await fx.ledger.initChain("test-chain", [{ publicKey: "ab".repeat(32), power: 1 }]);
-  rpc = new CometBftRpcClient(rpcOptions(url));
+  clock = new ManualClock();
+  rpc = new CometBftRpcClient(rpcOptions(url), { clock });
   const durable = async (): Promise<void> => {
     await sleep(1);
     durableWaits++;
@@ -150,13 +165,21 @@ describe("CometBftBroadcaster", () => {
     const theirs = await refusal(broadcaster.broadcast(bytesOf(create(alice)), "commit"));
     assert.equal(theirs.code, "CommitTimeout");
     assert.equal(theirs.status, 504);
-    script = { delayMs: 600, result: {} };
-    const ours = await refusal(broadcaster.broadcast(bytesOf(create(alice)), "commit"));
+    script = { held: true, result: {} };
+    const commit = refusal(broadcaster.broadcast(bytesOf(create(alice)), "commit"));
+    await waitFor("the commit call at CometBFT", () => held.length === 1);
+    await clock.advance(299);
+    assert.equal(await settledYet(commit), false, "not before commitTimeoutMs");
+    await clock.advance(1);
+    const ours = await commit;
     assert.equal(ours.code, "CommitTimeout");
     assert.match(ours.message, /within 300 ms; it may still commit/);
     // A sync broadcast that gets no answer is the engine being unavailable, not a commit timeout.
-    assert.equal((await refusal(broadcaster.broadcast(bytesOf(create(alice)), "sync"))).code, "EngineUnavailable");
-    await sleep(700);
+    const sync = refusal(broadcaster.broadcast(bytesOf(create(alice)), "sync"));
+    await waitFor("the sync call at CometBFT", () => held.length === 2);
+    await clock.advance(500);
+    assert.equal((await sync).code, "EngineUnavailable");
+    for (const release of held.splice(0)) release();
   });
 
   it("maps an unreachable CometBFT and an unreadable answer to 503 EngineUnavailable", async () => {

@@ -8,7 +8,9 @@ import { LedgerError } from "../../../src/errors/ledgerError.js";
 import { LedgerApp } from "../../../src/ledger/ledgerApp.js";
 import { PreparePool, preparePoolOptionsDefault } from "../../../src/ledger/preparePool.js";
 import { SqliteStore } from "../../../src/store/sqlite/sqliteStore.js";
+import { waitFor } from "../../helpers/waitFor.js";
 import { bytesOf, create, keypairOf, transfer } from "../../helpers/txFactory.js";
+import { ManualClock } from "../../helpers/manualClock.js";
 import { removeDir, startSoloStack, testValidator, type SoloStack } from "../../helpers/soloNode.js";
 
 const stacks: SoloStack[] = [];
@@ -19,8 +21,8 @@ after(async () => {
   }
 });
 
-async function stack(options: Parameters<typeof startSoloStack>[0] = {}, threads = 0): Promise<SoloStack> {
-  const s = await startSoloStack(options, undefined, threads);
+async function stack(options: Parameters<typeof startSoloStack>[0] = {}, threads = 0, clock?: ManualClock): Promise<SoloStack> {
+  const s = await startSoloStack(options, clock === undefined ? undefined : { clock }, threads);
   stacks.push(s);
   return s;
 }
@@ -89,18 +91,29 @@ describe("SoloEngine", () => {
   });
 
   it("cuts a block at once when txsPerBlockMax transactions wait, and makes no empty blocks", async () => {
-    const s = await stack({ blockIntervalMs: 60_000, txsPerBlockMax: 4 });
+    const clock = new ManualClock();
+    const s = await stack({ blockIntervalMs: 60_000, txsPerBlockMax: 4 }, 0, clock);
     const txs = [alice, bob, carol, keypairOf("dave")].map((k) => create(k));
     await Promise.all(txs.map((tx) => s.engine.broadcast(bytesOf(tx), "commit")));
-    assert.equal(s.ledger.info().height, 1);
+    assert.equal(s.ledger.info().height, 1, "the block was cut with no time passing");
     assert.deepEqual((await s.store.getBlock(1))?.txIds, txs.map((tx) => tx["id"]));
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(clock.pending, 0, "no block timer set while nothing waits");
+    await clock.advance(60_000 * 3);
     assert.equal(s.ledger.info().height, 1, "no block without transactions");
   });
 
   it("a commit that does not happen in time answers CommitTimeout", async () => {
-    const s = await stack({ blockIntervalMs: 500, commitTimeoutMs: 10 });
-    assert.equal(await rejectionCode(s.engine.broadcast(bytesOf(create(alice)), "commit")), "CommitTimeout");
+    const clock = new ManualClock();
+    const s = await stack({ blockIntervalMs: 500, commitTimeoutMs: 10 }, 0, clock);
+    const tx = create(alice);
+    const answer = rejectionCode(s.engine.broadcast(bytesOf(tx), "commit"));
+    await waitFor("the transaction queued", () => clock.pending === 2);
+    await clock.advance(10);
+    assert.equal(await answer, "CommitTimeout");
+    assert.equal(s.ledger.info().height, 0, "the block had not come yet");
+    await clock.advance(490);
+    await waitFor("the block after the timeout", () => s.ledger.info().height === 1);
+    assert.notEqual(await s.store.getTransaction(tx["id"] as string), null, "it may still commit, as the answer says");
   });
 
   it("resumes from the store's last height after a restart", async () => {
@@ -119,11 +132,13 @@ describe("SoloEngine", () => {
   });
 
   it("stop finishes the transactions already waiting", async () => {
-    const s = await startSoloStack({ blockIntervalMs: 60_000 });
+    const clock = new ManualClock();
+    const s = await startSoloStack({ blockIntervalMs: 60_000 }, { clock });
     const a = create(alice);
     const done = s.engine.broadcast(bytesOf(a), "commit");
     await s.close();
     await done;
+    assert.equal(clock.pending, 0, "no timer left to hold the process open");
     stacks.push(await startSoloStack({}, { dir: s.dir }));
     assert.notEqual(await stacks.at(-1)!.store.getTransaction(a["id"] as string), null);
   });

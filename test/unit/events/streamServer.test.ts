@@ -12,6 +12,7 @@ import { removeDir, startSoloStack } from "../../helpers/soloNode.js";
 import { create, keypairOf, transfer } from "../../helpers/txFactory.js";
 import { rawExchange } from "../http/rawSocket.js";
 import { waitFor } from "../../helpers/waitFor.js";
+import { ManualClock } from "../../helpers/manualClock.js";
 
 class FakeLedger implements StreamSource {
   private readonly listeners: ((block: StreamBlock) => void)[] = [];
@@ -218,16 +219,44 @@ describe("StreamServer with a hand-made source", () => {
   });
 });
 
+/**
+ * Resolves once the server has read all `ws` sent before: the server answers a ping in order, so
+ * the pong to this one comes after it has read the client's earlier pong. Rejects if cut instead.
+ */
+function roundTrip(ws: WebSocket): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const cut = (): void => reject(new Error("the server cut the subscriber"));
+    ws.once("close", cut);
+    ws.once("pong", () => {
+      ws.off("close", cut);
+      resolve();
+    });
+    ws.ping();
+  });
+}
+
 describe("StreamServer keepalive and close", () => {
   test("a subscriber that does not answer pings is cut; one that does stays", async () => {
-    const stream = await StreamServer.start({ host: "127.0.0.1", port: 0, pingIntervalMs: 30 }, { ledger: new FakeLedger() });
+    const clock = new ManualClock();
+    const stream = await StreamServer.start({ host: "127.0.0.1", port: 0, pingIntervalMs: 30 }, { ledger: new FakeLedger(), clock });
     try {
       const silent = await connect(stream.port, streamPath, { autoPong: false });
       const alive = await connect(stream.port);
+      await waitFor("both subscribed", () => stream.subscriberCount === 2);
+      const pinged = [silent, alive].map((c) => new Promise((resolve) => c.ws.once("ping", resolve)));
+      await clock.advance(30);
+      await Promise.all(pinged);
+      await roundTrip(alive.ws);
+      for (let round = 0; round < 3; round++) {
+        const ping = new Promise((resolve) => alive.ws.once("ping", resolve));
+        await clock.advance(30);
+        await ping;
+        await roundTrip(alive.ws);
+      }
       const { code } = await silent.closed;
       assert.equal(code, 1006, "cut without a close frame");
-      await new Promise((resolve) => setTimeout(resolve, 120));
       assert.equal(alive.ws.readyState, WebSocket.OPEN);
+      assert.equal(stream.subscriberCount, 1, "the one that answers stays");
       alive.ws.close();
       await alive.closed;
     } finally {
