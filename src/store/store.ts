@@ -1,6 +1,7 @@
-// The Store interface: everything the ledger and the HTTP API read and write.
+// The Store interface: everything the ledger and the HTTP API read and write, in roles (at the
+// end: LedgerStore, ChainReads, ApiReads, StoreLifecycle), each consumer taking only its own.
 //
-// One interface, several backends (`sqlite/` now, `postgres/` later), one conformance suite
+// One interface, several backends (`sqlite/`, `postgres/`), one conformance suite
 // (`test/unit/store/conformance.ts`) that every backend passes unchanged. The interface is
 // async so that a networked backend fits; the SQLite backend answers synchronously inside.
 //
