@@ -19,6 +19,7 @@ import { startPostgres } from "../test/helpers/postgres.js";
 import type { Store } from "../src/store/store.js";
 import type { CommittedTx, OutputRef } from "../src/transaction/committed.js";
 import { inVerifies, ofVerifyRate } from "./lib.js";
+import { wholeOf } from "../test/helpers/wholeAnswers.js";
 
 const blockTxs = 1_000;
 const measuredBlocks = 30;
@@ -127,25 +128,25 @@ async function readLatencies(store: Store, chain: Chain): Promise<void> {
   await latency("getOutputs (1 ref)", 10_000, (i) =>
     store.getOutputs([{ transactionId: txId(random(i)), outputIndex: 0 }]),
   );
-  const wallet = await store.getOutputsByPublicKey(walletKey);
-  await latency(`getOutputsByPublicKey (${wallet.length} outputs)`, 10_000, () => store.getOutputsByPublicKey(walletKey));
-  const hot = await store.getOutputsByPublicKey(hotKey);
+  const wallet = await wholeOf(store).getOutputsByPublicKey(walletKey);
+  await latency(`getOutputsByPublicKey (${wallet.length} outputs)`, 10_000, () => wholeOf(store).getOutputsByPublicKey(walletKey));
+  const hot = await wholeOf(store).getOutputsByPublicKey(hotKey);
   await latency(`getOutputsByPublicKey (${hot.length} outputs)`, 200, () =>
-    store.getOutputsByPublicKey(hotKey),
+    wholeOf(store).getOutputsByPublicKey(hotKey),
   );
   await latency("getOutputsByPublicKey unspent", 200, () =>
-    store.getOutputsByPublicKey(hotKey, false),
+    wholeOf(store).getOutputsByPublicKey(hotKey, false),
   );
   // Three kinds of search: one hit, 1% of the assets (limit 10), every asset (limit 10).
-  await latency("searchAssets, 1 hit", 1_000, (i) => store.searchAssets(`s${random(i)}`, 0));
+  await latency("searchAssets, 1 hit", 1_000, (i) => wholeOf(store).searchAssets(`s${random(i)}`, 0));
   // Every 100th asset has kindK (createRecord); counted, not searched: a search for all of
   // them is refused past database.search_ranked_matches_max (SearchTooBroad).
   // 200 calls, each of the 100 words twice: a p99 of 20 calls was their slowest one alone.
   const kindHits = Math.ceil(n / 100);
   await latency(`searchAssets, ${kindHits} hits, limit 10`, 200, (i) =>
-    store.searchAssets(`kind${i % 100}`, 10),
+    wholeOf(store).searchAssets(`kind${i % 100}`, 10),
   );
-  await latency(`searchAssets, ${n} hits, limit 10`, 3, () => store.searchAssets("bench", 10));
+  await latency(`searchAssets, ${n} hits, limit 10`, 3, () => wholeOf(store).searchAssets("bench", 10));
 }
 
 async function latency(name: string, calls: number, call: (i: number) => Promise<unknown>) {

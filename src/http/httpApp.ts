@@ -17,7 +17,7 @@ import Fastify, {
 import type { Logger } from "pino";
 import type { Broadcaster } from "../engine/broadcaster.js";
 import { LedgerError } from "../errors/ledgerError.js";
-import type { Store } from "../store/store.js";
+import type { ApiReads, ChainReads } from "../store/store.js";
 import { answerClientError, type ClientErrorContext } from "../httpWire/clientErrors.js";
 import { gateOf } from "./connectionGate.js";
 import { setCorsHeaders } from "./cors.js";
@@ -47,7 +47,7 @@ import { installRequestObserver, type HttpObserver } from "./requestObserver.js"
 
 export interface HttpDeps {
   readonly broadcaster: Broadcaster;
-  readonly store: Store;
+  readonly store: ApiReads & ChainReads;
   /** Errors answered 500 are logged here with their stack; 4xx at debug. */
   readonly logger?: Logger;
   /** The earlier interface variants at the root (routes/legacy.ts); not mounted without it. */

@@ -4,7 +4,7 @@
 // check must read again when a block commits during its read (its state would be older than
 // the pending pool it is checked with), so under load reads one at a time would mostly be
 // thrown away (measured on PostgreSQL: 13 reads per transaction, ~300 tx/s).
-import type { Store } from "../store/store.js";
+import type { LedgerStore } from "../store/store.js";
 import type { AnyTxKind, PreparedBase } from "./txKind.js";
 
 /** Most transactions one batched read covers. */
@@ -23,12 +23,12 @@ interface Waiting {
 }
 
 export class CheckReads {
-  readonly #store: Store;
+  readonly #store: LedgerStore;
   readonly #generation: () => number;
   readonly #waiting = new Map<AnyTxKind, Waiting[]>();
   readonly #reading = new Set<AnyTxKind>();
 
-  constructor(store: Store, generation: () => number) {
+  constructor(store: LedgerStore, generation: () => number) {
     this.#store = store;
     this.#generation = generation;
   }

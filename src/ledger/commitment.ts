@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { blockTree } from "../proofs/blockTree.js";
 import { appHashV1, blockLeaf, type CommitmentVersion } from "../proofs/commitment.js";
 import { edgeOf, HistoryEdge } from "../proofs/history.js";
-import type { BlockWrite, ChainState, Store } from "../store/store.js";
+import type { BlockWrite, ChainState, SharedReads } from "../store/store.js";
 import { nextAppHash } from "./appHash.js";
 
 /** The next block's app hash and what the store writes for it, until the block is committed. */
@@ -30,7 +30,7 @@ export class ChainCommitment {
    * The chain's rule and, on a `v1` chain, its history's edge read from the store (asserted
    * present and giving `state.appHash`).
    */
-  static async open(store: Store, state: CommitmentState): Promise<ChainCommitment> {
+  static async open(store: Pick<SharedReads, "getHistoryNodes">, state: CommitmentState): Promise<ChainCommitment> {
     if (state.commitment === "bigchaindb") return new ChainCommitment("bigchaindb", state.appHash, null);
     const places = edgeOf(state.historySize);
     const hashes = await store.getHistoryNodes(places);

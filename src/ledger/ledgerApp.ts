@@ -10,7 +10,7 @@
 // and each kind is validated by its own rules. Nothing here knows which kinds there are.
 import assert from "node:assert/strict";
 import { reject, type Rejection } from "../errors/ledgerError.js";
-import type { BlockWrite, Store, Validator } from "../store/store.js";
+import type { BlockWrite, LedgerStore, Validator } from "../store/store.js";
 import type { CommitmentVersion } from "../proofs/commitment.js";
 import { CheckReads } from "./checkReads.js";
 import { ChainCommitment, type StagedCommitment } from "./commitment.js";
@@ -44,7 +44,7 @@ export interface CommittedBlock {
 }
 
 export interface LedgerDeps {
-  readonly store: Store;
+  readonly store: LedgerStore;
   readonly pool: PreparePool;
   /**
    * What the engine refuses whatever the ledger says, checked before the pending pool is

@@ -9,7 +9,7 @@ import { toHex } from "../proofs/encoding.js";
 import { consistencyPath, inclusionPath, rangeRoot, type Hash, type NodeSource } from "../proofs/merkle.js";
 import type { HistoryPoint, TransactionProof } from "../proofs/verify.js";
 import { proofVersion } from "../proofs/verify.js";
-import type { NodePlace, Store } from "../store/store.js";
+import type { NodePlace, ChainReads } from "../store/store.js";
 
 export type UnsignedTransactionProof = Omit<TransactionProof, "signed_header">;
 export type UnsignedHistoryPoint = Omit<HistoryPoint, "signed_header">;
@@ -38,10 +38,10 @@ async function withStoredNodes<T>(
   return build((level, index) => found.get(`${level}/${index}`)!);
 }
 
-const withHistoryNodes = <T>(store: Store, build: (nodes: NodeSource) => T): Promise<T> =>
+const withHistoryNodes = <T>(store: ChainReads, build: (nodes: NodeSource) => T): Promise<T> =>
   withStoredNodes((places) => store.getHistoryNodes(places), build);
 
-async function provingChain(store: Store): Promise<number> {
+async function provingChain(store: ChainReads): Promise<number> {
   const head = await store.getChainState();
   if (head.commitment !== "v1") {
     throw new LedgerError("ProofsUnavailable", "This chain keeps BigchainDB's app hash, which proves nothing; it has no proofs (docs/proofs.md, upgrading)");
@@ -55,14 +55,14 @@ interface ProvenBlock {
   readonly historySize: number;
 }
 
-async function blockAt(store: Store, height: number): Promise<ProvenBlock> {
+async function blockAt(store: ChainReads, height: number): Promise<ProvenBlock> {
   const block = await store.getBlockHead(height);
   assert.ok(block !== null && block.historySize !== null, `block ${height} of a v1 chain has no history size`);
   return { height, appHash: block.appHash, historySize: block.historySize };
 }
 
 /** The height of the block that holds a committed transaction of either kind, or null. */
-async function heightOf(store: Store, id: string): Promise<number | null> {
+async function heightOf(store: ChainReads, id: string): Promise<number | null> {
   const height = await store.getBlockHeightOfTransaction(id);
   if (height !== null) return height;
   const legacy = await store.getLegacyRecord(id);
@@ -77,7 +77,7 @@ async function heightOf(store: Store, id: string): Promise<number | null> {
  * block changes it; else ProofNotYetSigned, since the default anchor moves on with the chain.
  */
 export async function transactionProof(
-  store: Store,
+  store: ChainReads,
   id: string,
   anchor?: number,
   anchorAsked: boolean = anchor !== undefined,
@@ -116,7 +116,7 @@ export async function transactionProof(
 }
 
 /** The proof that the history after `to` extends the one after `from` (heights, from ≤ to). */
-export async function consistencyProof(store: Store, from: number, to: number): Promise<{ from: UnsignedHistoryPoint; to: UnsignedHistoryPoint; path: string[] }> {
+export async function consistencyProof(store: ChainReads, from: number, to: number): Promise<{ from: UnsignedHistoryPoint; to: UnsignedHistoryPoint; path: string[] }> {
   const head = await provingChain(store);
   if (from < 1 || to > head) throw new LedgerError("NotFound", `No block at height ${from < 1 ? from : to}`);
   assert.ok(from <= to, "from is after to");

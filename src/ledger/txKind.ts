@@ -18,7 +18,7 @@
 // store's tables (store.ts, BlockWrite); a new HTTP interface needs a door (doors.ts) and a route.
 import type { Rejection } from "../errors/ledgerError.js";
 import type { JsonValue } from "../json/jsonValue.js";
-import type { BlockWrite, Store, Validator } from "../store/store.js";
+import type { BlockWrite, LedgerStore, Validator } from "../store/store.js";
 
 /** What every prepared transaction has, whatever its kind. Plain data (structured clone). */
 export interface PreparedBase {
@@ -109,7 +109,7 @@ export interface TxKind<P extends PreparedBase = PreparedBase, S = unknown> {
    */
   recheckInFull?(tx: P): boolean;
   /** One batched read of committed state; `height` is the block's, or null (checkTx: latest). */
-  read(store: Store, txs: readonly P[], height: number | null): Promise<S>;
+  read(store: LedgerStore, txs: readonly P[], height: number | null): Promise<S>;
   /**
    * Synchronous: `tx` against `committed` plus the pending pool: their spends count as spent,
    * their outputs can be spent (a chained spend; its block checks it again). `self` is `tx` when

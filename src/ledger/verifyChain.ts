@@ -13,7 +13,7 @@ import { kindNamed } from "./kinds/registry.js";
 import type { CommitmentVersion } from "../proofs/commitment.js";
 import { toHex } from "../proofs/encoding.js";
 import type { PerfectNode } from "../proofs/history.js";
-import type { BlockContents, BlockWrite, DerivedBlock, DerivedCheck, Store } from "../store/store.js";
+import type { BlockContents, BlockWrite, DerivedBlock, DerivedCheck, ChainReads } from "../store/store.js";
 import type { CommittedLegacyTx } from "../legacy/committed.js";
 import type { CommittedTx } from "../transaction/committed.js";
 
@@ -37,7 +37,7 @@ export interface VerifyChainOptions {
   readonly onProgress?: (height: number, of: number, txs: number) => void;
 }
 
-export async function verifyChain(store: Store, options: VerifyChainOptions = {}): Promise<ChainReport> {
+export async function verifyChain(store: ChainReads, options: VerifyChainOptions = {}): Promise<ChainReport> {
   const from = Math.max(1, options.from ?? 1);
   const head = await store.getChainState();
   const fault = (height: number, reason: string, txs: number): ChainReport => ({ from, to: height, txs, fault: { height, reason } });
@@ -63,7 +63,7 @@ export async function verifyChain(store: Store, options: VerifyChainOptions = {}
 
 /** Checks the blocks `range.from` to `range.to`, advancing `commitment` over them. */
 async function walkBlocks(
-  store: Store,
+  store: ChainReads,
   derived: DerivedCheck,
   commitment: ChainCommitment,
   range: { from: number; to: number },
@@ -119,7 +119,7 @@ function rederived(contents: BlockContents): DerivedBlock | string {
 }
 
 /** The chain's app hash rule as it stood before `from`, read from the store; or why it cannot be. */
-async function startBefore(store: Store, rule: CommitmentVersion, from: number): Promise<ChainCommitment | string> {
+async function startBefore(store: ChainReads, rule: CommitmentVersion, from: number): Promise<ChainCommitment | string> {
   if (from === 1) return ChainCommitment.open(store, { commitment: rule, appHash: "", historySize: 0 });
   const before = await store.getBlockHead(from - 1);
   if (before === null) return "no such block to start after";
@@ -135,7 +135,7 @@ async function startBefore(store: Store, rule: CommitmentVersion, from: number):
  * Null when the store keeps what the block added to the history (its size after the block, each
  * perfect subtree of the history and of the block's tree), else which one differs.
  */
-async function storedHistoryDiffers(store: Store, contents: BlockContents, history: NonNullable<BlockWrite["history"]>): Promise<string | null> {
+async function storedHistoryDiffers(store: ChainReads, contents: BlockContents, history: NonNullable<BlockWrite["history"]>): Promise<string | null> {
   const differs =
     sameNodes("history", history.nodes, await store.getHistoryNodes(history.nodes)) ??
     sameNodes("block tree", history.blockNodes, await store.getBlockNodes(contents.height, history.blockNodes));

@@ -1,6 +1,7 @@
-// The Store interface: everything the ledger and the HTTP API read and write.
+// The Store interface: everything the ledger and the HTTP API read and write, in roles (at the
+// end: LedgerStore, ChainReads, ApiReads, StoreLifecycle), each consumer taking only its own.
 //
-// One interface, several backends (`sqlite/` now, `postgres/` later), one conformance suite
+// One interface, several backends (`sqlite/`, `postgres/`), one conformance suite
 // (`test/unit/store/conformance.ts`) that every backend passes unchanged. The interface is
 // async so that a networked backend fits; the SQLite backend answers synchronously inside.
 //
@@ -226,11 +227,25 @@ export interface Balance {
  */
 export type Batches<T> = AsyncIterableIterator<readonly T[]>;
 
-export interface Store {
-  /** The backend's name, e.g. `sqlite`. */
-  readonly backend: string;
+// The Store in roles, each sized to the code that uses it: a consumer takes the role(s) it
+// needs, so that what a layer may read or write is written in its types. A backend implements
+// `Store`, every role at once.
 
+/** Reads both the ledger and the chain's readers make: the head, the validators, the history tree. */
+export interface SharedReads {
   getChainState(): Promise<ChainState>;
+  /** The validator set in force at `height` (default: the latest). */
+  getValidators(height?: number): Promise<Validator[]>;
+  /** getValidators with the height the set is in force from; null before initChain. */
+  getValidatorSet(height?: number): Promise<ValidatorSet | null>;
+  /** The records of the elections among these ids (ids of other transactions are absent). */
+  getElections(ids: readonly string[]): Promise<Map<string, ElectionRecord>>;
+  /** The hashes of these perfect subtrees of the history tree, in order; null where none is stored. */
+  getHistoryNodes(places: readonly NodePlace[]): Promise<(Uint8Array | null)[]>;
+}
+
+/** What the ledger reads to validate a block and what it commits. */
+export interface LedgerStore extends SharedReads {
   /**
    * Records the chain id, the first validator set (effective from height 1) and the app hash's
    * rule (default `v1`). Once only, before the first block.
@@ -249,45 +264,60 @@ export interface Store {
   /** The committed outputs among these references, keyed by `outputKey`; missing ones are absent. */
   getOutputs(refs: readonly OutputRef[]): Promise<Map<string, StoredOutput>>;
 
-  // Reads the HTTP API makes.
+  // Legacy transactions (see above). Reads of the validator, batched as the v2.0 ones.
+  /** Which of these ids are committed legacy transactions. */
+  findLegacyTransactions(ids: readonly string[]): Promise<Set<string>>;
+  /** The committed legacy outputs among these, keyed by `legacyOutputKey`; missing ones are absent. */
+  getLegacyOutputs(refs: readonly LegacyOutputRef[]): Promise<Map<string, StoredLegacyOutput>>;
+}
+
+/** The chain as stored: blocks, validators, elections and the proofs' tree nodes. */
+export interface ChainReads extends SharedReads {
+  getBlock(height: number): Promise<BlockRecord | null>;
+  /** The height of the block that holds this transaction, or null. */
+  getBlockHeightOfTransaction(id: string): Promise<number | null>;
+  /** A block's app hash and valid transactions of both kinds in block order, or null. */
+  getBlockContents(height: number): Promise<BlockContents | null>;
+  /** A block's app hash and history size, without its transactions; null when there is no such block. */
+  getBlockHead(height: number): Promise<Omit<BlockRecord, "txIds"> | null>;
+  /** The ids of a block's valid transactions of both kinds in block order (its contents' ids), or null. */
+  getBlockIds(height: number): Promise<string[] | null>;
+  /** The same of the tree of the block at `height`. */
+  getBlockNodes(height: number, places: readonly NodePlace[]): Promise<(Uint8Array | null)[]>;
+  /** Opens a DerivedCheck whose first block is at height `from` (the store must hold it). */
+  openDerivedCheck(from: number): Promise<DerivedCheck>;
+  /**
+   * `valid` with its height when committed; otherwise `invalid` with the latest refusal when
+   * a block carried it and execution refused it; otherwise null.
+   */
+  getLegacyRecord(id: string): Promise<LegacyRecord | null>;
+}
+
+/** The HTTP API's reads of transactions: by id, paged, and searched, in batches (see Batches). */
+export interface ApiReads {
   /** The committed transaction as posted (compact JSON), or null. */
   getTransaction(id: string): Promise<string | null>;
+  /** The committed legacy transaction as stored (compact JSON), or null. */
+  getLegacyTransaction(id: string): Promise<string | null>;
   /**
    * Transactions of an asset in commit order: its CREATE and every TRANSFER of it. With
    * `operation` only those; with `lastOnly` only the last one that matches.
    */
-  getTransactionsByAsset(
-    assetId: string,
-    options?: { operation?: Operation; lastOnly?: boolean },
-  ): Promise<string[]>;
-  /**
-   * Outputs whose condition names this key anywhere, in commit order. `spent` true: only spent;
-   * false: only unspent; undefined: all.
-   */
-  getOutputsByPublicKey(publicKey: string, spent?: boolean): Promise<OutputRef[]>;
-  /**
-   * Text search over asset data (docs/compatibility.md #12); `limit` 0 means all. Best match first.
-   */
-  searchAssets(query: string, limit: number): Promise<SearchHit[]>;
-  /**
-   * Text search over metadata (docs/compatibility.md #12); `limit` 0 means all. Best match first.
-   */
-  searchMetadata(query: string, limit: number): Promise<SearchHit[]>;
-  getBlock(height: number): Promise<BlockRecord | null>;
-  /** The transactions of a block as posted, in block order; null when there is no such block. */
-  getBlockTransactions(height: number): Promise<string[] | null>;
-
-  // The same answers in batches (see Batches), for the HTTP API: same items, same order.
-  /** getTransactionsByAsset in batches. */
   streamTransactionsByAsset(
     assetId: string,
     options?: { operation?: Operation; lastOnly?: boolean },
   ): Batches<string>;
-  /** getOutputsByPublicKey in batches. */
+  /**
+   * Outputs whose condition names this key anywhere, in commit order. `spent` true: only spent;
+   * false: only unspent; undefined: all.
+   */
   streamOutputsByPublicKey(publicKey: string, spent?: boolean): Batches<OutputRef>;
-  /** searchAssets in batches; `limit` undefined means all (a number must be 1 or more). */
+  /**
+   * Text search over asset data (docs/compatibility.md #12), best match first; `limit`
+   * undefined means all (a number must be 1 or more).
+   */
   streamSearchAssets(query: string, limit: number | undefined): Batches<SearchHit>;
-  /** searchMetadata in batches; `limit` undefined means all (a number must be 1 or more). */
+  /** The same over metadata. */
   streamSearchMetadata(query: string, limit: number | undefined): Batches<SearchHit>;
   /**
    * Asset data (`assets`, CREATEs only) or metadata documents that hold every filter as an
@@ -302,8 +332,8 @@ export interface Store {
   /** streamTransactionsByAsset (not `lastOnly`) with positions, paged (PageOptions). */
   streamAssetHistory(assetId: string, operation: Operation | undefined, page?: PageOptions): Batches<HistoryEntry>;
   /**
-   * A text search, paged: hits ranked as searchAssets/searchMetadata rank them, among the
-   * matches committed up to the walk's snapshot; `page.limit` must be given (1 or more).
+   * A text search, paged: hits ranked as streamSearchAssets/streamSearchMetadata rank them, among
+   * the matches committed up to the walk's snapshot; `page.limit` must be given (1 or more).
    */
   streamSearchPage(kind: "assets" | "metadata", query: string, page: PageOptions & { limit: number }): Batches<FieldHit>;
   /**
@@ -313,44 +343,18 @@ export interface Store {
    * sums, never part of one asset's; a batch may be empty while sums are being added up.
    */
   streamBalances(publicKey: string, assetId: string | undefined, page?: PageOptions): Batches<Balance>;
-  /** getBlockTransactions in batches; null when there is no such block. */
+  /** The transactions of a block as posted, in block order, in batches; null when there is no such block. */
   streamBlockTransactions(height: number): Promise<Batches<string> | null>;
-  /** The height of the block that holds this transaction, or null. */
-  getBlockHeightOfTransaction(id: string): Promise<number | null>;
-  /** A block's app hash and valid transactions of both kinds in block order, or null. */
-  getBlockContents(height: number): Promise<BlockContents | null>;
-  /** A block's app hash and history size, without its transactions; null when there is no such block. */
-  getBlockHead(height: number): Promise<Omit<BlockRecord, "txIds"> | null>;
-  /** The ids of a block's valid transactions of both kinds in block order (its contents' ids), or null. */
-  getBlockIds(height: number): Promise<string[] | null>;
-  /** The hashes of these perfect subtrees of the history tree, in order; null where none is stored. */
-  getHistoryNodes(places: readonly NodePlace[]): Promise<(Uint8Array | null)[]>;
-  /** The same of the tree of the block at `height`. */
-  getBlockNodes(height: number, places: readonly NodePlace[]): Promise<(Uint8Array | null)[]>;
-  /** Opens a DerivedCheck whose first block is at height `from` (the store must hold it). */
-  openDerivedCheck(from: number): Promise<DerivedCheck>;
-  /** The validator set in force at `height` (default: the latest). */
-  getValidators(height?: number): Promise<Validator[]>;
-  /** getValidators with the height the set is in force from; null before initChain. */
-  getValidatorSet(height?: number): Promise<ValidatorSet | null>;
-  /** The records of the elections among these ids (ids of other transactions are absent). */
-  getElections(ids: readonly string[]): Promise<Map<string, ElectionRecord>>;
+}
 
-  // Legacy transactions (see above). Reads of the validator, batched as the v2.0 ones.
-  /** Which of these ids are committed legacy transactions. */
-  findLegacyTransactions(ids: readonly string[]): Promise<Set<string>>;
-  /** The committed legacy outputs among these, keyed by `legacyOutputKey`; missing ones are absent. */
-  getLegacyOutputs(refs: readonly LegacyOutputRef[]): Promise<Map<string, StoredLegacyOutput>>;
-  // Reads of the legacy HTTP routes.
-  /** The committed legacy transaction as stored (compact JSON), or null. */
-  getLegacyTransaction(id: string): Promise<string | null>;
-  /**
-   * `valid` with its height when committed; otherwise `invalid` with the latest refusal when
-   * a block carried it and execution refused it; otherwise null.
-   */
-  getLegacyRecord(id: string): Promise<LegacyRecord | null>;
-
+/** The store as a running node holds it: what it is, how big, and its end. */
+export interface StoreLifecycle {
+  /** The backend's name, e.g. `sqlite`. */
+  readonly backend: string;
   /** The bytes the store takes on disk, for the metrics (`ledgerd_store_size_bytes`). */
   sizeBytes(): Promise<number>;
   close(): Promise<void>;
 }
+
+/** Every role at once: what a backend implements (one conformance suite holds them all). */
+export interface Store extends LedgerStore, ChainReads, ApiReads, StoreLifecycle {}

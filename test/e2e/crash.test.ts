@@ -18,6 +18,7 @@ import { PostgresStore } from "../../src/store/postgres/postgresStore.js";
 import { SqliteStore } from "../../src/store/sqlite/sqliteStore.js";
 import type { Store } from "../../src/store/store.js";
 import { Random } from "../helpers/random.js";
+import { wholeOf } from "../helpers/wholeAnswers.js";
 
 const child = fileURLToPath(new URL("./crashChild.ts", import.meta.url));
 
@@ -86,7 +87,7 @@ async function checkLedger(store: Store, acked: readonly string[]): Promise<numb
     for (const id of block.txIds) {
       assert.equal(await store.getBlockHeightOfTransaction(id), h, `block ${h} is partial`);
     }
-    const txs = (await store.getBlockTransactions(h)) ?? [];
+    const txs = (await wholeOf(store).getBlockTransactions(h)) ?? [];
     assert.equal(txs.length, block.txIds.length, `block ${h} is partial`);
     for (const json of txs) {
       for (const input of JSON.parse(json).inputs as { fulfills: { transaction_id: string; output_index: number } | null }[]) {

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { LedgerError } from "../../errors/ledgerError.js";
-import type { Store } from "../../store/store.js";
+import type { ApiReads, ChainReads } from "../../store/store.js";
 import type { HttpOptions } from "../options.js";
 import { parsePaging, refuseCursor } from "../paging.js";
 import { parseHeight, rejectUnknown, requiredValue, type Query } from "../parameters.js";
@@ -12,7 +12,7 @@ import { sendJsonList } from "../streamJson.js";
 
 export function registerBlockRoutes(
   app: FastifyInstance,
-  deps: { readonly store: Store },
+  deps: { readonly store: ApiReads & ChainReads },
   limits: Pick<HttpOptions, "searchLimitMax">,
 ): void {
   addResource(app, "/api/v1/blocks/latest", {

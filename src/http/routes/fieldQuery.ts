@@ -10,7 +10,7 @@ import {
   type FieldFilter,
   type FieldScalar,
 } from "../../store/fieldQuery.js";
-import type { FieldHit, Store } from "../../store/store.js";
+import type { FieldHit, ApiReads } from "../../store/store.js";
 import { parsePaging, sendList, type ListDeps } from "../paging.js";
 import { badParameter, firstValue, rejectUnknown, type Query } from "../parameters.js";
 
@@ -29,7 +29,7 @@ export function isFieldQuery(query: Query, route: FieldRoute): boolean {
 export async function answerFieldQuery(
   request: FastifyRequest,
   reply: FastifyReply,
-  deps: ListDeps & { readonly store: Store; readonly limitMax: number },
+  deps: ListDeps & { readonly store: ApiReads; readonly limitMax: number },
   route: FieldRoute,
 ): Promise<FastifyReply> {
   const query = request.query as Query;

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from "fastify";
-import type { OutputEntry, Store } from "../../store/store.js";
+import type { OutputEntry, ApiReads } from "../../store/store.js";
 import type { HttpOptions } from "../options.js";
 import { longReadsOf } from "../longReads.js";
 import { parsePaging, sendList } from "../paging.js";
@@ -19,7 +19,7 @@ import { addResource } from "../resource.js";
 
 type Limits = Pick<HttpOptions, "searchLimitMax" | "listMax">;
 
-export function registerOutputRoutes(app: FastifyInstance, deps: { readonly store: Store }, limits: Limits): void {
+export function registerOutputRoutes(app: FastifyInstance, deps: { readonly store: ApiReads }, limits: Limits): void {
   const list = { reads: longReadsOf(app), listMax: limits.listMax };
   addResource(app, "/api/v1/outputs", {
     // reqparse with strict=True (web/views/outputs.py): public_key, spent, then unknown names;

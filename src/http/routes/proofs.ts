@@ -8,7 +8,7 @@ import type { FastifyInstance } from "fastify";
 import { LedgerError } from "../../errors/ledgerError.js";
 import { consistencyProof, transactionProof } from "../../ledger/proofs.js";
 import { proofVersion, type SignedHeader } from "../../proofs/verify.js";
-import type { Store } from "../../store/store.js";
+import type { ChainReads } from "../../store/store.js";
 import { badParameter, firstValue, parseHeight, rejectUnknown, requiredValue, type Query } from "../parameters.js";
 import { heightCharsMax } from "../limits.js";
 import { queryNames } from "../queryNames.js";
@@ -36,7 +36,7 @@ interface SignedView {
   readonly last: number;
 }
 
-export function registerProofRoutes(app: FastifyInstance, deps: { readonly store: Store; readonly signedHeaders?: SignedHeaders }): void {
+export function registerProofRoutes(app: FastifyInstance, deps: { readonly store: ChainReads; readonly signedHeaders?: SignedHeaders }): void {
   const signed = deps.signedHeaders;
   const viewOf = async (): Promise<SignedView | null> => {
     if (signed === undefined) return null;

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { LedgerError } from "../../errors/ledgerError.js";
-import type { Batches, FieldHit, SearchHit, Store } from "../../store/store.js";
+import type { Batches, FieldHit, SearchHit, ApiReads } from "../../store/store.js";
 import type { HttpOptions } from "../options.js";
 import { parsePaging, sendList, type ListDeps } from "../paging.js";
 import { requiredValue, type Query } from "../parameters.js";
@@ -17,7 +17,7 @@ export type SearchRouteOptions = Pick<HttpOptions, "searchLimitMax" | "listMax">
  */
 export function registerSearchRoutes(
   app: FastifyInstance,
-  deps: { readonly store: Store },
+  deps: { readonly store: ApiReads },
   options: SearchRouteOptions,
 ): void {
   const store = deps.store;
@@ -47,7 +47,7 @@ function searchHandler(
   options: SearchRouteOptions,
   list: ListDeps,
   kind: "assets" | "metadata",
-  store: Store,
+  store: ApiReads,
   write: (hit: SearchHit) => string,
 ): RouteHandler {
   return async (request, reply) => {

@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import type { Broadcaster } from "../../engine/broadcaster.js";
 import { LedgerError } from "../../errors/ledgerError.js";
 import { v1Door } from "../../ledger/doors.js";
-import type { Store } from "../../store/store.js";
+import type { ApiReads } from "../../store/store.js";
 import type { Operation } from "../../transaction/committed.js";
 import type { HttpOptions } from "../options.js";
 import { parsePaging, sendList } from "../paging.js";
@@ -23,7 +23,7 @@ import { sendJsonList } from "../streamJson.js";
 
 export interface TransactionRouteDeps {
   readonly broadcaster: Broadcaster;
-  readonly store: Store;
+  readonly store: ApiReads;
 }
 
 /** Ids are stored as 64 lowercase hex digits; anything else names no transaction. */

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { Buffer } from "node:buffer";
 import { LedgerError } from "../../errors/ledgerError.js";
-import type { ElectionRecord, Store, ValidatorSet } from "../../store/store.js";
+import type { ElectionRecord, ChainReads, ValidatorSet } from "../../store/store.js";
 import { electionStatus } from "../../transaction/elections.js";
 import { rejectUnknown, type Query } from "../parameters.js";
 import { addResource } from "../resource.js";
@@ -12,7 +12,7 @@ import { sendJson } from "../reply.js";
  * `public_key`/`voting_power`. The key is uppercase hex, as in the spec's documented example
  * and as CometBFT writes keys.
  */
-export function registerValidatorRoutes(app: FastifyInstance, deps: { readonly store: Store }): void {
+export function registerValidatorRoutes(app: FastifyInstance, deps: { readonly store: ChainReads }): void {
   addResource(app, "/api/v1/validators", {
     GET: async (_request, reply) => {
       const validators = await deps.store.getValidators();

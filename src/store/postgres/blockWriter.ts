@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import type pg from "pg";
 import { legacyOutputKey } from "../../legacy/committed.js";
+import { checkHistory, checkInitChain, checkLegacyPosition, checkLegacySpend, checkNewId, checkNextHeight, checkSpend, checkSpendTaken } from "../blockInvariants.js";
 import type { CommitmentVersion } from "../../proofs/commitment.js";
 import { makesAsset, outputKey } from "../../transaction/committed.js";
 import { fieldLeafKeys } from "../fieldQuery.js";
@@ -65,8 +66,7 @@ export async function writeInitChain(
 ): Promise<void> {
   await inTransaction(client, async () => {
     const state = await lockedState(client);
-    assert.equal(state.chain_id, null, `initChain runs once; chain ${state.chain_id} exists`);
-    assert.equal(state.height, 0, "initChain runs before the first block");
+    checkInitChain(state.chain_id, state.height);
     await client.query("UPDATE chain_state SET chain_id = $1, commitment = $2 WHERE id = 1", [chainId, commitment]);
     // The first validator set governs from height 1 (BigchainDB `init_chain`).
     await client.query("INSERT INTO validators (height, json) VALUES (1, $1)", [validatorsJson(validators)]);
@@ -76,7 +76,7 @@ export async function writeInitChain(
 export async function writeBlock(client: pg.ClientBase, block: BlockWrite): Promise<void> {
   await inTransaction(client, async () => {
     const state = await lockedState(client);
-    assert.equal(block.height, state.height + 1, "block heights are contiguous");
+    checkNextHeight(block, state.height);
     const last = await client.query<{ seq: number | null }>("SELECT max(seq) AS seq FROM transactions");
     const seqFirst = (last.rows[0]!.seq ?? 0) + 1;
     await writeTransactions(client, block, seqFirst);
@@ -136,7 +136,7 @@ async function writeTransactions(client: pg.ClientBase, block: BlockWrite, seqFi
   const metadataDocs: { seq: number; id: string; json: string }[] = [];
   txs.forEach((tx, i) => {
     const seq = seqFirst + i;
-    assert.equal(ids.get(tx.id), undefined, `${tx.id} is stored twice`);
+    checkNewId(tx.id, ids.get(tx.id));
     ids.set(tx.id, seq);
     // The column holds the role (schema.ts): an election makes its asset, a vote moves one.
     t.seq.push(seq), t.operation.push(makesAsset(tx.operation) ? "CREATE" : "TRANSFER"), t.id.push(tx.id);
@@ -146,8 +146,7 @@ async function writeTransactions(client: pg.ClientBase, block: BlockWrite, seqFi
       const spentSeq = ids.get(ref.transactionId);
       const place = spentSeq === undefined ? "" : `${spentSeq}:${ref.outputIndex}`;
       const what = `${tx.id} spends ${outputKey(ref)}`;
-      assert.ok(outputs.has(place), `${what}, which does not exist`);
-      assert.ok(!spent.has(place), `${what}, already spent`);
+      checkSpend(what, outputs.has(place), spent.has(place));
       spent.set(place, seq);
       s.seq.push(spentSeq!), s.index.push(ref.outputIndex), s.by.push(seq);
     }
@@ -228,8 +227,8 @@ async function writeLegacy(client: pg.ClientBase, legacy: LegacyBlockWrite, heig
   const validCount = currentCount + legacy.txs.length;
   let position = -1;
   for (const tx of legacy.txs) {
-    assert.equal(ids.get(tx.id), undefined, `legacy ${tx.id} is stored twice`);
-    assert.ok(tx.position > position && tx.position < validCount, `legacy ${tx.id}: bad position`);
+    checkNewId(`legacy ${tx.id}`, ids.get(tx.id));
+    checkLegacyPosition(tx.id, tx.position, position, validCount);
     position = tx.position;
     await client.query(
       "INSERT INTO legacy_transactions (seq, id, height, position, variant, operation, json) VALUES ($1, $2, $3, $4, $5, $6, $7)",
@@ -240,11 +239,10 @@ async function writeLegacy(client: pg.ClientBase, legacy: LegacyBlockWrite, heig
       const spentSeq = ids.get(ref.txid);
       const place = spentSeq === undefined ? "" : `${spentSeq}:${ref.cid}`;
       const what = `legacy ${tx.id} spends ${legacyOutputKey(ref)}`;
-      assert.ok(outputs.has(place), `${what}, which does not exist`);
-      assert.ok(!spent.has(place), `${what}, which is already spent`);
+      checkLegacySpend(what, outputs.has(place), spent.has(place));
       spent.add(place);
       const changed = await client.query("UPDATE legacy_outputs SET spent_by = $1 WHERE tx_seq = $2 AND cid = $3 AND spent_by IS NULL", [seq, spentSeq, ref.cid]);
-      assert.equal(changed.rowCount, 1, `${what}: the output row did not take the spend`);
+      checkSpendTaken(what, changed.rowCount);
     }
     for (const output of tx.outputs) {
       await client.query("INSERT INTO legacy_outputs (tx_seq, cid, condition_uri, public_keys) VALUES ($1, $2, $3, $4)", [
@@ -263,13 +261,8 @@ async function writeLegacy(client: pg.ClientBase, legacy: LegacyBlockWrite, heig
 
 /** The history tree's new perfect subtrees, on a `v1` chain (and none on another). */
 async function writeHistory(client: pg.ClientBase, block: BlockWrite, state: Pick<ChainState, "commitment"> & { history_size: number }): Promise<void> {
-  const history = block.history;
-  assert.equal(history !== undefined, state.commitment === "v1", `a ${state.commitment} chain's block has ${history === undefined ? "no" : "a"} history`);
+  const history = checkHistory(block, state.commitment, state.history_size);
   if (history === undefined) return;
-  // One leaf per block that holds a valid transaction of any kind.
-  const holdsOne = block.txs.length > 0 || (block.legacy?.txs.length ?? 0) > 0;
-  const grew = history.size - state.history_size;
-  assert.equal(grew, holdsOne ? 1 : 0, `a history of ${state.history_size} grew by ${grew}`);
   const nodes = history.nodes;
   if (nodes.length > 0) {
     await client.query("INSERT INTO history_nodes (level, idx, hash) SELECT * FROM unnest($1::integer[], $2::bigint[], $3::bytea[])", [

@@ -23,7 +23,6 @@ import type { CommitmentVersion } from "../../proofs/commitment.js";
 import { outputKey, type Operation, type OutputRef } from "../../transaction/committed.js";
 import { inBlockOrder } from "../blockOrder.js";
 import type { FieldFilter } from "../fieldQuery.js";
-import { WholeAnswers } from "../wholeAnswers.js";
 import type {
   Balance,
   Batches,
@@ -59,7 +58,7 @@ import { searchHits, searchPage } from "./search.js";
 /** The advisory lock a writer holds (any constant; ledgerd takes no other). */
 const writerLockKey = 7_016_161_415;
 
-export class PostgresStore extends WholeAnswers implements Store {
+export class PostgresStore implements Store {
   readonly backend = "postgres";
 
   /** Connects, creates or migrates the schema (a writer), and takes the writer's lock. */
@@ -86,7 +85,6 @@ export class PostgresStore extends WholeAnswers implements Store {
   #uncertain: { height: number; appHash: string } | null = null;
 
   private constructor(options: PostgresStoreOptions) {
-    super();
     this.#options = options;
     this.#pool = openPool(options);
     this.#reads = new Reads(this.#pool);

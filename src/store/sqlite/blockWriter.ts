@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { legacyOutputKey } from "../../legacy/committed.js";
 import { makesAsset, outputKey, type CommittedTx, type OutputRef } from "../../transaction/committed.js";
 import type { CommitmentVersion } from "../../proofs/commitment.js";
+import { checkHistory, checkInitChain, checkLegacyPosition, checkLegacySpend, checkNewId, checkNextHeight, checkSpend, checkSpendTaken } from "../blockInvariants.js";
 import { validatorsJson } from "../validatorsJson.js";
 import type { BlockWrite, LegacyBlockWrite, Validator } from "../store.js";
 import { indexNames, type Connection } from "./connection.js";
@@ -38,8 +39,7 @@ export class BlockWriter {
     c.db
       .transaction(() => {
         const state = c.read.chainState.get() as ChainStateRow;
-        assert.equal(state.chainId, null, `initChain runs once; chain ${state.chainId} exists`);
-        assert.equal(state.height, 0, "initChain runs before the first block");
+        checkInitChain(state.chainId, state.height);
         c.write.setChainId.run(chainId);
         c.write.setCommitment.run(commitment);
         // The first validator set governs from height 1 (BigchainDB `init_chain`).
@@ -101,7 +101,7 @@ export class BlockWriter {
   #writeBlock(block: BlockWrite): { merges: SliceMerge[]; lastSeq: number } {
     const { read, write } = this.#c;
     const state = read.chainState.get() as ChainStateRow;
-    assert.equal(block.height, state.height + 1, "block heights are contiguous");
+    checkNextHeight(block, state.height);
     const seqFirst = ((read.lastSeq.get() as number | null) ?? 0) + 1;
     const context = this.#blockContext(block.txs);
     for (let i = 0; i < block.txs.length; i++) {
@@ -129,13 +129,8 @@ export class BlockWriter {
   /** The history tree's new perfect subtrees, on a `v1` chain (and none on another). */
   #writeHistory(block: BlockWrite, state: ChainStateRow): void {
     const { write } = this.#c;
-    const history = block.history;
-    assert.equal(history !== undefined, state.commitment === "v1", `a ${state.commitment} chain's block has ${history === undefined ? "no" : "a"} history`);
+    const history = checkHistory(block, state.commitment, state.historySize);
     if (history === undefined) return;
-    // One leaf per block that holds a valid transaction of any kind.
-    const holdsOne = block.txs.length > 0 || (block.legacy?.txs.length ?? 0) > 0;
-    const grew = history.size - state.historySize;
-    assert.equal(grew, holdsOne ? 1 : 0, `a history of ${state.historySize} grew by ${grew}`);
     for (const node of history.nodes) write.insertHistoryNode.run(node.level, node.index, node.hash);
     for (const node of history.blockNodes) write.insertBlockNode.run(block.height, node.level, node.index, node.hash);
     write.setHistorySize.run(history.size);
@@ -159,7 +154,7 @@ export class BlockWriter {
   /** Writes one transaction; `context` holds the committed state plus this block so far. */
   #writeTx(tx: CommittedTx, seq: number, height: number, context: BlockContext): void {
     const { read, write } = this.#c;
-    assert.equal(context.ids.get(tx.id), undefined, `${tx.id} is stored twice`);
+    checkNewId(tx.id, context.ids.get(tx.id));
     const { insertTx, insertInput, insertOutput } = write;
     // The column holds the role (schema.ts): an election makes its asset, a vote moves one.
     const role = makesAsset(tx.operation) ? "CREATE" : "TRANSFER";
@@ -175,12 +170,8 @@ export class BlockWriter {
       const place = spentSeq === undefined ? "" : placeKey(spentSeq, ref.outputIndex);
       // The validator checked these against the same state: failing here is a ledger bug.
       const what = `${tx.id} spends ${outputKey(ref)}`;
-      assert.ok(context.outputs.has(place), `${what}, which does not exist`);
       const spender = context.spent.get(place);
-      if (spender !== undefined) {
-        const by = read.txIdAt.get(spender) as string;
-        assert.fail(`${what}, already spent by ${by}`);
-      }
+      checkSpend(what, context.outputs.has(place), spender !== undefined, spender === undefined ? undefined : (read.txIdAt.get(spender) as string));
       context.spent.set(place, seq);
       insertInput.run(seq, i, spentSeq, ref.outputIndex);
       this.#add("spent", spentIndexRow(spentSeq as number, ref.outputIndex, seq));
@@ -224,8 +215,8 @@ export class BlockWriter {
     let seq = ((c.read.legacyLastSeq.get() as number | null) ?? 0) + 1;
     let position = -1;
     for (const tx of legacy.txs) {
-      assert.equal(ids.get(tx.id), undefined, `legacy ${tx.id} is stored twice`);
-      assert.ok(tx.position > position && tx.position < validCount, `legacy ${tx.id}: bad position`);
+      checkNewId(`legacy ${tx.id}`, ids.get(tx.id));
+      checkLegacyPosition(tx.id, tx.position, position, validCount);
       position = tx.position;
       const hash = keyHash(tx.id);
       insertLegacyTx.run(seq, hash, tx.id, height, tx.position, tx.variant, tx.operation, tx.json);
@@ -236,11 +227,10 @@ export class BlockWriter {
         const place = spentSeq === undefined ? "" : placeKey(spentSeq, ref.cid);
         // The validator checked these against the same state: failing here is a ledger bug.
         const what = `legacy ${tx.id} spends ${legacyOutputKey(ref)}`;
-        assert.ok(outputs.has(place), `${what}, which does not exist`);
-        assert.ok(!spent.has(place), `${what}, which is already spent`);
+        checkLegacySpend(what, outputs.has(place), spent.has(place));
         spent.add(place);
         const changed = spendLegacyOutput.run(seq, spentSeq, ref.cid).changes;
-        assert.equal(changed, 1, `${what}: the output row did not take the spend`);
+        checkSpendTaken(what, changed);
       }
       for (const output of tx.outputs) {
         const keys = JSON.stringify(output.publicKeys);

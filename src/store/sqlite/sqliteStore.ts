@@ -30,7 +30,6 @@ import type Database from "better-sqlite3";
 import type { LegacyOutputRef } from "../../legacy/committed.js";
 import type { Operation, OutputRef } from "../../transaction/committed.js";
 import type { CommitmentVersion } from "../../proofs/commitment.js";
-import { WholeAnswers } from "../wholeAnswers.js";
 import type {
   Balance,
   Batches,
@@ -85,7 +84,7 @@ export interface SqliteStoreDeps {
   readonly database?: Database.Database;
 }
 
-export class SqliteStore extends WholeAnswers implements Store {
+export class SqliteStore implements Store {
   readonly backend = "sqlite";
 
   /** Opens (creating when missing) the database at `options.path`, defaults for the rest. */
@@ -106,7 +105,6 @@ export class SqliteStore extends WholeAnswers implements Store {
   readonly #checkpointer: Checkpointer | null;
 
   constructor(options: SqliteStoreOptions, deps: SqliteStoreDeps = {}) {
-    super();
     const slices = options.indexSlices;
     assert.ok(Number.isInteger(Math.log2(slices)) && slices <= 4096, "indexSlices: 2^n, <= 4096");
     const access = options.access ?? "owner";

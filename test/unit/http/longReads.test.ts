@@ -17,6 +17,7 @@ import { SqliteStore } from "../../../src/store/sqlite/sqliteStore.js";
 import type { Batches, Store } from "../../../src/store/store.js";
 import type { CommittedTx } from "../../../src/transaction/committed.js";
 import { block, createTx, publicKey, ref, transferTx } from "../store/fixtures.js";
+import { wholeOf } from "../../helpers/wholeAnswers.js";
 
 interface Answer {
   readonly status: number;
@@ -172,7 +173,7 @@ describe("long answers on a real socket", () => {
   test("a long answer is sent chunked, with the bytes of the answer built whole", async () => {
     const refs = creates.map((tx) => `{"transaction_id": "${tx.id}", "output_index": 0}`);
     // No limit is all of them (limit 0), not a page of searchLimitMax.
-    const hits = await store.searchAssets("zebra", 0);
+    const hits = await wholeOf(store).searchAssets("zebra", 0);
     const cases: [string, string][] = [
       [`/api/v1/outputs?public_key=${key}`, `[${refs.join(", ")}]`],
       [`/api/v1/transactions?asset_id=${bigAsset.id}`, `[${[bigAsset, ...transfers].map((t) => t.json).join(", ")}]`],

@@ -10,6 +10,7 @@ import { SqliteStore } from "../../../src/store/sqlite/sqliteStore.js";
 import type { Store } from "../../../src/store/store.js";
 import { bytesOf, create, keypairOf, transfer } from "../../helpers/txFactory.js";
 import { V1Chain } from "../../helpers/appHashV1.js";
+import { wholeOf } from "../../helpers/wholeAnswers.js";
 
 const dirs: string[] = [];
 after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -70,7 +71,7 @@ describe("LedgerApp", () => {
     const toCarol = transfer([{ tx: toBob, outputIndex: 0 }], [bob], [{ publicKeys: [carol.publicKey], amount: 2n }, { publicKeys: [bob.publicKey], amount: 3n }]);
     const finalized = await block(ledger, [bytesOf(asset), bytesOf(toBob), bytesOf(toCarol)]);
     assert.deepEqual(finalized.results, [null, null, null]);
-    const carolOutputs = await store.getOutputsByPublicKey(carol.publicKey, false);
+    const carolOutputs = await wholeOf(store).getOutputsByPublicKey(carol.publicKey, false);
     assert.deepEqual(carolOutputs, [{ transactionId: toCarol["id"], outputIndex: 0 }]);
   });
 

@@ -17,6 +17,7 @@ import { startPostgres, type PostgresServer } from "../../helpers/postgres.js";
 import { Random } from "../../helpers/random.js";
 import { createTx, hex64, publicKey, ref, transferTx, validator } from "./fixtures.js";
 import { legacyRef, legacyTx, mixedBlock } from "./legacyFixtures.js";
+import { wholeOf } from "../../helpers/wholeAnswers.js";
 
 const words = [
   "running", "runs", "runner", "bicycle", "bicycles", "café", "Crème", "brûlée", "generous", "generously",
@@ -127,7 +128,7 @@ describe("the SQLite and PostgreSQL backends agree", () => {
       await same(`contents ${height}`, (s) => s.getBlockContents(height));
       await same(`ids ${height}`, (s) => s.getBlockIds(height));
       await same(`head ${height}`, (s) => s.getBlockHead(height));
-      await same(`transactions ${height}`, (s) => s.getBlockTransactions(height));
+      await same(`transactions ${height}`, (s) => wholeOf(s).getBlockTransactions(height));
       await same(`validators ${height}`, (s) => s.getValidatorSet(height));
     }
     await same("latest validators", (s) => s.getValidators());
@@ -144,8 +145,8 @@ describe("the SQLite and PostgreSQL backends agree", () => {
     assert.deepEqual(await postgres.findTransactions(built.txs.map((t) => t.id)), new Set(built.txs.map((t) => t.id)));
     for (const asset of built.assets) {
       for (const operation of [undefined, "CREATE", "TRANSFER"] as const) {
-        await same(`history of ${asset} ${String(operation)}`, (s) => s.getTransactionsByAsset(asset, operation === undefined ? {} : { operation }));
-        await same(`last of ${asset} ${String(operation)}`, (s) => s.getTransactionsByAsset(asset, { lastOnly: true, ...(operation === undefined ? {} : { operation }) }));
+        await same(`history of ${asset} ${String(operation)}`, (s) => wholeOf(s).getTransactionsByAsset(asset, operation === undefined ? {} : { operation }));
+        await same(`last of ${asset} ${String(operation)}`, (s) => wholeOf(s).getTransactionsByAsset(asset, { lastOnly: true, ...(operation === undefined ? {} : { operation }) }));
         await same(`paged history of ${asset}`, (s) => walk((after) => s.streamAssetHistory(asset, operation, { limit: 2, ...(after === undefined ? {} : { after }) })));
       }
     }
@@ -154,7 +155,7 @@ describe("the SQLite and PostgreSQL backends agree", () => {
   it("every key's outputs (all, spent, unspent; whole and paged) and balances", async () => {
     for (const key of built.keys) {
       for (const spent of [undefined, true, false]) {
-        const refs = await same(`outputs of ${key} ${String(spent)}`, (s) => s.getOutputsByPublicKey(key, spent));
+        const refs = await same(`outputs of ${key} ${String(spent)}`, (s) => wholeOf(s).getOutputsByPublicKey(key, spent));
         if (spent === undefined) assert.ok(refs.length > 0);
         await same(`paged outputs of ${key} ${String(spent)}`, (s) => walk((after) => s.streamOutputEntries(key, spent, { limit: 3, ...(after === undefined ? {} : { after }) })));
       }
@@ -188,9 +189,9 @@ describe("the SQLite and PostgreSQL backends agree", () => {
     let found = 0;
     for (const query of queries) {
       for (const kind of ["assets", "metadata"] as const) {
-        const search = (s: Store) => (kind === "assets" ? s.searchAssets(query, 0) : s.searchMetadata(query, 0));
+        const search = (s: Store) => (kind === "assets" ? wholeOf(s).searchAssets(query, 0) : wholeOf(s).searchMetadata(query, 0));
         found += (await same(`${kind} ${query}`, search)).length;
-        await same(`${kind} ${query} limit 3`, (s) => (kind === "assets" ? s.searchAssets(query, 3) : s.searchMetadata(query, 3)));
+        await same(`${kind} ${query} limit 3`, (s) => (kind === "assets" ? wholeOf(s).searchAssets(query, 3) : wholeOf(s).searchMetadata(query, 3)));
         await same(`paged ${kind} ${query}`, (s) => walk((after) => s.streamSearchPage(kind, query, { limit: 5, ...(after === undefined ? {} : { after }) })));
       }
     }

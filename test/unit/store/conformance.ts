@@ -15,6 +15,7 @@ import { fieldTests } from "./fieldConformance.js";
 import { pageTests } from "./pageConformance.js";
 import { block, createTx, hex64, publicKey, ref, transferTx, validator } from "./fixtures.js";
 import { legacyRef, legacyTx, mixedBlock } from "./legacyFixtures.js";
+import { wholeOf } from "../../helpers/wholeAnswers.js";
 
 export function storeConformance(name: string, open: () => Promise<Store>): void {
   /** Runs `body` against a fresh store and always closes it. */
@@ -52,11 +53,11 @@ function chainTests(withStore: WithStore): void {
       assert.deepEqual(await store.getChainState(), { height: 0, appHash: "", chainId: null, commitment: "bigchaindb", historySize: 0 });
       assert.deepEqual(await store.getValidators(), []);
       assert.equal(await store.getBlock(1), null);
-      assert.equal(await store.getBlockTransactions(1), null);
+      assert.equal(await wholeOf(store).getBlockTransactions(1), null);
       assert.equal(await store.getTransaction(hex64("nothing")), null);
       assert.deepEqual(await store.findTransactions([hex64("nothing")]), new Set());
-      assert.deepEqual(await store.getOutputsByPublicKey(publicKey("nobody")), []);
-      assert.deepEqual(await store.searchAssets("anything", 0), []);
+      assert.deepEqual(await wholeOf(store).getOutputsByPublicKey(publicKey("nobody")), []);
+      assert.deepEqual(await wholeOf(store).searchAssets("anything", 0), []);
     }));
 
   it("initChain records the chain id and the first validators, effective from height 1", () =>
@@ -119,7 +120,7 @@ function commitTests(withStore: WithStore): void {
     withStore(async (store) => {
       await store.commitBlock({ height: 1, appHash: "", txs: [] });
       assert.deepEqual(await store.getBlock(1), { height: 1, appHash: "", txIds: [], historySize: null });
-      assert.deepEqual(await store.getBlockTransactions(1), []);
+      assert.deepEqual(await wholeOf(store).getBlockTransactions(1), []);
     }));
 
   it("counts its bytes on disk, more as it holds more", () =>
@@ -238,17 +239,17 @@ function commitTests(withStore: WithStore): void {
 async function assertNothingOf(store: Store, tx: CommittedTx, height: number): Promise<void> {
   assert.equal((await store.getChainState()).height, height);
   assert.equal(await store.getBlock(height + 1), null);
-  assert.equal(await store.getBlockTransactions(height + 1), null);
+  assert.equal(await wholeOf(store).getBlockTransactions(height + 1), null);
   assert.equal(await store.getTransaction(tx.id), null);
   assert.deepEqual(await store.findTransactions([tx.id]), new Set());
   assert.equal(await store.getBlockHeightOfTransaction(tx.id), null);
-  assert.deepEqual(await store.getTransactionsByAsset(tx.assetId), []);
+  assert.deepEqual(await wholeOf(store).getTransactionsByAsset(tx.assetId), []);
   assert.equal((await store.getOutputs([ref(tx, 0)])).size, 0);
   for (const key of tx.outputs[0]!.publicKeys) {
-    assert.deepEqual(await store.getOutputsByPublicKey(key), []);
+    assert.deepEqual(await wholeOf(store).getOutputsByPublicKey(key), []);
   }
-  assert.deepEqual(await store.searchAssets("zanzibar", 0), []);
-  assert.deepEqual(await store.searchMetadata("quixotic", 0), []);
+  assert.deepEqual(await wholeOf(store).searchAssets("zanzibar", 0), []);
+  assert.deepEqual(await wholeOf(store).searchMetadata("quixotic", 0), []);
 }
 
 function outputTests(withStore: WithStore): void {
@@ -311,20 +312,20 @@ function outputTests(withStore: WithStore): void {
     withStore(async (store) => {
       await commitAll(store);
       const ofAlice = [ref(c1, 0), ref(c1, 1), ref(c2, 1)];
-      assert.deepEqual(await store.getOutputsByPublicKey(alice), ofAlice);
-      assert.deepEqual(await store.getOutputsByPublicKey(bob), [ref(c1, 1), ref(c2, 0)]);
-      assert.deepEqual(await store.getOutputsByPublicKey(carol), [ref(t1, 0)]);
-      assert.deepEqual(await store.getOutputsByPublicKey(publicKey("nobody")), []);
-      assert.deepEqual(await store.getOutputsByPublicKey(""), []);
+      assert.deepEqual(await wholeOf(store).getOutputsByPublicKey(alice), ofAlice);
+      assert.deepEqual(await wholeOf(store).getOutputsByPublicKey(bob), [ref(c1, 1), ref(c2, 0)]);
+      assert.deepEqual(await wholeOf(store).getOutputsByPublicKey(carol), [ref(t1, 0)]);
+      assert.deepEqual(await wholeOf(store).getOutputsByPublicKey(publicKey("nobody")), []);
+      assert.deepEqual(await wholeOf(store).getOutputsByPublicKey(""), []);
     }));
 
   it("outputs by key: spent true gives only spent, false only unspent", () =>
     withStore(async (store) => {
       await commitAll(store);
-      assert.deepEqual(await store.getOutputsByPublicKey(alice, true), [ref(c1, 0)]);
-      assert.deepEqual(await store.getOutputsByPublicKey(alice, false), [ref(c1, 1), ref(c2, 1)]);
-      assert.deepEqual(await store.getOutputsByPublicKey(carol, true), []);
-      assert.deepEqual(await store.getOutputsByPublicKey(carol, false), [ref(t1, 0)]);
+      assert.deepEqual(await wholeOf(store).getOutputsByPublicKey(alice, true), [ref(c1, 0)]);
+      assert.deepEqual(await wholeOf(store).getOutputsByPublicKey(alice, false), [ref(c1, 1), ref(c2, 1)]);
+      assert.deepEqual(await wholeOf(store).getOutputsByPublicKey(carol, true), []);
+      assert.deepEqual(await wholeOf(store).getOutputsByPublicKey(carol, false), [ref(t1, 0)]);
       // Spending the threshold output moves it for both owners.
       const t2 = transferTx({
         label: "out-t2",
@@ -333,16 +334,16 @@ function outputTests(withStore: WithStore): void {
         outputs: [{ keys: [carol], amount: 5n }],
       });
       await store.commitBlock(block(4, [t2]));
-      assert.deepEqual(await store.getOutputsByPublicKey(bob, true), [ref(c1, 1)]);
-      assert.deepEqual(await store.getOutputsByPublicKey(alice, true), [ref(c1, 0), ref(c1, 1)]);
-      assert.deepEqual(await store.getOutputsByPublicKey(carol, false), [ref(t1, 0), ref(t2, 0)]);
+      assert.deepEqual(await wholeOf(store).getOutputsByPublicKey(bob, true), [ref(c1, 1)]);
+      assert.deepEqual(await wholeOf(store).getOutputsByPublicKey(alice, true), [ref(c1, 0), ref(c1, 1)]);
+      assert.deepEqual(await wholeOf(store).getOutputsByPublicKey(carol, false), [ref(t1, 0), ref(t2, 0)]);
     }));
 
   it("a key named twice in one output lists the output once", () =>
     withStore(async (store) => {
       const c = createTx({ label: "twice", outputs: [{ keys: [alice, alice] }] });
       await store.commitBlock(block(1, [c]));
-      assert.deepEqual(await store.getOutputsByPublicKey(alice), [ref(c, 0)]);
+      assert.deepEqual(await wholeOf(store).getOutputsByPublicKey(alice), [ref(c, 0)]);
     }));
 }
 
@@ -362,16 +363,16 @@ function assetTests(withStore: WithStore): void {
   it("all transactions of an asset in commit order", () =>
     withStore(async (store) => {
       await commitAll(store);
-      assert.deepEqual(await store.getTransactionsByAsset(c.id), [c.json, t1.json, t2.json]);
-      assert.deepEqual(await store.getTransactionsByAsset(other.id), [other.json, t3.json]);
-      assert.deepEqual(await store.getTransactionsByAsset(hex64("none")), []);
-      assert.deepEqual(await store.getTransactionsByAsset(t1.id), []);
+      assert.deepEqual(await wholeOf(store).getTransactionsByAsset(c.id), [c.json, t1.json, t2.json]);
+      assert.deepEqual(await wholeOf(store).getTransactionsByAsset(other.id), [other.json, t3.json]);
+      assert.deepEqual(await wholeOf(store).getTransactionsByAsset(hex64("none")), []);
+      assert.deepEqual(await wholeOf(store).getTransactionsByAsset(t1.id), []);
     }));
 
   it("with an operation, only those; with lastOnly, only the last that matches", () =>
     withStore(async (store) => {
       await commitAll(store);
-      const byAsset = store.getTransactionsByAsset.bind(store);
+      const byAsset = wholeOf(store).getTransactionsByAsset;
       assert.deepEqual(await byAsset(c.id, { operation: "CREATE" }), [c.json]);
       assert.deepEqual(await byAsset(c.id, { operation: "TRANSFER" }), [t1.json, t2.json]);
       assert.deepEqual(await byAsset(c.id, { lastOnly: true }), [t2.json]);
@@ -399,14 +400,14 @@ function blockTests(withStore: WithStore): void {
       await store.commitBlock(b3);
       const txIds = txs.map((t) => t.id);
       assert.deepEqual(await store.getBlock(1), { height: 1, appHash: b1.appHash, txIds, historySize: null });
-      assert.deepEqual(await store.getBlockTransactions(1), txs.map((t) => t.json));
+      assert.deepEqual(await wholeOf(store).getBlockTransactions(1), txs.map((t) => t.json));
       assert.deepEqual(await store.getBlock(2), { height: 2, appHash: "", txIds: [], historySize: null });
       const b3Ids = [b3.txs[0]!.id];
       assert.deepEqual(await store.getBlock(3), { height: 3, appHash: b3.appHash, txIds: b3Ids, historySize: null });
-      assert.deepEqual(await store.getBlockTransactions(3), [b3.txs[0]!.json]);
+      assert.deepEqual(await wholeOf(store).getBlockTransactions(3), [b3.txs[0]!.json]);
       assert.equal(await store.getBlock(4), null);
       assert.equal(await store.getBlock(0), null);
-      assert.equal(await store.getBlockTransactions(4), null);
+      assert.equal(await wholeOf(store).getBlockTransactions(4), null);
     }));
 
   it("the block of a transaction", () =>
@@ -483,7 +484,7 @@ function searchTests(withStore: WithStore): void {
   }
 
   async function ids(store: Store, query: string, limit = 0): Promise<string[]> {
-    return (await store.searchAssets(query, limit)).map((hit) => hit.id);
+    return (await wholeOf(store).searchAssets(query, limit)).map((hit) => hit.id);
   }
 
   async function idSet(store: Store, query: string): Promise<Set<string>> {
@@ -544,23 +545,23 @@ function searchTests(withStore: WithStore): void {
       await commitAll(store);
       assert.deepEqual(await ids(store, assets.cafe.id), [assets.cafe.id]);
       assert.deepEqual(await ids(store, assets.cafe.id.toUpperCase()), [assets.cafe.id]);
-      const byId = await store.searchMetadata(transfer.id, 0);
+      const byId = await wholeOf(store).searchMetadata(transfer.id, 0);
       assert.deepEqual(byId, [{ id: transfer.id, json: transfer.metadata }]);
     }));
 
   it("hits carry the id and the document as committed", () =>
     withStore(async (store) => {
       await commitAll(store);
-      assert.deepEqual(await store.searchAssets("submarine", 0), [
+      assert.deepEqual(await wholeOf(store).searchAssets("submarine", 0), [
         { id: assets.nested.id, json: assets.nested.assetData },
       ]);
-      assert.deepEqual(await store.searchMetadata("courier", 0), [
+      assert.deepEqual(await wholeOf(store).searchMetadata("courier", 0), [
         { id: transfer.id, json: transfer.metadata },
       ]);
       // A TRANSFER has no asset data; a CREATE with null data has none to find.
       assert.deepEqual(await ids(store, "shipped"), []);
       assert.deepEqual(
-        (await store.searchMetadata("widget", 0)).map((h) => h.id),
+        (await wholeOf(store).searchMetadata("widget", 0)).map((h) => h.id),
         [assets.noData.id],
       );
     }));
@@ -580,8 +581,8 @@ function searchTests(withStore: WithStore): void {
     withStore(async (store) => {
       await commitAll(store);
       for (const limit of [-1, 1.5, Number.NaN]) {
-        await assert.rejects(store.searchAssets("bike", limit), isBadParameter);
-        await assert.rejects(store.searchMetadata("courier", limit), isBadParameter);
+        await assert.rejects(wholeOf(store).searchAssets("bike", limit), isBadParameter);
+        await assert.rejects(wholeOf(store).searchMetadata("courier", limit), isBadParameter);
       }
     }));
 
@@ -619,7 +620,7 @@ function searchTests(withStore: WithStore): void {
       withStore(async (store) => {
         await commitAll(store);
         assert.deepEqual(await idSet(store, query), new Set(expected.map((t) => t.id)));
-        assert.ok(Array.isArray(await store.searchMetadata(query, 0)));
+        assert.ok(Array.isArray(await wholeOf(store).searchMetadata(query, 0)));
       }));
   }
 }
@@ -688,13 +689,13 @@ function legacyTests(withStore: WithStore): void {
         // No v2.0 read sees a legacy transaction.
         assert.equal(await store.getTransaction(tx.id), null);
         assert.equal(await store.getBlockHeightOfTransaction(tx.id), null);
-        assert.deepEqual(await store.getTransactionsByAsset(tx.id), []);
+        assert.deepEqual(await wholeOf(store).getTransactionsByAsset(tx.id), []);
         assert.equal((await store.getOutputs([{ transactionId: tx.id, outputIndex: 0 }])).size, 0);
       }
       assert.deepEqual(await store.findTransactions([a.id, b.id, c.id]), new Set([c.id]));
       assert.deepEqual(await store.getBlock(1), { height: 1, appHash: mixedBlock(1, [a, c, b]).appHash, txIds: [c.id], historySize: null });
-      assert.deepEqual(await store.getBlockTransactions(1), [c.json]);
-      assert.deepEqual(await store.getOutputsByPublicKey(alice), [ref(c, 0)]);
+      assert.deepEqual(await wholeOf(store).getBlockTransactions(1), [c.json]);
+      assert.deepEqual(await wholeOf(store).getOutputsByPublicKey(alice), [ref(c, 0)]);
       // And no legacy read sees a v2.0 transaction.
       assert.deepEqual(await store.findLegacyTransactions([a.id, b.id, c.id]), new Set([a.id, b.id]));
       assert.equal(await store.getLegacyTransaction(c.id), null);

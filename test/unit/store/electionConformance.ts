@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { it } from "node:test";
 import type { ElectionRecord, Store } from "../../../src/store/store.js";
 import { block, createTx, hex64, ref, transferTx, validator } from "./fixtures.js";
+import { wholeOf } from "../../helpers/wholeAnswers.js";
 
 type WithStore = (body: (store: Store) => Promise<void>) => Promise<void>;
 
@@ -60,8 +61,8 @@ export function electionTests(withStore: WithStore): void {
       // A lookup by a string no stored key can hold finds nothing.
       assert.equal(await store.getTransaction("a\u0000b"), null);
       assert.deepEqual(await store.findTransactions(["a\u0000b"]), new Set());
-      assert.deepEqual(await store.getOutputsByPublicKey("a\u0000b"), []);
-      assert.deepEqual(await store.getTransactionsByAsset("a\u0000b", { lastOnly: true }), []);
+      assert.deepEqual(await wholeOf(store).getOutputsByPublicKey("a\u0000b"), []);
+      assert.deepEqual(await wholeOf(store).getTransactionsByAsset("a\u0000b", { lastOnly: true }), []);
       assert.equal(await store.getLegacyRecord("a\u0000b"), null);
       assert.equal((await store.getElections(["a\u0000b"])).size, 0);
     }));
@@ -76,7 +77,7 @@ export function electionTests(withStore: WithStore): void {
       await store.commitBlock(block(2, [vote]));
       assert.equal(await store.getTransaction(election.id), election.json);
       assert.equal(await store.getTransaction(vote.id), vote.json);
-      assert.deepEqual(await store.getTransactionsByAsset(election.id), [election.json, vote.json]);
+      assert.deepEqual(await wholeOf(store).getTransactionsByAsset(election.id), [election.json, vote.json]);
       const outputs = await store.getOutputs([ref(election, 0)]);
       assert.equal(outputs.get(`${election.id}:0`)?.spentBy, vote.id);
       assert.equal(outputs.get(`${election.id}:0`)?.assetId, election.id);

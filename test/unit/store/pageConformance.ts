@@ -9,6 +9,7 @@ import { it } from "node:test";
 import { LedgerError } from "../../../src/errors/ledgerError.js";
 import type { Batches, PageOptions, Store } from "../../../src/store/store.js";
 import { block, createTx, hex64, publicKey, ref, transferTx } from "./fixtures.js";
+import { wholeOf } from "../../helpers/wholeAnswers.js";
 
 type WithStore = (body: (store: Store) => Promise<void>) => Promise<void>;
 
@@ -57,7 +58,7 @@ export function pageTests(withStore: WithStore): void {
       for (const spent of [undefined, true, false]) {
         const entries = await all(store.streamOutputEntries(owner, spent));
         const refs = entries.map(({ transactionId, outputIndex }) => ({ transactionId, outputIndex }));
-        assert.deepEqual(refs, await store.getOutputsByPublicKey(owner, spent));
+        assert.deepEqual(refs, await wholeOf(store).getOutputsByPublicKey(owner, spent));
       }
       const entries = await all(store.streamOutputEntries(owner, undefined));
       assert.deepEqual(entries.map((e) => [e.amount, e.assetId]), [
@@ -100,7 +101,7 @@ export function pageTests(withStore: WithStore): void {
       await store.commitBlock(block(3, [transferTx({ label: "p-moved2", assetId: gold.id, spends: [ref(moved, 0)] })]));
       for (const operation of [undefined, "CREATE", "TRANSFER"] as const) {
         const options = operation === undefined ? {} : { operation };
-        const whole = await store.getTransactionsByAsset(gold.id, options);
+        const whole = await wholeOf(store).getTransactionsByAsset(gold.id, options);
         for (const limit of [1, 2, 3]) {
           const pages = await walk((page) => store.streamAssetHistory(gold.id, operation, page), limit);
           assert.deepEqual(pages.flat().map((e) => e.json), whole, `${operation ?? "all"}, limit ${limit}`);
@@ -111,7 +112,7 @@ export function pageTests(withStore: WithStore): void {
   it("a walk of an asset's history is as of its first page: a later TRANSFER does not show", () =>
     withStore(async (store) => {
       await commitAll(store);
-      const before = await store.getTransactionsByAsset(gold.id);
+      const before = await wholeOf(store).getTransactionsByAsset(gold.id);
       const pending = [block(3, [transferTx({ label: "p-moved3", assetId: gold.id, spends: [ref(moved, 0)] })])];
       const pages = await walk((page) => store.streamAssetHistory(gold.id, undefined, page), 1, async () => {
         const next = pending.shift();
@@ -119,7 +120,7 @@ export function pageTests(withStore: WithStore): void {
       });
       assert.equal(pending.length, 0);
       assert.deepEqual(pages.flat().map((e) => e.json), before);
-      assert.equal((await store.getTransactionsByAsset(gold.id)).length, before.length + 1);
+      assert.equal((await wholeOf(store).getTransactionsByAsset(gold.id)).length, before.length + 1);
     }));
 
   it("a position this store never gave is a BadParameter", () =>
@@ -144,7 +145,7 @@ export function pageTests(withStore: WithStore): void {
       const docs = Array.from({ length: 7 }, (_, i) =>
         createTx({ label: `p-s${i}`, data: { text: `pagedword ${"filler ".repeat(i)}` } }));
       await store.commitBlock(block(1, docs));
-      const ranked = (await store.searchAssets("pagedword", 0)).map((hit) => hit.id);
+      const ranked = (await wholeOf(store).searchAssets("pagedword", 0)).map((hit) => hit.id);
       const pending = [block(2, [later])];
       const pages = await walk((page) => store.streamSearchPage("assets", "pagedword", { ...page, limit: page.limit ?? 3 }), 3, async () => {
         const next = pending.shift();
@@ -152,7 +153,7 @@ export function pageTests(withStore: WithStore): void {
       });
       assert.deepEqual(pages.map((p) => p.length), [3, 3, 1]);
       assert.deepEqual(pages.flat().map((hit) => hit.id), ranked);
-      assert.ok((await store.searchAssets("pagedword", 0)).some((hit) => hit.id === later.id));
+      assert.ok((await wholeOf(store).searchAssets("pagedword", 0)).some((hit) => hit.id === later.id));
     }));
 
   it("balances: unspent outputs of the key alone, summed per asset past 2^64, in asset id order", () =>

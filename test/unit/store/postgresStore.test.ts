@@ -12,6 +12,7 @@ import { postgresSchemaVersion } from "../../../src/store/postgres/schema.js";
 import { startPostgres, type PostgresServer } from "../../helpers/postgres.js";
 import { storeConformance } from "./conformance.js";
 import { block, createTx, publicKey, ref, transferTx, validator } from "./fixtures.js";
+import { wholeOf } from "../../helpers/wholeAnswers.js";
 
 let server: PostgresServer | undefined;
 const serverStarted = startPostgres().then((started) => (server = started));
@@ -155,7 +156,7 @@ describe("postgres store", () => {
         await writer.commitBlock(block(1, [tx]));
         for (const reader of [a, b]) {
           assert.equal(await reader.getTransaction(tx.id), tx.json);
-          assert.deepEqual((await reader.searchAssets("lighthouses", 0)).map((hit) => hit.id), [tx.id]);
+          assert.deepEqual((await wholeOf(reader).searchAssets("lighthouses", 0)).map((hit) => hit.id), [tx.id]);
           assert.equal((await reader.getChainState()).height, 1);
           await assert.rejects(reader.commitBlock(block(2, [])), isAssertion);
         }
@@ -252,10 +253,10 @@ describe("postgres store", () => {
       const long = "x".repeat(10_000);
       const tx = createTx({ label: "pg-long", data: { text: `${long} short` }, metadata: { note: "é".repeat(3000) } });
       await store.commitBlock(block(1, [tx]));
-      assert.deepEqual((await store.searchAssets(long, 0)).map((hit) => hit.id), [tx.id]);
-      assert.deepEqual((await store.searchAssets("x".repeat(9_999), 0)).map((hit) => hit.id), []);
-      assert.deepEqual((await store.searchAssets(`"${long} short"`, 0)).map((hit) => hit.id), [tx.id]);
-      assert.deepEqual((await store.searchMetadata("e".repeat(3000), 0)).map((hit) => hit.id), [tx.id]);
+      assert.deepEqual((await wholeOf(store).searchAssets(long, 0)).map((hit) => hit.id), [tx.id]);
+      assert.deepEqual((await wholeOf(store).searchAssets("x".repeat(9_999), 0)).map((hit) => hit.id), []);
+      assert.deepEqual((await wholeOf(store).searchAssets(`"${long} short"`, 0)).map((hit) => hit.id), [tx.id]);
+      assert.deepEqual((await wholeOf(store).searchMetadata("e".repeat(3000), 0)).map((hit) => hit.id), [tx.id]);
     } finally {
       await store.close();
     }
@@ -299,7 +300,7 @@ describe("postgres store", () => {
       await held.lock();
       const timedOut = (error: unknown) => error instanceof LedgerError && error.code === "StoreTimeout" && /cancel/i.test(error.message);
       await assert.rejects(held.store.getTransaction(held.first.id), timedOut);
-      await assert.rejects(held.store.getBlockTransactions(1), timedOut);
+      await assert.rejects(wholeOf(held.store).getBlockTransactions(1), timedOut);
       await held.release();
       assert.equal(await held.store.getTransaction(held.first.id), held.first.json);
     } finally {

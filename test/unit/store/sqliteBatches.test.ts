@@ -13,6 +13,7 @@ import { SqliteStore } from "../../../src/store/sqlite/sqliteStore.js";
 import type { Batches, Store } from "../../../src/store/store.js";
 import type { CommittedTx, OutputRef } from "../../../src/transaction/committed.js";
 import { block, createTx, publicKey, ref, transferTx } from "./fixtures.js";
+import { wholeOf } from "../../helpers/wholeAnswers.js";
 
 const dir = mkdtempSync(join(tmpdir(), "ledgerd-sqlite-batches-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -71,8 +72,8 @@ describe("sqlite long reads in batches", () => {
       const reader = split ? SqliteStore.open({ path, access: "reader" }) : writer;
       const key = publicKey("moving");
       const first = await fillKey(writer, key, 2_600, 1, "moving");
-      const expected = await reader.getOutputsByPublicKey(key);
-      const expectedUnspent = await reader.getOutputsByPublicKey(key, false);
+      const expected = await wholeOf(reader).getOutputsByPublicKey(key);
+      const expectedUnspent = await wholeOf(reader).getOutputsByPublicKey(key, false);
       assert.equal(expected.length, 2_600);
       const all = reader.streamOutputsByPublicKey(key);
       const unspent = reader.streamOutputsByPublicKey(key, false);
@@ -90,7 +91,7 @@ describe("sqlite long reads in batches", () => {
       for await (const batch of unspent) gotUnspent.push(...batch);
       assert.deepEqual(got, expected);
       assert.deepEqual(gotUnspent, expectedUnspent);
-      assert.equal((await reader.getOutputsByPublicKey(key)).length, 2_600 + 5 * 300);
+      assert.equal((await wholeOf(reader).getOutputsByPublicKey(key)).length, 2_600 + 5 * 300);
       if (split) await reader.close();
       await writer.close();
     });
@@ -109,17 +110,17 @@ describe("sqlite long reads in batches", () => {
       createTx({ label: "r6", data: { a: "zebra" } }),
     ];
     await store.commitBlock(block(1, txs));
-    const ids = async (limit: number) => (await store.searchAssets("zebra", limit)).map((h) => h.id);
+    const ids = async (limit: number) => (await wholeOf(store).searchAssets("zebra", limit)).map((h) => h.id);
     const newest = txs.slice(2).map((tx) => tx.id);
     assert.deepEqual(new Set(await ids(5)), new Set(newest));
     assert.deepEqual(await ids(1), [txs[6]!.id]); // the shortest text of the five
     // Asked for all, it would have to cut the seven to five: refused instead, with a reason.
     await assert.rejects(ids(0), { code: "SearchTooBroad", message: /more than 5 transactions/ });
-    const narrow = (await store.searchAssets("zebra -one", 0)).map((h) => h.id);
+    const narrow = (await wholeOf(store).searchAssets("zebra -one", 0)).map((h) => h.id);
     assert.deepEqual(new Set(narrow), new Set([txs[0]!.id, txs[1]!.id, txs[6]!.id]));
     const unbounded = SqliteStore.open({ path: freshPath() });
     await unbounded.commitBlock(block(1, txs));
-    assert.ok([txs[0]!.id, txs[1]!.id].includes((await unbounded.searchAssets("zebra", 1))[0]!.id));
+    assert.ok([txs[0]!.id, txs[1]!.id].includes((await wholeOf(unbounded).searchAssets("zebra", 1))[0]!.id));
     await unbounded.close();
     await store.close();
   });

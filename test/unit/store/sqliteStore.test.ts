@@ -10,7 +10,7 @@ import { after, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { LedgerError } from "../../../src/errors/ledgerError.js";
-import { collect } from "../../../src/store/wholeAnswers.js";
+import { collect, wholeOf } from "../../helpers/wholeAnswers.js";
 import { throughAsset } from "../../../src/store/sqlite/balances.js";
 import { prepareConnection } from "../../../src/store/sqlite/connection.js";
 import { sliceOf } from "../../../src/store/sqlite/deferredIndex.js";
@@ -58,11 +58,11 @@ describe("sqlite store", () => {
     const head = { height: 2, appHash: block(2, [t]).appHash, chainId: "re-chain", commitment: "bigchaindb", historySize: 0 };
     assert.deepEqual(await store.getChainState(), head);
     assert.equal(await store.getTransaction(t.id), t.json);
-    assert.deepEqual(await store.getTransactionsByAsset(c.id), [c.json, t.json]);
+    assert.deepEqual(await wholeOf(store).getTransactionsByAsset(c.id), [c.json, t.json]);
     assert.equal((await store.getOutputs([ref(c, 0)])).get(`${c.id}:0`)?.spentBy, t.id);
-    assert.deepEqual(await store.getOutputsByPublicKey(publicKey("re-t")), [ref(t, 0)]);
-    assert.deepEqual((await store.searchAssets("lantern", 0)).map((h) => h.id), [c.id]);
-    assert.deepEqual((await store.searchMetadata("kept", 0)).map((h) => h.id), [c.id]);
+    assert.deepEqual(await wholeOf(store).getOutputsByPublicKey(publicKey("re-t")), [ref(t, 0)]);
+    assert.deepEqual((await wholeOf(store).searchAssets("lantern", 0)).map((h) => h.id), [c.id]);
+    assert.deepEqual((await wholeOf(store).searchMetadata("kept", 0)).map((h) => h.id), [c.id]);
     assert.deepEqual(await store.getValidators(), [validator("b")]);
     assert.equal(await store.getBlockHeightOfTransaction(t.id), 2);
     await store.commitBlock(block(3, []));
@@ -250,10 +250,10 @@ describe("sqlite store", () => {
       .run(keyHash(bob), seqOf(a.id));
     assert.equal(await store.getTransaction(a.id), a.json);
     assert.equal(await store.getBlockHeightOfTransaction(a.id), 1);
-    assert.deepEqual(await store.getTransactionsByAsset(a.id), [a.json]);
-    assert.deepEqual(await store.getTransactionsByAsset(a.id, { lastOnly: true }), [a.json]);
-    assert.deepEqual(await store.getOutputsByPublicKey(bob), [ref(b, 0)]);
-    assert.deepEqual(await store.getOutputsByPublicKey(alice), [ref(a, 0)]);
+    assert.deepEqual(await wholeOf(store).getTransactionsByAsset(a.id), [a.json]);
+    assert.deepEqual(await wholeOf(store).getTransactionsByAsset(a.id, { lastOnly: true }), [a.json]);
+    assert.deepEqual(await wholeOf(store).getOutputsByPublicKey(bob), [ref(b, 0)]);
+    assert.deepEqual(await wholeOf(store).getOutputsByPublicKey(alice), [ref(a, 0)]);
     assert.deepEqual(await store.findTransactions([a.id, b.id]), new Set([a.id, b.id]));
     assert.deepEqual(await store.findTransactions([a.id]), new Set([a.id]));
     assert.deepEqual(await store.findTransactions([b.id]), new Set([b.id]));
@@ -297,8 +297,8 @@ describe("sqlite store", () => {
     for (const options of [{ path }, { path, indexSlices: 1 }]) {
       const reopened = SqliteStore.open(options);
       for (const tx of txs) assert.equal(await reopened.getTransaction(tx.id), tx.json);
-      assert.equal((await reopened.getOutputsByPublicKey(publicKey("merge"))).length, 8);
-      const chain = await reopened.getTransactionsByAsset(txs[0]!.id);
+      assert.equal((await wholeOf(reopened).getOutputsByPublicKey(publicKey("merge"))).length, 8);
+      const chain = await wholeOf(reopened).getTransactionsByAsset(txs[0]!.id);
       const transfers = txs.filter((t) => t.operation === "TRANSFER").map((t) => t.json);
       assert.deepEqual(chain, [txs[0]!.json, ...transfers]);
       const spent = await reopened.getOutputs(txs.map((t) => ref(t, 0)));
@@ -320,8 +320,8 @@ describe("sqlite store", () => {
     const rowsInTables = () => ["id_index", "key_index"].reduce((n, table) => n + (store.database.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number), 0);
     const answersWhole = async () => {
       assert.deepEqual(await store.findTransactions([...txs, wide].map((tx) => tx.id)), new Set([...txs, wide].map((tx) => tx.id)));
-      assert.deepEqual((await store.getOutputsByPublicKey(shared)).map((r) => r.transactionId), txs.map((tx) => tx.id));
-      for (let i = 0; i < 8; i++) assert.equal((await store.getOutputsByPublicKey(publicKey(`wide-${i}`))).length, 1);
+      assert.deepEqual((await wholeOf(store).getOutputsByPublicKey(shared)).map((r) => r.transactionId), txs.map((tx) => tx.id));
+      for (let i = 0; i < 8; i++) assert.equal((await wholeOf(store).getOutputsByPublicKey(publicKey(`wide-${i}`))).length, 1);
     };
     await store.commitBlock(block(1, [...txs, wide]));
     assert.equal(markOfSlice1(), 0);
@@ -361,7 +361,7 @@ describe("sqlite store", () => {
     const answers = async (store: SqliteStore) => {
       assert.deepEqual(await store.findTransactions(txs.map((tx) => tx.id)), new Set(txs.map((tx) => tx.id)));
       for (const [i, key] of keys.entries()) {
-        assert.deepEqual((await store.getOutputsByPublicKey(key)).map((r) => r.transactionId), txs.filter((_, j) => j % 2 === i).map((tx) => tx.id));
+        assert.deepEqual((await wholeOf(store).getOutputsByPublicKey(key)).map((r) => r.transactionId), txs.filter((_, j) => j % 2 === i).map((tx) => tx.id));
       }
     };
     const rowsInTables = (store: SqliteStore) => ["id_index", "key_index"].reduce((n, table) => n + (store.database.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number), 0);
@@ -382,12 +382,12 @@ describe("sqlite store", () => {
     assert.deepEqual(merged.database.prepare("SELECT merged_seq FROM index_sweep ORDER BY slice").pluck().all(), [6, 6]);
     await answers(merged);
     await merged.commitBlock(block(2, [createTx({ label: "open-after", outputs: [{ keys: [keys[1]!] }] })]));
-    assert.equal((await merged.getOutputsByPublicKey(keys[1]!)).length, 4);
+    assert.equal((await wholeOf(merged).getOutputsByPublicKey(keys[1]!)).length, 4);
     await merged.close();
     // A reader of the file answers the same, block 2 included.
     const reader = SqliteStore.open({ path, access: "reader" });
     assert.deepEqual(await reader.findTransactions(txs.map((tx) => tx.id)), new Set(txs.map((tx) => tx.id)));
-    assert.deepEqual(await Promise.all(keys.map(async (key) => (await reader.getOutputsByPublicKey(key)).length)), [3, 4]);
+    assert.deepEqual(await Promise.all(keys.map(async (key) => (await wholeOf(reader).getOutputsByPublicKey(key)).length)), [3, 4]);
     await reader.close();
   });
 
@@ -411,12 +411,12 @@ describe("sqlite store", () => {
     const store = SqliteStore.open({ path: freshPath(), searchWordsMax: 3 });
     const tx = createTx({ label: "w", data: { a: "one two three four" } });
     await store.commitBlock(block(1, [tx]));
-    assert.equal((await store.searchAssets("one two three", 0)).length, 1);
-    assert.equal((await store.searchAssets('one "two three"', 0)).length, 1); // 1 + 2 phrase words
+    assert.equal((await wholeOf(store).searchAssets("one two three", 0)).length, 1);
+    assert.equal((await wholeOf(store).searchAssets('one "two three"', 0)).length, 1); // 1 + 2 phrase words
     const tooMany = (error: unknown) =>
       error instanceof LedgerError && error.code === "BadParameter";
-    await assert.rejects(store.searchAssets("one two three four", 0), tooMany);
-    await assert.rejects(store.searchMetadata('one -"two three four"', 0), tooMany);
+    await assert.rejects(wholeOf(store).searchAssets("one two three four", 0), tooMany);
+    await assert.rejects(wholeOf(store).searchMetadata('one -"two three four"', 0), tooMany);
     await store.close();
   });
 

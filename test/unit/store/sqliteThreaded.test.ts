@@ -15,6 +15,7 @@ import { openThreadedSqliteStore } from "../../../src/store/sqlite/threadedStore
 import type { Store } from "../../../src/store/store.js";
 import type { CommittedTx, OutputRef } from "../../../src/transaction/committed.js";
 import { block, createTx, publicKey, ref, transferTx, validator } from "./fixtures.js";
+import { wholeOf } from "../../helpers/wholeAnswers.js";
 
 const dir = mkdtempSync(join(tmpdir(), "ledgerd-sqlite-threaded-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -85,8 +86,8 @@ describe("sqlite store with a writer thread", () => {
       const answers = async (of: Store) => ({
         ids: [...(await of.findTransactions(txs.map((tx) => tx.id)))].sort(),
         outputs: [...(await of.getOutputs(txs.map((tx) => ref(tx, 0))))].sort(),
-        shared: await Promise.all([undefined, true, false].map(async (spent) => (await of.getOutputsByPublicKey(shared, spent)).map((r: OutputRef) => `${r.transactionId}:${r.outputIndex}`).sort())),
-        history: await Promise.all(txs.filter((tx) => tx.operation === "CREATE").map(async (tx) => (await of.getTransactionsByAsset(tx.assetId)).length)),
+        shared: await Promise.all([undefined, true, false].map(async (spent) => (await wholeOf(of).getOutputsByPublicKey(shared, spent)).map((r: OutputRef) => `${r.transactionId}:${r.outputIndex}`).sort())),
+        history: await Promise.all(txs.filter((tx) => tx.operation === "CREATE").map(async (tx) => (await wholeOf(of).getTransactionsByAsset(tx.assetId)).length)),
       });
       let unspent: CommittedTx[] = [];
       for (let height = 1; height <= 24; height++) {
@@ -105,7 +106,7 @@ describe("sqlite store with a writer thread", () => {
         // The same rows wait in memory on both connections: none twice, none of a merged slice.
         assert.equal((store as unknown as SqliteStore).indexRowsWaiting, reader.indexRowsWaiting, `rows waiting after block ${height}`);
       }
-      const spentShared = (await store.getOutputsByPublicKey(shared, true)).length;
+      const spentShared = (await wholeOf(store).getOutputsByPublicKey(shared, true)).length;
       assert.ok(spentShared > 10, `spends were followed: ${spentShared}`);
     } finally {
       await reader?.close();

@@ -12,7 +12,7 @@ import { legacyTxId } from "../../../legacy/legacyTxId.js";
 import { readJsonOrNull } from "../../../json/readJson.js";
 import type { LegacyTx, PreparedLegacyTx } from "../../../legacy/types.js";
 import { validateLegacy } from "../../../legacy/validateLegacy.js";
-import type { Store, StoredLegacyOutput } from "../../../store/store.js";
+import type { LedgerStore, StoredLegacyOutput } from "../../../store/store.js";
 import { legacyDoor } from "../../doors.js";
 import type { KindBlock, PreparedBase, TxKind } from "../../txKind.js";
 import {
@@ -74,7 +74,7 @@ export function hasLegacyShape(body: JsonValue): boolean {
  * block's own height, so every node decides alike) or the latest (checkTx).
  */
 async function readLegacyCommitted(
-  store: Store,
+  store: LedgerStore,
   txs: readonly PreparedLegacyTx[],
   height: number | null,
 ): Promise<LegacyCommittedState> {

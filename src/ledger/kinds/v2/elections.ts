@@ -5,7 +5,7 @@
 // outputs: a vote spends an election's), so they live in the v2 kind.
 import assert from "node:assert/strict";
 import { reject, type Rejection } from "../../../errors/ledgerError.js";
-import type { ElectionRecord, Store, Validator, ValidatorSet } from "../../../store/store.js";
+import type { ElectionRecord, LedgerStore, Validator, ValidatorSet } from "../../../store/store.js";
 import { electionRejection, newValidatorSet, votesConclude } from "../../../transaction/elections.js";
 import type { PreparedTx } from "../../../transaction/types.js";
 
@@ -23,7 +23,7 @@ export function hasElectionWork(txs: readonly PreparedTx[]): boolean {
   return txs.some((tx) => tx.operation === "VALIDATOR_ELECTION" || tx.operation === "VOTE");
 }
 
-export async function readElectionState(store: Store, txs: readonly PreparedTx[], height: number | null): Promise<ElectionState> {
+export async function readElectionState(store: LedgerStore, txs: readonly PreparedTx[], height: number | null): Promise<ElectionState> {
   const named = txs.filter((tx) => tx.operation === "VOTE").map((tx) => tx.assetId);
   const [validatorSet, records] = await Promise.all([
     height === null ? store.getValidatorSet() : store.getValidatorSet(height),

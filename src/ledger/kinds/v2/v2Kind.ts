@@ -2,7 +2,7 @@
 // its pure rules are src/transaction/ (prepareTx, validateTx); this folder adds what needs the
 // ledger's state: the committed reads, the pending and block views, the store write, the event.
 import { reject, type Rejection } from "../../../errors/ledgerError.js";
-import type { Store, StoredOutput } from "../../../store/store.js";
+import type { LedgerStore, StoredOutput } from "../../../store/store.js";
 import { makesAsset, outputKey, type CommittedTx, type OutputRef } from "../../../transaction/committed.js";
 import { isJsonObject } from "../../../json/jsonValue.js";
 import { readJsonOrNull } from "../../../json/readJson.js";
@@ -73,7 +73,7 @@ export function soloElectionRefusal(tx: PreparedBase): Rejection | null {
 }
 
 /** One batched read of what the validator needs from committed state for these transactions. */
-async function readCommitted(store: Store, txs: readonly PreparedTx[], height: number | null): Promise<CommittedState> {
+async function readCommitted(store: LedgerStore, txs: readonly PreparedTx[], height: number | null): Promise<CommittedState> {
   const refs: OutputRef[] = [];
   const creates: string[] = [];
   for (const tx of txs) {
