@@ -3,13 +3,14 @@
 // any single bit flipped, another height, index or size fails; consistency proofs between
 // random heights verify, and fail against a history forked from this one.
 //
-// Why 20,000 (it was 100,000, ~290 s of the suite's 10 minutes): nothing in the proofs' code
-// depends on the ledger's size but the tree's depth, which the same loops walk at any size
-// (proofs/history.ts and proofs/merkle.ts branch on a size's bits, not on its magnitude; the one
-// size threshold, blockTree.ts's 64-leaf chunks, is above these 25-transaction blocks at either
-// size). 20,000 transactions make ~800 history leaves on ~930 heights: a history tree 10 levels
-// deep, whose sizes 1..800 take every edge shape of up to 9 peaks, reached by every proof and 300
-// random consistency proofs; the fork keeps the old proportions (forked at ~70% of its heights).
+// Why 20,000 (it was 100,000: 57 s alone on this 2-core machine, ~290 s when busy; now 13 s):
+// nothing in the proofs' code depends on the ledger's size but the tree's depth, which the same
+// loops walk at any size (proofs/history.ts and proofs/merkle.ts branch on a size's bits, not on
+// its magnitude; the one size threshold, blockTree.ts's 64-leaf chunks, is above these
+// 25-transaction blocks at either size). 20,000 transactions make ~800 history leaves on ~930
+// heights: a history tree 10 levels deep, whose sizes 1..800 take every edge shape of up to 9
+// peaks, reached by every proof and 300 random consistency proofs; the fork keeps the old
+// proportions (forked at ~70% of its heights).
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
