@@ -1,6 +1,6 @@
 // Runs every test file under test/ with node's built-in runner (Node 20 has no --test globs).
 // Usage: node scripts/test.mjs [substring ...] to run only files whose path contains one.
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { ensureSystemPrograms } from "./prerequisites.mjs";
@@ -46,7 +46,20 @@ function buildExplorer() {
   if (r.status !== 0) throw new Error("scripts/build-explorer.mjs failed");
 }
 
+// Tests start worker threads from bundles of the sources in .cache/workers (src/workerThread.ts),
+// one per state of the sources; those a day old are of sources long since changed.
+function pruneWorkerBundles() {
+  const dir = ".cache/workers";
+  if (!existsSync(dir)) return;
+  const dayAgo = Date.now() - 24 * 60 * 60 * 1000;
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).mtimeMs < dayAgo) rmSync(path, { force: true });
+  }
+}
+
 ensureSystemPrograms();
+pruneWorkerBundles();
 ensurePythonVenv();
 ensureCometBft();
 buildExplorer();

@@ -1,8 +1,14 @@
 // Starting a worker thread of ours, built or from sources. Built (dist), a worker is plain
 // JavaScript. Run from sources under tsx (tests, benchmarks), a worker thread does not inherit
-// tsx's loader, so one small bootstrap (workerFromSources.mjs) registers it and then imports the
-// TypeScript module. Imports nothing of ours: every layer may start its threads through it.
-import { writeFileSync } from "node:fs";
+// tsx's loader, and registering it in each thread cost 0.5-0.8 s of loading per thread (a
+// conformance run opens hundreds of stores, each with its threads). So from sources the worker's
+// module is bundled into plain JavaScript in .cache/workers (workerFromSources.mjs), named by a
+// hash of every source file's content: a changed source is a new bundle, never a stale one.
+// Imports nothing of ours: every layer may start its threads through it.
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
 import { Worker, type WorkerOptions } from "node:worker_threads";
 import { fileURLToPath } from "node:url";
 
@@ -12,8 +18,38 @@ import { fileURLToPath } from "node:url";
  */
 export function startWorkerThread(callerUrl: string, name: string, options: WorkerOptions = {}): Worker {
   if (!callerUrl.endsWith(".ts")) return new Worker(new URL(`./${name}.js`, callerUrl), options);
-  const source = fileURLToPath(new URL(`./${name}.ts`, callerUrl));
-  return new Worker(new URL("./workerFromSources.mjs", import.meta.url), { ...options, argv: [source] });
+  return new Worker(bundleFromSources(fileURLToPath(new URL(`./${name}.ts`, callerUrl))), options);
+}
+
+/** Bundles this thread has found or made, by entry: the sources do not change under a test. */
+const bundles = new Map<string, string>();
+
+/** The bundle of the worker module `entry` for today's sources, made if missing. */
+function bundleFromSources(entry: string): string {
+  const known = bundles.get(entry);
+  if (known !== undefined) return known;
+  const sources = fileURLToPath(new URL(".", import.meta.url));
+  const hash = createHash("sha256").update(entry);
+  for (const file of sourceFiles(sources)) hash.update(file).update(readFileSync(file));
+  const dir = fileURLToPath(new URL("../.cache/workers/", import.meta.url));
+  const bundle = join(dir, `${hash.digest("hex").slice(0, 24)}.mjs`);
+  if (!existsSync(bundle)) {
+    mkdirSync(dir, { recursive: true });
+    const script = fileURLToPath(new URL("./workerFromSources.mjs", import.meta.url));
+    const made = spawnSync(process.execPath, [script, entry, bundle], { encoding: "utf8" });
+    if (made.status !== 0) throw new Error(`bundling ${entry} failed: ${made.stderr}`);
+  }
+  bundles.set(entry, bundle);
+  return bundle;
+}
+
+/** Every file under `dir`, sorted (a stable hash), and the package's manifest. */
+function sourceFiles(dir: string): string[] {
+  const files = readdirSync(dir, { recursive: true, encoding: "utf8" })
+    .map((name) => join(dir, name))
+    .filter((file) => statSync(file).isFile())
+    .sort();
+  return [...files, join(dir, "..", "package.json")];
 }
 
 /** The longest thread name Linux keeps (TASK_COMM_LEN less its terminating zero). */
