@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { create, keypairOf } from "../helpers/txFactory.js";
+import { waitFor } from "../helpers/waitFor.js";
 import { cleanEnv, httpCall, repoRoot, runLedgerd, startLedgerd, type RunningNode } from "../unit/cli/ledgerdProcess.js";
 
 const root = mkdtempSync(join(tmpdir(), "ledgerd-backup-"));
@@ -120,10 +121,9 @@ describe("backup and restore", () => {
     const ended = new Promise<number | null>((resolve) => child.on("close", resolve));
     t.after(() => child.kill());
     const pidFile = join(target, "ledgerd.pid");
-    for (const deadline = Date.now() + 30_000; !existsSync(pidFile) || readFileSync(pidFile, "utf8").trim() !== String(child.pid); ) {
-      assert.ok(child.exitCode === null && Date.now() < deadline, `the restore never held ${target}: ${out}`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await waitFor(`the restore to hold ${target}`, () => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() === String(child.pid), {
+      abortIf: () => (child.exitCode === null ? null : `the restore ended (${out})`),
+    });
     const node = runLedgerd(["start", "--data_dir", target, ...anyPorts]);
     assert.equal(node.status, 1, node.stdout + node.stderr);
     assert.ok(node.stdout.includes(`ledgerd failed to start: the data directory ${target} is in use by ledgerd process ${String(child.pid)}`), node.stdout);
