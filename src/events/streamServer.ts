@@ -23,6 +23,7 @@ import { WebSocket, WebSocketServer } from "ws";
 import { systemClock, type Clock, type TimerHandle } from "../clock/clock.js";
 import { LedgerError } from "../errors/ledgerError.js";
 import { answerClientError } from "../httpWire/clientErrors.js";
+import { answerWithError } from "../httpWire/errorAnswer.js";
 import { requestHeadBytesMax } from "../httpWire/limits.js";
 import { encodeTextFrames } from "./encodeTextFrames.js";
 import { blockStreamPath, streamOptionsDefault, streamPath, type StreamOptions } from "./options.js";
@@ -273,10 +274,7 @@ export class StreamServer {
     const error = streamKindOf(request.url) !== null
       ? new LedgerError("BadRequest", "This path serves a WebSocket stream: connect with a WebSocket upgrade")
       : new LedgerError("NotFound", "Not found");
-    const body = JSON.stringify({ message: error.httpMessage, status: error.status });
-    const headers = { "content-type": "application/json", "content-length": Buffer.byteLength(body) };
-    response.writeHead(error.status, headers);
-    response.end(body);
+    answerWithError(response, error);
   }
 
   /** Resolves when the last subscriber has gone, or after `timeoutMs`. */

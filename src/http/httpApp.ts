@@ -3,7 +3,6 @@
 // (parameters.ts), CORS (cors.ts), and the one map from errors to answers (errorHandler.ts).
 // Routes read the Store and hand POSTed bodies to the Broadcaster; they never parse a body or
 // re-serialize a stored transaction: answers are assembled from stored JSON text.
-import { Buffer } from "node:buffer";
 import { createServer, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import Fastify, {
@@ -19,6 +18,7 @@ import type { Broadcaster } from "../engine/broadcaster.js";
 import { LedgerError } from "../errors/ledgerError.js";
 import type { ApiReads, ChainReads } from "../store/store.js";
 import { answerClientError, type ClientErrorContext } from "../httpWire/clientErrors.js";
+import { answerWithError } from "../httpWire/errorAnswer.js";
 import { gateOf } from "./connectionGate.js";
 import { setCorsHeaders } from "./cors.js";
 import { installErrorHandling, replyWithError, type ErrorContext } from "./errorHandler.js";
@@ -255,14 +255,7 @@ function installServerListeners(
 function refuseExpectation(request: IncomingMessage, response: ServerResponse): void {
   const expect = request.headers.expect ?? "";
   const message = `Expect: ${expect} is not supported; only 100-continue is`;
-  const error = new LedgerError("ExpectationFailed", message);
-  const body = JSON.stringify({ message: error.httpMessage, status: error.status });
-  response.writeHead(error.status, {
-    "content-type": "application/json",
-    "content-length": Buffer.byteLength(body),
-    "access-control-allow-origin": "*",
-  });
-  response.end(body);
+  answerWithError(response, new LedgerError("ExpectationFailed", message), { "access-control-allow-origin": "*" });
 }
 
 /** The servers Fastify added for the other addresses of `localhost` (none for other hosts). */

@@ -2,10 +2,10 @@
 // the API, so a scrape never waits behind API traffic and the metrics are not public unless
 // the operator binds them so. Its errors are the API's JSON (docs/compatibility.md #2): another
 // method on /metrics is a 405 with `Allow`, any other path a 404, a failed gathering a 500.
-import { Buffer } from "node:buffer";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { LedgerError } from "../errors/ledgerError.js";
+import { answerWithError } from "../httpWire/errorAnswer.js";
 import { methodNotAllowedMessage, unknownPathMessage } from "../httpWire/messages.js";
 import { metricsPath } from "./options.js";
 
@@ -56,10 +56,10 @@ async function answer(
   deps: MetricsServerDeps,
 ): Promise<void> {
   const path = (request.url ?? "").split("?")[0];
-  if (path !== metricsPath) return answerError(response, new LedgerError("NotFound", unknownPathMessage));
+  if (path !== metricsPath) return answerWithError(response, new LedgerError("NotFound", unknownPathMessage));
   if (!allowedMethods.includes(request.method ?? "")) {
     response.setHeader("allow", allowedMethods.join(", "));
-    return answerError(response, new LedgerError("MethodNotAllowed", methodNotAllowedMessage));
+    return answerWithError(response, new LedgerError("MethodNotAllowed", methodNotAllowedMessage));
   }
   try {
     const { contentType, body } = await deps.render();
@@ -67,12 +67,7 @@ async function answer(
     response.end(request.method === "HEAD" ? undefined : body);
   } catch (error) {
     deps.onError?.(error);
-    answerError(response, new LedgerError("Internal", "Gathering the metrics failed", { cause: error }));
+    answerWithError(response, new LedgerError("Internal", "Gathering the metrics failed", { cause: error }));
   }
 }
 
-function answerError(response: ServerResponse, error: LedgerError): void {
-  const body = JSON.stringify({ message: error.httpMessage, status: error.status });
-  response.writeHead(error.status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
-  response.end(body);
-}
