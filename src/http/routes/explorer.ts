@@ -84,14 +84,12 @@ export function registerExplorerRoutes(app: FastifyInstance, dir: string): void 
 }
 
 /**
- * A request target's path and `?query`. A target carries no fragment (RFC 9112 §3.2), so a `#`
- * a client sends anyway ends both, and nothing after it is passed on in a redirect.
+ * A request target's path and `?query`. A target with a `#` never reaches a route: every request
+ * is refused one first (requestRules.ts), so the redirect passes on only the page and the query.
  */
 function splitTarget(url: string): { path: string; query: string } {
-  const hash = url.indexOf("#");
-  const bare = hash < 0 ? url : url.slice(0, hash);
-  const at = bare.indexOf("?");
-  return at < 0 ? { path: bare, query: "" } : { path: bare.slice(0, at), query: bare.slice(at) };
+  const at = url.indexOf("?");
+  return at < 0 ? { path: url, query: "" } : { path: url.slice(0, at), query: url.slice(at) };
 }
 
 function sendFile(request: FastifyRequest, reply: FastifyReply, file: PageFile): FastifyReply {
