@@ -92,4 +92,165 @@ describe("chaos checker", () => {
     assert.deepEqual(report.anomalies[0]?.nodes, [0, 1, 2, 3]);
     assert.match(formatReport(report), /INVALID, 1 anomaly\n[^]*lost-write \(1\):/);
   });
+
+  test("a lost write on one node: the others hold it, that node's block does not", () => {
+    const nodes = [0, 1, 2].map((n) => node(n)).concat(node(3, [block(1, [c1]), block(2, [c2]), block(3, [])]));
+    const report = run(cleanEvents(), nodes);
+    assert.deepEqual(kinds(report), ["diverged-blocks", "lost-write"]);
+    const lost = report.anomalies.find((a) => a.kind === "lost-write");
+    assert.deepEqual([lost?.txIds, lost?.nodes], [[idOf(t1)], [3]]);
+  });
+
+  test("a write in a node's block that the node does not serve is lost there", () => {
+    const bare = node(1);
+    const served = new Map(bare.transactions);
+    served.delete(idOf(t1));
+    const report = run(cleanEvents(), [node(0), { ...bare, transactions: served }, node(2), node(3)]);
+    assert.deepEqual(kinds(report), ["lost-write"]);
+    assert.match(report.anomalies[0]?.detail ?? "", /not served/);
+  });
+
+  test("a double spend: both rivals committed, one block apart", () => {
+    const blocks = [...cleanBlocks().slice(0, 2), block(3, [rival])];
+    const report = run(cleanEvents(), [0, 1, 2, 3].map((n) => node(n, blocks)));
+    assert.deepEqual(kinds(report), ["double-spend"]);
+    assert.equal(report.anomalies[0]?.output, `${idOf(c1)}:0`);
+    assert.deepEqual(report.anomalies[0]?.txIds, [idOf(t1), idOf(rival)]);
+    assert.deepEqual(report.counts.doubleSpends, { attempted: 1, oneWinner: 0, noWinner: 0, severalWinners: 1 });
+  });
+
+  test("a double spend across a fork: each side spends the output once", () => {
+    const forked = [block(1, [c1]), block(2, [rival, c2]), block(3, [])];
+    const report = run(cleanEvents(), [node(0), node(1), node(2, forked), node(3, forked)]);
+    // t1, acknowledged, is missing from the side that spent the output with its rival.
+    assert.deepEqual(kinds(report), ["diverged-blocks", "double-spend", "lost-write"]);
+    assert.deepEqual(report.anomalies.find((a) => a.kind === "diverged-blocks")?.height, 2);
+  });
+
+  test("a diverging node: a different block at a height", () => {
+    const other = [block(1, [c1]), block(2, [c2, t1]), block(3, [])];
+    const report = run(cleanEvents(), [node(0), node(1), node(2), node(3, other)]);
+    assert.deepEqual(kinds(report), ["diverged-blocks"]);
+    assert.match(report.anomalies[0]?.detail ?? "", /^height 2: node 0, 1, 2 hold .*; node 3 hold/);
+  });
+
+  test("a diverging node: a different app hash at a height (hex compared without case)", () => {
+    const other = [block(1, [c1], "aa01"), block(2, [t1, c2], "BB02"), block(3, [])];
+    const report = run(cleanEvents(), [node(0), node(1, other), node(2), node(3)]);
+    assert.deepEqual(kinds(report), ["diverged-app-hash"]);
+    assert.equal(report.anomalies[0]?.height, 2);
+  });
+
+  test("a diverging node: different bytes for one transaction", () => {
+    const bare = node(2);
+    const reordered = JSON.stringify(Object.fromEntries(Object.entries(t1).reverse()));
+    const report = run(cleanEvents(), [node(0), node(1), { ...bare, transactions: new Map(bare.transactions).set(idOf(t1), reordered) }, node(3)]);
+    assert.deepEqual(kinds(report), ["diverged-bytes"]);
+    assert.deepEqual(report.anomalies[0]?.nodes, [0, 1, 2, 3]);
+    assert.match(report.anomalies[0]?.detail ?? "", /2 different texts \(node 0, 1, 3; node 2\)/);
+  });
+
+  test("every node serving a transaction other than the one posted diverges from the post", () => {
+    const tampered = JSON.stringify({ ...t1, metadata: { changed: true } });
+    const nodes = [0, 1, 2, 3].map((n) => {
+      const bare = node(n);
+      return { ...bare, transactions: new Map(bare.transactions).set(idOf(t1), tampered) };
+    });
+    const report = run(cleanEvents(), nodes);
+    assert.deepEqual(kinds(report), ["diverged-bytes"]);
+    assert.match(report.anomalies[0]?.detail ?? "", /other than the one posted/);
+  });
+
+  test("a body posted with whitespace is the same transaction as its compact form", () => {
+    const spaced = { ...post(t1, 202, { node: 1, atMs: 20 }), body: JSON.stringify(t1, null, 2) };
+    const events = cleanEvents().map((e) => (e.type === "post" && e.txId === idOf(t1) ? spaced : e));
+    assert.deepEqual(run(events).anomalies, []);
+  });
+
+  test("a stream duplicate, gap and disorder on one socket are each reported", () => {
+    const withStream = (stream: readonly HistoryEvent[]): CheckReport =>
+      run([...cleanEvents().filter((e) => e.type !== "stream" && e.type !== "stream-connection"), opened(1), ...stream]);
+    const duplicate = withStream([streamed(c1, 1, 16), streamed(t1, 2, 27), streamed(t1, 2, 27), streamed(c2, 2, 27)]);
+    assert.deepEqual(kinds(duplicate), ["stream-duplicate"]);
+    const gap = withStream([streamed(c1, 1, 16), streamed(c2, 2, 27)]);
+    assert.deepEqual(kinds(gap), ["stream-missing"]);
+    assert.deepEqual(gap.anomalies[0]?.txIds, [idOf(t1)]);
+    const disorder = withStream([streamed(c1, 1, 16), streamed(c2, 2, 27), streamed(t1, 2, 27)]);
+    assert.deepEqual(kinds(disorder), ["stream-order"]);
+    const uncommitted = withStream([streamed(c1, 1, 16), streamed(rival, 2, 27), streamed(t1, 2, 27), streamed(c2, 2, 27)]);
+    assert.deepEqual(kinds(uncommitted), ["stream-unknown"]);
+    // At the wrong height, t1 is unknown there and missing where it belongs.
+    const misplaced = withStream([streamed(c1, 1, 16), streamed(t1, 3, 27), streamed(c2, 2, 27)]);
+    assert.deepEqual(kinds(misplaced), ["stream-missing", "stream-unknown"]);
+  });
+
+  test("a stream that misses the first block after it opened is reported; one opened later is not", () => {
+    const streams = (openedAtMs: number): CheckReport =>
+      run([...cleanEvents().filter((e) => e.type !== "stream" && e.type !== "stream-connection"), opened(openedAtMs), streamed(t1, 2, 27), streamed(c2, 2, 27)]);
+    const missed = streams(1);
+    assert.deepEqual(kinds(missed), ["stream-missing"]);
+    assert.deepEqual(missed.anomalies[0]?.txIds, [idOf(c1)]);
+    assert.deepEqual(streams(15).anomalies, []);
+  });
+
+  test("a gap while the socket was closed is counted as missed while disconnected, not an anomaly", () => {
+    const events = [...cleanEvents().filter((e) => e.type !== "stream" && e.type !== "stream-connection"),
+      opened(1), streamed(c1, 1, 16), closed(17), opened(26), streamed(c2, 2, 27)];
+    const report = run(events);
+    assert.deepEqual(report.anomalies, []);
+    assert.equal(report.counts.streamMissedWhileDisconnected, 1);
+    assert.equal(report.counts.streamReconnects, 1);
+    const again = run([...events, streamed(c1, 1, 28)]);
+    assert.deepEqual(kinds(again), ["stream-duplicate"]);
+  });
+
+  test("an unexpected 500 anywhere, and a 503 with no fault running, are reported; a 503 in a fault is not", () => {
+    const extra = create(carol);
+    const inFault = run([...cleanEvents(), post(extra, 503, { atMs: 205 })]);
+    assert.deepEqual(inFault.anomalies, []);
+    assert.equal(inFault.counts.faultWindow5xx, 1);
+    const afterGrace = run([...cleanEvents(), post(extra, 503, { atMs: 200 + 10_001 })]);
+    assert.deepEqual(kinds(afterGrace), ["unexpected-5xx"]);
+    assert.match(afterGrace.anomalies[0]?.detail ?? "", /no fault running/);
+    const internal = run([...cleanEvents(), { type: "read", client: 1, node: 2, path: "/api/v1/outputs", atMs: 150, endMs: 151, status: 500 }]);
+    assert.deepEqual(kinds(internal), ["unexpected-5xx"]);
+  });
+
+  test("a healed fault with no commit after it, and a node left behind, did not recover", () => {
+    const report = run(cleanEvents().map((e) => (e.type === "fault" ? { ...e, recoveredMs: null } : e)));
+    assert.deepEqual(kinds(report), ["not-recovered"]);
+    const short = cleanBlocks().slice(0, 2);
+    const behind = run(cleanEvents(), [node(0), node(1), node(2), node(3, short)]);
+    assert.deepEqual(kinds(behind), ["not-recovered"]);
+    assert.deepEqual(behind.counts.nodesBehind, [{ node: 3, height: 2, top: 3 }]);
+    const caughtUp = run(cleanEvents(), [node(0), node(1), node(2), node(3, short, { caughtUp: true })]);
+    assert.deepEqual(caughtUp.anomalies, []);
+  });
+
+  test("a node behind the height of an acknowledged write has not lost it", () => {
+    const report = run(cleanEvents(), [node(0), node(1), node(2), node(3, [block(1, [c1])], { caughtUp: true })]);
+    assert.deepEqual(report.anomalies, []);
+  });
+
+  test("failed proofs and a failed verify-chain are reported per node", () => {
+    const report = run(cleanEvents(), [node(0), node(1, undefined, { proofsVerified: false }), node(2, undefined, { verifyChainPassed: false }), node(3)]);
+    assert.deepEqual(kinds(report), ["proofs-failed", "verify-chain-failed"]);
+  });
+
+  test("what was not acknowledged is counted, not hidden", () => {
+    const dropped = create(carol);
+    const late = create(alice);
+    const lateBlocks = [...cleanBlocks(), block(4, [late])];
+    const lateNodes = [0, 1, 2, 3].map((n) => {
+      const bare = node(n, lateBlocks);
+      return { ...bare, transactions: new Map(bare.transactions).set(idOf(late), textOf(late)) };
+    });
+    const report = run([...cleanEvents(), post(dropped, 202, { mode: "sync", atMs: 40 }), post(late, 504, { atMs: 150, endMs: 180 }), post(late, null, { atMs: 181 })], lateNodes);
+    assert.deepEqual(report.anomalies, []);
+    assert.equal(report.counts.acceptedNeverCommitted, 1);
+    assert.equal(report.counts.unavailableButCommitted, 1);
+    assert.equal(report.counts.unansweredButCommitted, 1);
+    assert.equal(report.counts.postsUnanswered, 1);
+    assert.match(formatReport(report), /1 answered 503\/504 and committed all the same; 1 posts unanswered/);
+  });
 });
