@@ -26,6 +26,9 @@ const faultStatuses: ReadonlySet<number> = new Set([503, 504]);
 /** How many anomalies of one kind formatReport lists before it says how many more there are. */
 const anomaliesShownPerKindMax = 10;
 
+/** How many transaction ids one anomaly's detail names (all are in its `txIds`). */
+const txIdsShownMax = 5;
+
 export type AnomalyKind =
   | "lost-write" | "double-spend" | "diverged-blocks" | "diverged-app-hash" | "diverged-bytes"
   | "stream-missing" | "stream-duplicate" | "stream-order" | "stream-unknown"
@@ -130,13 +133,14 @@ function checkBlocks(nodes: readonly NodeSnapshot[], add: Add): void {
     }
   }
   for (const [height, held] of [...heights].sort((a, b) => a[0] - b[0])) {
+    const nodes = held.map((h) => h.node);
     const blocks = groupNodes(held, (h) => h.txIds);
     if (blocks.length > 1) {
-      add({ kind: "diverged-blocks", height, nodes: held.map((h) => h.node), detail: `height ${height}: ${describeGroups(blocks)}` });
+      add({ kind: "diverged-blocks", height, nodes, detail: `height ${height}: ${describeGroups(blocks)}` });
     }
     const hashes = groupNodes(held, (h) => h.appHash);
     if (hashes.length > 1) {
-      add({ kind: "diverged-app-hash", height, nodes: held.map((h) => h.node), detail: `height ${height}: ${describeGroups(hashes)}` });
+      add({ kind: "diverged-app-hash", height, nodes, detail: `height ${height}: ${describeGroups(hashes)}` });
     }
   }
 }
@@ -147,7 +151,7 @@ function normalHash(hash: string): string {
 }
 
 /** Nodes grouped by what `keyOf` says they hold, most held first. */
-function groupNodes<T extends { node: number }>(held: readonly T[], keyOf: (h: T) => string): [string, number[]][] {
+function groupNodes<T extends { node: number }>(held: readonly T[], keyOf: (h: T) => string): Group[] {
   const groups = new Map<string, number[]>();
   for (const h of held) {
     const key = keyOf(h);
@@ -156,17 +160,29 @@ function groupNodes<T extends { node: number }>(held: readonly T[], keyOf: (h: T
   return [...groups].sort((a, b) => b[1].length - a[1].length);
 }
 
-function describeGroups(groups: readonly [string, number[]][]): string {
-  return groups.map(([key, nodes]) => `node ${nodes.join(", ")} hold ${JSON.stringify(key.slice(0, 80))}`).join("; ");
+/** What some nodes hold, and which nodes. */
+type Group = [key: string, nodes: number[]];
+
+/** The first characters of what each group holds: enough to tell them apart in a report. */
+const heldShownChars = 80;
+
+function describeGroups(groups: readonly Group[]): string {
+  return groups.map(([key, nodes]) => `${nodeList(nodes)} hold ${JSON.stringify(key.slice(0, heldShownChars))}`).join("; ");
+}
+
+/** "node 0, 2" */
+function nodeList(nodes: readonly number[]): string {
+  return `node ${nodes.join(", ")}`;
 }
 
 function checkNodeFlags(nodes: readonly NodeSnapshot[], add: Add): void {
   for (const node of nodes) {
+    const nodes = [node.node];
     if (!node.proofsVerified) {
-      add({ kind: "proofs-failed", nodes: [node.node], detail: `node ${node.node}: proofs did not verify against the genesis validators` });
+      add({ kind: "proofs-failed", nodes, detail: `node ${node.node}: proofs did not verify against the genesis validators` });
     }
     if (!node.verifyChainPassed) {
-      add({ kind: "verify-chain-failed", nodes: [node.node], detail: `node ${node.node}: verify-chain failed on its data folder` });
+      add({ kind: "verify-chain-failed", nodes, detail: `node ${node.node}: verify-chain failed on its data folder` });
     }
   }
 }
@@ -179,7 +195,8 @@ function checkBehind(nodes: readonly NodeSnapshot[], view: LedgerView, add: Add)
     if (height >= view.top) continue;
     behind.push({ node: node.node, height, top: view.top });
     if (node.caughtUp !== true) {
-      add({ kind: "not-recovered", nodes: [node.node], detail: `node ${node.node} is at height ${height} of ${view.top} and did not catch up` });
+      const detail = `node ${node.node} is at height ${height} of ${view.top} and did not catch up`;
+      add({ kind: "not-recovered", nodes: [node.node], detail });
     }
   }
   return behind;
@@ -199,7 +216,9 @@ interface WriteCounts {
  * `async`/`sync` and in some node's block) is in every node's blocks and served by it. A node
  * whose top is below the transaction's height is behind, not lossy (checkBehind judges it).
  */
-function checkWrites(nodes: readonly NodeSnapshot[], posts: readonly PostEvent[], view: LedgerView, add: Add): WriteCounts {
+function checkWrites(
+  nodes: readonly NodeSnapshot[], posts: readonly PostEvent[], view: LedgerView, add: Add,
+): WriteCounts {
   const acked = new Set<string>();
   const accepted = new Set<string>();
   for (const post of posts) {
@@ -210,14 +229,16 @@ function checkWrites(nodes: readonly NodeSnapshot[], posts: readonly PostEvent[]
   const heldBy = nodes.map((n) => ({ node: n, ids: new Set(n.blocks.flatMap((b) => b.txIds)) }));
   for (const txId of new Set([...acked, ...acceptedThenCommitted])) {
     const height = view.placeOf.get(txId)?.height;
-    const lost = heldBy.filter(({ node, ids }) => !ids.has(txId) && (height === undefined || height <= (view.topOf.get(node.node) ?? 0)));
-    const unserved = heldBy.filter(({ node, ids }) => ids.has(txId) && !node.transactions.has(txId));
+    const reached = (node: NodeSnapshot): boolean => height === undefined || height <= (view.topOf.get(node.node) ?? 0);
+    const lost = heldBy.filter(({ node, ids }) => !ids.has(txId) && reached(node)).map((h) => h.node.node);
+    const unserved = heldBy.filter(({ node, ids }) => ids.has(txId) && !node.transactions.has(txId)).map((h) => h.node.node);
     if (lost.length > 0) {
+      const how = acked.has(txId) ? "acknowledged in mode=commit" : "accepted, then committed";
       const where = height === undefined ? "in no node's blocks" : `committed at height ${height}`;
-      add({ kind: "lost-write", txIds: [txId], nodes: lost.map((h) => h.node.node), detail: `${txId} (${acked.has(txId) ? "acknowledged in mode=commit" : "accepted, then committed"}) is missing from node ${lost.map((h) => h.node.node).join(", ")}: ${where}` });
+      add({ kind: "lost-write", txIds: [txId], nodes: lost, detail: `${txId} (${how}) is missing from ${nodeList(lost)}: ${where}` });
     }
     if (unserved.length > 0) {
-      add({ kind: "lost-write", txIds: [txId], nodes: unserved.map((h) => h.node.node), detail: `${txId} is in a block of node ${unserved.map((h) => h.node.node).join(", ")} but not served` });
+      add({ kind: "lost-write", txIds: [txId], nodes: unserved, detail: `${txId} is in a block of ${nodeList(unserved)} but not served` });
     }
   }
   const committedWith = (test: (p: PostEvent) => boolean): number =>
@@ -237,7 +258,9 @@ function checkWrites(nodes: readonly NodeSnapshot[], posts: readonly PostEvent[]
  * store it as the block carried it, docs/postgres.md), and that JSON's canonical form is the
  * canonical form of what was posted (a client may post whitespace the node does not keep).
  */
-function checkBytes(nodes: readonly NodeSnapshot[], posts: readonly PostEvent[], view: LedgerView, add: Add): void {
+function checkBytes(
+  nodes: readonly NodeSnapshot[], posts: readonly PostEvent[], view: LedgerView, add: Add,
+): void {
   const postedBodies = new Map<string, Set<string>>();
   for (const post of posts) postedBodies.set(post.txId, (postedBodies.get(post.txId) ?? new Set()).add(post.body));
   for (const txId of view.placeOf.keys()) {
@@ -247,16 +270,18 @@ function checkBytes(nodes: readonly NodeSnapshot[], posts: readonly PostEvent[],
     });
     const texts = groupNodes(served, (s) => s.text);
     if (texts.length > 1) {
-      add({ kind: "diverged-bytes", txIds: [txId], nodes: served.map((s) => s.node), detail: `${txId}: nodes serve ${texts.length} different texts (${texts.map(([, n]) => `node ${n.join(", ")}`).join("; ")})` });
+      const which = texts.map(([, n]) => nodeList(n)).join("; ");
+      const detail = `${txId}: nodes serve ${texts.length} different texts (${which})`;
+      add({ kind: "diverged-bytes", txIds: [txId], nodes: served.map((s) => s.node), detail });
     }
-    const first = texts[0];
-    if (first === undefined) continue;
-    const servedForm = canonical(first[0]);
-    for (const body of postedBodies.get(txId) ?? []) {
-      const postedForm = canonical(body);
-      if (postedForm !== null && postedForm !== servedForm) {
-        add({ kind: "diverged-bytes", txIds: [txId], nodes: first[1], detail: `${txId}: node ${first[1].join(", ")} serve${servedForm === null ? " text that is not JSON" : " a transaction other than the one posted"}` });
-      }
+    const [text, holders] = texts[0] ?? [];
+    if (text === undefined || holders === undefined) continue;
+    const servedForm = canonical(text);
+    const bodies = [...(postedBodies.get(txId) ?? [])];
+    // A body that is not JSON was refused, whatever id it claimed: no committed text to compare.
+    if (bodies.map(canonical).some((form) => form !== null && form !== servedForm)) {
+      const what = servedForm === null ? "text that is not JSON" : "a transaction other than the one posted";
+      add({ kind: "diverged-bytes", txIds: [txId], nodes: holders, detail: `${txId}: ${nodeList(holders)} serve ${what}` });
     }
   }
 }
@@ -272,7 +297,9 @@ function canonical(text: string): string | null {
  * together (a fork that spends it once on each side counts). What a transaction spends is read
  * from its committed JSON, or from its post when no node serves it.
  */
-function checkSpends(nodes: readonly NodeSnapshot[], posts: readonly PostEvent[], view: LedgerView, add: Add): ContestCounts {
+function checkSpends(
+  nodes: readonly NodeSnapshot[], posts: readonly PostEvent[], view: LedgerView, add: Add,
+): ContestCounts {
   const postedSpends = new Map(posts.map((p) => [p.txId, p.spends]));
   const spenders = new Map<OutputRef, Set<string>>();
   for (const txId of view.placeOf.keys()) {
@@ -281,9 +308,8 @@ function checkSpends(nodes: readonly NodeSnapshot[], posts: readonly PostEvent[]
     for (const output of spends) spenders.set(output, (spenders.get(output) ?? new Set()).add(txId));
   }
   for (const [output, txIds] of spenders) {
-    if (txIds.size > 1) {
-      add({ kind: "double-spend", output, txIds: [...txIds], detail: `${output} is spent by ${[...txIds].join(" and ")}` });
-    }
+    if (txIds.size < 2) continue;
+    add({ kind: "double-spend", output, txIds: [...txIds], detail: `${output} is spent by ${[...txIds].join(" and ")}` });
   }
   return contestCounts(posts, view);
 }
@@ -313,16 +339,27 @@ function contestCounts(posts: readonly PostEvent[], view: LedgerView): ContestCo
 function checkStatuses(events: readonly HistoryEvent[], faults: readonly FaultEvent[], add: Add): number {
   let tolerated = 0;
   for (const event of events) {
-    if ((event.type !== "post" && event.type !== "read") || event.status === null || event.status < 500) continue;
-    if (faultStatuses.has(event.status) && faults.some((f) => meets(event, f))) {
+    if (event.type !== "post" && event.type !== "read") continue;
+    const status = event.status;
+    if (status === null || status < 500) continue;
+    if (faultStatuses.has(status) && faults.some((f) => meets(event, f))) {
       tolerated++;
       continue;
     }
-    const what = event.type === "post" ? `POST ${event.txId} (mode=${event.mode})` : `GET ${event.path}`;
-    const why = faultStatuses.has(event.status) ? "with no fault running" : "";
-    add({ kind: "unexpected-5xx", nodes: [event.node], ...(event.type === "post" ? { txIds: [event.txId] } : {}), detail: `${event.status} to ${what} on node ${event.node} at ${event.atMs} ms${why === "" ? "" : ` ${why}`}${event.type === "post" && event.error !== undefined ? `: ${event.error}` : ""}` });
+    add({ kind: "unexpected-5xx", nodes: [event.node], ...txIdsOf(event), detail: describe5xx(event, status) });
   }
   return tolerated;
+}
+
+function txIdsOf(event: PostEvent | ReadEvent): Pick<Anomaly, "txIds"> {
+  return event.type === "post" ? { txIds: [event.txId] } : {};
+}
+
+function describe5xx(event: PostEvent | ReadEvent, status: number): string {
+  const what = event.type === "post" ? `POST ${event.txId} (mode=${event.mode})` : `GET ${event.path}`;
+  const when = faultStatuses.has(status) ? " with no fault running" : "";
+  const error = event.type === "post" && event.error !== undefined ? `: ${event.error}` : "";
+  return `${status} to ${what} on node ${event.node} at ${event.atMs} ms${when}${error}`;
 }
 
 function meets(request: PostEvent | ReadEvent, fault: FaultEvent): boolean {
@@ -336,7 +373,8 @@ function checkRecoveries(faults: readonly FaultEvent[], add: Add): Record<string
   for (const fault of faults) {
     if (fault.healedMs === null) continue;
     if (fault.recoveredMs === null) {
-      add({ kind: "not-recovered", nodes: fault.nodes, detail: `${fault.kind} of node ${fault.nodes.join(", ")} healed at ${fault.healedMs} ms: no transaction committed after it` });
+      const detail = `${fault.kind} of ${nodeList(fault.nodes)} healed at ${fault.healedMs} ms: nothing committed after it`;
+      add({ kind: "not-recovered", nodes: fault.nodes, detail });
       continue;
     }
     (recoveryMs[fault.kind] ??= []).push(fault.recoveredMs - fault.healedMs);
@@ -359,12 +397,18 @@ function postCounts(posts: readonly PostEvent[]): Pick<CheckCounts, "posts" | "p
   return { posts: posts.length, postsByStatus, postsUnanswered: postsByStatus["none"] ?? 0 };
 }
 
-type StreamCounts = Pick<CheckCounts, "streamSubscribers" | "streamEvents" | "streamReconnects" | "streamMissedWhileDisconnected">;
+type StreamCounts = Pick<
+  CheckCounts, "streamSubscribers" | "streamEvents" | "streamReconnects" | "streamMissedWhileDisconnected"
+>;
 
 /** Each subscriber got every committed transaction of its covered stretch once, in order. */
-function checkStreams(events: readonly HistoryEvent[], view: LedgerView, posts: readonly PostEvent[], add: Add): StreamCounts {
+function checkStreams(
+  events: readonly HistoryEvent[], view: LedgerView, posts: readonly PostEvent[], add: Add,
+): StreamCounts {
   const firstPostAtMs = new Map<string, number>();
-  for (const post of posts) firstPostAtMs.set(post.txId, Math.min(post.atMs, firstPostAtMs.get(post.txId) ?? Infinity));
+  for (const post of posts) {
+    firstPostAtMs.set(post.txId, Math.min(post.atMs, firstPostAtMs.get(post.txId) ?? Infinity));
+  }
   const bySubscriber = new Map<number, (StreamEvent | StreamConnectionEvent)[]>();
   for (const event of events) {
     if (event.type !== "stream" && event.type !== "stream-connection") continue;
@@ -372,7 +416,9 @@ function checkStreams(events: readonly HistoryEvent[], view: LedgerView, posts: 
     list.push(event);
     bySubscriber.set(event.subscriber, list);
   }
-  const counts = { streamSubscribers: bySubscriber.size, streamEvents: 0, streamReconnects: 0, streamMissedWhileDisconnected: 0 };
+  const counts = {
+    streamSubscribers: bySubscriber.size, streamEvents: 0, streamReconnects: 0, streamMissedWhileDisconnected: 0,
+  };
   for (const [subscriber, received] of bySubscriber) {
     const coverage = streamCoverage(received, view, firstPostAtMs);
     counts.streamEvents += coverage.events;
@@ -384,28 +430,44 @@ function checkStreams(events: readonly HistoryEvent[], view: LedgerView, posts: 
 }
 
 function streamAnomalies(subscriber: number, coverage: StreamCoverage, add: Add): void {
-  const one = (kind: AnomalyKind, event: StreamEvent, what: string): void =>
-    add({ kind, subscriber, txIds: [event.txId], nodes: [event.node], height: event.height, detail: `subscriber ${subscriber} (node ${event.node}): ${event.txId} at height ${event.height} ${what} at ${event.atMs} ms` });
+  const one = (kind: AnomalyKind, event: StreamEvent, what: string): void => {
+    const detail = `subscriber ${subscriber} (node ${event.node}): ${event.txId} at height ${event.height} ${what}` +
+      ` at ${event.atMs} ms`;
+    add({ kind, subscriber, txIds: [event.txId], nodes: [event.node], height: event.height, detail });
+  };
   for (const event of coverage.duplicates) one("stream-duplicate", event, "received again");
   for (const event of coverage.outOfOrder) one("stream-order", event, "received after a later transaction");
   for (const event of coverage.unknown) one("stream-unknown", event, "is committed there by no node, received");
-  if (coverage.missing.length > 0) {
-    add({ kind: "stream-missing", subscriber, txIds: coverage.missing, detail: `subscriber ${subscriber}: ${coverage.missing.length} committed transaction(s) never received while connected: ${coverage.missing.slice(0, 5).join(", ")}` });
+  const missing = coverage.missing;
+  if (missing.length > 0) {
+    const shown = missing.slice(0, txIdsShownMax).join(", ") + (missing.length > txIdsShownMax ? ", ..." : "");
+    const detail = `subscriber ${subscriber}: ${missing.length} committed transaction(s) never received while connected: ${shown}`;
+    add({ kind: "stream-missing", subscriber, txIds: missing, detail });
   }
 }
 
 /** A human summary of a report, as a Jepsen analysis ends: the verdict, the figures, the anomalies. */
 export function formatReport(report: CheckReport): string {
   const c = report.counts;
+  const n = report.anomalies.length;
+  const ds = c.doubleSpends;
+  const behind = c.nodesBehind.map((b) => `node ${b.node} by ${b.top - b.height}`).join(", ");
+  const heights = Object.entries(c.heights).map(([node, height]) => `node ${node} at ${height}`).join(", ");
   const lines = [
-    `seed ${report.seed}: ${report.ok ? "valid" : `INVALID, ${report.anomalies.length} anomal${report.anomalies.length === 1 ? "y" : "ies"}`}`,
+    `seed ${report.seed}: ${report.ok ? "valid" : `INVALID, ${n} anomal${n === 1 ? "y" : "ies"}`}`,
     `transactions: ${c.posts} posts (${formatStatuses(c.postsByStatus)}), ${c.committed} committed`,
-    `  ${c.acknowledgedCommits} acknowledged in mode=commit; ${c.acceptedThenCommitted} accepted in async/sync and committed, ${c.acceptedNeverCommitted} never committed`,
-    `  ${c.unavailableButCommitted} answered 503/504 and committed all the same; ${c.postsUnanswered} posts unanswered, ${c.unansweredButCommitted} of their transactions committed`,
-    `double spends: ${c.doubleSpends.attempted} contested outputs, ${c.doubleSpends.oneWinner} with exactly one winner, ${c.doubleSpends.noWinner} with none, ${c.doubleSpends.severalWinners} with several`,
-    `blocks: ${Object.entries(c.heights).map(([node, height]) => `node ${node} at ${height}`).join(", ")}${c.nodesBehind.length === 0 ? "" : ` (behind: ${c.nodesBehind.map((b) => `node ${b.node} by ${b.top - b.height}`).join(", ")})`}`,
-    `streams: ${c.streamSubscribers} subscribers, ${c.streamEvents} events, ${c.streamReconnects} reconnects, ${c.streamMissedWhileDisconnected} transactions missed while disconnected`,
-    `faults: ${formatFaults(c.faultsByKind, report.recoveryMs)}${c.faultsUnhealed === 0 ? "" : `; ${c.faultsUnhealed} never healed`}; ${c.faultWindow5xx} answers 503/504 during faults`,
+    `  ${c.acknowledgedCommits} acknowledged in mode=commit`,
+    `  ${c.acceptedThenCommitted} accepted in async/sync and committed, ${c.acceptedNeverCommitted} never committed`,
+    `  ${c.unavailableButCommitted} answered 503/504 and committed all the same`,
+    `  ${c.postsUnanswered} posts unanswered, ${c.unansweredButCommitted} of their transactions committed`,
+    `  ${c.reads} reads`,
+    `double spends: ${ds.attempted} contested outputs, ${ds.oneWinner} with exactly one winner,` +
+      ` ${ds.noWinner} with none, ${ds.severalWinners} with several`,
+    `blocks: ${heights}${behind === "" ? "" : ` (behind: ${behind})`}`,
+    `streams: ${c.streamSubscribers} subscribers, ${c.streamEvents} events, ${c.streamReconnects} reconnects,` +
+      ` ${c.streamMissedWhileDisconnected} transactions missed while disconnected`,
+    `faults: ${c.faultWindow5xx} answers 503/504 during faults${c.faultsUnhealed === 0 ? "" : `, ${c.faultsUnhealed} never healed`}`,
+    ...formatFaults(c.faultsByKind, report.recoveryMs),
   ];
   return [...lines, ...formatAnomalies(report.anomalies)].join("\n");
 }
@@ -415,19 +477,24 @@ function formatStatuses(byStatus: Readonly<Record<string, number>>): string {
   return entries.length === 0 ? "none" : entries.map(([status, n]) => `${n} × ${status}`).join(", ");
 }
 
-function formatFaults(byKind: Readonly<Record<string, number>>, recoveryMs: CheckReport["recoveryMs"]): string {
-  const kinds = Object.keys(byKind).sort();
-  if (kinds.length === 0) return "none";
-  return kinds.map((kind) => {
-    const times = recoveryMs[kind] ?? [];
-    const recovery = times.length === 0 ? "" : `, recovered in ${Math.min(...times)}-${Math.max(...times)} ms`;
-    return `${kind} × ${byKind[kind]}${recovery}`;
-  }).join("; ");
+/** One line per fault kind: how many, and the time from heal to the next commit (min, median, max). */
+function formatFaults(byKind: Readonly<Record<string, number>>, recoveryMs: CheckReport["recoveryMs"]): string[] {
+  return Object.keys(byKind).sort().map((kind) => {
+    const times = [...(recoveryMs[kind] ?? [])].sort((a, b) => a - b);
+    const median = times[Math.floor(times.length / 2)];
+    const recovery = times.length === 0 ? "" :
+      `, recovered in ${times[0]}-${times[times.length - 1]} ms (median ${median} ms)`;
+    return `  ${kind} × ${byKind[kind]}${recovery}`;
+  });
 }
 
 function formatAnomalies(anomalies: readonly Anomaly[]): string[] {
   const byKind = new Map<AnomalyKind, Anomaly[]>();
-  for (const anomaly of anomalies) byKind.set(anomaly.kind, [...(byKind.get(anomaly.kind) ?? []), anomaly]);
+  for (const anomaly of anomalies) {
+    const list = byKind.get(anomaly.kind) ?? [];
+    list.push(anomaly);
+    byKind.set(anomaly.kind, list);
+  }
   const lines: string[] = [];
   for (const [kind, list] of byKind) {
     lines.push(`${kind} (${list.length}):`);

@@ -251,6 +251,6 @@ describe("chaos checker", () => {
     assert.equal(report.counts.unavailableButCommitted, 1);
     assert.equal(report.counts.unansweredButCommitted, 1);
     assert.equal(report.counts.postsUnanswered, 1);
-    assert.match(formatReport(report), /1 answered 503\/504 and committed all the same; 1 posts unanswered/);
+    assert.match(formatReport(report), /1 answered 503\/504 and committed all the same\n  1 posts unanswered, 1 of their/);
   });
 });
