@@ -143,6 +143,24 @@ function checkBlocks(nodes: readonly NodeSnapshot[], add: Add): void {
       add({ kind: "diverged-app-hash", height, nodes, detail: `height ${height}: ${describeGroups(hashes)}` });
     }
   }
+  checkHoles(nodes, heights, add);
+}
+
+/**
+ * A node serves every block from its lowest to its highest: a height inside that range that
+ * another node holds and it does not is a block it lost. (Below its lowest is not judged: a
+ * node that joined by state sync starts above 1.)
+ */
+function checkHoles(nodes: readonly NodeSnapshot[], heights: ReadonlyMap<number, unknown>, add: Add): void {
+  for (const node of nodes) {
+    const own = new Set(node.blocks.map((b) => b.height));
+    const low = Math.min(...own);
+    const high = Math.max(...own);
+    for (const height of heights.keys()) {
+      if (height <= low || height >= high || own.has(height)) continue;
+      add({ kind: "diverged-blocks", height, nodes: [node.node], detail: `height ${height}: node ${node.node} lacks it` });
+    }
+  }
 }
 
 /** Hex is compared without regard to case; anything else (base64) exactly. */
@@ -167,7 +185,9 @@ type Group = [key: string, nodes: number[]];
 const heldShownChars = 80;
 
 function describeGroups(groups: readonly Group[]): string {
-  return groups.map(([key, nodes]) => `${nodeList(nodes)} hold ${JSON.stringify(key.slice(0, heldShownChars))}`).join("; ");
+  return groups
+    .map(([key, nodes]) => `${nodeList(nodes)} hold${nodes.length === 1 ? "s" : ""} ${JSON.stringify(key.slice(0, heldShownChars))}`)
+    .join("; ");
 }
 
 /** "node 0, 2" */

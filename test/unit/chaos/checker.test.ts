@@ -131,7 +131,14 @@ describe("chaos checker", () => {
     const other = [block(1, [c1]), block(2, [c2, t1]), block(3, [])];
     const report = run(cleanEvents(), [node(0), node(1), node(2), node(3, other)]);
     assert.deepEqual(kinds(report), ["diverged-blocks"]);
-    assert.match(report.anomalies[0]?.detail ?? "", /^height 2: node 0, 1, 2 hold .*; node 3 hold/);
+    assert.match(report.anomalies[0]?.detail ?? "", /^height 2: node 0, 1, 2 hold .*; node 3 holds/);
+  });
+
+  test("a diverging node: a block missing below its top", () => {
+    const holed = [block(1, [c1]), block(3, [])];
+    const report = run([...cleanEvents()].filter((e) => e.type === "fault"), [node(0), node(1), node(2, holed), node(3)]);
+    assert.deepEqual(kinds(report), ["diverged-blocks"]);
+    assert.deepEqual([report.anomalies[0]?.height, report.anomalies[0]?.nodes], [2, [2]]);
   });
 
   test("a diverging node: a different app hash at a height (hex compared without case)", () => {
