@@ -16,8 +16,10 @@ import { streamCoverage, type StreamCoverage } from "./streamCoverage.js";
  */
 export const faultGraceMs = 10_000;
 
-/** What POST /api/v1/transactions answers in every mode once it took the transaction; in
- * `mode=commit`, once it is in a committed block (docs/http-api.md, "Transactions"). */
+/**
+ * What POST /api/v1/transactions answers in every mode once it took the transaction; in
+ * `mode=commit`, once it is in a committed block (docs/http-api.md, "Transactions").
+ */
 const acceptedStatus = 202;
 
 /** The 5xx a node documents while a fault runs: no engine (503), no commit seen in time (504). */
@@ -67,9 +69,9 @@ export interface CheckCounts {
   readonly refusedInBlocks: number;
   /** Distinct transactions answered 202 in `mode=commit`. */
   readonly acknowledgedCommits: number;
-  /** Distinct transactions answered 202 in `async`/`sync` and later in a block. */
+  /** Distinct transactions answered 202 in `async`/`sync` and committed. */
   readonly acceptedThenCommitted: number;
-  /** Distinct transactions answered 202 in `async`/`sync` and in no block. */
+  /** Distinct transactions answered 202 in `async`/`sync` and never committed. */
   readonly acceptedNeverCommitted: number;
   /** Distinct transactions answered 503 or 504 to some post and committed all the same. */
   readonly unavailableButCommitted: number;
