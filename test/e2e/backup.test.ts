@@ -125,6 +125,7 @@ describe("backup and restore", () => {
     t.after(() => child.kill());
     const pidFile = join(target, "ledgerd.pid");
     await waitFor(`the restore to hold ${target}`, () => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() === String(child.pid), {
+      timeoutMs: 60_000,
       abortIf: () => (child.exitCode === null ? null : `the restore ended (${out})`),
     });
     const node = runLedgerd(["start", "--data_dir", target, ...anyPorts]);

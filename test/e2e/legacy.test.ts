@@ -204,7 +204,7 @@ describe("legacy variants A and B on a started node", () => {
       const later = create(carol);
       const laterAnswer = await client.call("POST", "/api/v1/transactions?mode=commit", writeJson(later));
       assert.equal(laterAnswer.status, 202, laterAnswer.body);
-      await waitFor("stream events for both v2.0 transactions", () => [v2, later].every((tx) => events.some((e) => e.transaction_id === tx["id"])));
+      await waitFor("stream events for both v2.0 transactions", () => [v2, later].every((tx) => events.some((e) => e.transaction_id === tx["id"])), { timeoutMs: 60_000 });
       assert.ok(!events.some((e) => e.transaction_id === idOf(legacy)));
     } finally {
       ws.close();

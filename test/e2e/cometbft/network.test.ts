@@ -63,7 +63,7 @@ async function stuckWithoutQuorum(node: TestnetNode, height: number, live: numbe
 }
 
 /** Every id readable from every given node (GET /transactions/<id> is 200). */
-async function readableEverywhere(ids: readonly string[], nodes = manifest.nodes, timeoutMs = 30_000): Promise<void> {
+async function readableEverywhere(ids: readonly string[], nodes = manifest.nodes, timeoutMs = 60_000): Promise<void> {
   await waitFor(
     `${ids.length} transactions on ${nodes.map((n) => n.name).join(", ")}`,
     async () => {
@@ -148,7 +148,7 @@ describe("a 4-validator CometBFT network on loopback", () => {
       await waitFor(`legacy ${variant} CREATE valid on ${other.name}`, async () => {
         const status = await getText(other, `/transactions/${legacyIdOf(body)}/status`);
         return status !== null && (JSON.parse(status) as { status: string }).status === "valid" ? true : null;
-      });
+      }, { timeoutMs: 60_000 });
     }
   });
 
@@ -171,7 +171,7 @@ describe("a 4-validator CometBFT network on loopback", () => {
     await waitFor("the ledger's app hash in a CometBFT block header", async () => {
       const status = await rpc(nodeOf(manifest, 0), "status");
       return status.sync_info.latest_app_hash === ours ? true : null;
-    }, { timeoutMs: 10_000 });
+    }, { timeoutMs: 60_000 });
   });
 
   describe("the official driver's end-to-end scenarios against node0", () => {

@@ -132,7 +132,7 @@ export async function consensusRound(node: TestnetNode): Promise<ConsensusRound>
  * Waits until every given node reports the same height and app hash, at or above `atLeast`, twice
  * in a row (no block in between), and returns it.
  */
-export async function waitForAgreement(nodes: readonly TestnetNode[], atLeast = 0, timeoutMs = 30_000): Promise<AppState> {
+export async function waitForAgreement(nodes: readonly TestnetNode[], atLeast = 0, timeoutMs = 60_000): Promise<AppState> {
   let previous: string | null = null;
   return waitFor(
     `${nodes.map((n) => n.name).join(", ")} to agree on height and app hash`,
