@@ -50,6 +50,7 @@ describe("backup and restore", () => {
     const owner = keypairOf("backup-owner");
     let loading = true;
     let posted = 0;
+    let failed: string | null = null;
     const load = (async () => {
       for (let i = 0; loading; i++) {
         const answer = await httpCall(node.port, "POST", "/api/v1/transactions?mode=commit", JSON.stringify(create(owner, 1n, { n: i })));
@@ -57,7 +58,9 @@ describe("backup and restore", () => {
         posted++;
       }
     })();
-    while (posted < 20) await new Promise((resolve) => setTimeout(resolve, 20));
+    // Seen by the wait below; `await load` still throws it.
+    load.catch((error: unknown) => void (failed = `the load failed (${String(error)})`));
+    await waitFor("20 commits before the backup", () => posted >= 20, { timeoutMs: 60_000, abortIf: () => failed });
     const made = await ledgerd(["backup", backup, "--data_dir", original]);
     loading = false;
     await load;
@@ -122,6 +125,7 @@ describe("backup and restore", () => {
     t.after(() => child.kill());
     const pidFile = join(target, "ledgerd.pid");
     await waitFor(`the restore to hold ${target}`, () => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() === String(child.pid), {
+      timeoutMs: 60_000,
       abortIf: () => (child.exitCode === null ? null : `the restore ended (${out})`),
     });
     const node = runLedgerd(["start", "--data_dir", target, ...anyPorts]);

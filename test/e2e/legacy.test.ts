@@ -16,6 +16,7 @@ import type { JsonObject } from "../../src/json/jsonValue.js";
 import { writeJson } from "../../src/json/writeJson.js";
 import { clientLegacyCreate, idOf, legacyTransfer } from "../helpers/legacyFactory.js";
 import { create, keypairOf } from "../helpers/txFactory.js";
+import { waitFor } from "../helpers/waitFor.js";
 
 const [alice, bob, carol] = ["e2e alice", "e2e bob", "e2e carol"].map(keypairOf) as [
   ReturnType<typeof keypairOf>,
@@ -51,11 +52,7 @@ class Client {
   }
 
   async waitValid(id: string): Promise<void> {
-    const deadline = Date.now() + 15_000;
-    while ((await this.status(id)) !== "valid") {
-      assert.ok(Date.now() < deadline, `${id} not valid in time`);
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+    await waitFor(`${id} to be valid`, async () => (await this.status(id)) === "valid", { timeoutMs: 60_000 });
   }
 
   /** POST, expect 201 with this node's key as `assignee`; the stored transaction. */
@@ -201,12 +198,13 @@ describe("legacy variants A and B on a started node", () => {
       assert.equal((await client.call("GET", `/api/v1/blocks?transaction_id=${idOf(legacy)}`)).body, "[]");
       assert.equal((await client.call("GET", `/transactions/${v2["id"] as string}`)).status, 404);
       assert.equal(await client.status(v2["id"] as string), null);
-      // The stream told of the v2.0 transaction and of no legacy one.
-      const deadline = Date.now() + 5_000;
-      while (!events.some((e) => e.transaction_id === v2["id"])) {
-        assert.ok(Date.now() < deadline, "no stream event for the v2.0 transaction");
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      // The stream told of the v2.0 transaction and of no legacy one. It tells of blocks in height
+      // order, so once it has told of a transaction committed after the legacy one was valid, an
+      // event for the legacy one would have come before it.
+      const later = create(carol);
+      const laterAnswer = await client.call("POST", "/api/v1/transactions?mode=commit", writeJson(later));
+      assert.equal(laterAnswer.status, 202, laterAnswer.body);
+      await waitFor("stream events for both v2.0 transactions", () => [v2, later].every((tx) => events.some((e) => e.transaction_id === tx["id"])), { timeoutMs: 60_000 });
       assert.ok(!events.some((e) => e.transaction_id === idOf(legacy)));
     } finally {
       ws.close();

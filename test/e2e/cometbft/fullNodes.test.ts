@@ -90,21 +90,23 @@ describe("a network of 2 validators and 1 full node", () => {
         ...Array.from({ length: agreed.height }, (_, i) => `/api/v1/blocks/${i + 1}`),
         "/api/v1/blocks/latest",
       ];
+      const readEverywhere = (path: string): Promise<(string | null)[]> => Promise.all(manifest.nodes.map((node) => getText(node, path)));
+      const same = (answers: (string | null)[]): boolean => answers.every((answer) => answer === answers[0]);
       for (const path of reads) {
         // The chain may still move by a block (the last commit changed the app hash, and
         // CometBFT makes a block to carry it): the latest block is compared once it rests.
-        const tries = path === "/api/v1/blocks/latest" ? 20 : 1;
-        let answers: (string | null)[] = [];
-        for (let attempt = 0; attempt < tries; attempt++) {
-          answers = await Promise.all(manifest.nodes.map((node) => getText(node, path)));
-          if (answers.every((answer) => answer === answers[0])) break;
-          await new Promise((resolve) => setTimeout(resolve, 250));
-        }
+        const answers =
+          path === "/api/v1/blocks/latest"
+            ? await waitFor(`${path} to be the same on every node`, async () => {
+                const read = await readEverywhere(path);
+                return same(read) ? read : null;
+              }, { timeoutMs: 60_000, intervalMs: 250 })
+            : await readEverywhere(path);
         assert.ok(answers[0] !== null || path.startsWith("/api/v1/blocks/"), `${path} is found`);
-        assert.ok(answers.every((answer) => answer === answers[0]), `${path} differs between nodes`);
+        assert.ok(same(answers), `${path} differs between nodes`);
       }
       // Every committed transaction since the subscription, once, in block order.
-      const committed = await waitFor("the full node's stream to deliver the six", async () => (stream.received.length >= txs.length ? stream.received : null));
+      const committed = await waitFor("the full node's stream to deliver the six", async () => (stream.received.length >= txs.length ? stream.received : null), { timeoutMs: 60_000 });
       assert.deepEqual(committed.map((event) => event.transaction_id), txs.map(idOf));
       const heights = committed.map((event) => event.height);
       assert.deepEqual(heights, [...heights].sort((a, b) => a - b));
@@ -136,7 +138,7 @@ describe("a network of 2 validators and 1 full node", () => {
     await waitFor("the added node's commit everywhere", async () => {
       const answers = await Promise.all(manifest.nodes.map((n) => getText(n, `/api/v1/transactions/${idOf(last)}`)));
       return answers.every((answer) => answer !== null) ? true : null;
-    });
+    }, { timeoutMs: 60_000 });
   });
 
   it("`ledgerd doctor` passes on a validator and on the full node, saying which is which", async () => {

@@ -16,7 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { after, before, describe, it } from "node:test";
-import { createTestnet, runningPid, startTestnet, stopTestnet, type TestnetManifest } from "../../../src/testnet/testnet.js";
+import { createTestnet, runningPid, startTestnet, stopTestnet, type TestnetManifest, type TestnetNode } from "../../../src/testnet/testnet.js";
 import { encodeBase58 } from "../../../src/crypto-conditions/encodeBase58.js";
 import type { LegacyTx } from "../../../src/legacy/types.js";
 import type { Keypair } from "../../../src/transaction/builders/makeKeypair.js";
@@ -26,7 +26,7 @@ import { writeJson } from "../../../src/json/writeJson.js";
 import { clientLegacyCreate, idOf as legacyIdOf } from "../../helpers/legacyFactory.js";
 import { create, transfer } from "../../helpers/txFactory.js";
 import { driverScenarios, type NodeUnderTest } from "../driverScenarios.js";
-import { appState, freeBasePort, getText, httpUrl, ledgerDataDir, logTail, nodeOf, post, requireCometBft, rpc, waitForAgreement } from "./network.js";
+import { appState, consensusRound, freeBasePort, getText, httpUrl, ledgerDataDir, logTail, nodeOf, post, prevoteStep, requireCometBft, rpc, waitForAgreement, type ConsensusRound } from "./network.js";
 import { waitFor } from "../../helpers/waitFor.js";
 
 const validators = 4;
@@ -37,8 +37,33 @@ const keypair = (): Keypair => makeRandomKeypair();
 const newCreate = (owner: Keypair): JsonObject => create(owner, 1n, { testnet: randomBytes(8).toString("hex") });
 const idOf = (tx: JsonObject): string => tx["id"] as string;
 
+/**
+ * Waits until `node` is where a block at `height` needs the stopped validators: it holds `pending`
+ * transactions or more, it has prevoted, and it holds the prevotes of the `live` validators while
+ * still in the prevote step, which CometBFT leaves at once when the prevotes it holds reach 2/3 of
+ * the voting power. A block made without a quorum fails it: the node would be past `height`.
+ */
+async function stuckWithoutQuorum(node: TestnetNode, height: number, live: number, pending: number): Promise<void> {
+  let seen: ConsensusRound | null = null;
+  try {
+    await waitFor(
+      `${node.name} to wait for a quorum at the prevotes of height ${height}`,
+      async () => {
+        seen = await consensusRound(node);
+        assert.ok(seen.height <= height, `${node.name} went on to height ${seen.height} without a quorum`);
+        const held = Number((await rpc(node, "num_unconfirmed_txs")).total);
+        return seen.height === height && seen.step === prevoteStep && seen.prevotes === live && held >= pending;
+      },
+      { timeoutMs: 60_000 },
+    );
+  } catch (error) {
+    if (error instanceof Error) error.message += `; its consensus was at ${JSON.stringify(seen)}`;
+    throw error;
+  }
+}
+
 /** Every id readable from every given node (GET /transactions/<id> is 200). */
-async function readableEverywhere(ids: readonly string[], nodes = manifest.nodes, timeoutMs = 30_000): Promise<void> {
+async function readableEverywhere(ids: readonly string[], nodes = manifest.nodes, timeoutMs = 60_000): Promise<void> {
   await waitFor(
     `${ids.length} transactions on ${nodes.map((n) => n.name).join(", ")}`,
     async () => {
@@ -123,7 +148,7 @@ describe("a 4-validator CometBFT network on loopback", () => {
       await waitFor(`legacy ${variant} CREATE valid on ${other.name}`, async () => {
         const status = await getText(other, `/transactions/${legacyIdOf(body)}/status`);
         return status !== null && (JSON.parse(status) as { status: string }).status === "valid" ? true : null;
-      });
+      }, { timeoutMs: 60_000 });
     }
   });
 
@@ -146,7 +171,7 @@ describe("a 4-validator CometBFT network on loopback", () => {
     await waitFor("the ledger's app hash in a CometBFT block header", async () => {
       const status = await rpc(nodeOf(manifest, 0), "status");
       return status.sync_info.latest_app_hash === ours ? true : null;
-    }, { timeoutMs: 10_000 });
+    }, { timeoutMs: 60_000 });
   });
 
   describe("the official driver's end-to-end scenarios against node0", () => {
@@ -180,16 +205,18 @@ describe("a 4-validator CometBFT network on loopback", () => {
   });
 
   it("commits nothing with two of four stopped; restarted, commits resume and nothing is lost", async () => {
-    const before = await waitForAgreement(manifest.nodes);
     await stopTestnet(root, { nodes: [2, 3] });
+    const live = manifest.nodes.slice(0, 2);
+    // Read once the two are alone: a block the four had already decided may land as they stop.
+    const before = await waitForAgreement(live);
     const txs = [newCreate(keypair()), newCreate(keypair()), newCreate(keypair())];
     for (const [i, tx] of txs.entries()) {
       // Accepted into CometBFT's mempool, but no block without 2/3 of the voting power.
       const answer = await post(nodeOf(manifest, i % 2), tx, "async");
       assert.equal(answer.status, 202, JSON.stringify(answer.body));
     }
-    await sleep(3_000);
-    for (const node of manifest.nodes.slice(0, 2)) {
+    for (const node of live) await stuckWithoutQuorum(node, before.height + 1, live.length, txs.length);
+    for (const node of live) {
       assert.equal((await appState(node))?.height, before.height, `${node.name} committed without a quorum`);
       for (const tx of txs) assert.equal(await getText(node, `/api/v1/transactions/${idOf(tx)}`), null);
     }
@@ -203,21 +230,28 @@ describe("a 4-validator CometBFT network on loopback", () => {
     const victim = nodeOf(manifest, 1);
     const ids: string[] = [];
     let loading = true;
+    let failed: string | null = null;
     const load = (async () => {
       while (loading) {
         const tx = newCreate(keypair());
         const answer = await post(nodeOf(manifest, 0), tx, "sync");
         if (answer.status === 202) ids.push(idOf(tx));
+        // Paces the load only: what is asserted is counted, not timed.
         await sleep(5);
       }
     })();
-    await sleep(700);
+    // Seen by the waits below; `await load` still throws it.
+    load.catch((error: unknown) => void (failed = `the load failed (${String(error)})`));
+    const loadFailed = (): string | null => failed;
+    // Transactions in flight when node1 dies, and more while it is down.
+    await waitFor("the load to reach 6 transactions before the kill", () => ids.length >= 6, { timeoutMs: 60_000, abortIf: loadFailed });
     const pid = runningPid(root, victim, "ledgerd");
     assert.ok(pid !== null, "node1's ledgerd is running");
     process.kill(pid, "SIGKILL");
     // Its CometBFT loses its application and stops by itself (v0.38 proxy/multi_app_conn.go).
-    await waitFor("node1's CometBFT to stop without its app", async () => (runningPid(root, victim, "cometbft") === null ? true : null), { timeoutMs: 30_000 });
-    await sleep(700);
+    await waitFor("node1's CometBFT to stop without its app", async () => (runningPid(root, victim, "cometbft") === null ? true : null), { timeoutMs: 60_000 });
+    const whileDown = ids.length + 6;
+    await waitFor("6 more transactions while node1 is down", () => ids.length >= whileDown, { timeoutMs: 60_000, abortIf: loadFailed });
     loading = false;
     await load;
     assert.ok(ids.length > 10, `too little load: ${ids.length}`);

@@ -107,11 +107,32 @@ export async function appState(node: TestnetNode): Promise<AppState | null> {
   }
 }
 
+/** CometBFT's consensus step `RoundStepPrevote` (v0.38 consensus/types/round_state.go). */
+export const prevoteStep = 4;
+
+export interface ConsensusRound {
+  readonly height: number;
+  readonly round: number;
+  readonly step: number;
+  /** How many validators' prevotes this node holds for the round it is in. */
+  readonly prevotes: number;
+}
+
+/** Where a node's consensus is (RPC `consensus_state`): the height it works on, its round and step. */
+export async function consensusRound(node: TestnetNode): Promise<ConsensusRound> {
+  const state = (await rpc(node, "consensus_state")).round_state;
+  const [height, round, step] = String(state["height/round/step"]).split("/").map(Number) as [number, number, number];
+  const votes = (state.height_vote_set as { round: number; prevotes_bit_array: string }[]).find((set) => set.round === round);
+  // The bit array reads like "BA{4:xx__} 2/4 = 0.50": an x for each validator whose prevote is held.
+  const held = /^BA\{\d+:([x_]*)\}/.exec(votes?.prevotes_bit_array ?? "")?.[1] ?? "";
+  return { height, round, step, prevotes: [...held].filter((bit) => bit === "x").length };
+}
+
 /**
  * Waits until every given node reports the same height and app hash, at or above `atLeast`, twice
  * in a row (no block in between), and returns it.
  */
-export async function waitForAgreement(nodes: readonly TestnetNode[], atLeast = 0, timeoutMs = 30_000): Promise<AppState> {
+export async function waitForAgreement(nodes: readonly TestnetNode[], atLeast = 0, timeoutMs = 60_000): Promise<AppState> {
   let previous: string | null = null;
   return waitFor(
     `${nodes.map((n) => n.name).join(", ")} to agree on height and app hash`,
