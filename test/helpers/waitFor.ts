@@ -2,8 +2,11 @@
 // gives a value, within a bound that names what was awaited when it is exceeded.
 import { setTimeout as sleep } from "node:timers/promises";
 
-/** How long `waitFor` polls by default before it gives up. */
-export const waitForTimeoutMsDefault = 30_000;
+/**
+ * How long `waitFor` polls by default before it gives up: a bound for a busy machine (the suite
+ * beside a second run), never a measure; a probe that succeeds returns at once.
+ */
+export const waitForTimeoutMsDefault = 60_000;
 /** The pause between two probes by default. */
 export const waitForIntervalMsDefault = 20;
 

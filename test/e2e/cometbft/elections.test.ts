@@ -189,7 +189,7 @@ describe("validator elections on a 4-validator network", () => {
     const pid = runningPid(root, victim, "ledgerd");
     assert.ok(pid !== null);
     process.kill(pid, "SIGKILL");
-    await waitFor("node1's CometBFT to stop without its app", async () => (runningPid(root, victim, "cometbft") === null ? true : null), { timeoutMs: 30_000 });
+    await waitFor("node1's CometBFT to stop without its app", async () => (runningPid(root, victim, "cometbft") === null ? true : null), { timeoutMs: 60_000 });
     approve(node(0), open);
     await startTestnet(root, { nodes: [1] });
     await waitForAgreement(manifest.nodes, 1, 60_000);
