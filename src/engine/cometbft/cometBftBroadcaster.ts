@@ -65,7 +65,12 @@ export class CometBftBroadcaster implements Broadcaster {
     let result: unknown;
     try {
       const call = this.deps.rpc.call(`broadcast_tx_${mode}`, { tx: Buffer.from(bytes).toString("base64") }, timeoutMs);
-      if (defeat !== null) call.catch(() => undefined); // once defeated, the call's end is no one's
+      // Once defeated, the call's end is no one's. It is left to run out, not cut: CometBFT keeps
+      // its subscription for the transaction until its own timeout whether or not the socket
+      // closes (v0.38 `rpc/core/mempool.go`, BroadcastTxCommit's wait for the block does not
+      // watch the request), so a cut socket and a new one would count twice against its
+      // `max_subscription_clients` (see options.ts, rpcSocketsMax).
+      if (defeat !== null) call.catch(() => undefined);
       result = await (defeat === null ? call : Promise.race([call, defeat.refused]));
     } catch (error) {
       if (!(error instanceof RpcFailure)) throw error;
