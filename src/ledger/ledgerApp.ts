@@ -19,6 +19,7 @@ import { ledgerOptionsDefault, type LedgerOptions } from "./options.js";
 import { PendingPool } from "./pendingPool.js";
 import type { PreparePool } from "./preparePool.js";
 import { PreparedCache, preparedKey, type PreparedKey } from "./preparedCache.js";
+import { RivalWatch } from "./rivalWatch.js";
 import type { AnyTxKind, Door, KindBlock, PreparedBase, StreamEvent } from "./txKind.js";
 
 export type CheckTxResult =
@@ -73,6 +74,8 @@ export class LedgerApp {
   private staged: StagedBlock | null = null;
   private readonly cache: PreparedCache;
   private readonly pending = new PendingPool(txKinds);
+  /** The transactions engines wait to see committed, by what they spend (`watchRivals`). */
+  private readonly rivals: RivalWatch;
   /** The checks' reads of committed state, batched while one is in flight (checkReads.ts). */
   private readonly checkReads: CheckReads;
   private readonly listeners: ((block: CommittedBlock) => void)[] = [];
@@ -88,6 +91,9 @@ export class LedgerApp {
     this.chainId = state.chainId;
     this.commitment = commitment;
     this.cache = new PreparedCache(options.preparedCacheEntriesMax);
+    // A watched transaction is one its engine is handing over, which the pending pool would hold:
+    // no more are watched than the pool holds.
+    this.rivals = new RivalWatch(options.pendingTxsMax);
     this.checkReads = new CheckReads(deps.store, () => this.pending.generation);
   }
 
@@ -244,14 +250,48 @@ export class LedgerApp {
     if ("code" in prepared) return { ok: false, rejection: prepared };
     const refused = this.deps.refuse?.(prepared) ?? null;
     if (refused !== null) return { ok: false, rejection: refused };
-    const kind = kindOf(prepared);
+    const rejection = await this.validateNow(kindOf(prepared), prepared);
+    return rejection === null ? { ok: true, tx: prepared } : { ok: false, rejection };
+  }
+
+  /**
+   * `tx` against committed state and the pending pool as they are now, joining nothing; a
+   * pending `tx` is checked as a recheck is (its own spends and id left out).
+   */
+  private async validateNow(kind: AnyTxKind, tx: PreparedBase): Promise<Rejection | null> {
     for (;;) {
-      const { state: committed, generation } = await this.checkReads.read(kind, prepared);
+      const { state: committed, generation } = await this.checkReads.read(kind, tx);
       if (generation !== this.pending.generation) continue;
-      const self = this.pending.has(kind, prepared.id) ? prepared : null;
-      const rejection = kind.validatePending(prepared, committed, this.pending.viewFor(kind, self), self);
-      return rejection === null ? { ok: true, tx: prepared } : { ok: false, rejection };
+      const self = this.pending.has(kind, tx.id) ? tx : null;
+      return kind.validatePending(tx, committed, this.pending.viewFor(kind, self), self);
     }
+  }
+
+  /**
+   * Calls `onDefeat` with the transaction's rejection, as a POST of it would now get it, once a
+   * committed block spends an output `tx` spends under another id: `tx` can never commit. For an
+   * engine whose `mode=commit` caller waits: behind CometBFT the loser of a double spend leaves
+   * the mempool at its recheck without a word, and would wait out the whole commit timeout.
+   * Returns what stops the watch (call it once the wait is over), or null when `pendingTxsMax`
+   * transactions are watched already (the caller then waits as before).
+   */
+  watchRivals(tx: PreparedBase, onDefeat: (rejection: Rejection) => void): (() => void) | null {
+    const kind = kindOf(tx);
+    return this.rivals.watch(kind, tx, () => void this.answerDefeated(kind, tx, onDefeat));
+  }
+
+  /**
+   * The defeated transaction checked again against the committed block: the rules phrase its
+   * refusal (a DoubleSpend, "input `<id>` was already spent"). A check that fails (the store
+   * cannot be read) answers nothing: the caller's own timeout still will.
+   */
+  private async answerDefeated(
+    kind: AnyTxKind,
+    tx: PreparedBase,
+    onDefeat: (rejection: Rejection) => void,
+  ): Promise<void> {
+    const rejection = await this.validateNow(kind, tx).catch(() => null);
+    if (rejection !== null) onDefeat(rejection);
   }
 
   /**
@@ -361,6 +401,7 @@ export class LedgerApp {
     this.height = staged.write.height;
     this.commitment.advance(staged.commitment);
     this.pending.noteCommit(staged.valid, staged.validKinds, staged.carriedIds);
+    for (const rival of this.rivals.defeatedBy(staged.valid, staged.validKinds)) rival.defeated();
     // Verified once, used: a committed transaction's bytes come back only as a duplicate, which
     // is refused either way. Dropped now, its objects mostly die young instead of being copied
     // into the old generation by the scavenger (measured: ~13% of a CometBFT node's CPU in GC).

@@ -8,7 +8,10 @@
 //     text the solo engine gives;
 //   - "tx already exists in cache" (the same bytes are in CometBFT's mempool): 400 PendingTransaction;
 //   - CometBFT not reachable, or catching up: 503 EngineUnavailable;
-//   - not committed in time (ours or CometBFT's `timeout_broadcast_tx_commit`): 504 CommitTimeout.
+//   - not committed in time (ours or CometBFT's `timeout_broadcast_tx_commit`): 504 CommitTimeout;
+//   - `commit` whose transaction a committed block defeated (it spent one of the same outputs
+//     under another id): 400 DoubleSpend at once (docs/http-api.md), not a 504 after the wait:
+//     CometBFT's mempool drops such a transaction at its recheck and never reports it.
 import { codes, type ErrorCode } from "../../errors/codes.js";
 import { LedgerError, toLedgerError } from "../../errors/ledgerError.js";
 import type { LedgerApp } from "../../ledger/ledgerApp.js";
@@ -22,7 +25,7 @@ export interface CometBftBroadcasterOptions {
 }
 
 export interface CometBftBroadcasterDeps {
-  readonly ledger: Pick<LedgerApp, "dryCheckTx">;
+  readonly ledger: Pick<LedgerApp, "dryCheckTx" | "watchRivals">;
   readonly rpc: RpcCaller;
   /**
    * Resolves once every block CometBFT has committed is durable in this node's store: the ABCI
@@ -56,12 +59,24 @@ export class CometBftBroadcaster implements Broadcaster {
     if (!checked.ok) throw toLedgerError(checked.rejection);
     const tx = checked.tx;
     const timeoutMs = mode === "commit" ? this.options.commitTimeoutMs : this.options.rpcTimeoutMs;
+    // Watched before the transaction leaves: a rival committed after this is seen here, one
+    // committed before it is refused by this node's CheckTx.
+    const defeat = mode === "commit" ? defeatOf(this.deps.ledger, tx) : null;
     let result: unknown;
     try {
-      result = await this.deps.rpc.call(`broadcast_tx_${mode}`, { tx: Buffer.from(bytes).toString("base64") }, timeoutMs);
+      const call = this.deps.rpc.call(`broadcast_tx_${mode}`, { tx: Buffer.from(bytes).toString("base64") }, timeoutMs);
+      // Once defeated, the call's end is no one's. It is left to run out, not cut: CometBFT keeps
+      // its subscription for the transaction until its own timeout whether or not the socket
+      // closes (v0.38 `rpc/core/mempool.go`, BroadcastTxCommit's wait for the block does not
+      // watch the request), so a cut socket and a new one would count twice against its
+      // `max_subscription_clients` (see options.ts, rpcSocketsMax).
+      if (defeat !== null) call.catch(() => undefined);
+      result = await (defeat === null ? call : Promise.race([call, defeat.refused]));
     } catch (error) {
       if (!(error instanceof RpcFailure)) throw error;
       throw rpcFailureError(error, mode, tx.id, timeoutMs);
+    } finally {
+      defeat?.stop();
     }
     const refusal = resultError(mode, result);
     if (refusal !== null) throw refusal;
@@ -69,6 +84,20 @@ export class CometBftBroadcaster implements Broadcaster {
     if (mode === "commit") await this.deps.durable();
     return tx;
   }
+}
+
+/**
+ * A promise refused with the transaction's DoubleSpend once a committed block defeats it
+ * (LedgerApp.watchRivals), and what ends the watch; null when the ledger watches no more.
+ */
+function defeatOf(
+  ledger: Pick<LedgerApp, "watchRivals">,
+  tx: PreparedBase,
+): { refused: Promise<never>; stop: () => void } | null {
+  let fail: (error: LedgerError) => void = () => undefined;
+  const refused = new Promise<never>((_, reject) => (fail = reject));
+  const stop = ledger.watchRivals(tx, (rejection) => fail(toLedgerError(rejection)));
+  return stop === null ? null : { refused, stop };
 }
 
 /** The refusal an RPC result carries, or null when the mode's point was reached. */

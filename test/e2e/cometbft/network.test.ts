@@ -121,8 +121,8 @@ describe("a 4-validator CometBFT network on loopback", () => {
     const toA = transfer([{ tx: asset, outputIndex: 0 }], [owner], [{ publicKeys: [keypair().publicKey], amount: 1n }]);
     const toB = transfer([{ tx: asset, outputIndex: 0 }], [owner], [{ publicKeys: [keypair().publicKey], amount: 1n }]);
     assert.equal((await post(nodeOf(manifest, 1), toA, "commit")).status, 202);
-    // Once node2 has the block too (otherwise toB could enter node2's mempool just before it,
-    // be evicted at the recheck, and its commit wait would end in a 504).
+    // Once node2 has the block too, its own check refuses toB before broadcasting it (the race
+    // where node2 takes toB first and answers at toA's block is doubleSpend.test.ts's).
     await readableEverywhere([idOf(toA)], [nodeOf(manifest, 2)]);
     const refused = await post(nodeOf(manifest, 2), toB, "commit");
     assert.equal(refused.status, 400);

@@ -3,9 +3,11 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { randomInt } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
+import { configFileName } from "../../../src/config/loadConfig.js";
+import { goDuration, setTomlValues } from "../../../src/engine/cometbft/cometBftConfig.js";
 import { defaultCometBftBinary, logFile, type TestnetManifest, type TestnetNode } from "../../../src/testnet/testnet.js";
 import { waitFor } from "../../helpers/waitFor.js";
 
@@ -166,4 +168,21 @@ export function nodeOf(manifest: TestnetManifest, index: number): TestnetNode {
 
 export function ledgerDataDir(root: string, node: TestnetNode): string {
   return join(root, node.dataDir);
+}
+
+/**
+ * Sets every node's `engine.commit_timeout_ms` (and CometBFT's `timeout_broadcast_tx_commit`
+ * above it, as `ledgerd testnet` sets it) before the network starts: a test that must not take a
+ * 504 for an answer makes it longer than the test may run.
+ */
+export function setCommitTimeout(root: string, manifest: TestnetManifest, commitTimeoutMs: number): void {
+  for (const node of manifest.nodes) {
+    const toml = join(root, node.home, "config", "config.toml");
+    const broadcast = { section: "rpc", key: "timeout_broadcast_tx_commit", value: goDuration(commitTimeoutMs + 5_000) };
+    writeFileSync(toml, setTomlValues(readFileSync(toml, "utf8"), [broadcast]));
+    const path = join(root, node.dataDir, configFileName);
+    const config = JSON.parse(readFileSync(path, "utf8")) as { engine: Record<string, unknown> };
+    config.engine["commit_timeout_ms"] = commitTimeoutMs;
+    writeFileSync(path, `${JSON.stringify(config, null, 2)}\n`);
+  }
 }

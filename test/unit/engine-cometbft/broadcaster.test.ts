@@ -182,6 +182,33 @@ describe("CometBftBroadcaster", () => {
     for (const release of held.splice(0)) release();
   });
 
+  it("answers a commit whose rival a committed block carried 400 DoubleSpend at once, as a POST of it would be", async () => {
+    const asset = create(alice);
+    await fx.ledger.finalizeBlock(1, [bytesOf(asset)]);
+    await fx.ledger.commit();
+    const spendTo = (to: { publicKey: string }) =>
+      transfer([{ tx: asset, outputIndex: 0 }], [alice], [{ publicKeys: [to.publicKey], amount: 1n }]);
+    const [loser, rival] = [spendTo(bob), spendTo(alice)];
+    // CometBFT holds the commit call: it has the loser in its mempool, and would drop it at its
+    // recheck after the rival's block without ever answering (until its own timeout).
+    script = { held: true, result: {} };
+    let answer: LedgerError | null = null;
+    void refusal(broadcaster.broadcast(bytesOf(loser), "commit")).then((error) => (answer = error));
+    await waitFor("the commit call at CometBFT", () => held.length === 1);
+    // Another validator's block carried the rival; no time passes on the commit timeout's clock.
+    await fx.ledger.finalizeBlock(2, [bytesOf(rival)]);
+    await fx.ledger.commit();
+    const refused = await waitFor<LedgerError>("the loser's answer", () => answer, { timeoutMs: 5_000 });
+    assert.equal(refused.code, "DoubleSpend");
+    assert.equal(refused.status, 400);
+    assert.equal(refused.httpMessage, `Invalid transaction (DoubleSpend): input \`${asset["id"]}\` was already spent`);
+    const posted = await refusal(broadcaster.broadcast(bytesOf(loser), "commit"));
+    assert.equal(posted.httpMessage, refused.httpMessage, "the same answer as a POST after the block");
+    assert.equal(calls.length, 1, "the POST after the block was refused before broadcasting");
+    // CometBFT's late answer to the first call goes nowhere.
+    for (const release of held.splice(0)) release();
+  });
+
   it("maps an unreachable CometBFT and an unreadable answer to 503 EngineUnavailable", async () => {
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));

@@ -1,8 +1,12 @@
-// The LedgerApp methods the CometBFT engine added: recheckTx, dryCheckTx, releaseAll.
+// The LedgerApp methods the CometBFT engine added: recheckTx, dryCheckTx, releaseAll, watchRivals.
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, describe, it } from "node:test";
+import type { Rejection } from "../../../src/errors/ledgerError.js";
+import type { JsonObject } from "../../../src/json/jsonValue.js";
+import type { PreparedBase } from "../../../src/ledger/txKind.js";
 import { bytesOf, create, keypairOf, transfer } from "../../helpers/txFactory.js";
 import { openLedger, type LedgerFixture } from "./ledgerFixture.js";
+import { waitFor } from "../../helpers/waitFor.js";
 
 const alice = keypairOf("alice");
 const bob = keypairOf("bob");
@@ -142,5 +146,70 @@ describe("LedgerApp under CometBFT", () => {
     fx.ledger.releaseAll();
     assert.equal(fx.ledger.pendingCount, 0);
     assert.equal((await fx.ledger.checkTx(bytesOf(toCarol))).ok, true);
+  });
+
+  /** Watches `tx` (as an engine waiting for its commit); the rejections it gets. */
+  async function watched(tx: JsonObject): Promise<{ defeats: Rejection[]; stop: () => void }> {
+    const prepared = await fx.ledger.prepare(bytesOf(tx));
+    assert.ok(!("code" in prepared));
+    const defeats: Rejection[] = [];
+    const stop = fx.ledger.watchRivals(prepared, (rejection) => defeats.push(rejection));
+    assert.ok(stop !== null);
+    return { defeats, stop };
+  }
+
+  it("watchRivals: a block that spends a watched transaction's output under another id refuses it as a POST would", async () => {
+    const { asset, toBob, toCarol } = await committedAssetWithTwoSpends();
+    // Pending here (this node's mempool took it), as the loser of a double spend is.
+    assert.equal((await fx.ledger.checkTx(bytesOf(toBob))).ok, true);
+    const loser = await watched(toBob);
+    // The rival's own waiter (on another node: here, toBob's spend refuses it).
+    const winner = await watched(toCarol);
+    // Another validator's proposal carried the rival.
+    await block([bytesOf(toCarol)]);
+    await waitFor("the loser's refusal", () => loser.defeats.length === 1);
+    const posted = await fx.ledger.dryCheckTx(bytesOf(toBob));
+    assert.deepEqual(loser.defeats, [posted.ok ? null : posted.rejection]);
+    assert.deepEqual(loser.defeats[0], { code: "DoubleSpend", message: `input \`${asset["id"]}\` was already spent` });
+    // The block's own transaction is no rival of itself; a later block defeats no one twice.
+    await block([bytesOf(create(bob))]);
+    assert.deepEqual(winner.defeats, []);
+    assert.equal(loser.defeats.length, 1);
+    winner.stop();
+    loser.stop();
+  });
+
+  it("watchRivals: a stopped watch hears nothing; a CREATE has no rival; a block of other outputs defeats no one", async () => {
+    const { toBob, toCarol } = await committedAssetWithTwoSpends();
+    const stopped = await watched(toBob);
+    stopped.stop();
+    const fresh = await watched(create(carol));
+    const other = create(bob);
+    await block([bytesOf(other)]);
+    const unrelated = await watched(toBob);
+    await block([bytesOf(transfer([{ tx: other, outputIndex: 0 }], [bob], [{ publicKeys: [alice.publicKey], amount: 1n }]))]);
+    await block([bytesOf(toCarol)]);
+    await waitFor("the unrelated watch's refusal", () => unrelated.defeats.length === 1);
+    assert.deepEqual(stopped.defeats, [], "stopped before the rival committed");
+    assert.deepEqual(fresh.defeats, []);
+  });
+
+  it("watchRivals watches no more transactions than the pending pool holds (pendingTxsMax)", async () => {
+    const small = await openLedger({ pendingTxsMax: 1 });
+    try {
+      await small.ledger.initChain("test-chain", [{ publicKey: "ab".repeat(32), power: 1 }]);
+      const asset = create(alice);
+      await small.ledger.finalizeBlock(1, [bytesOf(asset)]);
+      await small.ledger.commit();
+      const spends = [bob, carol].map((to) => transfer([{ tx: asset, outputIndex: 0 }], [alice], [{ publicKeys: [to.publicKey], amount: 1n }]));
+      const prepared = await Promise.all(spends.map(async (tx) => (await small.ledger.prepare(bytesOf(tx))) as PreparedBase));
+      const first = small.ledger.watchRivals(prepared[0]!, () => undefined);
+      assert.ok(first !== null);
+      assert.equal(small.ledger.watchRivals(prepared[1]!, () => undefined), null, "over the limit: not watched");
+      first();
+      assert.ok(small.ledger.watchRivals(prepared[1]!, () => undefined) !== null, "a stopped watch frees its place");
+    } finally {
+      await small.close();
+    }
   });
 });

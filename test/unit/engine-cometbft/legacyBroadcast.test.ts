@@ -7,7 +7,7 @@ import { CometBftBroadcaster } from "../../../src/engine/cometbft/cometBftBroadc
 import { legacyDoor, v1Door } from "../../../src/ledger/doors.js";
 import type { PreparedLegacyTx } from "../../../src/legacy/types.js";
 import type { RpcCaller } from "../../../src/engine/cometbft/rpcClient.js";
-import { hexKey, idOf, legacyBytes, legacyCreate } from "../../helpers/legacyFactory.js";
+import { hexKey, idOf, legacyBytes, legacyCreate, legacyTransfer } from "../../helpers/legacyFactory.js";
 import { bytesOf, create, keypairOf } from "../../helpers/txFactory.js";
 import { openLedger, type LedgerFixture } from "./ledgerFixture.js";
 import { refusal } from "../../helpers/refusal.js";
@@ -61,5 +61,20 @@ describe("CometBftBroadcaster.broadcast through the legacy door", () => {
     const legacyOnV2 = await refusal(broadcaster.broadcast(legacyBytes(legacyCreate("A", validatorKey, [alice.publicKey])), "sync", v1Door));
     assert.equal(legacyOnV2.code, "InvalidHash");
     assert.deepEqual(calls, []);
+  });
+
+  it("answers a legacy commit 400 DoubleSpend once a block commits its rival, in legacy words", async () => {
+    const asset = legacyCreate("A", validatorKey, [alice.publicKey]);
+    await fx.ledger.finalizeBlock(1, [legacyBytes(asset)]);
+    await fx.ledger.commit();
+    const bob = keypairOf("bob");
+    const [loser, rival] = [bob, alice].map((to) => legacyTransfer("A", [{ tx: asset, cid: 0 }], [to.publicKey], [alice]));
+    answer = new Promise(() => undefined); // CometBFT dropped it at its recheck: no answer comes
+    const waiting = refusal(broadcaster.broadcast(legacyBytes(loser!), "commit", legacyDoor));
+    await fx.ledger.finalizeBlock(2, [legacyBytes(rival!)]);
+    await fx.ledger.commit();
+    const error = await waiting;
+    assert.equal(error.code, "DoubleSpend");
+    assert.equal(error.message, `input \`${idOf(asset)}\` (cid 0) was already spent`);
   });
 });

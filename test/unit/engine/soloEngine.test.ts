@@ -88,6 +88,9 @@ describe("SoloEngine", () => {
     assert.deepEqual(results.map((r) => r.status).sort(), ["fulfilled", "rejected"]);
     const failed = results.find((r) => r.status === "rejected") as PromiseRejectedResult;
     assert.equal((failed.reason as LedgerError).code, "DoubleSpend");
+    // Refused at its check (the pending pool holds the first), in the words the CometBFT engine
+    // answers a waiting loser with when the rival's block commits (ledgerCometBft.test.ts).
+    assert.equal((failed.reason as LedgerError).message, `input \`${asset["id"]}\` was already spent`);
   });
 
   it("cuts a block at once when txsPerBlockMax transactions wait, and makes no empty blocks", async () => {
