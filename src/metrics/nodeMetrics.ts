@@ -26,10 +26,14 @@ export interface LedgerSource {
   readonly pendingCount: number;
 }
 
-/** What a committed block tells the metrics: its height and its valid transactions by interface. */
+/**
+ * What a committed block tells the metrics: its height, its valid transactions by interface and
+ * the type of each evidence of misbehavior it carried.
+ */
 export interface CommittedFigures {
   readonly height: number;
   readonly txs: Readonly<Partial<Record<TxInterface, number>>>;
+  readonly evidence?: readonly string[];
 }
 
 /** A verification pool (PreparePool is one): transactions sent to it and not answered yet. */
@@ -63,6 +67,7 @@ export class NodeMetrics {
   private readonly refused: Counter<"interface" | "code">;
   private readonly committedTxs: Counter<"interface">;
   private readonly committedBlocks: Counter;
+  private readonly evidence: Counter<"type">;
   private readonly commitDuration: Histogram;
   private readonly pools: PoolSource[] = [];
   private ledger: LedgerSource | null = null;
@@ -108,6 +113,12 @@ export class NodeMetrics {
       help: "Blocks committed",
       registers,
     });
+    this.evidence = new Counter({
+      name: "ledgerd_evidence_total",
+      help: "Evidence of validators' misbehavior in committed blocks (CometBFT's), by type: duplicate_vote, light_client_attack",
+      labelNames: ["type"],
+      registers,
+    });
     this.commitDuration = new Histogram({
       name: "ledgerd_block_commit_duration_seconds",
       help: "From FinalizeBlock to the block durable in the store (execution and write)",
@@ -144,13 +155,14 @@ export class NodeMetrics {
     });
   }
 
-  /** A block is durable: counts it and its transactions, its commit duration, the height. */
+  /** A block is durable: counts it, its transactions and evidence, its commit duration, the height. */
   blockCommitted(block: CommittedFigures): void {
     this.height = block.height;
     this.committedBlocks.inc();
     for (const [via, count] of Object.entries(block.txs)) {
       if (count > 0) this.committedTxs.inc({ interface: via }, count);
     }
+    for (const type of block.evidence ?? []) this.evidence.inc({ type });
     const since = this.finalizingSince;
     if (since !== null) this.commitDuration.observe((this.now() - since) / 1000);
     this.finalizingSince = null;
