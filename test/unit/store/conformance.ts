@@ -668,7 +668,7 @@ function legacyTests(withStore: WithStore): void {
         ["v2", c3.id, c3.json],
         ["legacy", b.id, b.json],
       ]);
-      assert.deepEqual(await store.getBlockContents(2), { height: 2, appHash: "", txs: [], historySize: null });
+      assert.deepEqual(await store.getBlockContents(2), { height: 2, appHash: "", txs: [], historySize: null, evidence: [] });
       assert.deepEqual((await store.getBlockContents(3))?.txs.map((t) => t.kind), ["legacy"]);
       assert.equal(await store.getBlockContents(4), null);
       // The ids alone, as proofs read them: the same order.
