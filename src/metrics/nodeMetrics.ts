@@ -14,6 +14,9 @@ const httpDurationBucketsSeconds = [
 /** Block execution and write, in seconds: a few ms for a small block, up to seconds for a full one. */
 const commitDurationBucketsSeconds = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
+/** The kinds of evidence CometBFT commits (ABCI's MisbehaviorType), counted from 0. */
+const evidenceTypes = ["duplicate_vote", "light_client_attack"] as const;
+
 /** One process's figures as `Registry.getMetricsAsJSON` gives them: plain JSON, fit for IPC. */
 export type MetricsSnapshot = readonly object[];
 
@@ -119,6 +122,8 @@ export class NodeMetrics {
       labelNames: ["type"],
       registers,
     });
+    // Known types read 0 from the start, so that an alert on their increase sees the first one.
+    for (const type of evidenceTypes) this.evidence.inc({ type }, 0);
     this.commitDuration = new Histogram({
       name: "ledgerd_block_commit_duration_seconds",
       help: "From FinalizeBlock to the block durable in the store (execution and write)",

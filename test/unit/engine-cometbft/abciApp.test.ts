@@ -259,10 +259,14 @@ describe("LedgerAbciApp", () => {
       time: { seconds: 1n, nanos: 500_000_000 },
       totalVotingPower: 7n,
     };
-    await commitBlock(1, []);
-    const finalized = await consensus.call(finalizeBlock(2, [], [vote]), { commit: {} });
+    const first = create(alice);
+    const second = create(bob);
+    await commitBlock(1, [bytesOf(first)]);
+    const finalized = await consensus.call(finalizeBlock(2, [bytesOf(second)], [vote]), { commit: {} });
     await app.durable();
-    assert.deepEqual(finalized[0]!.finalizeBlock!.appHash, new Uint8Array(0));
+    // The app hash is the ledger's alone: the evidence changes no ledger state.
+    const expected = nextAppHash(nextAppHash("", [first["id"] as string]), [second["id"] as string]);
+    assert.equal(Buffer.from(finalized[0]!.finalizeBlock!.appHash).toString("hex"), expected);
     const evidence = {
       height: 2,
       index: 0,
