@@ -34,6 +34,7 @@ import { registerApiDocsRoutes } from "./routes/apiDocs.js";
 import { explorerBundleDir, registerExplorerRoutes } from "./routes/explorer.js";
 import { registerBlockRoutes } from "./routes/blocks.js";
 import { registerDiscoveryRoutes } from "./routes/discovery.js";
+import { registerEvidenceRoutes } from "./routes/evidence.js";
 import { registerLegacyRoutes, type LegacyGateway } from "./routes/legacy.js";
 import { registerOutputRoutes } from "./routes/outputs.js";
 import { registerProofRoutes, type SignedHeaders } from "./routes/proofs.js";
@@ -134,6 +135,7 @@ export async function buildHttpApp(options: Partial<HttpOptions>, deps: HttpDeps
   registerSearchRoutes(app, deps, resolved);
   registerValidatorRoutes(app, deps);
   registerBlockRoutes(app, deps, resolved);
+  registerEvidenceRoutes(app, deps, resolved);
   registerProofRoutes(app, deps);
   registerLegacyRoutes(app, deps);
   registerHealthRoutes(app, deps.readiness ?? storeReadiness(deps.store));

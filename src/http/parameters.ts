@@ -6,6 +6,7 @@ import { parse as parseQuery } from "fast-querystring";
 import { LedgerError } from "../errors/ledgerError.js";
 import type { BroadcastMode } from "../engine/broadcaster.js";
 import type { Operation } from "../transaction/committed.js";
+import { heightCharsMax } from "./limits.js";
 
 /** What Fastify's query-string parser gives: a repeated parameter is an array. */
 export type Query = Readonly<Record<string, string | readonly string[] | undefined>>;
@@ -120,6 +121,14 @@ export function parseLimit(name: string, value: string | undefined, limitMax: nu
 }
 
 /** A block height in the path: a non-negative integer, as Werkzeug's `int` converter takes it. */
+/** A height parameter: 1 or more, in at most `heightCharsMax` digits; null past 2^53 (no chain's). */
+export function parseBlockHeight(name: string, text: string): number | null {
+  if (text.length > heightCharsMax) throw badParameter(name, `A block height has at most ${heightCharsMax} digits`);
+  const height = parseHeight(name, text);
+  if (height !== null && height < 1) throw badParameter(name, "A block height is 1 or more");
+  return height;
+}
+
 export function parseHeight(name: string, value: string): number | null {
   if (!/^\d+$/.test(value)) throw badParameter(name, "Block height must be a non-negative integer");
   const height = Number(value);

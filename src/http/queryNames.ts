@@ -11,6 +11,7 @@ export const queryNames = {
   "GET /api/v1/assets": ["search", "limit", "cursor"],
   "GET /api/v1/metadata": ["search", "limit", "cursor"],
   "GET /api/v1/blocks": ["transaction_id", "limit", "cursor"],
+  "GET /api/v1/evidence": ["height", "limit", "cursor"],
   "GET /api/v1/proofs/transactions/{transaction_id}": ["height"],
   "GET /api/v1/proofs/consistency": ["from", "to"],
 } as const satisfies Record<string, readonly string[]>;

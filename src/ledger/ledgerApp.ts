@@ -10,7 +10,7 @@
 // and each kind is validated by its own rules. Nothing here knows which kinds there are.
 import assert from "node:assert/strict";
 import { reject, type Rejection } from "../errors/ledgerError.js";
-import type { BlockWrite, LedgerStore, Validator } from "../store/store.js";
+import type { BlockWrite, Evidence, LedgerStore, Validator } from "../store/store.js";
 import type { CommitmentVersion } from "../proofs/commitment.js";
 import { CheckReads } from "./checkReads.js";
 import { ChainCommitment, type StagedCommitment } from "./commitment.js";
@@ -35,9 +35,18 @@ export interface FinalizedBlock {
   readonly validatorUpdates: readonly Validator[];
 }
 
+/**
+ * Misbehavior the engine reports with a block (ABCI 2.0 FinalizeBlock's `misbehavior`, which
+ * CometBFT has proved and committed): recorded with the block, numbered in its order. It is not
+ * in the app hash: it changes no ledger state, and the block header's evidence hash covers it.
+ */
+export type Misbehavior = Omit<Evidence, "height" | "index">;
+
 export interface CommittedBlock {
   readonly height: number;
   readonly appHash: string;
+  /** The evidence the block carried, in its order. */
+  readonly evidence: readonly Evidence[];
   /** What the event stream sends for the block, in block order (a kind may send nothing). */
   readonly txs: readonly StreamEvent[];
   /** Every valid transaction of every kind, in block order. */
@@ -341,8 +350,14 @@ export class LedgerApp {
    * `previousCommit`: the previous block's `commit`, when the engine does not wait for it to be
    * durable before the next block (CometBFT's, abciApp.ts). The transactions are prepared (their
    * signatures verified) while it is written; nothing reads committed state before it settles.
+   * `misbehavior`: what the engine reports the block carried (see Misbehavior).
    */
-  async finalizeBlock(height: number, txs: readonly Uint8Array[], previousCommit?: Promise<unknown>): Promise<FinalizedBlock> {
+  async finalizeBlock(
+    height: number,
+    txs: readonly Uint8Array[],
+    previousCommit?: Promise<unknown>,
+    misbehavior: readonly Misbehavior[] = [],
+  ): Promise<FinalizedBlock> {
     const cacheKeys = txs.map(preparedKey);
     const preparing = Promise.all(txs.map((bytes, i) => this.prepareKeyed(cacheKeys[i]!, bytes)));
     if (previousCommit !== undefined) {
@@ -382,6 +397,7 @@ export class LedgerApp {
     const commitment = this.commitment.next(height, validIds);
     const appHash = commitment.appHash;
     const write: BlockWrite = { height, appHash, txs: [], ...(commitment.history === undefined ? {} : { history: commitment.history }) };
+    if (misbehavior.length > 0) Object.assign(write, { evidence: misbehavior.map((m, index) => ({ height, index, ...m })) });
     const validatorUpdates: Validator[] = [];
     for (const block of blocks.values()) {
       const { validatorUpdates: updates, ...contribution } = block.write();
@@ -409,6 +425,7 @@ export class LedgerApp {
     const block: CommittedBlock = {
       height: this.height,
       appHash: this.commitment.appHash,
+      evidence: staged.write.evidence ?? [],
       txs: staged.events,
       committed: staged.valid,
     };

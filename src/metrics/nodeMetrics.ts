@@ -14,6 +14,9 @@ const httpDurationBucketsSeconds = [
 /** Block execution and write, in seconds: a few ms for a small block, up to seconds for a full one. */
 const commitDurationBucketsSeconds = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
+/** The kinds of evidence CometBFT commits (ABCI's MisbehaviorType), counted from 0. */
+const evidenceTypes = ["duplicate_vote", "light_client_attack"] as const;
+
 /** One process's figures as `Registry.getMetricsAsJSON` gives them: plain JSON, fit for IPC. */
 export type MetricsSnapshot = readonly object[];
 
@@ -26,10 +29,14 @@ export interface LedgerSource {
   readonly pendingCount: number;
 }
 
-/** What a committed block tells the metrics: its height and its valid transactions by interface. */
+/**
+ * What a committed block tells the metrics: its height, its valid transactions by interface and
+ * the type of each evidence of misbehavior it carried.
+ */
 export interface CommittedFigures {
   readonly height: number;
   readonly txs: Readonly<Partial<Record<TxInterface, number>>>;
+  readonly evidence?: readonly string[];
 }
 
 /** A verification pool (PreparePool is one): transactions sent to it and not answered yet. */
@@ -63,6 +70,7 @@ export class NodeMetrics {
   private readonly refused: Counter<"interface" | "code">;
   private readonly committedTxs: Counter<"interface">;
   private readonly committedBlocks: Counter;
+  private readonly evidence: Counter<"type">;
   private readonly commitDuration: Histogram;
   private readonly pools: PoolSource[] = [];
   private ledger: LedgerSource | null = null;
@@ -108,6 +116,14 @@ export class NodeMetrics {
       help: "Blocks committed",
       registers,
     });
+    this.evidence = new Counter({
+      name: "ledgerd_evidence_total",
+      help: "Evidence of validators' misbehavior in committed blocks (CometBFT's), by type: duplicate_vote, light_client_attack",
+      labelNames: ["type"],
+      registers,
+    });
+    // Known types read 0 from the start, so that an alert on their increase sees the first one.
+    for (const type of evidenceTypes) this.evidence.inc({ type }, 0);
     this.commitDuration = new Histogram({
       name: "ledgerd_block_commit_duration_seconds",
       help: "From FinalizeBlock to the block durable in the store (execution and write)",
@@ -144,13 +160,14 @@ export class NodeMetrics {
     });
   }
 
-  /** A block is durable: counts it and its transactions, its commit duration, the height. */
+  /** A block is durable: counts it, its transactions and evidence, its commit duration, the height. */
   blockCommitted(block: CommittedFigures): void {
     this.height = block.height;
     this.committedBlocks.inc();
     for (const [via, count] of Object.entries(block.txs)) {
       if (count > 0) this.committedTxs.inc({ interface: via }, count);
     }
+    for (const type of block.evidence ?? []) this.evidence.inc({ type });
     const since = this.finalizingSince;
     if (since !== null) this.commitDuration.observe((this.now() - since) / 1000);
     this.finalizingSince = null;

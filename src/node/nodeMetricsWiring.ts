@@ -72,13 +72,13 @@ export async function startMetricsServer(
   });
 }
 
-/** A committed block's figures: the valid transactions of each interface. */
+/** A committed block's figures: the valid transactions of each interface, its evidence's types. */
 function committedFigures(block: CommittedBlock): CommittedFigures {
   const txs: Partial<Record<TxInterface, number>> = {};
   for (const tx of block.committed) {
     const name = kindOf(tx).name as TxInterface;
     txs[name] = (txs[name] ?? 0) + 1;
   }
-  return { height: block.height, txs };
+  return { height: block.height, txs, evidence: block.evidence.map((e) => e.type) };
 }
 

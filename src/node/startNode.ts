@@ -106,6 +106,8 @@ export async function startNode(config: Config, deps: NodeDeps = {}): Promise<No
     const metrics = nodeMetricsOf(options.metrics, { ledger, pool, storeSize: () => store.sizeBytes() });
     ledger.onCommitted((block) => {
       logger.debug({ height: block.height, txs: block.txs.length, appHash: block.appHash }, "block committed");
+      // CometBFT proved a validator misbehaved (docs/http-api.md "Evidence"): an operator must know.
+      for (const evidence of block.evidence) logger.warn({ evidence }, "a committed block carries evidence of a validator's misbehavior");
     });
     const onFatal = (error: unknown): void => {
       logger.fatal({ err: error }, "the engine stopped after an internal error; the node stops");

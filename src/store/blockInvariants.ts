@@ -5,7 +5,7 @@
 
 import assert from "node:assert/strict";
 import type { CommitmentVersion } from "../proofs/commitment.js";
-import type { BlockWrite } from "./store.js";
+import type { BlockWrite, Evidence } from "./store.js";
 
 /** initChain runs once, before the first block. */
 export function checkInitChain(chainId: string | null, height: number): void {
@@ -60,4 +60,14 @@ export function checkLegacySpend(what: string, exists: boolean, spent: boolean):
 /** The update that marks a spend changed exactly its output's row. */
 export function checkSpendTaken(what: string, changedRows: number | null): void {
   assert.equal(changedRows, 1, `${what}: the output row did not take the spend`);
+}
+
+/** A block's evidence is its own (its height) and numbered in its order from 0. The evidence to write. */
+export function checkEvidence(block: BlockWrite): readonly Evidence[] {
+  const evidence = block.evidence ?? [];
+  evidence.forEach((e, i) => {
+    assert.equal(e.height, block.height, `evidence ${i} of block ${block.height} names block ${e.height}`);
+    assert.equal(e.index, i, `evidence ${i} of block ${block.height} is numbered ${e.index}`);
+  });
+  return evidence;
 }

@@ -4,7 +4,8 @@
 // read) and the place of the last item given, as dot-separated decimal integers:
 // `snapshot.seq.outputIndex` for an output of a key, `snapshot.seq` for a transaction of an
 // asset or a hit of a query by field, `snapshot.rank` for a search hit (its place in the
-// ranking, from 1), `snapshot.assetId` for a balance (balances are in asset id order). Clients
+// ranking, from 1), `snapshot.assetId` for a balance (balances are in asset id order),
+// `snapshot.height.index` for evidence, whose snapshot is a block height (evidencePages.ts). Clients
 // see them only inside the HTTP layer's opaque cursors.
 import { LedgerError } from "../errors/ledgerError.js";
 

@@ -54,6 +54,38 @@ export interface ElectionRecord {
   readonly concludedAt: number | null;
 }
 
+/** What CometBFT proved a validator did (docs/http-api.md "Evidence"): ABCI's misbehavior kinds. */
+export type EvidenceType = "duplicate_vote" | "light_client_attack" | "unknown";
+
+/**
+ * Evidence of a validator's misbehavior that a block carried (ABCI 2.0 FinalizeBlock's
+ * `misbehavior`), as the ledger records it. It is CometBFT's to prove and to commit (the block
+ * header's evidence hash covers it); the ledger keeps it beside the block, outside its app hash.
+ */
+export interface Evidence {
+  /** The height of the block that carried it. */
+  readonly height: number;
+  /** Its place in that block's list, from 0. */
+  readonly index: number;
+  readonly type: EvidenceType;
+  /** The validator's address: the first 20 bytes of SHA-256 of its key, 40 uppercase hex digits. */
+  readonly validatorAddress: string;
+  /** The validator's voting power at the infraction. */
+  readonly power: number;
+  /** The height of the infraction. */
+  readonly infractionHeight: number;
+  /** The time of the infraction, RFC 3339 in UTC with CometBFT's nanoseconds when not 0. */
+  readonly time: string;
+  /** The whole validator set's voting power at the infraction. */
+  readonly totalPower: number;
+}
+
+/** Evidence, and where it is in a paged read. */
+export interface EvidenceEntry extends Evidence {
+  /** Give it as `after` to continue after this evidence. */
+  readonly position: string;
+}
+
 export interface ChainState {
   /** Height of the last committed block; 0 before the first. */
   readonly height: number;
@@ -94,6 +126,8 @@ export interface BlockWrite {
   readonly elections?: readonly ElectionRecord[];
   /** Only when the block carried legacy transactions (valid or not); absent costs nothing. */
   readonly legacy?: LegacyBlockWrite;
+  /** The evidence the block carried, in its order (`index` 0, 1, ...); absent or empty: none. */
+  readonly evidence?: readonly Evidence[];
 }
 
 // Legacy transactions (docs/compatibility.md #13-#16): BigchainDB's earlier interface variants A
@@ -145,6 +179,8 @@ export interface BlockContents {
   readonly txs: readonly StoredBlockTx[];
   /** The history tree's size after the block; null on a `bigchaindb` chain. */
   readonly historySize: number | null;
+  /** The evidence it carried, in its order (export and migrate-store copy it). */
+  readonly evidence: readonly Evidence[];
 }
 
 /** A block's transactions re-derived from their stored JSON: what commitBlock was given for them. */
@@ -286,6 +322,12 @@ export interface ChainReads extends SharedReads {
   getBlockNodes(height: number, places: readonly NodePlace[]): Promise<(Uint8Array | null)[]>;
   /** Opens a DerivedCheck whose first block is at height `from` (the store must hold it). */
   openDerivedCheck(from: number): Promise<DerivedCheck>;
+  /**
+   * The evidence blocks carried, in commit order (by block height, then place in the block);
+   * with `height`, only that block's. Paged (PageOptions): a walk reads the chain as of the
+   * height committed when its first page was read.
+   */
+  streamEvidence(height: number | undefined, page?: PageOptions): Batches<EvidenceEntry>;
   /**
    * `valid` with its height when committed; otherwise `invalid` with the latest refusal when
    * a block carried it and execution refused it; otherwise null.

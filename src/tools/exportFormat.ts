@@ -5,7 +5,7 @@
 import { Ajv, type ErrorObject } from "ajv";
 import { chainIdCharsMax } from "../config/schema.js";
 import { commitmentVersions, type CommitmentVersion } from "../proofs/commitment.js";
-import type { Validator } from "../store/store.js";
+import type { EvidenceType, Validator } from "../store/store.js";
 
 export const exportFormat = "ledgerd-export";
 export const exportVersion = 1;
@@ -37,6 +37,18 @@ export interface ExportBlock {
   readonly height: number;
   readonly app_hash: string;
   readonly txs: readonly string[];
+  /** The evidence of misbehavior the block carried, in its order; absent when none. */
+  readonly evidence?: readonly ExportEvidence[];
+}
+
+/** One evidence of a block (store.ts Evidence, without the block's height and its place). */
+export interface ExportEvidence {
+  readonly type: EvidenceType;
+  readonly validator_address: string;
+  readonly power: number;
+  readonly infraction_height: number;
+  readonly time: string;
+  readonly total_power: number;
 }
 
 const safeInteger = (minimum: number) => ({ type: "integer", minimum, maximum: Number.MAX_SAFE_INTEGER }) as const;
@@ -77,6 +89,22 @@ const blockSchema = {
     // "" while a v1 chain's history is empty (docs/proofs.md), else a hash in hex.
     app_hash: { type: "string", pattern: "^([0-9a-f]{64})?$" },
     txs: { type: "array", items: { type: "string" } },
+    evidence: {
+      type: "array",
+      items: {
+        type: "object",
+        additionalProperties: false,
+        required: ["type", "validator_address", "power", "infraction_height", "time", "total_power"],
+        properties: {
+          type: { enum: ["duplicate_vote", "light_client_attack", "unknown"] },
+          validator_address: { type: "string", pattern: "^[0-9A-F]*$" },
+          power: safeInteger(0),
+          infraction_height: safeInteger(0),
+          time: { type: "string" },
+          total_power: safeInteger(0),
+        },
+      },
+    },
   },
 } as const;
 

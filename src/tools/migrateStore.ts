@@ -11,7 +11,7 @@ import { LedgerApp } from "../ledger/ledgerApp.js";
 import { PreparePool } from "../ledger/preparePool.js";
 import { PostgresStore } from "../store/postgres/postgresStore.js";
 import type { Store } from "../store/store.js";
-import { replayBlock } from "./exportImport.js";
+import { exportBlockOf, replayBlock } from "./exportImport.js";
 import { openLedgerReader } from "../node/openStore.js";
 
 export interface MigrateReport {
@@ -38,7 +38,7 @@ export async function migrateToPostgres(config: Config, url: string, onProgress?
     for (let height = from; height <= head.height; height++) {
       const contents = await source.getBlockContents(height);
       if (contents === null) throw new Error(`block ${height} is missing from the SQLite ledger`);
-      await replayBlock(ledger, { height, app_hash: contents.appHash, txs: contents.txs.map((tx) => tx.json) }, true);
+      await replayBlock(ledger, exportBlockOf(contents), true);
       onProgress?.(height, head.height);
     }
     return { from, to: head.height, appHash: ledger.info().appHash };

@@ -34,7 +34,7 @@ import type { Rejection } from "../../errors/ledgerError.js";
 import type { LedgerApp } from "../../ledger/ledgerApp.js";
 import type { Store, Validator } from "../../store/store.js";
 import { afterAnswersWritten, type AbciConnection, type AbciHandler } from "./abciServer.js";
-import { encodeUvarint } from "./abciCodec.js";
+import { encodeUvarint, misbehaviorOf } from "./abciCodec.js";
 import { commitmentOfAppState } from "./genesisAppState.js";
 
 /** ABCI result codes: BigchainDB's 0 and 1 (`core.py` CodeTypeOk / CodeTypeError). */
@@ -283,7 +283,12 @@ export class LedgerAbciApp implements AbciHandler {
   private async finalizeBlock(request: RequestFinalizeBlock): Promise<ResponseFinalizeBlock> {
     const height = Number(request.height);
     assert(Number.isSafeInteger(height), `block height ${request.height} is out of range`);
-    const finalizing = untilStoreReachable(() => this.deps.ledger.finalizeBlock(height, request.txs, this.committing), undefined, this.clock);
+    const misbehavior = misbehaviorOf(request.misbehavior);
+    const finalizing = untilStoreReachable(
+      () => this.deps.ledger.finalizeBlock(height, request.txs, this.committing, misbehavior),
+      undefined,
+      this.clock,
+    );
     // This block's transactions go to the verify threads at the end of this turn; the previous
     // block's write runs after that, beside them (see `commit`).
     this.startWrite?.();

@@ -1,7 +1,11 @@
 // The ABCI socket protocol's framing (CometBFT v0.38 `abci/types/messages.go`, `libs/protoio`):
 // every message is a protobuf `tendermint.abci.Request` or `Response`, preceded by its length as
 // an unsigned protobuf varint (uvarint). The messages themselves are cosmjs-types' v0.38 codecs.
-import { Request, Response } from "cosmjs-types/tendermint/abci/types";
+import assert from "node:assert/strict";
+import { MisbehaviorType, Request, Response, type Misbehavior as AbciMisbehavior } from "cosmjs-types/tendermint/abci/types";
+import type { Timestamp } from "cosmjs-types/google/protobuf/timestamp";
+import type { Misbehavior } from "../../ledger/ledgerApp.js";
+import type { EvidenceType } from "../../store/store.js";
 
 /** A uvarint of a length that fits in 2^53 has at most 8 bytes; 10 is Go's MaxVarintLen64. */
 const uvarintBytesMax = 10;
@@ -161,4 +165,43 @@ export function encodeResponse(response: Response): Buffer {
 export function methodOf(message: Request | Response): string | null {
   for (const [key, value] of Object.entries(message)) if (value !== undefined) return key;
   return null;
+}
+
+/**
+ * FinalizeBlock's `misbehavior` as the ledger records it (CometBFT v0.38
+ * `proto/tendermint/abci/types.proto`: Misbehavior {type 1, validator 2 {address 1, power 3},
+ * height 3, time 4, total_voting_power 5}, the decoder's field numbers). The address is written
+ * as CometBFT writes addresses, uppercase hex; the time as Go's RFC 3339 with nanoseconds.
+ */
+export function misbehaviorOf(list: readonly AbciMisbehavior[]): Misbehavior[] {
+  return list.map((m) => ({
+    type: evidenceTypeOf(m.type),
+    validatorAddress: Buffer.from(m.validator?.address ?? new Uint8Array(0)).toString("hex").toUpperCase(),
+    power: safeNumber("misbehavior power", m.validator?.power ?? 0n),
+    infractionHeight: safeNumber("misbehavior height", m.height),
+    time: rfc3339Of(m.time),
+    totalPower: safeNumber("misbehavior total voting power", m.totalVotingPower),
+  }));
+}
+
+function evidenceTypeOf(type: MisbehaviorType): EvidenceType {
+  if (type === MisbehaviorType.DUPLICATE_VOTE) return "duplicate_vote";
+  if (type === MisbehaviorType.LIGHT_CLIENT_ATTACK) return "light_client_attack";
+  return "unknown";
+}
+
+/** CometBFT's int64 figures of a validator set fit: its total power is capped at 2^60 / 8. */
+function safeNumber(what: string, value: bigint): number {
+  const number = Number(value);
+  assert(Number.isSafeInteger(number) && number >= 0, `${what} ${value} is out of range`);
+  return number;
+}
+
+/** As Go's `time.RFC3339Nano` writes a UTC time: the fraction's trailing zeros dropped, none when 0. */
+export function rfc3339Of(time: Timestamp | undefined): string {
+  const seconds = Number(time?.seconds ?? 0n);
+  const nanos = time?.nanos ?? 0;
+  const whole = new Date(seconds * 1000).toISOString().replace(/\.000Z$/, "");
+  const fraction = nanos === 0 ? "" : `.${String(nanos).padStart(9, "0").replace(/0+$/, "")}`;
+  return `${whole}${fraction}Z`;
 }

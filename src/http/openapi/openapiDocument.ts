@@ -182,6 +182,10 @@ const pathsOf = (options: OpenapiOptions) => {
       // A list of at most one height has one page: no cursor was ever given for it.
       query("cursor", "Never valid here: the list has one page.", { not: {} }),
     ], { "200": ok("[height], or [] when no block holds it.", { type: "array", items: { type: "integer" }, maxItems: 1 }) }),
+    "/api/v1/evidence": get("The evidence of validators' misbehavior CometBFT committed, in commit order (docs/http-api.md, Evidence).", [
+      query("height", "That block's evidence only: what the block at this height carried.", proofHeight),
+      ...paging,
+    ], { "200": okPage("The evidence, or a page of it; [] when there is none.", ref("Evidence")), ...longRead }),
     "/api/v1/proofs/transactions/{transaction_id}": get("Proof that a committed transaction is in the ledger (docs/proofs.md).", [
       path("transaction_id", "The transaction's id.", storedId),
       query("height", "The height whose app hash the proof reaches, not before the transaction's block; default the last (under CometBFT the last signed).", proofHeight),

@@ -139,6 +139,29 @@ export const schemas = {
       total_power: { type: "string", pattern: "^[0-9]+$", description: "All the power the election handed out." },
     },
   },
+  Evidence: {
+    description: "Evidence of a validator's misbehavior that a block carried (ABCI FinalizeBlock's misbehavior).",
+    type: "object",
+    required: ["height", "index", "type", "validator", "infraction_height", "time", "total_voting_power"],
+    additionalProperties: false,
+    properties: {
+      height: { type: "integer", minimum: 1, description: "The block that carried it." },
+      index: { type: "integer", minimum: 0, description: "Its place in that block's evidence." },
+      type: { enum: ["duplicate_vote", "light_client_attack", "unknown"] },
+      validator: {
+        type: "object",
+        required: ["address", "power"],
+        additionalProperties: false,
+        properties: {
+          address: { type: "string", pattern: "^[0-9A-F]*$", description: "First 20 bytes of SHA-256 of its key, hex." },
+          power: { type: "integer", minimum: 0 },
+        },
+      },
+      infraction_height: { type: "integer", minimum: 0 },
+      time: { type: "string", description: "The infraction's time, RFC 3339 (UTC)." },
+      total_voting_power: { type: "integer", minimum: 0 },
+    },
+  },
   Validator: {
     type: "object",
     required: ["pub_key", "power"],

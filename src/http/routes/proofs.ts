@@ -9,8 +9,7 @@ import { LedgerError } from "../../errors/ledgerError.js";
 import { consistencyProof, transactionProof } from "../../ledger/proofs.js";
 import { proofVersion, type SignedHeader } from "../../proofs/verify.js";
 import type { ChainReads } from "../../store/store.js";
-import { badParameter, firstValue, parseHeight, rejectUnknown, requiredValue, type Query } from "../parameters.js";
-import { heightCharsMax } from "../limits.js";
+import { badParameter, firstValue, parseBlockHeight, rejectUnknown, requiredValue, type Query } from "../parameters.js";
 import { queryNames } from "../queryNames.js";
 import { addResource, type RouteHandler } from "../resource.js";
 import { sendJson } from "../reply.js";
@@ -46,7 +45,7 @@ export function registerProofRoutes(app: FastifyInstance, deps: { readonly store
   /** The height asked for, or the last one a proof can reach (under CometBFT, the last signed). */
   const anchorOf = async (query: Query, name: string, view: SignedView | null): Promise<number | undefined> => {
     const text = firstValue(query, name);
-    const asked = text === undefined ? undefined : heightParameter(name, text);
+    const asked = text === undefined ? undefined : proofHeight(name, text);
     if (view === null) return asked;
     if (asked !== undefined && asked > view.last) {
       throw new LedgerError("ProofNotYetSigned", `No signed header carries the app hash after height ${asked} yet (the last is after ${view.last}); retry after the next block`);
@@ -78,7 +77,7 @@ export function registerProofRoutes(app: FastifyInstance, deps: { readonly store
     GET: retryWhenNotYetSigned(async (request, reply) => {
       const query = request.query as Query;
       rejectUnknown(query, queryNames["GET /api/v1/proofs/consistency"]);
-      const from = heightParameter("from", requiredValue(query, "from"));
+      const from = proofHeight("from", requiredValue(query, "from"));
       const view = await viewOf();
       const to = (await anchorOf(query, "to", view)) ?? (await deps.store.getChainState()).height;
       if (from > to) {
@@ -112,12 +111,9 @@ function retryWhenNotYetSigned(handler: RouteHandler): RouteHandler {
   };
 }
 
-/** A height parameter: 1 or more, in at most `heightCharsMax` digits. */
-function heightParameter(name: string, text: string): number {
-  if (text.length > heightCharsMax) throw badParameter(name, `A block height has at most ${heightCharsMax} digits`);
-  const height = parseHeight(name, text);
-  // Past 2^53: a height no chain reaches (a block a second would take 285 million years).
+/** A height a proof reaches; past 2^53, a height no chain reaches (a block a second would take 285 million years). */
+function proofHeight(name: string, text: string): number {
+  const height = parseBlockHeight(name, text);
   if (height === null) throw new LedgerError("NotFound", `No block at height ${text}`);
-  if (height < 1) throw badParameter(name, "A block height is 1 or more");
   return height;
 }

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import type pg from "pg";
 import { legacyOutputKey } from "../../legacy/committed.js";
-import { checkHistory, checkInitChain, checkLegacyPosition, checkLegacySpend, checkNewId, checkNextHeight, checkSpend, checkSpendTaken } from "../blockInvariants.js";
+import { checkHistory, checkInitChain, checkLegacyPosition, checkLegacySpend, checkNewId, checkNextHeight, checkSpend, checkSpendTaken, checkEvidence } from "../blockInvariants.js";
 import type { CommitmentVersion } from "../../proofs/commitment.js";
 import { makesAsset, outputKey } from "../../transaction/committed.js";
 import { fieldLeafKeys } from "../fieldQuery.js";
@@ -97,6 +97,13 @@ export async function writeBlock(client: pg.ClientBase, block: BlockWrite): Prom
          ON CONFLICT (id) DO UPDATE SET height = $2, validator_key = $3, power = $4, node_id = $5,
            total = $6, votes = $7, concluded_at = $8`,
         [e.id, e.height, e.validatorKey, e.power, storedText(e.nodeId), `${e.total}`, `${e.votes}`, e.concludedAt],
+      );
+    }
+    for (const e of checkEvidence(block)) {
+      await client.query(
+        `INSERT INTO evidence (height, idx, type, validator_address, power, infraction_height, time, total_power)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+        [e.height, e.index, e.type, e.validatorAddress, e.power, e.infractionHeight, e.time, e.totalPower],
       );
     }
     await client.query("UPDATE chain_state SET height = $1, app_hash = $2 WHERE id = 1", [block.height, block.appHash]);

@@ -32,6 +32,8 @@ import type {
   ChainState,
   DerivedCheck,
   ElectionRecord,
+  Evidence,
+  EvidenceEntry,
   FieldHit,
   HistoryEntry,
   LegacyRecord,
@@ -53,6 +55,7 @@ import { postgresStoreOptionsDefault, type PostgresStoreOptions } from "./option
 import { assetHistory, balances, fieldMatches, outputEntries } from "./pagedReads.js";
 import { batchRowsMax, Reads } from "./reads.js";
 import { ensurePostgresSchema } from "./schema.js";
+import { evidencePages } from "../evidencePages.js";
 import { searchHits, searchPage } from "./search.js";
 
 /** The advisory lock a writer holds (any constant; ledgerd takes no other). */
@@ -330,7 +333,8 @@ export class PostgresStore implements Store {
       v2.map((tx) => ({ kind: "v2", id: tx.id, json: tx.json })),
       legacy.map((tx) => ({ position: tx.position, item: { kind: "legacy", id: tx.id, json: tx.json } })),
     );
-    return { height, appHash: head.app_hash, txs, historySize: head.history_size };
+    const evidence = await this.#evidenceAfter([height, -1], height, height, Number.MAX_SAFE_INTEGER);
+    return { height, appHash: head.app_hash, txs, historySize: head.history_size, evidence };
   }
 
   async getBlockHead(height: number): Promise<Omit<BlockRecord, "txIds"> | null> {
@@ -454,6 +458,21 @@ export class PostgresStore implements Store {
     this.#closed = true;
     await this.#writer?.end().catch(() => undefined);
     await this.#pool.end();
+  }
+
+  streamEvidence(height: number | undefined, page: PageOptions = {}): Batches<EvidenceEntry> {
+    const lastHeight = async (): Promise<number> => (await this.getChainState()).height;
+    return evidencePages({ lastHeight, after: (...args) => this.#evidenceAfter(...args) }, height, page);
+  }
+
+  async #evidenceAfter(place: readonly [number, number], snapshot: number, only: number | null, count: number): Promise<Evidence[]> {
+    return this.#rows<Evidence & pg.QueryResultRow>(
+      `SELECT height, idx AS "index", type, validator_address AS "validatorAddress", power,
+              infraction_height AS "infractionHeight", time, total_power AS "totalPower"
+       FROM evidence WHERE (height, idx) > ($1, $2) AND height <= $3 AND ($4::bigint IS NULL OR height = $4)
+       ORDER BY height, idx LIMIT $5`,
+      [place[0], place[1], snapshot, only, count],
+    );
   }
 
   async #blockRow(height: number): Promise<{ app_hash: string; seq_first: number; tx_count: number; history_size: number | null } | null> {

@@ -13,7 +13,7 @@
 // - `asset_text`, `metadata_text`: a tsvector per document, with a GIN index (textSearch.ts),
 //   and its length; `text_stats` and `text_terms` the counts relevance is ranked on (bm25.ts).
 // - `field_index`: a 16-byte digest of each indexed leaf (../fieldQuery.ts) and the seq.
-// - blocks, validators, elections, the legacy tables and the commitment's nodes as in SQLite;
+// - blocks, validators, elections, evidence, the legacy tables and the commitment's nodes as in SQLite;
 //   the strings a transaction carried that no check bounds (an election's `node_id`, a legacy
 //   refusal's code and message) are kept as JSON text, since text cannot hold NUL.
 // - `ledger_*` views: the stable read interface for SQL users.
@@ -149,6 +149,23 @@ const migrations: readonly string[] = [
   `
   CREATE INDEX outputs_by_holder ON outputs (public_keys, (asset_id COLLATE "C"), tx_seq, output_index)
     WHERE strpos(condition_uri, 'fpt=ed25519-sha-256&') > 0 AND strpos(public_keys, ',') = 0;
+  `,
+  // 3: the evidence of validators' misbehavior that blocks carried (CometBFT's FinalizeBlock
+  // \`misbehavior\`), in block order, as in SQLite; and its view for SQL users.
+  `
+  CREATE TABLE evidence (
+    height bigint NOT NULL,
+    idx integer NOT NULL,
+    type text NOT NULL CHECK (type IN ('duplicate_vote', 'light_client_attack', 'unknown')),
+    validator_address text NOT NULL,
+    power bigint NOT NULL,
+    infraction_height bigint NOT NULL,
+    time text NOT NULL,
+    total_power bigint NOT NULL,
+    PRIMARY KEY (height, idx)
+  );
+  CREATE VIEW ledger_evidence AS
+    SELECT height, idx AS index, type, validator_address, power, infraction_height, time, total_power FROM evidence;
   `,
 ];
 

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { legacyOutputKey } from "../../legacy/committed.js";
 import { makesAsset, outputKey, type CommittedTx, type OutputRef } from "../../transaction/committed.js";
 import type { CommitmentVersion } from "../../proofs/commitment.js";
-import { checkHistory, checkInitChain, checkLegacyPosition, checkLegacySpend, checkNewId, checkNextHeight, checkSpend, checkSpendTaken } from "../blockInvariants.js";
+import { checkHistory, checkInitChain, checkLegacyPosition, checkLegacySpend, checkNewId, checkNextHeight, checkSpend, checkSpendTaken, checkEvidence } from "../blockInvariants.js";
 import { validatorsJson } from "../validatorsJson.js";
 import type { BlockWrite, LegacyBlockWrite, Validator } from "../store.js";
 import { indexNames, type Connection } from "./connection.js";
@@ -117,6 +117,9 @@ export class BlockWriter {
     }
     for (const e of block.elections ?? []) {
       write.putElection.run(e.id, e.height, e.validatorKey, e.power, e.nodeId, `${e.total}`, `${e.votes}`, e.concludedAt);
+    }
+    for (const e of checkEvidence(block)) {
+      write.insertEvidence.run(e.height, e.index, e.type, e.validatorAddress, e.power, e.infractionHeight, e.time, e.totalPower);
     }
     write.setHead.run(block.height, block.appHash);
     // The field index: written directly, not deferred (fieldIndex.ts).

@@ -123,6 +123,10 @@ export const readSql = {
   validatorsAt: "SELECT height, json FROM validators WHERE height <= ? ORDER BY height DESC LIMIT 1",
   electionById: `SELECT id, height, validator_key AS validatorKey, power, node_id AS nodeId, total, votes,
     concluded_at AS concludedAt FROM elections WHERE id = ?`,
+  evidenceAfter: `SELECT height, idx AS "index", type, validator_address AS validatorAddress, power,
+    infraction_height AS infractionHeight, time, total_power AS totalPower FROM evidence
+    WHERE (height, idx) > (?, ?) AND height <= ? AND (? IS NULL OR height = ?)
+    ORDER BY height, idx LIMIT ?`,
   // The hits of a search, by seq, once ranked (rankSql).
   assetHitAt: "SELECT id, asset_data AS json FROM transactions WHERE seq = ?",
   metadataHitAt: "SELECT id, metadata AS json FROM transactions WHERE seq = ?",
@@ -172,6 +176,8 @@ export const writeSql = {
   insertValidators: "INSERT INTO validators (height, json) VALUES (?, ?)",
   putElection: `INSERT OR REPLACE INTO elections
     (id, height, validator_key, power, node_id, total, votes, concluded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  insertEvidence: `INSERT INTO evidence
+    (height, idx, type, validator_address, power, infraction_height, time, total_power) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
   setChainId: "UPDATE chain_state SET chain_id = ? WHERE id = 1",
   setHead: "UPDATE chain_state SET height = ?, app_hash = ? WHERE id = 1",
   setSweep: "UPDATE index_sweep SET merged_seq = ? WHERE slice = ?",

@@ -13,6 +13,7 @@ import type {
   Validator,
   ValidatorSet,
   ElectionRecord,
+  Evidence,
   BlockContents,
   NodePlace,
   StoredBlockTx,
@@ -131,7 +132,12 @@ export function readBlockContents(c: Connection, height: number): BlockContents 
     v2.map((tx) => ({ kind: "v2", ...tx })),
     legacy.map((tx) => ({ position: tx.position, item: { kind: "legacy", id: tx.id, json: tx.json } })),
   );
-  return { height, appHash: row.appHash, txs, historySize: row.historySize };
+  return { height, appHash: row.appHash, txs, historySize: row.historySize, evidence: readEvidenceAfter(c, [height, -1], height, height, Number.MAX_SAFE_INTEGER) };
+}
+
+/** At most `count` evidence after `place` of blocks up to `snapshot` (of block `only` when not null). */
+export function readEvidenceAfter(c: Connection, place: readonly [number, number], snapshot: number, only: number | null, count: number): Evidence[] {
+  return c.read.evidenceAfter.all(place[0], place[1], snapshot, only, only, count) as Evidence[];
 }
 
 export function readBlockHead(c: Connection, height: number): Omit<BlockRecord, "txIds"> | null {

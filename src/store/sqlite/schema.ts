@@ -4,9 +4,9 @@ import { searchTokenizer } from "../searchTokens.js";
 /**
  * The schema this build writes. A database with a newer one is refused, never guessed at; an
  * older one is migrated by its owner when opened (version 2 added the legacy tables, 3 the
- * elections, 4 the ledger commitment).
+ * elections, 4 the ledger commitment, 5 the evidence).
  */
-export const schemaVersion = 4;
+export const schemaVersion = 5;
 
 // Layout, chosen so that a commit's cost does not grow with the ledger:
 // - `transactions` is keyed by `seq`, the commit order, an integer rowid, with no secondary
@@ -192,6 +192,22 @@ CREATE TABLE block_nodes (
 ) WITHOUT ROWID;
 `;
 
+// Schema version 5: the evidence of validators' misbehavior that blocks carried (CometBFT's
+// FinalizeBlock `misbehavior`), in block order; rare (none on an honest network), so a plain table.
+const evidenceSchemaSql = `
+CREATE TABLE evidence (
+  height INTEGER NOT NULL,
+  idx INTEGER NOT NULL,
+  type TEXT NOT NULL CHECK (type IN ('duplicate_vote', 'light_client_attack', 'unknown')),
+  validator_address TEXT NOT NULL,
+  power INTEGER NOT NULL,
+  infraction_height INTEGER NOT NULL,
+  time TEXT NOT NULL,
+  total_power INTEGER NOT NULL,
+  PRIMARY KEY (height, idx)
+) WITHOUT ROWID;
+`;
+
 /**
  * Creates the schema in an empty database, or checks the version of an existing one and migrates
  * an older one (only a writer can; a read-only store refuses it). Refuses a database written by
@@ -209,6 +225,7 @@ export function ensureSchema(db: Database.Database, indexSlices: number): void {
       db.exec(legacySchemaSql);
       db.exec(electionsSchemaSql);
       db.exec(commitmentSchemaSql);
+      db.exec(evidenceSchemaSql);
       db.prepare("INSERT INTO schema_version (version) VALUES (?)").run(schemaVersion);
       const sweep = db.prepare("INSERT INTO index_sweep (slice, merged_seq) VALUES (?, 0)");
       for (let slice = 0; slice < indexSlices; slice++) sweep.run(slice);
@@ -249,6 +266,8 @@ function migrate(db: Database.Database, from: number): void {
       // A chain begun with no block yet takes v1; one not begun gets its rule from initChain.
       db.exec("UPDATE chain_state SET commitment = CASE WHEN height = 0 AND chain_id IS NOT NULL THEN 'v1' ELSE 'bigchaindb' END");
     }
+    // Version 5: the evidence table (no block before it recorded any).
+    if (from < 5) db.exec(evidenceSchemaSql);
     db.prepare("UPDATE schema_version SET version = ?").run(schemaVersion);
   }).immediate();
 }

@@ -48,6 +48,7 @@ import type {
   Validator,
   ValidatorSet,
   ElectionRecord,
+  EvidenceEntry,
   BlockContents,
   NodePlace,
   DerivedCheck,
@@ -55,6 +56,7 @@ import type {
 import { blockTransactions, lastSeqOf, mapReader, searchHits, wholeReader, type BatchReader } from "./batchReaders.js";
 import { outputsOfKey, transactionsOfAsset } from "./keyedReaders.js";
 import { balancesOfKey } from "./balances.js";
+import { evidencePages } from "../evidencePages.js";
 import { encodePosition, pageAfterRank, parsePosition, ranksToRead } from "../positions.js";
 import { BlockWriter, rowsWaitingIn } from "./blockWriter.js";
 import type { BlockRows } from "./places.js";
@@ -310,6 +312,17 @@ export class SqliteStore implements Store {
 
   async getElections(ids: readonly string[]): Promise<Map<string, ElectionRecord>> {
     return this.#reading(() => readers.readElections(this.#c, ids));
+  }
+
+  streamEvidence(height: number | undefined, page: PageOptions = {}): Batches<EvidenceEntry> {
+    return evidencePages(
+      {
+        lastHeight: async () => this.#reading(() => (this.#c.read.chainState.get() as { height: number }).height),
+        after: async (place, snapshot, only, count) => this.#reading(() => readers.readEvidenceAfter(this.#c, place, snapshot, only, count)),
+      },
+      height,
+      page,
+    );
   }
 
   async findLegacyTransactions(ids: readonly string[]): Promise<Set<string>> {

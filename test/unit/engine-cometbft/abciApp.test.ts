@@ -6,6 +6,8 @@ import {
   CheckTxType,
   ResponseOfferSnapshot_Result,
   ResponseProcessProposal_ProposalStatus,
+  MisbehaviorType,
+  type Misbehavior,
   type Request,
   type RequestFinalizeBlock,
   type RequestInitChain,
@@ -74,11 +76,11 @@ function initChain(chainId = "test-chain"): Request {
   return { initChain: request };
 }
 
-function finalizeBlock(height: number, txs: Uint8Array[]): Request {
+function finalizeBlock(height: number, txs: Uint8Array[], misbehavior: Misbehavior[] = []): Request {
   const request: RequestFinalizeBlock = {
     txs,
     decidedLastCommit: { round: 0, votes: [] },
-    misbehavior: [],
+    misbehavior,
     hash: new Uint8Array(32),
     height: BigInt(height),
     time: { seconds: 0n, nanos: 0 },
@@ -243,6 +245,40 @@ describe("LedgerAbciApp", () => {
     const empty = await commitBlock(2, []);
     assert.equal(Buffer.from(empty.appHash).toString("hex"), expected);
     assert.equal((await fx.store.getChainState()).height, 2);
+  });
+
+  it("records the misbehavior a FinalizeBlock carries with its block, outside the app hash, and tells the committed block's listeners", async () => {
+    await consensus.call(initChain());
+    const committed: unknown[] = [];
+    fx.ledger.onCommitted((block) => committed.push(block.evidence));
+    const address = Buffer.alloc(20, 0x5a);
+    const vote: Misbehavior = {
+      type: MisbehaviorType.DUPLICATE_VOTE,
+      validator: { address, power: 7n },
+      height: 1n,
+      time: { seconds: 1n, nanos: 500_000_000 },
+      totalVotingPower: 7n,
+    };
+    const first = create(alice);
+    const second = create(bob);
+    await commitBlock(1, [bytesOf(first)]);
+    const finalized = await consensus.call(finalizeBlock(2, [bytesOf(second)], [vote]), { commit: {} });
+    await app.durable();
+    // The app hash is the ledger's alone: the evidence changes no ledger state.
+    const expected = nextAppHash(nextAppHash("", [first["id"] as string]), [second["id"] as string]);
+    assert.equal(Buffer.from(finalized[0]!.finalizeBlock!.appHash).toString("hex"), expected);
+    const evidence = {
+      height: 2,
+      index: 0,
+      type: "duplicate_vote",
+      validatorAddress: "5A".repeat(20),
+      power: 7,
+      infractionHeight: 1,
+      time: "1970-01-01T00:00:01.5Z",
+      totalPower: 7,
+    };
+    assert.deepEqual((await fx.store.getBlockContents(2))?.evidence, [evidence]);
+    assert.deepEqual(committed, [[], [evidence]]);
   });
 
   it("stops the node on a block that is not the next height (the handshake must replay instead)", async () => {

@@ -11,6 +11,7 @@ import {
   encodeRequest,
   encodeUvarint,
   methodOf,
+  misbehaviorOf,
 } from "../../../src/engine/cometbft/abciCodec.js";
 
 /** The generic decoder sets every other member of the oneof to undefined; keep the one present. */
@@ -143,5 +144,67 @@ describe("ABCI framing (uvarint length + protobuf)", () => {
     const reader = new FrameReader(100);
     assert.throws(() => reader.push(Buffer.from(encodeUvarint(101))), /101 bytes is over the limit of 100/);
     assert.deepEqual(new FrameReader(100).push(encodeFrame(Buffer.alloc(100))).length, 1);
+  });
+});
+
+/** A protobuf field: its tag (number << 3 | wire type) and its payload, as CometBFT's Go writes it. */
+function field(number: number, wireType: 0 | 2, payload: Uint8Array | number | bigint): Uint8Array {
+  const tag = encodeUvarint(number * 8 + wireType);
+  if (wireType === 0) return Uint8Array.from([...tag, ...varint(BigInt(payload as number | bigint))]);
+  const bytes = payload as Uint8Array;
+  return Uint8Array.from([...tag, ...encodeUvarint(bytes.length), ...bytes]);
+}
+
+/** An int64 as protobuf's varint (two's complement for a negative one: ten bytes). */
+function varint(value: bigint): number[] {
+  let rest = BigInt.asUintN(64, value);
+  const out: number[] = [];
+  while (rest >= 0x80n) {
+    out.push(Number(rest & 0x7fn) | 0x80);
+    rest >>= 7n;
+  }
+  out.push(Number(rest));
+  return out;
+}
+
+const join = (...parts: Uint8Array[]): Uint8Array => Uint8Array.from(parts.flatMap((part) => [...part]));
+
+describe("FinalizeBlock's misbehavior (CometBFT v0.38 proto/tendermint/abci/types.proto)", () => {
+  // Misbehavior {type = 1; Validator validator = 2 {address = 1; power = 3}; height = 3;
+  // google.protobuf.Timestamp time = 4 {seconds = 1; nanos = 2}; total_voting_power = 5};
+  // RequestFinalizeBlock.misbehavior = 3, height = 5; Request.finalize_block = 20.
+  const address = Uint8Array.from({ length: 20 }, (_, i) => i * 13);
+  const misbehavior = (type: number, power: bigint, height: bigint, seconds: bigint, nanos: number, total: bigint) =>
+    join(
+      field(1, 0, type),
+      field(2, 2, join(field(1, 2, address), field(3, 0, power))),
+      field(3, 0, height),
+      field(4, 2, join(field(1, 0, seconds), ...(nanos === 0 ? [] : [field(2, 0, nanos)]))),
+      field(5, 0, total),
+    );
+  const finalizeBlock = join(
+    field(1, 2, Uint8Array.from([1, 2, 3])),
+    field(3, 2, misbehavior(1, 10n, 41n, 1_764_259_445n, 123_456_000, 40n)),
+    field(3, 2, misbehavior(2, 2n ** 40n, 7n, 0n, 0, 2n ** 42n)),
+    field(3, 2, misbehavior(9, 1n, 1n, 1_764_259_445n, 1, 1n)),
+    field(5, 0, 42n),
+  );
+  const message = field(20, 2, finalizeBlock);
+
+  it("reads each misbehavior of a FinalizeBlock's bytes into the evidence the ledger records", () => {
+    const request = decodeRequest(message);
+    assert.equal(request.finalizeBlock?.height, 42n);
+    const hex = Buffer.from(address).toString("hex").toUpperCase();
+    assert.deepEqual(misbehaviorOf(request.finalizeBlock.misbehavior), [
+      { type: "duplicate_vote", validatorAddress: hex, power: 10, infractionHeight: 41, time: "2025-11-27T16:04:05.123456Z", totalPower: 40 },
+      { type: "light_client_attack", validatorAddress: hex, power: 2 ** 40, infractionHeight: 7, time: "1970-01-01T00:00:00Z", totalPower: 2 ** 42 },
+      { type: "unknown", validatorAddress: hex, power: 1, infractionHeight: 1, time: "2025-11-27T16:04:05.000000001Z", totalPower: 1 },
+    ]);
+  });
+
+  it("a FinalizeBlock without misbehavior has none; a figure past 2^53 stops the node", () => {
+    assert.deepEqual(misbehaviorOf(decodeRequest(field(20, 2, field(5, 0, 3n))).finalizeBlock!.misbehavior), []);
+    const huge = field(20, 2, field(3, 2, misbehavior(1, 2n ** 60n, 1n, 0n, 0, 1n)));
+    assert.throws(() => misbehaviorOf(decodeRequest(huge).finalizeBlock!.misbehavior), { name: "AssertionError" });
   });
 });

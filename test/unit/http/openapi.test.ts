@@ -132,6 +132,9 @@ describe("the OpenAPI document", () => {
       ["GET /api/v1/blocks/{block_height}", "/api/v1/blocks/999999"],
       ["GET /api/v1/blocks/{block_height}", "/api/v1/blocks/x"],
       ["GET /api/v1/blocks", `/api/v1/blocks?transaction_id=${txId}`],
+      ["GET /api/v1/evidence", "/api/v1/evidence"],
+      ["GET /api/v1/evidence", "/api/v1/evidence?height=1&limit=1"],
+      ["GET /api/v1/evidence", "/api/v1/evidence?height=0"],
       ["GET /api/v1/elections/{election_id}", `/api/v1/elections/${txId}`],
       ["GET /api/v1/elections/{election_id}", `/api/v1/elections/${txId}?x=1`],
       ["GET /api/v1/openapi.json", "/api/v1/openapi.json"],
@@ -190,6 +193,9 @@ describe("the OpenAPI document", () => {
       { key: "GET /api/v1/blocks", name: "limit", ...limits },
       { key: "GET /api/v1/proofs/consistency", name: "from", accepted: ["1"], refused: ["", "0", "-1", "x", "1".repeat(21)], absent: ["9007199254740992"] },
       { key: "GET /api/v1/proofs/consistency", name: "to", accepted: ["1"], refused: ["", "0", "x"] },
+      { key: "GET /api/v1/evidence", name: "height", accepted: ["1", "9007199254740991"], refused: ["", "0", "-1", "x", "9007199254740992", "1".repeat(21)] },
+      { key: "GET /api/v1/evidence", name: "limit", ...limits },
+      { key: "GET /api/v1/evidence", name: "cursor", accepted: [], refused: ["", "a".repeat(257), "a+b"] },
       { key: "POST /api/v1/transactions", name: "mode", accepted: [], refused: ["", "Commit", "never"] },
     ];
     for (const { key: op, name, accepted, refused, absent = [] } of cases) {

@@ -11,6 +11,7 @@ import { LedgerError } from "../../../src/errors/ledgerError.js";
 import type { Store } from "../../../src/store/store.js";
 import type { CommittedTx, OutputRef } from "../../../src/transaction/committed.js";
 import { electionTests } from "./electionConformance.js";
+import { evidenceTests } from "./evidenceConformance.js";
 import { fieldTests } from "./fieldConformance.js";
 import { pageTests } from "./pageConformance.js";
 import { block, createTx, hex64, publicKey, ref, transferTx, validator } from "./fixtures.js";
@@ -39,6 +40,7 @@ export function storeConformance(name: string, open: () => Promise<Store>): void
     describe("queries by field", () => fieldTests(withStore));
     describe("paged reads and balances", () => pageTests(withStore));
     describe("validator elections", () => electionTests(withStore));
+    describe("evidence", () => evidenceTests(withStore));
   });
 }
 
@@ -666,7 +668,7 @@ function legacyTests(withStore: WithStore): void {
         ["v2", c3.id, c3.json],
         ["legacy", b.id, b.json],
       ]);
-      assert.deepEqual(await store.getBlockContents(2), { height: 2, appHash: "", txs: [], historySize: null });
+      assert.deepEqual(await store.getBlockContents(2), { height: 2, appHash: "", txs: [], historySize: null, evidence: [] });
       assert.deepEqual((await store.getBlockContents(3))?.txs.map((t) => t.kind), ["legacy"]);
       assert.equal(await store.getBlockContents(4), null);
       // The ids alone, as proofs read them: the same order.

@@ -8,6 +8,7 @@ import pg from "pg";
 import { LedgerError } from "../../../src/errors/ledgerError.js";
 import { PostgresStore } from "../../../src/store/postgres/postgresStore.js";
 import { balancesSql } from "../../../src/store/postgres/pagedReads.js";
+import { evidenceOf } from "./evidenceConformance.js";
 import { postgresSchemaVersion } from "../../../src/store/postgres/schema.js";
 import { startPostgres, type PostgresServer } from "../../helpers/postgres.js";
 import { storeConformance } from "./conformance.js";
@@ -183,7 +184,7 @@ describe("postgres store", () => {
       const made = createTx({ label: "view-create", outputs: [{ keys: [alice], amount: 5n }], metadata: { note: "viewed" } });
       const moved = transferTx({ label: "view-transfer", assetId: made.id, spends: [ref(made, 0)], outputs: [{ keys: [bob, alice], amount: 5n }] });
       await store.commitBlock(block(1, [made]));
-      await store.commitBlock(block(2, [moved]));
+      await store.commitBlock({ ...block(2, [moved]), evidence: [evidenceOf(2, 0)] });
       const q = async (sql: string) => (await client.query(sql)).rows;
       assert.deepEqual(await q("SELECT height, app_hash, tx_count FROM ledger_blocks ORDER BY height"), [
         { height: "1", app_hash: block(1, [made]).appHash, tx_count: 1 },
@@ -205,6 +206,10 @@ describe("postgres store", () => {
       assert.deepEqual(await q("SELECT effective_from, validators FROM ledger_validators"), [
         { effective_from: "1", validators: JSON.stringify([{ publicKey: validator("a").publicKey, power: 3 }]) },
       ]);
+      const e = evidenceOf(2, 0);
+      assert.deepEqual(await q("SELECT height, index, type, validator_address, power, infraction_height, time, total_power FROM ledger_evidence"), [
+        { height: "2", index: 0, type: e.type, validator_address: e.validatorAddress, power: "10", infraction_height: "1", time: e.time, total_power: "40" },
+      ]);
     } finally {
       await client.end();
       await store.close();
@@ -220,9 +225,10 @@ describe("postgres store", () => {
       const owner = publicKey("holder-owner");
       const made = Array.from({ length: 30 }, (_, i) => createTx({ label: `holder-${i}`, outputs: [{ keys: [owner], amount: 2n }, { keys: [publicKey("holder-other")] }] }));
       await store.commitBlock(block(1, made));
-      // A database of schema version 1 gains the index when a writer opens it.
+      // A database of schema version 1 gains the index (and migration 3's evidence table) when a
+      // writer opens it.
       await store.close();
-      await client.query("DROP INDEX outputs_by_holder; UPDATE schema_version SET version = 1");
+      await client.query("DROP VIEW ledger_evidence; DROP TABLE evidence; DROP INDEX outputs_by_holder; UPDATE schema_version SET version = 1");
       store = await PostgresStore.open({ url });
       await client.query("ANALYZE outputs");
       // The planner would rather scan so small a table; forbid it to see whether the index serves.
@@ -237,6 +243,8 @@ describe("postgres store", () => {
       const sums = [];
       for await (const batch of store.streamBalances(owner, undefined)) sums.push(...batch);
       assert.equal(sums.length, 30);
+      await store.commitBlock({ ...block(2, []), evidence: [evidenceOf(2, 0)] });
+      assert.deepEqual((await store.getBlockContents(2))?.evidence, [evidenceOf(2, 0)]);
     } finally {
       await client.end();
       await store.close();

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import Database from "better-sqlite3";
+import { evidenceOf } from "./evidenceConformance.js";
 import { schemaVersion } from "../../../src/store/sqlite/schema.js";
 import { SqliteStore } from "../../../src/store/sqlite/sqliteStore.js";
 import { block, createTx, validator } from "./fixtures.js";
@@ -30,18 +31,19 @@ function tablesOf(path: string): string[] {
 /**
  * A database as schema version 1 wrote it (this schema without the legacy tables, the elections
  * table and the commitment's), version 2 (without the elections table and
- * legacy_transactions_by_height) or version 3 (without the commitment's table and columns).
- * With `blocks` false, a chain with no block yet.
+ * legacy_transactions_by_height), version 3 (without the commitment's table and columns) or
+ * version 4 (without the evidence table). With `blocks` false, a chain with no block yet.
  */
-async function versionOneFile(path: string, version: 1 | 2 | 3 = 1, blocks = true): Promise<ReturnType<typeof createTx>> {
+async function versionOneFile(path: string, version: 1 | 2 | 3 | 4 = 1, blocks = true): Promise<ReturnType<typeof createTx>> {
   const store = SqliteStore.open({ path });
   const c = createTx({ label: "v1-c" });
   if (blocks) await store.commitBlock(block(1, [c]));
   else await store.initChain("begun", [validator("a")]);
   await store.close();
   const db = new Database(path);
-  db.exec("DROP TABLE history_nodes; DROP TABLE block_nodes; ALTER TABLE blocks DROP COLUMN history_size");
-  db.exec("ALTER TABLE chain_state DROP COLUMN history_size; ALTER TABLE chain_state DROP COLUMN commitment");
+  db.exec("DROP TABLE evidence");
+  if (version < 4) db.exec("DROP TABLE history_nodes; DROP TABLE block_nodes; ALTER TABLE blocks DROP COLUMN history_size");
+  if (version < 4) db.exec("ALTER TABLE chain_state DROP COLUMN history_size; ALTER TABLE chain_state DROP COLUMN commitment");
   if (version < 3) {
     for (const table of [...(version === 1 ? legacyTables : []), "elections"]) db.exec(`DROP TABLE ${table}`);
     db.exec("DROP INDEX IF EXISTS legacy_transactions_by_height");
@@ -52,8 +54,21 @@ async function versionOneFile(path: string, version: 1 | 2 | 3 = 1, blocks = tru
 }
 
 describe("sqlite store, legacy tables", () => {
-  it("is at schema version 4", () => {
-    assert.equal(schemaVersion, 4);
+  it("is at schema version 5", () => {
+    assert.equal(schemaVersion, 5);
+  });
+
+  it("migrates a version 4 database: the evidence table, every block kept", async () => {
+    const path = freshPath();
+    const c = await versionOneFile(path, 4);
+    assert.ok(!tablesOf(path).includes("evidence"));
+    const store = SqliteStore.open({ path });
+    assert.equal(store.database.prepare("SELECT version FROM schema_version").pluck().get(), schemaVersion);
+    assert.equal(await store.getTransaction(c.id), c.json);
+    const evidence = evidenceOf(2, 0);
+    await store.commitBlock({ ...block(2, []), evidence: [evidence] });
+    assert.deepEqual((await store.getBlockContents(2))?.evidence, [evidence]);
+    await store.close();
   });
 
   it("migrates a version 3 database: a chain with blocks keeps BigchainDB's app hash, one without takes v1", async () => {

@@ -49,6 +49,7 @@ function splitStore(writer: SqliteStore, reader: SqliteStore): Store {
     streamSearchPage: (kind, query, page) => reader.streamSearchPage(kind, query, page),
     streamBalances: (key, assetId, page) => reader.streamBalances(key, assetId, page),
     streamBlockTransactions: (height) => reader.streamBlockTransactions(height),
+    streamEvidence: (height, page) => reader.streamEvidence(height, page),
     getBlockHeightOfTransaction: (id) => reader.getBlockHeightOfTransaction(id),
     getValidators: (height) => reader.getValidators(height),
     findLegacyTransactions: (ids) => reader.findLegacyTransactions(ids),

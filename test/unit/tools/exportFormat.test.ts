@@ -45,6 +45,11 @@ describe("an export's header", () => {
 
 describe("a block's line", () => {
   const block = { height: 2, app_hash: "a".repeat(64), txs: ["{}"] };
+  const evidence = { type: "duplicate_vote", validator_address: "AB".repeat(20), power: 1, infraction_height: 1, time: "1970-01-01T00:00:00Z", total_power: 4 };
+
+  it("is read with the evidence its block carried", () => {
+    assert.deepEqual(readBlock(line({ ...block, evidence: [evidence] }), 3), { ...block, evidence: [evidence] });
+  });
 
   it("is read when well formed; an empty app hash is the v1 chain's before any transaction", () => {
     assert.deepEqual(readBlock(line(block), 3), block);
@@ -62,6 +67,8 @@ describe("a block's line", () => {
     ["height 0", { ...block, height: 0 }, /^line 7: height must be >= 1$/],
     ["an app hash not hex", { ...block, app_hash: "x" }, /^line 7: app_hash must match pattern/],
     ["an unknown field", { ...block, more: 1 }, /^line 7: a block's line must not have the field "more"$/],
+    ["evidence of an unknown type", { ...block, evidence: [{ ...evidence, type: "x" }] }, /^line 7: evidence\[0\]\.type must be \["duplicate_vote","light_client_attack","unknown"\]$/],
+    ["evidence without its time", { ...block, evidence: [{ ...evidence, time: undefined }] }, /must have required property 'time'$/],
   ];
   for (const [what, value, message] of refused) {
     it(`is refused with ${what}`, () => assert.throws(() => readBlock(line(value), 7), { message }));

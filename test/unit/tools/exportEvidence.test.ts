@@ -1,0 +1,34 @@
+// The evidence a block carried survives `export`/`import` and `migrate-store`: both turn a stored
+// block into a line (exportBlockOf) and re-execute it on another ledger (replayBlock), which
+// records the evidence with the block. Real SQLite files on both sides.
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { exportBlockOf, replayBlock } from "../../../src/tools/exportImport.js";
+import { readBlock } from "../../../src/tools/exportFormat.js";
+import { openLedger } from "../engine-cometbft/ledgerFixture.js";
+
+describe("evidence through export and import", () => {
+  it("a block's evidence is written in its line only when it has some, and an import records it with the block", async () => {
+    const source = await openLedger();
+    const target = await openLedger();
+    try {
+      const misbehavior = { type: "duplicate_vote" as const, validatorAddress: "C0".repeat(20), power: 3, infractionHeight: 1, time: "2026-11-27T16:00:00.5Z", totalPower: 12 };
+      await source.ledger.initChain("export-evidence", [{ publicKey: "ab".repeat(32), power: 3 }]);
+      await target.ledger.initChain("export-evidence", [{ publicKey: "ab".repeat(32), power: 3 }]);
+      await source.ledger.finalizeBlock(1, []);
+      await source.ledger.commit();
+      await source.ledger.finalizeBlock(2, [], undefined, [misbehavior]);
+      await source.ledger.commit();
+      for (const height of [1, 2]) {
+        const line = JSON.stringify(exportBlockOf((await source.store.getBlockContents(height))!));
+        assert.equal(line.includes('"evidence"'), height === 2, line);
+        await replayBlock(target.ledger, readBlock(line, height + 1), true);
+      }
+      assert.deepEqual((await target.store.getBlockContents(2))?.evidence, [{ height: 2, index: 0, ...misbehavior }]);
+      assert.deepEqual((await target.store.getBlockContents(1))?.evidence, []);
+    } finally {
+      await source.close();
+      await target.close();
+    }
+  });
+});
