@@ -95,7 +95,12 @@ export interface LedgerAbciAppDeps {
 export class LedgerAbciApp implements AbciHandler {
   /** The connection CometBFT's mempool sends CheckTx on; when it closes the mempool is gone. */
   private mempoolConnection: number | null = null;
-  /** The connection whose FinalizeBlock staged a block it has not sent Commit for yet. */
+  /**
+   * The connection of the last FinalizeBlock asked, until its Commit: the block it stages is
+   * that connection's. Set when asked, so that a FinalizeBlock of the old connection ending
+   * after the new one's began (the same height, from the same block store) is not taken for
+   * the new one's when the old connection's close drops what is staged.
+   */
   private finalizedOn: number | null = null;
   /** Fires every idle spell without a Commit (restarted at each Commit); made at the first CheckTx or Commit. */
   private idleTimer: TimerHandle | null = null;
@@ -123,9 +128,8 @@ export class LedgerAbciApp implements AbciHandler {
       return this.checkTx(request.checkTx);
     }
     if (request.finalizeBlock !== undefined) {
-      const finalized = await this.finalizeBlock(request.finalizeBlock);
       this.finalizedOn = connection.id;
-      return { finalizeBlock: finalized };
+      return { finalizeBlock: await this.finalizeBlock(request.finalizeBlock) };
     }
     if (request.commit !== undefined) {
       this.finalizedOn = null;
