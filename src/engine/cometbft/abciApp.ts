@@ -200,8 +200,9 @@ export class LedgerAbciApp implements AbciHandler {
    * must be told the height the store is about to hold, not replay that block). A node that
    * stops in between has a block CometBFT has committed but its store lacks: at the restart's
    * handshake Info says so, and CometBFT replays it from its own block store (v0.38
-   * `consensus/replay.go`, the app behind the store). A store that cannot be reached holds the next block until it returns
-   * (storeRetry.ts), which is what a validator must do; any other failure stops the node.
+   * `consensus/replay.go`, the app behind the store). A store that cannot be reached holds the
+   * next block until it returns (storeRetry.ts), which is what a validator must do; any other
+   * failure stops the node.
    */
   private commit(): void {
     const ledger = this.deps.ledger;

@@ -6,9 +6,10 @@
 //   - refused by our own check, by CheckTx, or at FinalizeBlock: the LedgerError named by the
 //     result's `codespace` (our error code) with its `log` (our message), so 400 with the same
 //     text the solo engine gives;
-//   - "tx already exists in cache" (the same bytes are in CometBFT's mempool): 400 PendingTransaction,
-//     unless it answers the RPC client's second try (rpcClient.ts): then the first try got there,
-//     which is the answer of `async` and `sync`, and for `commit` 504 (its wait was lost);
+//   - "tx already exists in cache" (the same bytes are in CometBFT's mempool): 400
+//     PendingTransaction, unless it answers the RPC client's second try (rpcClient.ts): then the
+//     first try got there, which is the answer of `async` and `sync`, and for `commit` 504 (its
+//     wait was lost with the connection);
 //   - CometBFT not reachable, or catching up: 503 EngineUnavailable;
 //   - not committed in time (ours or CometBFT's `timeout_broadcast_tx_commit`): 504 CommitTimeout.
 import { codes, type ErrorCode } from "../../errors/codes.js";
@@ -129,7 +130,8 @@ export function rpcFailureError(failure: RpcFailure, mode: BroadcastMode, txId: 
   }
   const data = failure.data;
   if (firstTryArrived(failure)) {
-    return commitTimeout(txId, "as far as this node saw: CometBFT took it, but its answer was lost", failure);
+    const lost = "as far as this node saw: CometBFT took it, but its answer was lost";
+    return commitTimeout(txId, lost, failure);
   }
   if (data.includes(txInCache)) {
     return new LedgerError("PendingTransaction", `Transaction \`${txId}\` is already pending`, options);

@@ -149,7 +149,7 @@ export class CometBftRpcClient implements RpcCaller {
     const body = Buffer.from(calls.length === 1 ? calls[0]!.body : `[${calls.map((c) => c.body).join(",")}]`, "utf8");
     const failAll = (failure: RpcFailure): void => calls.forEach((c) => c.finish(failure));
     let timedOut = false;
-    /** The socket and what it had read before this request: a stale one fails having read nothing more. */
+    /** The socket and what it had read before this request (a stale one reads nothing more). */
     let socket: { readonly bytesRead: number } | null = null;
     let readBefore = 0;
     const req = httpRequest(
@@ -179,13 +179,16 @@ export class CometBftRpcClient implements RpcCaller {
       readBefore = s.bytesRead;
     });
     req.on("error", (error: NodeJS.ErrnoException) => {
-      const unanswered = socket !== null && socket.bytesRead === readBefore;
-      if (!resent && !timedOut && req.reusedSocket && unanswered && staleSocketCodes.has(error.code ?? "")) {
+      const code = error.code ?? "";
+      // Cut before any answer, on a connection kept from an earlier request, by the peer.
+      const stale = req.reusedSocket && socket?.bytesRead === readBefore && staleSocketCodes.has(code);
+      if (stale && !resent && !timedOut) {
         this.send(calls, true);
         return;
       }
-      const kind = connectCodes.has(error.code ?? "") ? "unreachable" : "protocol";
-      failAll(new RpcFailure(kind, `CometBFT RPC at ${this.options.url}: ${error.message}`, "", { cause: error, resent }));
+      const kind = connectCodes.has(code) ? "unreachable" : "protocol";
+      const message = `CometBFT RPC at ${this.options.url}: ${error.message}`;
+      failAll(new RpcFailure(kind, message, "", { cause: error, resent }));
     });
     req.end(body);
   }
@@ -216,7 +219,7 @@ function deliver(calls: readonly Pending[], text: string, status: number, resent
   }
 }
 
-/** How a kept-alive connection closed by CometBFT fails a request sent on it ("socket hang up" is ECONNRESET). */
+/** How a request on a kept-alive connection CometBFT closed fails ("socket hang up": ECONNRESET). */
 const staleSocketCodes: ReadonlySet<string> = new Set(["ECONNRESET", "EPIPE"]);
 
 /** Errors that mean nothing reached CometBFT, so the transaction was not handed over. */
