@@ -364,7 +364,13 @@ export class LedgerApp {
       preparing.catch(() => undefined); // awaited below; its failure meanwhile is not unhandled
       await previousCommit;
     }
-    assert.equal(this.staged, null, "finalizeBlock twice without commit");
+    // ABCI executes a block again after a crash between FinalizeBlock and Commit (CometBFT's
+    // handshake replays that height): the new execution replaces the one staged. A block of
+    // another height with one staged is a broken invariant.
+    if (this.staged !== null) {
+      assert.equal(height, this.staged.write.height, "finalizeBlock of another height than the uncommitted block's");
+      this.abandonBlock();
+    }
     assert.equal(height, this.height + 1, "block heights are contiguous");
     for (const listener of this.finalizingListeners) listener(height);
     const prepared = await preparing;
@@ -406,6 +412,19 @@ export class LedgerApp {
     }
     this.staged = { write, commitment, events, valid, validKinds, carriedIds, cacheKeys };
     return { height, appHash, results, validatorUpdates };
+  }
+
+  /**
+   * Drops the block finalized and not committed, if any: the engine that finalized it is gone
+   * (CometBFT's consensus connection closed) and will execute that height again. Only `staged`
+   * holds it: finalizeBlock writes nothing and leaves the pending pool as it was, and the
+   * block's entries in the prepared cache stay, for the block's next execution. Returns its
+   * height, or null when none was staged.
+   */
+  abandonBlock(): number | null {
+    const height = this.staged?.write.height ?? null;
+    this.staged = null;
+    return height;
   }
 
   /** ABCI Commit: make the finalized block durable, then tell the listeners. */

@@ -95,6 +95,13 @@ export interface LedgerAbciAppDeps {
 export class LedgerAbciApp implements AbciHandler {
   /** The connection CometBFT's mempool sends CheckTx on; when it closes the mempool is gone. */
   private mempoolConnection: number | null = null;
+  /**
+   * The connection of the last FinalizeBlock asked, until its Commit: the block it stages is
+   * that connection's. Set when asked, so that a FinalizeBlock of the old connection ending
+   * after the new one's began (the same height, from the same block store) is not taken for
+   * the new one's when the old connection's close drops what is staged.
+   */
+  private finalizedOn: number | null = null;
   /** Fires every idle spell without a Commit (restarted at each Commit); made at the first CheckTx or Commit. */
   private idleTimer: TimerHandle | null = null;
   /** The last Commit's store write (see `commit`). */
@@ -120,8 +127,12 @@ export class LedgerAbciApp implements AbciHandler {
       if (this.idleTimer === null) this.startIdleTimer();
       return this.checkTx(request.checkTx);
     }
-    if (request.finalizeBlock !== undefined) return { finalizeBlock: await this.finalizeBlock(request.finalizeBlock) };
+    if (request.finalizeBlock !== undefined) {
+      this.finalizedOn = connection.id;
+      return { finalizeBlock: await this.finalizeBlock(request.finalizeBlock) };
+    }
     if (request.commit !== undefined) {
+      this.finalizedOn = null;
       this.commit();
       // Retain every block: a peer that is behind syncs them from us (retain_height 0).
       return { commit: { retainHeight: 0n } };
@@ -132,7 +143,12 @@ export class LedgerAbciApp implements AbciHandler {
     if (request.processProposal !== undefined) {
       return { processProposal: { status: ResponseProcessProposal_ProposalStatus.ACCEPT } };
     }
-    if (request.info !== undefined) return { info: this.info(request.info) };
+    if (request.info !== undefined) {
+      // A Commit answered just before CometBFT stopped may still be writing: the handshake must
+      // see it, or CometBFT would replay a block the ledger is about to hold (see `commit`).
+      await this.durable();
+      return { info: this.info(request.info) };
+    }
     if (request.initChain !== undefined) {
       await this.initChain(request.initChain);
       // No validator changes and no app hash of our own at genesis: CometBFT's genesis stands.
@@ -179,12 +195,14 @@ export class LedgerAbciApp implements AbciHandler {
    * (LedgerApp.finalizeBlock's `previousCommit`); a recheck, which asks about this block, waits
    * for it too.
    *
-   * Until then the ledger stays at the previous height: Info reports it, and checks see this
-   * block's transactions as pending, consistently. A node that stops in between has a block
-   * CometBFT has committed but its store lacks: at the restart's handshake Info says so, and
-   * CometBFT replays it from its own block store (v0.38 `consensus/replay.go`, the app behind
-   * the store). A store that cannot be reached holds the next block until it returns
-   * (storeRetry.ts), which is what a validator must do; any other failure stops the node.
+   * Until then the ledger stays at the previous height: checks see this block's transactions as
+   * pending, consistently, and Info waits for the write (a CometBFT restarted alone in between
+   * must be told the height the store is about to hold, not replay that block). A node that
+   * stops in between has a block CometBFT has committed but its store lacks: at the restart's
+   * handshake Info says so, and CometBFT replays it from its own block store (v0.38
+   * `consensus/replay.go`, the app behind the store). A store that cannot be reached holds the
+   * next block until it returns (storeRetry.ts), which is what a validator must do; any other
+   * failure stops the node.
    */
   private commit(): void {
     const ledger = this.deps.ledger;
@@ -224,6 +242,12 @@ export class LedgerAbciApp implements AbciHandler {
   }
 
   closed(connection: AbciConnection): void {
+    // CometBFT stopped between FinalizeBlock and Commit: the block is not committed anywhere, and
+    // its next run executes that height again (the handshake replays it, on a new connection).
+    if (connection.id === this.finalizedOn) {
+      this.finalizedOn = null;
+      this.deps.ledger.abandonBlock();
+    }
     // CometBFT's mempool lives in its process: with the connection, it is gone, and so is any
     // reason to keep its transactions' spends reserved.
     if (connection.id !== this.mempoolConnection) return;

@@ -43,7 +43,11 @@ export interface AbciHandler {
    * calls `onFatal`.
    */
   handle(request: Request, connection: AbciConnection): Promise<Response>;
-  /** The connection is gone; CometBFT reconnects all four only when it restarts. */
+  /**
+   * The connection is gone and every request it sent has been handled (a FinalizeBlock still
+   * running when CometBFT died has answered into the void); CometBFT reconnects all four only
+   * when it restarts.
+   */
   closed?(connection: AbciConnection): void;
 }
 
@@ -165,7 +169,7 @@ export class AbciServer {
     socket.on("close", () => {
       this.connections.delete(connection);
       this.deps.onEvent?.({ type: "disconnected", connection: connection.id, error: connection.error });
-      this.deps.handler.closed?.(connection);
+      void connection.idle().then(() => this.deps.handler.closed?.(connection));
     });
   }
 

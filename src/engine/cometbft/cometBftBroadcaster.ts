@@ -6,7 +6,10 @@
 //   - refused by our own check, by CheckTx, or at FinalizeBlock: the LedgerError named by the
 //     result's `codespace` (our error code) with its `log` (our message), so 400 with the same
 //     text the solo engine gives;
-//   - "tx already exists in cache" (the same bytes are in CometBFT's mempool): 400 PendingTransaction;
+//   - "tx already exists in cache" (the same bytes are in CometBFT's mempool): 400
+//     PendingTransaction, unless it answers the RPC client's second try (rpcClient.ts): then the
+//     first try got there, which is the answer of `async` and `sync`, and for `commit` 504 (its
+//     wait was lost with the connection);
 //   - CometBFT not reachable, or catching up: 503 EngineUnavailable;
 //   - not committed in time (ours or CometBFT's `timeout_broadcast_tx_commit`): 504 CommitTimeout;
 //   - `commit` whose transaction a committed block defeated (it spent one of the same outputs
@@ -74,6 +77,8 @@ export class CometBftBroadcaster implements Broadcaster {
       result = await (defeat === null ? call : Promise.race([call, defeat.refused]));
     } catch (error) {
       if (!(error instanceof RpcFailure)) throw error;
+      // Taken by CometBFT's mempool: all that `async` and `sync` promise.
+      if (mode !== "commit" && firstTryArrived(error)) return tx;
       throw rpcFailureError(error, mode, tx.id, timeoutMs);
     } finally {
       defeat?.stop();
@@ -98,6 +103,16 @@ function defeatOf(
   const refused = new Promise<never>((_, reject) => (fail = reject));
   const stop = ledger.watchRivals(tx, (rejection) => fail(toLedgerError(rejection)));
   return stop === null ? null : { refused, stop };
+}
+
+/**
+ * A second try refused as a transaction CometBFT's mempool already has: the first try reached
+ * it (its connection was cut before the answer) and CheckTx took it. Refused, it would have left
+ * the cache again (v0.38 `mempool/clist_mempool.go`, with `keep-invalid-txs-in-cache` off as
+ * ledgerd's config leaves it), and the second try would have had the refusal itself.
+ */
+function firstTryArrived(failure: RpcFailure): boolean {
+  return failure.resent && failure.kind === "rpc" && failure.data.includes(txInCache);
 }
 
 /** The refusal an RPC result carries, or null when the mode's point was reached. */
@@ -143,6 +158,10 @@ export function rpcFailureError(failure: RpcFailure, mode: BroadcastMode, txId: 
       break;
   }
   const data = failure.data;
+  if (firstTryArrived(failure)) {
+    const lost = "as far as this node saw: CometBFT took it, but its answer was lost";
+    return commitTimeout(txId, lost, failure);
+  }
   if (data.includes(txInCache)) {
     return new LedgerError("PendingTransaction", `Transaction \`${txId}\` is already pending`, options);
   }

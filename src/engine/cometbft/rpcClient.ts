@@ -5,6 +5,12 @@
 // Connections are kept alive and bounded (options.rpcSocketsMax). Calls of `batchMethods` made
 // in the same turn of the event loop share one HTTP request as a JSON-RPC batch (an array, which
 // CometBFT answers with an array; a batch of one is sent and answered as a plain object).
+//
+// A kept-alive connection CometBFT closed as this client sent a request on it (Go's server closes
+// one idle for its read timeout) fails with no answer: that request is sent again, once, on a
+// new connection. CometBFT did not read it, or, if it did, its mempool cache refuses the
+// transaction a second time ("tx already exists in cache"), which the failure's `resent` tells
+// the broadcaster. Any other failure is the caller's.
 import { Agent, request as httpRequest, type IncomingMessage } from "node:http";
 import { systemClock, type Clock } from "../../clock/clock.js";
 
@@ -27,10 +33,14 @@ export class RpcFailure extends Error {
     message: string,
     /** For "rpc": the error's `data`, which holds CometBFT's reason (`tx already exists in cache`). */
     readonly data: string = "",
-    options: { cause?: unknown } = {},
+    options: { cause?: unknown; resent?: boolean } = {},
   ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.resent = options.resent ?? false;
   }
+
+  /** The call was sent a second time, its first connection closed without an answer. */
+  readonly resent: boolean;
 }
 
 export interface RpcClientOptions {
@@ -131,13 +141,20 @@ export class CometBftRpcClient implements RpcCaller {
     }
   }
 
-  /** One HTTP request: a single call as an object, several as a JSON-RPC batch (an array). */
-  private send(calls: readonly Pending[]): void {
+  /**
+   * One HTTP request: a single call as an object, several as a JSON-RPC batch (an array).
+   * `resent`: the second try, on a connection of its own (`agent: false`), not the pool's.
+   */
+  private send(calls: readonly Pending[], resent = false): void {
     const body = Buffer.from(calls.length === 1 ? calls[0]!.body : `[${calls.map((c) => c.body).join(",")}]`, "utf8");
     const failAll = (failure: RpcFailure): void => calls.forEach((c) => c.finish(failure));
+    let timedOut = false;
+    /** The socket and what it had read before this request (a stale one reads nothing more). */
+    let socket: { readonly bytesRead: number } | null = null;
+    let readBefore = 0;
     const req = httpRequest(
       {
-        agent: this.agent,
+        agent: resent ? false : this.agent,
         host: this.target.hostname.replace(/^\[|\]$/g, ""),
         port: this.target.port === "" ? 80 : Number(this.target.port),
         path: this.target.pathname,
@@ -146,24 +163,39 @@ export class CometBftRpcClient implements RpcCaller {
       },
       (res) => {
         readBody(res, this.options.responseBytesMax).then(
-          (text) => deliver(calls, text, res.statusCode ?? 0),
+          (text) => deliver(calls, text, res.statusCode ?? 0, resent),
           (error: unknown) => failAll(new RpcFailure("protocol", `reading CometBFT's answer failed: ${(error as Error).message}`, "", { cause: error })),
         );
       },
     );
     // The request lives as long as its most patient call; each call times out on its own.
-    const timer = this.clock.setTimeout(() => req.destroy(), Math.max(...calls.map((c) => c.timeoutMs)));
+    const timer = this.clock.setTimeout(() => {
+      timedOut = true;
+      req.destroy();
+    }, Math.max(...calls.map((c) => c.timeoutMs)));
     req.on("close", () => this.clock.clearTimeout(timer));
+    req.on("socket", (s) => {
+      socket = s;
+      readBefore = s.bytesRead;
+    });
     req.on("error", (error: NodeJS.ErrnoException) => {
-      const kind = connectCodes.has(error.code ?? "") ? "unreachable" : "protocol";
-      failAll(new RpcFailure(kind, `CometBFT RPC at ${this.options.url}: ${error.message}`, "", { cause: error }));
+      const code = error.code ?? "";
+      // Cut before any answer, on a connection kept from an earlier request, by the peer.
+      const stale = req.reusedSocket && socket?.bytesRead === readBefore && staleSocketCodes.has(code);
+      if (stale && !resent && !timedOut) {
+        this.send(calls, true);
+        return;
+      }
+      const kind = connectCodes.has(code) ? "unreachable" : "protocol";
+      const message = `CometBFT RPC at ${this.options.url}: ${error.message}`;
+      failAll(new RpcFailure(kind, message, "", { cause: error, resent }));
     });
     req.end(body);
   }
 }
 
 /** Hands each call its answer from a single answer or a batch's array, matched by id. */
-function deliver(calls: readonly Pending[], text: string, status: number): void {
+function deliver(calls: readonly Pending[], text: string, status: number, resent: boolean): void {
   let answer: unknown;
   try {
     answer = JSON.parse(text);
@@ -183,9 +215,12 @@ function deliver(calls: readonly Pending[], text: string, status: number): void 
       call.finish(new RpcFailure("protocol", `CometBFT's answer (HTTP ${status}) has nothing for call ${call.id}`));
       continue;
     }
-    call.finish(...parseEntry(entry, status));
+    call.finish(...parseEntry(entry, status, resent));
   }
 }
+
+/** How a request on a kept-alive connection CometBFT closed fails ("socket hang up": ECONNRESET). */
+const staleSocketCodes: ReadonlySet<string> = new Set(["ECONNRESET", "EPIPE"]);
 
 /** Errors that mean nothing reached CometBFT, so the transaction was not handed over. */
 const connectCodes: ReadonlySet<string> = new Set([
@@ -227,8 +262,8 @@ export function parseAnswer(text: string, status: number): [RpcFailure | null, u
   return parseEntry(answer, status);
 }
 
-/** One parsed JSON-RPC response object as [failure, result]. */
-function parseEntry(answer: unknown, status: number): [RpcFailure | null, unknown?] {
+/** One parsed JSON-RPC response object as [failure, result]; `resent` as in RpcFailure. */
+function parseEntry(answer: unknown, status: number, resent = false): [RpcFailure | null, unknown?] {
   if (typeof answer !== "object" || answer === null) {
     return [new RpcFailure("protocol", `CometBFT answered HTTP ${status} without a JSON-RPC object`)];
   }
@@ -236,7 +271,7 @@ function parseEntry(answer: unknown, status: number): [RpcFailure | null, unknow
   if (error !== undefined && error !== null) {
     const message = typeof error.message === "string" ? error.message : "error";
     const data = typeof error.data === "string" ? error.data : "";
-    return [new RpcFailure("rpc", data === "" ? message : `${message} - ${data}`, data)];
+    return [new RpcFailure("rpc", data === "" ? message : `${message} - ${data}`, data, { resent })];
   }
   if (result === undefined) return [new RpcFailure("protocol", `CometBFT answered HTTP ${status} with neither result nor error`)];
   return [null, result];

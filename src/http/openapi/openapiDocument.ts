@@ -96,7 +96,7 @@ const withBody = { "413": failure("The body is larger than server.body_bytes_max
 const posting = {
   ...withBody,
   "503": failure("The pending pool is full, the engine cannot be reached, or the node is shutting down."),
-  "504": failure("Not committed within engine.commit_timeout_ms (mode=commit); it may still commit."),
+  "504": failure("Not committed within engine.commit_timeout_ms, or CometBFT took it and its answer was lost (mode=commit); it may still commit."),
 };
 
 const get = (summary: string, parameters: readonly Parameter[], responses: object) =>

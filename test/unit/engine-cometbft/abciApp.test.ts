@@ -117,6 +117,17 @@ async function commitBlock(height: number, txs: Uint8Array[]) {
   return finalized!.finalizeBlock!;
 }
 
+/** The ids of the connections the app hears closed, in order: what a test waits for, not a pause. */
+function recordCloses(): number[] {
+  const closes: number[] = [];
+  const closed = app.closed.bind(app);
+  app.closed = (connection) => {
+    closed(connection);
+    closes.push(connection.id);
+  };
+  return closes;
+}
+
 describe("LedgerAbciApp", () => {
   it("answers Info with exactly what the store holds: height 0 and no app hash at first", async () => {
     const [answer] = await consensus.call(info);
@@ -329,13 +340,7 @@ describe("LedgerAbciApp", () => {
     await consensus.call(initChain());
     await mempool.call(checkTx(bytesOf(create(alice))), checkTx(bytesOf(create(bob))));
     assert.equal(fx.ledger.pendingCount, 2);
-    // The app hears of each closed connection; the assertions follow that, not a pause.
-    const closes: number[] = [];
-    const closed = app.closed.bind(app);
-    app.closed = (connection) => {
-      closed(connection);
-      closes.push(connection.id);
-    };
+    const closes = recordCloses();
     consensus.close();
     await waitFor("the server to see the consensus connection close", () => closes.length === 1);
     assert.equal(fx.ledger.pendingCount, 2, "only the mempool connection's close releases the pool");
@@ -389,7 +394,7 @@ async function within<T>(answer: Promise<T>, ms: number): Promise<"answered" | "
 }
 
 describe("LedgerAbciApp: Commit answered before the block is durable", () => {
-  it("Info reports the durable height; the next FinalizeBlock and a recheck wait for the write, then see the block", async () => {
+  it("Info, the next FinalizeBlock and a recheck wait for the write, then see the block", async () => {
     const disk = heldStore(fx.store);
     await stopApp();
     await startApp(undefined, await LedgerApp.open({}, { store: disk.store, pool: fx.pool }));
@@ -400,13 +405,15 @@ describe("LedgerAbciApp: Commit answered before the block is durable", () => {
     assert.equal(finalized!.finalizeBlock!.txResults[0]!.code, 0);
     assert.notEqual(committed!.commit, undefined, "Commit is answered while the write waits");
     assert.deepEqual(disk.written, [1]);
-    const [before] = await consensus.call(info);
-    assert.equal(before!.info!.lastBlockHeight, 1n, "Info: the durable height");
     const spendsCarols = transfer([{ tx: toCarol, outputIndex: 0 }], [carol], [{ publicKeys: [alice.publicKey], amount: 1n }]);
     const next = consensus.send(finalizeBlock(3, [bytesOf(spendsCarols)]), { flush: {} })[0]!;
     const recheck = mempool.send(checkTx(bytesOf(toBob), CheckTxType.RECHECK), { flush: {} })[0]!;
+    // A CometBFT restarted alone now asks Info at its handshake: told height 1, it would replay block 2.
+    const query = await AbciTestClient.open(server.address);
+    const handshake = query.send(info, { flush: {} })[0]!;
     assert.equal(await within(next, 100), "waiting");
     assert.equal(await within(recheck, 0), "waiting");
+    assert.equal(await within(handshake, 0), "waiting");
 
     disk.release();
     // Block 3 spends block 2's output: it was executed on block 2's state.
@@ -414,8 +421,8 @@ describe("LedgerAbciApp: Commit answered before the block is durable", () => {
     // Block 2 spent what toBob spends: the recheck drops it.
     assert.equal((await recheck).checkTx!.codespace, "DoubleSpend");
     assert.deepEqual(disk.written, [1, 2]);
-    const [after] = await consensus.call(info);
-    assert.equal(after!.info!.lastBlockHeight, 2n);
+    assert.equal((await handshake).info!.lastBlockHeight, 2n, "Info: the height once the write is done");
+    query.close();
     assert.deepEqual(fatal, []);
   });
 
@@ -431,5 +438,63 @@ describe("LedgerAbciApp: Commit answered before the block is durable", () => {
     const answer = await consensus.send(finalizeBlock(2, []), { flush: {} })[0];
     assert.match(answer!.exception!.error, /disk I\/O error/);
     assert.equal((await fx.store.getChainState()).height, 0);
+  });
+});
+
+describe("LedgerAbciApp: CometBFT stopped between FinalizeBlock and Commit", () => {
+  /** CometBFT restarted alone: new connections, Info on the query one, InitChain at height 0. */
+  async function restartCometBft(): Promise<bigint> {
+    consensus = await AbciTestClient.open(server.address);
+    const query = await AbciTestClient.open(server.address);
+    const [answer] = await query.call(info);
+    query.close();
+    const height = answer!.info!.lastBlockHeight;
+    if (height === 0n) await consensus.call(initChain());
+    return height;
+  }
+
+  /** FinalizeBlock on the consensus connection, then CometBFT dies before Commit. */
+  async function finalizeThenDie(height: number, txs: Uint8Array[], closes: number[]): Promise<string> {
+    const [finalized] = await consensus.call(finalizeBlock(height, txs));
+    const seen = closes.length;
+    consensus.close();
+    await waitFor("the app to hear the consensus connection closed", () => closes.length > seen);
+    return Buffer.from(finalized!.finalizeBlock!.appHash).toString("hex");
+  }
+
+  it("drops the uncommitted block when its connection closes; the replayed height commits with the same app hash", async () => {
+    const closes = recordCloses();
+    await consensus.call(initChain());
+    const asset = create(alice);
+    const toBob = transfer([{ tx: asset, outputIndex: 0 }], [alice], [{ publicKeys: [bob.publicKey], amount: 1n }]);
+    const expected = [nextAppHash("", [asset["id"] as string])];
+    expected.push(nextAppHash(expected[0]!, [toBob["id"] as string]));
+
+    assert.equal(await finalizeThenDie(1, [bytesOf(asset)], closes), expected[0]);
+    await assert.rejects(fx.ledger.commit(), /commit without finalizeBlock/, "nothing is left staged");
+    assert.equal(await restartCometBft(), 0n);
+    assert.equal(Buffer.from((await commitBlock(1, [bytesOf(asset)])).appHash).toString("hex"), expected[0]);
+
+    const [admitted] = await mempool.call(checkTx(bytesOf(toBob)));
+    assert.equal(admitted!.checkTx!.code, 0);
+    assert.equal(await finalizeThenDie(2, [bytesOf(toBob)], closes), expected[1]);
+    assert.equal(fx.ledger.pendingCount, 1, "the pending pool is as before the block");
+    assert.equal(await restartCometBft(), 1n);
+    const replayed = await commitBlock(2, [bytesOf(toBob)]);
+    assert.equal(replayed.txResults[0]!.code, 0);
+    assert.equal(Buffer.from(replayed.appHash).toString("hex"), expected[1]);
+    assert.equal(fx.ledger.pendingCount, 0);
+    assert.deepEqual(await fx.store.getChainState().then((s) => [s.height, s.appHash]), [2, expected[1]]);
+    assert.deepEqual(fatal, []);
+  });
+
+  it("keeps a block whose Commit came before the connection closed", async () => {
+    const closes = recordCloses();
+    await consensus.call(initChain());
+    await consensus.call(finalizeBlock(1, [bytesOf(create(alice))]), { commit: {} });
+    consensus.close();
+    await waitFor("the app to hear the consensus connection closed", () => closes.length === 1);
+    assert.equal(await restartCometBft(), 1n);
+    assert.deepEqual(fatal, []);
   });
 });

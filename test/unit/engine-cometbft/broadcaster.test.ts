@@ -7,6 +7,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { after, afterEach, before, beforeEach, describe, it } from "node:test";
 import { CometBftBroadcaster, abciResultError, resultError } from "../../../src/engine/cometbft/cometBftBroadcaster.js";
 import { CometBftRpcClient, RpcFailure, parseAnswer } from "../../../src/engine/cometbft/rpcClient.js";
+import type { BroadcastMode } from "../../../src/engine/broadcaster.js";
 import type { LedgerError } from "../../../src/errors/ledgerError.js";
 import { bytesOf, create, keypairOf, transfer } from "../../helpers/txFactory.js";
 import { openLedger, type LedgerFixture } from "./ledgerFixture.js";
@@ -280,5 +281,101 @@ describe("the check before broadcasting", () => {
     const again = await refusal(broadcaster.broadcast(bytesOf(asset), "async"));
     assert.equal(again.code, "PendingTransaction");
     assert.equal(calls.length, 2);
+  });
+});
+
+/** One request the hanging-up stand-in received: its connection and its place on it, from 1. */
+interface Seen {
+  readonly connection: number;
+  readonly request: number;
+  readonly tx: string;
+}
+
+/**
+ * A stand-in for CometBFT's RPC that closes a connection under the client once it has read a
+ * request on it, unanswered, where `hangUp` says so (Go's server closes a kept-alive connection
+ * idle past its read timeout, whatever the client is sending); it answers the others with
+ * `answer`'s JSON-RPC `result` or `error`.
+ */
+async function hangingUpServer(hangUp: (at: Seen) => boolean, answer: (at: Seen) => Script) {
+  const seen: Seen[] = [];
+  const connections = new WeakMap<object, { id: number; requests: number }>();
+  let nextConnection = 1;
+  const stand = createServer((req, res) => {
+    let place = connections.get(req.socket);
+    if (place === undefined) connections.set(req.socket, (place = { id: nextConnection++, requests: 0 }));
+    const at = { connection: place.id, request: ++place.requests };
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { id: number; params: { tx: string } };
+      const now = { ...at, tx: body.params.tx };
+      seen.push(now);
+      if (hangUp(now)) {
+        req.socket.destroy();
+        return;
+      }
+      const script = answer(now);
+      res.setHeader("content-type", "application/json");
+      res.end(JSON.stringify({ jsonrpc: "2.0", id: body.id, ...("error" in script ? { error: script.error } : { result: (script as { result: unknown }).result }) }));
+    });
+  });
+  await new Promise<void>((resolve) => stand.listen(0, "127.0.0.1", resolve));
+  const client = new CometBftRpcClient(rpcOptions(`http://127.0.0.1:${(stand.address() as AddressInfo).port}`));
+  const broadcasts = new CometBftBroadcaster({ rpcTimeoutMs: 5_000, commitTimeoutMs: 5_000 }, { ledger: fx.ledger, rpc: client, durable: async () => undefined });
+  standsOpen.push(async () => {
+    client.close();
+    stand.closeAllConnections();
+    await new Promise<void>((resolve) => stand.close(() => resolve()));
+  });
+  return { seen, broadcasts };
+}
+
+/** Closes the stand-ins a test opened, whatever its outcome. */
+const standsOpen: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of standsOpen.splice(0)) await close();
+});
+
+const accepted = (mode: BroadcastMode): Script => ({ result: mode === "commit" ? { check_tx: {}, tx_result: {}, hash: "AB", height: "1" } : { code: 0, hash: "AB" } });
+const base64Of = (tx: ReturnType<typeof create>): string => Buffer.from(bytesOf(tx)).toString("base64");
+/** The second request on the first connection is cut: the kept-alive connection CometBFT closed. */
+const secondOnFirst = (at: Seen): boolean => at.connection === 1 && at.request === 2;
+
+describe("a kept-alive connection CometBFT closed under a broadcast", () => {
+  it("sends the broadcast again, once, on a new connection: CometBFT's answer to it is the answer", async () => {
+    for (const mode of ["async", "sync", "commit"] as const) {
+      const stand = await hangingUpServer(secondOnFirst, () => accepted(mode));
+      const [first, second] = [create(alice), create(alice)];
+      assert.equal((await stand.broadcasts.broadcast(bytesOf(first), mode)).id, first["id"]);
+      assert.equal((await stand.broadcasts.broadcast(bytesOf(second), mode)).id, second["id"], mode);
+      const trail = stand.seen.map((s) => [s.connection, s.request, s.tx]);
+      assert.deepEqual(trail, [[1, 1, base64Of(first)], [1, 2, base64Of(second)], [2, 1, base64Of(second)]], mode);
+    }
+  });
+
+  it("a second try CometBFT's cache refuses was taken by the first: async and sync accept it, commit answers 504", async () => {
+    for (const mode of ["async", "sync", "commit"] as const) {
+      const stand = await hangingUpServer(secondOnFirst, (at) => (at.connection === 1 ? accepted(mode) : rpcError("tx already exists in cache")));
+      await stand.broadcasts.broadcast(bytesOf(create(alice)), mode);
+      const second = create(alice);
+      const answer = stand.broadcasts.broadcast(bytesOf(second), mode);
+      if (mode === "commit") {
+        const error = await refusal(answer);
+        assert.equal(error.code, "CommitTimeout");
+        assert.match(error.message, /its answer was lost; it may still commit/);
+      } else {
+        assert.equal((await answer).id, second["id"], mode);
+      }
+      assert.equal(stand.seen.length, 3, mode);
+    }
+  });
+
+  it("a broadcast cut on a new connection is not sent again: 503", async () => {
+    const stand = await hangingUpServer((at) => at.request === 1, () => accepted("sync"));
+    const error = await refusal(stand.broadcasts.broadcast(bytesOf(create(alice)), "sync"));
+    assert.equal(error.code, "EngineUnavailable");
+    assert.match(error.message, /CometBFT cannot be reached: .*socket hang up/);
+    assert.equal(stand.seen.length, 1);
   });
 });

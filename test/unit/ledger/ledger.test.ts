@@ -181,4 +181,21 @@ describe("LedgerApp", () => {
     assert.deepEqual(hashes[0], hashes[1]);
     assert.equal(new Set(hashes[0]).size, blocks.length);
   });
+
+  it("executes an uncommitted height again as ABCI replays it after a crash; another height is a broken invariant", async () => {
+    const { ledger, store } = await openLedger();
+    const asset = create(alice);
+    const first = await ledger.finalizeBlock(1, [bytesOf(asset)]);
+    // Another block of that height here, so the test tells which run is committed: the last.
+    const other = create(bob);
+    const again = await ledger.finalizeBlock(1, [bytesOf(other)]);
+    assert.notEqual(again.appHash, first.appHash);
+    await ledger.commit();
+    assert.deepEqual(await store.findTransactions([asset["id"] as string, other["id"] as string]), new Set([other["id"]]));
+    await ledger.finalizeBlock(2, []);
+    await assert.rejects(ledger.finalizeBlock(3, []), /another height than the uncommitted block's/);
+    assert.equal(ledger.abandonBlock(), 2);
+    assert.equal(ledger.abandonBlock(), null);
+    assert.equal((await block(ledger, [])).height, 2);
+  });
 });
