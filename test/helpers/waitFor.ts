@@ -53,7 +53,12 @@ async function attempt<T>(probe: () => T | Promise<T>, retryErrors: boolean): Pr
  * changes `state` in those rounds, however slow the machine, where a fixed sleep could end
  * before it had. Returns the settled state.
  */
-export async function waitForStill<T>(what: string, state: () => T, turn: () => Promise<unknown>, options: WaitForOptions & { readonly turns?: number } = {}): Promise<T> {
+export async function waitForStill<T>(
+  what: string,
+  state: () => T,
+  turn: () => Promise<unknown>,
+  options: WaitForOptions & { readonly turns?: number } = {},
+): Promise<T> {
   const turns = options.turns ?? 2;
   return waitFor(
     `${what} to hold still`,
