@@ -14,6 +14,7 @@ import Fastify, {
   type FastifyServerFactory,
 } from "fastify";
 import type { Logger } from "pino";
+import type { Clock } from "../clock/clock.js";
 import type { Broadcaster } from "../engine/broadcaster.js";
 import { LedgerError } from "../errors/ledgerError.js";
 import type { ApiReads, ChainReads } from "../store/store.js";
@@ -65,6 +66,8 @@ export interface HttpDeps {
    * writes) turns it off: the lane's requests never reach Fastify's hooks.
    */
   readonly postLane?: boolean;
+  /** The timers of the app's own (a streamed answer's stall); Node's timers by default. */
+  readonly clock?: Clock;
 }
 
 /**
@@ -126,7 +129,7 @@ export async function buildHttpApp(options: Partial<HttpOptions>, deps: HttpDeps
   installServerListeners(app, context, deps.logger);
   installBodyReading(app, resolved.bodyBytesMax);
   installRequestChecks(app, resolved.pipelinedRequestsMax, state);
-  installLongReads(app, resolved.expensiveReadsMax);
+  installLongReads(app, resolved.expensiveReadsMax, deps.clock);
   if (deps.observer !== undefined) installRequestObserver(app, deps.observer);
 
   registerDiscoveryRoutes(app, resolved);
@@ -167,6 +170,7 @@ function laneServer(
   });
   server.keepAliveTimeout = fastifyOptions["keepAliveTimeout"] as number;
   server.requestTimeout = fastifyOptions["requestTimeout"] as number;
+  // Node's own idle timeout of each socket (a socket-level API, not a timer of ours to inject).
   server.setTimeout(fastifyOptions["connectionTimeout"] as number);
   const perSocket = fastifyOptions["maxRequestsPerSocket"] as number | null;
   if (perSocket !== null && perSocket > 0) server.maxRequestsPerSocket = perSocket;

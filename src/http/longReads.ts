@@ -6,6 +6,7 @@
 // `expensiveReadsMax` long reads run at once per process; one more is answered 503 with
 // `Retry-After`, which bounds the memory they hold (a batch and a socket buffer each).
 import type { FastifyInstance, FastifyReply } from "fastify";
+import { systemClock, type Clock } from "../clock/clock.js";
 import { LedgerError } from "../errors/ledgerError.js";
 
 /**
@@ -23,7 +24,11 @@ export class LongReads {
   readonly #queue: (() => Promise<void>)[] = [];
   #scheduled = false;
 
-  constructor(expensiveReadsMax: number) {
+  /** `clock`: the streamed answers' stall timers run on it (streamJson.ts). */
+  constructor(
+    expensiveReadsMax: number,
+    readonly clock: Clock = systemClock,
+  ) {
     this.#max = expensiveReadsMax;
   }
 
@@ -78,8 +83,8 @@ export class LongReads {
 const perApp = new WeakMap<FastifyInstance, LongReads>();
 
 /** Gives `app` its LongReads (buildHttpApp calls it once; the routes then find it). */
-export function installLongReads(app: FastifyInstance, expensiveReadsMax: number): LongReads {
-  const reads = new LongReads(expensiveReadsMax);
+export function installLongReads(app: FastifyInstance, expensiveReadsMax: number, clock: Clock = systemClock): LongReads {
+  const reads = new LongReads(expensiveReadsMax, clock);
   perApp.set(app, reads);
   return reads;
 }

@@ -7,6 +7,7 @@
 import { Buffer } from "node:buffer";
 import { Readable } from "node:stream";
 import type { FastifyReply } from "fastify";
+import type { Clock, TimerHandle } from "../clock/clock.js";
 import type { Batches } from "../store/store.js";
 import type { LongReads } from "./longReads.js";
 import { sendJson } from "./reply.js";
@@ -18,7 +19,7 @@ const wholeAnswerCharsMax = 64 * 1024;
  * A streamed answer whose client takes nothing for this long is dropped (its connection
  * closed), so a client that stops reading cannot hold a long read's place for ever.
  */
-const streamStallMs = 30_000;
+export const streamStallMs = 30_000;
 
 export interface JsonListFrame {
   readonly open: string;
@@ -86,19 +87,18 @@ function streamRest<T>(
   end: () => void,
 ): Readable {
   let reading = false;
-  const stall = setTimeout(() => {
+  const stall = watchStall(reads.clock, () => {
     stream.destroy(new Error(`the client took nothing for ${streamStallMs} ms`));
-  }, streamStallMs);
-  stall.unref();
+  });
   const stream: Readable = new Readable({
     read() {
-      stall.refresh();
+      stall.touch();
       if (reading) return;
       reading = true;
       pull();
     },
     destroy(error, callback) {
-      clearTimeout(stall);
+      stall.stop();
       end();
       batches.return?.().catch(() => {});
       callback(error);
@@ -109,7 +109,7 @@ function streamRest<T>(
       (next) => {
         if (stream.destroyed) return;
         if (next.done === true) {
-          clearTimeout(stall);
+          stall.stop();
           end();
           stream.push(Buffer.from(frame.close, "utf8"));
           stream.push(null);
@@ -126,4 +126,36 @@ function streamRest<T>(
     );
   };
   return stream;
+}
+
+/** Watches a stream's reads: `onStall` once nothing was read for `streamStallMs`. */
+interface StallWatch {
+  /** The client took something: the stall counts from now. */
+  touch(): void;
+  stop(): void;
+}
+
+/**
+ * One timer per stall spell rather than one per read: `touch` only notes the time, and the
+ * timer, when it fires early, waits out the rest. In the background: a stalled answer alone
+ * does not keep the process alive.
+ */
+function watchStall(clock: Clock, onStall: () => void): StallWatch {
+  let touched = clock.now();
+  let timer: TimerHandle | null = null;
+  const arm = (ms: number): void => {
+    timer = clock.setTimeout(check, ms, true);
+  };
+  const check = (): void => {
+    const idleMs = clock.now() - touched;
+    if (idleMs >= streamStallMs) onStall();
+    else arm(streamStallMs - idleMs);
+  };
+  arm(streamStallMs);
+  return {
+    touch: () => (touched = clock.now()),
+    stop: () => {
+      if (timer !== null) clock.clearTimeout(timer);
+    },
+  };
 }

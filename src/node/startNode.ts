@@ -10,6 +10,7 @@
 import { join } from "node:path";
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
+import { systemClock, type Clock } from "../clock/clock.js";
 import { ConfigError } from "../config/configError.js";
 import { moduleOptions, type ModuleOptions } from "../config/moduleOptions.js";
 import { clientHostOf, type HostPort } from "../config/parseHostPort.js";
@@ -59,8 +60,11 @@ export interface NodeDeps {
   readonly onFatal?: (error: unknown) => void;
   /** Opens the node's store (default: openStore.ts, as `database.backend` says); tests wrap it to inject failures. */
   readonly openStore?: (options: ModuleOptions) => Store | Promise<Store>;
-  /** The clock, in ms since the epoch: legacy CREATE timestamps (default: `Date.now`). */
-  readonly now?: () => number;
+  /**
+   * The one clock of the node's parts: the engine's timers, the stream's pings, the HTTP API's
+   * stalls, CometBFT's stop, legacy CREATE timestamps (default: `systemClock`, Node's own).
+   */
+  readonly clock?: Clock;
   /** Random UUIDs for legacy CREATEs (default: node:crypto's `randomUUID`). */
   readonly uuid?: () => string;
 }
@@ -82,6 +86,7 @@ export interface NodeHandle {
 
 export async function startNode(config: Config, deps: NodeDeps = {}): Promise<NodeHandle> {
   const logger = deps.logger ?? createLogger(config.log.level);
+  const clock = deps.clock ?? systemClock;
   const options = moduleOptions(config);
   const keyDeps = deps.randomBytes === undefined ? undefined : { randomBytes: deps.randomBytes };
   // Before anything is written: the data directory, its lock, the ports (preflight.ts).
@@ -117,11 +122,11 @@ export async function startNode(config: Config, deps: NodeDeps = {}): Promise<No
     // this ledger lacks, and its genesis gives the validators.
     const engine =
       config.engine.kind === "cometbft"
-        ? await CometBftEngine.start(options.cometBftEngine, { ledger, store, version: packageInfo().version, onFatal, logger })
-        : await SoloEngine.start(options.soloEngine, { ledger, validator, onFatal });
+        ? await CometBftEngine.start(options.cometBftEngine, { ledger, store, version: packageInfo().version, onFatal, logger, clock })
+        : await SoloEngine.start(options.soloEngine, { ledger, validator, onFatal, clock });
     closers.add("engine", () => engine.stop());
-    await superviseCometBft(config, closers, onFatal, logger);
-    const stream = await StreamServer.start(options.stream, { ledger, logger });
+    await superviseCometBft(config, closers, { onFatal, logger, clock });
+    const stream = await StreamServer.start(options.stream, { ledger, logger, clock });
     closers.add("event stream", () => stream.close());
     metrics?.watchStream(stream);
     const ws: HostPort = { host: options.stream.host, port: stream.port };
@@ -135,11 +140,11 @@ export async function startNode(config: Config, deps: NodeDeps = {}): Promise<No
       ledger,
       store,
       signer: { publicKey: key.publicKey, seed: key.seed },
-      now: deps.now ?? Date.now,
+      now: () => clock.now(),
       uuid: deps.uuid ?? randomUUID,
     });
     const readiness = nodeReadiness(store, engine);
-    const parts: HttpParts = { ledger, engine, store, logger, streamsUrl, version, legacy, metrics, readiness };
+    const parts: HttpParts = { ledger, engine, store, logger, streamsUrl, version, legacy, metrics, readiness, clock };
     const http = await startHttp(config, parts, closers);
 
     logger.info(
@@ -189,6 +194,7 @@ interface HttpParts {
   readonly legacy: LegacyService;
   readonly metrics: NodeMetrics | null;
   readonly readiness: ReadinessProbe;
+  readonly clock: Clock;
 }
 
 /**
@@ -227,13 +233,13 @@ async function startHttpWorkers(config: Config, parts: HttpParts, closers: Close
 }
 
 async function startHttpHere(config: Config, parts: HttpParts, closers: Closers): Promise<HostPort> {
-  const { engine, store, logger, streamsUrl, version, legacy, metrics, readiness } = parts;
+  const { engine, store, logger, streamsUrl, version, legacy, metrics, readiness, clock } = parts;
   const http = moduleOptions(config).http;
   const measured = measuredHttpDeps(metrics, engine, legacy);
-  const signedHeaders = signedHeadersOf(config.engine, moduleOptions(config).cometBftEngine);
+  const signedHeaders = signedHeadersOf(config.engine, moduleOptions(config).cometBftEngine, clock);
   if (signedHeaders !== undefined) closers.add("CometBFT RPC of the proofs", async () => signedHeaders.close());
   const proofs = signedHeaders === undefined ? {} : { signedHeaders };
-  const app = await buildHttpApp({ ...http, streamsUrl, version }, { ...measured, store, logger, readiness, ...proofs });
+  const app = await buildHttpApp({ ...http, streamsUrl, version }, { ...measured, store, logger, readiness, clock, ...proofs });
   closers.add("HTTP server", () => closeHttpApp(app));
   return listenHttpApp(app, http);
 }
@@ -243,11 +249,16 @@ async function startHttpHere(config: Config, parts: HttpParts, closers: Closers)
  * server listens, stopped before it (closers run in reverse), and its exit on its own stops the
  * node (engine/cometbft/cometBftSupervisor.ts).
  */
-async function superviseCometBft(config: Config, closers: Closers, onFatal: (error: unknown) => void, logger: Logger): Promise<void> {
+async function superviseCometBft(
+  config: Config,
+  closers: Closers,
+  deps: { readonly onFatal: (error: unknown) => void; readonly logger: Logger; readonly clock: Clock },
+): Promise<void> {
+  const { onFatal, logger, clock } = deps;
   if (config.engine.kind !== "cometbft" || config.engine.cometbft_home === "") return;
   const binary = config.engine.cometbft_binary === "" ? defaultCometBftBinary() : config.engine.cometbft_binary;
   const logPath = join(config.data_dir, cometBftLogName);
-  const cometbft = await CometBftSupervisor.start(binary, config.engine.cometbft_home, { logPath, onUnexpectedExit: onFatal });
+  const cometbft = await CometBftSupervisor.start(binary, config.engine.cometbft_home, { logPath, onUnexpectedExit: onFatal, clock });
   closers.add("CometBFT", () => cometbft.stop());
   logger.info({ pid: cometbft.pid, home: config.engine.cometbft_home, log: logPath }, "CometBFT started");
 }

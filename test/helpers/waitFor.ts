@@ -47,3 +47,32 @@ async function attempt<T>(probe: () => T | Promise<T>, retryErrors: boolean): Pr
     return null;
   }
 }
+
+/**
+ * Waits until the code under test has done all it will do by itself: `state` (a count, or a
+ * few joined in a string) reads the same before and after `turns` calls of `turn`, one after
+ * the other, each an exchange that needs the code's event loop to go round (a request answered
+ * by the server under test, in this process). Code that would go on (the bug a test looks for)
+ * changes `state` in those rounds, however slow the machine, where a fixed sleep could end
+ * before it had. Returns the settled state.
+ */
+export async function waitForStill<T>(
+  what: string,
+  state: () => T,
+  turn: () => Promise<unknown>,
+  options: WaitForOptions & { readonly turns?: number } = {},
+): Promise<T> {
+  const turns = options.turns ?? 2;
+  return waitFor(
+    `${what} to hold still`,
+    async () => {
+      const before = state();
+      for (let i = 0; i < turns; i++) {
+        await turn();
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      return state() === before ? { value: before } : null;
+    },
+    { intervalMs: 0, ...options },
+  ).then((settled) => settled.value);
+}

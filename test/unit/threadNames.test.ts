@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { PreparePool, preparePoolOptionsDefault } from "../../src/ledger/preparePool.js";
 import { openThreadedSqliteStore } from "../../src/store/sqlite/threadedStore.js";
+import { waitFor } from "../helpers/waitFor.js";
 
 const dir = mkdtempSync(join(tmpdir(), "ledgerd-thread-names-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -27,11 +28,10 @@ describe("thread names", { skip: process.platform !== "linux" && "names are set 
     try {
       // The writer answered its open; the checkpoint thread it started names itself when its
       // module has loaded, a moment later.
-      let names = threadNames();
-      for (const deadline = Date.now() + 10_000; !names.includes("ledgerd-ckpt") && Date.now() < deadline; ) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
-        names = threadNames();
-      }
+      const names = await waitFor("the checkpoint thread's name", () => {
+        const now = threadNames();
+        return now.includes("ledgerd-ckpt") && now;
+      });
       for (const name of ["ledgerd-verify", "ledgerd-writer", "ledgerd-ckpt"]) {
         assert.ok(!before.includes(name), `${name} before the threads started`);
         assert.ok(names.includes(name), `${name} among ${names.join(", ")}`);

@@ -10,6 +10,7 @@
 // The node listens on ABCI first; CometBFT, started after, connects, runs the Info handshake
 // (replaying the blocks the ledger lacks) and from then on drives the ledger.
 import type { Logger } from "pino";
+import type { Clock } from "../../clock/clock.js";
 import type { LedgerApp } from "../../ledger/ledgerApp.js";
 import type { Store } from "../../store/store.js";
 import type { Door, PreparedBase } from "../../ledger/txKind.js";
@@ -29,6 +30,8 @@ export interface CometBftEngineDeps {
   /** Called once if a block cannot be applied: a broken invariant or a failed disk. */
   readonly onFatal?: (error: unknown) => void;
   readonly logger?: Pick<Logger, "info" | "warn">;
+  /** The timers of the RPC client and the ABCI app; Node's timers by default. */
+  readonly clock?: Clock;
 }
 
 export class CometBftEngine implements Broadcaster, EngineReadiness {
@@ -44,6 +47,7 @@ export class CometBftEngine implements Broadcaster, EngineReadiness {
   /** Listens for CometBFT on ABCI; broadcasts go to its RPC. */
   static async start(options: Partial<CometBftEngineOptions>, deps: CometBftEngineDeps): Promise<CometBftEngine> {
     const o: CometBftEngineOptions = { ...cometBftEngineOptionsDefault, ...options };
+    const clocked = deps.clock === undefined ? {} : { clock: deps.clock };
     const rpc = new CometBftRpcClient({
       url: o.rpcUrl,
       socketsMax: o.rpcSocketsMax,
@@ -51,7 +55,7 @@ export class CometBftEngine implements Broadcaster, EngineReadiness {
       batchMethods: new Set(["broadcast_tx_async", "broadcast_tx_sync"]),
       batchCallsMax: o.rpcBatchCallsMax,
       batchBytesMax: o.rpcBatchBytesMax,
-    });
+    }, clocked);
     // A failed block write reaches both the app (at once) and the server (the next FinalizeBlock
     // throws it): the node hears of it once.
     let fatal = false;
@@ -64,6 +68,7 @@ export class CometBftEngine implements Broadcaster, EngineReadiness {
       ledger: deps.ledger,
       store: deps.store,
       onFatal,
+      ...clocked,
     });
     const listen: AbciListen = o.abciSocketPath !== "" ? { path: o.abciSocketPath } : { host: o.abciHost, port: o.abciPort };
     const logger = deps.logger;

@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { closeSync, existsSync, openSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { systemClock, type Clock } from "../../clock/clock.js";
 
 /** CometBFT's output, in the node's data folder. */
 export const cometBftLogName = "cometbft.log";
@@ -19,13 +20,18 @@ export interface CometBftSupervisorDeps {
   readonly logPath: string;
   /** CometBFT exited while the node did not ask it to. */
   readonly onUnexpectedExit: (error: Error) => void;
+  /** The SIGKILL's timer runs on it; Node's timers by default. */
+  readonly clock?: Clock;
 }
 
 export class CometBftSupervisor {
   #stopping = false;
   readonly #exited: Promise<void>;
 
-  private constructor(private readonly child: ChildProcess) {
+  private constructor(
+    private readonly child: ChildProcess,
+    private readonly clock: Clock,
+  ) {
     this.#exited = new Promise((resolve) => child.once("exit", () => resolve()));
   }
 
@@ -42,7 +48,7 @@ export class CometBftSupervisor {
       child.once("spawn", resolve);
       child.once("error", (error) => reject(new Error(`CometBFT (${binary}) did not start: ${error.message}`)));
     });
-    const supervisor = new CometBftSupervisor(child);
+    const supervisor = new CometBftSupervisor(child, deps.clock ?? systemClock);
     child.once("exit", (code, signal) => {
       if (supervisor.#stopping) return;
       deps.onUnexpectedExit(new Error(`CometBFT exited by itself (${signal ?? `code ${String(code)}`}); its output is in ${deps.logPath}`));
@@ -59,9 +65,9 @@ export class CometBftSupervisor {
     this.#stopping = true;
     if (this.child.exitCode !== null || this.child.signalCode !== null) return;
     this.child.kill("SIGTERM");
-    const timer = setTimeout(() => this.child.kill("SIGKILL"), cometBftStopTimeoutMs);
+    const timer = this.clock.setTimeout(() => this.child.kill("SIGKILL"), cometBftStopTimeoutMs);
     await this.#exited;
-    clearTimeout(timer);
+    this.clock.clearTimeout(timer);
   }
 }
 

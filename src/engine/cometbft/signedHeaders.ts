@@ -1,6 +1,7 @@
 // CometBFT's signed headers for the proofs (http/routes/proofs.ts), read from its RPC's `commit`:
 // a header and the commit that signed it, the last block's when no height is given. A node
 // process and each HTTP worker make their own (one or two calls per proof, none on other routes).
+import type { Clock } from "../../clock/clock.js";
 import { LedgerError } from "../../errors/ledgerError.js";
 import type { SignedHeader } from "../../proofs/verify.js";
 import { CometBftRpcClient, RpcFailure, rpcResponseBytesMaxDefault, type RpcCaller } from "./rpcClient.js";
@@ -14,7 +15,8 @@ export class CometBftSignedHeaders {
     private readonly timeoutMs: number,
   ) {}
 
-  static connect(rpcUrl: string, timeoutMs: number): CometBftSignedHeaders {
+  /** `clock`: the calls' timeouts run on it (rpcClient.ts); Node's timers by default. */
+  static connect(rpcUrl: string, timeoutMs: number, clock?: Clock): CometBftSignedHeaders {
     const rpc = new CometBftRpcClient({
       url: rpcUrl,
       socketsMax: proofRpcSocketsMax,
@@ -22,7 +24,7 @@ export class CometBftSignedHeaders {
       batchMethods: new Set(),
       batchCallsMax: 1,
       batchBytesMax: rpcResponseBytesMaxDefault,
-    });
+    }, clock === undefined ? {} : { clock });
     return new CometBftSignedHeaders(rpc, timeoutMs);
   }
 
@@ -64,8 +66,12 @@ export class CometBftSignedHeaders {
 }
 
 /** The signed headers a node's HTTP API serves with its proofs: CometBFT's, or none (solo). */
-export function signedHeadersOf(engine: { readonly kind: string }, options: { readonly rpcUrl: string }): CometBftSignedHeaders | undefined {
-  return engine.kind === "cometbft" ? CometBftSignedHeaders.connect(options.rpcUrl, signedHeaderTimeoutMs) : undefined;
+export function signedHeadersOf(
+  engine: { readonly kind: string },
+  options: { readonly rpcUrl: string },
+  clock?: Clock,
+): CometBftSignedHeaders | undefined {
+  return engine.kind === "cometbft" ? CometBftSignedHeaders.connect(options.rpcUrl, signedHeaderTimeoutMs, clock) : undefined;
 }
 
 /** A proof waits at most this long for CometBFT's RPC. */

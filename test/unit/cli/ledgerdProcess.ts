@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after } from "node:test";
 import { fileURLToPath } from "node:url";
+import { waitFor } from "../../helpers/waitFor.js";
 
 export const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
 const mainArgs = ["--import", "tsx", "src/cli/main.ts"];
@@ -60,7 +61,6 @@ export interface RunningNode {
 export async function startLedgerd(args: readonly string[], env: Record<string, string> = {}): Promise<RunningNode> {
   const child = spawn(process.execPath, [...mainArgs, "start", ...args], { cwd: repoRoot, env: cleanEnv(env), stdio: ["ignore", "pipe", "pipe"] });
   const lines: LogLine[] = [];
-  const waiters: (() => void)[] = [];
   let stderr = "";
   let buffered = "";
   child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
@@ -68,31 +68,17 @@ export async function startLedgerd(args: readonly string[], env: Record<string, 
     const parts = buffered.split("\n");
     buffered = parts.pop()!;
     for (const part of parts) if (part.trim() !== "") lines.push(JSON.parse(part) as LogLine);
-    for (const wake of waiters.splice(0)) wake();
   });
   child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.once("exit", (code, signal) => {
-      for (const wake of waiters.splice(0)) wake();
-      resolve({ code, signal });
-    });
+    child.once("exit", (code, signal) => resolve({ code, signal }));
   });
 
-  const waitForLine = async (match: (line: LogLine) => boolean, timeoutMs = 20_000): Promise<LogLine> => {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const found = lines.find(match);
-      if (found !== undefined) return found;
-      if (child.exitCode !== null || child.signalCode !== null) {
-        throw new Error(`ledgerd exited (${child.exitCode ?? child.signalCode}):\n${stderr}\n${JSON.stringify(lines)}`);
-      }
-      if (Date.now() > deadline) throw new Error(`timed out waiting for a log line:\n${stderr}\n${JSON.stringify(lines)}`);
-      await new Promise<void>((resolve) => {
-        waiters.push(resolve);
-        setTimeout(resolve, 200);
-      });
-    }
-  };
+  const ended = (): string | null => (child.exitCode ?? child.signalCode) === null ? null : `ledgerd exited (${child.exitCode ?? child.signalCode})`;
+  const waitForLine = (match: (line: LogLine) => boolean, timeoutMs = 20_000): Promise<LogLine> =>
+    waitFor("a log line", () => lines.find(match), { timeoutMs, abortIf: ended }).catch((error: unknown) => {
+      throw new Error(`${error instanceof Error ? error.message : String(error)}:\n${stderr}\n${JSON.stringify(lines)}`);
+    });
 
   const started = await waitForLine((line) => line.msg === "ledgerd started").catch((error: unknown) => {
     child.kill("SIGKILL");

@@ -35,6 +35,8 @@ import { createNodeKey, loadOrCreateNodeKey, newKeyFile, readNodeKey } from "../
 import { startNode, streamsUrlOf } from "../../../src/node/startNode.js";
 import { httpCall, useTempDirs } from "./ledgerdProcess.js";
 import { fakeChannel as fakeChannelOf } from "../../helpers/fakeChannel.js";
+import { ManualClock } from "../../helpers/manualClock.js";
+import { waitFor } from "../../helpers/waitFor.js";
 
 const tempDir = useTempDirs("ledgerd-node-");
 
@@ -285,6 +287,22 @@ describe("startNode", () => {
     }
     assert.equal(lines.at(-1)!["msg"], "ledgerd stopped");
     await assert.rejects(httpCall(node.http.port, "GET", "/"), { code: "ECONNREFUSED" });
+  });
+
+  it("runs its engine on the clock it is given: a block is cut when that clock says", async () => {
+    const clock = new ManualClock();
+    const node = await startNode(testConfig(tempDir(), { "engine.block_interval_ms": "1000" }), { logger: memoryLogger().logger, clock });
+    try {
+      const idle = clock.pending;
+      const posting = httpCall(node.http.port, "POST", "/api/v1/transactions?mode=commit", new TextDecoder().decode(signedCreate(1n, 7)));
+      await waitFor("the block's and the commit timeout's timers on the clock", () => clock.pending === idle + 2);
+      await clock.advance(1000);
+      const posted = await posting;
+      assert.equal(posted.status, 202, posted.body);
+      assert.equal(clock.pending, idle);
+    } finally {
+      await node.close();
+    }
   });
 
   it("refuses a database of another chain or another validator", async () => {

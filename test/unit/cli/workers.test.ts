@@ -12,6 +12,7 @@ import { signTx } from "../../../src/transaction/builders/signTx.js";
 import type { JsonObject } from "../../../src/json/jsonValue.js";
 import { writeJson } from "../../../src/json/writeJson.js";
 import { httpCall, startLedgerd, type LogLine, type RunningNode } from "./ledgerdProcess.js";
+import { waitFor } from "../../helpers/waitFor.js";
 
 const dirs: string[] = [];
 after(() => {
@@ -37,11 +38,7 @@ async function post(node: RunningNode, tx: JsonObject, mode: string): Promise<{ 
 }
 
 async function waitCommitted(node: RunningNode, id: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while ((await httpCall(node.port, "GET", `/api/v1/transactions/${id}`)).status !== 200) {
-    assert.ok(Date.now() < deadline, `${id} not committed in time`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await waitFor(`${id} committed`, async () => (await httpCall(node.port, "GET", `/api/v1/transactions/${id}`)).status === 200);
 }
 
 /** The pids that logged a 4xx answer for `url` (the HTTP API logs those at debug). */
@@ -107,9 +104,12 @@ async function exercise(workers: number, threads: number): Promise<void> {
 
     // Which processes answered: a 404 is logged at debug by the process that answered it.
     const missing = `/api/v1/transactions/${"0".repeat(64)}`;
-    for (let i = 0; i < 3 * workers; i++) assert.equal((await httpCall(node.port, "GET", missing)).status, 404);
-    await node.waitForLine((l) => answeringPids([l], missing).size > 0);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    const asked = 3 * workers;
+    for (let i = 0; i < asked; i++) assert.equal((await httpCall(node.port, "GET", missing)).status, 404);
+    // Each 404 is logged once, by the process that answered it: all of them, not what came in 200 ms.
+    const logged = () => node.lines.filter((l) => l.msg === "HTTP API error" && l["url"] === missing).length;
+    await waitFor(`the ${asked} answers' log lines`, () => logged() >= asked);
+    assert.equal(logged(), asked);
     const pids = answeringPids(node.lines, missing);
     if (workers === 1) {
       assert.deepEqual([...pids], [primaryPid]);

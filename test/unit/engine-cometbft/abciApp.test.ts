@@ -1,6 +1,5 @@
 // The ledger as an ABCI application, through the real socket server and a hand-written client.
 import assert from "node:assert/strict";
-import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, beforeEach, describe, it } from "node:test";
 import {
   CheckTxType,
@@ -16,7 +15,7 @@ import { nextAppHash } from "../../../src/ledger/appHash.js";
 import { LedgerApp } from "../../../src/ledger/ledgerApp.js";
 import type { BlockWrite, Store } from "../../../src/store/store.js";
 import { LedgerAbciApp, appHashBytes, prepareProposal, unaskedCommitsMax } from "../../../src/engine/cometbft/abciApp.js";
-import { AbciServer } from "../../../src/engine/cometbft/abciServer.js";
+import { AbciServer, type AbciHandler } from "../../../src/engine/cometbft/abciServer.js";
 import { bytesOf, create, keypairOf, transfer } from "../../helpers/txFactory.js";
 import { AbciTestClient } from "./abciTestClient.js";
 import { openLedger, type LedgerFixture } from "./ledgerFixture.js";
@@ -35,14 +34,25 @@ let server: AbciServer;
 let consensus: AbciTestClient;
 let mempool: AbciTestClient;
 let fatal: unknown[];
+/** The requests the app was handed, in order ("finalizeBlock 3", "checkTx", ...). */
+let received: string[];
 
 /** The app on a real ABCI socket, with a consensus and a mempool connection. */
 async function startApp(idleSpellMs?: number, ledger: LedgerApp = fx.ledger, clock?: ManualClock): Promise<void> {
   const options = { chainId: "test-chain", version: "9.9.9", ...(idleSpellMs === undefined ? {} : { idleSpellMs }) };
   app = new LedgerAbciApp(options, { ledger, store: fx.store, onFatal: (e) => fatal.push(e), ...(clock === undefined ? {} : { clock }) });
+  received = [];
+  const handler: AbciHandler = {
+    handle: (request, connection) => {
+      const method = Object.keys(request).find((key) => request[key as keyof Request] !== undefined)!;
+      received.push(request.finalizeBlock === undefined ? method : `${method} ${request.finalizeBlock.height}`);
+      return app.handle(request, connection);
+    },
+    closed: (connection) => app.closed(connection),
+  };
   server = await AbciServer.start(
     { listen: { host: "127.0.0.1", port: 0 }, messageBytesMax: 1 << 24, requestsInFlightMax: 1_000, writeBufferBytesMax: 65_536 },
-    { handler: app, onFatal: (e) => fatal.push(e) },
+    { handler, onFatal: (e) => fatal.push(e) },
   );
   consensus = await AbciTestClient.open(server.address);
   mempool = await AbciTestClient.open(server.address);
@@ -388,9 +398,23 @@ function withCommitBlock(store: Store, commitBlock: (block: BlockWrite) => Promi
   });
 }
 
-/** "answered" if `answer` settles within `ms`, else "waiting". */
-async function within<T>(answer: Promise<T>, ms: number): Promise<"answered" | "waiting"> {
-  return Promise.race([answer.then(() => "answered" as const), sleep(ms).then(() => "waiting" as const)]);
+/**
+ * Whether each of `answers` is still unanswered once the app has been handed `requests` (names
+ * as in `received`) and has then answered three Info on a connection of their own: rounds of
+ * its event loop, in which an answer that did not wait would have reached its client.
+ */
+async function stillWaiting(answers: Promise<unknown>[], requests: string[]): Promise<boolean[]> {
+  const answered = answers.map(() => false);
+  answers.forEach((answer, i) => void answer.then(() => (answered[i] = true), () => (answered[i] = true)));
+  await waitFor(`the app to be handed ${requests.join(", ")}`, () => requests.every((r) => received.includes(r)));
+  // Echo, not Info: Info itself waits for a pending block write.
+  const probe = await AbciTestClient.open(server.address);
+  try {
+    for (let i = 0; i < 3; i++) await probe.call({ echo: { message: `probe ${i}` } });
+  } finally {
+    probe.close();
+  }
+  return answered.map((done) => !done);
 }
 
 describe("LedgerAbciApp: Commit answered before the block is durable", () => {
@@ -411,9 +435,11 @@ describe("LedgerAbciApp: Commit answered before the block is durable", () => {
     // A CometBFT restarted alone now asks Info at its handshake: told height 1, it would replay block 2.
     const query = await AbciTestClient.open(server.address);
     const handshake = query.send(info, { flush: {} })[0]!;
-    assert.equal(await within(next, 100), "waiting");
-    assert.equal(await within(recheck, 0), "waiting");
-    assert.equal(await within(handshake, 0), "waiting");
+    assert.deepEqual(
+      await stillWaiting([next, recheck, handshake], ["finalizeBlock 3", "checkTx", "info"]),
+      [true, true, true],
+      "FinalizeBlock 3, recheck, Info",
+    );
 
     disk.release();
     // Block 3 spends block 2's output: it was executed on block 2's state.

@@ -3,7 +3,6 @@
 import assert from "node:assert/strict";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { setTimeout as sleep } from "node:timers/promises";
 import { after, afterEach, before, beforeEach, describe, it } from "node:test";
 import { CometBftBroadcaster, abciResultError, resultError } from "../../../src/engine/cometbft/cometBftBroadcaster.js";
 import { CometBftRpcClient, RpcFailure, parseAnswer } from "../../../src/engine/cometbft/rpcClient.js";
@@ -88,8 +87,10 @@ beforeEach(async () => {
   await fx.ledger.initChain("test-chain", [{ publicKey: "ab".repeat(32), power: 1 }]);
   clock = new ManualClock();
   rpc = new CometBftRpcClient(rpcOptions(url), { clock });
+  // Durable a turn of the event loop later: an answer that did not wait for it would come first
+  // (its promise chain settles within the turn), on any machine.
   const durable = async (): Promise<void> => {
-    await sleep(1);
+    await new Promise((resolve) => setImmediate(resolve));
     durableWaits++;
   };
   broadcaster = new CometBftBroadcaster({ rpcTimeoutMs: 500, commitTimeoutMs: 300 }, { ledger: fx.ledger, rpc, durable });

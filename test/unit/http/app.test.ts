@@ -14,6 +14,7 @@ import { buildHttpApp } from "../../../src/http/httpApp.js";
 import type { Store } from "../../../src/store/store.js";
 import type { PreparedTx } from "../../../src/transaction/types.js";
 import { errorBody, expectJson, get } from "./helpers.js";
+import { waitFor } from "../../helpers/waitFor.js";
 
 const unknownPath =
   "The requested URL was not found on the server. If you entered the URL manually please check your spelling and try again.";
@@ -347,25 +348,31 @@ describe("the HTTP app on a real socket", () => {
   test("a request that arrives while the app closes is 503 with the catalog's body", async () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
+    let entered!: () => void;
+    const broadcasting = new Promise<void>((resolve) => (entered = resolve));
     const broadcaster: Broadcaster = {
       async broadcast() {
+        entered();
         await gate;
         return { json: "{}" } as PreparedTx;
       },
     };
     const closing = await buildHttpApp({}, { store: stubStore({}), broadcaster });
     await closing.listen({ host: "127.0.0.1", port: 0 });
+    let requests = 0;
+    closing.server.on("request", () => requests++);
     const socket = connect((closing.server.address() as AddressInfo).port, "127.0.0.1");
     let received = "";
     socket.on("data", (chunk: Buffer) => (received += chunk.toString("utf8")));
     const ended = new Promise((resolve) => socket.on("close", resolve));
     // The first request holds the connection busy, so closing cannot reap it as idle.
     socket.write("POST /api/v1/transactions HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}");
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await broadcasting;
     const closed = closing.close();
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // The server stops listening once the app's preClose hooks have run: it is closing.
+    await waitFor("the app to close its listener", () => !closing.server.listening);
     socket.write("GET /api/v1/validators HTTP/1.1\r\nHost: x\r\n\r\n");
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await waitFor("the second request to reach the server", () => requests === 2);
     release();
     await closed;
     await ended;

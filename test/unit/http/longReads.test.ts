@@ -13,11 +13,15 @@ import type { FastifyInstance } from "fastify";
 import type { AddressInfo } from "node:net";
 import type { Broadcaster } from "../../../src/engine/broadcaster.js";
 import { buildHttpApp } from "../../../src/http/httpApp.js";
+import { longReadsOf } from "../../../src/http/longReads.js";
+import { streamStallMs } from "../../../src/http/streamJson.js";
 import { SqliteStore } from "../../../src/store/sqlite/sqliteStore.js";
 import type { Batches, Store } from "../../../src/store/store.js";
 import type { CommittedTx } from "../../../src/transaction/committed.js";
 import { block, createTx, publicKey, ref, transferTx } from "../store/fixtures.js";
 import { wholeOf } from "../../helpers/wholeAnswers.js";
+import { ManualClock } from "../../helpers/manualClock.js";
+import { waitFor, waitForStill } from "../../helpers/waitFor.js";
 
 interface Answer {
   readonly status: number;
@@ -52,17 +56,13 @@ function stalledClient(port: number, path: string): Promise<Socket> {
   });
 }
 
-/** Waits until `value()` stops changing (checked every 100 ms, 3 times alike). */
-async function settled(value: () => number): Promise<number> {
-  let last = -1;
-  let alike = 0;
-  while (alike < 3) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    const now = value();
-    alike = now === last && now > 0 ? alike + 1 : 0;
-    last = now;
-  }
-  return last;
+/**
+ * What `value()` comes to once the node on `port` has done all it will do by itself: it has
+ * read something, and reads nothing more while it answers two cheap reads (a GET by id).
+ */
+async function settled(port: number, value: () => number, id: string): Promise<number> {
+  await waitFor("the node's first read", () => value() > 0);
+  return waitForStill("the node's reads", value, () => fetchText(port, `/api/v1/transactions/${id}`));
 }
 
 /** The store, counting the items the HTTP layer takes from it (lists and batches alike). */
@@ -145,6 +145,8 @@ describe("long answers on a real socket", () => {
   const transfers: CommittedTx[] = [];
   let app: FastifyInstance;
   let port: number;
+  /** The app's stall timers run on it: a stalled answer is dropped only when a test says. */
+  const clock = new ManualClock();
 
   before(async () => {
     for (let i = 0; i < 1_500; i++) {
@@ -160,7 +162,7 @@ describe("long answers on a real socket", () => {
       transfers.push(last);
     }
     await store.commitBlock(block(2, [bigAsset, ...transfers]));
-    app = await buildHttpApp({ expensiveReadsMax: 1 }, { store: counting(store, counter), broadcaster: noBroadcaster });
+    app = await buildHttpApp({ expensiveReadsMax: 1 }, { store: counting(store, counter), broadcaster: noBroadcaster, clock });
     await app.listen({ host: "127.0.0.1", port: 0 });
     port = (app.server.address() as AddressInfo).port;
   });
@@ -206,7 +208,7 @@ describe("long answers on a real socket", () => {
     counter.items = 0;
     const socket = await stalledClient(port, `/api/v1/transactions?asset_id=${bigAsset.id}`);
     try {
-      const read = await settled(() => counter.items);
+      const read = await settled(port, () => counter.items, creates[0]!.id);
       assert.ok(read < 41, `the node read ${read} of 41 transactions for a client that reads nothing`);
     } finally {
       socket.destroy();
@@ -223,7 +225,7 @@ describe("long answers on a real socket", () => {
         longDone = true;
         return answer;
       });
-      await new Promise((resolve) => setTimeout(resolve, 30));
+      await waitFor("the long read to begin", () => longReadsOf(slowApp).running === 1);
       const byId = await fetchText(slowPort, `/api/v1/transactions/${creates[1]!.id}`);
       assert.equal(byId.status, 200);
       assert.equal(longDone, false, "the GET by id waited for the whole long read");
@@ -237,7 +239,7 @@ describe("long answers on a real socket", () => {
     counter.items = 0;
     const socket = await stalledClient(port, `/api/v1/transactions?asset_id=${bigAsset.id}`);
     try {
-      await settled(() => counter.items);
+      await settled(port, () => counter.items, creates[0]!.id);
       // expensiveReadsMax is 1 here, and the stalled client holds it.
       for (const list of ["outputs", "balances"]) {
         const other = await fetchText(port, `/api/v1/${list}?public_key=${key}`);
@@ -256,11 +258,27 @@ describe("long answers on a real socket", () => {
       socket.destroy();
     }
     // The stalled read ends with its connection, and its place is free again.
-    let status = 0;
-    for (let i = 0; i < 50 && status !== 200; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      status = (await fetchText(port, `/api/v1/outputs?public_key=${key}`)).status;
+    const path = `/api/v1/outputs?public_key=${key}`;
+    await waitFor("the long read's place to be free", async () => (await fetchText(port, path)).status === 200);
+  });
+
+  test(`a streamed answer whose client takes nothing for ${streamStallMs} ms is dropped, and its place freed`, async () => {
+    const socket = await stalledClient(port, `/api/v1/transactions?asset_id=${bigAsset.id}`);
+    try {
+      // The stall timer is the only one on the app's clock; it is set once the answer streams, and
+      // counts from the node's last read, so the clock moves once the node reads no more.
+      counter.items = 0;
+      await settled(port, () => counter.items, creates[0]!.id);
+      assert.equal(clock.pending, 1);
+      await clock.advance(streamStallMs - 1);
+      assert.equal(longReadsOf(app).running, 1, "dropped before its stall time");
+      assert.equal(clock.pending, 1);
+      await clock.advance(1);
+      await waitFor("the stalled answer to be dropped", () => longReadsOf(app).running === 0);
+      assert.equal(clock.pending, 0);
+      assert.equal((await fetchText(port, `/api/v1/outputs?public_key=${key}`)).status, 200);
+    } finally {
+      socket.destroy();
     }
-    assert.equal(status, 200);
   });
 });

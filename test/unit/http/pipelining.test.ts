@@ -13,6 +13,7 @@ import { buildHttpApp } from "../../../src/http/httpApp.js";
 import { connectionWaitingRequestsMax } from "../../../src/http/limits.js";
 import { startHttpStack, type HttpStack } from "./helpers.js";
 import { parseAnswer, rawExchange } from "./rawSocket.js";
+import { waitFor, waitForStill } from "../../helpers/waitFor.js";
 
 const pipelinedRequestsMax = 2;
 const answerBytes = 1024 * 1024;
@@ -59,9 +60,20 @@ async function pipeline(count: number): Promise<Socket> {
   return socket;
 }
 
-/** Lets the node do all it will do without the client reading: its event loop goes idle. */
-async function settle(): Promise<void> {
-  for (let i = 0; i < 20; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+/** Another client's GET, answered by the node: a round of its event loop. */
+async function otherClient(): Promise<void> {
+  const other = rawExchange(port, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+  assert.equal((await other.answer).status, 200);
+  other.socket.destroy();
+}
+
+/**
+ * Lets the node do all it will do without the client reading: the answers it built and flushed
+ * hold still while it serves another client twice. A node that built every answer would go on
+ * building them in those rounds, however slow the machine.
+ */
+function settle(): Promise<string> {
+  return waitForStill("the answers built and flushed", () => `${built}/${flushed}`, otherClient);
 }
 
 /** Reads `count` answers from `socket`, returning the number each body starts with. */
@@ -89,7 +101,7 @@ function readAnswers(socket: Socket, count: number): Promise<number[]> {
 describe("a client that pipelines requests and does not read the answers", () => {
   test("the node holds at most pipelinedRequestsMax answers it built and could not send", async () => {
     const socket = await pipeline(requests);
-    while (built < pipelinedRequestsMax) await settle();
+    await waitFor(`${pipelinedRequestsMax} answers built`, () => built >= pipelinedRequestsMax);
     await settle();
     // What the kernel's socket buffers took was sent; what is left is in the node's memory.
     const held = built - flushed;
@@ -97,9 +109,7 @@ describe("a client that pipelines requests and does not read the answers", () =>
     assert.ok(built < requests, `all ${built} answers were built without a reader`);
 
     // Another client is served meanwhile.
-    const other = rawExchange(port, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
-    assert.equal((await other.answer).status, 200);
-    other.socket.destroy();
+    await otherClient();
 
     // Once the client reads, every answer comes, in the order asked.
     const numbers = await readAnswers(socket, requests);

@@ -12,7 +12,10 @@ import { LedgerApp } from "../../../src/ledger/ledgerApp.js";
 import { PreparePool, preparePoolOptionsDefault } from "../../../src/ledger/preparePool.js";
 import { SqliteStore } from "../../../src/store/sqlite/sqliteStore.js";
 import type { Store } from "../../../src/store/store.js";
+import { sleepOn } from "../../../src/clock/clock.js";
 import { bytesOf, create, keypairOf, transfer } from "../../helpers/txFactory.js";
+import { ManualClock } from "../../helpers/manualClock.js";
+import { waitForStill } from "../../helpers/waitFor.js";
 
 const dir = mkdtempSync(join(tmpdir(), "ledgerd-check-reads-"));
 const pool = new PreparePool({ ...preparePoolOptionsDefault, threads: 0 });
@@ -21,8 +24,8 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** A real SQLite store whose validator reads take `delayMs` (a round trip), counted. */
-function slowStore(store: Store, delayMs: number): { store: Store; reads: () => number } {
+/** A real SQLite store whose validator reads take `delayMs` of `clock` (a round trip), counted. */
+function slowStore(store: Store, clock: ManualClock, delayMs: number): { store: Store; reads: () => number } {
   let reads = 0;
   const slow = new Proxy(store, {
     get(target, property) {
@@ -30,7 +33,7 @@ function slowStore(store: Store, delayMs: number): { store: Store; reads: () => 
       if (property !== "findTransactions" && property !== "getOutputs") return typeof value === "function" ? value.bind(target) : value;
       return async (...args: unknown[]) => {
         reads++;
-        await new Promise((resolve) => setTimeout(resolve, delayMs));
+        await sleepOn(clock, delayMs);
         return (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
       };
     },
@@ -38,10 +41,26 @@ function slowStore(store: Store, delayMs: number): { store: Store; reads: () => 
   return { store: slow, reads: () => reads };
 }
 
+/**
+ * Moves `clock` on by `stepMs` each time all this process runs waits on it (the timers it holds
+ * stay the same across turns of the event loop), until `stop()`: the reads in flight end
+ * together and the checks that came meanwhile share the next, however fast the machine runs
+ * them (the pool verifies on this thread).
+ */
+async function driveClock(clock: ManualClock, stepMs: number, stop: () => boolean): Promise<void> {
+  while (!stop()) {
+    await waitForStill("the work waiting on the clock", () => clock.pending, async () => undefined);
+    if (clock.pending > 0) await clock.advance(stepMs);
+  }
+}
+
 describe("the checks' reads", () => {
   it("are shared by concurrent checks, with the same answers, while blocks commit", async () => {
     const real = SqliteStore.open({ path: join(dir, "ledger.sqlite") });
-    const { store, reads } = slowStore(real, 10);
+    const clock = new ManualClock();
+    const { store, reads } = slowStore(real, clock, 10);
+    let done = false;
+    const driving = driveClock(clock, 10, () => done);
     try {
       const ledger = await LedgerApp.open({}, { store, pool });
       await ledger.initChain("check-reads", [{ publicKey: "ab".repeat(32), power: 10 }]);
@@ -66,6 +85,8 @@ describe("the checks' reads", () => {
       const made = reads() - before;
       assert.ok(made <= 20, `${made} reads for 150 checks`);
     } finally {
+      done = true;
+      await driving;
       await real.close();
     }
   });
