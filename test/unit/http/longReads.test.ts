@@ -281,4 +281,24 @@ describe("long answers on a real socket", () => {
       socket.destroy();
     }
   });
+
+  test("a streamed answer whose client takes some of it again is held a whole stall time from that read", async () => {
+    const socket = await stalledClient(port, `/api/v1/transactions?asset_id=${bigAsset.id}`);
+    try {
+      counter.items = 0;
+      const first = await settled(port, () => counter.items, creates[0]!.id);
+      await clock.advance(streamStallMs - 1);
+      // The client takes some bytes: the node reads on, and its stall time starts again there.
+      socket.resume();
+      await waitFor("the node to read on", () => counter.items > first);
+      socket.pause();
+      await settled(port, () => counter.items, creates[0]!.id);
+      await clock.advance(streamStallMs - 1);
+      assert.equal(longReadsOf(app).running, 1, "dropped before a stall time from its last read");
+      await clock.advance(1);
+      await waitFor("the stalled answer to be dropped", () => longReadsOf(app).running === 0);
+    } finally {
+      socket.destroy();
+    }
+  });
 });
