@@ -1,0 +1,187 @@
+// The nemesis of a chaos run: a plan of faults drawn from the seed (one at a time, each held a
+// few seconds, then healed, then a quiet gap), and its execution on the cluster: pauses
+// (SIGSTOP, healed by SIGCONT), kills (SIGKILL, healed by restarting the node as `ledgerd
+// testnet start --node I` does), and partitions and bad links through Toxiproxy (healed by a
+// reset). A watchdog restarts a process that died when no fault of ours killed it, and keeps it
+// as an incident: a node that stops itself is a finding.
+import { readFileSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { TestnetProcess } from "../src/testnet/processes.js";
+import type { ChaosCluster } from "./cluster.js";
+import { nemesisLimits as limits, validators } from "./options.js";
+import type { Random } from "./random.js";
+import type { Recorder } from "./recorder.js";
+
+export const faultKinds = [
+  "pause-cometbft",
+  "pause-ledgerd",
+  "pause-both",
+  "pause-two",
+  "kill-ledgerd",
+  "kill-cometbft",
+  "kill-both",
+  "partition-isolate",
+  "partition-split",
+  "partition-oneway",
+  "link-slow",
+  "link-lossy",
+] as const;
+export type FaultKind = (typeof faultKinds)[number];
+
+export interface PlannedFault {
+  readonly kind: FaultKind;
+  /** The nodes it strikes; a split's first side; a one-way cut's sender, then its receiver. */
+  readonly nodes: readonly number[];
+  readonly atMs: number;
+  readonly durationMs: number;
+}
+
+/** The faults of a run of `durationMs` on `size` nodes, from the seed's generator alone. */
+export function planFaults(rng: Random, durationMs: number, size: number): PlannedFault[] {
+  const plan: PlannedFault[] = [];
+  for (let atMs = limits.warmupMs; atMs + limits.faultMsMin <= durationMs; ) {
+    const kind = rng.pick(faultKinds);
+    const durationMsOf = Math.min(rng.between(limits.faultMsMin, limits.faultMsMax), durationMs - atMs);
+    plan.push({ kind, nodes: nodesFor(kind, rng, size), atMs, durationMs: durationMsOf });
+    atMs += durationMsOf + rng.between(limits.gapMsMin, limits.gapMsMax);
+  }
+  return plan;
+}
+
+function nodesFor(kind: FaultKind, rng: Random, size: number): number[] {
+  const validatorIndexes = Array.from({ length: validators }, (_, i) => i);
+  const two = (): number[] => {
+    const first = rng.pick(validatorIndexes);
+    return [first, rng.pick(validatorIndexes.filter((i) => i !== first))];
+  };
+  if (kind === "pause-two" || kind === "partition-oneway") return two();
+  if (kind === "partition-split") {
+    // Two validators on one side, two on the other; the full nodes go with the first or not.
+    const side = two();
+    return rng.chance(0.5) ? [...side, ...Array.from({ length: size - validators }, (_, i) => validators + i)] : side;
+  }
+  return [rng.int(size)];
+}
+
+/** A fault as it ran: when it began and was healed (null if the run ended first). */
+export interface RunFault extends PlannedFault {
+  readonly startedMs: number;
+  readonly healedMs: number | null;
+}
+
+/** A process that died though no fault killed it. */
+export interface Incident {
+  readonly node: number;
+  readonly process: TestnetProcess;
+  readonly atMs: number;
+  /** Its log's last fatal line (level 60 for ledgerd, a panic for CometBFT), if any. */
+  readonly lastWords: string;
+}
+
+export class Nemesis {
+  readonly ran: RunFault[] = [];
+  readonly incidents: Incident[] = [];
+  /** Nodes a kill of ours has down; the watchdog leaves them to the heal. */
+  private readonly killed = new Set<number>();
+
+  constructor(
+    private readonly cluster: ChaosCluster,
+    private readonly recorder: Recorder,
+  ) {}
+
+  /** Runs the plan until it ends or `signal` aborts; the fault under way is healed either way. */
+  async run(plan: readonly PlannedFault[], signal: AbortSignal): Promise<void> {
+    for (const fault of plan) {
+      const wait = fault.atMs - this.recorder.now();
+      if (wait > 0) await sleep(wait, undefined, { signal }).catch(() => undefined);
+      if (signal.aborted) return;
+      const startedMs = this.recorder.now();
+      await this.inject(fault);
+      await sleep(fault.durationMs, undefined, { signal }).catch(() => undefined);
+      await this.heal(fault);
+      this.ran.push({ ...fault, startedMs, healedMs: this.recorder.now() });
+    }
+  }
+
+  /** Every second until `signal` aborts: a process down that no fault of ours took down. */
+  async watch(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      await sleep(1_000, undefined, { signal }).catch(() => undefined);
+      if (!signal.aborted) await this.restartTheDead();
+    }
+  }
+
+  async restartTheDead(): Promise<void> {
+    for (let node = 0; node < this.cluster.size; node++) {
+      if (this.killed.has(node)) continue;
+      const dead = (["ledgerd", "cometbft"] as const).filter((which) => this.cluster.pid(node, which) === null);
+      if (dead.length === 0) continue;
+      // CometBFT ends itself when its ledgerd is gone: the ledgerd is the incident.
+      const which = dead.includes("ledgerd") ? "ledgerd" : "cometbft";
+      this.incidents.push({ node, process: which, atMs: this.recorder.now(), lastWords: lastWordsOf(this.cluster.logPath(node, which), which) });
+      await this.restart(node);
+    }
+  }
+
+  private async inject(fault: PlannedFault): Promise<void> {
+    const [a = 0, b = 0] = fault.nodes;
+    const links = this.cluster.links;
+    switch (fault.kind) {
+      case "pause-cometbft": return this.signalAll(fault.nodes, ["cometbft"], "SIGSTOP");
+      case "pause-ledgerd": return this.signalAll(fault.nodes, ["ledgerd"], "SIGSTOP");
+      case "pause-both":
+      case "pause-two": return this.signalAll(fault.nodes, ["ledgerd", "cometbft"], "SIGSTOP");
+      case "kill-ledgerd": return this.kill(a, ["ledgerd"]);
+      case "kill-cometbft": return this.kill(a, ["cometbft"]);
+      case "kill-both": return this.kill(a, ["cometbft", "ledgerd"]);
+      case "partition-isolate": return links.cut([a], this.others([a]));
+      case "partition-split": return links.cut(fault.nodes, this.others(fault.nodes));
+      case "partition-oneway": return links.cutOneWay(a, b);
+      case "link-slow": return links.slow(a);
+      case "link-lossy": return links.lossy(a);
+    }
+  }
+
+  private async heal(fault: PlannedFault): Promise<void> {
+    if (fault.kind.startsWith("pause-")) return this.signalAll(fault.nodes, ["ledgerd", "cometbft"], "SIGCONT");
+    if (fault.kind.startsWith("kill-")) {
+      for (const node of fault.nodes) {
+        await this.restart(node);
+        this.killed.delete(node);
+      }
+      return;
+    }
+    await this.cluster.links.heal();
+  }
+
+  private signalAll(nodes: readonly number[], which: readonly TestnetProcess[], name: NodeJS.Signals): void {
+    for (const node of nodes) for (const process of which) this.cluster.signal(node, process, name);
+  }
+
+  private kill(node: number, which: readonly TestnetProcess[]): void {
+    this.killed.add(node);
+    this.signalAll([node], which, "SIGKILL");
+  }
+
+  /** Starts what of the node is not running; a failure to start is left to the watchdog. */
+  private async restart(node: number): Promise<void> {
+    await this.cluster.start([node]).catch(() => undefined);
+  }
+
+  private others(nodes: readonly number[]): number[] {
+    return Array.from({ length: this.cluster.size }, (_, i) => i).filter((i) => !nodes.includes(i));
+  }
+}
+
+/** The last fatal line of a process's log: pino's level 60, or a Go panic. */
+function lastWordsOf(path: string, which: TestnetProcess): string {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch {
+    return "";
+  }
+  const lines = text.split("\n");
+  const fatal = which === "ledgerd" ? lines.filter((l) => l.includes('"level":60')) : lines.filter((l) => /panic|CONSENSUS FAILURE|E\[/.test(l));
+  return (fatal.at(-1) ?? lines.filter((l) => l.trim() !== "").at(-1) ?? "").slice(0, 500);
+}
