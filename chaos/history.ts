@@ -97,6 +97,13 @@ export interface NodeSnapshot {
   readonly proofsVerified: boolean;
   /** ledgerd verify-chain's verdict on the node's data folder, run after the node stopped. */
   readonly verifyChainPassed: boolean;
+  /**
+   * Whether the node reached the height the runner waited for (the network's top once the
+   * workload stopped) before its snapshot was taken. A node below the others' top is a failed
+   * recovery unless this is true (blocks committed between two nodes' snapshots leave the
+   * first one a little behind); absent counts as false.
+   */
+  readonly caughtUp?: boolean;
 }
 
 export interface RunRecord {
