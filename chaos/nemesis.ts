@@ -32,20 +32,37 @@ export interface PlannedFault {
   readonly kind: FaultKind;
   /** The nodes it strikes; a split's first side; a one-way cut's sender, then its receiver. */
   readonly nodes: readonly number[];
-  readonly atMs: number;
+  /** The quiet before it: after the warm-up, or after the previous fault's heal. */
+  readonly quietMs: number;
+  /** How long it is held before its heal begins. */
   readonly durationMs: number;
 }
 
-/** The faults of a run of `durationMs` on `size` nodes, from the seed's generator alone. */
+/**
+ * The faults of a run of `durationMs` on `size` nodes, from the seed's generator alone: every
+ * kind once in a shuffled order, then again, so that a short run still sees several kinds. They
+ * fill the run if every heal were instant; a restart takes seconds, so the run ends first and
+ * its last planned faults do not happen.
+ */
 export function planFaults(rng: Random, durationMs: number, size: number): PlannedFault[] {
+  const order = shuffled(faultKinds, rng);
   const plan: PlannedFault[] = [];
-  for (let atMs = limits.warmupMs; atMs + limits.faultMsMin <= durationMs; ) {
-    const kind = rng.pick(faultKinds);
-    const durationMsOf = Math.min(rng.between(limits.faultMsMin, limits.faultMsMax), durationMs - atMs);
-    plan.push({ kind, nodes: nodesFor(kind, rng, size), atMs, durationMs: durationMsOf });
-    atMs += durationMsOf + rng.between(limits.gapMsMin, limits.gapMsMax);
+  for (let atMs = 0, quietMs: number = limits.warmupMs; atMs + quietMs + limits.faultMsMin <= durationMs; quietMs = rng.between(limits.gapMsMin, limits.gapMsMax)) {
+    const kind = order[plan.length % order.length]!;
+    const held = rng.between(limits.faultMsMin, limits.faultMsMax);
+    plan.push({ kind, nodes: nodesFor(kind, rng, size), quietMs, durationMs: held });
+    atMs += quietMs + held;
   }
   return plan;
+}
+
+function shuffled<T>(items: readonly T[], rng: Random): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = rng.int(i + 1);
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
 }
 
 function nodesFor(kind: FaultKind, rng: Random, size: number): number[] {
@@ -92,8 +109,7 @@ export class Nemesis {
   /** Runs the plan until it ends or `signal` aborts; the fault under way is healed either way. */
   async run(plan: readonly PlannedFault[], signal: AbortSignal): Promise<void> {
     for (const fault of plan) {
-      const wait = fault.atMs - this.recorder.now();
-      if (wait > 0) await sleep(wait, undefined, { signal }).catch(() => undefined);
+      await sleep(fault.quietMs, undefined, { signal }).catch(() => undefined);
       if (signal.aborted) return;
       const startedMs = this.recorder.now();
       await this.inject(fault);

@@ -16,8 +16,11 @@ export interface ChaosOptions {
 export const validators = 4;
 export const fullNodes = 1;
 
-/** `--short`, the set CI runs: fixed seeds of about a minute each. */
-export const shortSeeds: readonly number[] = [1, 2, 3];
+/**
+ * `--short`, the set CI runs: fixed seeds of about a minute each, chosen because their first
+ * four faults (what a minute holds) are the twelve kinds, each once.
+ */
+export const shortSeeds: readonly number[] = [1, 3, 22];
 export const shortDurationMs = 60_000;
 
 export const chaosDefaults = {
@@ -28,7 +31,7 @@ export const chaosDefaults = {
 
 export const workloadLimits = {
   /** Clients posting at once. */
-  clients: 6,
+  clients: 8,
   /** Each client's pause between steps, drawn in this range. */
   thinkMsMin: 20,
   thinkMsMax: 150,
@@ -54,10 +57,10 @@ export const nemesisLimits = {
   /** Faults start after the network has run quietly this long. */
   warmupMs: 5_000,
   faultMsMin: 3_000,
-  faultMsMax: 9_000,
+  faultMsMax: 7_000,
   /** The quiet between a heal and the next fault. */
   gapMsMin: 2_000,
-  gapMsMax: 6_000,
+  gapMsMax: 4_000,
   /** Slow links: toxiproxy latency and jitter on every link of the node. */
   slowLatencyMs: 400,
   slowJitterMs: 300,

@@ -16,33 +16,48 @@ import type { ChaosCluster } from "./cluster.js";
 /** How many reads of one node go out at once. */
 const readsInFlight = 8;
 
-/** The snapshot of every node but verify-chain's verdict (the nodes must be stopped for that). */
+/**
+ * The snapshot of every node up to `height` (or its own top, if lower) but verify-chain's
+ * verdict (the nodes must be stopped for that).
+ */
 export async function snapshotNodes(cluster: ChaosCluster, height: number): Promise<Omit<NodeSnapshot, "verifyChainPassed">[]> {
   const genesis = JSON.parse(readFileSync(join(cluster.root, cluster.node(0).home, "config", "genesis.json"), "utf8")) as unknown;
   const trusted = trustedValidatorsOf(genesis);
   const snapshots = [];
   for (let i = 0; i < cluster.size; i++) {
     const node = cluster.node(i);
-    const blocks = await blocksOf(node, height);
+    // A node that does not answer holds nothing the checker can read: not caught up.
+    const top = await topOf(node).catch(() => 0);
+    const blocks = await blocksOf(node, Math.min(top, height), top);
     const ids = blocks.flatMap((b) => b.txIds);
     const transactions = new Map(await inBatches(ids, async (id) => [id, await transactionOf(node, id)] as const));
     const sample = proofSample(blocks, height);
     const verdicts = await inBatches(sample, (id) => proofVerifies(node, id, trusted, cluster.manifest.chainId));
-    snapshots.push({ node: i, blocks, transactions, proofsVerified: verdicts.every(Boolean) });
+    snapshots.push({ node: i, blocks, transactions, proofsVerified: verdicts.every(Boolean), caughtUp: top >= height });
   }
   return snapshots;
 }
 
-async function blocksOf(node: TestnetNode, height: number): Promise<BlockSnapshot[]> {
-  const heights = Array.from({ length: height }, (_, i) => i + 1);
+interface AbciInfo {
+  readonly response: { readonly last_block_height?: string; readonly last_block_app_hash?: string };
+}
+
+async function topOf(node: TestnetNode): Promise<number> {
+  const info = (await rpcResult(node.rpc, "abci_info", workloadLimits.requestMsMax)) as AbciInfo;
+  return Number(info.response.last_block_height ?? 0);
+}
+
+/** Blocks 1 to `height` of a node whose ledger is at `top`, each with the app hash after it. */
+async function blocksOf(node: TestnetNode, height: number, top: number): Promise<BlockSnapshot[]> {
+  // The header of height h + 1 carries the app hash after h; after the top, ABCI Info tells it.
+  const heights = Array.from({ length: Math.min(height + 1, top) }, (_, i) => i + 1);
   const raw = await inBatches(heights, (h) => rpcResult(node.rpc, `block?height=${h}`, workloadLimits.requestMsMax) as Promise<RpcBlock>);
-  const info = (await rpcResult(node.rpc, "abci_info", workloadLimits.requestMsMax)) as { response: { last_block_app_hash?: string } };
-  const lastAppHash = Buffer.from(info.response.last_block_app_hash ?? "", "base64").toString("hex").toUpperCase();
-  return raw.map((result, i) => ({
+  const info = (await rpcResult(node.rpc, "abci_info", workloadLimits.requestMsMax)) as AbciInfo;
+  const topAppHash = Buffer.from(info.response.last_block_app_hash ?? "", "base64").toString("hex").toUpperCase();
+  return raw.slice(0, height).map((result, i) => ({
     height: i + 1,
     txIds: (result.block.data.txs ?? []).map(txIdOf),
-    // The header of height h + 1 carries the app hash after h.
-    appHash: i + 1 < height ? raw[i + 1]!.block.header.app_hash : lastAppHash,
+    appHash: raw[i + 1]?.block.header.app_hash ?? topAppHash,
   }));
 }
 
