@@ -49,6 +49,7 @@ async function topOf(node: TestnetNode): Promise<number> {
 
 /** Blocks 1 to `height` of a node whose ledger is at `top`, each with the app hash after it. */
 async function blocksOf(node: TestnetNode, height: number, top: number): Promise<BlockSnapshot[]> {
+  if (height === 0) return [];
   // The header of height h + 1 carries the app hash after h; after the top, ABCI Info tells it.
   const heights = Array.from({ length: Math.min(height + 1, top) }, (_, i) => i + 1);
   const raw = await inBatches(heights, (h) => rpcResult(node.rpc, `block?height=${h}`, workloadLimits.requestMsMax) as Promise<RpcBlock>);
