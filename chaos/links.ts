@@ -32,24 +32,32 @@ export interface LinkProxy {
 export const proxyName = (from: number, to: number): string => `n${from}-n${to}`;
 
 export class Links {
+  private child: ChildProcess | null = null;
+  /** Times a heal found Toxiproxy's API stuck and started the server again. */
+  restarts = 0;
+
   private constructor(
     private readonly api: string,
-    private readonly child: ChildProcess,
     readonly proxies: readonly LinkProxy[],
+    private readonly logPath: string,
   ) {}
 
   /** Starts toxiproxy-server on `api` (host:port), logging to `logPath`, and makes the proxies. */
   static async start(api: string, proxies: readonly LinkProxy[], logPath: string): Promise<Links> {
-    const [host, port] = api.split(":") as [string, string];
-    const log = openSync(logPath, "a");
-    const child = spawn(toxiproxyBinary(), ["-host", host, "-port", port], { stdio: ["ignore", log, log] });
-    closeSync(log);
-    const links = new Links(api, child, proxies);
-    await links.waitReady();
-    for (const proxy of proxies) {
-      await links.call("POST", "/proxies", { name: proxyName(proxy.from, proxy.to), listen: proxy.listen, upstream: proxy.upstream, enabled: true });
-    }
+    const links = new Links(api, proxies, logPath);
+    await links.launch();
     return links;
+  }
+
+  private async launch(): Promise<void> {
+    const [host, port] = this.api.split(":") as [string, string];
+    const log = openSync(this.logPath, "a");
+    this.child = spawn(toxiproxyBinary(), ["-host", host, "-port", port], { stdio: ["ignore", log, log] });
+    closeSync(log);
+    await this.waitReady(this.child);
+    for (const proxy of this.proxies) {
+      await this.call("POST", "/proxies", { name: proxyName(proxy.from, proxy.to), listen: proxy.listen, upstream: proxy.upstream, enabled: true });
+    }
   }
 
   /** No traffic either way between each node of `a` and each node of `b`. */
@@ -80,15 +88,27 @@ export class Links {
     await this.onEveryLinkOf(node, "reset", reset);
   }
 
-  /** Every proxy enabled again and every toxic removed. */
+  /**
+   * Every proxy enabled again and every toxic removed. Removing a toxic from a link under
+   * traffic can leave Toxiproxy's API without an answer (Shopify/toxiproxy issues 412 and 558,
+   * open): then the server is started again with clean proxies, which drops every peer
+   * connection once (CometBFT dials its persistent peers again).
+   */
   async heal(): Promise<void> {
-    await this.call("POST", "/reset", null);
+    try {
+      await this.call("POST", "/reset", null);
+    } catch {
+      this.restarts++;
+      await this.stop("SIGKILL");
+      await this.launch();
+    }
   }
 
-  async stop(): Promise<void> {
-    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
-    const exited = new Promise((resolveExit) => this.child.once("exit", resolveExit));
-    this.child.kill("SIGTERM");
+  async stop(signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
+    const child = this.child;
+    if (child === null || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolveExit) => child.once("exit", resolveExit));
+    child.kill(signal);
     await exited;
   }
 
@@ -113,10 +133,10 @@ export class Links {
     return answer.text;
   }
 
-  private async waitReady(): Promise<void> {
+  private async waitReady(child: ChildProcess): Promise<void> {
     const deadline = Date.now() + readyMs;
     while (Date.now() < deadline) {
-      if (this.child.exitCode !== null) throw new Error(`toxiproxy-server exited (${this.child.exitCode})`);
+      if (child.exitCode !== null) throw new Error(`toxiproxy-server exited (${child.exitCode})`);
       if ((await httpRequest(`http://${this.api}/version`, "GET", null, apiMs)).status === 200) return;
       await sleep(100);
     }

@@ -98,6 +98,8 @@ export interface Incident {
 export class Nemesis {
   readonly ran: RunFault[] = [];
   readonly incidents: Incident[] = [];
+  /** A fault the nemesis could not inject or heal: the run's own failure, reported as such. */
+  readonly errors: string[] = [];
   /** Nodes a kill of ours has down; the watchdog leaves them to the heal. */
   private readonly killed = new Set<number>();
 
@@ -112,9 +114,9 @@ export class Nemesis {
       await sleep(fault.quietMs, undefined, { signal }).catch(() => undefined);
       if (signal.aborted) return;
       const startedMs = this.recorder.now();
-      await this.inject(fault);
+      await this.inject(fault).catch((error: Error) => this.errors.push(`${fault.kind} [${fault.nodes}]: ${error.message}`));
       await sleep(fault.durationMs, undefined, { signal }).catch(() => undefined);
-      await this.heal(fault);
+      await this.heal(fault).catch((error: Error) => this.errors.push(`heal of ${fault.kind} [${fault.nodes}]: ${error.message}`));
       this.ran.push({ ...fault, startedMs, healedMs: this.recorder.now() });
     }
   }

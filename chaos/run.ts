@@ -70,8 +70,13 @@ async function runSeed(seed: number, durationMs: number, keep: boolean): Promise
     const watchdog = nemesis.watch(watching.signal);
     const work = AbortSignal.timeout(durationMs);
     const clients = Array.from({ length: workloadLimits.clients }, (_, c) => new Client(ctx, c, rng.fork(c + 1)));
-    await Promise.all([nemesis.run(plan, work), ...clients.map((client) => client.run(work))]);
+    const clientsDone = Promise.all(clients.map((client) => client.run(work)));
+    await nemesis.run(plan, work);
+    // Probes go out at once after the last heal, while the clients' last requests finish.
     const problems = await recover(cluster, nemesis, new Client(ctx, clients.length, rng.fork(clients.length + 1)));
+    await clientsDone;
+    problems.push(...nemesis.errors);
+    if (cluster.links.restarts > 0) console.log(`chaos: Toxiproxy's API stuck at a heal; restarted ${cluster.links.restarts} time(s)`);
     watching.abort();
     await watchdog;
     const height = await agreedHeight(cluster, problems);
