@@ -59,6 +59,9 @@ async function runSeed(seed: number, durationMs: number, keep: boolean): Promise
   const plan = planFaults(rng.fork(0), durationMs, validators + fullNodes);
   console.log(`chaos: the plan: ${plan.map((f) => `${f.kind} [${f.nodes.join(",")}] ${f.durationMs} ms`).join(", ")}`);
   const cluster = await ChaosCluster.create(root);
+  // The nodes run detached: an interrupted run stops them before it ends.
+  const interrupted = (): void => void cluster.stop().finally(() => process.exit(130));
+  process.once("SIGINT", interrupted);
   try {
     await cluster.start();
     const recorder = new Recorder();
@@ -91,6 +94,7 @@ async function runSeed(seed: number, durationMs: number, keep: boolean): Promise
     const events = [...recorder.events, ...faultEventsOf(nemesis.ran, recorder.events, committed)];
     return { root, record: { seed, events, nodes }, incidents: nemesis.incidents, problems };
   } finally {
+    process.off("SIGINT", interrupted);
     await cluster.stop().catch(() => undefined);
     if (!keep) rmSync(root, { recursive: true, force: true });
   }
