@@ -7,7 +7,7 @@ import type {
   FaultEvent, HistoryEvent, NodeSnapshot, OutputRef, PostEvent, ReadEvent, RunRecord,
   StreamConnectionEvent, StreamEvent,
 } from "./history.js";
-import { ledgerView, spendsOf, type LedgerView } from "./ledgerView.js";
+import { ledgerView, servedText, spendsOf, type LedgerView } from "./ledgerView.js";
 import { streamCoverage, type StreamCoverage } from "./streamCoverage.js";
 
 /**
@@ -16,8 +16,10 @@ import { streamCoverage, type StreamCoverage } from "./streamCoverage.js";
  */
 export const faultGraceMs = 10_000;
 
-/** What POST /api/v1/transactions answers in every mode once it took the transaction; in
- * `mode=commit`, once it is in a committed block (docs/http-api.md, "Transactions"). */
+/**
+ * What POST /api/v1/transactions answers in every mode once it took the transaction; in
+ * `mode=commit`, once it is in a committed block (docs/http-api.md, "Transactions").
+ */
 const acceptedStatus = 202;
 
 /** The 5xx a node documents while a fault runs: no engine (503), no commit seen in time (504). */
@@ -58,13 +60,18 @@ export interface CheckCounts {
   readonly postsByStatus: Readonly<Record<string, number>>;
   readonly postsUnanswered: number;
   readonly reads: number;
-  /** Distinct transactions in any node's blocks. */
+  /** Distinct transactions in some node's blocks that some node serves. */
   readonly committed: number;
+  /**
+   * Distinct transactions in blocks that no node serves: refused by FinalizeBlock (CometBFT's
+   * blocks keep them), unless one was acknowledged (then it is a lost write).
+   */
+  readonly refusedInBlocks: number;
   /** Distinct transactions answered 202 in `mode=commit`. */
   readonly acknowledgedCommits: number;
-  /** Distinct transactions answered 202 in `async`/`sync` and later in a block. */
+  /** Distinct transactions answered 202 in `async`/`sync` and committed. */
   readonly acceptedThenCommitted: number;
-  /** Distinct transactions answered 202 in `async`/`sync` and in no block. */
+  /** Distinct transactions answered 202 in `async`/`sync` and never committed. */
   readonly acceptedNeverCommitted: number;
   /** Distinct transactions answered 503 or 504 to some post and committed all the same. */
   readonly unavailableButCommitted: number;
@@ -224,6 +231,7 @@ function checkBehind(nodes: readonly NodeSnapshot[], view: LedgerView, add: Add)
 
 interface WriteCounts {
   readonly committed: number;
+  readonly refusedInBlocks: number;
   readonly acknowledgedCommits: number;
   readonly acceptedThenCommitted: number;
   readonly acceptedNeverCommitted: number;
@@ -245,13 +253,13 @@ function checkWrites(
     if (post.status !== acceptedStatus) continue;
     (post.mode === "commit" ? acked : accepted).add(post.txId);
   }
-  const acceptedThenCommitted = [...accepted].filter((id) => view.placeOf.has(id));
+  const acceptedThenCommitted = [...accepted].filter((id) => view.committed.has(id));
   const heldBy = nodes.map((n) => ({ node: n, ids: new Set(n.blocks.flatMap((b) => b.txIds)) }));
   for (const txId of new Set([...acked, ...acceptedThenCommitted])) {
     const height = view.placeOf.get(txId)?.height;
     const reached = (node: NodeSnapshot): boolean => height === undefined || height <= (view.topOf.get(node.node) ?? 0);
     const lost = heldBy.filter(({ node, ids }) => !ids.has(txId) && reached(node)).map((h) => h.node.node);
-    const unserved = heldBy.filter(({ node, ids }) => ids.has(txId) && !node.transactions.has(txId)).map((h) => h.node.node);
+    const unserved = heldBy.filter(({ node, ids }) => ids.has(txId) && servedText(node, txId) === undefined).map((h) => h.node.node);
     if (lost.length > 0) {
       const how = acked.has(txId) ? "acknowledged in mode=commit" : "accepted, then committed";
       const where = height === undefined ? "in no node's blocks" : `committed at height ${height}`;
@@ -262,9 +270,10 @@ function checkWrites(
     }
   }
   const committedWith = (test: (p: PostEvent) => boolean): number =>
-    new Set(posts.filter((p) => test(p) && view.placeOf.has(p.txId)).map((p) => p.txId)).size;
+    new Set(posts.filter((p) => test(p) && view.committed.has(p.txId)).map((p) => p.txId)).size;
   return {
-    committed: view.placeOf.size,
+    committed: view.committed.size,
+    refusedInBlocks: view.placeOf.size - view.committed.size,
     acknowledgedCommits: acked.size,
     acceptedThenCommitted: acceptedThenCommitted.length,
     acceptedNeverCommitted: accepted.size - acceptedThenCommitted.length,
@@ -283,9 +292,9 @@ function checkBytes(
 ): void {
   const postedBodies = new Map<string, Set<string>>();
   for (const post of posts) postedBodies.set(post.txId, (postedBodies.get(post.txId) ?? new Set()).add(post.body));
-  for (const txId of view.placeOf.keys()) {
+  for (const txId of view.committed) {
     const served = nodes.flatMap((n) => {
-      const text = n.transactions.get(txId);
+      const text = servedText(n, txId);
       return text === undefined ? [] : [{ node: n.node, text }];
     });
     const texts = groupNodes(served, (s) => s.text);
@@ -315,15 +324,15 @@ function canonical(text: string): string | null {
 /**
  * The bank check: no output is spent by two different transactions in all the nodes' blocks
  * together (a fork that spends it once on each side counts). What a transaction spends is read
- * from its committed JSON, or from its post when no node serves it.
+ * from its committed JSON (from its post if that is not a transaction's JSON).
  */
 function checkSpends(
   nodes: readonly NodeSnapshot[], posts: readonly PostEvent[], view: LedgerView, add: Add,
 ): ContestCounts {
   const postedSpends = new Map(posts.map((p) => [p.txId, p.spends]));
   const spenders = new Map<OutputRef, Set<string>>();
-  for (const txId of view.placeOf.keys()) {
-    const text = nodes.map((n) => n.transactions.get(txId)).find((t) => t !== undefined);
+  for (const txId of view.committed) {
+    const text = nodes.map((n) => servedText(n, txId)).find((t) => t !== undefined);
     const spends = (text === undefined ? null : spendsOf(text)) ?? postedSpends.get(txId) ?? [];
     for (const output of spends) spenders.set(output, (spenders.get(output) ?? new Set()).add(txId));
   }
@@ -343,7 +352,7 @@ function contestCounts(posts: readonly PostEvent[], view: LedgerView): ContestCo
   for (const txIds of rivals.values()) {
     if (txIds.size < 2) continue;
     counts.attempted++;
-    const winners = [...txIds].filter((id) => view.placeOf.has(id)).length;
+    const winners = [...txIds].filter((id) => view.committed.has(id)).length;
     if (winners === 0) counts.noWinner++;
     else if (winners === 1) counts.oneWinner++;
     else counts.severalWinners++;
@@ -476,6 +485,7 @@ export function formatReport(report: CheckReport): string {
   const lines = [
     `seed ${report.seed}: ${report.ok ? "valid" : `INVALID, ${n} anomal${n === 1 ? "y" : "ies"}`}`,
     `transactions: ${c.posts} posts (${formatStatuses(c.postsByStatus)}), ${c.committed} committed`,
+    `  ${c.refusedInBlocks} in blocks but refused by every node`,
     `  ${c.acknowledgedCommits} acknowledged in mode=commit`,
     `  ${c.acceptedThenCommitted} accepted in async/sync and committed, ${c.acceptedNeverCommitted} never committed`,
     `  ${c.unavailableButCommitted} answered 503/504 and committed all the same`,

@@ -91,7 +91,10 @@ export interface BlockSnapshot {
 export interface NodeSnapshot {
   readonly node: number;
   readonly blocks: readonly BlockSnapshot[];
-  /** Every committed transaction's JSON as the node serves it, by id. */
+  /**
+   * Every committed transaction's JSON as the node serves it, by id. An id in the node's blocks
+   * that it does not serve is absent, or an empty text.
+   */
   readonly transactions: ReadonlyMap<string, string>;
   /** Whether the node's proofs of a sample of transactions verified against the genesis validators. */
   readonly proofsVerified: boolean;

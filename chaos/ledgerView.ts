@@ -1,6 +1,11 @@
 // What the nodes' snapshots say was committed, read once for every check of chaos/checker.ts:
 // one reference chain (at each height, the block most nodes hold), where each committed
 // transaction sits in it, and the outputs each one spends as its committed JSON says.
+//
+// Committed means in a block and served by some node. CometBFT's blocks also carry the
+// transactions FinalizeBlock refused (ledgerd answers them code 1 and stores nothing), so a
+// transaction in blocks that no node serves was refused, not committed (or lost by every node:
+// checker.ts reports that when it was acknowledged).
 import { readJsonOrNull } from "../src/json/readJson.js";
 import { isJsonObject, type JsonValue } from "../src/json/jsonValue.js";
 import type { BlockSnapshot, NodeSnapshot, OutputRef } from "./history.js";
@@ -14,7 +19,9 @@ export interface Place {
 export interface LedgerView {
   /** Every transaction id in any node's blocks, with its place in the reference chain. */
   readonly placeOf: ReadonlyMap<string, Place>;
-  /** The reference chain's transaction ids by height, then index: the order a stream sends. */
+  /** The ids in blocks that some node serves: the committed transactions. */
+  readonly committed: ReadonlySet<string>;
+  /** The committed ids by height, then index: the order a stream sends. */
   readonly order: readonly string[];
   /** Each id's position in `order`. */
   readonly positionOf: ReadonlyMap<string, number>;
@@ -27,6 +34,10 @@ export interface LedgerView {
 }
 
 export function ledgerView(nodes: readonly NodeSnapshot[]): LedgerView {
+  const committed = new Set<string>();
+  for (const node of nodes) {
+    for (const block of node.blocks) for (const id of block.txIds) if (servedText(node, id) !== undefined) committed.add(id);
+  }
   const heights = [...new Set(nodes.flatMap((n) => n.blocks.map((b) => b.height)))].sort((a, b) => a - b);
   const placeOf = new Map<string, Place>();
   const order: string[] = [];
@@ -34,10 +45,10 @@ export function ledgerView(nodes: readonly NodeSnapshot[]): LedgerView {
   const firstPositionOf = new Map<number, number>();
   const blocksOf = nodes.map((n) => new Map(n.blocks.map((b) => [b.height, b])));
   for (const height of heights) {
-    const txIds = majorityBlock(blocksOf, height);
-    if (txIds.length > 0) firstPositionOf.set(height, order.length);
-    txIds.forEach((id, index) => {
+    majorityBlock(blocksOf, height).forEach((id, index) => {
       placeOf.set(id, { height, index });
+      if (!committed.has(id)) return;
+      if (!firstPositionOf.has(height)) firstPositionOf.set(height, order.length);
       positionOf.set(id, order.length);
       order.push(id);
     });
@@ -50,7 +61,13 @@ export function ledgerView(nodes: readonly NodeSnapshot[]): LedgerView {
   }
   const topOf = new Map(nodes.map((n) => [n.node, n.blocks.reduce((top, b) => Math.max(top, b.height), 0)]));
   const top = [...topOf.values()].reduce((a, b) => Math.max(a, b), 0);
-  return { placeOf, order, positionOf, firstPositionOf, topOf, top };
+  return { placeOf, committed, order, positionOf, firstPositionOf, topOf, top };
+}
+
+/** A transaction's JSON as a node serves it; an empty text is what a node did not serve. */
+export function servedText(node: NodeSnapshot, txId: string): string | undefined {
+  const text = node.transactions.get(txId);
+  return text === "" ? undefined : text;
 }
 
 /** The transaction ids most nodes holding `height` hold there (the first node's on a tie). */

@@ -110,6 +110,32 @@ describe("chaos checker", () => {
     assert.match(report.anomalies[0]?.detail ?? "", /not served/);
   });
 
+  test("a write its nodes serve as an empty text (the runner's mark for a 404) is lost", () => {
+    const nodes = [0, 1, 2, 3].map((n) => {
+      const bare = node(n);
+      return { ...bare, transactions: new Map(bare.transactions).set(idOf(t1), "") };
+    });
+    const report = run(cleanEvents().filter((e) => e.type !== "stream"), nodes);
+    assert.deepEqual(kinds(report), ["lost-write"]);
+    assert.deepEqual(report.anomalies[0]?.nodes, [0, 1, 2, 3]);
+    assert.equal(report.counts.refusedInBlocks, 1);
+  });
+
+  test("a rival in CometBFT's block that every node refused is no double spend", () => {
+    const blocks = [...cleanBlocks().slice(0, 2), block(3, [rival])];
+    const nodes = [0, 1, 2, 3].map((n) => {
+      const bare = node(n, blocks);
+      const served = new Map(bare.transactions);
+      served.delete(idOf(rival));
+      return { ...bare, transactions: served };
+    });
+    const report = run(cleanEvents(), nodes);
+    assert.deepEqual(report.anomalies, []);
+    assert.equal(report.counts.committed, 3);
+    assert.equal(report.counts.refusedInBlocks, 1);
+    assert.deepEqual(report.counts.doubleSpends, { attempted: 1, oneWinner: 1, noWinner: 0, severalWinners: 0 });
+  });
+
   test("a double spend: both rivals committed, one block apart", () => {
     const blocks = [...cleanBlocks().slice(0, 2), block(3, [rival])];
     const report = run(cleanEvents(), [0, 1, 2, 3].map((n) => node(n, blocks)));
