@@ -1,7 +1,7 @@
 // Time to recover from each fault, from the history: when the first transaction posted after the
 // fault's heal committed. A commit is known by a 202 in commit mode (its answer's time) or by a
 // stream subscriber receiving it (the first such time); a transaction in no block did not commit.
-import type { FaultEvent, HistoryEvent, PostEvent } from "./history.js";
+import type { FaultEvent, HistoryEvent, NodeSnapshot, PostEvent } from "./history.js";
 import type { RunFault } from "./nemesis.js";
 
 /** The fault events of a run, with `recoveredMs` from the history. */
@@ -40,4 +40,12 @@ function firstCommitAfter(commits: readonly { postedMs: number; committedMs: num
   let first: { postedMs: number; committedMs: number } | null = null;
   for (const commit of commits) if (commit.postedMs >= healedMs && (first === null || commit.postedMs < first.postedMs)) first = commit;
   return first?.committedMs ?? null;
+}
+
+/**
+ * The transactions some node serves: in a block and served (CometBFT's blocks also keep what
+ * ledgerd's FinalizeBlock refused, which no node serves).
+ */
+export function committedIds(nodes: readonly NodeSnapshot[]): Set<string> {
+  return new Set(nodes.flatMap((n) => [...n.transactions].filter(([, text]) => text !== "").map(([id]) => id)));
 }

@@ -21,7 +21,7 @@ import { Nemesis, planFaults, type Incident } from "./nemesis.js";
 import { chaosDefaults, fullNodes, recoveryLimits, validators, shortDurationMs, shortSeeds, workloadLimits, type ChaosOptions } from "./options.js";
 import { Random } from "./random.js";
 import { Recorder } from "./recorder.js";
-import { faultEventsOf } from "./recovery.js";
+import { committedIds, faultEventsOf } from "./recovery.js";
 import { snapshotNodes, verifyChain } from "./snapshot.js";
 import { summaryOf, formatSummary, type RunSummary } from "./summary.js";
 import { Client, runSubscribers } from "./workload.js";
@@ -90,8 +90,7 @@ async function runSeed(seed: number, durationMs: number, keep: boolean): Promise
     const partial = await snapshotNodes(cluster, height);
     await cluster.stop();
     const nodes = partial.map((snapshot, i) => ({ ...snapshot, verifyChainPassed: verifyChainOf(cluster, i, problems) }));
-    const committed = new Set(nodes.flatMap((n) => n.blocks.flatMap((b) => b.txIds)));
-    const events = [...recorder.events, ...faultEventsOf(nemesis.ran, recorder.events, committed)];
+    const events = [...recorder.events, ...faultEventsOf(nemesis.ran, recorder.events, committedIds(nodes))];
     return { root, record: { seed, events, nodes }, incidents: nemesis.incidents, problems };
   } finally {
     process.off("SIGINT", interrupted);

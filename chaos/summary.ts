@@ -3,6 +3,7 @@
 // process that stopped itself, a node that did not recover), each known one named.
 import type { FaultEvent, HistoryEvent, PostEvent, RunRecord } from "./history.js";
 import type { Incident } from "./nemesis.js";
+import { committedIds } from "./recovery.js";
 
 /** Findings already reported in issue 38, by a text their logs or answers carry. */
 const knownIncidents: readonly { readonly text: string; readonly name: string }[] = [
@@ -27,7 +28,7 @@ export interface RunSummary {
 
 export function summaryOf(record: RunRecord, incidents: readonly Incident[], problems: readonly string[]): RunSummary {
   const posts = record.events.filter((e): e is PostEvent => e.type === "post");
-  const committed = new Set(record.nodes.flatMap((n) => n.blocks.flatMap((b) => b.txIds)));
+  const committed = committedIds(record.nodes);
   return {
     seed: record.seed,
     posts: posts.length,
