@@ -191,8 +191,11 @@ export class Nemesis {
   }
 }
 
-/** The last fatal line of a process's log: pino's level 60, or a Go panic. */
-function lastWordsOf(path: string, which: TestnetProcess): string {
+/**
+ * The last fatal line of a process's log: pino's level 60 (its message and its error's, since
+ * the error's other fields, an assertion's whole `actual`, can be long), or a Go panic.
+ */
+export function lastWordsOf(path: string, which: TestnetProcess): string {
   let text: string;
   try {
     text = readFileSync(path, "utf8");
@@ -201,5 +204,17 @@ function lastWordsOf(path: string, which: TestnetProcess): string {
   }
   const lines = text.split("\n");
   const fatal = which === "ledgerd" ? lines.filter((l) => l.includes('"level":60')) : lines.filter((l) => /panic|CONSENSUS FAILURE|E\[/.test(l));
-  return (fatal.at(-1) ?? lines.filter((l) => l.trim() !== "").at(-1) ?? "").slice(0, 500);
+  const line = fatal.at(-1) ?? lines.filter((l) => l.trim() !== "").at(-1) ?? "";
+  return (which === "ledgerd" ? pinoWords(line) : line).slice(0, wordsMax);
+}
+
+const wordsMax = 500;
+
+function pinoWords(line: string): string {
+  try {
+    const entry = JSON.parse(line) as { msg?: unknown; err?: { message?: unknown } };
+    return `${String(entry.msg ?? "")}${entry.err?.message === undefined ? "" : `: ${String(entry.err.message)}`}`;
+  } catch {
+    return line;
+  }
 }

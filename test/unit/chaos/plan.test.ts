@@ -1,12 +1,17 @@
 // The chaos run's seeded parts: the nemesis's plan is the seed's alone, the short set's seeds hold
-// every fault kind, and the time to recover is read from the history as recovery.ts says.
+// every fault kind, the time to recover is read from the history as recovery.ts says, and a
+// process that stopped itself is named by its last fatal words.
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, test } from "node:test";
 import type { HistoryEvent, PostEvent } from "../../../chaos/history.js";
-import { faultKinds, planFaults, type RunFault } from "../../../chaos/nemesis.js";
+import { faultKinds, lastWordsOf, planFaults, type RunFault } from "../../../chaos/nemesis.js";
 import { fullNodes, shortDurationMs, shortSeeds, validators } from "../../../chaos/options.js";
 import { Random } from "../../../chaos/random.js";
 import { faultEventsOf } from "../../../chaos/recovery.js";
+import { summaryOf } from "../../../chaos/summary.js";
 
 const size = validators + fullNodes;
 const planOf = (seed: number) => planFaults(new Random(seed).fork(0), shortDurationMs, size);
@@ -57,5 +62,22 @@ describe("time to recover", () => {
   test("is null when nothing posted after the heal committed, or the fault was never healed", () => {
     assert.equal(faultEventsOf([fault], [post("x", 2_100, 2_200, "commit", 504)], new Set())[0]?.recoveredMs, null);
     assert.equal(faultEventsOf([{ ...fault, healedMs: null }], [], new Set())[0]?.recoveredMs, null);
+  });
+});
+
+describe("a process's last words", () => {
+  test("are ledgerd's last fatal message and its error's, however long the error's other fields", () => {
+    const dir = mkdtempSync(join(tmpdir(), "chaos-words-"));
+    const log = join(dir, "ledgerd.log");
+    const fatal = { level: 60, msg: "the engine stopped after an internal error; the node stops", err: { actual: { cacheKeys: ["x".repeat(2_000)] }, message: "finalizeBlock twice without commit" } };
+    writeFileSync(log, `${JSON.stringify({ level: 30, msg: "started" })}\n${JSON.stringify(fatal)}\n${JSON.stringify({ level: 30, msg: "after" })}\n`);
+    try {
+      const words = lastWordsOf(log, "ledgerd");
+      assert.equal(words, "the engine stopped after an internal error; the node stops: finalizeBlock twice without commit");
+      const incident = { node: 1, process: "ledgerd" as const, atMs: 0, lastWords: words };
+      assert.match(summaryOf({ seed: 1, events: [], nodes: [] }, [incident], []).incidents[0]?.known ?? "", /known \(issue 38\)/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
