@@ -11,7 +11,7 @@ import { packageRoot } from "../src/engine/cometbft/cometBftSupervisor.js";
 import { httpRequest } from "./http.js";
 import { nemesisLimits } from "./options.js";
 
-const apiMs = 5_000;
+const apiMs = 2_000;
 const readyMs = 10_000;
 
 /** The toxiproxy-server binary this package installs; fails with how to get it. */
