@@ -4,7 +4,10 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTomlValues } from "../src/engine/cometbft/cometBftConfig.js";
-import { createTestnet, logFile, runningPid, startTestnet, stopTestnet, portStride, type TestnetManifest, type TestnetNode, type TestnetProcess } from "../src/testnet/testnet.js";
+import {
+  createTestnet, logFile, portStride, runningPid, startTestnet, stopTestnet,
+  type TestnetManifest, type TestnetNode, type TestnetProcess,
+} from "../src/testnet/testnet.js";
 import { freeBasePort } from "../test/e2e/cometbft/network.js";
 import { Links, type LinkProxy } from "./links.js";
 import { fullNodes, recoveryLimits, timeoutCommitMs, validators } from "./options.js";
@@ -92,7 +95,9 @@ function proxiesOf(nodes: readonly TestnetNode[], basePort: number): LinkProxy[]
 }
 
 /** persistent_peers at the node's proxies, and no peer exchange that would tell real addresses. */
-function peersThroughProxies(root: string, node: TestnetNode, i: number, nodes: readonly TestnetNode[], proxies: readonly LinkProxy[]): void {
+function peersThroughProxies(
+  root: string, node: TestnetNode, i: number, nodes: readonly TestnetNode[], proxies: readonly LinkProxy[],
+): void {
   const path = join(root, node.home, "config", "config.toml");
   const peers = proxies.filter((p) => p.from === i).map((p) => `${nodes[p.to]!.nodeId}@${p.listen}`);
   const edits = [

@@ -56,7 +56,8 @@ export class Links {
     closeSync(log);
     await this.waitReady(this.child);
     for (const proxy of this.proxies) {
-      await this.call("POST", "/proxies", { name: proxyName(proxy.from, proxy.to), listen: proxy.listen, upstream: proxy.upstream, enabled: true });
+      const name = proxyName(proxy.from, proxy.to);
+      await this.call("POST", "/proxies", { name, listen: proxy.listen, upstream: proxy.upstream, enabled: true });
     }
   }
 
@@ -122,14 +123,18 @@ export class Links {
     }
   }
 
-  private async toxic(from: number, to: number, stream: "upstream" | "downstream", label: string, toxic: Record<string, unknown>): Promise<void> {
+  private async toxic(
+    from: number, to: number, stream: "upstream" | "downstream", label: string, toxic: Record<string, unknown>,
+  ): Promise<void> {
     const name = proxyName(from, to);
     await this.call("POST", `/proxies/${name}/toxics`, { name: `${label}-${stream}`, stream, toxicity: 1, ...toxic });
   }
 
   private async call(method: "GET" | "POST", path: string, body: unknown): Promise<string> {
     const answer = await httpRequest(`http://${this.api}${path}`, method, body === null ? "" : JSON.stringify(body), apiMs);
-    if (answer.status === null || answer.status >= 300) throw new Error(`toxiproxy ${method} ${path}: ${answer.status ?? answer.error} ${answer.text}`);
+    if (answer.status === null || answer.status >= 300) {
+      throw new Error(`toxiproxy ${method} ${path}: ${answer.status ?? answer.error} ${answer.text}`);
+    }
     return answer.text;
   }
 

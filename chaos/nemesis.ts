@@ -47,7 +47,8 @@ export interface PlannedFault {
 export function planFaults(rng: Random, durationMs: number, size: number): PlannedFault[] {
   const order = shuffled(faultKinds, rng);
   const plan: PlannedFault[] = [];
-  for (let atMs = 0, quietMs: number = limits.warmupMs; atMs + quietMs + limits.faultMsMin <= durationMs; quietMs = rng.between(limits.gapMsMin, limits.gapMsMax)) {
+  let quietMs: number = limits.warmupMs;
+  for (let atMs = 0; atMs + quietMs + limits.faultMsMin <= durationMs; quietMs = rng.between(limits.gapMsMin, limits.gapMsMax)) {
     const kind = order[plan.length % order.length]!;
     const held = rng.between(limits.faultMsMin, limits.faultMsMax);
     plan.push({ kind, nodes: nodesFor(kind, rng, size), quietMs, durationMs: held });
@@ -136,7 +137,8 @@ export class Nemesis {
       if (dead.length === 0) continue;
       // CometBFT ends itself when its ledgerd is gone: the ledgerd is the incident.
       const which = dead.includes("ledgerd") ? "ledgerd" : "cometbft";
-      this.incidents.push({ node, process: which, atMs: this.recorder.now(), lastWords: lastWordsOf(this.cluster.logPath(node, which), which) });
+      const lastWords = lastWordsOf(this.cluster.logPath(node, which), which);
+      this.incidents.push({ node, process: which, atMs: this.recorder.now(), lastWords });
       await this.restart(node);
     }
   }
@@ -203,7 +205,8 @@ export function lastWordsOf(path: string, which: TestnetProcess): string {
     return "";
   }
   const lines = text.split("\n");
-  const fatal = which === "ledgerd" ? lines.filter((l) => l.includes('"level":60')) : lines.filter((l) => /panic|CONSENSUS FAILURE|E\[/.test(l));
+  const isFatal = which === "ledgerd" ? (l: string) => l.includes('"level":60') : (l: string) => /panic|CONSENSUS FAILURE|E\[/.test(l);
+  const fatal = lines.filter(isFatal);
   const line = fatal.at(-1) ?? lines.filter((l) => l.trim() !== "").at(-1) ?? "";
   return (which === "ledgerd" ? pinoWords(line) : line).slice(0, wordsMax);
 }

@@ -18,7 +18,9 @@ import { checkRun, formatReport } from "./checker.js";
 import { ChaosCluster } from "./cluster.js";
 import type { NodeSnapshot, RunRecord } from "./history.js";
 import { Nemesis, planFaults, type Incident } from "./nemesis.js";
-import { chaosDefaults, fullNodes, recoveryLimits, validators, shortDurationMs, shortSeeds, workloadLimits, type ChaosOptions } from "./options.js";
+import {
+  chaosDefaults, fullNodes, recoveryLimits, shortDurationMs, shortSeeds, validators, workloadLimits, type ChaosOptions,
+} from "./options.js";
 import { Random } from "./random.js";
 import { Recorder } from "./recorder.js";
 import { committedIds, faultEventsOf } from "./recovery.js";
@@ -42,7 +44,8 @@ function parseOptions(argv: readonly string[]): ChaosOptions {
     return Number(text);
   };
   const seeds = values.seed?.map((s) => whole("seed", s)) ?? (values.short ? shortSeeds : [Date.now() % 1_000_000]);
-  const durationMs = values.duration === undefined ? (values.short ? shortDurationMs : chaosDefaults.durationMs) : whole("duration", values.duration) * 1_000;
+  const durationDefaultMs = values.short ? shortDurationMs : chaosDefaults.durationMs;
+  const durationMs = values.duration === undefined ? durationDefaultMs : whole("duration", values.duration) * 1_000;
   return { seeds, durationMs, outDir: resolve(values.out ?? chaosDefaults.outDir), keep: values.keep };
 }
 
@@ -122,7 +125,8 @@ async function agreedHeight(cluster: ChaosCluster, problems: string[]): Promise<
     return (await waitForAgreement(cluster.manifest.nodes, 1, recoveryLimits.agreementMsMax)).height;
   } catch {
     const states = await Promise.all(cluster.manifest.nodes.map(appState));
-    problems.push(`the nodes did not agree on a height and app hash: ${states.map((s) => (s === null ? "down" : `${s.height}`)).join(", ")}`);
+    const heights = states.map((s) => (s === null ? "down" : `${s.height}`)).join(", ");
+    problems.push(`the nodes did not agree on a height and app hash: ${heights}`);
     return Math.max(...states.map((s) => s?.height ?? 0));
   }
 }

@@ -93,7 +93,8 @@ async function proofVerifies(node: TestnetNode, id: string, validators: readonly
 /** `ledgerd verify-chain` on a stopped node's data folder: whether it passed, and its output. */
 export function verifyChain(dataDir: string): { passed: boolean; output: string } {
   const main = join(packageRoot(), "src", "cli", "main.ts");
-  const result = spawnSync(process.execPath, ["--import", "tsx", main, "verify-chain", "--data_dir", dataDir], { encoding: "utf8", cwd: packageRoot() });
+  const args = ["--import", "tsx", main, "verify-chain", "--data_dir", dataDir];
+  const result = spawnSync(process.execPath, args, { encoding: "utf8", cwd: packageRoot() });
   return { passed: result.status === 0, output: `${result.stdout}${result.stderr}`.trim() };
 }
 

@@ -7,7 +7,10 @@ import { committedIds } from "./recovery.js";
 
 /** Findings already reported in issue 38, by a text their logs or answers carry. */
 const knownIncidents: readonly { readonly text: string; readonly name: string }[] = [
-  { text: "finalizeBlock twice without commit", name: "known (issue 38): CometBFT died between FinalizeBlock and Commit; ledgerd stopped at the replay" },
+  {
+    text: "finalizeBlock twice without commit",
+    name: "known (issue 38): CometBFT died between FinalizeBlock and Commit; ledgerd stopped at the replay",
+  },
 ];
 
 export interface RunSummary {
@@ -21,9 +24,16 @@ export interface RunSummary {
   readonly reads: number;
   readonly streamed: number;
   readonly streamReconnects: number;
-  readonly faults: readonly { readonly kind: string; readonly nodes: readonly number[]; readonly heldMs: number | null; readonly recoveryMs: number | null }[];
+  readonly faults: readonly FaultFigures[];
   readonly incidents: readonly (Incident & { readonly known: string | null })[];
   readonly problems: readonly string[];
+}
+
+export interface FaultFigures {
+  readonly kind: string;
+  readonly nodes: readonly number[];
+  readonly heldMs: number | null;
+  readonly recoveryMs: number | null;
 }
 
 export function summaryOf(record: RunRecord, incidents: readonly Incident[], problems: readonly string[]): RunSummary {
@@ -68,11 +78,14 @@ function countBy(keys: readonly string[]): Record<string, number> {
 export function formatSummary(summary: RunSummary): string {
   const lines = [
     `seed ${summary.seed}: ${summary.posts} posts, ${summary.acknowledgedCommits} acknowledged commits, ${summary.committed} committed, ` +
-      `${summary.doubleSpendAttempts} double-spend attempts, ${summary.reads} reads, ${summary.streamed} streamed (${summary.streamReconnects} sockets opened)`,
+      `${summary.doubleSpendAttempts} double-spend attempts, ${summary.reads} reads, ` +
+      `${summary.streamed} streamed (${summary.streamReconnects} sockets opened)`,
     `answers: ${Object.entries(summary.answers).map(([k, v]) => `${k}: ${v}`).join(", ")}`,
     "faults (held ms, recovery ms after the heal):",
     ...summary.faults.map((f) => `  ${f.kind} [${f.nodes.join(",")}] held ${f.heldMs ?? "-"}, recovered ${f.recoveryMs ?? "never"}`),
-    ...summary.incidents.map((i) => `INCIDENT: node ${i.node}'s ${i.process} stopped by itself at ${i.atMs} ms${i.known === null ? "" : ` — ${i.known}`}\n  ${i.lastWords}`),
+    ...summary.incidents.map(
+      (i) => `INCIDENT: node ${i.node}'s ${i.process} stopped by itself at ${i.atMs} ms${i.known === null ? "" : ` — ${i.known}`}\n  ${i.lastWords}`,
+    ),
     ...summary.problems.map((p) => `PROBLEM: ${p}`),
   ];
   return lines.join("\n");

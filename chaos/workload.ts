@@ -73,13 +73,15 @@ export class Client {
   private create(): ChainEnd {
     const owner = this.rng.pick(this.keys);
     const assetData = { chaos: this.ctx.seed, client: this.id, serial: this.serial++ };
-    const unsigned = makeCreate({ issuers: [owner.publicKey], outputs: [{ publicKeys: [owner.publicKey], amount: 1n }], assetData, metadata: null });
+    const outputs = [{ publicKeys: [owner.publicKey], amount: 1n }];
+    const unsigned = makeCreate({ issuers: [owner.publicKey], outputs, assetData, metadata: null });
     return { tx: signTx(unsigned, [owner]), owner };
   }
 
   private transfer(from: ChainEnd, to: Keypair): JsonObject {
     const metadata = { client: this.id, serial: this.serial++ };
-    const unsigned = makeTransfer({ spends: [{ tx: from.tx, outputIndex: 0 }], outputs: [{ publicKeys: [to.publicKey], amount: 1n }], metadata });
+    const outputs = [{ publicKeys: [to.publicKey], amount: 1n }];
+    const unsigned = makeTransfer({ spends: [{ tx: from.tx, outputIndex: 0 }], outputs, metadata });
     return signTx(unsigned, [from.owner]);
   }
 
