@@ -1,33 +1,8 @@
-// A small seeded PRNG (mulberry32) so that randomized tests are reproducible from their seed.
-export class Random {
-  private state: number;
+// The seeded PRNG of chaos runs (chaos/random.ts), with random text for the fuzzing tests, so
+// that randomized tests are reproducible from their seed.
+import { Random as SeededRandom } from "../../chaos/random.js";
 
-  constructor(seed: number) {
-    this.state = seed >>> 0;
-  }
-
-  /** A float in [0, 1). */
-  next(): number {
-    this.state = (this.state + 0x6d2b79f5) >>> 0;
-    let t = this.state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  }
-
-  /** An integer in [0, n). */
-  int(n: number): number {
-    return Math.floor(this.next() * n);
-  }
-
-  pick<T>(items: readonly T[]): T {
-    return items[this.int(items.length)]!;
-  }
-
-  bytes(n: number): Buffer {
-    return Buffer.from(Array.from({ length: n }, () => this.int(256)));
-  }
-
+export class Random extends SeededRandom {
   /** A random string mixing ASCII, Latin, CJK, astral characters and control characters. */
   text(maxLength: number): string {
     const pools = [

@@ -1,0 +1,108 @@
+// A chaos run's network: `ledgerd testnet`'s validators and full nodes (src/testnet), each
+// CometBFT dialing its peers through Toxiproxy (links.ts), and the process controls the nemesis
+// uses: signals to a node's process group, and the restart `ledgerd testnet start --node I` does.
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { setTomlValues } from "../src/engine/cometbft/cometBftConfig.js";
+import {
+  createTestnet, logFile, portStride, runningPid, startTestnet, stopTestnet,
+  type TestnetManifest, type TestnetNode, type TestnetProcess,
+} from "../src/testnet/testnet.js";
+import { freeBasePort } from "../test/e2e/cometbft/network.js";
+import { Links, type LinkProxy } from "./links.js";
+import { fullNodes, recoveryLimits, timeoutCommitMs, validators } from "./options.js";
+
+/** Ports of node i above the testnet's own (offsets 0-4): its proxies to the others, 5-8. */
+const proxyOffset = 5;
+/** Node 0's last free offset: Toxiproxy's API. */
+const toxiproxyApiOffset = 9;
+
+export class ChaosCluster {
+  private constructor(
+    readonly root: string,
+    readonly manifest: TestnetManifest,
+    readonly links: Links,
+  ) {}
+
+  /** Makes the testnet in `root`, points every peer at its proxies, starts Toxiproxy. */
+  static async create(root: string): Promise<ChaosCluster> {
+    const count = validators + fullNodes;
+    const basePort = await freeBasePort(count);
+    const manifest = createTestnet({ validators, fullNodes, dir: root, basePort, timeoutCommitMs, logLevel: "warn" });
+    const proxies = proxiesOf(manifest.nodes, basePort);
+    for (const [i, node] of manifest.nodes.entries()) peersThroughProxies(root, node, i, manifest.nodes, proxies);
+    const links = await Links.start(`127.0.0.1:${basePort + toxiproxyApiOffset}`, proxies, join(root, "toxiproxy.log"));
+    return new ChaosCluster(root, manifest, links);
+  }
+
+  get size(): number {
+    return this.manifest.nodes.length;
+  }
+
+  node(i: number): TestnetNode {
+    const node = this.manifest.nodes[i];
+    if (node === undefined) throw new Error(`no node ${i}`);
+    return node;
+  }
+
+  async start(nodes?: readonly number[]): Promise<void> {
+    await startTestnet(this.root, { readyTimeoutMs: recoveryLimits.readyMsMax, ...(nodes === undefined ? {} : { nodes }) });
+  }
+
+  pid(i: number, which: TestnetProcess): number | null {
+    return runningPid(this.root, this.node(i), which);
+  }
+
+  /**
+   * Sends `name` to the process group of a node's process (each is started detached, its own
+   * group), so that ledgerd's HTTP workers are paused and killed with it. False if not running.
+   */
+  signal(i: number, which: TestnetProcess, name: NodeJS.Signals): boolean {
+    const pid = this.pid(i, which);
+    if (pid === null) return false;
+    try {
+      process.kill(-pid, name);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
+      return false;
+    }
+    return true;
+  }
+
+  logPath(i: number, which: TestnetProcess): string {
+    return logFile(this.root, this.node(i), which);
+  }
+
+  /** Continues every process (a paused one would not hear SIGTERM), then stops all. */
+  async stop(): Promise<void> {
+    for (let i = 0; i < this.size; i++) for (const which of ["ledgerd", "cometbft"] as const) this.signal(i, which, "SIGCONT");
+    await stopTestnet(this.root);
+    await this.links.stop();
+  }
+}
+
+/** Node i's proxy to node j listens on i's ports (the k-th other node at offset 5 + k). */
+function proxiesOf(nodes: readonly TestnetNode[], basePort: number): LinkProxy[] {
+  const proxies: LinkProxy[] = [];
+  for (let from = 0; from < nodes.length; from++) {
+    for (let to = 0, k = 0; to < nodes.length; to++) {
+      if (to === from) continue;
+      const listen = `127.0.0.1:${basePort + portStride * from + proxyOffset + k++}`;
+      proxies.push({ from, to, listen, upstream: nodes[to]!.p2p });
+    }
+  }
+  return proxies;
+}
+
+/** persistent_peers at the node's proxies, and no peer exchange that would tell real addresses. */
+function peersThroughProxies(
+  root: string, node: TestnetNode, i: number, nodes: readonly TestnetNode[], proxies: readonly LinkProxy[],
+): void {
+  const path = join(root, node.home, "config", "config.toml");
+  const peers = proxies.filter((p) => p.from === i).map((p) => `${nodes[p.to]!.nodeId}@${p.listen}`);
+  const edits = [
+    { section: "p2p", key: "persistent_peers", value: peers.join(",") },
+    { section: "p2p", key: "pex", value: false },
+  ];
+  writeFileSync(path, setTomlValues(readFileSync(path, "utf8"), edits));
+}

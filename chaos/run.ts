@@ -1,0 +1,172 @@
+// `npm run chaos`: a seeded fault-injection run (issue 38). Per seed: a testnet of 4 validators
+// and a full node in a temporary folder (real CometBFT and ledgerd processes, as `ledgerd
+// testnet` makes and runs them, peers linked through Toxiproxy), a client workload
+// (workload.ts) and the nemesis (nemesis.ts) drawn from the seed, every fault healed, each node
+// made to commit a new transaction, a snapshot of every node, `verify-chain` on each data
+// folder, and the checker (checker.ts) over the record. Writes to --out/seed-N/ history.jsonl,
+// record.json, report.txt and summary.json; prints the report; a failing seed prints the
+// command that replays it, and the exit code is 1.
+//   npm run chaos -- [--seed N]... [--duration S] [--out DIR] [--keep]
+//   npm run chaos:short            the CI set: fixed seeds of about a minute each
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { parseArgs } from "node:util";
+import { appState, waitForAgreement } from "../test/e2e/cometbft/network.js";
+import { checkRun, formatReport } from "./checker.js";
+import { ChaosCluster } from "./cluster.js";
+import type { NodeSnapshot, RunRecord } from "./history.js";
+import { Nemesis, planFaults, type Incident } from "./nemesis.js";
+import {
+  chaosDefaults, fullNodes, recoveryLimits, shortDurationMs, shortSeeds, validators, workloadLimits, type ChaosOptions,
+} from "./options.js";
+import { Random } from "./random.js";
+import { Recorder } from "./recorder.js";
+import { committedIds, faultEventsOf } from "./recovery.js";
+import { snapshotNodes, verifyChain } from "./snapshot.js";
+import { summaryOf, formatSummary, type RunSummary } from "./summary.js";
+import { Client, runSubscribers } from "./workload.js";
+
+function parseOptions(argv: readonly string[]): ChaosOptions {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: {
+      seed: { type: "string", multiple: true },
+      duration: { type: "string" },
+      short: { type: "boolean", default: false },
+      out: { type: "string" },
+      keep: { type: "boolean", default: false },
+    },
+  });
+  const whole = (name: string, text: string): number => {
+    if (!/^[0-9]+$/.test(text)) throw new Error(`--${name} must be a whole number: ${text}`);
+    return Number(text);
+  };
+  const seeds = values.seed?.map((s) => whole("seed", s)) ?? (values.short ? shortSeeds : [Date.now() % 1_000_000]);
+  const durationDefaultMs = values.short ? shortDurationMs : chaosDefaults.durationMs;
+  const durationMs = values.duration === undefined ? durationDefaultMs : whole("duration", values.duration) * 1_000;
+  return { seeds, durationMs, outDir: resolve(values.out ?? chaosDefaults.outDir), keep: values.keep };
+}
+
+interface SeedResult {
+  readonly record: RunRecord;
+  readonly incidents: readonly Incident[];
+  readonly problems: readonly string[];
+}
+
+/** One seed's run, start to snapshot; the testnet's folder is removed unless `keep`. */
+async function runSeed(seed: number, durationMs: number, keep: boolean): Promise<SeedResult & { root: string }> {
+  const root = mkdtempSync(join(tmpdir(), `ledgerd-chaos-${seed}-`));
+  const rng = new Random(seed);
+  const plan = planFaults(rng.fork(0), durationMs, validators + fullNodes);
+  console.log(`chaos: the plan: ${plan.map((f) => `${f.kind} [${f.nodes.join(",")}] ${f.durationMs} ms`).join(", ")}`);
+  const cluster = await ChaosCluster.create(root);
+  // The nodes run detached: an interrupted run stops them before it ends.
+  const interrupted = (): void => void cluster.stop().finally(() => process.exit(130));
+  process.once("SIGINT", interrupted);
+  try {
+    await cluster.start();
+    const recorder = new Recorder();
+    const ctx = { nodes: cluster.manifest.nodes, recorder, seed };
+    const subscribers = new AbortController();
+    const streaming = runSubscribers(ctx, subscribers.signal);
+    const nemesis = new Nemesis(cluster, recorder);
+    const watching = new AbortController();
+    const watchdog = nemesis.watch(watching.signal);
+    const work = AbortSignal.timeout(durationMs);
+    const clients = Array.from({ length: workloadLimits.clients }, (_, c) => new Client(ctx, c, rng.fork(c + 1)));
+    const clientsDone = Promise.all(clients.map((client) => client.run(work)));
+    await nemesis.run(plan, work);
+    // Probes go out at once after the last heal, while the clients' last requests finish.
+    const problems = await recover(cluster, nemesis, new Client(ctx, clients.length, rng.fork(clients.length + 1)));
+    await clientsDone;
+    problems.push(...nemesis.errors);
+    if (cluster.links.restarts > 0) console.log(`chaos: Toxiproxy's API stuck at a heal; restarted ${cluster.links.restarts} time(s)`);
+    watching.abort();
+    await watchdog;
+    const height = await agreedHeight(cluster, problems);
+    // The stream sends a block once it is durable: a moment for the last ones to arrive.
+    await sleep(1_000);
+    subscribers.abort();
+    await streaming;
+    const partial = await snapshotNodes(cluster, height);
+    await cluster.stop();
+    const nodes = partial.map((snapshot, i) => ({ ...snapshot, verifyChainPassed: verifyChainOf(cluster, i, problems) }));
+    const events = [...recorder.events, ...faultEventsOf(nemesis.ran, recorder.events, committedIds(nodes))];
+    return { root, record: { seed, events, nodes }, incidents: nemesis.incidents, problems };
+  } finally {
+    process.off("SIGINT", interrupted);
+    await cluster.stop().catch(() => undefined);
+    if (!keep) rmSync(root, { recursive: true, force: true });
+  }
+}
+
+/** After the last heal: every process up, and every node commits a new transaction in time. */
+async function recover(cluster: ChaosCluster, nemesis: Nemesis, prober: Client): Promise<string[]> {
+  await nemesis.restartTheDead();
+  const problems: string[] = [];
+  await Promise.all(
+    cluster.manifest.nodes.map(async (_, node) => {
+      const deadline = Date.now() + recoveryLimits.recoveryMsMax;
+      while (Date.now() < deadline) {
+        if ((await prober.probe(node)) === 202) return;
+        await sleep(workloadLimits.pollMs);
+      }
+      problems.push(`node ${node} committed no new transaction within ${recoveryLimits.recoveryMsMax} ms of the last heal`);
+    }),
+  );
+  return problems;
+}
+
+/** The height every node agrees on (block and app hash); else the highest any node reached. */
+async function agreedHeight(cluster: ChaosCluster, problems: string[]): Promise<number> {
+  try {
+    return (await waitForAgreement(cluster.manifest.nodes, 1, recoveryLimits.agreementMsMax)).height;
+  } catch {
+    const states = await Promise.all(cluster.manifest.nodes.map(appState));
+    const heights = states.map((s) => (s === null ? "down" : `${s.height}`)).join(", ");
+    problems.push(`the nodes did not agree on a height and app hash: ${heights}`);
+    return Math.max(...states.map((s) => s?.height ?? 0));
+  }
+}
+
+function verifyChainOf(cluster: ChaosCluster, node: number, problems: string[]): boolean {
+  const result = verifyChain(join(cluster.root, cluster.node(node).dataDir));
+  if (!result.passed) problems.push(`verify-chain failed on node ${node}: ${result.output.slice(0, 500)}`);
+  return result.passed;
+}
+
+function writeOutputs(dir: string, result: SeedResult, reportText: string, summary: RunSummary): void {
+  mkdirSync(dir, { recursive: true });
+  const recorder = new Recorder();
+  for (const event of result.record.events) recorder.add(event);
+  writeFileSync(join(dir, "history.jsonl"), recorder.jsonLines());
+  const nodes = result.record.nodes.map((n: NodeSnapshot) => ({ ...n, transactions: Object.fromEntries(n.transactions) }));
+  writeFileSync(join(dir, "record.json"), `${JSON.stringify({ ...result.record, nodes })}\n`);
+  writeFileSync(join(dir, "report.txt"), reportText);
+  writeFileSync(join(dir, "summary.json"), `${JSON.stringify(summary, null, 2)}\n`);
+}
+
+async function main(): Promise<void> {
+  const options = parseOptions(process.argv.slice(2));
+  const failed: number[] = [];
+  for (const seed of options.seeds) {
+    console.log(`chaos: seed ${seed}, ${options.durationMs / 1_000} s`);
+    const result = await runSeed(seed, options.durationMs, options.keep);
+    const report = checkRun(result.record);
+    const summary = summaryOf(result.record, result.incidents, result.problems);
+    const text = `${formatReport(report)}\n${formatSummary(summary)}\n`;
+    writeOutputs(join(options.outDir, `seed-${seed}`), result, text, summary);
+    console.log(text);
+    if (options.keep) console.log(`chaos: the testnet is kept in ${result.root}`);
+    if (!report.ok || result.incidents.length > 0 || result.problems.length > 0) {
+      failed.push(seed);
+      console.log(`chaos: seed ${seed} FAILED; replay: npm run chaos -- --seed ${seed} --duration ${options.durationMs / 1_000} --keep`);
+    }
+  }
+  console.log(`chaos: ${options.seeds.length - failed.length} of ${options.seeds.length} seeds passed; written to ${options.outDir}`);
+  process.exitCode = failed.length === 0 ? 0 : 1;
+}
+
+await main();

@@ -1,0 +1,83 @@
+// The chaos run's seeded parts: the nemesis's plan is the seed's alone, the short set's seeds hold
+// every fault kind, the time to recover is read from the history as recovery.ts says, and a
+// process that stopped itself is named by its last fatal words.
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, test } from "node:test";
+import type { HistoryEvent, PostEvent } from "../../../chaos/history.js";
+import { faultKinds, lastWordsOf, planFaults, type RunFault } from "../../../chaos/nemesis.js";
+import { fullNodes, shortDurationMs, shortSeeds, validators } from "../../../chaos/options.js";
+import { Random } from "../../../chaos/random.js";
+import { faultEventsOf } from "../../../chaos/recovery.js";
+import { summaryOf } from "../../../chaos/summary.js";
+
+const size = validators + fullNodes;
+const planOf = (seed: number) => planFaults(new Random(seed).fork(0), shortDurationMs, size);
+
+describe("the nemesis's plan", () => {
+  test("the same seed gives the same plan, another seed another", () => {
+    assert.deepEqual(planOf(5), planOf(5));
+    assert.notDeepEqual(planOf(5), planOf(6));
+  });
+
+  test("the short set's first four faults of each seed are the twelve kinds, each once", () => {
+    const kinds = shortSeeds.flatMap((seed) => planOf(seed).slice(0, 4).map((f) => f.kind));
+    assert.deepEqual([...kinds].sort(), [...faultKinds].sort());
+  });
+
+  test("faults on two nodes strike two different validators; a split keeps two validators a side", () => {
+    for (let seed = 1; seed <= 50; seed++) {
+      for (const fault of planOf(seed)) {
+        if (fault.kind === "pause-two" || fault.kind === "partition-oneway") {
+          assert.equal(fault.nodes.length, 2);
+          assert.notEqual(fault.nodes[0], fault.nodes[1]);
+          assert.ok(fault.nodes.every((n) => n < validators));
+        }
+        if (fault.kind === "partition-split") assert.equal(fault.nodes.filter((n) => n < validators).length, 2);
+      }
+    }
+  });
+});
+
+describe("time to recover", () => {
+  const post = (txId: string, atMs: number, endMs: number, mode: PostEvent["mode"], status: number | null): PostEvent =>
+    ({ type: "post", client: 0, node: 0, mode, txId, body: "{}", spends: [], atMs, endMs, status });
+  const fault: RunFault = { kind: "pause-both", nodes: [1], quietMs: 0, durationMs: 1_000, startedMs: 1_000, healedMs: 2_000 };
+
+  test("is when the first transaction posted after the heal committed: its 202 in commit mode, or its first streaming", () => {
+    const events: HistoryEvent[] = [
+      post("before", 1_500, 2_600, "commit", 202),
+      post("lost", 2_050, 2_060, "async", 202),
+      post("first", 2_100, 2_110, "async", 202),
+      post("second", 2_200, 2_300, "commit", 202),
+      { type: "stream", subscriber: 0, node: 0, txId: "first", height: 9, atMs: 2_900 },
+      { type: "stream", subscriber: 1, node: 2, txId: "first", height: 9, atMs: 2_800 },
+    ];
+    const [event] = faultEventsOf([fault], events, new Set(["before", "first", "second"]));
+    assert.equal(event?.recoveredMs, 2_800);
+  });
+
+  test("is null when nothing posted after the heal committed, or the fault was never healed", () => {
+    assert.equal(faultEventsOf([fault], [post("x", 2_100, 2_200, "commit", 504)], new Set())[0]?.recoveredMs, null);
+    assert.equal(faultEventsOf([{ ...fault, healedMs: null }], [], new Set())[0]?.recoveredMs, null);
+  });
+});
+
+describe("a process's last words", () => {
+  test("are ledgerd's last fatal message and its error's, however long the error's other fields", () => {
+    const dir = mkdtempSync(join(tmpdir(), "chaos-words-"));
+    const log = join(dir, "ledgerd.log");
+    const fatal = { level: 60, msg: "the engine stopped after an internal error; the node stops", err: { actual: { cacheKeys: ["x".repeat(2_000)] }, message: "finalizeBlock twice without commit" } };
+    writeFileSync(log, `${JSON.stringify({ level: 30, msg: "started" })}\n${JSON.stringify(fatal)}\n${JSON.stringify({ level: 30, msg: "after" })}\n`);
+    try {
+      const words = lastWordsOf(log, "ledgerd");
+      assert.equal(words, "the engine stopped after an internal error; the node stops: finalizeBlock twice without commit");
+      const incident = { node: 1, process: "ledgerd" as const, atMs: 0, lastWords: words };
+      assert.match(summaryOf({ seed: 1, events: [], nodes: [] }, [incident], []).incidents[0]?.known ?? "", /known \(issue 38\)/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
