@@ -1,6 +1,6 @@
 // Failpoints: named places in the code where a test can have the process killed with SIGKILL,
 // so that a crash lands exactly there instead of wherever timing puts it (in the style of etcd's
-// gofail). A testing aid only, never for production (docs/faults.md, "Crash points"): the
+// gofail). A testing aid only, never for production (docs/failpoints.md): the
 // variable LEDGERD_TEST_FAILPOINTS="name[=count],..." is read once, when this module loads; the
 // count-th time the named place is reached (1 by default) the process writes one line to stderr
 // and kills itself. Unset, `failpoint` costs one comparison. Imports nothing of ours: every
@@ -9,7 +9,7 @@
 /** The variable; LEDGERD_TEST_* is the prefix the settings leave to the project's tooling. */
 export const failpointsEnv = "LEDGERD_TEST_FAILPOINTS";
 
-/** The places, each where its name says (docs/faults.md, "Crash points"). */
+/** The places, each where its name says (docs/failpoints.md). */
 export const failpointNames = ["finalize.mid", "commit.answered-before-durable", "election.conclude", "backup.mid"] as const;
 export type FailpointName = (typeof failpointNames)[number];
 
