@@ -21,6 +21,7 @@ import type { PreparePool } from "./preparePool.js";
 import { PreparedCache, preparedKey, type PreparedKey } from "./preparedCache.js";
 import { RivalWatch } from "./rivalWatch.js";
 import type { AnyTxKind, Door, KindBlock, PreparedBase, StreamEvent } from "./txKind.js";
+import { failpoint } from "../failpoints.js";
 
 export type CheckTxResult =
   | { readonly ok: true; readonly tx: PreparedBase }
@@ -399,6 +400,7 @@ export class LedgerApp {
       validKinds.push(kind);
       const event = kind.event(tx);
       if (event !== null) events.push(event);
+      if (i < prepared.length - 1) failpoint("finalize.mid");
     }
     const commitment = this.commitment.next(height, validIds);
     const appHash = commitment.appHash;

@@ -6,6 +6,7 @@ import { request } from "node:http";
 import { connect } from "node:net";
 import { dirname, extname, join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { failpointsEnv } from "../failpoints.js";
 import { fileURLToPath } from "node:url";
 import { packageRoot } from "../engine/cometbft/cometBftSupervisor.js";
 import { readManifest, type TestnetManifest, type TestnetNode } from "./manifest.js";
@@ -25,6 +26,8 @@ export interface NodeSelection {
 
 export interface StartTestnetOptions extends NodeSelection {
   readonly readyTimeoutMs?: number;
+  /** The ledgerd processes started get this LEDGERD_TEST_FAILPOINTS (a test's crash points, src/failpoints.ts). */
+  readonly failpoints?: string;
 }
 
 /**
@@ -43,6 +46,7 @@ export async function startTestnet(dir: string, options: StartTestnetOptions = {
         ports: [node.http, node.ws, node.abci],
         command: process.execPath,
         args: [...ledgerdEntry(), "start", "--data_dir", join(root, node.dataDir)],
+        env: options.failpoints === undefined ? {} : { [failpointsEnv]: options.failpoints },
         readyUrl: `http://${node.http}/`,
       }),
     ),
@@ -59,17 +63,26 @@ export async function startTestnet(dir: string, options: StartTestnetOptions = {
   );
 }
 
+interface ProcessPlan {
+  readonly ports: readonly string[];
+  readonly command: string;
+  readonly args: readonly string[];
+  /** Added to the environment (which has no LEDGERD_* variable of the caller's). */
+  readonly env?: Readonly<Record<string, string>>;
+  readonly readyUrl: string;
+}
+
 /** Starts one process of a node unless it runs, and waits until `readyUrl` answers. */
 async function startOne(
   root: string,
   node: TestnetNode,
   which: "ledgerd" | "cometbft",
   timeoutMs: number,
-  how: { readonly ports: readonly string[]; readonly command: string; readonly args: readonly string[]; readonly readyUrl: string },
+  how: ProcessPlan,
 ): Promise<void> {
   if (runningPid(root, node, which) !== null) return;
   await assertPortsFree(node, which, how.ports);
-  const child = startProcess(root, node, which, how.command, how.args);
+  const child = startProcess(root, node, which, how);
   await waitUntil(() => httpAnswers(how.readyUrl), timeoutMs, () => exitedError(root, node, which, child));
 }
 
@@ -117,11 +130,12 @@ async function stopProcess(root: string, node: TestnetNode, which: TestnetProces
 }
 
 /** Spawns a node's process detached (it outlives `testnet start`), logging to its file. */
-function startProcess(root: string, node: TestnetNode, which: TestnetProcess, command: string, args: readonly string[]) {
+function startProcess(root: string, node: TestnetNode, which: TestnetProcess, how: ProcessPlan) {
   const log = openSync(logFile(root, node, which), "a");
   try {
-    const child = spawn(command, args, { cwd: packageRoot(), detached: true, stdio: ["ignore", log, log], env: childEnv() });
-    if (child.pid === undefined) throw new Error(`${which} of ${node.name} did not start (${command})`);
+    const env = { ...childEnv(), ...how.env };
+    const child = spawn(how.command, how.args, { cwd: packageRoot(), detached: true, stdio: ["ignore", log, log], env });
+    if (child.pid === undefined) throw new Error(`${which} of ${node.name} did not start (${how.command})`);
     writeFileSync(pidFile(root, node, which), `${child.pid}\n`);
     child.unref();
     return child;

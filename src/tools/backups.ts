@@ -12,6 +12,7 @@ import { SqliteStore } from "../store/sqlite/sqliteStore.js";
 import { lockLedger } from "../node/dataDirLock.js";
 import { packageInfo } from "../node/packageInfo.js";
 import { makeDirs } from "../node/preflight.js";
+import { failpoint } from "../failpoints.js";
 
 const manifestName = "backup.json";
 const databaseName = "ledgerd.sqlite";
@@ -37,6 +38,7 @@ export function backupLedger(config: Config, dest: string): BackupManifest {
   if (existsSync(dest) && readdirSync(dest).length > 0) throw new Error(`${dest} is not empty: a backup never overwrites`);
   mkdirSync(dest, { recursive: true });
   const head = backupDatabase(config.database.path, join(dest, databaseName));
+  failpoint("backup.mid");
   const manifest: BackupManifest = {
     format: "ledgerd-backup",
     version: 1,
@@ -44,7 +46,11 @@ export function backupLedger(config: Config, dest: string): BackupManifest {
     made_at: new Date().toISOString(),
     ledgerd: packageInfo().version,
   };
-  writeFileSync(join(dest, manifestName), `${JSON.stringify(manifest, null, 2)}\n`);
+  // Written last, and whole or not at all (a rename): a backup cut short has none, and restore
+  // refuses it (readManifest).
+  const staged = join(dest, `${manifestName}.partial`);
+  writeFileSync(staged, `${JSON.stringify(manifest, null, 2)}\n`);
+  renameSync(staged, join(dest, manifestName));
   return manifest;
 }
 
@@ -64,8 +70,7 @@ export async function restoreLedger(config: Config, src: string, onProgress?: (h
 }
 
 async function restoreLocked(config: Config, src: string, onProgress?: (height: number, of: number) => void): Promise<ChainReport> {
-  const manifest = JSON.parse(readFileSync(join(src, manifestName), "utf8")) as Partial<BackupManifest>;
-  if (manifest.format !== "ledgerd-backup" || manifest.version !== 1) throw new Error(`${src} holds no ledgerd backup (${manifestName})`);
+  const manifest = readManifest(src);
   const target = config.database.path;
   if (existsSync(target)) throw new Error(`${target} exists: restore into a data folder without a ledger`);
   const staging = join(config.data_dir, `${basename(target)}.restoring`);
@@ -90,4 +95,16 @@ async function restoreLocked(config: Config, src: string, onProgress?: (height: 
     removeDatabaseFiles(staging);
     throw error;
   }
+}
+
+/** The backup's manifest; a folder without one is a backup that did not finish, or none. */
+function readManifest(src: string): Partial<BackupManifest> {
+  const path = join(src, manifestName);
+  if (!existsSync(path)) {
+    const cutShort = existsSync(join(src, databaseName));
+    throw new Error(`${src} holds no ledgerd backup (no ${manifestName}${cutShort ? ": a backup that did not finish" : ""})`);
+  }
+  const manifest = JSON.parse(readFileSync(path, "utf8")) as Partial<BackupManifest>;
+  if (manifest.format !== "ledgerd-backup" || manifest.version !== 1) throw new Error(`${src} holds no ledgerd backup (${manifestName})`);
+  return manifest;
 }

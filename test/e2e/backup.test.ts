@@ -10,6 +10,7 @@ import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, cpSync, wr
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
+import { failpointsEnv } from "../../src/failpoints.js";
 import { create, keypairOf } from "../helpers/txFactory.js";
 import { waitFor } from "../helpers/waitFor.js";
 import { cleanEnv, httpCall, repoRoot, runLedgerd, startLedgerd, type RunningNode } from "../unit/cli/ledgerdProcess.js";
@@ -23,13 +24,13 @@ after(async () => {
 });
 
 /** A command that ends by itself, without blocking this process (whose node serves the load). */
-function ledgerd(args: readonly string[]): Promise<{ status: number | null; out: string }> {
+function ledgerd(args: readonly string[], env: Record<string, string> = {}): Promise<{ status: number | null; signal: string | null; out: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], { cwd: repoRoot, env: cleanEnv() });
+    const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], { cwd: repoRoot, env: cleanEnv(env) });
     let out = "";
     child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
     child.stderr.on("data", (chunk: Buffer) => (out += chunk.toString()));
-    child.on("exit", (status) => resolve({ status, out }));
+    child.on("close", (status, signal) => resolve({ status, signal, out }));
   });
 }
 
@@ -93,6 +94,25 @@ describe("backup and restore", () => {
     }
     const latest = JSON.parse(await get(node, "/api/v1/blocks/latest")) as { height: number };
     assert.equal(latest.height, height);
+  });
+
+  it("a backup killed midway (failpoint backup.mid) is refused by restore, and the node goes on", async () => {
+    // Issue 38: the ledger's copy is written, its backup.json not yet.
+    const cut = join(root, "cut");
+    const killed = await ledgerd(["backup", cut, "--data_dir", original], { [failpointsEnv]: "backup.mid" });
+    assert.equal(killed.signal, "SIGKILL", killed.out);
+    assert.match(killed.out, /^failpoint backup\.mid: SIGKILL$/m);
+    assert.ok(existsSync(join(cut, "ledgerd.sqlite")), "the ledger's copy was written");
+    assert.equal(existsSync(join(cut, "backup.json")), false, "nothing says the backup is complete");
+    const target = join(root, "from-cut");
+    const refused = runLedgerd(["restore", cut, "--data_dir", target]);
+    assert.equal(refused.status, 1);
+    assert.equal(refused.stderr, `ledgerd: ${cut} holds no ledgerd backup (no backup.json: a backup that did not finish)\n`);
+    assert.equal(existsSync(join(target, "ledgerd.sqlite")), false, "nothing a node could start on");
+    const again = await ledgerd(["backup", cut, "--data_dir", original]);
+    assert.notEqual(again.status, 0, "a backup never overwrites, not even a cut one");
+    const answer = await httpCall(running[0]!.port, "POST", "/api/v1/transactions?mode=commit", JSON.stringify(create(keypairOf("backup-owner"), 1n, { after: "cut" })));
+    assert.equal(answer.status, 202, answer.body);
   });
 
   it("refuses a backup that does not verify", () => {

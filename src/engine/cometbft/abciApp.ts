@@ -36,6 +36,7 @@ import type { Store, Validator } from "../../store/store.js";
 import { afterAnswersWritten, type AbciConnection, type AbciHandler } from "./abciServer.js";
 import { encodeUvarint, misbehaviorOf } from "./abciCodec.js";
 import { commitmentOfAppState } from "./genesisAppState.js";
+import { failpoint } from "../../failpoints.js";
 
 /** ABCI result codes: BigchainDB's 0 and 1 (`core.py` CodeTypeOk / CodeTypeError). */
 export const codeOk = 0;
@@ -215,7 +216,10 @@ export class LedgerAbciApp implements AbciHandler {
         void afterAnswersWritten().then(resolve);
       };
     });
-    this.committing = start.then(() => untilStoreReachable(() => ledger.commit(), undefined, this.clock)).then(() => {
+    this.committing = start.then(() => {
+      failpoint("commit.answered-before-durable");
+      return untilStoreReachable(() => ledger.commit(), undefined, this.clock);
+    }).then(() => {
       ledger.releaseUnasked(unaskedCommitsMax);
       this.restartIdleTimer();
     });

@@ -8,6 +8,7 @@ import { reject, type Rejection } from "../../../errors/ledgerError.js";
 import type { ElectionRecord, LedgerStore, Validator, ValidatorSet } from "../../../store/store.js";
 import { electionRejection, newValidatorSet, votesConclude } from "../../../transaction/elections.js";
 import type { PreparedTx } from "../../../transaction/types.js";
+import { failpoint } from "../../../failpoints.js";
 
 /** What elections and votes are checked against, read once per block or check. */
 export interface ElectionState {
@@ -121,6 +122,7 @@ export class ElectionTally {
         const update = { publicKey: record.validatorKey, power: record.power };
         change = { validators: newValidatorSet(set.validators, record), update };
         changed.set(id, { ...next, concludedAt: height });
+        failpoint("election.conclude");
       } else {
         changed.set(id, next);
       }
