@@ -25,6 +25,18 @@ export interface NodeSelection {
 
 export interface StartTestnetOptions extends NodeSelection {
   readonly readyTimeoutMs?: number;
+  /**
+   * For tests of faults: how a node's processes run other than as the testnet's plan says (a
+   * CometBFT build with its clock moved, a ledgerd under libfaketime); the plan is not changed.
+   */
+  readonly launch?: (node: TestnetNode) => NodeLaunch | undefined;
+}
+
+export interface NodeLaunch {
+  /** This node's CometBFT binary instead of the manifest's. */
+  readonly cometbft?: string;
+  /** Variables added to each process's environment. */
+  readonly env?: Partial<Record<TestnetProcess, Readonly<Record<string, string>>>>;
 }
 
 /**
@@ -44,6 +56,7 @@ export async function startTestnet(dir: string, options: StartTestnetOptions = {
         command: process.execPath,
         args: [...ledgerdEntry(), "start", "--data_dir", join(root, node.dataDir)],
         readyUrl: `http://${node.http}/`,
+        env: options.launch?.(node)?.env?.ledgerd,
       }),
     ),
   );
@@ -51,9 +64,10 @@ export async function startTestnet(dir: string, options: StartTestnetOptions = {
     selected.map((node) =>
       startOne(root, node, "cometbft", timeoutMs, {
         ports: [node.rpc, node.p2p],
-        command: manifest.cometbft,
+        command: options.launch?.(node)?.cometbft ?? manifest.cometbft,
         args: ["start", "--home", join(root, node.home)],
         readyUrl: `http://${node.rpc}/status`,
+        env: options.launch?.(node)?.env?.cometbft,
       }),
     ),
   );
@@ -65,11 +79,17 @@ async function startOne(
   node: TestnetNode,
   which: "ledgerd" | "cometbft",
   timeoutMs: number,
-  how: { readonly ports: readonly string[]; readonly command: string; readonly args: readonly string[]; readonly readyUrl: string },
+  how: {
+    readonly ports: readonly string[];
+    readonly command: string;
+    readonly args: readonly string[];
+    readonly readyUrl: string;
+    readonly env: Readonly<Record<string, string>> | undefined;
+  },
 ): Promise<void> {
   if (runningPid(root, node, which) !== null) return;
   await assertPortsFree(node, which, how.ports);
-  const child = startProcess(root, node, which, how.command, how.args);
+  const child = startProcess(root, node, which, how.command, how.args, how.env);
   await waitUntil(() => httpAnswers(how.readyUrl), timeoutMs, () => exitedError(root, node, which, child));
 }
 
@@ -117,10 +137,10 @@ async function stopProcess(root: string, node: TestnetNode, which: TestnetProces
 }
 
 /** Spawns a node's process detached (it outlives `testnet start`), logging to its file. */
-function startProcess(root: string, node: TestnetNode, which: TestnetProcess, command: string, args: readonly string[]) {
+function startProcess(root: string, node: TestnetNode, which: TestnetProcess, command: string, args: readonly string[], env: Readonly<Record<string, string>> = {}) {
   const log = openSync(logFile(root, node, which), "a");
   try {
-    const child = spawn(command, args, { cwd: packageRoot(), detached: true, stdio: ["ignore", log, log], env: childEnv() });
+    const child = spawn(command, args, { cwd: packageRoot(), detached: true, stdio: ["ignore", log, log], env: { ...childEnv(), ...env } });
     if (child.pid === undefined) throw new Error(`${which} of ${node.name} did not start (${command})`);
     writeFileSync(pidFile(root, node, which), `${child.pid}\n`);
     child.unref();
