@@ -1,25 +1,28 @@
 // Issue 38: clock skew on a real 4-validator testnet. Two validators' whole nodes run with their
-// clocks moved: node 1 three minutes ahead, node 2 thirty seconds behind (under CometBFT's
-// block_time_tolerance of 60 s; docs/faults.md says what a clock further behind does). Their
-// CometBFT is the test-only clock-offset build (scripts/build-cometbft-variant.sh: Go's time.Now
-// moved by CMT_CLOCK_OFFSET; libfaketime cannot reach a Go program), their ledgerd runs under
-// libfaketime. Transactions posted to the skewed nodes and to the honest ones all commit; every
-// node serves them and agrees on the app hash; each block's time (BFT time, the weighted median
-// of the previous height's precommit timestamps) rises and stays within the honest validators'
-// timestamps, though node 1 signs three minutes ahead; and `ledgerd doctor` on the node behind
-// says its clock is behind the network's. It needs CometBFT (scripts/install-cometbft.sh) and
-// faketime (scripts/prerequisites.mjs), and builds the variant once into .cache.
+// clocks moved: node 1 three minutes ahead, node 2 thirty seconds behind. Their CometBFT is the
+// test-only clock-offset build (scripts/build-cometbft-variant.sh: Go's time.Now moved by
+// CMT_CLOCK_OFFSET; libfaketime cannot reach a Go program), their ledgerd runs under libfaketime.
+// Transactions posted to the skewed nodes and to the honest ones all commit; every node serves
+// them and agrees on the app hash; each block's time (BFT time, the weighted median of the
+// previous height's precommit timestamps) rises and stays within the honest validators'
+// timestamps, though node 1 signs three minutes ahead; `ledgerd doctor` on the node behind says
+// its clock is behind the network's. Then node 2 runs 90 s behind, past CometBFT's
+// block_time_tolerance (60 s): its CometBFT finds the next block "too far in the future" and its
+// consensus stops, while the other three go on; with its clock right again it catches up.
+// It needs CometBFT (scripts/install-cometbft.sh) and faketime (scripts/prerequisites.mjs), and
+// builds the variant once into .cache.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import type { JsonObject } from "../../../src/json/jsonValue.js";
-import { createTestnet, startTestnet, stopTestnet, type NodeLaunch, type TestnetManifest, type TestnetNode } from "../../../src/testnet/testnet.js";
+import { createTestnet, logFile, startTestnet, stopTestnet, type NodeLaunch, type TestnetManifest, type TestnetNode } from "../../../src/testnet/testnet.js";
 import { makeRandomKeypair } from "../../../src/transaction/builders/makeRandomKeypair.js";
 import { create, transfer } from "../../helpers/txFactory.js";
+import { waitFor } from "../../helpers/waitFor.js";
 import { freeBasePort, getText, nodeOf, post, requireCometBft, rpc, waitForAgreement, withoutLedgerdEnv } from "./network.js";
 
 const validators = 4;
@@ -29,6 +32,13 @@ const skews = [
   { index: 2, go: "-30s", faketime: "-30s", ms: -30_000 },
 ] as const;
 const honestIndexes = [0, 3];
+/** Past CometBFT v0.38's block_time_tolerance (60 s by default) behind the network. */
+const farBehind = { index: 2, go: "-90s", faketime: "-90s" } as const;
+/**
+ * The genesis is made this far in the past: a CometBFT whose clock reads before the genesis time
+ * sleeps until then before it starts (node.go OnStart), at every start.
+ */
+const genesisAgeMs = 60 * 60_000;
 /** Rounds of posts, each one CREATE to every node and one TRANSFER of the chain. */
 const rounds = 3;
 const repo = fileURLToPath(new URL("../../../", import.meta.url));
@@ -54,11 +64,20 @@ function findFakeTimeLibrary(): string {
   return assert.fail("libfaketime is missing: apt-get install -y faketime (npm test installs it as root)");
 }
 
-/** Both processes of a skewed node run `offset` off: CometBFT by the variant, ledgerd by libfaketime. */
-function skewedLaunch(node: TestnetNode): NodeLaunch | undefined {
-  const skew = skews.find((s) => manifest.nodes[s.index]?.name === node.name);
+/** Both processes of a skewed node run off: CometBFT by the variant, ledgerd by libfaketime. */
+function skewedLaunch(node: TestnetNode, among: readonly { index: number; go: string; faketime: string }[] = skews): NodeLaunch | undefined {
+  const skew = among.find((s) => manifest.nodes[s.index]?.name === node.name);
   if (skew === undefined) return undefined;
   return { cometbft: variant, env: { cometbft: { CMT_CLOCK_OFFSET: skew.go }, ledgerd: fakeTimeEnv(skew.faketime) } };
+}
+
+/** Moves the (one) genesis time of every node back by `ageMs`, before the first start. */
+function ageGenesis(ageMs: number): void {
+  const time = new Date(Date.now() - ageMs).toISOString();
+  for (const node of manifest.nodes) {
+    const path = join(root, node.home, "config", "genesis.json");
+    writeFileSync(path, readFileSync(path, "utf8").replace(/"genesis_time": "[^"]*"/, `"genesis_time": "${time}"`));
+  }
 }
 
 /** libfaketime moves the wall clock only: Node's timers (the monotonic clock) run as they should. */
@@ -71,7 +90,8 @@ before(async () => {
   fakeTimeLibrary = findFakeTimeLibrary();
   variant = clockOffsetCometBft();
   manifest = createTestnet({ validators, dir: root, basePort: await freeBasePort(validators), cometbft, timeoutCommitMs: 150, logLevel: "warn" });
-  await startTestnet(root, { launch: skewedLaunch });
+  ageGenesis(genesisAgeMs);
+  await startTestnet(root, { launch: (node) => skewedLaunch(node) });
 });
 
 after(async () => {
@@ -88,11 +108,11 @@ describe("clock skew: a validator three minutes ahead and one thirty seconds beh
     for (const skew of skews) {
       // `cometbft init` stamps the genesis with its clock (cmttime.Now).
       const home = join(root, `clock-probe-${skew.index}`);
-      const before = Date.now();
+      const started = Date.now();
       const init = spawnSync(variant, ["init", "--home", home], { encoding: "utf8", env: { ...process.env, CMT_CLOCK_OFFSET: skew.go } });
       assert.equal(init.status, 0, init.stderr);
       const genesis = ms((JSON.parse(readFileSync(join(home, "config", "genesis.json"), "utf8")) as { genesis_time: string }).genesis_time);
-      assert.ok(genesis >= before + skew.ms && genesis <= Date.now() + skew.ms, `genesis ${new Date(genesis).toISOString()} for ${skew.go}`);
+      assert.ok(genesis >= started + skew.ms && genesis <= Date.now() + skew.ms, `genesis ${new Date(genesis).toISOString()} for ${skew.go}`);
       const node = spawnSync(process.execPath, ["-e", "console.log(Date.now())"], { encoding: "utf8", env: { ...process.env, ...fakeTimeEnv(skew.faketime) } });
       // libfaketime keeps the whole seconds of the offset; allow a second either side.
       const nodeNow = Number(node.stdout.trim()) - skew.ms;
@@ -163,5 +183,31 @@ describe("clock skew: a validator three minutes ahead and one thirty seconds beh
       { encoding: "utf8", cwd: repo, env: { ...withoutLedgerdEnv(), ...fakeTimeEnv(skews[1].faketime) } });
     assert.equal(doctor.status, 1, doctor.stdout + doctor.stderr);
     assert.match(doctor.stdout, /FAIL clock: the latest block's time is [\d.]+ s ahead of this machine's clock/);
+  });
+
+  it("a validator 90 s behind stops at the next block (too far in the future for it); the rest go on; with its clock right it catches up", { timeout: 5 * 60_000 }, async (t) => {
+    const node = nodeOf(manifest, farBehind.index);
+    const others = manifest.nodes.filter((n) => n !== node);
+    await stopTestnet(root, { nodes: [farBehind.index] });
+    await startTestnet(root, { nodes: [farBehind.index], launch: (n) => skewedLaunch(n, [farBehind]) });
+    const log = logFile(root, node, "cometbft");
+    const logged = readFileSync(log, "utf8").length;
+    let sent = 0;
+    const failure = await waitFor("node 2's CometBFT to refuse a block as too far in the future", async () => {
+      assert.equal((await post(others[sent++ % others.length]!, create(makeRandomKeypair(), 1n, { clock: "far behind", sent }), "commit")).status, 202);
+      const text = readFileSync(log, "utf8").slice(logged);
+      return /CONSENSUS FAILURE!!!.*(block time \S+ \S+ \S+ UTC is too far in the future \(wall clock \S+ \S+)/.exec(text)?.[1] ?? null;
+    }, { timeoutMs: 120_000 });
+    const stuck = (await rpc(node, "status")).sync_info.latest_block_height as string;
+    // The other three (3/4 of the power) commit on without it.
+    for (let i = 0; i < 3; i++) assert.equal((await post(others[i]!, create(makeRandomKeypair(), 1n, { clock: "without node 2", i }), "commit")).status, 202);
+    const without = await waitForAgreement(others, Number(stuck) + 1);
+    assert.equal((await rpc(node, "status")).sync_info.latest_block_height, stuck, "node 2 stopped at the height it refused");
+
+    await stopTestnet(root, { nodes: [farBehind.index] });
+    await startTestnet(root, { nodes: [farBehind.index] });
+    const healed = Date.now();
+    const agreed = await waitForAgreement(manifest.nodes, without.height, 120_000);
+    t.diagnostic(`node 2 stopped at height ${stuck} after ${sent} posts ("${failure})"), the rest went on to ${without.height}; with its clock right it agreed at ${agreed.height} ${Date.now() - healed} ms after its restart`);
   });
 });
