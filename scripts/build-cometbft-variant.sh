@@ -11,7 +11,8 @@
 #                    wall-clock read in the binary moves, CometBFT's and its libraries'; the
 #                    monotonic clock (timeouts, timers) does not, as on a machine whose clock is off.
 # Usage: scripts/build-cometbft-variant.sh flush-20ms|flush-when-idle|clock-offset   (prints the binary's path)
-# A binary built by this script's same text with the same Go is kept in .cache and not built again.
+# A binary built by this script's same text with the same Go is kept in .cache (and a copy in the
+# user's cache folder, as scripts/install-cometbft.sh keeps its own) and not built again.
 # Then: LEDGERD_BENCH_COMETBFT_BINARY=<that path> npm run bench cometbft
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,8 +25,17 @@ version="$(tr -d '[:space:]' < scripts/cometbft-version)"
 work="$PWD/.cache/cometbft-variants/$version/$variant"
 # Named cometbft, as the stock binary: the bench tells CometBFT's processes by the binary's name.
 binary="$work/cometbft"
-stamp="$(cat "$0" | sha256sum | cut -c1-16) $(go version)"
-if [ -x "$binary" ] && [ "$(cat "$work/built-by" 2>/dev/null)" = "$stamp" ]; then
+stamp="$(sha256sum < "$0" | cut -c1-16) $(go version)"
+shared="${XDG_CACHE_HOME:-$HOME/.cache}/ledgerd/cometbft-$version-$variant"
+built_by_stamp() {
+  [ -x "$1/cometbft" ] && [ "$(cat "$1/built-by" 2>/dev/null)" = "$stamp" ]
+}
+if built_by_stamp "$work"; then
+  echo "$binary"
+  exit 0
+fi
+if built_by_stamp "$shared"; then
+  mkdir -p "$work" && cp "$shared/cometbft" "$binary" && cp "$shared/built-by" "$work/built-by"
   echo "$binary"
   exit 0
 fi
@@ -117,4 +127,5 @@ esac
 echo "build-cometbft-variant: building $variant of CometBFT $version (takes a minute or more)" >&2
 (cd "$work/src" && GOFLAGS="${GOFLAGS:-} -buildvcs=false" go build ${overlay:-} -o "$binary" ./cmd/cometbft)
 echo "$stamp" > "$work/built-by"
+mkdir -p "$shared" && cp "$binary" "$shared/cometbft.tmp" && mv "$shared/cometbft.tmp" "$shared/cometbft" && cp "$work/built-by" "$shared/built-by" || true
 echo "$binary"
