@@ -5,8 +5,8 @@
 // Transactions posted to the skewed nodes and to the honest ones all commit; every node serves
 // them and agrees on the app hash; each block's time (BFT time, the weighted median of the
 // previous height's precommit timestamps) rises and stays within the honest validators'
-// timestamps, though node 1 signs three minutes ahead; `ledgerd doctor` on the node behind says
-// its clock is behind the network's. Then node 2 runs 90 s behind, past CometBFT's
+// timestamps, though node 1 signs three minutes ahead; `ledgerd doctor` says node 1's clock is
+// ahead (its own precommits) and node 2's behind (a block time ahead of it). Then node 2 runs 90 s behind, past CometBFT's
 // block_time_tolerance (60 s): its CometBFT finds the next block "too far in the future" and its
 // consensus stops, while the other three go on; with its clock right again it catches up.
 // It needs CometBFT (scripts/install-cometbft.sh) and faketime (scripts/prerequisites.mjs), and
@@ -177,12 +177,18 @@ describe("clock skew: a validator three minutes ahead and one thirty seconds beh
     }
   });
 
-  it("`ledgerd doctor` on the node behind says its clock is behind the network's", () => {
-    const behind = nodeOf(manifest, skews[1].index);
-    const doctor = spawnSync(process.execPath, ["--import", "tsx", cliMain, "doctor", "--data_dir", join(root, behind.dataDir)],
-      { encoding: "utf8", cwd: repo, env: { ...withoutLedgerdEnv(), ...fakeTimeEnv(skews[1].faketime) } });
-    assert.equal(doctor.status, 1, doctor.stdout + doctor.stderr);
-    assert.match(doctor.stdout, /FAIL clock: the latest block's time is [\d.]+ s ahead of this machine's clock/);
+  it("`ledgerd doctor` says which node's clock is ahead and which behind, on its own machine's clock", () => {
+    const doctor = (index: number, faketime: string | null) => spawnSync(process.execPath,
+      ["--import", "tsx", cliMain, "doctor", "--data_dir", join(root, nodeOf(manifest, index).dataDir)],
+      { encoding: "utf8", cwd: repo, env: { ...withoutLedgerdEnv(), ...(faketime === null ? {} : fakeTimeEnv(faketime)) } });
+    const ahead = doctor(skews[0].index, skews[0].faketime);
+    assert.equal(ahead.status, 1, ahead.stdout + ahead.stderr);
+    assert.match(ahead.stdout, /FAIL clock: this validator's last precommit is stamped 1[78]\d\.\d s ahead of the other validators'/);
+    const behind = doctor(skews[1].index, skews[1].faketime);
+    assert.equal(behind.status, 1, behind.stdout + behind.stderr);
+    assert.match(behind.stdout, /FAIL clock: the latest block's time is [\d.]+ s ahead of this machine's clock/);
+    const honest = doctor(honestIndexes[0]!, null);
+    assert.match(honest.stdout, /ok {3}clock: no block time ahead of this machine's clock, no precommit of ours ahead/);
   });
 
   it("a validator 90 s behind stops at the next block (too far in the future for it); the rest go on; with its clock right it catches up", { timeout: 5 * 60_000 }, async (t) => {
