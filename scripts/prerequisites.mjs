@@ -12,6 +12,7 @@ export const systemPrograms = [
   { program: "initdb", package: "postgresql", neededBy: "the PostgreSQL tests start a real server" },
   { program: "pg_ctl", package: "postgresql", neededBy: "the PostgreSQL tests start a real server" },
   { program: "chromium", package: "chromium", neededBy: "the explorer's and the proofs' browser tests" },
+  { program: "faketime", package: "faketime", neededBy: "the clock-skew test moves a node's ledgerd clock with its libfaketime" },
 ];
 
 /**

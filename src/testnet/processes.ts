@@ -28,6 +28,18 @@ export interface StartTestnetOptions extends NodeSelection {
   readonly readyTimeoutMs?: number;
   /** The ledgerd processes started get this LEDGERD_TEST_FAILPOINTS (a test's crash points, src/failpoints.ts). */
   readonly failpoints?: string;
+  /**
+   * For tests of faults: how a node's processes run other than as the testnet's plan says (a
+   * CometBFT build with its clock moved, a ledgerd under libfaketime); the plan is not changed.
+   */
+  readonly launch?: (node: TestnetNode) => NodeLaunch | undefined;
+}
+
+export interface NodeLaunch {
+  /** This node's CometBFT binary instead of the manifest's. */
+  readonly cometbft?: string;
+  /** Variables added to each process's environment. */
+  readonly env?: Partial<Record<TestnetProcess, Readonly<Record<string, string>>>>;
 }
 
 /**
@@ -46,7 +58,10 @@ export async function startTestnet(dir: string, options: StartTestnetOptions = {
         ports: [node.http, node.ws, node.abci],
         command: process.execPath,
         args: [...ledgerdEntry(), "start", "--data_dir", join(root, node.dataDir)],
-        env: options.failpoints === undefined ? {} : { [failpointsEnv]: options.failpoints },
+        env: {
+          ...(options.failpoints === undefined ? {} : { [failpointsEnv]: options.failpoints }),
+          ...options.launch?.(node)?.env?.ledgerd,
+        },
         readyUrl: `http://${node.http}/`,
       }),
     ),
@@ -55,8 +70,9 @@ export async function startTestnet(dir: string, options: StartTestnetOptions = {
     selected.map((node) =>
       startOne(root, node, "cometbft", timeoutMs, {
         ports: [node.rpc, node.p2p],
-        command: manifest.cometbft,
+        command: options.launch?.(node)?.cometbft ?? manifest.cometbft,
         args: ["start", "--home", join(root, node.home)],
+        env: { ...options.launch?.(node)?.env?.cometbft },
         readyUrl: `http://${node.rpc}/status`,
       }),
     ),

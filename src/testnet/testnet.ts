@@ -179,6 +179,7 @@ export { defaultCometBftBinary };
 export { readManifest, manifestName, type TestnetManifest, type TestnetNode } from "./manifest.js";
 export {
   logFile,
+  type NodeLaunch,
   pidFile,
   readyTimeoutMsDefault,
   runningPid,

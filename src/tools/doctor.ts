@@ -48,7 +48,7 @@ export async function runDoctor(config: Config, fetch: FetchJson = fetchJson, no
   }
   checks.push(pass("CometBFT RPC", `${config.engine.rpc_url} answers`));
   checks.push(...cometChecks(config, status.result));
-  checks.push(clockCheck(status.result, now()));
+  checks.push(clockCheck(status.result, now(), await latestPrecommits(config, fetch)));
   checks.push(await abciCheck(config, fetch));
   checks.push(await peersCheck(config, fetch, status.result));
   return checks;
@@ -58,8 +58,28 @@ interface CometStatus {
   readonly result: {
     readonly node_info: { readonly version: string; readonly network: string };
     readonly sync_info: { readonly catching_up: boolean; readonly latest_block_height: string; readonly latest_block_time?: string };
-    readonly validator_info: { readonly pub_key: { readonly value: string }; readonly voting_power: string };
+    readonly validator_info: { readonly address: string; readonly pub_key: { readonly value: string }; readonly voting_power: string };
   };
+}
+
+/** A precommit in CometBFT's latest commit (RPC `commit`): who signed, when by its own clock. */
+interface Precommit {
+  readonly block_id_flag: number;
+  readonly validator_address: string;
+  readonly timestamp: string;
+}
+
+/** CometBFT's BlockIDFlagAbsent: no precommit of that validator, its timestamp is zero. */
+const blockIdFlagAbsent = 1;
+
+/** The precommits of the latest commit; none when CometBFT does not tell (the clock check is then about blocks only). */
+async function latestPrecommits(config: Config, fetch: FetchJson): Promise<readonly Precommit[]> {
+  try {
+    const commit = (await fetch(`${config.engine.rpc_url}/commit`)) as { result: { signed_header: { commit: { signatures: Precommit[] } } } };
+    return commit.result.signed_header.commit.signatures.filter((p) => p.block_id_flag !== blockIdFlagAbsent);
+  } catch {
+    return [];
+  }
 }
 
 function nodeKeyCheck(config: Config): DoctorCheck {
@@ -105,9 +125,11 @@ export const clockSkewToleranceMs = 2_000;
 /**
  * A block's time is the median of the validators' clocks when they voted for it (CometBFT's
  * BFT time), so it is never ahead of a right clock: a block time ahead of ours says this
- * machine's clock is behind the network's. Behind ours says nothing (the block may be old).
+ * machine's clock is behind the network's. Behind ours says nothing (the block may be old); a
+ * clock ahead shows in a validator's own precommit, stamped ahead of the other validators' for
+ * the same block (the median leaves it out of block times, so nothing else shows it).
  */
-function clockCheck(status: CometStatus["result"], nowMs: number): DoctorCheck {
+function clockCheck(status: CometStatus["result"], nowMs: number, precommits: readonly Precommit[]): DoctorCheck {
   const text = status.sync_info.latest_block_time;
   const blockMs = text === undefined ? NaN : Date.parse(text);
   if (Number.isNaN(blockMs) || Number(status.sync_info.latest_block_height) === 0) {
@@ -116,9 +138,23 @@ function clockCheck(status: CometStatus["result"], nowMs: number): DoctorCheck {
   const aheadMs = blockMs - nowMs;
   if (aheadMs > clockSkewToleranceMs) {
     return fail("clock", `the latest block's time is ${(aheadMs / 1000).toFixed(1)} s ahead of this machine's clock`,
-      "this machine's clock is behind the network's: synchronise it (NTP, e.g. systemd-timesyncd or chrony)");
+      // CometBFT's block_time_tolerance (60 s by default) stops a validator further behind.
+      "this machine's clock is behind the network's: synchronise it (NTP, e.g. systemd-timesyncd or chrony) before it is a minute behind, when CometBFT refuses the network's blocks");
   }
-  return pass("clock", "no block time ahead of this machine's clock");
+  const voteAheadMs = ownPrecommitAheadMs(status.validator_info.address, precommits);
+  if (voteAheadMs > clockSkewToleranceMs) {
+    return fail("clock", `this validator's last precommit is stamped ${(voteAheadMs / 1000).toFixed(1)} s ahead of the other validators'`,
+      "this machine's clock is ahead of the network's: synchronise it (NTP, e.g. systemd-timesyncd or chrony)");
+  }
+  return pass("clock", "no block time ahead of this machine's clock, no precommit of ours ahead of the others'");
+}
+
+/** How far our precommit's timestamp is past the median of the others' in one commit; 0 if not comparable. */
+function ownPrecommitAheadMs(address: string, precommits: readonly Precommit[]): number {
+  const ours = precommits.find((p) => p.validator_address === address);
+  const others = precommits.filter((p) => p !== ours).map((p) => Date.parse(p.timestamp)).sort((a, b) => a - b);
+  if (ours === undefined || others.length === 0) return 0;
+  return Date.parse(ours.timestamp) - others[Math.floor(others.length / 2)]!;
 }
 
 /** A validator's ledgerd must hold the validator's key: it signs the legacy CREATEs with it. */

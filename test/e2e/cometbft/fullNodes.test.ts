@@ -20,13 +20,12 @@ import { makeRandomKeypair } from "../../../src/transaction/builders/makeRandomK
 import { writeJson } from "../../../src/json/writeJson.js";
 import { clientLegacyCreate } from "../../helpers/legacyFactory.js";
 import { create, transfer } from "../../helpers/txFactory.js";
-import { freeBasePort, getText, post, requireCometBft, rpc, waitForAgreement } from "./network.js";
+import { freeBasePort, getText, post, requireCometBft, rpc, waitForAgreement, withoutLedgerdEnv } from "./network.js";
 import { waitFor } from "../../helpers/waitFor.js";
 
 const root = mkdtempSync(join(tmpdir(), "ledgerd-fullnodes-"));
 const cliMain = fileURLToPath(new URL("../../../src/cli/main.ts", import.meta.url));
 /** The caller's LEDGERD_* variables would override the node's config.json. */
-const withoutLedgerdEnv = () => Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("LEDGERD_")));
 let manifest: TestnetManifest;
 const validatorsOf = () => manifest.nodes.filter((node) => node.validator !== false);
 const fullNode = (): TestnetNode => manifest.nodes.find((node) => node.validator === false)!;

@@ -186,3 +186,8 @@ export function setCommitTimeout(root: string, manifest: TestnetManifest, commit
     writeFileSync(path, `${JSON.stringify(config, null, 2)}\n`);
   }
 }
+
+/** The caller's environment without LEDGERD_* variables, which would override a node's config.json. */
+export function withoutLedgerdEnv(): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("LEDGERD_")));
+}

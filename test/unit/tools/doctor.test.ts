@@ -22,7 +22,11 @@ interface Fake {
   validators: string;
   abci: boolean;
   blockAheadMs: number;
+  /** How far our precommit in the latest commit is stamped past the other validators'. */
+  voteAheadMs: number;
 }
+
+const ourAddress = "AA".repeat(20);
 
 describe("ledgerd doctor", () => {
   const dir = mkdtempSync(join(tmpdir(), "ledgerd-doctor-"));
@@ -44,10 +48,19 @@ describe("ledgerd doctor", () => {
         return answer({ result: {
           node_info: { version: fake.version, network: fake.network },
           sync_info: { catching_up: fake.catchingUp, latest_block_height: "7", latest_block_time: new Date(Date.now() + fake.blockAheadMs).toISOString() },
-          validator_info: { pub_key: { value: Buffer.from(fake.validatorKeyHex, "hex").toString("base64") }, voting_power: fake.power },
+          validator_info: { address: ourAddress, pub_key: { value: Buffer.from(fake.validatorKeyHex, "hex").toString("base64") }, voting_power: fake.power },
         } });
       }
       if (path === "/abci_info") return fake.abci ? answer({ result: { response: { last_block_height: "7" } } }) : answer({}, 500);
+      if (path === "/commit") {
+        const at = (ms: number) => new Date(Date.now() - 60_000 + ms).toISOString();
+        const signatures = [
+          { block_id_flag: 2, validator_address: ourAddress, timestamp: at(fake.voteAheadMs) },
+          ...["BB", "CC"].map((a, i) => ({ block_id_flag: 2, validator_address: a.repeat(20), timestamp: at(i) })),
+          { block_id_flag: 1, validator_address: "DD".repeat(20), timestamp: "0001-01-01T00:00:00Z" },
+        ];
+        return answer({ result: { signed_header: { commit: { signatures } } } });
+      }
       if (path === "/net_info") return answer({ result: { n_peers: fake.peers } });
       if (path === "/validators") return answer({ result: { total: fake.validators } });
       return answer({}, 404);
@@ -60,7 +73,7 @@ describe("ledgerd doctor", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const sound = (): Fake => ({ version: supportedCometBftVersion, network: "chain-x", catchingUp: false, power: "10", validatorKeyHex: keyHex, peers: "3", validators: "4", abci: true, blockAheadMs: -60_000 });
+  const sound = (): Fake => ({ version: supportedCometBftVersion, network: "chain-x", catchingUp: false, power: "10", validatorKeyHex: keyHex, peers: "3", validators: "4", abci: true, blockAheadMs: -60_000, voteAheadMs: 0 });
   const doctor = async (changes: Partial<Fake> = {}, engine = "cometbft"): Promise<Map<string, DoctorCheck>> => {
     fake = { ...sound(), ...changes };
     const config = loadConfig({
@@ -85,7 +98,8 @@ describe("ledgerd doctor", () => {
       [{ validatorKeyHex: "ab".repeat(32) }, "validator key", /--validator-key/],
       [{ peers: "0" }, "peers", /persistent_peers/],
       [{ abci: false }, "ABCI", /proxy_app/],
-      [{ blockAheadMs: 30_000 }, "clock", /synchronise it/],
+      [{ blockAheadMs: 30_000 }, "clock", /behind the network's: synchronise it/],
+      [{ voteAheadMs: 180_000 }, "clock", /ahead of the network's: synchronise it/],
     ];
     for (const [change, name, fix] of cases) {
       const checks = await doctor(change);
