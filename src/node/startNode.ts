@@ -40,6 +40,8 @@ import { measuredHttpDeps, nodeMetricsOf, startMetricsServer } from "./nodeMetri
 import { PrimaryOps } from "./ipc/opsIpc.js";
 import { nodeReadiness } from "./readiness.js";
 import { preflight, warnUnsafeSettings } from "./preflight.js";
+import { StartRefused } from "./startRefused.js";
+import { LedgerError } from "../errors/ledgerError.js";
 
 /** The solo validator's voting power: any positive number; 10 is CometBFT's default. */
 export const soloValidatorPower = 10;
@@ -175,8 +177,17 @@ export async function startNode(config: Config, deps: NodeDeps = {}): Promise<No
     };
   } catch (error) {
     await closers.closeAll();
-    throw error;
+    throw refusalOf(error);
   }
+}
+
+/**
+ * A damaged database is the machine's fault, not the code's: its message (the file and what to
+ * do, store/sqlite/damage.ts) is the one line the operator needs.
+ */
+function refusalOf(error: unknown): unknown {
+  if (error instanceof LedgerError && error.code === "StoreDamaged") return new StartRefused(error.message, { cause: error });
+  return error;
 }
 
 interface HttpParts {

@@ -80,6 +80,7 @@ import { ensureSchema } from "./schema.js";
 import { rankedPage, rankedSeqs, type SearchLimits } from "./search.js";
 import { WriterPageCache } from "./pageCache.js";
 import { SqliteDerivedCheck } from "./derivedCheck.js";
+import { guardDamage, openSound } from "./damage.js";
 
 export interface SqliteStoreDeps {
   /** A connection to use instead of opening `options.path` (tests, tools). The store owns it. */
@@ -91,7 +92,8 @@ export class SqliteStore implements Store {
 
   /** Opens (creating when missing) the database at `options.path`, defaults for the rest. */
   static open(options: Partial<SqliteStoreOptions> = {}): SqliteStore {
-    return new SqliteStore({ ...sqliteStoreOptionsDefault, ...options });
+    const all = { ...sqliteStoreOptionsDefault, ...options };
+    return openSound(all.path, all.access !== "reader", () => new SqliteStore(all));
   }
 
   readonly #c: Connection;
@@ -374,14 +376,17 @@ export class SqliteStore implements Store {
   /** A block written (with its index rows, for `followBlock`, when `journal`), then the cache sized. */
   #commit(block: BlockWrite, journal: boolean): BlockRows | null {
     assert.ok(!this.#readOnly, "commitBlock on a read-only store");
-    const rows = this.#writer.commitBlock(block, journal);
+    const rows = guardDamage(this.#c.db.name, () => this.#writer.commitBlock(block, journal));
     this.#pageCache!.update();
     return rows;
   }
 
-  /** Runs a read; in a read-only store, on a snapshot that has caught up with the writer. */
+  /**
+   * Runs a read; in a read-only store, on a snapshot that has caught up with the writer. A page
+   * SQLite finds damaged is StoreDamaged (503), never a 500 (damage.ts).
+   */
   #reading<T>(read: () => T): T {
-    return this.#readOnly ? this.#readSnapshot(read) : read();
+    return guardDamage(this.#c.db.name, () => (this.#readOnly ? this.#readSnapshot(read) : read()));
   }
 }
 
