@@ -6,6 +6,9 @@
 import { existsSync } from "node:fs";
 import Database from "better-sqlite3";
 import { LedgerError } from "../../errors/ledgerError.js";
+import { readJsonOrNull } from "../../json/readJson.js";
+import { isJsonObject } from "../../json/jsonValue.js";
+import { matchTxId } from "../../transaction/matchTxId.js";
 import { onDisk } from "./connection.js";
 import { walDamage, type WalDamage } from "./walCheck.js";
 
@@ -27,6 +30,18 @@ export function storeDamaged(path: string, detail: string, cause?: unknown): Led
 export function walDamaged(path: string, damage: WalDamage): LedgerError {
   const lost = `${damage.commitsAfter} commits after frame ${damage.badFrame} of ${damage.path} fail their checksum and would be lost`;
   return storeDamaged(path, lost);
+}
+
+/**
+ * A transaction read back by its id, checked to hash to it (STYLE rule 2): SQLite checks a
+ * page's structure, never the bytes of its rows, and a flipped bit inside a stored transaction
+ * would otherwise be served as committed. One parse and one sha3-256 of one transaction.
+ */
+export function checkStoredTx(path: string, id: string, json: string | null): string | null {
+  if (json === null) return null;
+  const tx = readJsonOrNull(json);
+  if (isJsonObject(tx) && tx["id"] === id && matchTxId(tx) !== null) return json;
+  throw storeDamaged(path, `the stored transaction ${id} does not hash to its id`);
 }
 
 /** Runs `work`, turning SQLite's damage errors into StoreDamaged. */
