@@ -5,16 +5,10 @@
 // file and what to do.
 import { existsSync } from "node:fs";
 import Database from "better-sqlite3";
-import { LedgerError } from "../../errors/ledgerError.js";
-import { readJsonOrNull } from "../../json/readJson.js";
-import { isJsonObject } from "../../json/jsonValue.js";
-import { matchTxId } from "../../transaction/matchTxId.js";
+import type { LedgerError } from "../../errors/ledgerError.js";
+import { storeDamaged } from "../storeDamaged.js";
 import { onDisk } from "./connection.js";
 import { walDamage, type WalDamage } from "./walCheck.js";
-
-/** What an operator does about it, said in every message. */
-const remedy =
-  "restore it from a backup (ledgerd restore), or on a CometBFT network start on an empty database and let CometBFT replay the chain";
 
 /** SQLite's result codes for a file that is not a sound database (sqlite.org/rescode.html). */
 export function isSqliteDamage(error: unknown): boolean {
@@ -22,26 +16,9 @@ export function isSqliteDamage(error: unknown): boolean {
   return error.code.startsWith("SQLITE_CORRUPT") || error.code === "SQLITE_NOTADB";
 }
 
-export function storeDamaged(path: string, detail: string, cause?: unknown): LedgerError {
-  const message = `the database ${path} is damaged (${detail}): ${remedy}`;
-  return new LedgerError("StoreDamaged", message, cause === undefined ? {} : { cause });
-}
-
 export function walDamaged(path: string, damage: WalDamage): LedgerError {
   const lost = `${damage.commitsAfter} commits after frame ${damage.badFrame} of ${damage.path} fail their checksum and would be lost`;
   return storeDamaged(path, lost);
-}
-
-/**
- * A transaction read back by its id, checked to hash to it (STYLE rule 2): SQLite checks a
- * page's structure, never the bytes of its rows, and a flipped bit inside a stored transaction
- * would otherwise be served as committed. One parse and one sha3-256 of one transaction.
- */
-export function checkStoredTx(path: string, id: string, json: string | null): string | null {
-  if (json === null) return null;
-  const tx = readJsonOrNull(json);
-  if (isJsonObject(tx) && tx["id"] === id && matchTxId(tx) !== null) return json;
-  throw storeDamaged(path, `the stored transaction ${id} does not hash to its id`);
 }
 
 /** Runs `work`, turning SQLite's damage errors into StoreDamaged. */
@@ -56,7 +33,7 @@ export function guardDamage<T>(path: string, work: () => T): T {
 
 /**
  * SQLite's quick check of the file's structure (every page of every b-tree, not the rows'
- * bytes): "ok", or its first complaint. O(size): about 3 ms a megabyte, measured; so it runs after a crash only.
+ * bytes): "ok", or its first complaint. O(size), about 3 ms a megabyte: it runs after a crash only.
  */
 export function quickCheck(db: Database.Database): string {
   const first = String(db.prepare("PRAGMA quick_check(1)").pluck().get());

@@ -80,7 +80,7 @@ import { ensureSchema } from "./schema.js";
 import { rankedPage, rankedSeqs, type SearchLimits } from "./search.js";
 import { WriterPageCache } from "./pageCache.js";
 import { SqliteDerivedCheck } from "./derivedCheck.js";
-import { checkStoredTx, guardDamage, openSound } from "./damage.js";
+import { guardDamage, openSound } from "./damage.js";
 
 export interface SqliteStoreDeps {
   /** A connection to use instead of opening `options.path` (tests, tools). The store owns it. */
@@ -200,8 +200,7 @@ export class SqliteStore implements Store {
   }
 
   async getTransaction(id: string): Promise<string | null> {
-    const json = this.#reading(() => readers.readTransaction(this.#c, id));
-    return checkStoredTx(this.#c.db.name, id, json);
+    return this.#reading(() => readers.readTransaction(this.#c, id));
   }
 
   async getBlock(height: number): Promise<BlockRecord | null> {
