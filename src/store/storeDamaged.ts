@@ -4,7 +4,7 @@ import { LedgerError } from "../errors/ledgerError.js";
 
 /** What an operator does about it, said in every message. */
 const remedy =
-  "restore it from a backup (ledgerd restore), or on a CometBFT network start on an empty database and let CometBFT replay the chain";
+  "restore it from a backup (ledgerd restore); under CometBFT the handshake then replays the blocks the backup lacks";
 
 /** `file`: the database's file, when the finder knows it. */
 export function storeDamaged(file: string | null, detail: string, cause?: unknown): LedgerError {

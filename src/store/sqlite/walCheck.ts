@@ -6,7 +6,10 @@
 // other blocks at those heights. Only the last transaction of a log can be torn by a crash: with
 // `synchronous` full each commit's frames are on disk before the next is written. So a bad frame
 // followed by more than that one transaction's commit means committed blocks would be lost, and
-// the store refuses to open instead.
+// the store refuses to open instead. It does under CometBFT too, though CometBFT's handshake
+// would replay the blocks lost: frames a checkpoint already copied into the file are not
+// dropped from it, so a page rewritten after the bad frame would be read in its older version
+// from a frame before it, beside newer pages: a mix no replay repairs.
 import { closeSync, openSync, readSync, statSync } from "node:fs";
 
 /** The log's header and each frame's header, in bytes (the file format, §4.1). */
