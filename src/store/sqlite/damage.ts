@@ -33,7 +33,7 @@ export function guardDamage<T>(path: string, work: () => T): T {
 
 /**
  * SQLite's quick check of the file's structure (every page of every b-tree, not the rows'
- * bytes): "ok", or its first complaint. O(size), about 3 ms a megabyte: it runs after a crash only.
+ * bytes): "ok", or its first complaint. O(size): 0.3 s for 100,000 transactions (147 MB, in the page cache), so it runs after a crash only.
  */
 export function quickCheck(db: Database.Database): string {
   const first = String(db.prepare("PRAGMA quick_check(1)").pluck().get());
