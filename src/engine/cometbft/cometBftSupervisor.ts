@@ -48,9 +48,10 @@ export class CometBftSupervisor {
     const supervisor = new CometBftSupervisor(child);
     child.once("exit", (code, signal) => {
       if (supervisor.#stopping) return;
+      const how = signal ?? `code ${String(code)}`;
       const reason = exitReason(deps.logPath);
       const said = reason === null ? "" : `: ${reason}`;
-      deps.onUnexpectedExit(new Error(`CometBFT exited by itself (${signal ?? `code ${String(code)}`})${said}; its output is in ${deps.logPath}`));
+      deps.onUnexpectedExit(new Error(`CometBFT exited by itself (${how})${said}; its output is in ${deps.logPath}`));
     });
     return supervisor;
   }

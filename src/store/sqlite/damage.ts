@@ -17,8 +17,8 @@ export function isSqliteDamage(error: unknown): boolean {
 }
 
 export function walDamaged(path: string, damage: WalDamage): LedgerError {
-  const lost = `${damage.commitsAfter} commits after frame ${damage.badFrame} of ${damage.path} fail their checksum and would be lost`;
-  return storeDamaged(path, lost);
+  const { commitsAfter, badFrame } = damage;
+  return storeDamaged(path, `${commitsAfter} commits after frame ${badFrame} of ${damage.path} fail their checksum and would be lost`);
 }
 
 /** Runs `work`, turning SQLite's damage errors into StoreDamaged. */
@@ -33,7 +33,8 @@ export function guardDamage<T>(path: string, work: () => T): T {
 
 /**
  * SQLite's quick check of the file's structure (every page of every b-tree, not the rows'
- * bytes): "ok", or its first complaint. O(size): 0.3 s for 100,000 transactions (147 MB, in the page cache), so it runs after a crash only.
+ * bytes): "ok", or its first complaint. O(size): 0.3 s for 100,000 transactions (147 MB, in
+ * the page cache), so it runs after a crash only.
  */
 export function quickCheck(db: Database.Database): string {
   const first = String(db.prepare("PRAGMA quick_check(1)").pluck().get());

@@ -50,7 +50,10 @@ async function run(request: WriterRequest): Promise<BlockRows | undefined> {
   }
 }
 
-/** An error as data that crosses the thread boundary with its kind (AssertionError stays one, a LedgerError keeps its code). */
+/**
+ * An error as data that crosses the thread boundary with its kind: an AssertionError stays one,
+ * a LedgerError keeps its code (StoreDamaged).
+ */
 function plainError(error: unknown): PlainError {
   if (error instanceof LedgerError) return { name: error.name, message: error.message, stack: error.stack ?? "", code: error.code };
   if (error instanceof Error) return { name: error.name, message: error.message, stack: error.stack ?? "" };
