@@ -111,10 +111,13 @@ export async function startNode(config: Config, deps: NodeDeps = {}): Promise<No
       // CometBFT proved a validator misbehaved (docs/http-api.md "Evidence"): an operator must know.
       for (const evidence of block.evidence) logger.warn({ evidence }, "a committed block carries evidence of a validator's misbehavior");
     });
-    const onFatal = (error: unknown): void => {
-      logger.fatal({ err: error }, "the engine stopped after an internal error; the node stops");
+    const stopAfter = (why: string) => (error: unknown): void => {
+      logger.fatal({ err: error }, why);
       void closers.closeAll().finally(() => (deps.onFatal ?? exitWithFailure)(error));
     };
+    const onFatal = stopAfter("the engine stopped after an internal error; the node stops");
+    // A damaged database met by any read: the node serves and signs nothing more from it.
+    store.onDamaged?.(stopAfter("the database is damaged; the node stops"));
     // cometbft: the ABCI server listens before CometBFT starts; CometBFT's handshake replays what
     // this ledger lacks, and its genesis gives the validators.
     const engine =

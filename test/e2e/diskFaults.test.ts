@@ -190,6 +190,30 @@ describe("disk faults in a node's SQLite files", () => {
     }
   });
 
+  // The bound fails a node that never stops instead of hanging the run; nothing is timed.
+  it("a page SQLite cannot read, met by a GET on a running node: 503 StoreDamaged, and the node stops", { timeout: 60_000 }, async () => {
+    const dir = copyOf(clean, "runningTorn");
+    const { page, pageBytes } = transactionsPage(dbOf(dir), new Random(seed + 1));
+    let stopped: (error: unknown) => void = () => undefined;
+    const stop = new Promise<unknown>((resolve) => (stopped = resolve));
+    const node = await startNode(configOf(dir), { onFatal: stopped });
+    try {
+      patch(dbOf(dir), (page - 1) * pageBytes, Buffer.alloc(pageBytes / 2));
+      const statuses = new Set<number>();
+      for (const id of committed.keys()) {
+        const answer = await fetch(`http://127.0.0.1:${node.http.port}/api/v1/transactions/${id}`).catch(() => null);
+        if (answer === null) break; // the node has stopped
+        statuses.add(answer.status);
+        if (answer.status === 503) break;
+      }
+      assert.ok(statuses.has(503) && !statuses.has(500), `seed ${seed + 1}, page ${page}: ${[...statuses].join()}`);
+      const error = await stop;
+      assert.ok(error instanceof LedgerError && error.code === "StoreDamaged", String(error));
+    } finally {
+      await node.close();
+    }
+  });
+
   it("a page SQLite cannot read, met by a reader after start: StoreDamaged, not an internal error", async () => {
     const dir = copyOf(clean, "readTorn");
     const db = new Database(dbOf(dir), { readonly: true });
@@ -209,6 +233,17 @@ describe("disk faults in a node's SQLite files", () => {
     }
   });
 });
+
+/** A seeded leaf page of the transactions table, and the file's page size. */
+function transactionsPage(path: string, random: Random): { page: number; pageBytes: number } {
+  const db = new Database(path, { readonly: true });
+  try {
+    const pages = db.prepare("SELECT pageno FROM dbstat WHERE name = 'transactions' AND pagetype = 'leaf' ORDER BY pageno").pluck().all() as number[];
+    return { page: random.pick(pages), pageBytes: db.pragma("page_size", { simple: true }) as number };
+  } finally {
+    db.close();
+  }
+}
 
 function readHeader(wal: string): Buffer {
   const header = Buffer.alloc(walHeaderBytes);

@@ -81,6 +81,7 @@ import { rankedPage, rankedSeqs, type SearchLimits } from "./search.js";
 import { WriterPageCache } from "./pageCache.js";
 import { SqliteDerivedCheck } from "./derivedCheck.js";
 import { guardDamage, openSound } from "./damage.js";
+import { LedgerError } from "../../errors/ledgerError.js";
 
 export interface SqliteStoreDeps {
   /** A connection to use instead of opening `options.path` (tests, tools). The store owns it. */
@@ -105,6 +106,9 @@ export class SqliteStore implements Store {
   readonly #readOnly: boolean;
   readonly #readSnapshot: <T>(read: () => T) => T;
   readonly #followBlock: (rows: BlockRows) => void;
+  /** Told once of the first damage a read meets (onDamaged). */
+  #damaged: ((error: Error) => void) | null = null;
+  #damageTold = false;
   /** The checkpoint thread, when this store writes a file others may open (checkpointer.ts). */
   readonly #checkpointer: Checkpointer | null;
 
@@ -350,6 +354,10 @@ export class SqliteStore implements Store {
     return (db.pragma("page_count", { simple: true }) as number) * (db.pragma("page_size", { simple: true }) as number);
   }
 
+  onDamaged(listener: (error: Error) => void): void {
+    this.#damaged = listener;
+  }
+
   async close(): Promise<void> {
     await this.#checkpointer?.close();
     if (this.#c.db.open) this.#c.db.close();
@@ -386,7 +394,15 @@ export class SqliteStore implements Store {
    * SQLite finds damaged is StoreDamaged (503), never a 500 (damage.ts).
    */
   #reading<T>(read: () => T): T {
-    return guardDamage(this.#c.db.name, () => (this.#readOnly ? this.#readSnapshot(read) : read()));
+    try {
+      return guardDamage(this.#c.db.name, () => (this.#readOnly ? this.#readSnapshot(read) : read()));
+    } catch (error) {
+      if (error instanceof LedgerError && error.code === "StoreDamaged" && !this.#damageTold) {
+        this.#damageTold = true;
+        this.#damaged?.(error);
+      }
+      throw error;
+    }
   }
 }
 
