@@ -5,11 +5,10 @@
 // the committed ones and never opens a ledger shorter than the one it acknowledged. The places
 // are drawn from a fixed seed, printed in each failure, so that a failure replays.
 import assert from "node:assert/strict";
-import { cpSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, statSync, writeSync, closeSync } from "node:fs";
+import { closeSync, cpSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import Database from "better-sqlite3";
 import { loadConfig } from "../../src/config/loadConfig.js";
 import type { JsonObject } from "../../src/json/jsonValue.js";
 import { lockFileName } from "../../src/node/dataDirLock.js";
@@ -19,13 +18,11 @@ import { SqliteStore } from "../../src/store/sqlite/sqliteStore.js";
 import { LedgerError } from "../../src/errors/ledgerError.js";
 import { Random } from "../helpers/random.js";
 import { create, keypairOf } from "../helpers/txFactory.js";
+import { flipWalFrame, frameHeaderBytes, patch, transactionsPage } from "../helpers/diskFaults.js";
 
 const seed = 38_0001;
 const blocks = 6;
 const txsPerBlock = 5;
-/** SQLite's log: a 32-byte header, then frames of a 24-byte header and a page (sqlite.org/fileformat2.html §4.1). */
-const walHeaderBytes = 32;
-const frameHeaderBytes = 24;
 
 const root = mkdtempSync(join(tmpdir(), "ledgerd-disk-"));
 const source = join(root, "source");
@@ -81,15 +78,6 @@ async function startRefusal(dir: string): Promise<StartRefused> {
   return error;
 }
 
-function patch(path: string, offset: number, bytes: Buffer): void {
-  const fd = openSync(path, "r+");
-  try {
-    writeSync(fd, bytes, 0, bytes.length, offset);
-  } finally {
-    closeSync(fd);
-  }
-}
-
 before(async () => {
   const node = await startNode(configOf(source));
   try {
@@ -107,17 +95,13 @@ before(async () => {
   cpSync(source, clean, { recursive: true, filter: (path) => !path.endsWith(lockFileName) && !path.endsWith(".pid") });
 });
 
-after(() => { if (process.env["KEEP"] === undefined) rmSync(root, { recursive: true, force: true }); });
+after(() => rmSync(root, { recursive: true, force: true }));
 
 describe("disk faults in a node's SQLite files", () => {
   it("a torn page (half of it zeroed) of the transactions table: start-up refuses in one line naming the file", async () => {
     const dir = copyOf(clean, "torn");
-    const db = new Database(dbOf(dir), { readonly: true });
-    const pages = db.prepare("SELECT pageno FROM dbstat WHERE name = 'transactions' AND pagetype = 'leaf' ORDER BY pageno").pluck().all() as number[];
-    const pageBytes = db.pragma("page_size", { simple: true }) as number;
-    db.close();
     const random = new Random(seed);
-    const page = random.pick(pages);
+    const { page, pageBytes } = transactionsPage(dbOf(dir), random);
     const half = random.int(2);
     patch(dbOf(dir), (page - 1) * pageBytes + half * (pageBytes / 2), Buffer.alloc(pageBytes / 2));
     const refusal = await startRefusal(dir);
@@ -158,20 +142,13 @@ describe("disk faults in a node's SQLite files", () => {
   it("a log frame with a bad checksum before committed frames: start-up refuses and leaves the log as it was", async () => {
     const dir = copyOf(crashed, "walFrame");
     const wal = `${dbOf(dir)}-wal`;
-    const pageBytes = readHeader(wal).readUInt32BE(8);
-    const frameBytes = frameHeaderBytes + pageBytes;
-    const frames = Math.floor((statSync(wal).size - walHeaderBytes) / frameBytes);
-    const random = new Random(seed);
-    // In the log's first half: commits follow it, as they do any frame a crash did not tear.
-    const frame = random.int(Math.floor(frames / 2));
-    const offset = walHeaderBytes + frame * frameBytes + frameHeaderBytes + random.int(pageBytes);
-    const original = readFileSync(wal);
-    patch(wal, offset, Buffer.from([original[offset]! ^ 0xff]));
+    const size = statSync(wal).size;
+    const { frame, frames, offset } = flipWalFrame(wal, new Random(seed));
     const refusal = await startRefusal(dir);
     const where = `seed ${seed}, frame ${frame} of ${frames}, offset ${offset}`;
     assert.match(refusal.message, new RegExp(`is damaged \\(\\d+ commits after frame ${frame} of .*-wal fail their checksum and would be lost\\)`), `${where}: ${refusal.message}`);
     // SQLite never saw it: the log is still there to be examined or restored from.
-    assert.equal(statSync(wal).size, original.length, where);
+    assert.equal(statSync(wal).size, size, where);
   });
 
   it("a log ending in part of a frame (a crash mid-append of a later block): it opens with every acknowledged transaction", async () => {
@@ -216,11 +193,7 @@ describe("disk faults in a node's SQLite files", () => {
 
   it("a page SQLite cannot read, met by a reader after start: StoreDamaged, not an internal error", async () => {
     const dir = copyOf(clean, "readTorn");
-    const db = new Database(dbOf(dir), { readonly: true });
-    const pageBytes = db.pragma("page_size", { simple: true }) as number;
-    const pages = db.prepare("SELECT pageno FROM dbstat WHERE name = 'transactions' AND pagetype = 'leaf' ORDER BY pageno").pluck().all() as number[];
-    db.close();
-    const page = new Random(seed).pick(pages);
+    const { page, pageBytes } = transactionsPage(dbOf(dir), new Random(seed));
     const store = SqliteStore.open({ path: dbOf(dir), access: "reader" });
     try {
       patch(dbOf(dir), (page - 1) * pageBytes, Buffer.alloc(pageBytes / 2));
@@ -233,25 +206,3 @@ describe("disk faults in a node's SQLite files", () => {
     }
   });
 });
-
-/** A seeded leaf page of the transactions table, and the file's page size. */
-function transactionsPage(path: string, random: Random): { page: number; pageBytes: number } {
-  const db = new Database(path, { readonly: true });
-  try {
-    const pages = db.prepare("SELECT pageno FROM dbstat WHERE name = 'transactions' AND pagetype = 'leaf' ORDER BY pageno").pluck().all() as number[];
-    return { page: random.pick(pages), pageBytes: db.pragma("page_size", { simple: true }) as number };
-  } finally {
-    db.close();
-  }
-}
-
-function readHeader(wal: string): Buffer {
-  const header = Buffer.alloc(walHeaderBytes);
-  const fd = openSync(wal, "r");
-  try {
-    readSync(fd, header, 0, walHeaderBytes, 0);
-  } finally {
-    closeSync(fd);
-  }
-  return header;
-}

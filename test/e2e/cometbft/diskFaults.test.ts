@@ -8,7 +8,7 @@
 //     height (N) is higher than core (M)"), and nothing is signed; with its data back, it runs.
 // The places come from a fixed seed, printed in each failure. It needs CometBFT.
 import assert from "node:assert/strict";
-import { cpSync, mkdtempSync, openSync, closeSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync, writeSync, existsSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -19,15 +19,13 @@ import { createTestnet, type TestnetManifest } from "../../../src/testnet/testne
 import { runningPid, startTestnet, stopTestnet } from "../../../src/testnet/processes.js";
 import { Random } from "../../helpers/random.js";
 import { create, keypairOf } from "../../helpers/txFactory.js";
+import { flipWalFrame } from "../../helpers/diskFaults.js";
 import { waitFor } from "../../helpers/waitFor.js";
 import { appState, freeBasePort, getText, ledgerDataDir, nodeOf, post, requireCometBft, type AppState } from "./network.js";
 
 const seed = 38_0002;
 const root = mkdtempSync(join(tmpdir(), "ledgerd-disk-comet-"));
 const ledgerFiles = ["ledgerd.sqlite", "ledgerd.sqlite-wal", "ledgerd.sqlite-shm"];
-/** SQLite's log: a 32-byte header, then frames of a 24-byte header and a page. */
-const walHeaderBytes = 32;
-const frameHeaderBytes = 24;
 let manifest: TestnetManifest;
 const committed = new Map<string, JsonObject>();
 const owner = keypairOf("disk-comet");
@@ -92,14 +90,7 @@ describe("disk faults under CometBFT", () => {
     process.kill(runningPid(root, node(), "ledgerd")!, "SIGKILL");
     await waitFor("CometBFT to stop without its app", () => (runningPid(root, node(), "cometbft") === null ? true : null), { timeoutMs: 60_000 });
     const wal = join(dataDir(), "ledgerd.sqlite-wal");
-    const random = new Random(seed);
-    const pageBytes = readFileSync(wal).readUInt32BE(8);
-    const frames = Math.floor((statSync(wal).size - walHeaderBytes) / (frameHeaderBytes + pageBytes));
-    const frame = random.int(Math.floor(frames / 2));
-    const offset = walHeaderBytes + frame * (frameHeaderBytes + pageBytes) + frameHeaderBytes + random.int(pageBytes);
-    const fd = openSync(wal, "r+");
-    writeSync(fd, Buffer.from([readFileSync(wal)[offset]! ^ 0xff]), 0, 1, offset);
-    closeSync(fd);
+    const { frame, frames } = flipWalFrame(wal, new Random(seed));
     const where = `seed ${seed}, frame ${frame} of ${frames}`;
     assert.ok(walDamage(join(dataDir(), "ledgerd.sqlite")) !== null, `${where}: the planted fault drops committed frames`);
     const refusal = await startRefused();
