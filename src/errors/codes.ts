@@ -61,6 +61,7 @@ export const codes = {
   CommitTimeout: { status: 504, frame: "plain", summary: "Not committed within the configured time; it may still commit." },
   ReadOnlyNode: { status: 405, frame: "plain", summary: "This process serves reads only (ledgerd serve-reads); send transactions to the node that writes." },
   StoreUnavailable: { status: 503, frame: "plain", summary: "The database cannot be reached; the node resumes by itself when it returns." },
+  StoreDamaged: { status: 503, frame: "plain", summary: "The database's file is damaged; the node serves and signs nothing from it." },
   StoreTimeout: { status: 503, frame: "plain", summary: "The database cancelled a read that ran past the node's statement time limit; try again." },
   ShuttingDown: { status: 503, frame: "plain", summary: "The node is shutting down." },
   TooManySubscribers: { status: 503, frame: "plain", summary: "The event stream has as many subscribers as it allows." },

@@ -41,6 +41,8 @@ import { measuredHttpDeps, nodeMetricsOf, startMetricsServer } from "./nodeMetri
 import { PrimaryOps } from "./ipc/opsIpc.js";
 import { nodeReadiness } from "./readiness.js";
 import { preflight, warnUnsafeSettings } from "./preflight.js";
+import { StartRefused } from "./startRefused.js";
+import { LedgerError } from "../errors/ledgerError.js";
 
 /** The solo validator's voting power: any positive number; 10 is CometBFT's default. */
 export const soloValidatorPower = 10;
@@ -114,10 +116,13 @@ export async function startNode(config: Config, deps: NodeDeps = {}): Promise<No
       // CometBFT proved a validator misbehaved (docs/http-api.md "Evidence"): an operator must know.
       for (const evidence of block.evidence) logger.warn({ evidence }, "a committed block carries evidence of a validator's misbehavior");
     });
-    const onFatal = (error: unknown): void => {
-      logger.fatal({ err: error }, "the engine stopped after an internal error; the node stops");
+    const stopAfter = (why: string) => (error: unknown): void => {
+      logger.fatal({ err: error }, why);
       void closers.closeAll().finally(() => (deps.onFatal ?? exitWithFailure)(error));
     };
+    const onFatal = stopAfter("the engine stopped after an internal error; the node stops");
+    // A damaged database met by any read: the node serves and signs nothing more from it.
+    store.onDamaged?.(stopAfter("the database is damaged; the node stops"));
     // cometbft: the ABCI server listens before CometBFT starts; CometBFT's handshake replays what
     // this ledger lacks, and its genesis gives the validators.
     const engine =
@@ -180,8 +185,17 @@ export async function startNode(config: Config, deps: NodeDeps = {}): Promise<No
     };
   } catch (error) {
     await closers.closeAll();
-    throw error;
+    throw refusalOf(error);
   }
+}
+
+/**
+ * A damaged database is the machine's fault, not the code's: its message (the file and what to
+ * do, store/sqlite/damage.ts) is the one line the operator needs.
+ */
+function refusalOf(error: unknown): unknown {
+  if (error instanceof LedgerError && error.code === "StoreDamaged") return new StartRefused(error.message, { cause: error });
+  return error;
 }
 
 interface HttpParts {

@@ -396,6 +396,12 @@ export interface StoreLifecycle {
   /** The bytes the store takes on disk, for the metrics (`ledgerd_store_size_bytes`). */
   sizeBytes(): Promise<number>;
   close(): Promise<void>;
+  /**
+   * Calls `listener` the first time a read finds the database damaged (docs/errors.md
+   * StoreDamaged), so that the node stops; the read itself fails with that error. Backends that
+   * cannot tell a damaged file from another failure have none.
+   */
+  onDamaged?(listener: (error: Error) => void): void;
 }
 
 /** Every role at once: what a backend implements (one conformance suite holds them all). */

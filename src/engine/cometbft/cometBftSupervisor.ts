@@ -4,13 +4,16 @@
 // service manager restarts both, in the right order. CometBFT's output goes to a file in the
 // data folder, not into ledgerd's log.
 import { spawn, type ChildProcess } from "node:child_process";
-import { closeSync, existsSync, openSync } from "node:fs";
+import { closeSync, existsSync, fstatSync, openSync, readSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { systemClock, type Clock } from "../../clock/clock.js";
 
 /** CometBFT's output, in the node's data folder. */
 export const cometBftLogName = "cometbft.log";
+
+/** How much of the end of CometBFT's output is searched for the error it exited with. */
+export const exitReasonBytesMax = 16 * 1024;
 
 /** How long CometBFT gets to stop after SIGTERM before SIGKILL. */
 export const cometBftStopTimeoutMs = 10_000;
@@ -51,7 +54,10 @@ export class CometBftSupervisor {
     const supervisor = new CometBftSupervisor(child, deps.clock ?? systemClock);
     child.once("exit", (code, signal) => {
       if (supervisor.#stopping) return;
-      deps.onUnexpectedExit(new Error(`CometBFT exited by itself (${signal ?? `code ${String(code)}`}); its output is in ${deps.logPath}`));
+      const how = signal ?? `code ${String(code)}`;
+      const reason = exitReason(deps.logPath);
+      const said = reason === null ? "" : `: ${reason}`;
+      deps.onUnexpectedExit(new Error(`CometBFT exited by itself (${how})${said}; its output is in ${deps.logPath}`));
     });
     return supervisor;
   }
@@ -69,6 +75,32 @@ export class CometBftSupervisor {
     await this.#exited;
     this.clock.clearTimeout(timer);
   }
+}
+
+/**
+ * The line CometBFT ended its output with when it refused to run (`ERROR: ...`, a Go `panic:`):
+ * what an operator needs in the node's own log. A handshake that finds the ledger ahead of
+ * CometBFT's data ends this way ("app block height (7) is higher than core (4)", measured with
+ * v0.38); ledgerd signs nothing without CometBFT, and stops.
+ */
+export function exitReason(logPath: string): string | null {
+  let text: string;
+  try {
+    const fd = openSync(logPath, "r");
+    try {
+      const size = fstatSync(fd).size;
+      const tail = Buffer.alloc(Math.min(size, exitReasonBytesMax));
+      readSync(fd, tail, 0, tail.length, size - tail.length);
+      text = tail.toString("utf8");
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return null;
+  }
+  const lines = text.split("\n").map((line) => line.trim());
+  const last = lines.reverse().find((line) => line.startsWith("ERROR:") || line.startsWith("panic:"));
+  return last ?? null;
 }
 
 /** The folder of ledgerd's package.json (from src/ under tsx, dist/src/ once built). */

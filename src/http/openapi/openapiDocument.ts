@@ -127,6 +127,7 @@ const pathsOf = (options: OpenapiOptions) => {
     "/api/v1/transactions/{transaction_id}": get("A committed transaction.", [path("transaction_id", "Its id.", storedId)], {
       "200": ok("The transaction as posted.", ref("Transaction")),
       ...notFound,
+      "503": failure("The database cannot be read: unreachable (StoreUnavailable), or damaged (StoreDamaged: the node stops)."),
     }),
     "/api/v1/transactions": {
       ...get("An asset's transactions, in commit order (a spend order).", [

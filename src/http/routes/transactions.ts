@@ -4,6 +4,8 @@ import { LedgerError } from "../../errors/ledgerError.js";
 import { v1Door } from "../../ledger/doors.js";
 import type { ApiReads } from "../../store/store.js";
 import type { Operation } from "../../transaction/committed.js";
+import { storedTxId } from "../../transaction/storedTxId.js";
+import { storeDamaged } from "../../store/storeDamaged.js";
 import type { HttpOptions } from "../options.js";
 import { parsePaging, sendList } from "../paging.js";
 import {
@@ -41,6 +43,8 @@ export function registerTransactionRoutes(
       const id = (request.params as { transaction_id: string }).transaction_id;
       const json = storedIdPattern.test(id) ? await deps.store.getTransaction(id) : null;
       if (json === null) throw new LedgerError("NotFound", "Not found");
+      // Never bytes other than the committed ones (docs/errors.md StoreDamaged).
+      if (storedTxId(json) !== id) throw storeDamaged(null, `the stored transaction ${id} does not hash to its id`);
       return sendJson(reply, 200, json);
     },
   });

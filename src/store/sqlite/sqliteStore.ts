@@ -80,6 +80,8 @@ import { ensureSchema } from "./schema.js";
 import { rankedPage, rankedSeqs, type SearchLimits } from "./search.js";
 import { WriterPageCache } from "./pageCache.js";
 import { SqliteDerivedCheck } from "./derivedCheck.js";
+import { guardDamage, openSound } from "./damage.js";
+import { LedgerError } from "../../errors/ledgerError.js";
 
 export interface SqliteStoreDeps {
   /** A connection to use instead of opening `options.path` (tests, tools). The store owns it. */
@@ -91,7 +93,8 @@ export class SqliteStore implements Store {
 
   /** Opens (creating when missing) the database at `options.path`, defaults for the rest. */
   static open(options: Partial<SqliteStoreOptions> = {}): SqliteStore {
-    return new SqliteStore({ ...sqliteStoreOptionsDefault, ...options });
+    const all = { ...sqliteStoreOptionsDefault, ...options };
+    return openSound(all.path, all.access !== "reader", () => new SqliteStore(all));
   }
 
   readonly #c: Connection;
@@ -103,6 +106,9 @@ export class SqliteStore implements Store {
   readonly #readOnly: boolean;
   readonly #readSnapshot: <T>(read: () => T) => T;
   readonly #followBlock: (rows: BlockRows) => void;
+  /** Told once of the first damage a read meets (onDamaged). */
+  #damaged: ((error: Error) => void) | null = null;
+  #damageTold = false;
   /** The checkpoint thread, when this store writes a file others may open (checkpointer.ts). */
   readonly #checkpointer: Checkpointer | null;
 
@@ -348,6 +354,10 @@ export class SqliteStore implements Store {
     return (db.pragma("page_count", { simple: true }) as number) * (db.pragma("page_size", { simple: true }) as number);
   }
 
+  onDamaged(listener: (error: Error) => void): void {
+    this.#damaged = listener;
+  }
+
   async close(): Promise<void> {
     await this.#checkpointer?.close();
     if (this.#c.db.open) this.#c.db.close();
@@ -374,14 +384,25 @@ export class SqliteStore implements Store {
   /** A block written (with its index rows, for `followBlock`, when `journal`), then the cache sized. */
   #commit(block: BlockWrite, journal: boolean): BlockRows | null {
     assert.ok(!this.#readOnly, "commitBlock on a read-only store");
-    const rows = this.#writer.commitBlock(block, journal);
+    const rows = guardDamage(this.#c.db.name, () => this.#writer.commitBlock(block, journal));
     this.#pageCache!.update();
     return rows;
   }
 
-  /** Runs a read; in a read-only store, on a snapshot that has caught up with the writer. */
+  /**
+   * Runs a read; in a read-only store, on a snapshot that has caught up with the writer. A page
+   * SQLite finds damaged is StoreDamaged (503), never a 500 (damage.ts).
+   */
   #reading<T>(read: () => T): T {
-    return this.#readOnly ? this.#readSnapshot(read) : read();
+    try {
+      return guardDamage(this.#c.db.name, () => (this.#readOnly ? this.#readSnapshot(read) : read()));
+    } catch (error) {
+      if (error instanceof LedgerError && error.code === "StoreDamaged" && !this.#damageTold) {
+        this.#damageTold = true;
+        this.#damaged?.(error);
+      }
+      throw error;
+    }
   }
 }
 

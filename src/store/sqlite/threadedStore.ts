@@ -19,6 +19,8 @@ import { sqliteStoreOptionsDefault, type SqliteStoreOptions } from "./options.js
 import type { BlockRows } from "./places.js";
 import { SqliteStore } from "./sqliteStore.js";
 import { startWorkerThread } from "../../workerThread.js";
+import type { ErrorCode } from "../../errors/codes.js";
+import { LedgerError } from "../../errors/ledgerError.js";
 
 /** What the writer thread is started with. */
 export interface WriterThreadData {
@@ -37,7 +39,15 @@ export type WriterRequest = WriterAsk & { readonly id: number };
 /** The answer to request `id`; id 0 says whether the writer opened the file. A commit's carries its block's index rows. */
 export type WriterReply =
   | { readonly id: number; readonly ok: true; readonly rows?: BlockRows }
-  | { readonly id: number; readonly ok: false; readonly error: { readonly name: string; readonly message: string; readonly stack: string } };
+  | { readonly id: number; readonly ok: false; readonly error: PlainError };
+
+/** An error as it crosses from the writer thread; a LedgerError's code comes with it. */
+export interface PlainError {
+  readonly name: string;
+  readonly message: string;
+  readonly stack: string;
+  readonly code?: ErrorCode;
+}
 
 type Writes = Pick<Store, "initChain" | "commitBlock" | "close">;
 
@@ -130,7 +140,8 @@ class WriterThread {
 }
 
 /** The writer's error on this thread, of the same kind: a broken invariant stays an assertion. */
-function errorOf(error: { name: string; message: string; stack: string }): Error {
+function errorOf(error: PlainError): Error {
+  if (error.code !== undefined) return new LedgerError(error.code, error.message);
   const made = error.name === "AssertionError" ? new AssertionError({ message: error.message }) : new Error(error.message);
   if (error.name !== "AssertionError") made.name = error.name;
   made.stack = `${made.stack ?? ""}\n    in the SQLite writer thread:\n${error.stack}`;

@@ -7,7 +7,8 @@ import { parentPort, workerData } from "node:worker_threads";
 import type { SqliteStoreOptions } from "./options.js";
 import type { BlockRows } from "./places.js";
 import { SqliteStore } from "./sqliteStore.js";
-import type { WriterReply, WriterRequest, WriterThreadData } from "./threadedStore.js";
+import type { PlainError, WriterReply, WriterRequest, WriterThreadData } from "./threadedStore.js";
+import { LedgerError } from "../../errors/ledgerError.js";
 import { nameThisThread } from "../../workerThread.js";
 
 if (parentPort === null) throw new Error("writerThread must run as a worker thread");
@@ -49,8 +50,12 @@ async function run(request: WriterRequest): Promise<BlockRows | undefined> {
   }
 }
 
-/** An error as data that crosses the thread boundary with its kind (AssertionError stays one). */
-function plainError(error: unknown): { name: string; message: string; stack: string } {
+/**
+ * An error as data that crosses the thread boundary with its kind: an AssertionError stays one,
+ * a LedgerError keeps its code (StoreDamaged).
+ */
+function plainError(error: unknown): PlainError {
+  if (error instanceof LedgerError) return { name: error.name, message: error.message, stack: error.stack ?? "", code: error.code };
   if (error instanceof Error) return { name: error.name, message: error.message, stack: error.stack ?? "" };
   return { name: "Error", message: String(error), stack: "" };
 }

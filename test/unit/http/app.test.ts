@@ -13,13 +13,16 @@ import { LedgerError } from "../../../src/errors/ledgerError.js";
 import { buildHttpApp } from "../../../src/http/httpApp.js";
 import type { Store } from "../../../src/store/store.js";
 import type { PreparedTx } from "../../../src/transaction/types.js";
+import { create, keypairOf } from "../../helpers/txFactory.js";
 import { errorBody, expectJson, get } from "./helpers.js";
 import { waitFor } from "../../helpers/waitFor.js";
 
 const unknownPath =
   "The requested URL was not found on the server. If you entered the URL manually please check your spelling and try again.";
 const wrongMethod = "The method is not allowed for the requested URL.";
-const txId = "a".repeat(64);
+/** The one stored transaction: a real one, since the route checks it hashes to its id. */
+const storedTx = create(keypairOf("app"));
+const txId = storedTx["id"] as string;
 
 /** A Store whose reads answer fixed text, or throw what `failWith` holds. */
 function stubStore(state: { failWith?: unknown }): Store {
@@ -32,7 +35,7 @@ function stubStore(state: { failWith?: unknown }): Store {
   };
   return {
     backend: "stub",
-    getTransaction: (id: string) => read(id === txId ? `{"id":"${txId}"}` : null),
+    getTransaction: (id: string) => read(id === txId ? JSON.stringify(storedTx) : null),
     getTransactionsByAsset: () => read([]),
     getOutputsByPublicKey: () => read([]),
     searchAssets: () => read([]),

@@ -151,7 +151,7 @@ describe("long answers on a real socket", () => {
   before(async () => {
     for (let i = 0; i < 1_500; i++) {
       const data = { kind: "zebra", pad: "y".repeat(150), i };
-      creates.push(createTx({ label: `c${i}`, data, outputs: [{ keys: [key] }] }));
+      creates.push(createTx({ label: `c${i}`, data, outputs: [{ keys: [key] }], hashedId: true }));
     }
     await store.commitBlock(block(1, creates));
     // 40 TRANSFERs of ~500 KB: a 20 MB answer, far more than the sockets' buffers hold.

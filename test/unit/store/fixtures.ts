@@ -3,6 +3,9 @@
 // signed: the store never checks signatures, only what the ledger hands it.
 
 import { createHash } from "node:crypto";
+import type { JsonObject } from "../../../src/json/jsonValue.js";
+import { readJson } from "../../../src/json/readJson.js";
+import { computeTxId } from "../../../src/transaction/computeTxId.js";
 import type { BlockWrite, Validator } from "../../../src/store/store.js";
 import type { CommittedOutput, CommittedTx, OutputRef } from "../../../src/transaction/committed.js";
 
@@ -36,23 +39,26 @@ export interface CreateSpec {
   readonly outputs?: readonly OutputSpec[];
   readonly data?: object | null;
   readonly metadata?: object | null;
+  /** The id the body hashes to, as the API checks of what it serves; else a label's hash. */
+  readonly hashedId?: boolean;
 }
 
 export function createTx(spec: CreateSpec): CommittedTx {
-  const id = hex64(`tx:${spec.label}`);
+  let id = hex64(`tx:${spec.label}`);
   const outputs = (spec.outputs ?? [{ keys: [publicKey(spec.label)] }]).map(committedOutput);
   const data = spec.data === undefined ? { label: spec.label } : spec.data;
   const metadata = spec.metadata ?? null;
   const issuer = outputs[0]?.publicKeys[0] ?? publicKey(spec.label);
   const json = {
     asset: { data },
-    id,
+    id: id as string | null,
     inputs: [{ fulfillment: fakeFulfillment(id), fulfills: null, owners_before: [issuer] }],
     metadata,
     operation: "CREATE",
     outputs: outputs.map(outputJson),
     version: "2.0",
   };
+  if (spec.hashedId === true) json.id = id = computeTxId(readJson(JSON.stringify({ ...json, id: null })) as JsonObject, "python");
   return {
     id,
     operation: "CREATE",

@@ -4,9 +4,8 @@
 import { reject, type Rejection } from "../../../errors/ledgerError.js";
 import type { LedgerStore, StoredOutput } from "../../../store/store.js";
 import { makesAsset, outputKey, type CommittedTx, type OutputRef } from "../../../transaction/committed.js";
-import { isJsonObject } from "../../../json/jsonValue.js";
 import { readJsonOrNull } from "../../../json/readJson.js";
-import { matchTxId } from "../../../transaction/matchTxId.js";
+import { storedTxId } from "../../../transaction/storedTxId.js";
 import { prepareTx } from "../../../transaction/prepareTx.js";
 import type { PreparedTx } from "../../../transaction/types.js";
 import { validateTx } from "../../../transaction/validateTx.js";
@@ -41,11 +40,7 @@ export const v2Kind: TxKind<PreparedTx, CommittedState> = {
   openBlock: (committed) => new V2Block(committed),
   // The stream sends `{height, asset_id, transaction_id}`: the prepared transaction has both.
   event: (tx) => tx,
-  storedId(json) {
-    const body = readJsonOrNull(json);
-    if (!isJsonObject(body) || matchTxId(body) === null) return null;
-    return body["id"] as string;
-  },
+  storedId: storedTxId,
   stored(json) {
     const body = readJsonOrNull(json);
     const tx = body === null ? null : prepareTx(body, json);
