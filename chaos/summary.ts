@@ -34,6 +34,8 @@ export interface FaultFigures {
   readonly nodes: readonly number[];
   readonly heldMs: number | null;
   readonly recoveryMs: number | null;
+  /** A PostgreSQL kill's: from the server's restart to every node on it ready (null: not in time). */
+  readonly readyAfterMs?: number | null;
 }
 
 export function summaryOf(record: RunRecord, incidents: readonly Incident[], problems: readonly string[]): RunSummary {
@@ -54,6 +56,7 @@ export function summaryOf(record: RunRecord, incidents: readonly Incident[], pro
       nodes: f.nodes,
       heldMs: f.healedMs === null ? null : f.healedMs - f.atMs,
       recoveryMs: f.healedMs === null || f.recoveredMs === null ? null : f.recoveredMs - f.healedMs,
+      ...(f.readyMs === undefined ? {} : { readyAfterMs: f.healedMs === null || f.readyMs === null ? null : f.readyMs - f.healedMs }),
     })),
     incidents: incidents.map((i) => ({ ...i, known: knownIncidents.find((k) => i.lastWords.includes(k.text))?.name ?? null })),
     problems,
@@ -75,6 +78,9 @@ function countBy(keys: readonly string[]): Record<string, number> {
   return out;
 }
 
+const readyText = (f: FaultFigures): string =>
+  f.readyAfterMs === undefined ? "" : `, its nodes ready ${f.readyAfterMs ?? "never"}`;
+
 export function formatSummary(summary: RunSummary): string {
   const lines = [
     `seed ${summary.seed}: ${summary.posts} posts, ${summary.acknowledgedCommits} acknowledged commits, ${summary.committed} committed, ` +
@@ -82,7 +88,7 @@ export function formatSummary(summary: RunSummary): string {
       `${summary.streamed} streamed (${summary.streamReconnects} sockets opened)`,
     `answers: ${Object.entries(summary.answers).map(([k, v]) => `${k}: ${v}`).join(", ")}`,
     "faults (held ms, recovery ms after the heal):",
-    ...summary.faults.map((f) => `  ${f.kind} [${f.nodes.join(",")}] held ${f.heldMs ?? "-"}, recovered ${f.recoveryMs ?? "never"}`),
+    ...summary.faults.map((f) => `  ${f.kind} [${f.nodes.join(",")}] held ${f.heldMs ?? "-"}, recovered ${f.recoveryMs ?? "never"}${readyText(f)}`),
     ...summary.incidents.map(
       (i) => `INCIDENT: node ${i.node}'s ${i.process} stopped by itself at ${i.atMs} ms${i.known === null ? "" : ` — ${i.known}`}\n  ${i.lastWords}`,
     ),

@@ -7,8 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import type { HistoryEvent, PostEvent } from "../../../chaos/history.js";
-import { faultKinds, lastWordsOf, planFaults, type RunFault } from "../../../chaos/nemesis.js";
-import { fullNodes, shortDurationMs, shortSeeds, validators } from "../../../chaos/options.js";
+import { faultKinds, lastWordsOf, planFaults, postgresFaultKind, postgresPlanFork, withPostgresKills, type RunFault } from "../../../chaos/nemesis.js";
+import { fullNodes, nemesisLimits, shortDurationMs, shortRuns, validators } from "../../../chaos/options.js";
 import { Random } from "../../../chaos/random.js";
 import { faultEventsOf } from "../../../chaos/recovery.js";
 import { summaryOf } from "../../../chaos/summary.js";
@@ -23,8 +23,24 @@ describe("the nemesis's plan", () => {
   });
 
   test("the short set's first four faults of each seed are the twelve kinds, each once", () => {
-    const kinds = shortSeeds.flatMap((seed) => planOf(seed).slice(0, 4).map((f) => f.kind));
+    const kinds = shortRuns.flatMap(({ seed }) => planOf(seed).slice(0, 4).map((f) => f.kind));
     assert.deepEqual([...kinds].sort(), [...faultKinds].sort());
+  });
+
+  test("with nodes on PostgreSQL, a PostgreSQL kill of them joins the seed's plan among its first four, its other faults unchanged", () => {
+    const onPostgres = shortRuns.filter((r) => r.postgresNodes.length > 0);
+    assert.equal(onPostgres.length, 1, "one run of the short set has nodes on PostgreSQL");
+    for (let seed = 1; seed <= 50; seed++) {
+      const plan = planOf(seed);
+      const grown = withPostgresKills(plan, new Random(seed).fork(postgresPlanFork), [1, 4]);
+      const kills = grown.flatMap((f, i) => (f.kind === postgresFaultKind ? [i] : []));
+      assert.ok(kills[0]! < 4);
+      assert.deepEqual(kills.slice(1).map((k, i) => k - kills[i]!), kills.slice(1).map(() => nemesisLimits.postgresKillEvery));
+      assert.deepEqual(grown.filter((f) => f.kind !== postgresFaultKind).map((f) => [f.kind, f.nodes, f.durationMs]), plan.map((f) => [f.kind, f.nodes, f.durationMs]));
+      assert.equal(grown[0]!.quietMs, nemesisLimits.warmupMs);
+      assert.ok(grown.filter((f) => f.kind === postgresFaultKind).every((f) => f.nodes.join() === "1,4"));
+    }
+    assert.deepEqual(withPostgresKills(planOf(3), new Random(3).fork(postgresPlanFork), []), planOf(3));
   });
 
   test("faults on two nodes strike two different validators; a split keeps two validators a side", () => {
