@@ -1,7 +1,7 @@
 // A run's figures beside the checker's verdict: transactions by mode and answer, double-spend
 // attempts, faults and the time to recover from each kind, and the runner's own findings (a
 // process that stopped itself, a node that did not recover), each known one named.
-import type { FaultEvent, HistoryEvent, PostEvent, RunRecord } from "./history.js";
+import type { ElectionOutcome, FaultEvent, HistoryEvent, PostEvent, RunRecord } from "./history.js";
 import type { Incident } from "./nemesis.js";
 import { committedIds } from "./recovery.js";
 
@@ -26,6 +26,8 @@ export interface RunSummary {
   readonly streamReconnects: number;
   readonly faults: readonly FaultFigures[];
   readonly incidents: readonly (Incident & { readonly known: string | null })[];
+  /** The node that joined and its election, if the run had one. */
+  readonly election: ElectionOutcome | null;
   readonly problems: readonly string[];
 }
 
@@ -59,6 +61,7 @@ export function summaryOf(record: RunRecord, incidents: readonly Incident[], pro
       ...(f.readyMs === undefined ? {} : { readyAfterMs: f.healedMs === null || f.readyMs === null ? null : f.readyMs - f.healedMs }),
     })),
     incidents: incidents.map((i) => ({ ...i, known: knownIncidents.find((k) => i.lastWords.includes(k.text))?.name ?? null })),
+    election: record.election ?? null,
     problems,
   };
 }
@@ -78,6 +81,16 @@ function countBy(keys: readonly string[]): Record<string, number> {
   return out;
 }
 
+function electionLines(e: ElectionOutcome | null): string[] {
+  if (e === null) return [];
+  const caughtUp = e.caughtUpMs === null ? "did not catch up" : `caught up ${e.caughtUpMs - e.joinedMs} ms later`;
+  const concluded = e.concludedAt === null ? e.status : `concluded at height ${e.concludedAt} (${e.concludedMs! - e.joinedMs} ms after the join)`;
+  const set = e.inValidatorSet ? "in CometBFT's validator set" : "not in CometBFT's validator set";
+  return [
+    `join and election: node ${e.node} joined at ${e.joinedMs} ms, ${caughtUp}; its election ${concluded}, ${set}; ${e.errors.length} commands sent again`,
+  ];
+}
+
 const readyText = (f: FaultFigures): string =>
   f.readyAfterMs === undefined ? "" : `, its nodes ready ${f.readyAfterMs ?? "never"}`;
 
@@ -89,6 +102,7 @@ export function formatSummary(summary: RunSummary): string {
     `answers: ${Object.entries(summary.answers).map(([k, v]) => `${k}: ${v}`).join(", ")}`,
     "faults (held ms, recovery ms after the heal):",
     ...summary.faults.map((f) => `  ${f.kind} [${f.nodes.join(",")}] held ${f.heldMs ?? "-"}, recovered ${f.recoveryMs ?? "never"}${readyText(f)}`),
+    ...electionLines(summary.election),
     ...summary.incidents.map(
       (i) => `INCIDENT: node ${i.node}'s ${i.process} stopped by itself at ${i.atMs} ms${i.known === null ? "" : ` — ${i.known}`}\n  ${i.lastWords}`,
     ),
