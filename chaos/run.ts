@@ -122,7 +122,9 @@ async function runSeed({ seed, postgresNodes, join: joins }: ChaosRun, durationM
     await nemesis.run(plan, work);
     const election = await electing;
     // Probes go out at once after the last heal, while the clients' last requests finish.
-    const problems = await recover(cluster, nemesis, new Client(ctx, clients.length, rng.fork(clients.length + 1)));
+    // The prober reaches every node, the one that joined too.
+    const prober = new Client({ ...ctx, nodes: cluster.manifest.nodes }, clients.length, rng.fork(clients.length + 1));
+    const problems = await recover(cluster, nemesis, prober);
     problems.push(...electionProblems(election));
     await clientsDone;
     problems.push(...nemesis.errors);
