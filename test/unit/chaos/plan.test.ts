@@ -1,6 +1,7 @@
 // The chaos run's seeded parts: the nemesis's plan is the seed's alone, the short set's seeds hold
 // every fault kind, the time to recover is read from the history as recovery.ts says, and a
-// process that stopped itself is named by its last fatal words.
+// process that stopped itself is named by its last fatal words, and a join and election that did
+// not happen is a problem.
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,7 +12,8 @@ import { faultKinds, lastWordsOf, planFaults, postgresFaultKind, postgresPlanFor
 import { fullNodes, nemesisLimits, shortDurationMs, shortRuns, validators } from "../../../chaos/options.js";
 import { Random } from "../../../chaos/random.js";
 import { faultEventsOf } from "../../../chaos/recovery.js";
-import { summaryOf } from "../../../chaos/summary.js";
+import { formatSummary, summaryOf } from "../../../chaos/summary.js";
+import { electionProblems } from "../../../chaos/election.js";
 
 const size = validators + fullNodes;
 const planOf = (seed: number) => planFaults(new Random(seed).fork(0), shortDurationMs, size);
@@ -95,5 +97,25 @@ describe("a process's last words", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("the join and election's outcome", () => {
+  const outcome = {
+    node: 5, joinedMs: 17_000, caughtUpMs: 21_000, electionId: "e", status: "concluded",
+    concludedAt: 69, concludedMs: 29_000, inValidatorSet: true, errors: [],
+  };
+
+  test("is a problem when the node did not catch up, the election did not conclude, or CometBFT's set lacks the node", () => {
+    assert.deepEqual(electionProblems(null), []);
+    assert.deepEqual(electionProblems(outcome), []);
+    assert.match(electionProblems({ ...outcome, caughtUpMs: null }).join(), /did not catch up/);
+    assert.match(electionProblems({ ...outcome, status: "ongoing", concludedAt: null, concludedMs: null }).join(), /did not conclude/);
+    assert.match(electionProblems({ ...outcome, inValidatorSet: false }).join(), /validator set does not hold it/);
+  });
+
+  test("is in the summary: the height it concluded at", () => {
+    const text = formatSummary(summaryOf({ seed: 1, events: [], nodes: [], election: outcome }, [], []));
+    assert.match(text, /node 5 joined at 17000 ms, caught up 4000 ms later; its election concluded at height 69 \(12000 ms after the join\), in CometBFT's validator set/);
   });
 });
