@@ -46,7 +46,7 @@ export class ChaosCluster {
   static async create(root: string, postgresNodes: readonly number[] = []): Promise<ChaosCluster> {
     const count = validators + fullNodes;
     const outside = postgresNodes.filter((i) => !Number.isSafeInteger(i) || i < 0 || i >= count);
-    if (outside.length > 0) throw new Error(`--postgres: no node ${outside.join(", ")} (nodes 0 to ${count - 1})`);
+    if (outside.length > 0) throw new Error(`--postgres: no node ${outside.join(", ")} (0 to ${count - 1})`);
     const basePort = await freeBasePort(count + joinStrides);
     const manifest = createTestnet({ validators, fullNodes, dir: root, basePort, timeoutCommitMs, logLevel: "warn" });
     const proxies = proxiesOf(manifest.nodes, basePort);

@@ -7,7 +7,9 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { approveElection, newUpsertValidatorElection, showElection, type ElectionNode } from "../src/tools/electionClient.js";
+import {
+  approveElection, newUpsertValidatorElection, showElection, type ElectionNode,
+} from "../src/tools/electionClient.js";
 import type { ChaosCluster } from "./cluster.js";
 import type { ElectionOutcome } from "./history.js";
 import { rpcResult } from "./http.js";
@@ -15,7 +17,9 @@ import { electionLimits as limits, validators, workloadLimits } from "./options.
 import type { Recorder } from "./recorder.js";
 
 /** Joins a node at `atMs` of the run (unless `signal` aborted first) and elects it. */
-export async function joinAndElect(cluster: ChaosCluster, recorder: Recorder, atMs: number, signal: AbortSignal): Promise<ElectionOutcome | null> {
+export async function joinAndElect(
+  cluster: ChaosCluster, recorder: Recorder, atMs: number, signal: AbortSignal,
+): Promise<ElectionOutcome | null> {
   await sleep(Math.max(0, atMs - recorder.now()), undefined, { signal }).catch(() => undefined);
   if (signal.aborted) return null;
   const errors: string[] = [];
@@ -24,7 +28,7 @@ export async function joinAndElect(cluster: ChaosCluster, recorder: Recorder, at
   const caughtUpMs = await caughtUp(cluster, node, recorder);
   const deadline = Date.now() + limits.electionMsMax;
   const electionId = await propose(cluster, node, deadline, errors);
-  const shown = electionId === null ? null : await approveUntilConcluded(cluster, electionId, deadline, errors);
+  const shown = electionId === null ? null : await approveAll(cluster, electionId, deadline, errors);
   const concludedMs = shown?.status === "concluded" ? recorder.now() : null;
   const inValidatorSet = concludedMs !== null && (await joinsTheSet(cluster, node));
   return {
@@ -39,9 +43,13 @@ export async function joinAndElect(cluster: ChaosCluster, recorder: Recorder, at
 export function electionProblems(outcome: ElectionOutcome | null): string[] {
   if (outcome === null) return [];
   const problems: string[] = [];
-  if (outcome.caughtUpMs === null) problems.push(`node ${outcome.node} did not catch up within ${limits.catchUpMsMax} ms of joining`);
-  if (outcome.status !== "concluded") problems.push(`the election of node ${outcome.node} did not conclude within ${limits.electionMsMax} ms: ${outcome.status}`);
-  else if (!outcome.inValidatorSet) problems.push(`the election of node ${outcome.node} concluded but CometBFT's validator set does not hold it`);
+  const node = `node ${outcome.node}`;
+  if (outcome.caughtUpMs === null) problems.push(`${node} did not catch up within ${limits.catchUpMsMax} ms of joining`);
+  if (outcome.status !== "concluded") {
+    problems.push(`the election of ${node} did not conclude within ${limits.electionMsMax} ms: ${outcome.status}`);
+  } else if (!outcome.inValidatorSet) {
+    problems.push(`the election of ${node} concluded but CometBFT's validator set does not hold it`);
+  }
   return problems;
 }
 
@@ -49,8 +57,12 @@ interface Status {
   readonly sync_info: { readonly latest_block_height: string; readonly catching_up: boolean };
 }
 
+async function statusOf(rpc: string): Promise<Status | null> {
+  return (await rpcResult(rpc, "status", workloadLimits.requestMsMax).catch(() => null)) as Status | null;
+}
+
 async function heightOf(rpc: string): Promise<number | null> {
-  const status = (await rpcResult(rpc, "status", workloadLimits.requestMsMax).catch(() => null)) as Status | null;
+  const status = await statusOf(rpc);
   return status === null ? null : Number(status.sync_info.latest_block_height);
 }
 
@@ -60,8 +72,8 @@ async function caughtUp(cluster: ChaosCluster, node: number, recorder: Recorder)
   const target = Math.max(...heights.map((h) => h ?? 0));
   const deadline = Date.now() + limits.catchUpMsMax;
   while (Date.now() < deadline) {
-    const status = (await rpcResult(cluster.node(node).rpc, "status", workloadLimits.requestMsMax).catch(() => null)) as Status | null;
-    if (status !== null && !status.sync_info.catching_up && Number(status.sync_info.latest_block_height) >= target) return recorder.now();
+    const sync = (await statusOf(cluster.node(node).rpc))?.sync_info;
+    if (sync !== undefined && !sync.catching_up && Number(sync.latest_block_height) >= target) return recorder.now();
     await sleep(workloadLimits.pollMs);
   }
   return null;
@@ -73,16 +85,17 @@ function electionNode(cluster: ChaosCluster, voter: number, attempt: number): El
   return { api: `http://${target.http}`, dataDir: join(cluster.root, cluster.node(voter).dataDir) };
 }
 
-/** The new node's CometBFT key (base64), and the power of one genesis validator (under a third of the total). */
+/** The new node's CometBFT key (base64), and a genesis validator's power (under a third of the total). */
 function candidateOf(cluster: ChaosCluster, node: number): { publicKey: string; power: number; nodeId: string } {
-  const key = JSON.parse(readFileSync(join(cluster.root, cluster.node(node).home, "config", "priv_validator_key.json"), "utf8")) as {
-    pub_key: { value: string };
-  };
+  const path = join(cluster.root, cluster.node(node).home, "config", "priv_validator_key.json");
+  const key = JSON.parse(readFileSync(path, "utf8")) as { pub_key: { value: string } };
   return { publicKey: key.pub_key.value, power: limits.power, nodeId: cluster.node(node).nodeId };
 }
 
 /** Proposed by validator 0's key (the nodes in turn until one commits it); its id. */
-async function propose(cluster: ChaosCluster, node: number, deadline: number, errors: string[]): Promise<string | null> {
+async function propose(
+  cluster: ChaosCluster, node: number, deadline: number, errors: string[],
+): Promise<string | null> {
   const candidate = candidateOf(cluster, node);
   for (let attempt = 0; Date.now() < deadline; attempt++) {
     try {
@@ -104,7 +117,9 @@ interface Shown {
  * Each genesis validator approves once (a vote sent again after a lost answer is refused as a
  * double vote, which is as good), until some node shows the election concluded.
  */
-async function approveUntilConcluded(cluster: ChaosCluster, electionId: string, deadline: number, errors: string[]): Promise<Shown | null> {
+async function approveAll(
+  cluster: ChaosCluster, electionId: string, deadline: number, errors: string[],
+): Promise<Shown | null> {
   const voted = new Set<number>();
   let shown: Shown | null = null;
   for (let attempt = 0; Date.now() < deadline; attempt++) {
@@ -131,7 +146,8 @@ async function approveUntilConcluded(cluster: ChaosCluster, electionId: string, 
 async function show(cluster: ChaosCluster, electionId: string, attempt: number): Promise<Shown | null> {
   try {
     const election = await showElection(`http://${cluster.node(attempt % validators).http}`, electionId);
-    return { status: String(election["status"]), concludedAt: typeof election["concluded_at"] === "number" ? election["concluded_at"] : null };
+    const concludedAt = election["concluded_at"];
+    return { status: String(election["status"]), concludedAt: typeof concludedAt === "number" ? concludedAt : null };
   } catch {
     return null;
   }
@@ -141,13 +157,14 @@ interface Validators {
   readonly validators: readonly { readonly pub_key: { readonly value: string } }[];
 }
 
-/** Whether CometBFT's set (at a validator, which applies it two heights after the conclusion) holds the node. */
+/** Whether CometBFT's set holds the node (a validator's, applied two heights after the conclusion). */
 async function joinsTheSet(cluster: ChaosCluster, node: number): Promise<boolean> {
   const { publicKey } = candidateOf(cluster, node);
   const deadline = Date.now() + limits.setChangeMsMax;
   for (let attempt = 0; Date.now() < deadline; attempt++) {
     const rpc = cluster.node(attempt % validators).rpc;
-    const set = (await rpcResult(rpc, "validators?per_page=100", workloadLimits.requestMsMax).catch(() => null)) as Validators | null;
+    const answer = rpcResult(rpc, "validators?per_page=100", workloadLimits.requestMsMax);
+    const set = (await answer.catch(() => null)) as Validators | null;
     if (set?.validators.some((v) => v.pub_key.value === publicKey) === true) return true;
     await sleep(workloadLimits.pollMs);
   }

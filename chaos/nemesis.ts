@@ -3,7 +3,8 @@
 // (SIGSTOP, healed by SIGCONT), kills (SIGKILL, healed by restarting the node as `ledgerd
 // testnet start --node I` does), and partitions and bad links through Toxiproxy (healed by a
 // reset), and for nodes on PostgreSQL its server killed (`pg_ctl stop -m immediate`) just after
-// such a node saw a new height, healed by starting it again. A watchdog restarts a process that died when no fault of ours killed it, and keeps it
+// such a node saw a new height, healed by starting it again.
+// A watchdog restarts a process that died when no fault of ours killed it, and keeps it
 // as an incident: a node that stops itself is a finding.
 import { readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -61,7 +62,7 @@ export function planFaults(rng: Random, durationMs: number, size: number): Plann
   return plan;
 }
 
-/** The label of the seed's fork that draws its PostgreSQL kills (apart from the clients' and the other faults'). */
+/** The seed's fork that draws its PostgreSQL kills (apart from the clients' and the other faults'). */
 export const postgresPlanFork = 1_000;
 
 /**
@@ -69,15 +70,17 @@ export const postgresPlanFork = 1_000;
  * place among the first four drawn from `rng` (its own generator, so that the other faults are
  * the seed's plan without PostgreSQL, in the same order and with the same timings).
  */
-export function withPostgresKills(plan: readonly PlannedFault[], rng: Random, nodes: readonly number[]): PlannedFault[] {
+export function withPostgresKills(
+  plan: readonly PlannedFault[], rng: Random, nodes: readonly number[],
+): PlannedFault[] {
   if (nodes.length === 0) return [...plan];
   const out = [...plan];
   for (let at = rng.int(4); at <= out.length; at += limits.postgresKillEvery) {
     const quietMs = at === 0 ? limits.warmupMs : rng.between(limits.gapMsMin, limits.gapMsMax);
-    const kill = { kind: postgresFaultKind, nodes: [...nodes], quietMs, durationMs: rng.between(limits.faultMsMin, limits.faultMsMax) } as const;
+    const durationMs = rng.between(limits.faultMsMin, limits.faultMsMax);
     // The first fault's warm-up stays the run's first quiet.
     if (at === 0 && out[0] !== undefined) out[0] = { ...out[0], quietMs: rng.between(limits.gapMsMin, limits.gapMsMax) };
-    out.splice(at, 0, kill);
+    out.splice(at, 0, { kind: postgresFaultKind, nodes: [...nodes], quietMs, durationMs });
   }
   return out;
 }
@@ -154,12 +157,15 @@ export class Nemesis {
   /** When every one of `nodes` answers `/readyz` 200, or null if one does not within the limit. */
   private async ready(nodes: readonly number[]): Promise<number | null> {
     const deadline = Date.now() + recoveryLimits.postgresReadyMsMax;
-    const isReady = async (node: number): Promise<boolean> =>
-      (await httpRequest(`http://${this.cluster.node(node).http}/readyz`, "GET", null, workloadLimits.requestMsMax)).status === 200;
+    const isReady = async (node: number): Promise<boolean> => {
+      const url = `http://${this.cluster.node(node).http}/readyz`;
+      return (await httpRequest(url, "GET", null, workloadLimits.requestMsMax)).status === 200;
+    };
     for (const node of nodes) {
       while (!(await isReady(node))) {
         if (Date.now() > deadline) {
-          this.errors.push(`node ${node} was not ready within ${recoveryLimits.postgresReadyMsMax} ms of its PostgreSQL's restart`);
+          const limit = recoveryLimits.postgresReadyMsMax;
+          this.errors.push(`node ${node} was not ready within ${limit} ms of its PostgreSQL's restart`);
           return null;
         }
         await sleep(workloadLimits.pollMs);
@@ -168,13 +174,14 @@ export class Nemesis {
     return this.recorder.now();
   }
 
-  /** Kills the PostgreSQL server just after the first of `nodes` saw a new height (or after a wait, if none came). */
+  /** Kills the PostgreSQL server just after the first of `nodes` saw a new height (or a wait without one). */
   private async killPostgres(nodes: readonly number[]): Promise<void> {
     const postgres = this.cluster.postgres;
     if (postgres === null) throw new Error("no node runs on PostgreSQL");
     const rpc = this.cluster.node(nodes[0] ?? 0).rpc;
     const heightOf = async (): Promise<string | null> => {
-      const status = (await rpcResult(rpc, "status", limits.postgresKillWaitMsMax).catch(() => null)) as StatusResult | null;
+      const answer = rpcResult(rpc, "status", limits.postgresKillWaitMsMax);
+      const status = (await answer.catch(() => null)) as StatusResult | null;
       return status?.sync_info?.latest_block_height ?? null;
     };
     const first = await heightOf();

@@ -84,9 +84,12 @@ export const nemesisLimits = {
   lossyResetMs: 2_000,
   lossyToxicity: 0.5,
   lossyRateKBps: 64,
-  /** A PostgreSQL kill comes once in this many faults, at a place in the first ones drawn from the seed. */
+  /** A PostgreSQL kill comes once in this many faults, the first among the first four. */
   postgresKillEvery: 13,
-  /** It strikes just after a node on PostgreSQL saw a new height (its block being written): watched this often, this long. */
+  /**
+   * It strikes just after a node on PostgreSQL saw a new height (the block's write under way):
+   * the height watched this often, up to this long.
+   */
   postgresKillPollMs: 10,
   postgresKillWaitMsMax: 3_000,
 } as const;

@@ -56,7 +56,8 @@ function describeRun(run: ChaosRun): string {
 
 /** The flags that replay a run. */
 function runFlags(run: ChaosRun): string {
-  return `--seed ${run.seed}${run.postgresNodes.length === 0 ? "" : ` --postgres ${run.postgresNodes.join(",")}`}${run.join ? "" : " --no-join"}`;
+  const postgres = run.postgresNodes.length === 0 ? "" : ` --postgres ${run.postgresNodes.join(",")}`;
+  return `--seed ${run.seed}${postgres}${run.join ? "" : " --no-join"}`;
 }
 
 function parseOptions(argv: readonly string[]): ChaosOptions | null {
@@ -93,10 +94,13 @@ interface SeedResult {
 }
 
 /** One seed's run, start to snapshot; the testnet's folder is removed unless `keep`. */
-async function runSeed({ seed, postgresNodes, join: joins }: ChaosRun, durationMs: number, keep: boolean): Promise<SeedResult & { root: string }> {
+async function runSeed(
+  { seed, postgresNodes, join: joins }: ChaosRun, durationMs: number, keep: boolean,
+): Promise<SeedResult & { root: string }> {
   const root = mkdtempSync(join(tmpdir(), `ledgerd-chaos-${seed}-`));
   const rng = new Random(seed);
-  const plan = withPostgresKills(planFaults(rng.fork(0), durationMs, validators + fullNodes), rng.fork(postgresPlanFork), postgresNodes);
+  const planned = planFaults(rng.fork(0), durationMs, validators + fullNodes);
+  const plan = withPostgresKills(planned, rng.fork(postgresPlanFork), postgresNodes);
   console.log(`chaos: the plan: ${plan.map((f) => `${f.kind} [${f.nodes.join(",")}] ${f.durationMs} ms`).join(", ")}`);
   const cluster = await ChaosCluster.create(root, postgresNodes);
   // The nodes run detached: an interrupted run stops them before it ends.
@@ -123,7 +127,8 @@ async function runSeed({ seed, postgresNodes, join: joins }: ChaosRun, durationM
     const election = await electing;
     // Probes go out at once after the last heal, while the clients' last requests finish.
     // The prober reaches every node, the one that joined too.
-    const prober = new Client({ ...ctx, nodes: cluster.manifest.nodes }, clients.length, rng.fork(clients.length + 1));
+    const everyNode = { ...ctx, nodes: cluster.manifest.nodes };
+    const prober = new Client(everyNode, clients.length, rng.fork(clients.length + 1));
     const problems = await recover(cluster, nemesis, prober);
     problems.push(...electionProblems(election));
     await clientsDone;
@@ -214,7 +219,8 @@ async function main(): Promise<void> {
     if (options.keep) console.log(`chaos: the testnet is kept in ${result.root}`);
     if (!report.ok || result.incidents.length > 0 || result.problems.length > 0) {
       failed.push(seed);
-      console.log(`chaos: seed ${seed} FAILED; replay: npm run chaos -- ${runFlags(run)} --duration ${options.durationMs / 1_000} --keep`);
+      const replay = `npm run chaos -- ${runFlags(run)} --duration ${options.durationMs / 1_000} --keep`;
+      console.log(`chaos: seed ${seed} FAILED; replay: ${replay}`);
     }
   }
   console.log(`chaos: ${options.runs.length - failed.length} of ${options.runs.length} seeds passed; written to ${options.outDir}`);

@@ -58,7 +58,7 @@ export function summaryOf(record: RunRecord, incidents: readonly Incident[], pro
       nodes: f.nodes,
       heldMs: f.healedMs === null ? null : f.healedMs - f.atMs,
       recoveryMs: f.healedMs === null || f.recoveredMs === null ? null : f.recoveredMs - f.healedMs,
-      ...(f.readyMs === undefined ? {} : { readyAfterMs: f.healedMs === null || f.readyMs === null ? null : f.readyMs - f.healedMs }),
+      ...(f.readyMs === undefined ? {} : { readyAfterMs: durationBetween(f.healedMs, f.readyMs) }),
     })),
     incidents: incidents.map((i) => ({ ...i, known: knownIncidents.find((k) => i.lastWords.includes(k.text))?.name ?? null })),
     election: record.election ?? null,
@@ -81,13 +81,18 @@ function countBy(keys: readonly string[]): Record<string, number> {
   return out;
 }
 
+const durationBetween = (from: number | null, to: number | null): number | null =>
+  from === null || to === null ? null : to - from;
+
 function electionLines(e: ElectionOutcome | null): string[] {
   if (e === null) return [];
   const caughtUp = e.caughtUpMs === null ? "did not catch up" : `caught up ${e.caughtUpMs - e.joinedMs} ms later`;
-  const concluded = e.concludedAt === null ? e.status : `concluded at height ${e.concludedAt} (${e.concludedMs! - e.joinedMs} ms after the join)`;
+  const after = durationBetween(e.joinedMs, e.concludedMs);
+  const concluded = e.concludedAt === null ? e.status : `concluded at height ${e.concludedAt} (${after} ms after the join)`;
   const set = e.inValidatorSet ? "in CometBFT's validator set" : "not in CometBFT's validator set";
   return [
-    `join and election: node ${e.node} joined at ${e.joinedMs} ms, ${caughtUp}; its election ${concluded}, ${set}; ${e.errors.length} commands sent again`,
+    `join and election: node ${e.node} joined at ${e.joinedMs} ms, ${caughtUp}; ` +
+      `its election ${concluded}, ${set}; ${e.errors.length} commands sent again`,
   ];
 }
 
@@ -101,7 +106,9 @@ export function formatSummary(summary: RunSummary): string {
       `${summary.streamed} streamed (${summary.streamReconnects} sockets opened)`,
     `answers: ${Object.entries(summary.answers).map(([k, v]) => `${k}: ${v}`).join(", ")}`,
     "faults (held ms, recovery ms after the heal):",
-    ...summary.faults.map((f) => `  ${f.kind} [${f.nodes.join(",")}] held ${f.heldMs ?? "-"}, recovered ${f.recoveryMs ?? "never"}${readyText(f)}`),
+    ...summary.faults.map(
+      (f) => `  ${f.kind} [${f.nodes.join(",")}] held ${f.heldMs ?? "-"}, recovered ${f.recoveryMs ?? "never"}${readyText(f)}`,
+    ),
     ...electionLines(summary.election),
     ...summary.incidents.map(
       (i) => `INCIDENT: node ${i.node}'s ${i.process} stopped by itself at ${i.atMs} ms${i.known === null ? "" : ` — ${i.known}`}\n  ${i.lastWords}`,

@@ -338,7 +338,8 @@ export class LedgerAbciApp implements AbciHandler {
     if (match === null) {
       return ResponseQuery.fromPartial({ code: codeRejected, codespace: "NotFound", log: `unknown query path ${request.path}`, height });
     }
-    const json = await untilStoreReachable(() => this.deps.store.getTransaction(match[1]!), undefined, this.clock);
+    const id = match[1]!;
+    const json = await untilStoreReachable(() => this.deps.store.getTransaction(id), undefined, this.clock);
     if (json === null) return ResponseQuery.fromPartial({ code: codeRejected, codespace: "NotFound", log: "Not found", height });
     return ResponseQuery.fromPartial({ code: codeOk, value: Buffer.from(json, "utf8"), height });
   }
