@@ -1,14 +1,19 @@
 // A chaos run's network: `ledgerd testnet`'s validators and full nodes (src/testnet), each
-// CometBFT dialing its peers through Toxiproxy (links.ts), and the process controls the nemesis
-// uses: signals to a node's process group, and the restart `ledgerd testnet start --node I` does.
+// CometBFT dialing its peers through Toxiproxy (links.ts), some nodes' ledgers in PostgreSQL (one
+// server for the run, a database per node, as docs/postgres.md sets a node up), and the process
+// controls the nemesis uses: signals to a node's process group, and the restart `ledgerd
+// testnet start --node I` does.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { configFileName } from "../src/config/loadConfig.js";
 import { setTomlValues } from "../src/engine/cometbft/cometBftConfig.js";
 import {
   createTestnet, logFile, portStride, runningPid, startTestnet, stopTestnet,
   type TestnetManifest, type TestnetNode, type TestnetProcess,
 } from "../src/testnet/testnet.js";
+import { addTestnetNode } from "../src/testnet/addNode.js";
 import { freeBasePort } from "../test/e2e/cometbft/network.js";
+import { startPostgres, type PostgresServer } from "../test/helpers/postgres.js";
 import { Links, type LinkProxy } from "./links.js";
 import { fullNodes, recoveryLimits, timeoutCommitMs, validators } from "./options.js";
 
@@ -16,23 +21,59 @@ import { fullNodes, recoveryLimits, timeoutCommitMs, validators } from "./option
 const proxyOffset = 5;
 /** Node 0's last free offset: Toxiproxy's API. */
 const toxiproxyApiOffset = 9;
+/**
+ * A node that joins takes the next node's ports (as `ledgerd testnet add-node` does), and its
+ * proxies to the others the ports of the node after it.
+ */
+const joinStrides = 2;
 
 export class ChaosCluster {
   private constructor(
     readonly root: string,
-    readonly manifest: TestnetManifest,
+    /** Grows when a node joins (once started). */
+    public manifest: TestnetManifest,
+    private readonly basePort: number,
     readonly links: Links,
+    /** The server of the nodes on PostgreSQL (null: every node on SQLite), and those nodes. */
+    readonly postgres: PostgresServer | null,
+    readonly postgresNodes: readonly number[],
   ) {}
 
-  /** Makes the testnet in `root`, points every peer at its proxies, starts Toxiproxy. */
-  static async create(root: string): Promise<ChaosCluster> {
+  /**
+   * Makes the testnet in `root`, points every peer at its proxies, starts Toxiproxy, and, if
+   * `postgresNodes` names any, a PostgreSQL server with a database for each of them.
+   */
+  static async create(root: string, postgresNodes: readonly number[] = []): Promise<ChaosCluster> {
     const count = validators + fullNodes;
-    const basePort = await freeBasePort(count);
+    const outside = postgresNodes.filter((i) => !Number.isSafeInteger(i) || i < 0 || i >= count);
+    if (outside.length > 0) throw new Error(`--postgres: no node ${outside.join(", ")} (0 to ${count - 1})`);
+    const basePort = await freeBasePort(count + joinStrides);
     const manifest = createTestnet({ validators, fullNodes, dir: root, basePort, timeoutCommitMs, logLevel: "warn" });
     const proxies = proxiesOf(manifest.nodes, basePort);
     for (const [i, node] of manifest.nodes.entries()) peersThroughProxies(root, node, i, manifest.nodes, proxies);
+    const postgres = postgresNodes.length === 0 ? null : await startPostgres();
+    for (const i of postgresNodes) ledgerInPostgres(root, manifest.nodes[i]!, await postgres!.newDatabase());
     const links = await Links.start(`127.0.0.1:${basePort + toxiproxyApiOffset}`, proxies, join(root, "toxiproxy.log"));
-    return new ChaosCluster(root, manifest, links);
+    return new ChaosCluster(root, manifest, basePort, links, postgres, postgresNodes);
+  }
+
+  /**
+   * A new node, as `ledgerd testnet add-node` adds one (a full node on SQLite), dialing every
+   * other through proxies of its own (the others do not dial it: one connection a pair), started;
+   * its index. The nemesis's partitions cut its links too.
+   */
+  async join(): Promise<number> {
+    const { node, index } = addTestnetNode(this.root, { timeoutCommitMs, logLevel: "warn" });
+    const nodes = [...this.manifest.nodes, node];
+    const proxies = this.manifest.nodes.map((other, to) => {
+      const listen = `127.0.0.1:${this.basePort + portStride * (index + 1) + to}`;
+      return { from: index, to, listen, upstream: other.p2p };
+    });
+    peersThroughProxies(this.root, node, index, nodes, proxies);
+    await this.links.add(proxies);
+    await this.start([index]);
+    this.manifest = { ...this.manifest, nodes };
+    return index;
   }
 
   get size(): number {
@@ -79,6 +120,18 @@ export class ChaosCluster {
     await stopTestnet(this.root);
     await this.links.stop();
   }
+
+  /** Stops and removes the PostgreSQL server, once verify-chain has read its databases. */
+  stopPostgres(): void {
+    this.postgres?.stop();
+  }
+}
+
+/** The node's `database` settings in its config.json: PostgreSQL at `url` (docs/postgres.md). */
+function ledgerInPostgres(root: string, node: TestnetNode, url: string): void {
+  const path = join(root, node.dataDir, configFileName);
+  const config = JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
+  writeFileSync(path, `${JSON.stringify({ ...config, database: { backend: "postgres", url } }, null, 2)}\n`);
 }
 
 /** Node i's proxy to node j listens on i's ports (the k-th other node at offset 5 + k). */

@@ -74,6 +74,8 @@ export interface FaultEvent {
   readonly atMs: number;
   readonly healedMs: number | null;
   readonly recoveredMs: number | null;
+  /** A PostgreSQL kill's: when every node on the server was ready again (null: not in time). */
+  readonly readyMs?: number | null;
 }
 
 export type HistoryEvent = PostEvent | ReadEvent | StreamEvent | StreamConnectionEvent | FaultEvent;
@@ -109,8 +111,29 @@ export interface NodeSnapshot {
   readonly caughtUp?: boolean;
 }
 
+/** A node that joined during the run, and the election that made it a validator. */
+export interface ElectionOutcome {
+  readonly node: number;
+  readonly joinedMs: number;
+  /** When it reached the validators' height at its start (null: not in time). */
+  readonly caughtUpMs: number | null;
+  readonly electionId: string | null;
+  /** "concluded", "ongoing" when time ran out, or "not proposed". */
+  readonly status: string;
+  /** The height the election concluded at. */
+  readonly concludedAt: number | null;
+  /** When the runner saw it concluded. */
+  readonly concludedMs: number | null;
+  /** Whether CometBFT's validator set then held the node. */
+  readonly inValidatorSet: boolean;
+  /** Commands that failed and were sent again (a node down, a 503 while a fault ran). */
+  readonly errors: readonly string[];
+}
+
 export interface RunRecord {
   readonly seed: number;
   readonly events: readonly HistoryEvent[];
   readonly nodes: readonly NodeSnapshot[];
+  /** The run's join and election, if it had one. */
+  readonly election?: ElectionOutcome | null;
 }

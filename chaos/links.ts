@@ -38,13 +38,17 @@ export class Links {
 
   private constructor(
     private readonly api: string,
-    readonly proxies: readonly LinkProxy[],
+    private readonly links: LinkProxy[],
     private readonly logPath: string,
   ) {}
 
+  get proxies(): readonly LinkProxy[] {
+    return this.links;
+  }
+
   /** Starts toxiproxy-server on `api` (host:port), logging to `logPath`, and makes the proxies. */
   static async start(api: string, proxies: readonly LinkProxy[], logPath: string): Promise<Links> {
-    const links = new Links(api, proxies, logPath);
+    const links = new Links(api, [...proxies], logPath);
     await links.launch();
     return links;
   }
@@ -55,10 +59,20 @@ export class Links {
     this.child = spawn(toxiproxyBinary(), ["-host", host, "-port", port], { stdio: ["ignore", log, log] });
     closeSync(log);
     await this.waitReady(this.child);
-    for (const proxy of this.proxies) {
-      const name = proxyName(proxy.from, proxy.to);
-      await this.call("POST", "/proxies", { name, listen: proxy.listen, upstream: proxy.upstream, enabled: true });
+    for (const proxy of this.links) await this.create(proxy);
+  }
+
+  /** More proxies (a node that joins the run), kept through a restart of the server. */
+  async add(proxies: readonly LinkProxy[]): Promise<void> {
+    for (const proxy of proxies) {
+      await this.create(proxy);
+      this.links.push(proxy);
     }
+  }
+
+  private async create(proxy: LinkProxy): Promise<void> {
+    const name = proxyName(proxy.from, proxy.to);
+    await this.call("POST", "/proxies", { name, listen: proxy.listen, upstream: proxy.upstream, enabled: true });
   }
 
   /** No traffic either way between each node of `a` and each node of `b`. */

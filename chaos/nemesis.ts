@@ -2,13 +2,16 @@
 // few seconds, then healed, then a quiet gap), and its execution on the cluster: pauses
 // (SIGSTOP, healed by SIGCONT), kills (SIGKILL, healed by restarting the node as `ledgerd
 // testnet start --node I` does), and partitions and bad links through Toxiproxy (healed by a
-// reset). A watchdog restarts a process that died when no fault of ours killed it, and keeps it
+// reset), and for nodes on PostgreSQL its server killed (`pg_ctl stop -m immediate`) just after
+// such a node saw a new height, healed by starting it again.
+// A watchdog restarts a process that died when no fault of ours killed it, and keeps it
 // as an incident: a node that stops itself is a finding.
 import { readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { TestnetProcess } from "../src/testnet/processes.js";
 import type { ChaosCluster } from "./cluster.js";
-import { nemesisLimits as limits, validators } from "./options.js";
+import { httpRequest, rpcResult } from "./http.js";
+import { nemesisLimits as limits, recoveryLimits, validators, workloadLimits } from "./options.js";
 import type { Random } from "./random.js";
 import type { Recorder } from "./recorder.js";
 
@@ -26,7 +29,9 @@ export const faultKinds = [
   "link-slow",
   "link-lossy",
 ] as const;
-export type FaultKind = (typeof faultKinds)[number];
+/** Only in a run with nodes on PostgreSQL: the server killed mid-block, then started again. */
+export const postgresFaultKind = "kill-postgres";
+export type FaultKind = (typeof faultKinds)[number] | typeof postgresFaultKind;
 
 export interface PlannedFault {
   readonly kind: FaultKind;
@@ -57,6 +62,29 @@ export function planFaults(rng: Random, durationMs: number, size: number): Plann
   return plan;
 }
 
+/** The seed's fork that draws its PostgreSQL kills (apart from the clients' and the other faults'). */
+export const postgresPlanFork = 1_000;
+
+/**
+ * The plan with a PostgreSQL kill of `nodes` every `postgresKillEvery` faults, the first at a
+ * place among the first four drawn from `rng` (its own generator, so that the other faults are
+ * the seed's plan without PostgreSQL, in the same order and with the same timings).
+ */
+export function withPostgresKills(
+  plan: readonly PlannedFault[], rng: Random, nodes: readonly number[],
+): PlannedFault[] {
+  if (nodes.length === 0) return [...plan];
+  const out = [...plan];
+  for (let at = rng.int(4); at <= out.length; at += limits.postgresKillEvery) {
+    const quietMs = at === 0 ? limits.warmupMs : rng.between(limits.gapMsMin, limits.gapMsMax);
+    const durationMs = rng.between(limits.faultMsMin, limits.faultMsMax);
+    // The first fault's warm-up stays the run's first quiet.
+    if (at === 0 && out[0] !== undefined) out[0] = { ...out[0], quietMs: rng.between(limits.gapMsMin, limits.gapMsMax) };
+    out.splice(at, 0, { kind: postgresFaultKind, nodes: [...nodes], quietMs, durationMs });
+  }
+  return out;
+}
+
 function shuffled<T>(items: readonly T[], rng: Random): T[] {
   const out = [...items];
   for (let i = out.length - 1; i > 0; i--) {
@@ -85,6 +113,8 @@ function nodesFor(kind: FaultKind, rng: Random, size: number): number[] {
 export interface RunFault extends PlannedFault {
   readonly startedMs: number;
   readonly healedMs: number | null;
+  /** A PostgreSQL kill's: when every node on the server answered `/readyz` 200 again (null: not in time). */
+  readonly readyMs?: number | null;
 }
 
 /** A process that died though no fault killed it. */
@@ -118,8 +148,46 @@ export class Nemesis {
       await this.inject(fault).catch((error: Error) => this.errors.push(`${fault.kind} [${fault.nodes}]: ${error.message}`));
       await sleep(fault.durationMs, undefined, { signal }).catch(() => undefined);
       await this.heal(fault).catch((error: Error) => this.errors.push(`heal of ${fault.kind} [${fault.nodes}]: ${error.message}`));
-      this.ran.push({ ...fault, startedMs, healedMs: this.recorder.now() });
+      const healedMs = this.recorder.now();
+      if (fault.kind !== postgresFaultKind) this.ran.push({ ...fault, startedMs, healedMs });
+      else this.ran.push({ ...fault, startedMs, healedMs, readyMs: await this.ready(fault.nodes) });
     }
+  }
+
+  /** When every one of `nodes` answers `/readyz` 200, or null if one does not within the limit. */
+  private async ready(nodes: readonly number[]): Promise<number | null> {
+    const deadline = Date.now() + recoveryLimits.postgresReadyMsMax;
+    const isReady = async (node: number): Promise<boolean> => {
+      const url = `http://${this.cluster.node(node).http}/readyz`;
+      return (await httpRequest(url, "GET", null, workloadLimits.requestMsMax)).status === 200;
+    };
+    for (const node of nodes) {
+      while (!(await isReady(node))) {
+        if (Date.now() > deadline) {
+          const limit = recoveryLimits.postgresReadyMsMax;
+          this.errors.push(`node ${node} was not ready within ${limit} ms of its PostgreSQL's restart`);
+          return null;
+        }
+        await sleep(workloadLimits.pollMs);
+      }
+    }
+    return this.recorder.now();
+  }
+
+  /** Kills the PostgreSQL server just after the first of `nodes` saw a new height (or a wait without one). */
+  private async killPostgres(nodes: readonly number[]): Promise<void> {
+    const postgres = this.cluster.postgres;
+    if (postgres === null) throw new Error("no node runs on PostgreSQL");
+    const rpc = this.cluster.node(nodes[0] ?? 0).rpc;
+    const heightOf = async (): Promise<string | null> => {
+      const answer = rpcResult(rpc, "status", limits.postgresKillWaitMsMax);
+      const status = (await answer.catch(() => null)) as StatusResult | null;
+      return status?.sync_info?.latest_block_height ?? null;
+    };
+    const first = await heightOf();
+    const deadline = Date.now() + limits.postgresKillWaitMsMax;
+    while (Date.now() < deadline && (await heightOf()) === first) await sleep(limits.postgresKillPollMs);
+    await postgres.haltAsync();
   }
 
   /** Every second until `signal` aborts: a process down that no fault of ours took down. */
@@ -159,10 +227,12 @@ export class Nemesis {
       case "partition-oneway": return links.cutOneWay(a, b);
       case "link-slow": return links.slow(a);
       case "link-lossy": return links.lossy(a);
+      case postgresFaultKind: return this.killPostgres(fault.nodes);
     }
   }
 
   private async heal(fault: PlannedFault): Promise<void> {
+    if (fault.kind === postgresFaultKind) return this.cluster.postgres?.resumeAsync();
     if (fault.kind.startsWith("pause-")) return this.signalAll(fault.nodes, ["ledgerd", "cometbft"], "SIGCONT");
     if (fault.kind.startsWith("kill-")) {
       for (const node of fault.nodes) {
@@ -212,6 +282,10 @@ export function lastWordsOf(path: string, which: TestnetProcess): string {
 }
 
 const wordsMax = 500;
+
+interface StatusResult {
+  readonly sync_info?: { readonly latest_block_height?: string };
+}
 
 function pinoWords(line: string): string {
   try {

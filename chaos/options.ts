@@ -2,8 +2,8 @@
 // its flags over these.
 
 export interface ChaosOptions {
-  /** One run per seed, one after the other. */
-  readonly seeds: readonly number[];
+  /** The runs, one after the other. */
+  readonly runs: readonly ChaosRun[];
   /** How long the workload and the nemesis run, before the last heal. */
   readonly durationMs: number;
   /** Where each seed's history, record and report are written (a folder per seed). */
@@ -12,15 +12,31 @@ export interface ChaosOptions {
   readonly keep: boolean;
 }
 
+/**
+ * One seed's run: its seed, the nodes that keep their ledger in PostgreSQL (none: SQLite), and
+ * whether a node joins and is elected a validator during it.
+ */
+export interface ChaosRun {
+  readonly seed: number;
+  readonly postgresNodes: readonly number[];
+  readonly join: boolean;
+}
+
 /** The network: validators, then full nodes (the last indexes). */
 export const validators = 4;
 export const fullNodes = 1;
 
 /**
  * `--short`, the set CI runs: fixed seeds of about a minute each, chosen because their first
- * four faults (what a minute holds) are the twelve kinds, each once.
+ * four faults (what a minute holds) are the twelve kinds, each once. Seed 3 (no kills, so a
+ * minute holds a fifth fault) runs a validator and the full node on PostgreSQL, and its plan
+ * adds a PostgreSQL kill among its first four faults; in seed 22 a node joins and is elected.
  */
-export const shortSeeds: readonly number[] = [1, 3, 22];
+export const shortRuns: readonly ChaosRun[] = [
+  { seed: 1, postgresNodes: [], join: false },
+  { seed: 3, postgresNodes: [1, 4], join: false },
+  { seed: 22, postgresNodes: [], join: true },
+];
 export const shortDurationMs = 60_000;
 
 export const chaosDefaults = {
@@ -68,6 +84,14 @@ export const nemesisLimits = {
   lossyResetMs: 2_000,
   lossyToxicity: 0.5,
   lossyRateKBps: 64,
+  /** A PostgreSQL kill comes once in this many faults, the first among the first four. */
+  postgresKillEvery: 13,
+  /**
+   * It strikes just after a node on PostgreSQL saw a new height (the block's write under way):
+   * the height watched this often, up to this long.
+   */
+  postgresKillPollMs: 10,
+  postgresKillWaitMsMax: 3_000,
 } as const;
 
 export const recoveryLimits = {
@@ -78,6 +102,23 @@ export const recoveryLimits = {
   /** Transactions whose proofs are fetched and verified on each node. */
   proofSample: 5,
   readyMsMax: 90_000,
+  /** After a PostgreSQL server's restart, its nodes must be ready (`/readyz` 200) within this. */
+  postgresReadyMsMax: 60_000,
+} as const;
+
+export const electionLimits = {
+  /** The node joins this share of the way into the workload. */
+  joinAtShare: 0.25,
+  /** It must reach the validators' height at its start within this. */
+  catchUpMsMax: 60_000,
+  /** The election must conclude within this of the node catching up (or not). */
+  electionMsMax: 120_000,
+  /** A command that failed (a node down or paused) is sent again, to another node, after this. */
+  retryMs: 1_000,
+  /** The new validator's power: a genesis validator's, under a third of the four's total. */
+  power: 1,
+  /** CometBFT applies a set change two heights after the block that made it: waited for up to this. */
+  setChangeMsMax: 30_000,
 } as const;
 
 /** CometBFT's pause between heights on the chaos testnet (as `ledgerd testnet`'s default). */

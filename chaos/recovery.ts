@@ -14,6 +14,7 @@ export function faultEventsOf(faults: readonly RunFault[], events: readonly Hist
     atMs: fault.startedMs,
     healedMs: fault.healedMs,
     recoveredMs: fault.healedMs === null ? null : firstCommitAfter(commits, fault.healedMs),
+    ...(fault.readyMs === undefined ? {} : { readyMs: fault.readyMs }),
   }));
 }
 

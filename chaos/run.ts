@@ -1,12 +1,13 @@
 // `npm run chaos`: a seeded fault-injection run (issue 38). Per seed: a testnet of 4 validators
 // and a full node in a temporary folder (real CometBFT and ledgerd processes, as `ledgerd
-// testnet` makes and runs them, peers linked through Toxiproxy), a client workload
+// testnet` makes and runs them, peers linked through Toxiproxy, the ledgers of the nodes
+// --postgres names in one PostgreSQL server), a client workload
 // (workload.ts) and the nemesis (nemesis.ts) drawn from the seed, every fault healed, each node
 // made to commit a new transaction, a snapshot of every node, `verify-chain` on each data
 // folder, and the checker (checker.ts) over the record. Writes to --out/seed-N/ history.jsonl,
 // record.json, report.txt and summary.json; prints the report; a failing seed prints the
 // command that replays it, and the exit code is 1.
-//   npm run chaos -- [--seed N]... [--duration S] [--out DIR] [--keep]
+//   npm run chaos -- [--seed N]... [--duration S] [--postgres I,J] [--no-join] [--out DIR] [--keep]
 //   npm run chaos:short            the CI set: fixed seeds of about a minute each
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -17,9 +18,11 @@ import { appState, waitForAgreement } from "../test/e2e/cometbft/network.js";
 import { checkRun, formatReport } from "./checker.js";
 import { ChaosCluster } from "./cluster.js";
 import type { NodeSnapshot, RunRecord } from "./history.js";
-import { Nemesis, planFaults, type Incident } from "./nemesis.js";
+import { electionProblems, joinAndElect } from "./election.js";
+import { Nemesis, planFaults, postgresPlanFork, withPostgresKills, type Incident } from "./nemesis.js";
 import {
-  chaosDefaults, fullNodes, recoveryLimits, shortDurationMs, shortSeeds, validators, workloadLimits, type ChaosOptions,
+  chaosDefaults, electionLimits, fullNodes, recoveryLimits, shortDurationMs, shortRuns, validators, workloadLimits,
+  type ChaosOptions, type ChaosRun,
 } from "./options.js";
 import { Random } from "./random.js";
 import { Recorder } from "./recorder.js";
@@ -28,25 +31,60 @@ import { snapshotNodes, verifyChain } from "./snapshot.js";
 import { summaryOf, formatSummary, type RunSummary } from "./summary.js";
 import { Client, runSubscribers } from "./workload.js";
 
-function parseOptions(argv: readonly string[]): ChaosOptions {
+const usage = `npm run chaos -- [--seed N]... [--duration S] [--postgres I,J] [--no-join] [--out DIR] [--keep]
+npm run chaos:short
+
+A seeded fault-injection run per seed over a testnet of ${validators} validators and ${fullNodes} full node
+(nodes 0 to ${validators + fullNodes - 1}, the full node last) under a client workload, then the checker.
+  --seed N        a seed to run (repeatable; default: one drawn from the clock)
+  --duration S    seconds of workload and faults per seed (default ${chaosDefaults.durationMs / 1_000}; --short: ${shortDurationMs / 1_000})
+  --postgres I,J  these nodes keep their ledgers in PostgreSQL (one server for the run, a
+                  database per node; default: every node on SQLite), and the nemesis adds
+                  kill-postgres: the server killed mid-block and started again
+  --no-join       no node joins: by default node ${validators + fullNodes} joins ${electionLimits.joinAtShare * 100}% of the way in (as
+                  \`ledgerd testnet add-node\`), catches up, and an election by the validators'
+                  keys makes it a validator while the workload and faults go on
+  --short         the CI set: ${shortRuns.map(describeRun).join("; ")}
+  --out DIR       where each seed's history, record and report go (default ${chaosDefaults.outDir})
+  --keep          keep the testnet's folder (logs, data) after the run
+A failing seed prints the command that replays it; the exit code is then 1.`;
+
+function describeRun(run: ChaosRun): string {
+  const postgres = run.postgresNodes.length === 0 ? "" : `, nodes ${run.postgresNodes.join(",")} on PostgreSQL`;
+  return `seed ${run.seed}${postgres}${run.join ? ", a node joins and is elected" : ""}`;
+}
+
+/** The flags that replay a run. */
+function runFlags(run: ChaosRun): string {
+  const postgres = run.postgresNodes.length === 0 ? "" : ` --postgres ${run.postgresNodes.join(",")}`;
+  return `--seed ${run.seed}${postgres}${run.join ? "" : " --no-join"}`;
+}
+
+function parseOptions(argv: readonly string[]): ChaosOptions | null {
   const { values } = parseArgs({
     args: [...argv],
     options: {
       seed: { type: "string", multiple: true },
       duration: { type: "string" },
+      postgres: { type: "string" },
+      "no-join": { type: "boolean", default: false },
       short: { type: "boolean", default: false },
       out: { type: "string" },
       keep: { type: "boolean", default: false },
+      help: { type: "boolean", short: "h", default: false },
     },
   });
+  if (values.help) return null;
   const whole = (name: string, text: string): number => {
     if (!/^[0-9]+$/.test(text)) throw new Error(`--${name} must be a whole number: ${text}`);
     return Number(text);
   };
-  const seeds = values.seed?.map((s) => whole("seed", s)) ?? (values.short ? shortSeeds : [Date.now() % 1_000_000]);
+  const postgresNodes = values.postgres?.split(",").map((n) => whole("postgres", n.trim())) ?? [];
+  const runOf = (seed: number): ChaosRun => ({ seed, postgresNodes, join: values["no-join"] !== true });
+  const runs = values.seed?.map((s) => runOf(whole("seed", s))) ?? (values.short ? shortRuns : [runOf(Date.now() % 1_000_000)]);
   const durationDefaultMs = values.short ? shortDurationMs : chaosDefaults.durationMs;
   const durationMs = values.duration === undefined ? durationDefaultMs : whole("duration", values.duration) * 1_000;
-  return { seeds, durationMs, outDir: resolve(values.out ?? chaosDefaults.outDir), keep: values.keep };
+  return { runs, durationMs, outDir: resolve(values.out ?? chaosDefaults.outDir), keep: values.keep };
 }
 
 interface SeedResult {
@@ -56,14 +94,20 @@ interface SeedResult {
 }
 
 /** One seed's run, start to snapshot; the testnet's folder is removed unless `keep`. */
-async function runSeed(seed: number, durationMs: number, keep: boolean): Promise<SeedResult & { root: string }> {
+async function runSeed(
+  { seed, postgresNodes, join: joins }: ChaosRun, durationMs: number, keep: boolean,
+): Promise<SeedResult & { root: string }> {
   const root = mkdtempSync(join(tmpdir(), `ledgerd-chaos-${seed}-`));
   const rng = new Random(seed);
-  const plan = planFaults(rng.fork(0), durationMs, validators + fullNodes);
+  const planned = planFaults(rng.fork(0), durationMs, validators + fullNodes);
+  const plan = withPostgresKills(planned, rng.fork(postgresPlanFork), postgresNodes);
   console.log(`chaos: the plan: ${plan.map((f) => `${f.kind} [${f.nodes.join(",")}] ${f.durationMs} ms`).join(", ")}`);
-  const cluster = await ChaosCluster.create(root);
+  const cluster = await ChaosCluster.create(root, postgresNodes);
   // The nodes run detached: an interrupted run stops them before it ends.
-  const interrupted = (): void => void cluster.stop().finally(() => process.exit(130));
+  const interrupted = (): void => void cluster.stop().finally(() => {
+    cluster.stopPostgres();
+    process.exit(130);
+  });
   process.once("SIGINT", interrupted);
   try {
     await cluster.start();
@@ -77,9 +121,16 @@ async function runSeed(seed: number, durationMs: number, keep: boolean): Promise
     const work = AbortSignal.timeout(durationMs);
     const clients = Array.from({ length: workloadLimits.clients }, (_, c) => new Client(ctx, c, rng.fork(c + 1)));
     const clientsDone = Promise.all(clients.map((client) => client.run(work)));
+    const joinAtMs = recorder.now() + durationMs * electionLimits.joinAtShare;
+    const electing = joins ? joinAndElect(cluster, recorder, joinAtMs, work) : Promise.resolve(null);
     await nemesis.run(plan, work);
+    const election = await electing;
     // Probes go out at once after the last heal, while the clients' last requests finish.
-    const problems = await recover(cluster, nemesis, new Client(ctx, clients.length, rng.fork(clients.length + 1)));
+    // The prober reaches every node, the one that joined too.
+    const everyNode = { ...ctx, nodes: cluster.manifest.nodes };
+    const prober = new Client(everyNode, clients.length, rng.fork(clients.length + 1));
+    const problems = await recover(cluster, nemesis, prober);
+    problems.push(...electionProblems(election));
     await clientsDone;
     problems.push(...nemesis.errors);
     if (cluster.links.restarts > 0) console.log(`chaos: Toxiproxy's API stuck at a heal; restarted ${cluster.links.restarts} time(s)`);
@@ -94,10 +145,11 @@ async function runSeed(seed: number, durationMs: number, keep: boolean): Promise
     await cluster.stop();
     const nodes = partial.map((snapshot, i) => ({ ...snapshot, verifyChainPassed: verifyChainOf(cluster, i, problems) }));
     const events = [...recorder.events, ...faultEventsOf(nemesis.ran, recorder.events, committedIds(nodes))];
-    return { root, record: { seed, events, nodes }, incidents: nemesis.incidents, problems };
+    return { root, record: { seed, events, nodes, election }, incidents: nemesis.incidents, problems };
   } finally {
     process.off("SIGINT", interrupted);
     await cluster.stop().catch(() => undefined);
+    cluster.stopPostgres();
     if (!keep) rmSync(root, { recursive: true, force: true });
   }
 }
@@ -150,10 +202,15 @@ function writeOutputs(dir: string, result: SeedResult, reportText: string, summa
 
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
+  if (options === null) {
+    console.log(usage);
+    return;
+  }
   const failed: number[] = [];
-  for (const seed of options.seeds) {
-    console.log(`chaos: seed ${seed}, ${options.durationMs / 1_000} s`);
-    const result = await runSeed(seed, options.durationMs, options.keep);
+  for (const run of options.runs) {
+    const seed = run.seed;
+    console.log(`chaos: ${describeRun(run)}, ${options.durationMs / 1_000} s`);
+    const result = await runSeed(run, options.durationMs, options.keep);
     const report = checkRun(result.record);
     const summary = summaryOf(result.record, result.incidents, result.problems);
     const text = `${formatReport(report)}\n${formatSummary(summary)}\n`;
@@ -162,10 +219,11 @@ async function main(): Promise<void> {
     if (options.keep) console.log(`chaos: the testnet is kept in ${result.root}`);
     if (!report.ok || result.incidents.length > 0 || result.problems.length > 0) {
       failed.push(seed);
-      console.log(`chaos: seed ${seed} FAILED; replay: npm run chaos -- --seed ${seed} --duration ${options.durationMs / 1_000} --keep`);
+      const replay = `npm run chaos -- ${runFlags(run)} --duration ${options.durationMs / 1_000} --keep`;
+      console.log(`chaos: seed ${seed} FAILED; replay: ${replay}`);
     }
   }
-  console.log(`chaos: ${options.seeds.length - failed.length} of ${options.seeds.length} seeds passed; written to ${options.outDir}`);
+  console.log(`chaos: ${options.runs.length - failed.length} of ${options.runs.length} seeds passed; written to ${options.outDir}`);
   process.exitCode = failed.length === 0 ? 0 : 1;
 }
 

@@ -1,7 +1,7 @@
 // A run's figures beside the checker's verdict: transactions by mode and answer, double-spend
 // attempts, faults and the time to recover from each kind, and the runner's own findings (a
 // process that stopped itself, a node that did not recover), each known one named.
-import type { FaultEvent, HistoryEvent, PostEvent, RunRecord } from "./history.js";
+import type { ElectionOutcome, FaultEvent, HistoryEvent, PostEvent, RunRecord } from "./history.js";
 import type { Incident } from "./nemesis.js";
 import { committedIds } from "./recovery.js";
 
@@ -26,6 +26,8 @@ export interface RunSummary {
   readonly streamReconnects: number;
   readonly faults: readonly FaultFigures[];
   readonly incidents: readonly (Incident & { readonly known: string | null })[];
+  /** The node that joined and its election, if the run had one. */
+  readonly election: ElectionOutcome | null;
   readonly problems: readonly string[];
 }
 
@@ -34,6 +36,8 @@ export interface FaultFigures {
   readonly nodes: readonly number[];
   readonly heldMs: number | null;
   readonly recoveryMs: number | null;
+  /** A PostgreSQL kill's: from the server's restart to every node on it ready (null: not in time). */
+  readonly readyAfterMs?: number | null;
 }
 
 export function summaryOf(record: RunRecord, incidents: readonly Incident[], problems: readonly string[]): RunSummary {
@@ -54,8 +58,10 @@ export function summaryOf(record: RunRecord, incidents: readonly Incident[], pro
       nodes: f.nodes,
       heldMs: f.healedMs === null ? null : f.healedMs - f.atMs,
       recoveryMs: f.healedMs === null || f.recoveredMs === null ? null : f.recoveredMs - f.healedMs,
+      ...(f.readyMs === undefined ? {} : { readyAfterMs: durationBetween(f.healedMs, f.readyMs) }),
     })),
     incidents: incidents.map((i) => ({ ...i, known: knownIncidents.find((k) => i.lastWords.includes(k.text))?.name ?? null })),
+    election: record.election ?? null,
     problems,
   };
 }
@@ -75,6 +81,24 @@ function countBy(keys: readonly string[]): Record<string, number> {
   return out;
 }
 
+const durationBetween = (from: number | null, to: number | null): number | null =>
+  from === null || to === null ? null : to - from;
+
+function electionLines(e: ElectionOutcome | null): string[] {
+  if (e === null) return [];
+  const caughtUp = e.caughtUpMs === null ? "did not catch up" : `caught up ${e.caughtUpMs - e.joinedMs} ms later`;
+  const after = durationBetween(e.joinedMs, e.concludedMs);
+  const concluded = e.concludedAt === null ? e.status : `concluded at height ${e.concludedAt} (${after} ms after the join)`;
+  const set = e.inValidatorSet ? "in CometBFT's validator set" : "not in CometBFT's validator set";
+  return [
+    `join and election: node ${e.node} joined at ${e.joinedMs} ms, ${caughtUp}; ` +
+      `its election ${concluded}, ${set}; ${e.errors.length} commands sent again`,
+  ];
+}
+
+const readyText = (f: FaultFigures): string =>
+  f.readyAfterMs === undefined ? "" : `, its nodes ready ${f.readyAfterMs ?? "never"}`;
+
 export function formatSummary(summary: RunSummary): string {
   const lines = [
     `seed ${summary.seed}: ${summary.posts} posts, ${summary.acknowledgedCommits} acknowledged commits, ${summary.committed} committed, ` +
@@ -82,7 +106,10 @@ export function formatSummary(summary: RunSummary): string {
       `${summary.streamed} streamed (${summary.streamReconnects} sockets opened)`,
     `answers: ${Object.entries(summary.answers).map(([k, v]) => `${k}: ${v}`).join(", ")}`,
     "faults (held ms, recovery ms after the heal):",
-    ...summary.faults.map((f) => `  ${f.kind} [${f.nodes.join(",")}] held ${f.heldMs ?? "-"}, recovered ${f.recoveryMs ?? "never"}`),
+    ...summary.faults.map(
+      (f) => `  ${f.kind} [${f.nodes.join(",")}] held ${f.heldMs ?? "-"}, recovered ${f.recoveryMs ?? "never"}${readyText(f)}`,
+    ),
+    ...electionLines(summary.election),
     ...summary.incidents.map(
       (i) => `INCIDENT: node ${i.node}'s ${i.process} stopped by itself at ${i.atMs} ms${i.known === null ? "" : ` — ${i.known}`}\n  ${i.lastWords}`,
     ),

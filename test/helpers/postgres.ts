@@ -2,7 +2,7 @@
 // start on a free loopback port, a fresh database per caller, stopped and removed at the end.
 // PostgreSQL refuses to run as root, so as root the server runs as the `postgres` user that
 // Debian's package creates (`npm test` installs it where it is missing).
-import { spawnSync } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
 import { chownSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -19,6 +19,9 @@ export interface PostgresServer {
   readonly log: string;
   /** Starts a halted server again, on the same port; it recovers from its write-ahead log. */
   resume(): void;
+  /** `halt` and `resume` without blocking the event loop (a chaos run's clients go on meanwhile). */
+  haltAsync(): Promise<void>;
+  resumeAsync(): Promise<void>;
   /** Stops the server (`pg_ctl stop -m fast`) and removes its folder. */
   stop(): void;
 }
@@ -38,20 +41,38 @@ export function postgresBinary(name: string): string {
  */
 export const pgCtlWaitSecondsMax = 600;
 
-/** Runs a PostgreSQL program, as `postgres` when this process is root. */
-function run(name: string, args: readonly string[]): void {
+/** A PostgreSQL program's command line, as `postgres` when this process is root. */
+function commandOf(name: string, args: readonly string[]): [string, string[]] {
   const asRoot = process.getuid?.() === 0;
-  const [command, full] = asRoot ? ["runuser", ["-u", "postgres", "--", postgresBinary(name), ...args]] : [postgresBinary(name), [...args]];
-  const result = spawnSync(command, full, { encoding: "utf8" });
-  if (result.status === 0) return;
-  const output = `${result.stderr}${result.stdout}`;
+  return asRoot ? ["runuser", ["-u", "postgres", "--", postgresBinary(name), ...args]] : [postgresBinary(name), [...args]];
+}
+
+function failure(name: string, args: readonly string[], output: string): Error {
   const bound = /did not start in time|does not shut down/.test(output) ? ` (gave up after pgCtlWaitSecondsMax = ${pgCtlWaitSecondsMax} s)` : "";
-  throw new Error(`${name} ${args.join(" ")} failed${bound}: ${output}`);
+  return new Error(`${name} ${args.join(" ")} failed${bound}: ${output}`);
+}
+
+/** Runs a PostgreSQL program. */
+function run(name: string, args: readonly string[]): void {
+  const result = spawnSync(...commandOf(name, args), { encoding: "utf8" });
+  if (result.status !== 0) throw failure(name, args, `${result.stderr}${result.stdout}`);
+}
+
+async function runAsync(name: string, args: readonly string[]): Promise<void> {
+  const [command, full] = commandOf(name, args);
+  await new Promise<void>((resolve, reject) => {
+    execFile(command, full, { encoding: "utf8" }, (error, stdout, stderr) =>
+      error === null ? resolve() : reject(failure(name, args, `${stderr}${stdout}`)));
+  });
 }
 
 /** `pg_ctl` waiting (`-w`) up to `pgCtlWaitSecondsMax` for `action` to finish. */
+function pgCtlArgs(data: string, args: readonly string[], action: "start" | "stop"): string[] {
+  return ["-D", data, ...args, "-w", "-t", String(pgCtlWaitSecondsMax), action];
+}
+
 function pgCtl(data: string, args: readonly string[], action: "start" | "stop"): void {
-  run("pg_ctl", ["-D", data, ...args, "-w", "-t", String(pgCtlWaitSecondsMax), action]);
+  run("pg_ctl", pgCtlArgs(data, args, action));
 }
 
 async function freePort(): Promise<number> {
@@ -77,7 +98,8 @@ export async function startPostgres(settings: Readonly<Record<string, string>> =
   const port = await freePort();
   run("initdb", ["-D", data, "-U", "ledgerd", "--auth=trust", "--encoding=UTF8", "--locale=C", "--no-sync"]);
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1${Object.entries(settings).map(([k, v]) => ` -c ${k}=${v}`).join("")}`;
-  const start = () => pgCtl(data, ["-l", join(dir, "server.log"), "-o", options], "start");
+  const startArgs = ["-l", join(dir, "server.log"), "-o", options];
+  const start = () => pgCtl(data, startArgs, "start");
   start();
   let running = true;
   let databases = 0;
@@ -102,6 +124,14 @@ export async function startPostgres(settings: Readonly<Record<string, string>> =
     },
     resume() {
       start();
+      running = true;
+    },
+    async haltAsync() {
+      await runAsync("pg_ctl", pgCtlArgs(data, ["-m", "immediate"], "stop"));
+      running = false;
+    },
+    async resumeAsync() {
+      await runAsync("pg_ctl", pgCtlArgs(data, startArgs, "start"));
       running = true;
     },
     stop() {

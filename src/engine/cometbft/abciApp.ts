@@ -299,11 +299,13 @@ export class LedgerAbciApp implements AbciHandler {
    * during a recheck) and takes it again. Refused as "already pending", it would be lost.
    * A recheck follows a Commit and asks about the block just committed: it waits for that block
    * to be durable (see `commit`), else a transaction the block made invalid would be kept.
+   * A store that cannot be reached holds the check until it returns, as it holds a block
+   * (storeRetry.ts): an exception would stop CometBFT and the node (chaos seed 3, kill-postgres).
    */
   private async checkTx(request: RequestCheckTx): Promise<Response> {
     const ledger = this.deps.ledger;
     if (request.type === CheckTxType.RECHECK) await this.durable();
-    const result = await ledger.recheckTx(request.tx);
+    const result = await untilStoreReachable(() => ledger.recheckTx(request.tx), undefined, this.clock);
     if (result.ok) return acceptedCheckTx;
     return { checkTx: ResponseCheckTx.fromPartial(rejected(result.rejection)) };
   }
@@ -330,14 +332,18 @@ export class LedgerAbciApp implements AbciHandler {
     return { events: [], txResults, validatorUpdates, appHash: appHashBytes(finalized.appHash) };
   }
 
-  /** Minimal: `/transactions/<id>` answers the committed transaction's JSON, code 1 if none. */
+  /**
+   * Minimal: `/transactions/<id>` answers the committed transaction's JSON, code 1 if none; a
+   * store that cannot be reached is waited for, as in CheckTx.
+   */
   private async query(request: RequestQuery): Promise<ResponseQuery> {
     const height = BigInt(this.deps.ledger.info().height);
     const match = queryTransactionPath.exec(request.path);
     if (match === null) {
       return ResponseQuery.fromPartial({ code: codeRejected, codespace: "NotFound", log: `unknown query path ${request.path}`, height });
     }
-    const json = await this.deps.store.getTransaction(match[1]!);
+    const id = match[1]!;
+    const json = await untilStoreReachable(() => this.deps.store.getTransaction(id), undefined, this.clock);
     if (json === null) return ResponseQuery.fromPartial({ code: codeRejected, codespace: "NotFound", log: "Not found", height });
     return ResponseQuery.fromPartial({ code: codeOk, value: Buffer.from(json, "utf8"), height });
   }

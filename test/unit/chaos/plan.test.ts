@@ -1,17 +1,19 @@
 // The chaos run's seeded parts: the nemesis's plan is the seed's alone, the short set's seeds hold
 // every fault kind, the time to recover is read from the history as recovery.ts says, and a
-// process that stopped itself is named by its last fatal words.
+// process that stopped itself is named by its last fatal words, and a join and election that did
+// not happen is a problem.
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import type { HistoryEvent, PostEvent } from "../../../chaos/history.js";
-import { faultKinds, lastWordsOf, planFaults, type RunFault } from "../../../chaos/nemesis.js";
-import { fullNodes, shortDurationMs, shortSeeds, validators } from "../../../chaos/options.js";
+import { faultKinds, lastWordsOf, planFaults, postgresFaultKind, postgresPlanFork, withPostgresKills, type RunFault } from "../../../chaos/nemesis.js";
+import { fullNodes, nemesisLimits, shortDurationMs, shortRuns, validators } from "../../../chaos/options.js";
 import { Random } from "../../../chaos/random.js";
 import { faultEventsOf } from "../../../chaos/recovery.js";
-import { summaryOf } from "../../../chaos/summary.js";
+import { formatSummary, summaryOf } from "../../../chaos/summary.js";
+import { electionProblems } from "../../../chaos/election.js";
 
 const size = validators + fullNodes;
 const planOf = (seed: number) => planFaults(new Random(seed).fork(0), shortDurationMs, size);
@@ -23,8 +25,24 @@ describe("the nemesis's plan", () => {
   });
 
   test("the short set's first four faults of each seed are the twelve kinds, each once", () => {
-    const kinds = shortSeeds.flatMap((seed) => planOf(seed).slice(0, 4).map((f) => f.kind));
+    const kinds = shortRuns.flatMap(({ seed }) => planOf(seed).slice(0, 4).map((f) => f.kind));
     assert.deepEqual([...kinds].sort(), [...faultKinds].sort());
+  });
+
+  test("with nodes on PostgreSQL, a PostgreSQL kill of them joins the seed's plan among its first four, its other faults unchanged", () => {
+    const onPostgres = shortRuns.filter((r) => r.postgresNodes.length > 0);
+    assert.equal(onPostgres.length, 1, "one run of the short set has nodes on PostgreSQL");
+    for (let seed = 1; seed <= 50; seed++) {
+      const plan = planOf(seed);
+      const grown = withPostgresKills(plan, new Random(seed).fork(postgresPlanFork), [1, 4]);
+      const kills = grown.flatMap((f, i) => (f.kind === postgresFaultKind ? [i] : []));
+      assert.ok(kills[0]! < 4);
+      assert.deepEqual(kills.slice(1).map((k, i) => k - kills[i]!), kills.slice(1).map(() => nemesisLimits.postgresKillEvery));
+      assert.deepEqual(grown.filter((f) => f.kind !== postgresFaultKind).map((f) => [f.kind, f.nodes, f.durationMs]), plan.map((f) => [f.kind, f.nodes, f.durationMs]));
+      assert.equal(grown[0]!.quietMs, nemesisLimits.warmupMs);
+      assert.ok(grown.filter((f) => f.kind === postgresFaultKind).every((f) => f.nodes.join() === "1,4"));
+    }
+    assert.deepEqual(withPostgresKills(planOf(3), new Random(3).fork(postgresPlanFork), []), planOf(3));
   });
 
   test("faults on two nodes strike two different validators; a split keeps two validators a side", () => {
@@ -79,5 +97,25 @@ describe("a process's last words", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("the join and election's outcome", () => {
+  const outcome = {
+    node: 5, joinedMs: 17_000, caughtUpMs: 21_000, electionId: "e", status: "concluded",
+    concludedAt: 69, concludedMs: 29_000, inValidatorSet: true, errors: [],
+  };
+
+  test("is a problem when the node did not catch up, the election did not conclude, or CometBFT's set lacks the node", () => {
+    assert.deepEqual(electionProblems(null), []);
+    assert.deepEqual(electionProblems(outcome), []);
+    assert.match(electionProblems({ ...outcome, caughtUpMs: null }).join(), /did not catch up/);
+    assert.match(electionProblems({ ...outcome, status: "ongoing", concludedAt: null, concludedMs: null }).join(), /did not conclude/);
+    assert.match(electionProblems({ ...outcome, inValidatorSet: false }).join(), /validator set does not hold it/);
+  });
+
+  test("is in the summary: the height it concluded at", () => {
+    const text = formatSummary(summaryOf({ seed: 1, events: [], nodes: [], election: outcome }, [], []));
+    assert.match(text, /node 5 joined at 17000 ms, caught up 4000 ms later; its election concluded at height 69 \(12000 ms after the join\), in CometBFT's validator set/);
   });
 });

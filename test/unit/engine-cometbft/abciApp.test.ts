@@ -16,6 +16,8 @@ import { LedgerApp } from "../../../src/ledger/ledgerApp.js";
 import type { BlockWrite, Store } from "../../../src/store/store.js";
 import { LedgerAbciApp, appHashBytes, prepareProposal, unaskedCommitsMax } from "../../../src/engine/cometbft/abciApp.js";
 import { AbciServer, type AbciHandler } from "../../../src/engine/cometbft/abciServer.js";
+import { storeRetryIntervalMs } from "../../../src/engine/storeRetry.js";
+import { LedgerError } from "../../../src/errors/ledgerError.js";
 import { bytesOf, create, keypairOf, transfer } from "../../helpers/txFactory.js";
 import { AbciTestClient } from "./abciTestClient.js";
 import { openLedger, type LedgerFixture } from "./ledgerFixture.js";
@@ -464,6 +466,54 @@ describe("LedgerAbciApp: Commit answered before the block is durable", () => {
     const answer = await consensus.send(finalizeBlock(2, []), { flush: {} })[0];
     assert.match(answer!.exception!.error, /disk I\/O error/);
     assert.equal((await fx.store.getChainState()).height, 0);
+  });
+});
+
+describe("LedgerAbciApp: a store that cannot be reached (PostgreSQL down)", () => {
+  /** The ledger and store as PostgreSQL's are while its server is down: reads fail with StoreUnavailable until `up`. */
+  function whileDown(): { ledger: LedgerApp; store: Store; up(): void; tried: Set<string> } {
+    let down = true;
+    const tried = new Set<string>();
+    const unavailable = (what: string) => {
+      tried.add(what);
+      return Promise.reject(new LedgerError("StoreUnavailable", "PostgreSQL cannot be reached (test)"));
+    };
+    const ledger = new Proxy(fx.ledger, {
+      get: (target, key) => (key === "recheckTx" ? (tx: Uint8Array) => (down ? unavailable("checkTx") : target.recheckTx(tx)) : Reflect.get(target, key)),
+    });
+    const store = new Proxy(fx.store, {
+      get: (target, key) => (key === "getTransaction" ? (id: string) => (down ? unavailable("query") : target.getTransaction(id)) : Reflect.get(target, key)),
+    });
+    return { ledger, store, up: () => void (down = false), tried };
+  }
+
+  it("CheckTx and Query wait for it, as a block does, instead of stopping the node; then answer", async () => {
+    await consensus.call(initChain());
+    const asset = create(alice);
+    await commitBlock(1, [bytesOf(asset)]);
+    const { toBob } = twoSpendsOf(asset);
+    const clock = new ManualClock();
+    const outage = whileDown();
+    await stopApp();
+    app = new LedgerAbciApp({ chainId: "test-chain", version: "9.9.9" }, { ledger: outage.ledger, store: outage.store, onFatal: (e) => fatal.push(e), clock });
+    server = await AbciServer.start(
+      { listen: { host: "127.0.0.1", port: 0 }, messageBytesMax: 1 << 24, requestsInFlightMax: 1_000, writeBufferBytesMax: 65_536 },
+      { handler: { handle: (request, connection) => app.handle(request, connection), closed: (connection) => app.closed(connection) }, onFatal: (e) => fatal.push(e) },
+    );
+    consensus = await AbciTestClient.open(server.address);
+    mempool = await AbciTestClient.open(server.address);
+    const checked = mempool.send(checkTx(bytesOf(toBob)), { flush: {} })[0]!;
+    const queried = consensus.send({ query: { path: `/transactions/${asset["id"] as string}`, data: new Uint8Array(0), height: 0n, prove: false } }, { flush: {} })[0]!;
+    await waitFor("the app to try the CheckTx and the Query", () => outage.tried.size === 2);
+    await clock.advance(storeRetryIntervalMs * 3);
+    assert.deepEqual(fatal, [], "the node does not stop while the store is away");
+    outage.up();
+    await clock.advance(storeRetryIntervalMs);
+    assert.equal((await checked).checkTx!.code, 0);
+    const answer = (await queried).query!;
+    assert.equal(answer.code, 0);
+    assert.equal(JSON.parse(Buffer.from(answer.value).toString("utf8"))["id"], asset["id"]);
+    assert.deepEqual(fatal, []);
   });
 });
 
