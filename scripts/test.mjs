@@ -2,7 +2,7 @@
 // Usage: node scripts/test.mjs [substring ...] to run only files whose path contains one.
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { ensureSystemPrograms } from "./prerequisites.mjs";
 
 function findTests(dir) {
@@ -71,29 +71,44 @@ if (files.length === 0) {
   console.error("no test files matched");
   process.exit(1);
 }
-// Unit and compatibility suites run two files at a time; the end-to-end suites (real processes,
-// SIGKILL loops, a 4-validator network) run one at a time, so that on a 2-core machine they do
-// not starve each other into timeouts. Each phase's summary is summed into one closing line.
+// Unit and compatibility suites run two files at a time. The end-to-end suites (real processes,
+// SIGKILL loops, 4-validator networks) run in two lanes side by side, each one file at a time:
+// the CometBFT networks in one, the other end-to-end files in the other, so that no two networks
+// starve each other into timeouts while the two cores stay busy. Every summary is summed into one
+// closing line.
 const concurrency = process.env.LEDGERD_TEST_CONCURRENCY ?? "2";
+const e2e = files.filter((f) => f.startsWith("test/e2e/"));
+const networks = e2e.filter((f) => f.startsWith("test/e2e/cometbft/"));
 const phases = [
-  { files: files.filter((f) => !f.startsWith("test/e2e/")), concurrency },
-  { files: files.filter((f) => f.startsWith("test/e2e/")), concurrency: "1" },
-].filter((phase) => phase.files.length > 0);
+  [{ files: files.filter((f) => !f.startsWith("test/e2e/")), concurrency }],
+  [
+    { files: networks, concurrency: "1" },
+    { files: e2e.filter((f) => !networks.includes(f)), concurrency: "1" },
+  ],
+].map((lanes) => lanes.filter((lane) => lane.files.length > 0)).filter((lanes) => lanes.length > 0);
+
+/** Runs one lane's files with node's test runner; its output and exit status. */
+function runLane(lane) {
+  return new Promise((resolve) => {
+    const args = ["--import", "tsx", "--test", `--test-concurrency=${lane.concurrency}`, "--test-reporter=spec", ...lane.files];
+    const child = spawn(process.execPath, args, { stdio: ["inherit", "pipe", "inherit"] });
+    const chunks = [];
+    child.stdout.on("data", (chunk) => chunks.push(chunk));
+    child.on("close", (code) => resolve({ out: Buffer.concat(chunks).toString("utf8"), status: code ?? 1 }));
+  });
+}
 
 let passed = 0;
 let failed = 0;
 let status = 0;
-for (const phase of phases) {
-  const result = spawnSync(
-    process.execPath,
-    ["--import", "tsx", "--test", `--test-concurrency=${phase.concurrency}`, "--test-reporter=spec", ...phase.files],
-    { stdio: ["inherit", "pipe", "inherit"], maxBuffer: 512 * 1024 * 1024 },
-  );
-  const out = result.stdout.toString("utf8");
-  process.stdout.write(out);
-  passed += Number(/^ℹ pass (\d+)$/m.exec(out)?.[1] ?? 0);
-  failed += Number(/^ℹ fail (\d+)$/m.exec(out)?.[1] ?? 0);
-  if (result.status !== 0) status = result.status ?? 1;
+for (const lanes of phases) {
+  // A lane's output is printed whole when it ends, so that two lanes' lines do not interleave.
+  for (const result of await Promise.all(lanes.map(runLane))) {
+    process.stdout.write(result.out);
+    passed += Number(/^ℹ pass (\d+)$/m.exec(result.out)?.[1] ?? 0);
+    failed += Number(/^ℹ fail (\d+)$/m.exec(result.out)?.[1] ?? 0);
+    if (result.status !== 0) status = result.status;
+  }
 }
 console.log(`\n${passed} passed, ${failed} failed`);
 process.exit(status !== 0 || failed > 0 ? status || 1 : 0);
