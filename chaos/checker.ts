@@ -54,12 +54,8 @@ export interface ContestCounts {
   readonly severalWinners: number;
 }
 
-export interface CheckCounts {
-  readonly posts: number;
-  /** Posts by answer: "202", "400", ..., "none" for no answer. */
-  readonly postsByStatus: Readonly<Record<string, number>>;
-  readonly postsUnanswered: number;
-  readonly reads: number;
+/** What became of the posted transactions. */
+export interface WriteCounts {
   /** Distinct transactions in some node's blocks that some node serves. */
   readonly committed: number;
   /**
@@ -77,6 +73,14 @@ export interface CheckCounts {
   readonly unavailableButCommitted: number;
   /** Distinct transactions whose post got no answer and that committed. */
   readonly unansweredButCommitted: number;
+}
+
+export interface CheckCounts extends WriteCounts {
+  readonly posts: number;
+  /** Posts by answer: "202", "400", ..., "none" for no answer. */
+  readonly postsByStatus: Readonly<Record<string, number>>;
+  readonly postsUnanswered: number;
+  readonly reads: number;
   readonly doubleSpends: ContestCounts;
   /** 503 and 504 answers inside a fault's window (not anomalies). */
   readonly faultWindow5xx: number;
@@ -227,16 +231,6 @@ function checkBehind(nodes: readonly NodeSnapshot[], view: LedgerView, add: Add)
     }
   }
   return behind;
-}
-
-interface WriteCounts {
-  readonly committed: number;
-  readonly refusedInBlocks: number;
-  readonly acknowledgedCommits: number;
-  readonly acceptedThenCommitted: number;
-  readonly acceptedNeverCommitted: number;
-  readonly unavailableButCommitted: number;
-  readonly unansweredButCommitted: number;
 }
 
 /**
