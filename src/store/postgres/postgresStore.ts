@@ -16,6 +16,7 @@
 // written; the pool and the writer's connection reconnect by themselves when it returns.
 
 import assert from "node:assert/strict";
+import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { LedgerError } from "../../errors/ledgerError.js";
 import { legacyOutputKey, type LegacyOutputRef } from "../../legacy/committed.js";
@@ -60,6 +61,14 @@ import { searchHits, searchPage } from "./search.js";
 
 /** The advisory lock a writer holds (any constant; ledgerd takes no other). */
 const writerLockKey = 7_016_161_415;
+/** How long an open waits for a held writer's lock to be let go before it refuses. */
+export const writerLockWaitMsMax = 5_000;
+const writerLockPollMs = 100;
+
+async function tryWriterLock(client: pg.Client): Promise<boolean> {
+  const locked = await client.query<{ locked: boolean }>("SELECT pg_try_advisory_lock($1) AS locked", [writerLockKey]);
+  return locked.rows[0]?.locked === true;
+}
 
 export class PostgresStore implements Store {
   readonly backend = "postgres";
@@ -118,8 +127,16 @@ export class PostgresStore implements Store {
       this.#writerBroken = true;
     });
     await client.connect();
-    const locked = await client.query<{ locked: boolean }>("SELECT pg_try_advisory_lock($1) AS locked", [writerLockKey]);
-    if (locked.rows[0]?.locked !== true) {
+    // At an open, a held lock may be a writer killed a moment ago whose session the server has
+    // not closed yet (it notices the socket's end when it next reads): wait that out, within a
+    // bound, before calling the holder another writer. A reconnect does not wait: see above.
+    const deadline = Date.now() + (reconnect ? 0 : writerLockWaitMsMax);
+    let locked = await tryWriterLock(client);
+    while (!locked && Date.now() < deadline) {
+      await sleep(writerLockPollMs);
+      locked = await tryWriterLock(client);
+    }
+    if (!locked) {
       await client.end();
       const held = "another ledgerd writes to this PostgreSQL database (it holds ledgerd's advisory lock)";
       throw reconnect ? storeUnavailable(new Error(`${held}; if it is this node's own dropped session, the server closes it soon`)) : new Error(held);

@@ -14,6 +14,7 @@ import { startPostgres, type PostgresServer } from "../../helpers/postgres.js";
 import { storeConformance } from "./conformance.js";
 import { block, createTx, publicKey, ref, transferTx, validator } from "./fixtures.js";
 import { wholeOf } from "../../helpers/wholeAnswers.js";
+import { waitFor } from "../../helpers/waitFor.js";
 
 let server: PostgresServer | undefined;
 const serverStarted = startPostgres().then((started) => (server = started));
@@ -142,6 +143,30 @@ describe("postgres store", () => {
       await assert.rejects(PostgresStore.open({ url: other }), /not a ledgerd database/);
     } finally {
       await client.end();
+    }
+  });
+
+  it("an open waits out a writer's lock let go meanwhile (a killed writer's session the server has not closed yet)", async () => {
+    const url = await freshUrl();
+    const first = await PostgresStore.open({ url });
+    const watcher = new pg.Client({ connectionString: url });
+    await watcher.connect();
+    const trying = async (): Promise<number> => {
+      const sql = "SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE 'SELECT pg_try_advisory_lock%' AND pid <> pg_backend_pid()";
+      return (await watcher.query<{ n: number }>(sql)).rows[0]!.n;
+    };
+    try {
+      const before = await trying();
+      const second = PostgresStore.open({ url });
+      // The second open has found the lock held (its session's last query is the try) ...
+      await waitFor("the second open to try the lock", async () => ((await trying()) > before ? true : null));
+      // ... and the holder goes: the open takes the lock rather than refusing.
+      await first.close();
+      const store = await second;
+      await store.close();
+    } finally {
+      await watcher.end();
+      await first.close();
     }
   });
 
