@@ -22,10 +22,10 @@ const assetIdAsks = 20;
 
 /** `assetsHeld` CREATEs, each of its own asset, each giving its one output to `key`. */
 async function fill(dataDir: string, key: string): Promise<{ someId: string }> {
-  const { store, template, commit } = await openForFill(dataDir);
+  const { store, template, templateId, commit } = await openForFill(dataDir);
   const txs: CommittedTx[] = [];
   for (let i = 0; i < assetsHeld; i++) {
-    const id = randomBytes(32).toString("hex");
+    const id = i === assetsHeld / 2 ? templateId : randomBytes(32).toString("hex");
     const outputs = [{ outputIndex: 0, amount: 1n, conditionUri: fillConditionUri, publicKeys: [key] }];
     txs.push({ id, operation: "CREATE", assetId: id, json: template, metadata: null, assetData: JSON.stringify({ n: i }), outputs, spends: [] });
   }

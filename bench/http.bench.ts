@@ -57,13 +57,13 @@ async function start(dataDir: string): Promise<BenchNode> {
 
 /** 1M synthetic committed CREATEs: every hundredth asset has a rare word, one key owns 1,000. */
 async function fill(dataDir: string, hotKey: string): Promise<{ someId: string }> {
-  const { store, template, nodeKey, commit } = await openForFill(dataDir);
+  const { store, template, templateId, nodeKey, commit } = await openForFill(dataDir);
   let someId = "";
   for (let done = 0; done < storedTxs; done += 10_000) {
     const txs: CommittedTx[] = [];
     for (let i = done; i < done + 10_000; i++) {
-      const id = randomBytes(32).toString("hex");
-      if (i === Math.floor(storedTxs / 2)) someId = id;
+      const id = i === Math.floor(storedTxs / 2) ? templateId : randomBytes(32).toString("hex");
+      if (id === templateId) someId = id;
       const owner = i % Math.floor(storedTxs / 1_000) === 0 ? hotKey : nodeKey;
       txs.push({
         id, operation: "CREATE", assetId: id, json: template, metadata: null,

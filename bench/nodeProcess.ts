@@ -283,6 +283,11 @@ export interface FillStore {
   readonly store: SqliteStore;
   /** One real signed CREATE's JSON, stored as the body of every filled record. */
   readonly template: string;
+  /**
+   * The id the template hashes to: the one filled record a GET by id can serve (the API checks
+   * that a stored transaction hashes to its id), so a bench that reads one by id gives it this.
+   */
+  readonly templateId: string;
   readonly nodeKey: string;
   /** Commits the next block of `txs`, with the app hash and history the chain's rule gives. */
   commit(txs: readonly CommittedTx[]): Promise<void>;
@@ -308,7 +313,8 @@ export async function openForFill(dataDir: string): Promise<FillStore> {
     await store.commitBlock({ height, appHash: staged.appHash, txs: [...txs], ...(staged.history === undefined ? {} : { history: staged.history }) });
     commitment.advance(staged);
   };
-  return { store, template: JSON.stringify(signTx(make, [makeKeypair(key.seed)])), nodeKey: key.publicKey, commit };
+  const signed = signTx(make, [makeKeypair(key.seed)]);
+  return { store, template: JSON.stringify(signed), templateId: String(signed["id"]), nodeKey: key.publicKey, commit };
 }
 
 /** The keep-alive agent of the benchmarks' many clients. */

@@ -34,14 +34,14 @@ async function start(dataDir: string, workers: number): Promise<BenchNode> {
  * `warmCount` also have an output 1 for the warm key and hold "lorem".
  */
 async function fill(dataDir: string, hotKey: string, warmKey: string): Promise<{ someId: string }> {
-  const { store, template, commit } = await openForFill(dataDir);
+  const { store, template, templateId, commit } = await openForFill(dataDir);
   const uri = fillConditionUri;
   let someId = "";
   for (let done = 0; done < storedTxs; done += 10_000) {
     const txs: CommittedTx[] = [];
     for (let i = done; i < Math.min(storedTxs, done + 10_000); i++) {
-      const id = randomBytes(32).toString("hex");
-      if (i === Math.floor(storedTxs / 2)) someId = id;
+      const id = i === Math.floor(storedTxs / 2) ? templateId : randomBytes(32).toString("hex");
+      if (id === templateId) someId = id;
       const warm = i < warmCount;
       const outputs = [{ outputIndex: 0, amount: 1n, conditionUri: uri, publicKeys: [hotKey] }];
       if (warm) outputs.push({ outputIndex: 1, amount: 1n, conditionUri: uri, publicKeys: [warmKey] });
