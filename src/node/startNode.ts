@@ -17,7 +17,7 @@ import { clientHostOf, type HostPort } from "../config/parseHostPort.js";
 import type { Config } from "../config/schema.js";
 import type { Broadcaster } from "../engine/broadcaster.js";
 import { CometBftEngine } from "../engine/cometbft/cometBftEngine.js";
-import { CometBftSupervisor, cometBftLogName, defaultCometBftBinary } from "../engine/cometbft/cometBftSupervisor.js";
+import { CometBftSupervisor, cometBftLogName, cometBftPidName, defaultCometBftBinary } from "../engine/cometbft/cometBftSupervisor.js";
 import { signedHeadersOf } from "../engine/cometbft/signedHeaders.js";
 import { SoloEngine } from "../engine/solo/soloEngine.js";
 import { soloElectionRefusal } from "../ledger/kinds/v2/v2Kind.js";
@@ -272,7 +272,8 @@ async function superviseCometBft(
   if (config.engine.kind !== "cometbft" || config.engine.cometbft_home === "") return;
   const binary = config.engine.cometbft_binary === "" ? defaultCometBftBinary() : config.engine.cometbft_binary;
   const logPath = join(config.data_dir, cometBftLogName);
-  const cometbft = await CometBftSupervisor.start(binary, config.engine.cometbft_home, { logPath, onUnexpectedExit: onFatal, clock });
+  const pidPath = join(config.data_dir, cometBftPidName);
+  const cometbft = await CometBftSupervisor.start(binary, config.engine.cometbft_home, { logPath, pidPath, onUnexpectedExit: onFatal, clock });
   closers.add("CometBFT", () => cometbft.stop());
   logger.info({ pid: cometbft.pid, home: config.engine.cometbft_home, log: logPath }, "CometBFT started");
 }

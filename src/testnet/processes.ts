@@ -51,6 +51,7 @@ export async function startTestnet(dir: string, options: StartTestnetOptions = {
   const manifest = readManifest(root);
   const timeoutMs = options.readyTimeoutMs ?? readyTimeoutMsDefault;
   const selected = selectNodes(manifest, options);
+  await Promise.all(selected.map((node) => stopOrphanedCometBft(root, node, stopTimeoutMsDefault)));
   // ledgerd of every node first, in parallel; then every CometBFT, so that peers find each other.
   await Promise.all(
     selected.map((node) =>
@@ -100,6 +101,20 @@ async function startOne(
   await assertPortsFree(node, which, how.ports);
   const child = startProcess(root, node, which, how);
   await waitUntil(() => httpAnswers(how.readyUrl), timeoutMs, () => exitedError(root, node, which, child));
+}
+
+/**
+ * A CometBFT whose ledgerd is gone has lost its application for good: CometBFT never reconnects
+ * to the app, and the ledgerd about to start needs it to run its handshake again. It usually
+ * exits by itself (it sends itself SIGTERM when an ABCI connection ends), but its shutdown can
+ * hang (cometbft/cometbft#4054; seen here under load, still running after 60 s), and then a
+ * restart would leave the new ledgerd without an engine. Stopped here (SIGTERM, then SIGKILL
+ * after `timeoutMs`, which CometBFT's write-ahead log is made for). Answers whether it stopped one.
+ */
+export async function stopOrphanedCometBft(root: string, node: TestnetNode, timeoutMs: number): Promise<boolean> {
+  if (runningPid(root, node, "ledgerd") !== null || runningPid(root, node, "cometbft") === null) return false;
+  await stopProcess(root, node, "cometbft", timeoutMs);
+  return true;
 }
 
 export interface StopTestnetOptions extends NodeSelection {

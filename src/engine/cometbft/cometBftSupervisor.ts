@@ -4,10 +4,10 @@
 // service manager restarts both, in the right order. CometBFT's output goes to a file in the
 // data folder, not into ledgerd's log.
 import { spawn, type ChildProcess } from "node:child_process";
-import { closeSync, existsSync, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { systemClock, type Clock } from "../../clock/clock.js";
+import { sleepOn, systemClock, type Clock } from "../../clock/clock.js";
 
 /** CometBFT's output, in the node's data folder. */
 export const cometBftLogName = "cometbft.log";
@@ -18,9 +18,18 @@ export const exitReasonBytesMax = 16 * 1024;
 /** How long CometBFT gets to stop after SIGTERM before SIGKILL. */
 export const cometBftStopTimeoutMs = 10_000;
 
+/** CometBFT's pid while it runs, in the node's data folder, so that a later start finds a leftover. */
+export const cometBftPidName = "cometbft.pid";
+
+/** How long a start waits for a leftover CometBFT to be gone after SIGKILL. */
+export const leftoverGoneTimeoutMs = 10_000;
+const leftoverPollMs = 20;
+
 export interface CometBftSupervisorDeps {
   /** Where CometBFT's output goes (appended). */
   readonly logPath: string;
+  /** Where its pid is kept while it runs (see `stopLeftover`); none if absent. */
+  readonly pidPath?: string;
   /** CometBFT exited while the node did not ask it to. */
   readonly onUnexpectedExit: (error: Error) => void;
   /** The SIGKILL's timer runs on it; Node's timers by default. */
@@ -40,6 +49,7 @@ export class CometBftSupervisor {
 
   /** Starts `binary start --home home`; resolves once the process runs. */
   static async start(binary: string, home: string, deps: CometBftSupervisorDeps): Promise<CometBftSupervisor> {
+    if (deps.pidPath !== undefined) await stopLeftover(deps.pidPath, home, deps.clock ?? systemClock);
     const log = openSync(deps.logPath, "a");
     let child: ChildProcess;
     try {
@@ -52,7 +62,10 @@ export class CometBftSupervisor {
       child.once("error", (error) => reject(new Error(`CometBFT (${binary}) did not start: ${error.message}`)));
     });
     const supervisor = new CometBftSupervisor(child, deps.clock ?? systemClock);
+    const pidPath = deps.pidPath;
+    if (pidPath !== undefined && child.pid !== undefined) writeFileSync(pidPath, `${child.pid}\n`);
     child.once("exit", (code, signal) => {
+      if (pidPath !== undefined) rmSync(pidPath, { force: true });
       if (supervisor.#stopping) return;
       const how = signal ?? `code ${String(code)}`;
       const reason = exitReason(deps.logPath);
@@ -74,6 +87,41 @@ export class CometBftSupervisor {
     const timer = this.clock.setTimeout(() => this.child.kill("SIGKILL"), cometBftStopTimeoutMs);
     await this.#exited;
     this.clock.clearTimeout(timer);
+  }
+}
+
+/**
+ * A CometBFT started by an earlier ledgerd of this data folder that is still running: that ledgerd
+ * was killed (SIGKILL reaches no child), and its CometBFT, which never reconnects to an app,
+ * usually exits by itself but can hang in its shutdown (cometbft/cometbft#4054). Left alone it
+ * holds the ports the new one needs. It is killed (its write-ahead log is made for that) if its
+ * command line still names this home; a pid reused by another program is left alone.
+ */
+export async function stopLeftover(pidPath: string, home: string, clock: Clock): Promise<void> {
+  let pid: number;
+  try {
+    pid = Number(readFileSync(pidPath, "utf8").trim());
+  } catch {
+    return;
+  }
+  if (Number.isSafeInteger(pid) && pid > 0 && runsWithHome(pid, home)) {
+    process.kill(pid, "SIGKILL");
+    const deadline = clock.now() + leftoverGoneTimeoutMs;
+    while (runsWithHome(pid, home)) {
+      if (clock.now() > deadline) throw new Error(`a CometBFT left running (pid ${pid}) with home ${home} did not stop after SIGKILL`);
+      await sleepOn(clock, leftoverPollMs);
+    }
+  }
+  rmSync(pidPath, { force: true });
+}
+
+/** Whether `pid` is alive (not a zombie) and its command line names `home`. */
+function runsWithHome(pid: number, home: string): boolean {
+  try {
+    if (/^\d+ \([^)]*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"))) return false;
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").includes(home);
+  } catch {
+    return false;
   }
 }
 

@@ -7,7 +7,10 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { CometBftSupervisor, cometBftStopTimeoutMs } from "../../../src/engine/cometbft/cometBftSupervisor.js";
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { CometBftSupervisor, cometBftStopTimeoutMs, stopLeftover } from "../../../src/engine/cometbft/cometBftSupervisor.js";
+import { systemClock } from "../../../src/clock/clock.js";
 import { ManualClock } from "../../helpers/manualClock.js";
 import { waitFor } from "../../helpers/waitFor.js";
 
@@ -60,5 +63,48 @@ describe("CometBftSupervisor.stop", () => {
     await supervisor.stop();
     assert.match(log(), /TERM/);
     assert.equal(clock.pending, 0);
+  });
+});
+
+describe("a CometBFT left running by a killed ledgerd", () => {
+  /** A process that ignores SIGTERM and names `home` in its command line, as `cometbft start --home`. */
+  const leftover = async (home: string) => {
+    const child = spawn("sh", ["-c", "trap '' TERM; echo up; while :; do sleep 1; done", "cometbft", "--home", home], { stdio: ["ignore", "pipe", "ignore"] });
+    await new Promise((resolve) => child.stdout.once("data", resolve));
+    const exited = new Promise<string | null>((resolve) => child.once("exit", (_code, signal) => resolve(signal)));
+    return { child, exited };
+  };
+
+  it("is killed at the next start when the pid file names it with this home, and the pid file goes", async () => {
+    const home = join(dir, "home-a");
+    const pidPath = join(dir, "a.pid");
+    const { child, exited } = await leftover(home);
+    writeFileSync(pidPath, `${child.pid}\n`);
+    await stopLeftover(pidPath, home, systemClock);
+    assert.equal(await exited, "SIGKILL");
+    assert.equal(existsSync(pidPath), false);
+  });
+
+  it("is left alone when the pid now runs something else (another home)", async () => {
+    const pidPath = join(dir, "b.pid");
+    const { child } = await leftover(join(dir, "home-other"));
+    try {
+      writeFileSync(pidPath, `${child.pid}\n`);
+      await stopLeftover(pidPath, join(dir, "home-b"), systemClock);
+      assert.equal(child.exitCode, null);
+      assert.equal(child.signalCode, null);
+      process.kill(child.pid ?? 0, 0);
+    } finally {
+      child.kill("SIGKILL");
+    }
+  });
+
+  it("the supervisor writes the pid file while CometBFT runs and removes it when it exits", async () => {
+    const pidPath = join(dir, "c.pid");
+    const logPath = join(dir, "c.log");
+    const supervisor = await CometBftSupervisor.start(standIn("withpid", true), join(dir, "home-c"), { logPath, pidPath, onUnexpectedExit: (error) => assert.fail(error) });
+    assert.equal(readFileSync(pidPath, "utf8").trim(), String(supervisor.pid));
+    await supervisor.stop();
+    await waitFor("the pid file to go", () => !existsSync(pidPath));
   });
 });
