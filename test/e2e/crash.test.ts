@@ -8,7 +8,6 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { after, describe, it } from "node:test";
 import Database from "better-sqlite3";
@@ -36,7 +35,10 @@ interface Round {
  * Runs the child until it is ready, lets `during` act on it, waits for `acksBeforeKill` commits,
  * SIGKILLs it `killAfterMs` later, and returns what it acknowledged.
  */
-function runAndKill(args: readonly string[], killAfterMs: number, during?: (proc: ChildProcess, acked: () => number) => Promise<void>): Promise<Round> {
+/** Acts on a running child under load: its process, its acknowledged count, its stderr so far. */
+type Disturbance = (proc: ChildProcess, acked: () => number, said: () => string) => Promise<void>;
+
+function runAndKill(args: readonly string[], killAfterMs: number, during?: Disturbance): Promise<Round> {
   return new Promise((resolve, reject) => {
     const proc = spawn(process.execPath, ["--import", "tsx", child, ...args], { stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
@@ -45,7 +47,7 @@ function runAndKill(args: readonly string[], killAfterMs: number, during?: (proc
     const ackedSoFar = () => (out.match(/^ACK /gm) ?? []).length;
     const ended = (): string | null => (proc.exitCode !== null || proc.signalCode !== null ? "the child ended" : null);
     const underLoad = async (): Promise<void> => {
-      await during?.(proc, ackedSoFar);
+      await during?.(proc, ackedSoFar, () => err);
       await waitFor(`${acksBeforeKill} acknowledged commits`, () => ackedSoFar() >= acksBeforeKill, { timeoutMs: 60_000, abortIf: ended });
     };
     proc.stdout.on("data", (chunk: Buffer) => {
@@ -117,7 +119,7 @@ async function checkLedger(store: Store, acked: readonly string[]): Promise<numb
   return inBlocks;
 }
 
-async function crashRounds(args: readonly string[], kills: number, seed: number, disturb?: (round: number) => ((proc: ChildProcess, acked: () => number) => Promise<void>) | undefined): Promise<string[]> {
+async function crashRounds(args: readonly string[], kills: number, seed: number, disturb?: (round: number) => Disturbance | undefined): Promise<string[]> {
   const random = new Random(seed);
   const acked: string[] = [];
   let lastHeight = 0;
@@ -165,14 +167,14 @@ describe("crash safety on PostgreSQL: the node SIGKILLed, the database stopped a
     server = await startPostgres();
     const running = server;
     const url = await running.newDatabase();
-    // Rounds 2, 5 and 8: PostgreSQL crashes under load for a second and a half, then returns;
-    // the node must go on acknowledging commits before it is killed.
-    const crashDatabase = async (proc: ChildProcess, acked: () => number): Promise<void> => {
+    // Rounds 2, 5 and 8: PostgreSQL crashes under load and stays down until the node has refused
+    // a client for it, then returns; the node must go on acknowledging commits before it is killed.
+    const crashDatabase: Disturbance = async (proc, acked, said) => {
       const ended = (): string | null => (proc.exitCode !== null || proc.signalCode !== null ? "the child ended" : null);
       await waitFor("commits before PostgreSQL crashes", () => acked() >= 3, { timeoutMs: 60_000, abortIf: ended });
+      const saidBefore = said().length;
       running.halt();
-      // How long the database stays down shapes the fault only: the assertions count commits.
-      await sleep(1_500);
+      await waitFor("the node to refuse a client while PostgreSQL is down", () => said().slice(saidBefore).includes("refused: StoreUnavailable"), { timeoutMs: 60_000, abortIf: ended });
       running.resume();
       const before = acked();
       await waitFor("the node to resume committing after PostgreSQL returned", () => acked() > before, { timeoutMs: 60_000, abortIf: ended });
