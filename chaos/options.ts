@@ -92,6 +92,34 @@ export const nemesisLimits = {
    */
   postgresKillPollMs: 10,
   postgresKillWaitMsMax: 3_000,
+  /**
+   * The restart faults (a crash point armed, a clock moved) come after the seed's first this
+   * many faults (what a minute holds: the short set's kinds stay as they were), then one after
+   * every this many.
+   */
+  restartFaultFirstAt: 4,
+  restartFaultEvery: 4,
+  /**
+   * The crash points a run's workload reaches (src/failpoints.ts): each block's execution and
+   * commit. `election.conclude` is reached once an election concludes, `backup.mid` only in a
+   * backup: their own tests arm them (test/e2e/cometbft/crashPoints.test.ts, test/e2e/backup.test.ts).
+   */
+  crashPoints: ["finalize.mid", "commit.answered-before-durable"],
+  /** The point is armed to strike the count-th time it is reached, a count up to this. */
+  crashPointCountMax: 3,
+  /**
+   * A skewed node's clock is ahead by up to this, or behind by up to the other (under CometBFT's
+   * `block_time_tolerance` of 60 s: further behind, it refuses the network's blocks until
+   * restarted, a documented CometBFT behaviour: docs/faults.md, "Clock skew"); at least the least.
+   */
+  clockAheadMsMax: 180_000,
+  clockBehindMsMax: 50_000,
+  clockSkewMsMin: 5_000,
+  /**
+   * With clock skew planned, the genesis time is put this far back, so that a node whose clock
+   * is behind never reads a time before it (CometBFT then sleeps until genesis at its start).
+   */
+  genesisAgeMs: 3_600_000,
 } as const;
 
 export const recoveryLimits = {
