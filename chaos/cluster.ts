@@ -9,10 +9,11 @@ import { configFileName } from "../src/config/loadConfig.js";
 import { setTomlValues } from "../src/engine/cometbft/cometBftConfig.js";
 import {
   createTestnet, logFile, portStride, runningPid, startTestnet, stopTestnet,
-  type TestnetManifest, type TestnetNode, type TestnetProcess,
+  type StartTestnetOptions, type TestnetManifest, type TestnetNode, type TestnetProcess,
 } from "../src/testnet/testnet.js";
 import { addTestnetNode } from "../src/testnet/addNode.js";
 import { freeBasePort } from "../test/e2e/cometbft/network.js";
+import { ageGenesis } from "../test/helpers/clockSkew.js";
 import { startPostgres, type PostgresServer } from "../test/helpers/postgres.js";
 import { Links, type LinkProxy } from "./links.js";
 import { fullNodes, recoveryLimits, timeoutCommitMs, validators } from "./options.js";
@@ -40,15 +41,17 @@ export class ChaosCluster {
   ) {}
 
   /**
-   * Makes the testnet in `root`, points every peer at its proxies, starts Toxiproxy, and, if
-   * `postgresNodes` names any, a PostgreSQL server with a database for each of them.
+   * Makes the testnet in `root` (its genesis time `genesisAgeMs` back), points every peer at its
+   * proxies, starts Toxiproxy, and, if `postgresNodes` names any, a PostgreSQL server with a
+   * database for each of them.
    */
-  static async create(root: string, postgresNodes: readonly number[] = []): Promise<ChaosCluster> {
+  static async create(root: string, postgresNodes: readonly number[] = [], genesisAgeMs = 0): Promise<ChaosCluster> {
     const count = validators + fullNodes;
     const outside = postgresNodes.filter((i) => !Number.isSafeInteger(i) || i < 0 || i >= count);
     if (outside.length > 0) throw new Error(`--postgres: no node ${outside.join(", ")} (0 to ${count - 1})`);
     const basePort = await freeBasePort(count + joinStrides);
     const manifest = createTestnet({ validators, fullNodes, dir: root, basePort, timeoutCommitMs, logLevel: "warn" });
+    if (genesisAgeMs > 0) ageGenesis(root, manifest.nodes, genesisAgeMs);
     const proxies = proxiesOf(manifest.nodes, basePort);
     for (const [i, node] of manifest.nodes.entries()) peersThroughProxies(root, node, i, manifest.nodes, proxies);
     const postgres = postgresNodes.length === 0 ? null : await startPostgres();
@@ -86,8 +89,9 @@ export class ChaosCluster {
     return node;
   }
 
-  async start(nodes?: readonly number[]): Promise<void> {
-    await startTestnet(this.root, { readyTimeoutMs: recoveryLimits.readyMsMax, ...(nodes === undefined ? {} : { nodes }) });
+  /** Starts the nodes (default all), their processes run as `how` says (a crash point, a clock). */
+  async start(nodes?: readonly number[], how: Pick<StartTestnetOptions, "failpoints" | "launch"> = {}): Promise<void> {
+    await startTestnet(this.root, { readyTimeoutMs: recoveryLimits.readyMsMax, ...how, ...(nodes === undefined ? {} : { nodes }) });
   }
 
   pid(i: number, which: TestnetProcess): number | null {
@@ -114,11 +118,15 @@ export class ChaosCluster {
     return logFile(this.root, this.node(i), which);
   }
 
-  /** Continues every process (a paused one would not hear SIGTERM), then stops all. */
-  async stop(): Promise<void> {
-    for (let i = 0; i < this.size; i++) for (const which of ["ledgerd", "cometbft"] as const) this.signal(i, which, "SIGCONT");
-    await stopTestnet(this.root);
-    await this.links.stop();
+  /**
+   * Continues the nodes' processes (a paused one would not hear SIGTERM), then stops them; with
+   * no `nodes`, all of them and Toxiproxy.
+   */
+  async stop(nodes?: readonly number[]): Promise<void> {
+    const selected = nodes ?? Array.from({ length: this.size }, (_, i) => i);
+    for (const i of selected) for (const which of ["ledgerd", "cometbft"] as const) this.signal(i, which, "SIGCONT");
+    await stopTestnet(this.root, { nodes: selected });
+    if (nodes === undefined) await this.links.stop();
   }
 
   /** Stops and removes the PostgreSQL server, once verify-chain has read its databases. */

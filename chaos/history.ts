@@ -76,6 +76,10 @@ export interface FaultEvent {
   readonly recoveredMs: number | null;
   /** A PostgreSQL kill's: when every node on the server was ready again (null: not in time). */
   readonly readyMs?: number | null;
+  /** A crash point's `name=count`, a clock skew's offset ("+90s"). */
+  readonly detail?: string;
+  /** A crash point's: whether the ledgerd died there before the heal. */
+  readonly reached?: boolean;
 }
 
 export type HistoryEvent = PostEvent | ReadEvent | StreamEvent | StreamConnectionEvent | FaultEvent;

@@ -10,6 +10,8 @@ export interface ChaosOptions {
   readonly outDir: string;
   /** Keep the testnet's folder (logs, data) after the run. */
   readonly keep: boolean;
+  /** Print each seed's fault plan and run nothing. */
+  readonly planOnly: boolean;
 }
 
 /**
@@ -43,6 +45,7 @@ export const chaosDefaults = {
   durationMs: 120_000,
   outDir: "chaos-out",
   keep: false,
+  planOnly: false,
 } as const;
 
 export const workloadLimits = {
