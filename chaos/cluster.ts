@@ -12,11 +12,17 @@ import {
   type StartTestnetOptions, type TestnetManifest, type TestnetNode, type TestnetProcess,
 } from "../src/testnet/testnet.js";
 import { addTestnetNode } from "../src/testnet/addNode.js";
-import { freeBasePort } from "../test/e2e/cometbft/network.js";
+import { freeBasePort, shareValidatorKey, validatorAddressOf } from "../test/e2e/cometbft/network.js";
 import { ageGenesis } from "../test/helpers/clockSkew.js";
 import { startPostgres, type PostgresServer } from "../test/helpers/postgres.js";
 import { Links, type LinkProxy } from "./links.js";
 import { fullNodes, recoveryLimits, timeoutCommitMs, validators } from "./options.js";
+
+/** What a run's plan needs of the testnet: a genesis time this far back, a twin for double signing. */
+export interface ClusterFaults {
+  readonly genesisAgeMs?: number;
+  readonly twin?: boolean;
+}
 
 /** Ports of node i above the testnet's own (offsets 0-4): its proxies to the others, 5-8. */
 const proxyOffset = 5;
@@ -38,6 +44,8 @@ export class ChaosCluster {
     /** The server of the nodes on PostgreSQL (null: every node on SQLite), and those nodes. */
     readonly postgres: PostgresServer | null,
     readonly postgresNodes: readonly number[],
+    /** The node that runs a validator's key beside it (null: the plan has no double signing). */
+    private readonly twin: TestnetNode | null,
   ) {}
 
   /**
@@ -45,19 +53,22 @@ export class ChaosCluster {
    * proxies, starts Toxiproxy, and, if `postgresNodes` names any, a PostgreSQL server with a
    * database for each of them.
    */
-  static async create(root: string, postgresNodes: readonly number[] = [], genesisAgeMs = 0): Promise<ChaosCluster> {
+  static async create(root: string, postgresNodes: readonly number[] = [], how: ClusterFaults = {}): Promise<ChaosCluster> {
     const count = validators + fullNodes;
     const outside = postgresNodes.filter((i) => !Number.isSafeInteger(i) || i < 0 || i >= count);
     if (outside.length > 0) throw new Error(`--postgres: no node ${outside.join(", ")} (0 to ${count - 1})`);
-    const basePort = await freeBasePort(count + joinStrides);
-    const manifest = createTestnet({ validators, fullNodes, dir: root, basePort, timeoutCommitMs, logLevel: "warn" });
-    if (genesisAgeMs > 0) ageGenesis(root, manifest.nodes, genesisAgeMs);
+    // The twin is the testnet's last node (before any that joins), outside the cluster's nodes.
+    const twins = how.twin === true ? 1 : 0;
+    const basePort = await freeBasePort(count + twins + joinStrides);
+    const made = createTestnet({ validators, fullNodes: fullNodes + twins, dir: root, basePort, timeoutCommitMs, logLevel: "warn" });
+    if ((how.genesisAgeMs ?? 0) > 0) ageGenesis(root, made.nodes, how.genesisAgeMs ?? 0);
+    const manifest = { ...made, nodes: made.nodes.slice(0, count) };
     const proxies = proxiesOf(manifest.nodes, basePort);
     for (const [i, node] of manifest.nodes.entries()) peersThroughProxies(root, node, i, manifest.nodes, proxies);
     const postgres = postgresNodes.length === 0 ? null : await startPostgres();
     for (const i of postgresNodes) ledgerInPostgres(root, manifest.nodes[i]!, await postgres!.newDatabase());
     const links = await Links.start(`127.0.0.1:${basePort + toxiproxyApiOffset}`, proxies, join(root, "toxiproxy.log"));
-    return new ChaosCluster(root, manifest, basePort, links, postgres, postgresNodes);
+    return new ChaosCluster(root, manifest, basePort, links, postgres, postgresNodes, made.nodes[count] ?? null);
   }
 
   /**
@@ -72,11 +83,12 @@ export class ChaosCluster {
       const listen = `127.0.0.1:${this.basePort + portStride * (index + 1) + to}`;
       return { from: index, to, listen, upstream: other.p2p };
     });
-    peersThroughProxies(this.root, node, index, nodes, proxies);
-    await this.links.add(proxies);
-    await this.start([index]);
+    const joined = nodes.length - 1;
+    peersThroughProxies(this.root, node, joined, nodes, proxies.map((p) => ({ ...p, from: joined })));
+    await this.links.add(proxies.map((p) => ({ ...p, from: joined })));
+    await this.startOnDisk([index]);
     this.manifest = { ...this.manifest, nodes };
-    return index;
+    return joined;
   }
 
   get size(): number {
@@ -91,7 +103,32 @@ export class ChaosCluster {
 
   /** Starts the nodes (default all), their processes run as `how` says (a crash point, a clock). */
   async start(nodes?: readonly number[], how: Pick<StartTestnetOptions, "failpoints" | "launch"> = {}): Promise<void> {
-    await startTestnet(this.root, { readyTimeoutMs: recoveryLimits.readyMsMax, ...how, ...(nodes === undefined ? {} : { nodes }) });
+    await this.startOnDisk(nodes?.map((i) => this.onDisk(i)) ?? this.manifest.nodes.map((_, i) => this.onDisk(i)), how);
+  }
+
+  /** Starts the twin with `validator`'s key and a signing state that has signed nothing. */
+  async startTwin(validator: number): Promise<void> {
+    if (this.twin === null) throw new Error("the run made no twin (its plan has no double signing)");
+    shareValidatorKey(this.root, this.node(validator), this.twin);
+    await this.startOnDisk([validators + fullNodes]);
+  }
+
+  async stopTwin(): Promise<void> {
+    await stopTestnet(this.root, { nodes: [validators + fullNodes] });
+  }
+
+  /** CometBFT's address of a validator's key. */
+  validatorAddress(validator: number): string {
+    return validatorAddressOf(this.root, this.node(validator));
+  }
+
+  /** `ledgerd testnet`'s index of the cluster's node i: past the twin, a node that joined. */
+  private onDisk(i: number): number {
+    return i < validators + fullNodes || this.twin === null ? i : i + 1;
+  }
+
+  private async startOnDisk(nodes: readonly number[], how: Pick<StartTestnetOptions, "failpoints" | "launch"> = {}): Promise<void> {
+    await startTestnet(this.root, { readyTimeoutMs: recoveryLimits.readyMsMax, ...how, nodes });
   }
 
   pid(i: number, which: TestnetProcess): number | null {
@@ -125,7 +162,8 @@ export class ChaosCluster {
   async stop(nodes?: readonly number[]): Promise<void> {
     const selected = nodes ?? Array.from({ length: this.size }, (_, i) => i);
     for (const i of selected) for (const which of ["ledgerd", "cometbft"] as const) this.signal(i, which, "SIGCONT");
-    await stopTestnet(this.root, { nodes: selected });
+    // All: the twin too.
+    await stopTestnet(this.root, nodes === undefined ? {} : { nodes: nodes.map((i) => this.onDisk(i)) });
     if (nodes === undefined) await this.links.stop();
   }
 

@@ -35,10 +35,13 @@ export const faultKinds = [
 ] as const;
 /** Only in a run with nodes on PostgreSQL: the server killed mid-block, then started again. */
 export const postgresFaultKind = "kill-postgres";
-/** A node restarted with a crash point armed, or its clock moved: drawn by withRestartFaults. */
-export const restartFaultKinds = ["crash-point", "clock-skew"] as const;
-export type RestartFaultKind = (typeof restartFaultKinds)[number];
-export type FaultKind = (typeof faultKinds)[number] | typeof postgresFaultKind | RestartFaultKind;
+/**
+ * Faults drawn by withAddedFaults: a node restarted with a crash point armed, or with its clock
+ * moved; a twin of a validator (its key on another node) run beside it.
+ */
+export const addedFaultKinds = ["crash-point", "clock-skew", "double-sign"] as const;
+export type AddedFaultKind = (typeof addedFaultKinds)[number];
+export type FaultKind = (typeof faultKinds)[number] | typeof postgresFaultKind | AddedFaultKind;
 
 export interface PlannedFault {
   readonly kind: FaultKind;
@@ -48,7 +51,10 @@ export interface PlannedFault {
   readonly quietMs: number;
   /** How long it is held before its heal begins. */
   readonly durationMs: number;
-  /** A crash point's `name=count` (LEDGERD_TEST_FAILPOINTS); a clock skew's offset ("+90s", "-30s"). */
+  /**
+   * A crash point's `name=count` (LEDGERD_TEST_FAILPOINTS); a clock skew's offset ("+90s",
+   * "-30s"); as run, a double signing's validator address (the key the twin shares).
+   */
   readonly detail?: string;
 }
 
@@ -94,23 +100,23 @@ export function withPostgresKills(
   return out;
 }
 
-/** The seed's fork that draws its restart faults (apart from the clients' and the other faults'). */
-export const restartPlanFork = 2_000;
+/** The seed's fork that draws its added faults (apart from the clients' and the other faults'). */
+export const addedPlanFork = 2_000;
 
 /**
- * The plan with a restart fault after its first `restartFaultFirstAt` faults and then after
- * every `restartFaultEvery`, the kinds in turn in an order drawn from `rng` (its own generator,
+ * The plan with an added fault after its first `addedFaultFirstAt` faults and then after
+ * every `addedFaultEvery`, the kinds in turn in an order drawn from `rng` (its own generator,
  * so that the other faults are the seed's plan without them, in the same order and timings).
  */
-export function withRestartFaults(plan: readonly PlannedFault[], rng: Random, size: number): PlannedFault[] {
-  const order = shuffled(restartFaultKinds, rng);
+export function withAddedFaults(plan: readonly PlannedFault[], rng: Random, size: number): PlannedFault[] {
+  const order = shuffled(addedFaultKinds, rng);
   const out = [...plan];
-  for (let at = limits.restartFaultFirstAt, n = 0; at <= out.length; at += limits.restartFaultEvery + 1, n++) {
+  for (let at = limits.addedFaultFirstAt, n = 0; at <= out.length; at += limits.addedFaultEvery + 1, n++) {
     const kind = order[n % order.length]!;
-    const nodes = [rng.int(size)];
-    const detail = kind === "crash-point" ? crashPointOf(rng) : clockOffsetOf(rng);
+    const nodes = [rng.int(kind === "double-sign" ? validators : size)];
+    const detail = kind === "crash-point" ? { detail: crashPointOf(rng) } : kind === "clock-skew" ? { detail: clockOffsetOf(rng) } : {};
     const quietMs = rng.between(limits.gapMsMin, limits.gapMsMax);
-    out.splice(at, 0, { kind, nodes, quietMs, durationMs: rng.between(limits.faultMsMin, limits.faultMsMax), detail });
+    out.splice(at, 0, { kind, nodes, quietMs, durationMs: rng.between(limits.faultMsMin, limits.faultMsMax), ...detail });
   }
   return out;
 }
@@ -195,8 +201,9 @@ export class Nemesis {
       const startedMs = this.recorder.now();
       await this.inject(fault).catch((error: Error) => this.errors.push(`${fault.kind} [${fault.nodes}]: ${error.message}`));
       await sleep(fault.durationMs, undefined, { signal }).catch(() => undefined);
-      const outcome: { reached?: boolean; readyMs?: number | null } = {};
+      const outcome: { reached?: boolean; readyMs?: number | null; detail?: string } = {};
       if (fault.kind === "crash-point") outcome.reached = this.diedAtPoint(fault);
+      if (fault.kind === "double-sign") outcome.detail = this.cluster.validatorAddress(fault.nodes[0] ?? 0);
       await this.heal(fault).catch((error: Error) => this.errors.push(`heal of ${fault.kind} [${fault.nodes}]: ${error.message}`));
       const healedMs = this.recorder.now();
       if (fault.kind === postgresFaultKind) outcome.readyMs = await this.ready(fault.nodes);
@@ -280,6 +287,7 @@ export class Nemesis {
       case postgresFaultKind: return this.killPostgres(fault.nodes);
       case "crash-point": return this.armCrashPoint(a, fault.detail ?? "");
       case "clock-skew": return this.restartWith(a, { launch: () => this.skewed(fault.detail ?? "") });
+      case "double-sign": return this.cluster.startTwin(a);
     }
   }
 
@@ -315,6 +323,7 @@ export class Nemesis {
 
   private async heal(fault: PlannedFault): Promise<void> {
     if (fault.kind === postgresFaultKind) return this.cluster.postgres?.resumeAsync();
+    if (fault.kind === "double-sign") return this.cluster.stopTwin();
     if (fault.kind.startsWith("pause-")) return this.signalAll(fault.nodes, ["ledgerd", "cometbft"], "SIGCONT");
     if (fault.kind === "crash-point" || fault.kind === "clock-skew") {
       await this.cluster.stop(fault.nodes);

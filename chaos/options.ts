@@ -96,12 +96,12 @@ export const nemesisLimits = {
   postgresKillPollMs: 10,
   postgresKillWaitMsMax: 3_000,
   /**
-   * The restart faults (a crash point armed, a clock moved) come after the seed's first this
-   * many faults (what a minute holds: the short set's kinds stay as they were), then one after
-   * every this many.
+   * The added faults (a crash point armed, a clock moved, a validator's twin) come after the
+   * seed's first this many faults (what a minute holds: the short set's kinds stay as they
+   * were), then one after every this many.
    */
-  restartFaultFirstAt: 4,
-  restartFaultEvery: 4,
+  addedFaultFirstAt: 4,
+  addedFaultEvery: 4,
   /**
    * The crash points a run's workload reaches (src/failpoints.ts): each block's execution and
    * commit. `election.conclude` is reached once an election concludes, `backup.mid` only in a

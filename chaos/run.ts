@@ -20,7 +20,7 @@ import { ChaosCluster } from "./cluster.js";
 import type { NodeSnapshot, RunRecord } from "./history.js";
 import { electionProblems, joinAndElect } from "./election.js";
 import {
-  Nemesis, planFaults, postgresPlanFork, restartPlanFork, withPostgresKills, withRestartFaults,
+  Nemesis, planFaults, postgresPlanFork, addedPlanFork, withPostgresKills, withAddedFaults,
   type Incident, type PlannedFault,
 } from "./nemesis.js";
 import {
@@ -108,7 +108,10 @@ async function runSeed(
   const clock = plan.some((f) => f.kind === "clock-skew") ? clockToolsTimed() : null;
   const root = mkdtempSync(join(tmpdir(), `ledgerd-chaos-${seed}-`));
   const rng = new Random(seed);
-  const cluster = await ChaosCluster.create(root, postgresNodes, clock === null ? 0 : nemesisLimits.genesisAgeMs);
+  const cluster = await ChaosCluster.create(root, postgresNodes, {
+    genesisAgeMs: clock === null ? 0 : nemesisLimits.genesisAgeMs,
+    twin: plan.some((f) => f.kind === "double-sign"),
+  });
   // The nodes run detached: an interrupted run stops them before it ends.
   const interrupted = (): void => void cluster.stop().finally(() => {
     cluster.stopPostgres();
@@ -160,11 +163,11 @@ async function runSeed(
   }
 }
 
-/** The seed's plan: its faults, the restart faults and PostgreSQL kills each from a fork of its own. */
+/** The seed's plan: its faults, the added faults and PostgreSQL kills each from a fork of its own. */
 function planOf({ seed, postgresNodes }: ChaosRun, durationMs: number): PlannedFault[] {
   const rng = new Random(seed);
   const size = validators + fullNodes;
-  const planned = withRestartFaults(planFaults(rng.fork(0), durationMs, size), rng.fork(restartPlanFork), size);
+  const planned = withAddedFaults(planFaults(rng.fork(0), durationMs, size), rng.fork(addedPlanFork), size);
   return withPostgresKills(planned, rng.fork(postgresPlanFork), postgresNodes);
 }
 
