@@ -5,6 +5,7 @@
 // testnet start --node I` does.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { configFileName } from "../src/config/loadConfig.js";
 import { setTomlValues } from "../src/engine/cometbft/cometBftConfig.js";
 import {
@@ -16,7 +17,8 @@ import { freeBasePort, shareValidatorKey, validatorAddressOf } from "../test/e2e
 import { ageGenesis } from "../test/helpers/clockSkew.js";
 import { startPostgres, type PostgresServer } from "../test/helpers/postgres.js";
 import { Links, type LinkProxy } from "./links.js";
-import { fullNodes, recoveryLimits, timeoutCommitMs, validators } from "./options.js";
+import { latestHeight } from "./http.js";
+import { fullNodes, nemesisLimits, recoveryLimits, timeoutCommitMs, validators, workloadLimits } from "./options.js";
 
 /** What a run's plan needs of the testnet: a genesis time this far back, a twin for double signing. */
 export interface ClusterFaults {
@@ -33,6 +35,8 @@ const toxiproxyApiOffset = 9;
  * proxies to the others the ports of the node after it.
  */
 const joinStrides = 2;
+/** The testnet's index of the twin of a double signing: after the cluster's first nodes. */
+const twinIndex = validators + fullNodes;
 
 export class ChaosCluster {
   private constructor(
@@ -46,6 +50,8 @@ export class ChaosCluster {
     readonly postgresNodes: readonly number[],
     /** The node that runs a validator's key beside it (null: the plan has no double signing). */
     private readonly twin: TestnetNode | null,
+    /** The twin's own validator key file, not in the validator set: its key while it catches up. */
+    private readonly twinKey: string | null,
   ) {}
 
   /**
@@ -68,7 +74,9 @@ export class ChaosCluster {
     const postgres = postgresNodes.length === 0 ? null : await startPostgres();
     for (const i of postgresNodes) ledgerInPostgres(root, manifest.nodes[i]!, await postgres!.newDatabase());
     const links = await Links.start(`127.0.0.1:${basePort + toxiproxyApiOffset}`, proxies, join(root, "toxiproxy.log"));
-    return new ChaosCluster(root, manifest, basePort, links, postgres, postgresNodes, made.nodes[count] ?? null);
+    const twin = made.nodes[count] ?? null;
+    const twinKey = twin === null ? null : readFileSync(join(root, twin.home, "config", "priv_validator_key.json"), "utf8");
+    return new ChaosCluster(root, manifest, basePort, links, postgres, postgresNodes, twin, twinKey);
   }
 
   /**
@@ -106,16 +114,37 @@ export class ChaosCluster {
     await this.startOnDisk(nodes?.map((i) => this.onDisk(i)) ?? this.manifest.nodes.map((_, i) => this.onDisk(i)), how);
   }
 
-  /** Starts the twin with `validator`'s key and a signing state that has signed nothing. */
+  /**
+   * Starts the twin with `validator`'s key and a signing state that has signed nothing, once it
+   * has caught up under a key of its own (a full node): a twin behind the network signs votes
+   * for heights the others have left, which no peer takes, and a fresh CometBFT v0.38 can leave
+   * block sync for consensus before its peers tell their heights, and then catches up slowly.
+   */
   async startTwin(validator: number): Promise<void> {
-    if (this.twin === null) throw new Error("the run made no twin (its plan has no double signing)");
-    shareValidatorKey(this.root, this.node(validator), this.twin);
-    await this.startOnDisk([validators + fullNodes]);
+    const twin = this.twin;
+    if (twin === null || this.twinKey === null) throw new Error("the run made no twin (its plan has no double signing)");
+    writeFileSync(join(this.root, twin.home, "config", "priv_validator_key.json"), this.twinKey);
+    await this.startOnDisk([twinIndex]);
+    await this.twinCatchesUp(twin, this.node(validator));
+    await stopTestnet(this.root, { nodes: [twinIndex] });
+    shareValidatorKey(this.root, this.node(validator), twin);
+    await this.startOnDisk([twinIndex]);
   }
 
   async stopTwin(): Promise<void> {
-    await stopTestnet(this.root, { nodes: [validators + fullNodes] });
+    await stopTestnet(this.root, { nodes: [twinIndex] });
   }
+
+  /** The twin within `twinCaughtUpHeights` of the validator's height, or an error after the limit. */
+  private async twinCatchesUp(twin: TestnetNode, validator: TestnetNode): Promise<void> {
+    const heightOf = async (node: TestnetNode): Promise<number> => (await latestHeight(node.rpc, workloadLimits.requestMsMax)) ?? 0;
+    const deadline = Date.now() + nemesisLimits.twinCatchUpMsMax;
+    while ((await heightOf(twin)) < (await heightOf(validator)) - nemesisLimits.twinCaughtUpHeights) {
+      if (Date.now() > deadline) throw new Error(`the twin did not catch up within ${nemesisLimits.twinCatchUpMsMax} ms`);
+      await sleep(workloadLimits.pollMs);
+    }
+  }
+
 
   /** CometBFT's address of a validator's key. */
   validatorAddress(validator: number): string {

@@ -14,7 +14,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { NodeLaunch, StartTestnetOptions, TestnetProcess } from "../src/testnet/processes.js";
 import { skewedLaunch, type ClockTools } from "../test/helpers/clockSkew.js";
 import type { ChaosCluster } from "./cluster.js";
-import { httpRequest, rpcResult } from "./http.js";
+import { httpRequest, latestHeight } from "./http.js";
 import { nemesisLimits as limits, recoveryLimits, validators, workloadLimits } from "./options.js";
 import type { Random } from "./random.js";
 import type { Recorder } from "./recorder.js";
@@ -236,11 +236,7 @@ export class Nemesis {
     const postgres = this.cluster.postgres;
     if (postgres === null) throw new Error("no node runs on PostgreSQL");
     const rpc = this.cluster.node(nodes[0] ?? 0).rpc;
-    const heightOf = async (): Promise<string | null> => {
-      const answer = rpcResult(rpc, "status", limits.postgresKillWaitMsMax);
-      const status = (await answer.catch(() => null)) as StatusResult | null;
-      return status?.sync_info?.latest_block_height ?? null;
-    };
+    const heightOf = (): Promise<number | null> => latestHeight(rpc, limits.postgresKillWaitMsMax);
     const first = await heightOf();
     const deadline = Date.now() + limits.postgresKillWaitMsMax;
     while (Date.now() < deadline && (await heightOf()) === first) await sleep(limits.postgresKillPollMs);
@@ -388,9 +384,6 @@ function logLength(path: string): number {
   }
 }
 
-interface StatusResult {
-  readonly sync_info?: { readonly latest_block_height?: string };
-}
 
 function pinoWords(line: string): string {
   try {

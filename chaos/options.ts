@@ -123,6 +123,12 @@ export const nemesisLimits = {
    * is behind never reads a time before it (CometBFT then sleeps until genesis at its start).
    */
   genesisAgeMs: 3_600_000,
+  /**
+   * A double signing's twin first catches up under a key of its own, to this many heights below
+   * its validator's, within this (else the fault is not injected: the run's failure).
+   */
+  twinCaughtUpHeights: 2,
+  twinCatchUpMsMax: 120_000,
 } as const;
 
 export const recoveryLimits = {
