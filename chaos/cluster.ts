@@ -13,18 +13,25 @@ import {
   type StartTestnetOptions, type TestnetManifest, type TestnetNode, type TestnetProcess,
 } from "../src/testnet/testnet.js";
 import { addTestnetNode } from "../src/testnet/addNode.js";
-import { freeBasePort, shareValidatorKey, validatorAddressOf } from "../test/e2e/cometbft/network.js";
+import {
+  freeBasePort, shareValidatorKey, validatorAddressOf,
+} from "../test/e2e/cometbft/network.js";
 import { ageGenesis } from "../test/helpers/clockSkew.js";
 import { startPostgres, type PostgresServer } from "../test/helpers/postgres.js";
 import { Links, type LinkProxy } from "./links.js";
 import { latestHeight } from "./http.js";
-import { fullNodes, nemesisLimits, recoveryLimits, timeoutCommitMs, validators, workloadLimits } from "./options.js";
+import {
+  fullNodes, nemesisLimits, recoveryLimits, timeoutCommitMs, validators, workloadLimits,
+} from "./options.js";
 
-/** What a run's plan needs of the testnet: a genesis time this far back, a twin for double signing. */
+/** What a run's plan needs of the testnet: a genesis time this far back, a double signing's twin. */
 export interface ClusterFaults {
   readonly genesisAgeMs?: number;
   readonly twin?: boolean;
 }
+
+/** How a node's processes run at a start: a crash point armed, a clock moved. */
+export type ProcessesRun = Pick<StartTestnetOptions, "failpoints" | "launch">;
 
 /** Ports of node i above the testnet's own (offsets 0-4): its proxies to the others, 5-8. */
 const proxyOffset = 5;
@@ -59,14 +66,18 @@ export class ChaosCluster {
    * proxies, starts Toxiproxy, and, if `postgresNodes` names any, a PostgreSQL server with a
    * database for each of them.
    */
-  static async create(root: string, postgresNodes: readonly number[] = [], how: ClusterFaults = {}): Promise<ChaosCluster> {
+  static async create(
+    root: string, postgresNodes: readonly number[] = [], how: ClusterFaults = {},
+  ): Promise<ChaosCluster> {
     const count = validators + fullNodes;
     const outside = postgresNodes.filter((i) => !Number.isSafeInteger(i) || i < 0 || i >= count);
     if (outside.length > 0) throw new Error(`--postgres: no node ${outside.join(", ")} (0 to ${count - 1})`);
     // The twin is the testnet's last node (before any that joins), outside the cluster's nodes.
     const twins = how.twin === true ? 1 : 0;
     const basePort = await freeBasePort(count + twins + joinStrides);
-    const made = createTestnet({ validators, fullNodes: fullNodes + twins, dir: root, basePort, timeoutCommitMs, logLevel: "warn" });
+    const made = createTestnet({
+      validators, fullNodes: fullNodes + twins, dir: root, basePort, timeoutCommitMs, logLevel: "warn",
+    });
     if ((how.genesisAgeMs ?? 0) > 0) ageGenesis(root, made.nodes, how.genesisAgeMs ?? 0);
     const manifest = { ...made, nodes: made.nodes.slice(0, count) };
     const proxies = proxiesOf(manifest.nodes, basePort);
@@ -75,7 +86,7 @@ export class ChaosCluster {
     for (const i of postgresNodes) ledgerInPostgres(root, manifest.nodes[i]!, await postgres!.newDatabase());
     const links = await Links.start(`127.0.0.1:${basePort + toxiproxyApiOffset}`, proxies, join(root, "toxiproxy.log"));
     const twin = made.nodes[count] ?? null;
-    const twinKey = twin === null ? null : readFileSync(join(root, twin.home, "config", "priv_validator_key.json"), "utf8");
+    const twinKey = twin === null ? null : readFileSync(validatorKeyPath(root, twin), "utf8");
     return new ChaosCluster(root, manifest, basePort, links, postgres, postgresNodes, twin, twinKey);
   }
 
@@ -92,8 +103,9 @@ export class ChaosCluster {
       return { from: index, to, listen, upstream: other.p2p };
     });
     const joined = nodes.length - 1;
-    peersThroughProxies(this.root, node, joined, nodes, proxies.map((p) => ({ ...p, from: joined })));
-    await this.links.add(proxies.map((p) => ({ ...p, from: joined })));
+    const fromJoined = proxies.map((p) => ({ ...p, from: joined }));
+    peersThroughProxies(this.root, node, joined, nodes, fromJoined);
+    await this.links.add(fromJoined);
     await this.startOnDisk([index]);
     this.manifest = { ...this.manifest, nodes };
     return joined;
@@ -110,8 +122,9 @@ export class ChaosCluster {
   }
 
   /** Starts the nodes (default all), their processes run as `how` says (a crash point, a clock). */
-  async start(nodes?: readonly number[], how: Pick<StartTestnetOptions, "failpoints" | "launch"> = {}): Promise<void> {
-    await this.startOnDisk(nodes?.map((i) => this.onDisk(i)) ?? this.manifest.nodes.map((_, i) => this.onDisk(i)), how);
+  async start(nodes?: readonly number[], how: ProcessesRun = {}): Promise<void> {
+    const selected = nodes ?? this.manifest.nodes.map((_, i) => i);
+    await this.startOnDisk(selected.map((i) => this.onDisk(i)), how);
   }
 
   /**
@@ -122,8 +135,8 @@ export class ChaosCluster {
    */
   async startTwin(validator: number): Promise<void> {
     const twin = this.twin;
-    if (twin === null || this.twinKey === null) throw new Error("the run made no twin (its plan has no double signing)");
-    writeFileSync(join(this.root, twin.home, "config", "priv_validator_key.json"), this.twinKey);
+    if (twin === null || this.twinKey === null) throw new Error("no twin: the run's plan has no double signing");
+    writeFileSync(validatorKeyPath(this.root, twin), this.twinKey);
     await this.startOnDisk([twinIndex]);
     await this.twinCatchesUp(twin, this.node(validator));
     await stopTestnet(this.root, { nodes: [twinIndex] });
@@ -135,12 +148,14 @@ export class ChaosCluster {
     await stopTestnet(this.root, { nodes: [twinIndex] });
   }
 
-  /** The twin within `twinCaughtUpHeights` of the validator's height, or an error after the limit. */
+  /** The twin within `twinCaughtUpHeights` of the validator's height; an error after the limit. */
   private async twinCatchesUp(twin: TestnetNode, validator: TestnetNode): Promise<void> {
-    const heightOf = async (node: TestnetNode): Promise<number> => (await latestHeight(node.rpc, workloadLimits.requestMsMax)) ?? 0;
-    const deadline = Date.now() + nemesisLimits.twinCatchUpMsMax;
-    while ((await heightOf(twin)) < (await heightOf(validator)) - nemesisLimits.twinCaughtUpHeights) {
-      if (Date.now() > deadline) throw new Error(`the twin did not catch up within ${nemesisLimits.twinCatchUpMsMax} ms`);
+    const { twinCatchUpMsMax, twinCaughtUpHeights } = nemesisLimits;
+    const heightOf = async (node: TestnetNode): Promise<number> =>
+      (await latestHeight(node.rpc, workloadLimits.requestMsMax)) ?? 0;
+    const deadline = Date.now() + twinCatchUpMsMax;
+    while ((await heightOf(twin)) < (await heightOf(validator)) - twinCaughtUpHeights) {
+      if (Date.now() > deadline) throw new Error(`the twin did not catch up within ${twinCatchUpMsMax} ms`);
       await sleep(workloadLimits.pollMs);
     }
   }
@@ -156,7 +171,7 @@ export class ChaosCluster {
     return i < validators + fullNodes || this.twin === null ? i : i + 1;
   }
 
-  private async startOnDisk(nodes: readonly number[], how: Pick<StartTestnetOptions, "failpoints" | "launch"> = {}): Promise<void> {
+  private async startOnDisk(nodes: readonly number[], how: ProcessesRun = {}): Promise<void> {
     await startTestnet(this.root, { readyTimeoutMs: recoveryLimits.readyMsMax, ...how, nodes });
   }
 
@@ -192,7 +207,8 @@ export class ChaosCluster {
     const selected = nodes ?? Array.from({ length: this.size }, (_, i) => i);
     for (const i of selected) for (const which of ["ledgerd", "cometbft"] as const) this.signal(i, which, "SIGCONT");
     // All: the twin too.
-    await stopTestnet(this.root, nodes === undefined ? {} : { nodes: nodes.map((i) => this.onDisk(i)) });
+    const onDisk = nodes === undefined ? {} : { nodes: nodes.map((i) => this.onDisk(i)) };
+    await stopTestnet(this.root, onDisk);
     if (nodes === undefined) await this.links.stop();
   }
 
@@ -201,6 +217,9 @@ export class ChaosCluster {
     this.postgres?.stop();
   }
 }
+
+const validatorKeyPath = (root: string, node: TestnetNode): string =>
+  join(root, node.home, "config", "priv_validator_key.json");
 
 /** The node's `database` settings in its config.json: PostgreSQL at `url` (docs/postgres.md). */
 function ledgerInPostgres(root: string, node: TestnetNode, url: string): void {

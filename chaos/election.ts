@@ -63,7 +63,8 @@ async function statusOf(rpc: string): Promise<Status | null> {
 
 /** When the node reached the validators' height at its start, out of block sync. */
 async function caughtUp(cluster: ChaosCluster, node: number, recorder: Recorder): Promise<number | null> {
-  const heights = await Promise.all(cluster.manifest.nodes.slice(0, validators).map((n) => latestHeight(n.rpc, workloadLimits.requestMsMax)));
+  const genesisValidators = cluster.manifest.nodes.slice(0, validators);
+  const heights = await Promise.all(genesisValidators.map((n) => latestHeight(n.rpc, workloadLimits.requestMsMax)));
   const target = Math.max(...heights.map((h) => h ?? 0));
   const deadline = Date.now() + limits.catchUpMsMax;
   while (Date.now() < deadline) {

@@ -23,8 +23,8 @@ export function checkEvidence(
   const doubleSigned = new Set(faults.filter((f) => f.kind === "double-sign").map((f) => f.detail));
   for (const e of uniqueEvidence(all)) {
     if (doubleSigned.has(e.address)) continue;
-    const detail = `evidence at height ${e.height} (${e.type}, infraction at ${e.infractionHeight}) names ${e.address}, ` +
-      "a validator no double-sign fault ran twice";
+    const detail = `evidence at height ${e.height} (${e.type}, infraction at ${e.infractionHeight}) ` +
+      `names ${e.address}, a validator no double-sign fault ran twice`;
     add({ kind: "unexplained-evidence", height: e.height, detail });
   }
   const named = new Set(all.map((e) => e.address));
@@ -32,7 +32,7 @@ export function checkEvidence(
   return {
     evidence: Math.max(0, ...read.map((n) => n.evidence?.length ?? 0)),
     doubleSignFaults: doubleSigns.length,
-    doubleSignFaultsWithEvidence: doubleSigns.filter((f) => f.detail !== undefined && named.has(f.detail)).length,
+    doubleSignFaultsWithEvidence: doubleSigns.filter((f) => named.has(f.detail ?? "")).length,
   };
 }
 
@@ -43,14 +43,16 @@ function checkAgreement(nodes: readonly NodeSnapshot[], add: (anomaly: Anomaly) 
   if (first === undefined) return;
   for (const other of others) {
     const upTo = Math.min(topOf(first), topOf(other));
-    const [a, b] = [first, other].map((n) => keysOf((n.evidence ?? []).filter((e) => e.height <= upTo)));
+    const [a = "", b = ""] = [first, other].map((n) => keysOf((n.evidence ?? []).filter((e) => e.height <= upTo)));
     if (a === b) continue;
-    const detail = `up to height ${upTo}: node ${first.node} serves ${a || "none"}; node ${other.node} ${b || "none"}`;
+    const detail = `up to height ${upTo}: node ${first.node} serves ${a || "none"}; ` +
+      `node ${other.node} ${b || "none"}`;
     add({ kind: "diverged-evidence", nodes: [first.node, other.node], detail });
   }
 }
 
-const keyOf = (e: EvidenceSnapshot): string => `${e.height}:${e.type}:${e.address}:${e.infractionHeight}`;
+const keyOf = (e: EvidenceSnapshot): string =>
+  `${e.height}:${e.type}:${e.address}:${e.infractionHeight}`;
 const keysOf = (list: readonly EvidenceSnapshot[]): string => list.map(keyOf).join(", ");
 
 function uniqueEvidence(all: readonly EvidenceSnapshot[]): EvidenceSnapshot[] {

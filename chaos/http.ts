@@ -48,7 +48,8 @@ export async function rpcResult(rpcAddress: string, path: string, timeoutMs: num
 
 /** CometBFT's latest block height, or null if it does not answer. */
 export async function latestHeight(rpcAddress: string, timeoutMs: number): Promise<number | null> {
-  const status = (await rpcResult(rpcAddress, "status", timeoutMs).catch(() => null)) as StatusResult | null;
+  const answer = rpcResult(rpcAddress, "status", timeoutMs);
+  const status = (await answer.catch(() => null)) as StatusResult | null;
   const height = status?.sync_info?.latest_block_height;
   return height === undefined ? null : Number(height);
 }

@@ -11,9 +11,9 @@
 // as an incident: a node that stops itself is a finding.
 import { readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { NodeLaunch, StartTestnetOptions, TestnetProcess } from "../src/testnet/processes.js";
+import type { NodeLaunch, TestnetProcess } from "../src/testnet/processes.js";
 import { skewedLaunch, type ClockTools } from "../test/helpers/clockSkew.js";
-import type { ChaosCluster } from "./cluster.js";
+import type { ChaosCluster, ProcessesRun } from "./cluster.js";
 import { httpRequest, latestHeight } from "./http.js";
 import { nemesisLimits as limits, recoveryLimits, validators, workloadLimits } from "./options.js";
 import type { Random } from "./random.js";
@@ -114,11 +114,18 @@ export function withAddedFaults(plan: readonly PlannedFault[], rng: Random, size
   for (let at = limits.addedFaultFirstAt, n = 0; at <= out.length; at += limits.addedFaultEvery + 1, n++) {
     const kind = order[n % order.length]!;
     const nodes = [rng.int(kind === "double-sign" ? validators : size)];
-    const detail = kind === "crash-point" ? { detail: crashPointOf(rng) } : kind === "clock-skew" ? { detail: clockOffsetOf(rng) } : {};
+    const detail = detailOf(kind, rng);
     const quietMs = rng.between(limits.gapMsMin, limits.gapMsMax);
-    out.splice(at, 0, { kind, nodes, quietMs, durationMs: rng.between(limits.faultMsMin, limits.faultMsMax), ...detail });
+    const durationMs = rng.between(limits.faultMsMin, limits.faultMsMax);
+    out.splice(at, 0, { kind, nodes, quietMs, durationMs, ...(detail === null ? {} : { detail }) });
   }
   return out;
+}
+
+/** A crash point or a clock offset; a double signing's validator address is known as it runs. */
+function detailOf(kind: AddedFaultKind, rng: Random): string | null {
+  if (kind === "crash-point") return crashPointOf(rng);
+  return kind === "clock-skew" ? clockOffsetOf(rng) : null;
 }
 
 /** `name=count`: the point, and how many times it is passed before it strikes. */
@@ -129,7 +136,8 @@ function crashPointOf(rng: Random): string {
 /** Whole seconds ahead ("+90s") or behind ("-30s"). */
 function clockOffsetOf(rng: Random): string {
   const ahead = rng.chance(0.5);
-  const seconds = rng.between(limits.clockSkewMsMin / 1_000, (ahead ? limits.clockAheadMsMax : limits.clockBehindMsMax) / 1_000);
+  const maxMs = ahead ? limits.clockAheadMsMax : limits.clockBehindMsMax;
+  const seconds = rng.between(limits.clockSkewMsMin / 1_000, maxMs / 1_000);
   return `${ahead ? "+" : "-"}${seconds}s`;
 }
 
@@ -163,7 +171,7 @@ export interface RunFault extends PlannedFault {
   readonly healedMs: number | null;
   /** A PostgreSQL kill's: when every node on the server answered `/readyz` 200 again (null: not in time). */
   readonly readyMs?: number | null;
-  /** A crash point's: whether the ledgerd died there before the heal (false: not reached in time). */
+  /** A crash point's: whether the ledgerd died there before the heal (false: not reached). */
   readonly reached?: boolean;
 }
 
@@ -203,7 +211,8 @@ export class Nemesis {
       await sleep(fault.durationMs, undefined, { signal }).catch(() => undefined);
       const outcome: { reached?: boolean; readyMs?: number | null; detail?: string } = {};
       if (fault.kind === "crash-point") outcome.reached = this.diedAtPoint(fault);
-      if (fault.kind === "double-sign") outcome.detail = this.cluster.validatorAddress(fault.nodes[0] ?? 0);
+      const [struck = 0] = fault.nodes;
+      if (fault.kind === "double-sign") outcome.detail = this.cluster.validatorAddress(struck);
       await this.heal(fault).catch((error: Error) => this.errors.push(`heal of ${fault.kind} [${fault.nodes}]: ${error.message}`));
       const healedMs = this.recorder.now();
       if (fault.kind === postgresFaultKind) outcome.readyMs = await this.ready(fault.nodes);
@@ -300,18 +309,19 @@ export class Nemesis {
   private diedAtPoint(fault: PlannedFault): boolean {
     const node = fault.nodes[0] ?? 0;
     if (this.cluster.pid(node, "ledgerd") !== null) return false;
-    const text = readFileSync(this.cluster.logPath(node, "ledgerd"), "utf8").slice(this.crashLogFrom);
+    const log = readFileSync(this.cluster.logPath(node, "ledgerd"), "utf8");
+    const text = log.slice(this.crashLogFrom);
     return text.includes(`failpoint ${(fault.detail ?? "").split("=")[0]}: SIGKILL`);
   }
 
-  /** Both of a node's clocks moved by `offset` ("+90s": libfaketime's form; Go's drops the plus). */
+  /** Both of a node's clocks moved by `offset` ("+90s", libfaketime's form; Go's has no plus). */
   private skewed(offset: string): NodeLaunch {
     if (this.clock === null) throw new Error("no clock-offset CometBFT was built for this run");
     return skewedLaunch(this.clock, offset.replace(/^\+/, ""), offset);
   }
 
   /** The node stopped (not counted by the watchdog until its heal) and started as `how` says. */
-  private async restartWith(node: number, how: Pick<StartTestnetOptions, "failpoints" | "launch">): Promise<void> {
+  private async restartWith(node: number, how: ProcessesRun): Promise<void> {
     this.killed.add(node);
     await this.cluster.stop([node]);
     await this.cluster.start([node], how);

@@ -105,7 +105,8 @@ export const nemesisLimits = {
   /**
    * The crash points a run's workload reaches (src/failpoints.ts): each block's execution and
    * commit. `election.conclude` is reached once an election concludes, `backup.mid` only in a
-   * backup: their own tests arm them (test/e2e/cometbft/crashPoints.test.ts, test/e2e/backup.test.ts).
+   * backup: their own tests arm them (test/e2e/cometbft/crashPoints.test.ts,
+   * test/e2e/backup.test.ts).
    */
   crashPoints: ["finalize.mid", "commit.answered-before-durable"],
   /** The point is armed to strike the count-th time it is reached, a count up to this. */

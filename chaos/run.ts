@@ -90,7 +90,8 @@ function parseOptions(argv: readonly string[]): ChaosOptions | null {
   const runs = values.seed?.map((s) => runOf(whole("seed", s))) ?? (values.short ? shortRuns : [runOf(Date.now() % 1_000_000)]);
   const durationDefaultMs = values.short ? shortDurationMs : chaosDefaults.durationMs;
   const durationMs = values.duration === undefined ? durationDefaultMs : whole("duration", values.duration) * 1_000;
-  return { runs, durationMs, outDir: resolve(values.out ?? chaosDefaults.outDir), keep: values.keep, planOnly: values.plan };
+  const outDir = resolve(values.out ?? chaosDefaults.outDir);
+  return { runs, durationMs, outDir, keep: values.keep, planOnly: values.plan };
 }
 
 interface SeedResult {
@@ -167,12 +168,15 @@ async function runSeed(
 function planOf({ seed, postgresNodes }: ChaosRun, durationMs: number): PlannedFault[] {
   const rng = new Random(seed);
   const size = validators + fullNodes;
-  const planned = withAddedFaults(planFaults(rng.fork(0), durationMs, size), rng.fork(addedPlanFork), size);
+  const seeds = planFaults(rng.fork(0), durationMs, size);
+  const planned = withAddedFaults(seeds, rng.fork(addedPlanFork), size);
   return withPostgresKills(planned, rng.fork(postgresPlanFork), postgresNodes);
 }
 
 function formatPlan(plan: readonly PlannedFault[]): string {
-  return plan.map((f) => `${f.kind}${f.detail === undefined ? "" : ` ${f.detail}`} [${f.nodes.join(",")}] ${f.durationMs} ms`).join(", ");
+  const one = (f: PlannedFault): string =>
+    `${f.kind}${f.detail === undefined ? "" : ` ${f.detail}`} [${f.nodes.join(",")}] ${f.durationMs} ms`;
+  return plan.map(one).join(", ");
 }
 
 /**
@@ -183,7 +187,8 @@ function clockToolsTimed(): ClockTools {
   const startedMs = Date.now();
   try {
     const tools = clockTools();
-    console.log(`chaos: the plan moves clocks: the clock-offset CometBFT ready in ${Date.now() - startedMs} ms`);
+    const tookMs = Date.now() - startedMs;
+    console.log(`chaos: the plan moves clocks: the clock-offset CometBFT ready in ${tookMs} ms`);
     return tools;
   } catch (error) {
     console.log(`chaos: the plan moves clocks and cannot: ${(error as Error).message}; the run stops`);
@@ -244,7 +249,9 @@ async function main(): Promise<void> {
     return;
   }
   if (options.planOnly) {
-    for (const run of options.runs) console.log(`seed ${run.seed}: ${formatPlan(planOf(run, options.durationMs))}`);
+    for (const run of options.runs) {
+      console.log(`seed ${run.seed}: ${formatPlan(planOf(run, options.durationMs))}`);
+    }
     return;
   }
   const failed: number[] = [];

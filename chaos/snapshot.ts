@@ -34,7 +34,8 @@ export async function snapshotNodes(cluster: ChaosCluster, height: number): Prom
     const sample = proofSample(blocks, height);
     const verdicts = await inBatches(sample, (id) => proofVerifies(node, id, trusted, cluster.manifest.chainId));
     const evidence = await evidenceOf(node);
-    snapshots.push({ node: i, blocks, transactions, proofsVerified: verdicts.every(Boolean), caughtUp: top >= height, evidence });
+    const proofsVerified = verdicts.every(Boolean);
+    snapshots.push({ node: i, blocks, transactions, proofsVerified, caughtUp: top >= height, evidence });
   }
   return snapshots;
 }
@@ -85,9 +86,10 @@ interface EvidenceRecord {
   readonly infraction_height: number;
 }
 
-/** The evidence the node serves, all of it (docs/http-api.md, Evidence); none if it does not answer. */
+/** The evidence the node serves, all of it (docs/http-api.md, Evidence); none if no answer. */
 async function evidenceOf(node: TestnetNode): Promise<EvidenceSnapshot[]> {
-  const answer = await httpRequest(`http://${node.http}/api/v1/evidence`, "GET", null, workloadLimits.requestMsMax);
+  const url = `http://${node.http}/api/v1/evidence`;
+  const answer = await httpRequest(url, "GET", null, workloadLimits.requestMsMax);
   if (answer.status !== 200) return [];
   return (JSON.parse(answer.text) as EvidenceRecord[]).map((e) => ({
     height: e.height, type: e.type, address: e.validator.address, infractionHeight: e.infraction_height,

@@ -25,7 +25,8 @@ export function clockTools(): ClockTools {
     encoding: "utf8", stdio: ["ignore", "pipe", "inherit"],
   });
   if (result.status !== 0) throw new Error("scripts/build-cometbft-variant.sh clock-offset failed");
-  return { cometbft: result.stdout.trim().split("\n").at(-1)!, fakeTimeLibrary: findFakeTimeLibrary() };
+  const cometbft = result.stdout.trim().split("\n").at(-1)!;
+  return { cometbft, fakeTimeLibrary: findFakeTimeLibrary() };
 }
 
 /** Debian's libfaketime, under its architecture's library folder. */
@@ -44,7 +45,8 @@ export function fakeTimeEnv(tools: ClockTools, offset: string): Record<string, s
 
 /** A node's launch with both clocks moved: `go` a Go duration ("3m", "-30s"), `faketime` "+180s". */
 export function skewedLaunch(tools: ClockTools, go: string, faketime: string): NodeLaunch {
-  return { cometbft: tools.cometbft, env: { cometbft: { CMT_CLOCK_OFFSET: go }, ledgerd: fakeTimeEnv(tools, faketime) } };
+  const env = { cometbft: { CMT_CLOCK_OFFSET: go }, ledgerd: fakeTimeEnv(tools, faketime) };
+  return { cometbft: tools.cometbft, env };
 }
 
 /**
@@ -55,6 +57,7 @@ export function ageGenesis(root: string, nodes: readonly TestnetNode[], ageMs: n
   const time = new Date(Date.now() - ageMs).toISOString();
   for (const node of nodes) {
     const path = join(root, node.home, "config", "genesis.json");
-    writeFileSync(path, readFileSync(path, "utf8").replace(/"genesis_time": "[^"]*"/, `"genesis_time": "${time}"`));
+    const text = readFileSync(path, "utf8");
+    writeFileSync(path, text.replace(/"genesis_time": "[^"]*"/, `"genesis_time": "${time}"`));
   }
 }
