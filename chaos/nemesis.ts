@@ -6,7 +6,8 @@
 // such a node saw a new height, healed by starting it again; and restarts of a node with a
 // crash point armed (LEDGERD_TEST_FAILPOINTS: its ledgerd kills itself there under the workload)
 // or its clock moved (a CometBFT build whose clock runs off, its ledgerd under libfaketime),
-// healed by restarting it as it was.
+// healed by restarting it as it was; and a twin of a validator (its key on a node held aside),
+// healed by stopping the twin.
 // A watchdog restarts a process that died when no fault of ours killed it, and keeps it
 // as an incident: a node that stops itself is a finding.
 import { readFileSync } from "node:fs";
