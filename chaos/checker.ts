@@ -7,6 +7,7 @@ import type {
   FaultEvent, HistoryEvent, NodeSnapshot, OutputRef, PostEvent, ReadEvent, RunRecord,
   StreamConnectionEvent, StreamEvent,
 } from "./history.js";
+import { checkEvidence, type EvidenceCounts } from "./evidenceCheck.js";
 import { ledgerView, servedText, spendsOf, type LedgerView } from "./ledgerView.js";
 import { streamCoverage, type StreamCoverage } from "./streamCoverage.js";
 
@@ -34,7 +35,8 @@ const txIdsShownMax = 5;
 export type AnomalyKind =
   | "lost-write" | "double-spend" | "diverged-blocks" | "diverged-app-hash" | "diverged-bytes"
   | "stream-missing" | "stream-duplicate" | "stream-order" | "stream-unknown"
-  | "unexpected-5xx" | "proofs-failed" | "verify-chain-failed" | "not-recovered";
+  | "unexpected-5xx" | "proofs-failed" | "verify-chain-failed" | "not-recovered"
+  | "diverged-evidence" | "unexplained-evidence";
 
 export interface Anomaly {
   readonly kind: AnomalyKind;
@@ -75,7 +77,7 @@ export interface WriteCounts {
   readonly unansweredButCommitted: number;
 }
 
-export interface CheckCounts extends WriteCounts {
+export interface CheckCounts extends WriteCounts, EvidenceCounts {
   readonly posts: number;
   /** Posts by answer: "202", "400", ..., "none" for no answer. */
   readonly postsByStatus: Readonly<Record<string, number>>;
@@ -123,10 +125,11 @@ export function checkRun(record: RunRecord): CheckReport {
   const behind = checkBehind(record.nodes, view, add);
   const recoveryMs = checkRecoveries(faults, add);
   const streams = checkStreams(record.events, view, posts, add);
+  const evidence = checkEvidence(record.nodes, faults, add);
   const counts: CheckCounts = {
     ...postCounts(posts), ...writes, doubleSpends, faultWindow5xx, ...streams,
     ...faultCounts(faults), reads: record.events.filter((e) => e.type === "read").length,
-    heights: Object.fromEntries(view.topOf), nodesBehind: behind,
+    heights: Object.fromEntries(view.topOf), nodesBehind: behind, ...evidence,
   };
   return { seed: record.seed, ok: anomalies.length === 0, anomalies, counts, recoveryMs };
 }
@@ -492,6 +495,8 @@ export function formatReport(report: CheckReport): string {
       ` ${c.streamMissedWhileDisconnected} transactions missed while disconnected`,
     `faults: ${c.faultWindow5xx} answers 503/504 during faults${c.faultsUnhealed === 0 ? "" : `, ${c.faultsUnhealed} never healed`}`,
     ...formatFaults(c.faultsByKind, report.recoveryMs),
+    `evidence: ${c.evidence} records committed; ${c.doubleSignFaults} double-sign faults, ` +
+      `${c.doubleSignFaultsWithEvidence} of them with evidence naming their validator`,
   ];
   return [...lines, ...formatAnomalies(report.anomalies)].join("\n");
 }

@@ -5,17 +5,33 @@
 // testnet start --node I` does.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { configFileName } from "../src/config/loadConfig.js";
 import { setTomlValues } from "../src/engine/cometbft/cometBftConfig.js";
 import {
   createTestnet, logFile, portStride, runningPid, startTestnet, stopTestnet,
-  type TestnetManifest, type TestnetNode, type TestnetProcess,
+  type StartTestnetOptions, type TestnetManifest, type TestnetNode, type TestnetProcess,
 } from "../src/testnet/testnet.js";
 import { addTestnetNode } from "../src/testnet/addNode.js";
-import { freeBasePort } from "../test/e2e/cometbft/network.js";
+import {
+  freeBasePort, shareValidatorKey, validatorAddressOf,
+} from "../test/e2e/cometbft/network.js";
+import { ageGenesis } from "../test/helpers/clockSkew.js";
 import { startPostgres, type PostgresServer } from "../test/helpers/postgres.js";
 import { Links, type LinkProxy } from "./links.js";
-import { fullNodes, recoveryLimits, timeoutCommitMs, validators } from "./options.js";
+import { latestHeight } from "./http.js";
+import {
+  fullNodes, nemesisLimits, recoveryLimits, timeoutCommitMs, validators, workloadLimits,
+} from "./options.js";
+
+/** What a run's plan needs of the testnet: a genesis time this far back, a double signing's twin. */
+export interface ClusterFaults {
+  readonly genesisAgeMs?: number;
+  readonly twin?: boolean;
+}
+
+/** How a node's processes run at a start: a crash point armed, a clock moved. */
+export type ProcessesRun = Pick<StartTestnetOptions, "failpoints" | "launch">;
 
 /** Ports of node i above the testnet's own (offsets 0-4): its proxies to the others, 5-8. */
 const proxyOffset = 5;
@@ -26,6 +42,8 @@ const toxiproxyApiOffset = 9;
  * proxies to the others the ports of the node after it.
  */
 const joinStrides = 2;
+/** The testnet's index of the twin of a double signing: after the cluster's first nodes. */
+const twinIndex = validators + fullNodes;
 
 export class ChaosCluster {
   private constructor(
@@ -37,24 +55,39 @@ export class ChaosCluster {
     /** The server of the nodes on PostgreSQL (null: every node on SQLite), and those nodes. */
     readonly postgres: PostgresServer | null,
     readonly postgresNodes: readonly number[],
+    /** The node that runs a validator's key beside it (null: the plan has no double signing). */
+    private readonly twin: TestnetNode | null,
+    /** The twin's own validator key file, not in the validator set: its key while it catches up. */
+    private readonly twinKey: string | null,
   ) {}
 
   /**
-   * Makes the testnet in `root`, points every peer at its proxies, starts Toxiproxy, and, if
-   * `postgresNodes` names any, a PostgreSQL server with a database for each of them.
+   * Makes the testnet in `root` (its genesis time `genesisAgeMs` back), points every peer at its
+   * proxies, starts Toxiproxy, and, if `postgresNodes` names any, a PostgreSQL server with a
+   * database for each of them.
    */
-  static async create(root: string, postgresNodes: readonly number[] = []): Promise<ChaosCluster> {
+  static async create(
+    root: string, postgresNodes: readonly number[] = [], how: ClusterFaults = {},
+  ): Promise<ChaosCluster> {
     const count = validators + fullNodes;
     const outside = postgresNodes.filter((i) => !Number.isSafeInteger(i) || i < 0 || i >= count);
     if (outside.length > 0) throw new Error(`--postgres: no node ${outside.join(", ")} (0 to ${count - 1})`);
-    const basePort = await freeBasePort(count + joinStrides);
-    const manifest = createTestnet({ validators, fullNodes, dir: root, basePort, timeoutCommitMs, logLevel: "warn" });
+    // The twin is the testnet's last node (before any that joins), outside the cluster's nodes.
+    const twins = how.twin === true ? 1 : 0;
+    const basePort = await freeBasePort(count + twins + joinStrides);
+    const made = createTestnet({
+      validators, fullNodes: fullNodes + twins, dir: root, basePort, timeoutCommitMs, logLevel: "warn",
+    });
+    if ((how.genesisAgeMs ?? 0) > 0) ageGenesis(root, made.nodes, how.genesisAgeMs ?? 0);
+    const manifest = { ...made, nodes: made.nodes.slice(0, count) };
     const proxies = proxiesOf(manifest.nodes, basePort);
     for (const [i, node] of manifest.nodes.entries()) peersThroughProxies(root, node, i, manifest.nodes, proxies);
     const postgres = postgresNodes.length === 0 ? null : await startPostgres();
     for (const i of postgresNodes) ledgerInPostgres(root, manifest.nodes[i]!, await postgres!.newDatabase());
     const links = await Links.start(`127.0.0.1:${basePort + toxiproxyApiOffset}`, proxies, join(root, "toxiproxy.log"));
-    return new ChaosCluster(root, manifest, basePort, links, postgres, postgresNodes);
+    const twin = made.nodes[count] ?? null;
+    const twinKey = twin === null ? null : readFileSync(validatorKeyPath(root, twin), "utf8");
+    return new ChaosCluster(root, manifest, basePort, links, postgres, postgresNodes, twin, twinKey);
   }
 
   /**
@@ -69,11 +102,13 @@ export class ChaosCluster {
       const listen = `127.0.0.1:${this.basePort + portStride * (index + 1) + to}`;
       return { from: index, to, listen, upstream: other.p2p };
     });
-    peersThroughProxies(this.root, node, index, nodes, proxies);
-    await this.links.add(proxies);
-    await this.start([index]);
+    const joined = nodes.length - 1;
+    const fromJoined = proxies.map((p) => ({ ...p, from: joined }));
+    peersThroughProxies(this.root, node, joined, nodes, fromJoined);
+    await this.links.add(fromJoined);
+    await this.startOnDisk([index]);
     this.manifest = { ...this.manifest, nodes };
-    return index;
+    return joined;
   }
 
   get size(): number {
@@ -86,8 +121,58 @@ export class ChaosCluster {
     return node;
   }
 
-  async start(nodes?: readonly number[]): Promise<void> {
-    await startTestnet(this.root, { readyTimeoutMs: recoveryLimits.readyMsMax, ...(nodes === undefined ? {} : { nodes }) });
+  /** Starts the nodes (default all), their processes run as `how` says (a crash point, a clock). */
+  async start(nodes?: readonly number[], how: ProcessesRun = {}): Promise<void> {
+    const selected = nodes ?? this.manifest.nodes.map((_, i) => i);
+    await this.startOnDisk(selected.map((i) => this.onDisk(i)), how);
+  }
+
+  /**
+   * Starts the twin with `validator`'s key and a signing state that has signed nothing, once it
+   * has caught up under a key of its own (a full node): a twin behind the network signs votes
+   * for heights the others have left, which no peer takes, and a fresh CometBFT v0.38 can leave
+   * block sync for consensus before its peers tell their heights, and then catches up slowly.
+   */
+  async startTwin(validator: number): Promise<void> {
+    const twin = this.twin;
+    if (twin === null || this.twinKey === null) throw new Error("no twin: the run's plan has no double signing");
+    writeFileSync(validatorKeyPath(this.root, twin), this.twinKey);
+    await this.startOnDisk([twinIndex]);
+    await this.twinCatchesUp(twin, this.node(validator));
+    await stopTestnet(this.root, { nodes: [twinIndex] });
+    shareValidatorKey(this.root, this.node(validator), twin);
+    await this.startOnDisk([twinIndex]);
+  }
+
+  async stopTwin(): Promise<void> {
+    await stopTestnet(this.root, { nodes: [twinIndex] });
+  }
+
+  /** The twin within `twinCaughtUpHeights` of the validator's height; an error after the limit. */
+  private async twinCatchesUp(twin: TestnetNode, validator: TestnetNode): Promise<void> {
+    const { twinCatchUpMsMax, twinCaughtUpHeights } = nemesisLimits;
+    const heightOf = async (node: TestnetNode): Promise<number> =>
+      (await latestHeight(node.rpc, workloadLimits.requestMsMax)) ?? 0;
+    const deadline = Date.now() + twinCatchUpMsMax;
+    while ((await heightOf(twin)) < (await heightOf(validator)) - twinCaughtUpHeights) {
+      if (Date.now() > deadline) throw new Error(`the twin did not catch up within ${twinCatchUpMsMax} ms`);
+      await sleep(workloadLimits.pollMs);
+    }
+  }
+
+
+  /** CometBFT's address of a validator's key. */
+  validatorAddress(validator: number): string {
+    return validatorAddressOf(this.root, this.node(validator));
+  }
+
+  /** `ledgerd testnet`'s index of the cluster's node i: past the twin, a node that joined. */
+  private onDisk(i: number): number {
+    return i < validators + fullNodes || this.twin === null ? i : i + 1;
+  }
+
+  private async startOnDisk(nodes: readonly number[], how: ProcessesRun = {}): Promise<void> {
+    await startTestnet(this.root, { readyTimeoutMs: recoveryLimits.readyMsMax, ...how, nodes });
   }
 
   pid(i: number, which: TestnetProcess): number | null {
@@ -114,11 +199,17 @@ export class ChaosCluster {
     return logFile(this.root, this.node(i), which);
   }
 
-  /** Continues every process (a paused one would not hear SIGTERM), then stops all. */
-  async stop(): Promise<void> {
-    for (let i = 0; i < this.size; i++) for (const which of ["ledgerd", "cometbft"] as const) this.signal(i, which, "SIGCONT");
-    await stopTestnet(this.root);
-    await this.links.stop();
+  /**
+   * Continues the nodes' processes (a paused one would not hear SIGTERM), then stops them; with
+   * no `nodes`, all of them and Toxiproxy.
+   */
+  async stop(nodes?: readonly number[]): Promise<void> {
+    const selected = nodes ?? Array.from({ length: this.size }, (_, i) => i);
+    for (const i of selected) for (const which of ["ledgerd", "cometbft"] as const) this.signal(i, which, "SIGCONT");
+    // All: the twin too.
+    const onDisk = nodes === undefined ? {} : { nodes: nodes.map((i) => this.onDisk(i)) };
+    await stopTestnet(this.root, onDisk);
+    if (nodes === undefined) await this.links.stop();
   }
 
   /** Stops and removes the PostgreSQL server, once verify-chain has read its databases. */
@@ -126,6 +217,9 @@ export class ChaosCluster {
     this.postgres?.stop();
   }
 }
+
+const validatorKeyPath = (root: string, node: TestnetNode): string =>
+  join(root, node.home, "config", "priv_validator_key.json");
 
 /** The node's `database` settings in its config.json: PostgreSQL at `url` (docs/postgres.md). */
 function ledgerInPostgres(root: string, node: TestnetNode, url: string): void {

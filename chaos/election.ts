@@ -12,7 +12,7 @@ import {
 } from "../src/tools/electionClient.js";
 import type { ChaosCluster } from "./cluster.js";
 import type { ElectionOutcome } from "./history.js";
-import { rpcResult } from "./http.js";
+import { latestHeight, rpcResult } from "./http.js";
 import { electionLimits as limits, validators, workloadLimits } from "./options.js";
 import type { Recorder } from "./recorder.js";
 
@@ -61,14 +61,10 @@ async function statusOf(rpc: string): Promise<Status | null> {
   return (await rpcResult(rpc, "status", workloadLimits.requestMsMax).catch(() => null)) as Status | null;
 }
 
-async function heightOf(rpc: string): Promise<number | null> {
-  const status = await statusOf(rpc);
-  return status === null ? null : Number(status.sync_info.latest_block_height);
-}
-
 /** When the node reached the validators' height at its start, out of block sync. */
 async function caughtUp(cluster: ChaosCluster, node: number, recorder: Recorder): Promise<number | null> {
-  const heights = await Promise.all(cluster.manifest.nodes.slice(0, validators).map((n) => heightOf(n.rpc)));
+  const genesisValidators = cluster.manifest.nodes.slice(0, validators);
+  const heights = await Promise.all(genesisValidators.map((n) => latestHeight(n.rpc, workloadLimits.requestMsMax)));
   const target = Math.max(...heights.map((h) => h ?? 0));
   const deadline = Date.now() + limits.catchUpMsMax;
   while (Date.now() < deadline) {

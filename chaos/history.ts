@@ -76,6 +76,10 @@ export interface FaultEvent {
   readonly recoveredMs: number | null;
   /** A PostgreSQL kill's: when every node on the server was ready again (null: not in time). */
   readonly readyMs?: number | null;
+  /** A crash point's `name=count`, a clock skew's offset ("+90s"). */
+  readonly detail?: string;
+  /** A crash point's: whether the ledgerd died there before the heal. */
+  readonly reached?: boolean;
 }
 
 export type HistoryEvent = PostEvent | ReadEvent | StreamEvent | StreamConnectionEvent | FaultEvent;
@@ -109,6 +113,18 @@ export interface NodeSnapshot {
    * first one a little behind); absent counts as false.
    */
   readonly caughtUp?: boolean;
+  /** The evidence of misbehavior the node serves (`GET /api/v1/evidence`); absent: not read. */
+  readonly evidence?: readonly EvidenceSnapshot[];
+}
+
+/** One evidence record as a node serves it, the fields the checker compares. */
+export interface EvidenceSnapshot {
+  /** The height of the block that carried it. */
+  readonly height: number;
+  readonly type: string;
+  /** CometBFT's address of the validator's key, uppercase hex. */
+  readonly address: string;
+  readonly infractionHeight: number;
 }
 
 /** A node that joined during the run, and the election that made it a validator. */

@@ -45,3 +45,15 @@ export async function rpcResult(rpcAddress: string, path: string, timeoutMs: num
   if (parsed.error !== undefined) throw new Error(`${path}: ${JSON.stringify(parsed.error)}`);
   return parsed.result;
 }
+
+/** CometBFT's latest block height, or null if it does not answer. */
+export async function latestHeight(rpcAddress: string, timeoutMs: number): Promise<number | null> {
+  const answer = rpcResult(rpcAddress, "status", timeoutMs);
+  const status = (await answer.catch(() => null)) as StatusResult | null;
+  const height = status?.sync_info?.latest_block_height;
+  return height === undefined ? null : Number(height);
+}
+
+interface StatusResult {
+  readonly sync_info?: { readonly latest_block_height?: string };
+}

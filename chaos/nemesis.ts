@@ -3,14 +3,19 @@
 // (SIGSTOP, healed by SIGCONT), kills (SIGKILL, healed by restarting the node as `ledgerd
 // testnet start --node I` does), and partitions and bad links through Toxiproxy (healed by a
 // reset), and for nodes on PostgreSQL its server killed (`pg_ctl stop -m immediate`) just after
-// such a node saw a new height, healed by starting it again.
+// such a node saw a new height, healed by starting it again; and restarts of a node with a
+// crash point armed (LEDGERD_TEST_FAILPOINTS: its ledgerd kills itself there under the workload)
+// or its clock moved (a CometBFT build whose clock runs off, its ledgerd under libfaketime),
+// healed by restarting it as it was; and a twin of a validator (its key on a node held aside),
+// healed by stopping the twin.
 // A watchdog restarts a process that died when no fault of ours killed it, and keeps it
 // as an incident: a node that stops itself is a finding.
 import { readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { TestnetProcess } from "../src/testnet/processes.js";
-import type { ChaosCluster } from "./cluster.js";
-import { httpRequest, rpcResult } from "./http.js";
+import type { NodeLaunch, TestnetProcess } from "../src/testnet/processes.js";
+import { skewedLaunch, type ClockTools } from "../test/helpers/clockSkew.js";
+import type { ChaosCluster, ProcessesRun } from "./cluster.js";
+import { httpRequest, latestHeight } from "./http.js";
 import { nemesisLimits as limits, recoveryLimits, validators, workloadLimits } from "./options.js";
 import type { Random } from "./random.js";
 import type { Recorder } from "./recorder.js";
@@ -31,7 +36,13 @@ export const faultKinds = [
 ] as const;
 /** Only in a run with nodes on PostgreSQL: the server killed mid-block, then started again. */
 export const postgresFaultKind = "kill-postgres";
-export type FaultKind = (typeof faultKinds)[number] | typeof postgresFaultKind;
+/**
+ * Faults drawn by withAddedFaults: a node restarted with a crash point armed, or with its clock
+ * moved; a twin of a validator (its key on another node) run beside it.
+ */
+export const addedFaultKinds = ["crash-point", "clock-skew", "double-sign"] as const;
+export type AddedFaultKind = (typeof addedFaultKinds)[number];
+export type FaultKind = (typeof faultKinds)[number] | typeof postgresFaultKind | AddedFaultKind;
 
 export interface PlannedFault {
   readonly kind: FaultKind;
@@ -41,6 +52,11 @@ export interface PlannedFault {
   readonly quietMs: number;
   /** How long it is held before its heal begins. */
   readonly durationMs: number;
+  /**
+   * A crash point's `name=count` (LEDGERD_TEST_FAILPOINTS); a clock skew's offset ("+90s",
+   * "-30s"); as run, a double signing's validator address (the key the twin shares).
+   */
+  readonly detail?: string;
 }
 
 /**
@@ -85,6 +101,47 @@ export function withPostgresKills(
   return out;
 }
 
+/** The seed's fork that draws its added faults (apart from the clients' and the other faults'). */
+export const addedPlanFork = 2_000;
+
+/**
+ * The plan with an added fault after its first `addedFaultFirstAt` faults and then after
+ * every `addedFaultEvery`, the kinds in turn in an order drawn from `rng` (its own generator,
+ * so that the other faults are the seed's plan without them, in the same order and timings).
+ */
+export function withAddedFaults(plan: readonly PlannedFault[], rng: Random, size: number): PlannedFault[] {
+  const order = shuffled(addedFaultKinds, rng);
+  const out = [...plan];
+  for (let at = limits.addedFaultFirstAt, n = 0; at <= out.length; at += limits.addedFaultEvery + 1, n++) {
+    const kind = order[n % order.length]!;
+    const nodes = [rng.int(kind === "double-sign" ? validators : size)];
+    const detail = detailOf(kind, rng);
+    const quietMs = rng.between(limits.gapMsMin, limits.gapMsMax);
+    const durationMs = rng.between(limits.faultMsMin, limits.faultMsMax);
+    out.splice(at, 0, { kind, nodes, quietMs, durationMs, ...(detail === null ? {} : { detail }) });
+  }
+  return out;
+}
+
+/** A crash point or a clock offset; a double signing's validator address is known as it runs. */
+function detailOf(kind: AddedFaultKind, rng: Random): string | null {
+  if (kind === "crash-point") return crashPointOf(rng);
+  return kind === "clock-skew" ? clockOffsetOf(rng) : null;
+}
+
+/** `name=count`: the point, and how many times it is passed before it strikes. */
+function crashPointOf(rng: Random): string {
+  return `${rng.pick(limits.crashPoints)}=${rng.between(1, limits.crashPointCountMax)}`;
+}
+
+/** Whole seconds ahead ("+90s") or behind ("-30s"). */
+function clockOffsetOf(rng: Random): string {
+  const ahead = rng.chance(0.5);
+  const maxMs = ahead ? limits.clockAheadMsMax : limits.clockBehindMsMax;
+  const seconds = rng.between(limits.clockSkewMsMin / 1_000, maxMs / 1_000);
+  return `${ahead ? "+" : "-"}${seconds}s`;
+}
+
 function shuffled<T>(items: readonly T[], rng: Random): T[] {
   const out = [...items];
   for (let i = out.length - 1; i > 0; i--) {
@@ -115,6 +172,8 @@ export interface RunFault extends PlannedFault {
   readonly healedMs: number | null;
   /** A PostgreSQL kill's: when every node on the server answered `/readyz` 200 again (null: not in time). */
   readonly readyMs?: number | null;
+  /** A crash point's: whether the ledgerd died there before the heal (false: not reached). */
+  readonly reached?: boolean;
 }
 
 /** A process that died though no fault killed it. */
@@ -133,10 +192,14 @@ export class Nemesis {
   readonly errors: string[] = [];
   /** Nodes a kill of ours has down; the watchdog leaves them to the heal. */
   private readonly killed = new Set<number>();
+  /** Where the struck node's ledgerd log stood when a crash point was armed. */
+  private crashLogFrom = 0;
 
   constructor(
     private readonly cluster: ChaosCluster,
     private readonly recorder: Recorder,
+    /** What moves a node's clock; null when the plan has no clock skew. */
+    private readonly clock: ClockTools | null = null,
   ) {}
 
   /** Runs the plan until it ends or `signal` aborts; the fault under way is healed either way. */
@@ -147,10 +210,14 @@ export class Nemesis {
       const startedMs = this.recorder.now();
       await this.inject(fault).catch((error: Error) => this.errors.push(`${fault.kind} [${fault.nodes}]: ${error.message}`));
       await sleep(fault.durationMs, undefined, { signal }).catch(() => undefined);
+      const outcome: { reached?: boolean; readyMs?: number | null; detail?: string } = {};
+      if (fault.kind === "crash-point") outcome.reached = this.diedAtPoint(fault);
+      const [struck = 0] = fault.nodes;
+      if (fault.kind === "double-sign") outcome.detail = this.cluster.validatorAddress(struck);
       await this.heal(fault).catch((error: Error) => this.errors.push(`heal of ${fault.kind} [${fault.nodes}]: ${error.message}`));
       const healedMs = this.recorder.now();
-      if (fault.kind !== postgresFaultKind) this.ran.push({ ...fault, startedMs, healedMs });
-      else this.ran.push({ ...fault, startedMs, healedMs, readyMs: await this.ready(fault.nodes) });
+      if (fault.kind === postgresFaultKind) outcome.readyMs = await this.ready(fault.nodes);
+      this.ran.push({ ...fault, startedMs, healedMs, ...outcome });
     }
   }
 
@@ -179,11 +246,7 @@ export class Nemesis {
     const postgres = this.cluster.postgres;
     if (postgres === null) throw new Error("no node runs on PostgreSQL");
     const rpc = this.cluster.node(nodes[0] ?? 0).rpc;
-    const heightOf = async (): Promise<string | null> => {
-      const answer = rpcResult(rpc, "status", limits.postgresKillWaitMsMax);
-      const status = (await answer.catch(() => null)) as StatusResult | null;
-      return status?.sync_info?.latest_block_height ?? null;
-    };
+    const heightOf = (): Promise<number | null> => latestHeight(rpc, limits.postgresKillWaitMsMax);
     const first = await heightOf();
     const deadline = Date.now() + limits.postgresKillWaitMsMax;
     while (Date.now() < deadline && (await heightOf()) === first) await sleep(limits.postgresKillPollMs);
@@ -228,12 +291,53 @@ export class Nemesis {
       case "link-slow": return links.slow(a);
       case "link-lossy": return links.lossy(a);
       case postgresFaultKind: return this.killPostgres(fault.nodes);
+      case "crash-point": return this.armCrashPoint(a, fault.detail ?? "");
+      case "clock-skew": return this.restartWith(a, { launch: () => this.skewed(fault.detail ?? "") });
+      case "double-sign": return this.cluster.startTwin(a);
     }
+  }
+
+  /**
+   * Restarts the node with the point armed; its ledgerd dies there under the workload (during
+   * the start too, when CometBFT's handshake replays a block: then the start fails, as it should).
+   */
+  private async armCrashPoint(node: number, point: string): Promise<void> {
+    this.crashLogFrom = logLength(this.cluster.logPath(node, "ledgerd"));
+    await this.restartWith(node, { failpoints: point }).catch(() => undefined);
+  }
+
+  /** Whether the struck ledgerd is down, its log's last words since it was armed the point's. */
+  private diedAtPoint(fault: PlannedFault): boolean {
+    const node = fault.nodes[0] ?? 0;
+    if (this.cluster.pid(node, "ledgerd") !== null) return false;
+    const log = readFileSync(this.cluster.logPath(node, "ledgerd"), "utf8");
+    const text = log.slice(this.crashLogFrom);
+    return text.includes(`failpoint ${(fault.detail ?? "").split("=")[0]}: SIGKILL`);
+  }
+
+  /** Both of a node's clocks moved by `offset` ("+90s", libfaketime's form; Go's has no plus). */
+  private skewed(offset: string): NodeLaunch {
+    if (this.clock === null) throw new Error("no clock-offset CometBFT was built for this run");
+    return skewedLaunch(this.clock, offset.replace(/^\+/, ""), offset);
+  }
+
+  /** The node stopped (not counted by the watchdog until its heal) and started as `how` says. */
+  private async restartWith(node: number, how: ProcessesRun): Promise<void> {
+    this.killed.add(node);
+    await this.cluster.stop([node]);
+    await this.cluster.start([node], how);
   }
 
   private async heal(fault: PlannedFault): Promise<void> {
     if (fault.kind === postgresFaultKind) return this.cluster.postgres?.resumeAsync();
+    if (fault.kind === "double-sign") return this.cluster.stopTwin();
     if (fault.kind.startsWith("pause-")) return this.signalAll(fault.nodes, ["ledgerd", "cometbft"], "SIGCONT");
+    if (fault.kind === "crash-point" || fault.kind === "clock-skew") {
+      await this.cluster.stop(fault.nodes);
+      await this.restart(fault.nodes[0] ?? 0);
+      this.killed.delete(fault.nodes[0] ?? 0);
+      return;
+    }
     if (fault.kind.startsWith("kill-")) {
       for (const node of fault.nodes) {
         await this.restart(node);
@@ -283,9 +387,14 @@ export function lastWordsOf(path: string, which: TestnetProcess): string {
 
 const wordsMax = 500;
 
-interface StatusResult {
-  readonly sync_info?: { readonly latest_block_height?: string };
+function logLength(path: string): number {
+  try {
+    return readFileSync(path, "utf8").length;
+  } catch {
+    return 0;
+  }
 }
+
 
 function pinoWords(line: string): string {
   try {

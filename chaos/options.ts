@@ -10,6 +10,8 @@ export interface ChaosOptions {
   readonly outDir: string;
   /** Keep the testnet's folder (logs, data) after the run. */
   readonly keep: boolean;
+  /** Print each seed's fault plan and run nothing. */
+  readonly planOnly: boolean;
 }
 
 /**
@@ -43,6 +45,7 @@ export const chaosDefaults = {
   durationMs: 120_000,
   outDir: "chaos-out",
   keep: false,
+  planOnly: false,
 } as const;
 
 export const workloadLimits = {
@@ -92,6 +95,41 @@ export const nemesisLimits = {
    */
   postgresKillPollMs: 10,
   postgresKillWaitMsMax: 3_000,
+  /**
+   * The added faults (a crash point armed, a clock moved, a validator's twin) come after the
+   * seed's first this many faults (what a minute holds: the short set's kinds stay as they
+   * were), then one after every this many.
+   */
+  addedFaultFirstAt: 4,
+  addedFaultEvery: 4,
+  /**
+   * The crash points a run's workload reaches (src/failpoints.ts): each block's execution and
+   * commit. `election.conclude` is reached once an election concludes, `backup.mid` only in a
+   * backup: their own tests arm them (test/e2e/cometbft/crashPoints.test.ts,
+   * test/e2e/backup.test.ts).
+   */
+  crashPoints: ["finalize.mid", "commit.answered-before-durable"],
+  /** The point is armed to strike the count-th time it is reached, a count up to this. */
+  crashPointCountMax: 3,
+  /**
+   * A skewed node's clock is ahead by up to this, or behind by up to the other (under CometBFT's
+   * `block_time_tolerance` of 60 s: further behind, it refuses the network's blocks until
+   * restarted, a documented CometBFT behaviour: docs/faults.md, "Clock skew"); at least the least.
+   */
+  clockAheadMsMax: 180_000,
+  clockBehindMsMax: 50_000,
+  clockSkewMsMin: 5_000,
+  /**
+   * With clock skew planned, the genesis time is put this far back, so that a node whose clock
+   * is behind never reads a time before it (CometBFT then sleeps until genesis at its start).
+   */
+  genesisAgeMs: 3_600_000,
+  /**
+   * A double signing's twin first catches up under a key of its own, to this many heights below
+   * its validator's, within this (else the fault is not injected: the run's failure).
+   */
+  twinCaughtUpHeights: 2,
+  twinCatchUpMsMax: 120_000,
 } as const;
 
 export const recoveryLimits = {

@@ -15,6 +15,8 @@ export function faultEventsOf(faults: readonly RunFault[], events: readonly Hist
     healedMs: fault.healedMs,
     recoveredMs: fault.healedMs === null ? null : firstCommitAfter(commits, fault.healedMs),
     ...(fault.readyMs === undefined ? {} : { readyMs: fault.readyMs }),
+    ...(fault.detail === undefined ? {} : { detail: fault.detail }),
+    ...(fault.reached === undefined ? {} : { reached: fault.reached }),
   }));
 }
 

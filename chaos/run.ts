@@ -7,7 +7,7 @@
 // folder, and the checker (checker.ts) over the record. Writes to --out/seed-N/ history.jsonl,
 // record.json, report.txt and summary.json; prints the report; a failing seed prints the
 // command that replays it, and the exit code is 1.
-//   npm run chaos -- [--seed N]... [--duration S] [--postgres I,J] [--no-join] [--out DIR] [--keep]
+//   npm run chaos -- [--seed N]... [--duration S] [--postgres I,J] [--no-join] [--out DIR] [--keep] [--plan]
 //   npm run chaos:short            the CI set: fixed seeds of about a minute each
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -19,9 +19,12 @@ import { checkRun, formatReport } from "./checker.js";
 import { ChaosCluster } from "./cluster.js";
 import type { NodeSnapshot, RunRecord } from "./history.js";
 import { electionProblems, joinAndElect } from "./election.js";
-import { Nemesis, planFaults, postgresPlanFork, withPostgresKills, type Incident } from "./nemesis.js";
 import {
-  chaosDefaults, electionLimits, fullNodes, recoveryLimits, shortDurationMs, shortRuns, validators, workloadLimits,
+  Nemesis, planFaults, postgresPlanFork, addedPlanFork, withPostgresKills, withAddedFaults,
+  type Incident, type PlannedFault,
+} from "./nemesis.js";
+import {
+  chaosDefaults, electionLimits, fullNodes, nemesisLimits, recoveryLimits, shortDurationMs, shortRuns, validators, workloadLimits,
   type ChaosOptions, type ChaosRun,
 } from "./options.js";
 import { Random } from "./random.js";
@@ -29,9 +32,10 @@ import { Recorder } from "./recorder.js";
 import { committedIds, faultEventsOf } from "./recovery.js";
 import { snapshotNodes, verifyChain } from "./snapshot.js";
 import { summaryOf, formatSummary, type RunSummary } from "./summary.js";
+import { clockTools, type ClockTools } from "../test/helpers/clockSkew.js";
 import { Client, runSubscribers } from "./workload.js";
 
-const usage = `npm run chaos -- [--seed N]... [--duration S] [--postgres I,J] [--no-join] [--out DIR] [--keep]
+const usage = `npm run chaos -- [--seed N]... [--duration S] [--postgres I,J] [--no-join] [--out DIR] [--keep] [--plan]
 npm run chaos:short
 
 A seeded fault-injection run per seed over a testnet of ${validators} validators and ${fullNodes} full node
@@ -47,6 +51,7 @@ A seeded fault-injection run per seed over a testnet of ${validators} validators
   --short         the CI set: ${shortRuns.map(describeRun).join("; ")}
   --out DIR       where each seed's history, record and report go (default ${chaosDefaults.outDir})
   --keep          keep the testnet's folder (logs, data) after the run
+  --plan          print each seed's fault plan for the duration, and run nothing
 A failing seed prints the command that replays it; the exit code is then 1.`;
 
 function describeRun(run: ChaosRun): string {
@@ -71,6 +76,7 @@ function parseOptions(argv: readonly string[]): ChaosOptions | null {
       short: { type: "boolean", default: false },
       out: { type: "string" },
       keep: { type: "boolean", default: false },
+      plan: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -84,7 +90,8 @@ function parseOptions(argv: readonly string[]): ChaosOptions | null {
   const runs = values.seed?.map((s) => runOf(whole("seed", s))) ?? (values.short ? shortRuns : [runOf(Date.now() % 1_000_000)]);
   const durationDefaultMs = values.short ? shortDurationMs : chaosDefaults.durationMs;
   const durationMs = values.duration === undefined ? durationDefaultMs : whole("duration", values.duration) * 1_000;
-  return { runs, durationMs, outDir: resolve(values.out ?? chaosDefaults.outDir), keep: values.keep };
+  const outDir = resolve(values.out ?? chaosDefaults.outDir);
+  return { runs, durationMs, outDir, keep: values.keep, planOnly: values.plan };
 }
 
 interface SeedResult {
@@ -97,12 +104,15 @@ interface SeedResult {
 async function runSeed(
   { seed, postgresNodes, join: joins }: ChaosRun, durationMs: number, keep: boolean,
 ): Promise<SeedResult & { root: string }> {
+  const plan = planOf({ seed, postgresNodes, join: joins }, durationMs);
+  console.log(`chaos: the plan: ${formatPlan(plan)}`);
+  const clock = plan.some((f) => f.kind === "clock-skew") ? clockToolsTimed() : null;
   const root = mkdtempSync(join(tmpdir(), `ledgerd-chaos-${seed}-`));
   const rng = new Random(seed);
-  const planned = planFaults(rng.fork(0), durationMs, validators + fullNodes);
-  const plan = withPostgresKills(planned, rng.fork(postgresPlanFork), postgresNodes);
-  console.log(`chaos: the plan: ${plan.map((f) => `${f.kind} [${f.nodes.join(",")}] ${f.durationMs} ms`).join(", ")}`);
-  const cluster = await ChaosCluster.create(root, postgresNodes);
+  const cluster = await ChaosCluster.create(root, postgresNodes, {
+    genesisAgeMs: clock === null ? 0 : nemesisLimits.genesisAgeMs,
+    twin: plan.some((f) => f.kind === "double-sign"),
+  });
   // The nodes run detached: an interrupted run stops them before it ends.
   const interrupted = (): void => void cluster.stop().finally(() => {
     cluster.stopPostgres();
@@ -115,7 +125,7 @@ async function runSeed(
     const ctx = { nodes: cluster.manifest.nodes, recorder, seed };
     const subscribers = new AbortController();
     const streaming = runSubscribers(ctx, subscribers.signal);
-    const nemesis = new Nemesis(cluster, recorder);
+    const nemesis = new Nemesis(cluster, recorder, clock);
     const watching = new AbortController();
     const watchdog = nemesis.watch(watching.signal);
     const work = AbortSignal.timeout(durationMs);
@@ -151,6 +161,38 @@ async function runSeed(
     await cluster.stop().catch(() => undefined);
     cluster.stopPostgres();
     if (!keep) rmSync(root, { recursive: true, force: true });
+  }
+}
+
+/** The seed's plan: its faults, the added faults and PostgreSQL kills each from a fork of its own. */
+function planOf({ seed, postgresNodes }: ChaosRun, durationMs: number): PlannedFault[] {
+  const rng = new Random(seed);
+  const size = validators + fullNodes;
+  const seeds = planFaults(rng.fork(0), durationMs, size);
+  const planned = withAddedFaults(seeds, rng.fork(addedPlanFork), size);
+  return withPostgresKills(planned, rng.fork(postgresPlanFork), postgresNodes);
+}
+
+function formatPlan(plan: readonly PlannedFault[]): string {
+  const one = (f: PlannedFault): string =>
+    `${f.kind}${f.detail === undefined ? "" : ` ${f.detail}`} [${f.nodes.join(",")}] ${f.durationMs} ms`;
+  return plan.map(one).join(", ");
+}
+
+/**
+ * The clock-offset CometBFT and libfaketime, for a plan with clock skew: built once (minutes the
+ * first time; kept in .cache), its time said. A run that cannot have them stops here.
+ */
+function clockToolsTimed(): ClockTools {
+  const startedMs = Date.now();
+  try {
+    const tools = clockTools();
+    const tookMs = Date.now() - startedMs;
+    console.log(`chaos: the plan moves clocks: the clock-offset CometBFT ready in ${tookMs} ms`);
+    return tools;
+  } catch (error) {
+    console.log(`chaos: the plan moves clocks and cannot: ${(error as Error).message}; the run stops`);
+    process.exit(1);
   }
 }
 
@@ -204,6 +246,12 @@ async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
   if (options === null) {
     console.log(usage);
+    return;
+  }
+  if (options.planOnly) {
+    for (const run of options.runs) {
+      console.log(`seed ${run.seed}: ${formatPlan(planOf(run, options.durationMs))}`);
+    }
     return;
   }
   const failed: number[] = [];

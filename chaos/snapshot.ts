@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { packageRoot } from "../src/engine/cometbft/cometBftSupervisor.js";
 import { trustedValidatorsOf, verifyTransactionProof, type TransactionProof, type TrustedValidator } from "../src/proofs/verify.js";
 import type { TestnetNode } from "../src/testnet/manifest.js";
-import type { BlockSnapshot, NodeSnapshot } from "./history.js";
+import type { BlockSnapshot, EvidenceSnapshot, NodeSnapshot } from "./history.js";
 import { httpRequest, rpcResult } from "./http.js";
 import { recoveryLimits, workloadLimits } from "./options.js";
 import type { ChaosCluster } from "./cluster.js";
@@ -33,7 +33,9 @@ export async function snapshotNodes(cluster: ChaosCluster, height: number): Prom
     const transactions = new Map(await inBatches(ids, async (id) => [id, await transactionOf(node, id)] as const));
     const sample = proofSample(blocks, height);
     const verdicts = await inBatches(sample, (id) => proofVerifies(node, id, trusted, cluster.manifest.chainId));
-    snapshots.push({ node: i, blocks, transactions, proofsVerified: verdicts.every(Boolean), caughtUp: top >= height });
+    const evidence = await evidenceOf(node);
+    const proofsVerified = verdicts.every(Boolean);
+    snapshots.push({ node: i, blocks, transactions, proofsVerified, caughtUp: top >= height, evidence });
   }
   return snapshots;
 }
@@ -75,6 +77,23 @@ async function transactionOf(node: TestnetNode, id: string): Promise<string> {
   const answer = await httpRequest(`http://${node.http}/api/v1/transactions/${id}`, "GET", null, workloadLimits.requestMsMax);
   // A committed transaction a node does not serve is the checker's finding, not ours: an empty text.
   return answer.status === 200 ? answer.text : "";
+}
+
+interface EvidenceRecord {
+  readonly height: number;
+  readonly type: string;
+  readonly validator: { readonly address: string };
+  readonly infraction_height: number;
+}
+
+/** The evidence the node serves, all of it (docs/http-api.md, Evidence); none if no answer. */
+async function evidenceOf(node: TestnetNode): Promise<EvidenceSnapshot[]> {
+  const url = `http://${node.http}/api/v1/evidence`;
+  const answer = await httpRequest(url, "GET", null, workloadLimits.requestMsMax);
+  if (answer.status !== 200) return [];
+  return (JSON.parse(answer.text) as EvidenceRecord[]).map((e) => ({
+    height: e.height, type: e.type, address: e.validator.address, infractionHeight: e.infraction_height,
+  }));
 }
 
 /** Evenly spread committed transactions below the last height (whose signed header is not out). */

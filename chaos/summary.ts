@@ -38,6 +38,10 @@ export interface FaultFigures {
   readonly recoveryMs: number | null;
   /** A PostgreSQL kill's: from the server's restart to every node on it ready (null: not in time). */
   readonly readyAfterMs?: number | null;
+  /** A crash point's `name=count`, a clock skew's offset. */
+  readonly detail?: string;
+  /** A crash point's: whether the ledgerd died there before the heal. */
+  readonly reached?: boolean;
 }
 
 export function summaryOf(record: RunRecord, incidents: readonly Incident[], problems: readonly string[]): RunSummary {
@@ -59,6 +63,8 @@ export function summaryOf(record: RunRecord, incidents: readonly Incident[], pro
       heldMs: f.healedMs === null ? null : f.healedMs - f.atMs,
       recoveryMs: f.healedMs === null || f.recoveredMs === null ? null : f.recoveredMs - f.healedMs,
       ...(f.readyMs === undefined ? {} : { readyAfterMs: durationBetween(f.healedMs, f.readyMs) }),
+      ...(f.detail === undefined ? {} : { detail: f.detail }),
+      ...(f.reached === undefined ? {} : { reached: f.reached }),
     })),
     incidents: incidents.map((i) => ({ ...i, known: knownIncidents.find((k) => i.lastWords.includes(k.text))?.name ?? null })),
     election: record.election ?? null,
@@ -98,6 +104,9 @@ function electionLines(e: ElectionOutcome | null): string[] {
 
 const readyText = (f: FaultFigures): string =>
   f.readyAfterMs === undefined ? "" : `, its nodes ready ${f.readyAfterMs ?? "never"}`;
+const detailText = (f: FaultFigures): string => (f.detail === undefined ? "" : ` ${f.detail}`);
+const reachedText = (f: FaultFigures): string =>
+  f.reached === undefined ? "" : f.reached ? ", died at the point" : ", the point not reached";
 
 export function formatSummary(summary: RunSummary): string {
   const lines = [
@@ -107,7 +116,8 @@ export function formatSummary(summary: RunSummary): string {
     `answers: ${Object.entries(summary.answers).map(([k, v]) => `${k}: ${v}`).join(", ")}`,
     "faults (held ms, recovery ms after the heal):",
     ...summary.faults.map(
-      (f) => `  ${f.kind} [${f.nodes.join(",")}] held ${f.heldMs ?? "-"}, recovered ${f.recoveryMs ?? "never"}${readyText(f)}`,
+      (f) => `  ${f.kind}${detailText(f)} [${f.nodes.join(",")}] held ${f.heldMs ?? "-"}, ` +
+        `recovered ${f.recoveryMs ?? "never"}${readyText(f)}${reachedText(f)}`,
     ),
     ...electionLines(summary.election),
     ...summary.incidents.map(

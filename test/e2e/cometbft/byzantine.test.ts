@@ -9,7 +9,7 @@
 // not fork (the honest nodes agree on every block's app hash). It needs CometBFT
 // (scripts/install-cometbft.sh) and fails without it.
 import assert from "node:assert/strict";
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -20,7 +20,7 @@ import { createTestnet, startTestnet, stopTestnet, type TestnetManifest, type Te
 import { makeRandomKeypair } from "../../../src/transaction/builders/makeRandomKeypair.js";
 import { create } from "../../helpers/txFactory.js";
 import { waitFor } from "../../helpers/waitFor.js";
-import { freeBasePort, getText, post, requireCometBft, rpc, waitForAgreement } from "./network.js";
+import { freeBasePort, getText, post, requireCometBft, rpc, shareValidatorKey, validatorAddressOf, waitForAgreement } from "./network.js";
 
 const root = mkdtempSync(join(tmpdir(), "ledgerd-byzantine-"));
 /** The port above a node's five (testnet.ts portOffset) where its metrics are served. */
@@ -40,12 +40,6 @@ function enableMetrics(node: TestnetNode): void {
   const config = JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
   const url = new URL(metricsUrl(node));
   writeFileSync(path, JSON.stringify({ ...config, metrics: { bind: `${url.hostname}:${url.port}` } }, null, 2));
-}
-
-/** Node 0's validator key copied into `twin`'s CometBFT, with a signing state that has signed nothing. */
-function shareKey(from: TestnetNode, twin: TestnetNode): void {
-  copyFileSync(join(root, from.home, "config", "priv_validator_key.json"), join(root, twin.home, "config", "priv_validator_key.json"));
-  writeFileSync(join(root, twin.home, "data", "priv_validator_state.json"), JSON.stringify({ height: "0", round: 0, step: 0 }));
 }
 
 before(async () => {
@@ -68,10 +62,10 @@ describe("a validator whose key signs on two nodes (double signing)", () => {
     assert.equal((await post(manifest.nodes[1]!, create(owner, 1n, { byzantine: 0 }), "commit")).status, 202);
     const { node: twin } = addTestnetNode(root, { timeoutCommitMs: 150, logLevel: "warn" });
     enableMetrics(twin);
-    shareKey(manifest.nodes[0]!, twin);
+    shareValidatorKey(root, manifest.nodes[0]!, twin);
     await startTestnet(root, { nodes: [manifest.nodes.length] });
     everyNode = [...manifest.nodes, twin];
-    const address = (JSON.parse(readFileSync(join(root, manifest.nodes[0]!.home, "config", "priv_validator_key.json"), "utf8")) as { address: string }).address;
+    const address = validatorAddressOf(root, manifest.nodes[0]!);
 
     // Transactions keep proposers proposing (blocks are made only for transactions), so that
     // validator 0's turns come while both its copies are in consensus.

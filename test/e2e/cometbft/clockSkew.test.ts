@@ -13,7 +13,7 @@
 // builds the variant once into .cache.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -22,6 +22,7 @@ import type { JsonObject } from "../../../src/json/jsonValue.js";
 import { createTestnet, logFile, startTestnet, stopTestnet, type NodeLaunch, type TestnetManifest, type TestnetNode } from "../../../src/testnet/testnet.js";
 import { makeRandomKeypair } from "../../../src/transaction/builders/makeRandomKeypair.js";
 import { create, transfer } from "../../helpers/txFactory.js";
+import { ageGenesis, clockTools, fakeTimeEnv, skewedLaunch, type ClockTools } from "../../helpers/clockSkew.js";
 import { waitFor } from "../../helpers/waitFor.js";
 import { freeBasePort, getText, nodeOf, post, requireCometBft, rpc, waitForAgreement, withoutLedgerdEnv } from "./network.js";
 
@@ -45,53 +46,20 @@ const repo = fileURLToPath(new URL("../../../", import.meta.url));
 const cliMain = join(repo, "src", "cli", "main.ts");
 const root = mkdtempSync(join(tmpdir(), "ledgerd-clockskew-"));
 let manifest: TestnetManifest;
-let variant: string;
-let fakeTimeLibrary: string;
-
-/** The test-only CometBFT whose clock CMT_CLOCK_OFFSET moves, built on first use (minutes). */
-function clockOffsetCometBft(): string {
-  const result = spawnSync("bash", [join(repo, "scripts", "build-cometbft-variant.sh"), "clock-offset"], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
-  assert.equal(result.status, 0, "scripts/build-cometbft-variant.sh clock-offset failed");
-  return result.stdout.trim().split("\n").at(-1)!;
-}
-
-/** Debian's libfaketime (package faketime), under its architecture's library folder. */
-function findFakeTimeLibrary(): string {
-  for (const arch of readdirSync("/usr/lib")) {
-    const path = join("/usr/lib", arch, "faketime", "libfaketime.so.1");
-    if (existsSync(path)) return path;
-  }
-  return assert.fail("libfaketime is missing: apt-get install -y faketime (npm test installs it as root)");
-}
+let tools: ClockTools;
 
 /** Both processes of a skewed node run off: CometBFT by the variant, ledgerd by libfaketime. */
-function skewedLaunch(node: TestnetNode, among: readonly { index: number; go: string; faketime: string }[] = skews): NodeLaunch | undefined {
+function launchOf(node: TestnetNode, among: readonly { index: number; go: string; faketime: string }[] = skews): NodeLaunch | undefined {
   const skew = among.find((s) => manifest.nodes[s.index]?.name === node.name);
-  if (skew === undefined) return undefined;
-  return { cometbft: variant, env: { cometbft: { CMT_CLOCK_OFFSET: skew.go }, ledgerd: fakeTimeEnv(skew.faketime) } };
-}
-
-/** Moves the (one) genesis time of every node back by `ageMs`, before the first start. */
-function ageGenesis(ageMs: number): void {
-  const time = new Date(Date.now() - ageMs).toISOString();
-  for (const node of manifest.nodes) {
-    const path = join(root, node.home, "config", "genesis.json");
-    writeFileSync(path, readFileSync(path, "utf8").replace(/"genesis_time": "[^"]*"/, `"genesis_time": "${time}"`));
-  }
-}
-
-/** libfaketime moves the wall clock only: Node's timers (the monotonic clock) run as they should. */
-function fakeTimeEnv(offset: string): Record<string, string> {
-  return { LD_PRELOAD: fakeTimeLibrary, FAKETIME: offset, FAKETIME_DONT_FAKE_MONOTONIC: "1" };
+  return skew === undefined ? undefined : skewedLaunch(tools, skew.go, skew.faketime);
 }
 
 before(async () => {
   const cometbft = requireCometBft();
-  fakeTimeLibrary = findFakeTimeLibrary();
-  variant = clockOffsetCometBft();
+  tools = clockTools();
   manifest = createTestnet({ validators, dir: root, basePort: await freeBasePort(validators), cometbft, timeoutCommitMs: 150, logLevel: "warn" });
-  ageGenesis(genesisAgeMs);
-  await startTestnet(root, { launch: (node) => skewedLaunch(node) });
+  ageGenesis(root, manifest.nodes, genesisAgeMs);
+  await startTestnet(root, { launch: (node) => launchOf(node) });
 });
 
 after(async () => {
@@ -109,11 +77,11 @@ describe("clock skew: a validator three minutes ahead and one thirty seconds beh
       // `cometbft init` stamps the genesis with its clock (cmttime.Now).
       const home = join(root, `clock-probe-${skew.index}`);
       const started = Date.now();
-      const init = spawnSync(variant, ["init", "--home", home], { encoding: "utf8", env: { ...process.env, CMT_CLOCK_OFFSET: skew.go } });
+      const init = spawnSync(tools.cometbft, ["init", "--home", home], { encoding: "utf8", env: { ...process.env, CMT_CLOCK_OFFSET: skew.go } });
       assert.equal(init.status, 0, init.stderr);
       const genesis = ms((JSON.parse(readFileSync(join(home, "config", "genesis.json"), "utf8")) as { genesis_time: string }).genesis_time);
       assert.ok(genesis >= started + skew.ms && genesis <= Date.now() + skew.ms, `genesis ${new Date(genesis).toISOString()} for ${skew.go}`);
-      const node = spawnSync(process.execPath, ["-e", "console.log(Date.now())"], { encoding: "utf8", env: { ...process.env, ...fakeTimeEnv(skew.faketime) } });
+      const node = spawnSync(process.execPath, ["-e", "console.log(Date.now())"], { encoding: "utf8", env: { ...process.env, ...fakeTimeEnv(tools, skew.faketime) } });
       // libfaketime keeps the whole seconds of the offset; allow a second either side.
       const nodeNow = Number(node.stdout.trim()) - skew.ms;
       assert.ok(Math.abs(nodeNow - Date.now()) < 5_000, `node under FAKETIME=${skew.faketime} read ${node.stdout}`);
@@ -180,7 +148,7 @@ describe("clock skew: a validator three minutes ahead and one thirty seconds beh
   it("`ledgerd doctor` says which node's clock is ahead and which behind, on its own machine's clock", () => {
     const doctor = (index: number, faketime: string | null) => spawnSync(process.execPath,
       ["--import", "tsx", cliMain, "doctor", "--data_dir", join(root, nodeOf(manifest, index).dataDir)],
-      { encoding: "utf8", cwd: repo, env: { ...withoutLedgerdEnv(), ...(faketime === null ? {} : fakeTimeEnv(faketime)) } });
+      { encoding: "utf8", cwd: repo, env: { ...withoutLedgerdEnv(), ...(faketime === null ? {} : fakeTimeEnv(tools, faketime)) } });
     const ahead = doctor(skews[0].index, skews[0].faketime);
     assert.equal(ahead.status, 1, ahead.stdout + ahead.stderr);
     assert.match(ahead.stdout, /FAIL clock: this validator's last precommit is stamped 1[78]\d\.\d s ahead of the other validators'/);
@@ -195,7 +163,7 @@ describe("clock skew: a validator three minutes ahead and one thirty seconds beh
     const node = nodeOf(manifest, farBehind.index);
     const others = manifest.nodes.filter((n) => n !== node);
     await stopTestnet(root, { nodes: [farBehind.index] });
-    await startTestnet(root, { nodes: [farBehind.index], launch: (n) => skewedLaunch(n, [farBehind]) });
+    await startTestnet(root, { nodes: [farBehind.index], launch: (n) => launchOf(n, [farBehind]) });
     const log = logFile(root, node, "cometbft");
     const logged = readFileSync(log, "utf8").length;
     let sent = 0;

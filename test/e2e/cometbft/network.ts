@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { randomInt } from "node:crypto";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { configFileName } from "../../../src/config/loadConfig.js";
@@ -190,4 +190,19 @@ export function setCommitTimeout(root: string, manifest: TestnetManifest, commit
 /** The caller's environment without LEDGERD_* variables, which would override a node's config.json. */
 export function withoutLedgerdEnv(): NodeJS.ProcessEnv {
   return Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("LEDGERD_")));
+}
+
+/**
+ * `from`'s validator key copied into `twin`'s CometBFT, with a signing state that has signed
+ * nothing: started beside `from`, the twin signs again what `from` signs (double signing).
+ */
+export function shareValidatorKey(root: string, from: TestnetNode, twin: TestnetNode): void {
+  copyFileSync(join(root, from.home, "config", "priv_validator_key.json"), join(root, twin.home, "config", "priv_validator_key.json"));
+  writeFileSync(join(root, twin.home, "data", "priv_validator_state.json"), JSON.stringify({ height: "0", round: 0, step: 0 }));
+}
+
+/** CometBFT's address of a node's validator key (uppercase hex, as evidence names it). */
+export function validatorAddressOf(root: string, node: TestnetNode): string {
+  const key = JSON.parse(readFileSync(join(root, node.home, "config", "priv_validator_key.json"), "utf8")) as { address: string };
+  return key.address;
 }

@@ -1,5 +1,6 @@
 // The chaos checker (chaos/checker.ts) is shown to fail: each anomaly planted in an otherwise
-// clean history, with real signed transactions, is reported as its kind, and the clean one passes.
+// clean history, with real signed transactions, is reported as its kind, and the clean one passes;
+// so are evidence that nodes serve differently and evidence naming a validator no fault twinned.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { checkRun, formatReport, type AnomalyKind, type CheckReport } from "../../../chaos/checker.js";
@@ -268,6 +269,25 @@ describe("chaos checker", () => {
   test("failed proofs and a failed verify-chain are reported per node", () => {
     const report = run(cleanEvents(), [node(0), node(1, undefined, { proofsVerified: false }), node(2, undefined, { verifyChainPassed: false }), node(3)]);
     assert.deepEqual(kinds(report), ["proofs-failed", "verify-chain-failed"]);
+  });
+
+  test("evidence naming the twinned validator, the same on every node, passes and is counted", () => {
+    const address = "5F1C0E7A9B3D2C4E6F8091A2B3C4D5E6F7081920";
+    const twinned: FaultEvent = { ...fault, kind: "double-sign", nodes: [0], detail: address };
+    const evidence = [{ height: 3, type: "duplicate_vote", address, infractionHeight: 2 }];
+    const report = run([...cleanEvents(), twinned], [0, 1, 2, 3].map((n) => node(n, undefined, { evidence })));
+    assert.deepEqual(report.anomalies, []);
+    assert.equal(report.counts.evidence, 1);
+    assert.equal(report.counts.doubleSignFaultsWithEvidence, 1);
+    assert.match(formatReport(report), /evidence: 1 records committed; 1 double-sign faults, 1 of them with evidence/);
+    // A node behind the evidence's block does not diverge; one that lacks it at its height does.
+    const behind = node(3, cleanBlocks().slice(0, 2), { evidence: [], caughtUp: true });
+    assert.deepEqual(run([...cleanEvents(), twinned], [...[0, 1, 2].map((n) => node(n, undefined, { evidence })), behind]).anomalies, []);
+    const lacking = run([...cleanEvents(), twinned], [...[0, 1, 2].map((n) => node(n, undefined, { evidence })), node(3, undefined, { evidence: [] })]);
+    assert.deepEqual(kinds(lacking), ["diverged-evidence"]);
+    // Evidence against a validator no double-sign fault twinned accuses an honest one.
+    const accused = run(cleanEvents(), [0, 1, 2, 3].map((n) => node(n, undefined, { evidence })));
+    assert.deepEqual(kinds(accused), ["unexplained-evidence"]);
   });
 
   test("what was not acknowledged is counted, not hidden", () => {

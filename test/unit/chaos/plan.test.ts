@@ -1,5 +1,5 @@
 // The chaos run's seeded parts: the nemesis's plan is the seed's alone, the short set's seeds hold
-// every fault kind, the time to recover is read from the history as recovery.ts says, and a
+// every fault kind, the added faults (crash points, clock skew, double signing) come from a fork of their own, the time to recover is read from the history as recovery.ts says, and a
 // process that stopped itself is named by its last fatal words, and a join and election that did
 // not happen is a problem.
 import assert from "node:assert/strict";
@@ -8,7 +8,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import type { HistoryEvent, PostEvent } from "../../../chaos/history.js";
-import { faultKinds, lastWordsOf, planFaults, postgresFaultKind, postgresPlanFork, withPostgresKills, type RunFault } from "../../../chaos/nemesis.js";
+import {
+  faultKinds, lastWordsOf, planFaults, postgresFaultKind, postgresPlanFork, addedFaultKinds, addedPlanFork,
+  withPostgresKills, withAddedFaults, type RunFault,
+} from "../../../chaos/nemesis.js";
 import { fullNodes, nemesisLimits, shortDurationMs, shortRuns, validators } from "../../../chaos/options.js";
 import { Random } from "../../../chaos/random.js";
 import { faultEventsOf } from "../../../chaos/recovery.js";
@@ -43,6 +46,45 @@ describe("the nemesis's plan", () => {
       assert.ok(grown.filter((f) => f.kind === postgresFaultKind).every((f) => f.nodes.join() === "1,4"));
     }
     assert.deepEqual(withPostgresKills(planOf(3), new Random(3).fork(postgresPlanFork), []), planOf(3));
+  });
+
+  test("added faults join the seed's plan after its first four faults and after every four more, its other faults unchanged", () => {
+    const isRestart = (kind: string): boolean => (addedFaultKinds as readonly string[]).includes(kind);
+    const seen = new Set<string>();
+    for (let seed = 1; seed <= 50; seed++) {
+      const plan = planFaults(new Random(seed).fork(0), 300_000, size);
+      const grown = withAddedFaults(plan, new Random(seed).fork(addedPlanFork), size);
+      assert.deepEqual(grown, withAddedFaults(plan, new Random(seed).fork(addedPlanFork), size), "the same seed, the same plan");
+      const at = grown.flatMap((f, i) => (isRestart(f.kind) ? [i] : []));
+      const step = nemesisLimits.addedFaultEvery + 1;
+      assert.deepEqual(at, at.map((_, n) => nemesisLimits.addedFaultFirstAt + n * step));
+      assert.deepEqual(grown.filter((f) => !isRestart(f.kind)), plan);
+      for (const [n, fault] of grown.filter((f) => isRestart(f.kind)).entries()) {
+        seen.add(fault.kind);
+        assert.notEqual(fault.kind, grown[at[n - 1] ?? -1]?.kind, "the kinds take turns");
+        assert.equal(fault.nodes.length, 1);
+        assert.ok(fault.nodes[0]! < (fault.kind === "double-sign" ? validators : size));
+        if (fault.kind === "double-sign") assert.equal(fault.detail, undefined, "its validator's address is known as it runs");
+        else if (fault.kind === "crash-point") {
+          const [point = "", count = ""] = fault.detail!.split("=");
+          assert.ok((nemesisLimits.crashPoints as readonly string[]).includes(point), point);
+          assert.ok(Number(count) >= 1 && Number(count) <= nemesisLimits.crashPointCountMax, count);
+        } else {
+          const match = /^([+-])([0-9]+)s$/.exec(fault.detail!);
+          assert.ok(match !== null, fault.detail);
+          const max = match[1] === "+" ? nemesisLimits.clockAheadMsMax : nemesisLimits.clockBehindMsMax;
+          assert.ok(Number(match[2]) * 1_000 >= nemesisLimits.clockSkewMsMin && Number(match[2]) * 1_000 <= max, fault.detail);
+        }
+      }
+    }
+    assert.deepEqual([...seen].sort(), [...addedFaultKinds].sort());
+  });
+
+  test("a minute's plan keeps its first four faults: the short set's kinds are unchanged by the added faults", () => {
+    for (const { seed } of shortRuns) {
+      const grown = withAddedFaults(planOf(seed), new Random(seed).fork(addedPlanFork), size);
+      assert.deepEqual(grown.slice(0, 4), planOf(seed).slice(0, 4));
+    }
   });
 
   test("faults on two nodes strike two different validators; a split keeps two validators a side", () => {
