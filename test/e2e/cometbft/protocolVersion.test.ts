@@ -2,7 +2,8 @@
 // version.app 0 (made before ledgerd reported a protocol version) keeps 0 in every block header
 // on nodes of this release, whose Info says 1, validator and full node alike: InitChain answers the
 // genesis's version, and CometBFT's state takes it over Info's. Without that answer the headers
-// would carry Info's 1, and a node of another release would refuse the chain's blocks.
+// would carry Info's 1, and a node of another release would refuse the chain's blocks. Info's
+// version is the release's (package.json).
 // It needs CometBFT (scripts/install-cometbft.sh) and fails without it.
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -10,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { protocolVersion } from "../../../src/ledger/protocol.js";
+import { packageInfo } from "../../../src/node/packageInfo.js";
 import { createTestnet, startTestnet, stopTestnet, type TestnetManifest } from "../../../src/testnet/testnet.js";
 import { makeRandomKeypair } from "../../../src/transaction/builders/makeRandomKeypair.js";
 import { create } from "../../helpers/txFactory.js";
@@ -44,6 +46,7 @@ describe("a chain whose genesis has protocol version 0, on nodes of this release
     for (const node of manifest.nodes) {
       const info = await rpc(node, "abci_info");
       assert.equal(info.response.app_version, String(protocolVersion), `${node.name}'s Info`);
+      assert.equal(info.response.version, packageInfo().version, "Info's version is the release's");
       for (const height of [1, agreed.height]) {
         const block = await rpc(node, `block?height=${height}`);
         // CometBFT's JSON leaves out a version.app of 0 (omitempty).
