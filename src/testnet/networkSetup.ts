@@ -9,7 +9,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from
 import { join, resolve } from "node:path";
 import { configFileName } from "../config/loadConfig.js";
 import { nodeConfigEdits, nodeIdOf, setTomlValues } from "../engine/cometbft/cometBftConfig.js";
-import { genesisAppState } from "../engine/cometbft/genesisAppState.js";
+import { genesisAppState, genesisConsensusParams } from "../engine/cometbft/genesisAppState.js";
 import { httpOptionsDefault } from "../http/options.js";
 import { createNodeKey, keyFileOfValidator } from "../node/nodeKey.js";
 import { run, timeoutCommitMsDefault } from "./testnet.js";
@@ -108,6 +108,7 @@ export function networkGenesis(chainId: string, partPaths: readonly string[], ou
     genesis_time: new Date().toISOString(),
     chain_id: chainId,
     initial_height: "1",
+    consensus_params: genesisConsensusParams,
     validators: parts.map((part) => ({
       pub_key: { type: "tendermint/PubKeyEd25519", value: part.pub_key },
       power: String(part.power),

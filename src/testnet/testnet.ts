@@ -14,7 +14,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync 
 import { join, resolve } from "node:path";
 import { configFileName } from "../config/loadConfig.js";
 import { nodeConfigEdits, nodeIdOf, setTomlValues } from "../engine/cometbft/cometBftConfig.js";
-import { genesisAppState } from "../engine/cometbft/genesisAppState.js";
+import { genesisAppState, genesisConsensusParams } from "../engine/cometbft/genesisAppState.js";
 import { httpOptionsDefault } from "../http/options.js";
 import { defaultCometBftBinary } from "../engine/cometbft/cometBftSupervisor.js";
 import { createNodeKey, keyFileOfValidator } from "../node/nodeKey.js";
@@ -117,13 +117,14 @@ export function createTestnet(options: CreateTestnetOptions): TestnetManifest {
   return manifest;
 }
 
-/** Every node gets the same genesis: `cometbft testnet`'s validators, our chain id. */
+/** Every node gets the same genesis: `cometbft testnet`'s validators, our chain id, rules and protocol version. */
 function writeGenesis(dir: string, nodes: readonly TestnetNode[], chainId: string): void {
   const path = (node: TestnetNode): string => join(dir, node.home, "config", "genesis.json");
   const genesis = JSON.parse(readFileSync(path(nodes[0]!), "utf8")) as Record<string, unknown>;
   genesis["chain_id"] = chainId;
   genesis["initial_height"] = "1";
   genesis["app_state"] = genesisAppState;
+  genesis["consensus_params"] = genesisConsensusParams;
   const text = `${JSON.stringify(genesis, null, 2)}\n`;
   for (const node of nodes) writeFileSync(path(node), text);
 }

@@ -35,7 +35,8 @@ import type { LedgerApp } from "../../ledger/ledgerApp.js";
 import type { Store, Validator } from "../../store/store.js";
 import { afterAnswersWritten, type AbciConnection, type AbciHandler } from "./abciServer.js";
 import { encodeUvarint, misbehaviorOf } from "./abciCodec.js";
-import { commitmentOfAppState } from "./genesisAppState.js";
+import { genesisProtocolVersion, rulesOfAppState } from "./genesisAppState.js";
+import { protocolVersion } from "../../ledger/protocol.js";
 import { failpoint } from "../../failpoints.js";
 
 /** ABCI result codes: BigchainDB's 0 and 1 (`core.py` CodeTypeOk / CodeTypeError). */
@@ -151,9 +152,12 @@ export class LedgerAbciApp implements AbciHandler {
       return { info: this.info(request.info) };
     }
     if (request.initChain !== undefined) {
-      await this.initChain(request.initChain);
+      const app = await this.initChain(request.initChain);
       // No validator changes and no app hash of our own at genesis: CometBFT's genesis stands.
-      return { initChain: { validators: [], appHash: new Uint8Array(0) } };
+      // The protocol version is the genesis's, given back so that CometBFT's state takes it and
+      // not Info's (v0.38 `consensus/replay.go`): every node, of any release, starts the chain's
+      // block headers with the same `version.app` (docs/upgrades.md).
+      return { initChain: { validators: [], appHash: new Uint8Array(0), consensusParams: { version: { app } } } };
     }
     if (request.query !== undefined) return { query: await this.query(request.query) };
     if (request.echo !== undefined) return { echo: { message: request.echo.message } };
@@ -268,13 +272,16 @@ export class LedgerAbciApp implements AbciHandler {
     return {
       data: "ledgerd",
       version: this.options.version,
-      appVersion: 0n,
+      // CometBFT takes it only for a chain with no state yet (and InitChain's answer then
+      // overrides it) and to check a state-synced app against the block header's version.
+      appVersion: protocolVersion,
       lastBlockHeight: BigInt(height),
       lastBlockAppHash: appHashBytes(appHash),
     };
   }
 
-  private async initChain(request: RequestInitChain): Promise<void> {
+  /** Starts the chain, once; the protocol version its genesis starts the blocks with. */
+  private async initChain(request: RequestInitChain): Promise<bigint> {
     const ledger = this.deps.ledger;
     const expected = this.options.chainId;
     assert(
@@ -285,11 +292,14 @@ export class LedgerAbciApp implements AbciHandler {
     assert(request.initialHeight <= 1n, `genesis initial_height ${request.initialHeight} is not supported (must be 1)`);
     // CometBFT sends InitChain whenever the app reports height 0, so a node restarted before
     // its first block gets it twice: the same chain again is a no-op.
+    const app = genesisProtocolVersion(request.consensusParams?.version?.app ?? 0n);
+    const rules = rulesOfAppState(request.appStateBytes);
     if (ledger.chain !== null) {
       assert.equal(request.chainId, ledger.chain, "InitChain for another chain than the database's");
-      return;
+      return app;
     }
-    await ledger.initChain(request.chainId, request.validators.map(validatorOf), commitmentOfAppState(request.appStateBytes));
+    await ledger.initChain(request.chainId, request.validators.map(validatorOf), rules.commitment);
+    return app;
   }
 
   /**

@@ -3,7 +3,8 @@
 // `ledgerd network init`, one joins their part.json files (`network genesis`), both import the
 // genesis and peers (`network join`) and start their one service, `ledgerd start`, which runs
 // CometBFT itself; they commit. A third machine, set up later the same way but with no part in the genesis, joins as a
-// full node, syncs, and serves the same ledger. `ledgerd doctor` passes on each.
+// full node, syncs, and serves the same ledger. `ledgerd doctor` passes on each. The blocks carry
+// the genesis's protocol version, and the full node (a release reporting it in Info) accepts them.
 // It needs CometBFT (scripts/install-cometbft.sh) and fails without it.
 import assert from "node:assert/strict";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
@@ -15,7 +16,8 @@ import { fileURLToPath } from "node:url";
 import type { TestnetNode } from "../../../src/testnet/testnet.js";
 import { makeRandomKeypair } from "../../../src/transaction/builders/makeRandomKeypair.js";
 import { create } from "../../helpers/txFactory.js";
-import { freeBasePort, getText, post, requireCometBft, waitForAgreement } from "./network.js";
+import { freeBasePort, getText, post, requireCometBft, rpc, waitForAgreement } from "./network.js";
+import { protocolVersion } from "../../../src/ledger/protocol.js";
 import { waitFor } from "../../helpers/waitFor.js";
 
 const root = mkdtempSync(join(tmpdir(), "ledgerd-network-"));
@@ -87,6 +89,9 @@ describe("machines that form a network by commands", () => {
       assert.ok(answers[0] !== null && answers[0] === answers[1]);
     }
     for (const i of [0, 1]) assert.doesNotMatch(ledgerd("doctor", "--data_dir", machine(i).dataDir), /FAIL/);
+    // The genesis's protocol version is the one every block header carries (docs/upgrades.md).
+    const block = await rpc(machine(0), "block?height=1");
+    assert.equal(block.block.header.version.app, String(protocolVersion));
   });
 
   it("a machine set up later joins as a full node, syncs, and serves the same ledger", async () => {

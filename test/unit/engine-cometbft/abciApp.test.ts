@@ -13,6 +13,7 @@ import {
 } from "cosmjs-types/tendermint/abci/types";
 import { nextAppHash } from "../../../src/ledger/appHash.js";
 import { LedgerApp } from "../../../src/ledger/ledgerApp.js";
+import { protocolVersion } from "../../../src/ledger/protocol.js";
 import type { BlockWrite, Store } from "../../../src/store/store.js";
 import { LedgerAbciApp, appHashBytes, prepareProposal, unaskedCommitsMax } from "../../../src/engine/cometbft/abciApp.js";
 import { AbciServer, type AbciHandler } from "../../../src/engine/cometbft/abciServer.js";
@@ -77,13 +78,14 @@ afterEach(async () => {
   await fx.close();
 });
 
-function initChain(chainId = "test-chain"): Request {
+function initChain(chainId = "test-chain", genesis: { app?: bigint; appState?: string } = {}): Request {
   const request: RequestInitChain = {
     time: { seconds: 0n, nanos: 0 },
     chainId,
     validators: [{ pubKey: { ed25519: validatorKey }, power: 7n }],
-    appStateBytes: new Uint8Array(0),
+    appStateBytes: Buffer.from(genesis.appState ?? ""),
     initialHeight: 1n,
+    ...(genesis.app === undefined ? {} : { consensusParams: { version: { app: genesis.app } } }),
   };
   return { initChain: request };
 }
@@ -146,6 +148,28 @@ describe("LedgerAbciApp", () => {
     assert.equal(answer!.info!.lastBlockHeight, 0n);
     assert.equal(answer!.info!.lastBlockAppHash.length, 0);
     assert.equal(answer!.info!.version, "9.9.9");
+    assert.equal(answer!.info!.appVersion, protocolVersion);
+  });
+
+  it("answers InitChain with the genesis's protocol version, so CometBFT's headers carry it whatever Info said", async () => {
+    const [answer] = await consensus.call(initChain("test-chain", { app: protocolVersion }));
+    assert.equal(answer!.initChain!.consensusParams?.version?.app, protocolVersion);
+    // A chain made before ledgerd reported a version keeps 0, also on a node of this release.
+    const [again] = await consensus.call(initChain("test-chain"));
+    assert.equal(again!.initChain!.consensusParams?.version?.app, 0n);
+    assert.deepEqual(fatal, []);
+  });
+
+  it("stops on a genesis of a newer protocol version, or one scheduling a rule change it does not know", async () => {
+    const newer = await consensus.send(initChain("test-chain", { app: protocolVersion + 1n }), { flush: {} })[0];
+    assert.match(newer!.exception!.error, /version\.app is 2; this ledgerd runs protocol version 1: use a newer ledgerd/);
+    assert.equal(fx.ledger.chain, null);
+    await stopApp();
+    await startApp();
+    const unknown = await consensus.send(initChain("test-chain", { appState: '{"commitment":"v1","rule_heights":{"later":10}}' }), { flush: {} })[0];
+    assert.match(unknown!.exception!.error, /schedules the rule "later", which this ledgerd does not know/);
+    assert.equal(fx.ledger.chain, null);
+    assert.equal(fatal.length, 2);
   });
 
   it("stores the genesis validators at InitChain, and takes a repeated InitChain as a no-op", async () => {

@@ -5,6 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
+import { protocolVersion } from "../../../src/ledger/protocol.js";
 import { networkGenesis, type NetworkPart } from "../../../src/testnet/networkSetup.js";
 
 describe("network genesis", () => {
@@ -19,9 +20,11 @@ describe("network genesis", () => {
 
   test("names every validator with its power, and lists every peer", () => {
     const written = networkGenesis("chain-1", [part("a", "aa"), part("b", "bbb", 20)], join(dir, "out"));
-    const genesis = JSON.parse(readFileSync(written.genesis, "utf8")) as { chain_id: string; initial_height: string; validators: { power: string; name: string; pub_key: { type: string } }[] };
+    const genesis = JSON.parse(readFileSync(written.genesis, "utf8")) as { chain_id: string; initial_height: string; consensus_params: { version: { app: string } }; validators: { power: string; name: string; pub_key: { type: string } }[] };
     assert.equal(genesis.chain_id, "chain-1");
     assert.equal(genesis.initial_height, "1");
+    // The protocol version the chain's block headers start with (docs/upgrades.md).
+    assert.equal(genesis.consensus_params.version.app, String(protocolVersion));
     assert.deepEqual(genesis.validators.map((v) => [v.name, v.power, v.pub_key.type]), [["a", "10", "tendermint/PubKeyEd25519"], ["b", "20", "tendermint/PubKeyEd25519"]]);
     assert.deepEqual(JSON.parse(readFileSync(written.peers, "utf8")), ["aa@10.0.0.2:26656", "bbb@10.0.0.3:26656"]);
   });

@@ -1,0 +1,73 @@
+// The ledger's protocol version and its rules by height (docs/upgrades.md).
+//
+// The protocol version names the rules that decide a block's outcome: which transactions are
+// valid, the app hash, the validator updates. It is here, beside the state machine, because the
+// ledger is what runs those rules (transaction/, legacy/, crypto-conditions/ and proofs/ are its
+// parts); the engine only reports it (ABCI Info's `app_version`). It changes only with a
+// consensus change, never with a release that leaves every block's outcome as it was.
+//
+// A consensus change must switch on at one height for every validator, or the network splits.
+// So a change is written as a named rule, both the old and the new behaviour stay in the code,
+// and the height where the new one starts is named in the genesis's app_state
+// (`"rule_heights": {"<rule>": H}`): a node that replays the chain years later switches at the
+// same height. The ledger's checks ask `rulesAt(height)` which rules hold.
+
+/** The protocol version of this release's rules at genesis (before any scheduled rule change). */
+export const protocolVersion = 1n;
+
+/** A rule change this release knows: its name in `rule_heights`, the protocol version it starts. */
+export interface RuleChange {
+  readonly name: string;
+  readonly protocolVersion: bigint;
+}
+
+/**
+ * The rule changes this release can switch on, oldest first. None yet: a genesis that names one
+ * is refused (`ruleHeightsOf`), so no node holds a schedule it would have to keep across restarts.
+ * The first entry added here must also be kept in the store's chain state (docs/upgrades.md).
+ */
+export const ruleChanges: readonly RuleChange[] = [];
+
+/** The height at which each named rule change switches on. */
+export type RuleHeights = ReadonlyMap<string, number>;
+
+export const noRuleHeights: RuleHeights = new Map();
+
+/** The rule changes in force at `height`: those whose named height is at or below it. */
+export function rulesAt(height: number, heights: RuleHeights): ReadonlySet<string> {
+  const on = new Set<string>();
+  for (const [name, from] of heights) if (height >= from) on.add(name);
+  return on;
+}
+
+/** The protocol version at `height`: the newest switched-on change's, else the genesis's. */
+export function protocolVersionAt(height: number, heights: RuleHeights, changes: readonly RuleChange[] = ruleChanges): bigint {
+  let version = protocolVersion;
+  const on = rulesAt(height, heights);
+  for (const change of changes) if (on.has(change.name) && change.protocolVersion > version) version = change.protocolVersion;
+  return version;
+}
+
+/**
+ * The `rule_heights` of a genesis's app_state (absent: none). Throws, naming what is wrong, on a
+ * rule this release does not know (a genesis for a newer ledgerd) or a height that is not a
+ * positive safe integer.
+ */
+export function ruleHeightsOf(value: unknown, changes: readonly RuleChange[] = ruleChanges): RuleHeights {
+  if (value === undefined) return noRuleHeights;
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new Error(`the genesis app_state's rule_heights must be an object of rule names and heights: ${JSON.stringify(value)}`);
+  }
+  const known = new Set(changes.map((change) => change.name));
+  const heights = new Map<string, number>();
+  for (const [name, height] of Object.entries(value)) {
+    if (!known.has(name)) {
+      throw new Error(`the genesis app_state schedules the rule "${name}", which this ledgerd does not know: use a newer ledgerd`);
+    }
+    if (typeof height !== "number" || !Number.isSafeInteger(height) || height < 1) {
+      throw new Error(`the genesis app_state's rule_heights.${name} must be a height of 1 or more: ${JSON.stringify(height)}`);
+    }
+    heights.set(name, height);
+  }
+  return heights;
+}
