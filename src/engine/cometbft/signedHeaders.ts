@@ -75,4 +75,4 @@ export function signedHeadersOf(
 }
 
 /** A proof waits at most this long for CometBFT's RPC. */
-const signedHeaderTimeoutMs = 5_000;
+export const signedHeaderTimeoutMs = 5_000;

@@ -371,6 +371,26 @@ export class PostgresStore implements Store {
     return this.#nodes("history_nodes", "", [], places);
   }
 
+  async putSignedHeader(height: number, json: string): Promise<void> {
+    assert.equal(this.#options.access, "writer", "a write on a reader store");
+    // On the pool, not the writer's connection: a query queued there could land inside a block's
+    // transaction, and be rolled back with it. One statement, atomic on its own.
+    try {
+      await this.#pool.query("INSERT INTO signed_headers (height, json) VALUES ($1, $2) ON CONFLICT (height) DO NOTHING", [height, json]);
+    } catch (error) {
+      throw isUnavailable(error) ? storeUnavailable(error) : error;
+    }
+  }
+
+  async getSignedHeader(height: number): Promise<string | null> {
+    return (await this.#rows<{ json: string }>("SELECT json FROM signed_headers WHERE height = $1", [height]))[0]?.json ?? null;
+  }
+
+  async getSignedHeaderHeight(): Promise<number> {
+    const [row] = await this.#rows<{ height: string }>("SELECT coalesce(max(height), 0) AS height FROM signed_headers");
+    return Number(row!.height);
+  }
+
   async getBlockNodes(height: number, places: readonly NodePlace[]): Promise<(Uint8Array | null)[]> {
     return this.#nodes("block_nodes", "AND n.height = $3", [height], places);
   }

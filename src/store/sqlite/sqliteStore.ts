@@ -304,6 +304,19 @@ export class SqliteStore implements Store {
     return this.#reading(() => readers.readHistoryNodes(this.#c, places));
   }
 
+  async putSignedHeader(height: number, json: string): Promise<void> {
+    assert.ok(!this.#readOnly, "putSignedHeader on a read-only store");
+    this.#c.db.prepare("INSERT OR IGNORE INTO signed_headers (height, json) VALUES (?, ?)").run(height, json);
+  }
+
+  async getSignedHeader(height: number): Promise<string | null> {
+    return this.#reading(() => (this.#c.db.prepare("SELECT json FROM signed_headers WHERE height = ?").pluck().get(height) as string | undefined) ?? null);
+  }
+
+  async getSignedHeaderHeight(): Promise<number> {
+    return this.#reading(() => (this.#c.db.prepare("SELECT coalesce(max(height), 0) FROM signed_headers").pluck().get() as number));
+  }
+
   async getBlockNodes(height: number, places: readonly NodePlace[]): Promise<(Uint8Array | null)[]> {
     return this.#reading(() => readers.readBlockNodes(this.#c, height, places));
   }

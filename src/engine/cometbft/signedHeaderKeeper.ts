@@ -1,0 +1,79 @@
+// Keeps CometBFT's signed headers in ledgerd's store, so that the proofs (http/routes/proofs.ts)
+// outlive CometBFT's pruning (`engine.retain_blocks`). ABCI gives the app no signatures (its
+// `decided_last_commit` names who voted, not their signatures), so the header and commit are read
+// from CometBFT's RPC `commit`, as the proofs read them, and stored as CometBFT showed them.
+// After the ledger committed height H, CometBFT holds block H, whose last commit is the
+// canonical commit of H - 1: heights up to H - 1 are stored, each once, in order. A failed read
+// (CometBFT restarting) is tried again after the next commit; until a height is stored, Commit's
+// retain_height stays at or below it (`retainHeight`), so CometBFT never prunes a header
+// ledgerd lacks.
+import type { Logger } from "pino";
+import type { SignedHeader } from "../../proofs/verify.js";
+import type { Store } from "../../store/store.js";
+
+export interface SignedHeaderSource {
+  signedHeader(height: number): Promise<SignedHeader>;
+}
+
+export class SignedHeaderKeeper {
+  /** The highest height stored (every one below it is stored too, from the first one stored). */
+  #stored: number;
+  /** The last committed height told, to store up to (minus one). */
+  #committed = 0;
+  #running: Promise<void> | null = null;
+
+  private constructor(
+    private readonly store: Pick<Store, "putSignedHeader">,
+    private readonly source: SignedHeaderSource,
+    private readonly retainBlocks: number,
+    stored: number,
+    private readonly logger?: Pick<Logger, "warn">,
+  ) {
+    this.#stored = stored;
+  }
+
+  static async open(
+    store: Pick<Store, "putSignedHeader" | "getSignedHeaderHeight">,
+    source: SignedHeaderSource,
+    retainBlocks: number,
+    logger?: Pick<Logger, "warn">,
+  ): Promise<SignedHeaderKeeper> {
+    return new SignedHeaderKeeper(store, source, retainBlocks, await store.getSignedHeaderHeight(), logger);
+  }
+
+  /** The ledger committed `height`: store the headers now canonical, in the background. */
+  committed(height: number): void {
+    this.#committed = Math.max(this.#committed, height);
+    this.#running ??= this.#catchUp().finally(() => {
+      this.#running = null;
+    });
+  }
+
+  /** Resolves when the store holds every header the last `committed` made canonical, or a read failed. */
+  async settled(): Promise<void> {
+    while (this.#running !== null) await this.#running;
+  }
+
+  /**
+   * Commit's retain_height after `height`: 0 (keep everything) without `retainBlocks`; else the
+   * last `retainBlocks` blocks, and never a height whose header is not stored yet.
+   */
+  retainHeight(height: number): number {
+    if (this.retainBlocks === 0) return 0;
+    const retain = Math.min(height - this.retainBlocks + 1, this.#stored + 1);
+    return retain > 1 ? retain : 0;
+  }
+
+  async #catchUp(): Promise<void> {
+    try {
+      while (this.#stored < this.#committed - 1) {
+        const height = this.#stored + 1;
+        const signed = await this.source.signedHeader(height);
+        await this.store.putSignedHeader(height, JSON.stringify(signed));
+        this.#stored = height;
+      }
+    } catch (error) {
+      this.logger?.warn({ err: error, height: this.#stored + 1 }, "CometBFT's signed header not stored yet; tried again after the next block");
+    }
+  }
+}
