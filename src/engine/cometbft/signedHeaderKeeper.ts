@@ -6,13 +6,17 @@
 // canonical commit of H - 1: heights up to H - 1 are stored, each once, in order. A failed read
 // (CometBFT restarting) is tried again after the next commit; until a height is stored, Commit's
 // retain_height stays at or below it (`retainHeight`), so CometBFT never prunes a header
-// ledgerd lacks.
+// ledgerd lacks. Headers CometBFT never had or pruned before this node stored them (a node
+// started by state sync, or a store that predates this) are skipped: they cannot be had, and
+// waiting for them would stop the pruning for good.
 import type { Logger } from "pino";
 import type { SignedHeader } from "../../proofs/verify.js";
 import type { Store } from "../../store/store.js";
 
 export interface SignedHeaderSource {
   signedHeader(height: number): Promise<SignedHeader>;
+  /** The lowest height CometBFT still holds (its `status` earliest_block_height). */
+  earliestHeight(): Promise<number>;
 }
 
 export class SignedHeaderKeeper {
@@ -64,6 +68,15 @@ export class SignedHeaderKeeper {
     return retain > 1 ? retain : 0;
   }
 
+  /** Moves past the heights below CometBFT's earliest; true if it did. */
+  async #skipUnavailable(): Promise<boolean> {
+    const earliest = await this.source.earliestHeight().catch(() => 0);
+    if (earliest <= this.#stored + 1) return false;
+    this.logger?.warn({ from: this.#stored + 1, to: earliest - 1 }, "CometBFT holds no block at these heights: their proofs carry no signed header");
+    this.#stored = earliest - 1;
+    return true;
+  }
+
   async #catchUp(): Promise<void> {
     try {
       while (this.#stored < this.#committed - 1) {
@@ -73,6 +86,7 @@ export class SignedHeaderKeeper {
         this.#stored = height;
       }
     } catch (error) {
+      if (await this.#skipUnavailable()) return this.#catchUp();
       this.logger?.warn({ err: error, height: this.#stored + 1 }, "CometBFT's signed header not stored yet; tried again after the next block");
     }
   }

@@ -1,7 +1,8 @@
 // The signed header keeper (engine/cometbft/signedHeaderKeeper.ts): after the ledger commits H it
 // stores the headers of heights up to H - 1 from CometBFT's RPC, in order, into a real SQLite
 // store; a failed read is tried again after the next commit; Commit's retain_height keeps the
-// last engine.retain_blocks blocks and never passes the first header not stored.
+// last engine.retain_blocks blocks and never passes the first header not stored; heights CometBFT
+// no longer holds are skipped.
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -18,11 +19,18 @@ let files = 0;
 /** CometBFT's RPC, as far as the keeper reads it: a header per height, or a failure while `down`. */
 class Source {
   down = false;
+  /** CometBFT's lowest block (state sync or pruning leaves it above 1). */
+  earliest = 1;
   readonly asked: number[] = [];
   async signedHeader(height: number): Promise<SignedHeader> {
     this.asked.push(height);
     if (this.down) throw new Error("CometBFT's RPC does not answer");
+    if (height < this.earliest) throw new Error(`height ${height} is not available, lowest height is ${this.earliest}`);
     return { header: { height: String(height) }, commit: { height: String(height) } } as unknown as SignedHeader;
+  }
+  async earliestHeight(): Promise<number> {
+    if (this.down) throw new Error("CometBFT's RPC does not answer");
+    return this.earliest;
   }
 }
 
@@ -53,6 +61,20 @@ describe("signed header keeper", () => {
     // A reopened keeper goes on from the store.
     const reopened = await SignedHeaderKeeper.open(store, source, 3);
     assert.equal(reopened.retainHeight(100), 7);
+    await store.close();
+  });
+
+  it("skips the heights CometBFT no longer holds (a node begun by state sync), and prunes from there", async () => {
+    const store = SqliteStore.open({ path: join(dir, `store-${++files}.sqlite`) });
+    const source = new Source();
+    source.earliest = 5;
+    const keeper = await SignedHeaderKeeper.open(store, source, 3);
+    keeper.committed(8);
+    await keeper.settled();
+    assert.deepEqual(source.asked, [1, 5, 6, 7]);
+    assert.equal(await store.getSignedHeader(4), null);
+    assert.equal(await store.getSignedHeaderHeight(), 7);
+    assert.equal(keeper.retainHeight(100), 8);
     await store.close();
   });
 
