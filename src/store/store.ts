@@ -86,6 +86,12 @@ export interface EvidenceEntry extends Evidence {
   readonly position: string;
 }
 
+/** CometBFT's signed header of `height`, as the JSON its RPC's `/commit` showed (`signed_header`). */
+export interface StoredSignedHeader {
+  readonly height: number;
+  readonly json: string;
+}
+
 export interface ChainState {
   /** Height of the last committed block; 0 before the first. */
   readonly height: number;
@@ -300,8 +306,8 @@ export interface LedgerStore extends SharedReads {
    * A spend of a missing or spent output, or an id stored twice, of either kind, is asserted.
    */
   commitBlock(block: BlockWrite): Promise<void>;
-  /** Keeps a signed header (see getSignedHeader); the same height again changes nothing. */
-  putSignedHeader(height: number, json: string): Promise<void>;
+  /** Keeps signed headers (see getSignedHeader), in one write; a height kept already is left as it is. */
+  putSignedHeaders(headers: readonly StoredSignedHeader[]): Promise<void>;
 
   // Reads the validator uses (batched: one call per block, not per input).
   /** Which of these ids are committed transactions. */

@@ -41,7 +41,7 @@ export async function migrateToPostgres(config: Config, url: string, onProgress?
       await replayBlock(ledger, exportBlockOf(contents), true);
       // CometBFT's signed header, kept for the proofs: CometBFT may have pruned it since.
       const signed = await source.getSignedHeader(height);
-      if (signed !== null) await target.putSignedHeader(height, signed);
+      if (signed !== null) await target.putSignedHeaders([{ height, json: signed }]);
       onProgress?.(height, head.height);
     }
     return { from, to: head.height, appHash: ledger.info().appHash };

@@ -69,7 +69,7 @@ before(async () => {
   }
   // A CometBFT node keeps its proofs' signed headers beside the blocks (solo keeps none): one, as written.
   const store = SqliteStore.open({ path: join(dir, "ledgerd.sqlite") });
-  await store.putSignedHeader(2, signedHeaderTwo);
+  await store.putSignedHeaders([{ height: 2, json: signedHeaderTwo }]);
   await store.close();
 });
 

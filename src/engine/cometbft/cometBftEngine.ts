@@ -28,7 +28,7 @@ import { CometBftSignedHeaders, signedHeaderTimeoutMs } from "./signedHeaders.js
 
 export interface CometBftEngineDeps {
   readonly ledger: LedgerApp;
-  readonly store: Pick<Store, "getTransaction" | "putSignedHeader" | "getSignedHeaderHeight">;
+  readonly store: Pick<Store, "getTransaction" | "putSignedHeaders" | "getSignedHeaderHeight">;
   /** ledgerd's version, for the Info answer. */
   readonly version: string;
   /** Called once if a block cannot be applied: a broken invariant or a failed disk. */

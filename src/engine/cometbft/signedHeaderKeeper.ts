@@ -11,7 +11,10 @@
 // waiting for them would stop the pruning for good.
 import type { Logger } from "pino";
 import type { SignedHeader } from "../../proofs/verify.js";
-import type { Store } from "../../store/store.js";
+import type { Store, StoredSignedHeader } from "../../store/store.js";
+
+/** Headers stored in one write at most (about 1 KB each with a few validators). */
+export const signedHeadersPerWriteMax = 64;
 
 export interface SignedHeaderSource {
   signedHeader(height: number): Promise<SignedHeader>;
@@ -27,7 +30,7 @@ export class SignedHeaderKeeper {
   #running: Promise<void> | null = null;
 
   private constructor(
-    private readonly store: Pick<Store, "putSignedHeader">,
+    private readonly store: Pick<Store, "putSignedHeaders">,
     private readonly source: SignedHeaderSource,
     private readonly retainBlocks: number,
     stored: number,
@@ -37,7 +40,7 @@ export class SignedHeaderKeeper {
   }
 
   static async open(
-    store: Pick<Store, "putSignedHeader" | "getSignedHeaderHeight">,
+    store: Pick<Store, "putSignedHeaders" | "getSignedHeaderHeight">,
     source: SignedHeaderSource,
     retainBlocks: number,
     logger?: Pick<Logger, "warn">,
@@ -68,6 +71,26 @@ export class SignedHeaderKeeper {
     return retain > 1 ? retain : 0;
   }
 
+  /**
+   * Reads the next headers, up to `signedHeadersPerWriteMax`, and stores them in one write (one
+   * sync of the store, not one per block while the node catches up); on a failed read, those
+   * read before it, then the failure.
+   */
+  async #storeSome(): Promise<void> {
+    const read: StoredSignedHeader[] = [];
+    const last = Math.min(this.#committed - 1, this.#stored + signedHeadersPerWriteMax);
+    try {
+      for (let height = this.#stored + 1; height <= last; height++) {
+        read.push({ height, json: JSON.stringify(await this.source.signedHeader(height)) });
+      }
+    } finally {
+      if (read.length > 0) {
+        await this.store.putSignedHeaders(read);
+        this.#stored = read[read.length - 1]!.height;
+      }
+    }
+  }
+
   /** Moves past the heights below CometBFT's earliest; true if it did. */
   async #skipUnavailable(): Promise<boolean> {
     const earliest = await this.source.earliestHeight().catch(() => 0);
@@ -79,12 +102,7 @@ export class SignedHeaderKeeper {
 
   async #catchUp(): Promise<void> {
     try {
-      while (this.#stored < this.#committed - 1) {
-        const height = this.#stored + 1;
-        const signed = await this.source.signedHeader(height);
-        await this.store.putSignedHeader(height, JSON.stringify(signed));
-        this.#stored = height;
-      }
+      while (this.#stored < this.#committed - 1) await this.#storeSome();
     } catch (error) {
       if (await this.#skipUnavailable()) return this.#catchUp();
       this.logger?.warn({ err: error, height: this.#stored + 1 }, "CometBFT's signed header not stored yet; tried again after the next block");

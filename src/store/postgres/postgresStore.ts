@@ -35,6 +35,7 @@ import type {
   ElectionRecord,
   Evidence,
   EvidenceEntry,
+  StoredSignedHeader,
   FieldHit,
   HistoryEntry,
   LegacyRecord,
@@ -371,12 +372,15 @@ export class PostgresStore implements Store {
     return this.#nodes("history_nodes", "", [], places);
   }
 
-  async putSignedHeader(height: number, json: string): Promise<void> {
+  async putSignedHeaders(headers: readonly StoredSignedHeader[]): Promise<void> {
     assert.equal(this.#options.access, "writer", "a write on a reader store");
     // On the pool, not the writer's connection: a query queued there could land inside a block's
     // transaction, and be rolled back with it. One statement, atomic on its own.
     try {
-      await this.#pool.query("INSERT INTO signed_headers (height, json) VALUES ($1, $2) ON CONFLICT (height) DO NOTHING", [height, json]);
+      await this.#pool.query(
+        "INSERT INTO signed_headers (height, json) SELECT * FROM unnest($1::bigint[], $2::text[]) ON CONFLICT (height) DO NOTHING",
+        [headers.map((h) => h.height), headers.map((h) => h.json)],
+      );
     } catch (error) {
       throw isUnavailable(error) ? storeUnavailable(error) : error;
     }

@@ -49,6 +49,7 @@ import type {
   ValidatorSet,
   ElectionRecord,
   EvidenceEntry,
+  StoredSignedHeader,
   BlockContents,
   NodePlace,
   DerivedCheck,
@@ -304,9 +305,12 @@ export class SqliteStore implements Store {
     return this.#reading(() => readers.readHistoryNodes(this.#c, places));
   }
 
-  async putSignedHeader(height: number, json: string): Promise<void> {
-    assert.ok(!this.#readOnly, "putSignedHeader on a read-only store");
-    this.#c.db.prepare("INSERT OR IGNORE INTO signed_headers (height, json) VALUES (?, ?)").run(height, json);
+  async putSignedHeaders(headers: readonly StoredSignedHeader[]): Promise<void> {
+    assert.ok(!this.#readOnly, "putSignedHeaders on a read-only store");
+    const insert = this.#c.db.prepare("INSERT OR IGNORE INTO signed_headers (height, json) VALUES (?, ?)");
+    this.#c.db.transaction(() => {
+      for (const { height, json } of headers) insert.run(height, json);
+    }).immediate();
   }
 
   async getSignedHeader(height: number): Promise<string | null> {

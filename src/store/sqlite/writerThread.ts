@@ -44,8 +44,8 @@ async function run(request: WriterRequest): Promise<BlockRows | undefined> {
       return undefined;
     case "commitBlock":
       return store.commitBlockRows(request.block);
-    case "putSignedHeader":
-      await store.putSignedHeader(request.height, request.json);
+    case "putSignedHeaders":
+      await store.putSignedHeaders(request.headers);
       return undefined;
     case "close":
       await store.close();

@@ -1,5 +1,5 @@
 // The signed header keeper (engine/cometbft/signedHeaderKeeper.ts): after the ledger commits H it
-// stores the headers of heights up to H - 1 from CometBFT's RPC, in order, into a real SQLite
+// stores the headers of heights up to H - 1 from CometBFT's RPC, in order and in batched writes, into a real SQLite
 // store; a failed read is tried again after the next commit; Commit's retain_height keeps the
 // last engine.retain_blocks blocks and never passes the first header not stored; heights CometBFT
 // no longer holds are skipped.
@@ -8,9 +8,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { SignedHeaderKeeper } from "../../../src/engine/cometbft/signedHeaderKeeper.js";
+import { SignedHeaderKeeper, signedHeadersPerWriteMax } from "../../../src/engine/cometbft/signedHeaderKeeper.js";
 import type { SignedHeader } from "../../../src/proofs/verify.js";
 import { SqliteStore } from "../../../src/store/sqlite/sqliteStore.js";
+import type { StoredSignedHeader } from "../../../src/store/store.js";
 
 const dir = mkdtempSync(join(tmpdir(), "ledgerd-keeper-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -75,6 +76,18 @@ describe("signed header keeper", () => {
     assert.equal(await store.getSignedHeader(4), null);
     assert.equal(await store.getSignedHeaderHeight(), 7);
     assert.equal(keeper.retainHeight(100), 8);
+    await store.close();
+  });
+
+  it("a node catching up stores its headers in writes of at most signedHeadersPerWriteMax", async () => {
+    const store = SqliteStore.open({ path: join(dir, `store-${++files}.sqlite`) });
+    const writes: number[] = [];
+    const counted = { putSignedHeaders: (headers: readonly StoredSignedHeader[]) => (writes.push(headers.length), store.putSignedHeaders(headers)), getSignedHeaderHeight: () => store.getSignedHeaderHeight() };
+    const keeper = await SignedHeaderKeeper.open(counted, new Source(), 0);
+    keeper.committed(151);
+    await keeper.settled();
+    assert.deepEqual(writes, [signedHeadersPerWriteMax, signedHeadersPerWriteMax, 150 - 2 * signedHeadersPerWriteMax]);
+    assert.equal(await store.getSignedHeaderHeight(), 150);
     await store.close();
   });
 

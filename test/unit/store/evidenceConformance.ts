@@ -84,9 +84,9 @@ export function evidenceTests(withStore: WithStore): void {
       assert.equal(await store.getSignedHeaderHeight(), 0);
       assert.equal(await store.getSignedHeader(1), null);
       const two = JSON.stringify({ header: { height: "2", app_hash: "AB" }, commit: { height: "2", signatures: [] } });
-      await store.putSignedHeader(2, two);
-      await store.putSignedHeader(1, '{"header":{"height":"1"}}');
-      await store.putSignedHeader(2, '{"other":true}');
+      await store.putSignedHeaders([{ height: 2, json: two }]);
+      await store.putSignedHeaders([{ height: 1, json: '{"header":{"height":"1"}}' }, { height: 2, json: '{"other":true}' }]);
+      await store.putSignedHeaders([]);
       assert.equal(await store.getSignedHeader(2), two);
       assert.equal(await store.getSignedHeader(1), '{"header":{"height":"1"}}');
       assert.equal(await store.getSignedHeader(3), null);

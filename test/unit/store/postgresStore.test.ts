@@ -270,7 +270,7 @@ describe("postgres store", () => {
       assert.equal(sums.length, 30);
       await store.commitBlock({ ...block(2, []), evidence: [evidenceOf(2, 0)] });
       assert.deepEqual((await store.getBlockContents(2))?.evidence, [evidenceOf(2, 0)]);
-      await store.putSignedHeader(2, "{}");
+      await store.putSignedHeaders([{ height: 2, json: "{}" }]);
       assert.equal(await store.getSignedHeader(2), "{}");
     } finally {
       await client.end();

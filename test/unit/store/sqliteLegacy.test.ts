@@ -66,7 +66,7 @@ describe("sqlite store, legacy tables", () => {
     const store = SqliteStore.open({ path });
     assert.equal(store.database.prepare("SELECT version FROM schema_version").pluck().get(), schemaVersion);
     assert.equal(await store.getTransaction(c.id), c.json);
-    await store.putSignedHeader(1, '{"header":{}}');
+    await store.putSignedHeaders([{ height: 1, json: '{"header":{}}' }]);
     assert.equal(await store.getSignedHeader(1), '{"header":{}}');
     await store.close();
   });

@@ -26,7 +26,7 @@ function splitStore(writer: SqliteStore, reader: SqliteStore): Store {
     backend: reader.backend,
     initChain: (chainId, validators, commitment) => writer.initChain(chainId, validators, commitment),
     commitBlock: (write) => writer.commitBlock(write),
-    putSignedHeader: (height, json) => writer.putSignedHeader(height, json),
+    putSignedHeaders: (headers) => writer.putSignedHeaders(headers),
     getSignedHeader: (height) => reader.getSignedHeader(height),
     getSignedHeaderHeight: () => reader.getSignedHeaderHeight(),
     getChainState: () => reader.getChainState(),
