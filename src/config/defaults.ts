@@ -79,6 +79,7 @@ export const configDefault: Config = deepFreeze({
     rpc_url: cometBftEngineOptionsDefault.rpcUrl,
     cometbft_home: cometBftSupervisorOptionsDefault.home,
     cometbft_binary: cometBftSupervisorOptionsDefault.binary,
+    retain_blocks: cometBftEngineOptionsDefault.retainBlocks,
   },
   ledger: {
     pending_txs_max: ledgerOptionsDefault.pendingTxsMax,

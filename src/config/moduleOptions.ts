@@ -32,7 +32,7 @@ export interface ModuleOptions {
   readonly preparePool: PreparePoolOptions;
   readonly soloEngine: SoloEngineOptions;
   /** The settings of the CometBFT engine; its limits keep their module defaults. */
-  readonly cometBftEngine: Pick<CometBftEngineOptions, "abciHost" | "abciPort" | "rpcUrl" | "commitTimeoutMs" | "chainId">;
+  readonly cometBftEngine: Pick<CometBftEngineOptions, "abciHost" | "abciPort" | "rpcUrl" | "commitTimeoutMs" | "chainId" | "retainBlocks">;
   /** Which store the node keeps its ledger in (`database.backend`). */
   readonly storeBackend: Config["database"]["backend"];
   /** SQLite: the node's writes on a thread of their own (store/sqlite/threadedStore.ts). */
@@ -95,6 +95,7 @@ export function moduleOptions(config: Config): ModuleOptions {
       rpcUrl: config.engine.rpc_url,
       commitTimeoutMs: config.engine.commit_timeout_ms,
       chainId: config.engine.chain_id,
+      retainBlocks: config.engine.retain_blocks,
     },
     storeBackend: config.database.backend,
     sqliteWriterThread: config.database.writer_thread === "on" || (config.database.writer_thread === "auto" && config.engine.kind === "solo"),

@@ -79,6 +79,7 @@ export interface Config {
     readonly rpc_url: string;
     readonly cometbft_home: string;
     readonly cometbft_binary: string;
+    readonly retain_blocks: number;
   };
   readonly ledger: {
     readonly pending_txs_max: number;
@@ -280,7 +281,7 @@ export const configSchema: JSONSchemaType<Config> = {
     engine: {
       type: "object",
       additionalProperties: false,
-      required: ["kind", "block_interval_ms", "txs_per_block_max", "commit_timeout_ms", "chain_id", "abci_bind", "rpc_url", "cometbft_home", "cometbft_binary"],
+      required: ["kind", "block_interval_ms", "txs_per_block_max", "commit_timeout_ms", "chain_id", "abci_bind", "rpc_url", "cometbft_home", "cometbft_binary", "retain_blocks"],
       properties: {
         kind: { type: "string", enum: [...engineKinds], description: "Consensus engine (alias: engine)" },
         block_interval_ms: durationMs(0, "A block is cut this long after its first transaction arrives"),
@@ -310,6 +311,7 @@ export const configSchema: JSONSchemaType<Config> = {
           type: "string",
           description: "cometbft: the CometBFT binary ledgerd runs; empty: the package's .cache/bin/cometbft, else cometbft on PATH",
         },
+        retain_blocks: count(0, "cometbft: CometBFT keeps this many last blocks (ABCI Commit's retain_height); 0: every block"),
       },
     },
     ledger: {

@@ -25,6 +25,10 @@ export function settingsThatCannotWork(config: Config, sourceOf: (key: string) =
   if (config.engine.cometbft_home !== "" && config.engine.kind !== "cometbft") {
     problem("engine.cometbft_home", `is set, but engine.kind is ${config.engine.kind}: CometBFT runs only with engine.kind cometbft`);
   }
+  // The solo engine keeps no block store of its own to prune: the setting would do nothing.
+  if (config.engine.retain_blocks !== 0 && config.engine.kind !== "cometbft") {
+    problem("engine.retain_blocks", `is ${config.engine.retain_blocks}, but engine.kind is ${config.engine.kind}: only CometBFT's block store is pruned`);
+  }
   // A PostgreSQL URL with the SQLite backend would be ignored: the node would not use the
   // database the operator named.
   if (config.database.url !== "" && config.database.backend !== "postgres") {

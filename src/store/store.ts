@@ -86,6 +86,12 @@ export interface EvidenceEntry extends Evidence {
   readonly position: string;
 }
 
+/** CometBFT's signed header of `height`, as the JSON its RPC's `/commit` showed (`signed_header`). */
+export interface StoredSignedHeader {
+  readonly height: number;
+  readonly json: string;
+}
+
 export interface ChainState {
   /** Height of the last committed block; 0 before the first. */
   readonly height: number;
@@ -278,6 +284,13 @@ export interface SharedReads {
   getElections(ids: readonly string[]): Promise<Map<string, ElectionRecord>>;
   /** The hashes of these perfect subtrees of the history tree, in order; null where none is stored. */
   getHistoryNodes(places: readonly NodePlace[]): Promise<(Uint8Array | null)[]>;
+  /**
+   * CometBFT's signed header and commit of `height` as its RPC's `/commit` showed it
+   * (`signed_header`, compact JSON), kept so that proofs outlive CometBFT's pruning; null if not kept.
+   */
+  getSignedHeader(height: number): Promise<string | null>;
+  /** The highest height whose signed header is kept, 0 if none. */
+  getSignedHeaderHeight(): Promise<number>;
 }
 
 /** What the ledger reads to validate a block and what it commits. */
@@ -293,6 +306,8 @@ export interface LedgerStore extends SharedReads {
    * A spend of a missing or spent output, or an id stored twice, of either kind, is asserted.
    */
   commitBlock(block: BlockWrite): Promise<void>;
+  /** Keeps signed headers (see getSignedHeader), in one write; a height kept already is left as it is. */
+  putSignedHeaders(headers: readonly StoredSignedHeader[]): Promise<void>;
 
   // Reads the validator uses (batched: one call per block, not per input).
   /** Which of these ids are committed transactions. */

@@ -4,7 +4,7 @@
 // that the ledger would not accept again). It reads the SQLite file as a reader, so it may run
 // beside the node; run again, it resumes after the last block it wrote, once it has checked that
 // block's app hash. The legacy variants' refused transactions are not carried (they are outside
-// the app hash, as in `ledgerd export`).
+// the app hash, as in `ledgerd export`); the signed headers the proofs carry are.
 import type { Config } from "../config/schema.js";
 import { moduleOptions } from "../config/moduleOptions.js";
 import { LedgerApp } from "../ledger/ledgerApp.js";
@@ -39,6 +39,9 @@ export async function migrateToPostgres(config: Config, url: string, onProgress?
       const contents = await source.getBlockContents(height);
       if (contents === null) throw new Error(`block ${height} is missing from the SQLite ledger`);
       await replayBlock(ledger, exportBlockOf(contents), true);
+      // CometBFT's signed header, kept for the proofs: CometBFT may have pruned it since.
+      const signed = await source.getSignedHeader(height);
+      if (signed !== null) await target.putSignedHeaders([{ height, json: signed }]);
       onProgress?.(height, head.height);
     }
     return { from, to: head.height, appHash: ledger.info().appHash };

@@ -67,7 +67,13 @@ before(async () => {
   } finally {
     await node.close();
   }
+  // A CometBFT node keeps its proofs' signed headers beside the blocks (solo keeps none): one, as written.
+  const store = SqliteStore.open({ path: join(dir, "ledgerd.sqlite") });
+  await store.putSignedHeaders([{ height: 2, json: signedHeaderTwo }]);
+  await store.close();
 });
+
+const signedHeaderTwo = '{"header":{"height":"2"},"commit":{"height":"2","signatures":[]}}';
 
 after(() => {
   server?.stop();
@@ -88,6 +94,8 @@ describe("a node moved to PostgreSQL", () => {
         assert.deepEqual(await postgres.getBlockContents(height), await sqlite.getBlockContents(height), `block ${height}`);
       }
       assert.deepEqual(await postgres.getValidators(), await sqlite.getValidators());
+      assert.equal(await postgres.getSignedHeader(2), signedHeaderTwo);
+      assert.equal(await postgres.getSignedHeaderHeight(), 2);
     } finally {
       await sqlite.close();
       await postgres.close();

@@ -38,6 +38,7 @@ import { encodeUvarint, misbehaviorOf } from "./abciCodec.js";
 import { genesisProtocolVersion, rulesOfAppState } from "./genesisAppState.js";
 import { protocolVersion } from "../../ledger/protocol.js";
 import { failpoint } from "../../failpoints.js";
+import type { SignedHeaderKeeper } from "./signedHeaderKeeper.js";
 
 /** ABCI result codes: BigchainDB's 0 and 1 (`core.py` CodeTypeOk / CodeTypeError). */
 export const codeOk = 0;
@@ -92,6 +93,8 @@ export interface LedgerAbciAppDeps {
   readonly onFatal?: (error: unknown) => void;
   /** The idle spells, the commit write's wait and the store retry run on it; Node's timers by default. */
   readonly clock?: Clock;
+  /** Stores the signed headers after each commit and sets Commit's retain_height; none: retain 0. */
+  readonly signedHeaders?: Pick<SignedHeaderKeeper, "committed" | "retainHeight">;
 }
 
 export class LedgerAbciApp implements AbciHandler {
@@ -112,6 +115,8 @@ export class LedgerAbciApp implements AbciHandler {
   private written: Promise<void> = Promise.resolve();
   /** Starts that write now, while it waits for the next FinalizeBlock; null once it started. */
   private startWrite: (() => void) | null = null;
+  /** The height of the last FinalizeBlock: the one the next Commit commits. */
+  private finalizedHeight = 0;
 
   private readonly clock: Clock;
 
@@ -135,9 +140,10 @@ export class LedgerAbciApp implements AbciHandler {
     }
     if (request.commit !== undefined) {
       this.finalizedOn = null;
-      this.commit();
-      // Retain every block: a peer that is behind syncs them from us (retain_height 0).
-      return { commit: { retainHeight: 0n } };
+      const height = this.finalizedHeight;
+      this.commit(height);
+      // Every block (0) unless engine.retain_blocks says otherwise (signedHeaderKeeper.ts).
+      return { commit: { retainHeight: BigInt(this.deps.signedHeaders?.retainHeight(height) ?? 0) } };
     }
     if (request.prepareProposal !== undefined) return { prepareProposal: prepareProposal(request.prepareProposal) };
     // Every validator runs the same checks at FinalizeBlock, where a conflicting transaction
@@ -209,7 +215,7 @@ export class LedgerAbciApp implements AbciHandler {
    * next block until it returns (storeRetry.ts), which is what a validator must do; any other
    * failure stops the node.
    */
-  private commit(): void {
+  private commit(height: number): void {
     const ledger = this.deps.ledger;
     const start = new Promise<void>((resolve) => {
       const timer = this.clock.setTimeout(() => this.startWrite?.(), commitWriteWaitMs);
@@ -226,6 +232,7 @@ export class LedgerAbciApp implements AbciHandler {
     }).then(() => {
       ledger.releaseUnasked(unaskedCommitsMax);
       this.restartIdleTimer();
+      this.deps.signedHeaders?.committed(height);
     });
     this.written = this.committing.catch((error: unknown) => this.deps.onFatal?.(error));
   }
@@ -323,6 +330,7 @@ export class LedgerAbciApp implements AbciHandler {
   private async finalizeBlock(request: RequestFinalizeBlock): Promise<ResponseFinalizeBlock> {
     const height = Number(request.height);
     assert(Number.isSafeInteger(height), `block height ${request.height} is out of range`);
+    this.finalizedHeight = height;
     const misbehavior = misbehaviorOf(request.misbehavior);
     const finalizing = untilStoreReachable(
       () => this.deps.ledger.finalizeBlock(height, request.txs, this.committing, misbehavior),

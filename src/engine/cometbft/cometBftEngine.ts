@@ -7,6 +7,8 @@
 //   cometBftBroadcaster.ts  POST /transactions through `broadcast_tx_*`, mapped per
 // docs/compatibility.md #5;
 //   cometBftConfig.ts       the config.toml edits a node needs (used by `ledgerd testnet`).
+//   signedHeaderKeeper.ts   CometBFT's signed headers kept in the store for the proofs, and
+// Commit's retain_height (`engine.retain_blocks`).
 // The node listens on ABCI first; CometBFT, started after, connects, runs the Info handshake
 // (replaying the blocks the ledger lacks) and from then on drives the ledger.
 import type { Logger } from "pino";
@@ -21,10 +23,12 @@ import { AbciServer, type AbciListen } from "./abciServer.js";
 import { CometBftBroadcaster } from "./cometBftBroadcaster.js";
 import { cometBftEngineOptionsDefault, type CometBftEngineOptions } from "./options.js";
 import { CometBftRpcClient, rpcResponseBytesMaxDefault } from "./rpcClient.js";
+import { SignedHeaderKeeper } from "./signedHeaderKeeper.js";
+import { CometBftSignedHeaders, signedHeaderTimeoutMs } from "./signedHeaders.js";
 
 export interface CometBftEngineDeps {
   readonly ledger: LedgerApp;
-  readonly store: Pick<Store, "getTransaction">;
+  readonly store: Pick<Store, "getTransaction" | "putSignedHeaders" | "getSignedHeaderHeight">;
   /** ledgerd's version, for the Info answer. */
   readonly version: string;
   /** Called once if a block cannot be applied: a broken invariant or a failed disk. */
@@ -42,6 +46,7 @@ export class CometBftEngine implements Broadcaster, EngineReadiness {
     private readonly app: LedgerAbciApp,
     private readonly rpc: CometBftRpcClient,
     private readonly broadcaster: CometBftBroadcaster,
+    private readonly headers: { readonly rpc: CometBftSignedHeaders; readonly keeper: SignedHeaderKeeper },
   ) {}
 
   /** Listens for CometBFT on ABCI; broadcasts go to its RPC. */
@@ -64,10 +69,13 @@ export class CometBftEngine implements Broadcaster, EngineReadiness {
       fatal = true;
       deps.onFatal?.(error);
     };
+    const headersRpc = CometBftSignedHeaders.connect(o.rpcUrl, signedHeaderTimeoutMs, deps.clock);
+    const signedHeaders = await SignedHeaderKeeper.open(deps.store, headersRpc, o.retainBlocks, deps.logger);
     const app = new LedgerAbciApp({ chainId: o.chainId, version: deps.version }, {
       ledger: deps.ledger,
       store: deps.store,
       onFatal,
+      signedHeaders,
       ...clocked,
     });
     const listen: AbciListen = o.abciSocketPath !== "" ? { path: o.abciSocketPath } : { host: o.abciHost, port: o.abciPort };
@@ -92,7 +100,7 @@ export class CometBftEngine implements Broadcaster, EngineReadiness {
       { rpcTimeoutMs: o.rpcTimeoutMs, commitTimeoutMs: o.commitTimeoutMs },
       { ledger: deps.ledger, rpc, durable: () => app.durable() },
     );
-    return new CometBftEngine(server, app, rpc, broadcaster);
+    return new CometBftEngine(server, app, rpc, broadcaster, { rpc: headersRpc, keeper: signedHeaders });
   }
 
   get abciAddress(): AbciListen {
@@ -131,6 +139,8 @@ export class CometBftEngine implements Broadcaster, EngineReadiness {
       this.rpc.close();
       await this.server.close();
       await this.app.close();
+      await this.headers.keeper.settled();
+      this.headers.rpc.close();
     })();
     return this.stopped;
   }

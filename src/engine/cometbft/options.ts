@@ -41,6 +41,12 @@ export interface CometBftEngineOptions {
   readonly abciRequestsInFlightMax: number;
   /** ABCI answers buffered before a write even without a Flush. */
   readonly abciWriteBufferBytesMax: number;
+  /**
+   * CometBFT keeps the last this many blocks and prunes the rest (ABCI Commit's retain_height,
+   * never above the lowest signed header ledgerd has not stored: signedHeaderKeeper.ts); 0 keeps
+   * every block. A peer that is behind can only sync from a node that still has its blocks.
+   */
+  readonly retainBlocks: number;
 }
 
 export const cometBftEngineOptionsDefault: CometBftEngineOptions = Object.freeze({
@@ -57,6 +63,7 @@ export const cometBftEngineOptionsDefault: CometBftEngineOptions = Object.freeze
   abciMessageBytesMax: 104_857_600 + 1_048_576,
   abciRequestsInFlightMax: 10_000,
   abciWriteBufferBytesMax: 65_536,
+  retainBlocks: 0,
 });
 
 /**

@@ -49,6 +49,13 @@ export class CometBftSignedHeaders {
     return this.#signedHeaderOf(await this.call("commit", { height: String(height) }), `height ${height}`);
   }
 
+  async earliestHeight(): Promise<number> {
+    const status = (await this.call("status", {})) as { sync_info?: { earliest_block_height?: unknown } } | null;
+    const earliest = Number(status?.sync_info?.earliest_block_height);
+    if (!Number.isSafeInteger(earliest)) throw new LedgerError("EngineUnavailable", "CometBFT's status has no earliest_block_height");
+    return earliest;
+  }
+
   #signedHeaderOf(result: unknown, what: string): SignedHeader {
     const header = typeof result === "object" && result !== null ? (result as { signed_header?: SignedHeader }).signed_header : undefined;
     if (header === undefined || header === null) throw new LedgerError("EngineUnavailable", `CometBFT has no signed header of ${what}`);
@@ -75,4 +82,4 @@ export function signedHeadersOf(
 }
 
 /** A proof waits at most this long for CometBFT's RPC. */
-const signedHeaderTimeoutMs = 5_000;
+export const signedHeaderTimeoutMs = 5_000;

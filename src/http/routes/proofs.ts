@@ -1,9 +1,9 @@
 // The proofs (docs/proofs.md, docs/http-api.md "Proofs"): a transaction's inclusion proof and
 // the history's consistency between two heights, built by the ledger from the store
 // (ledger/proofs.ts). Under CometBFT each proof carries the signed header and commit of the
-// block whose header holds the app hash it reaches, read from CometBFT's RPC, so a client that
-// knows the validator set needs to trust no node; the anchor is then the last height whose
-// app hash a header carries (the header of height h + 1 holds the app hash after h).
+// block whose header holds the app hash it reaches, kept in the store (or, not stored yet, read
+// from CometBFT's RPC), so a client that knows the validator set needs to trust no node; the
+// anchor is then the last height whose app hash a header carries (the header of height h + 1 holds the app hash after h).
 import type { FastifyInstance } from "fastify";
 import { LedgerError } from "../../errors/ledgerError.js";
 import { consistencyProof, transactionProof } from "../../ledger/proofs.js";
@@ -53,10 +53,15 @@ export function registerProofRoutes(app: FastifyInstance, deps: { readonly store
     // CometBFT may be ahead of this process's view of the store (a node that is catching up).
     return asked ?? Math.min(view.last, (await deps.store.getChainState()).height);
   };
-  /** The header that carries the app hash after `height` (that of `height + 1`). */
+  /**
+   * The header that carries the app hash after `height` (that of `height + 1`): the store's copy
+   * (engine/cometbft/signedHeaderKeeper.ts), which outlives CometBFT's pruning, else CometBFT's.
+   */
   const headerFor = async (height: number, view: SignedView | null): Promise<SignedHeader | null> => {
     if (view === null) return null;
-    return height === view.last ? view.latest : view.headers.signedHeader(height + 1);
+    if (height === view.last) return view.latest;
+    const stored = await deps.store.getSignedHeader(height + 1);
+    return stored === null ? view.headers.signedHeader(height + 1) : (JSON.parse(stored) as SignedHeader);
   };
 
   addResource(app, "/api/v1/proofs/transactions/:transaction_id", {

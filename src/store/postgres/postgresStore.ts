@@ -35,6 +35,7 @@ import type {
   ElectionRecord,
   Evidence,
   EvidenceEntry,
+  StoredSignedHeader,
   FieldHit,
   HistoryEntry,
   LegacyRecord,
@@ -369,6 +370,29 @@ export class PostgresStore implements Store {
 
   async getHistoryNodes(places: readonly NodePlace[]): Promise<(Uint8Array | null)[]> {
     return this.#nodes("history_nodes", "", [], places);
+  }
+
+  async putSignedHeaders(headers: readonly StoredSignedHeader[]): Promise<void> {
+    assert.equal(this.#options.access, "writer", "a write on a reader store");
+    // On the pool, not the writer's connection: a query queued there could land inside a block's
+    // transaction, and be rolled back with it. One statement, atomic on its own.
+    try {
+      await this.#pool.query(
+        "INSERT INTO signed_headers (height, json) SELECT * FROM unnest($1::bigint[], $2::text[]) ON CONFLICT (height) DO NOTHING",
+        [headers.map((h) => h.height), headers.map((h) => h.json)],
+      );
+    } catch (error) {
+      throw isUnavailable(error) ? storeUnavailable(error) : error;
+    }
+  }
+
+  async getSignedHeader(height: number): Promise<string | null> {
+    return (await this.#rows<{ json: string }>("SELECT json FROM signed_headers WHERE height = $1", [height]))[0]?.json ?? null;
+  }
+
+  async getSignedHeaderHeight(): Promise<number> {
+    const [row] = await this.#rows<{ height: string }>("SELECT coalesce(max(height), 0) AS height FROM signed_headers");
+    return Number(row!.height);
   }
 
   async getBlockNodes(height: number, places: readonly NodePlace[]): Promise<(Uint8Array | null)[]> {

@@ -167,6 +167,10 @@ const migrations: readonly string[] = [
   CREATE VIEW ledger_evidence AS
     SELECT height, idx AS index, type, validator_address, power, infraction_height, time, total_power FROM evidence;
   `,
+  // 4: CometBFT's signed headers and commits that the proofs carry, as in SQLite (schema 6).
+  `
+  CREATE TABLE signed_headers (height bigint PRIMARY KEY, json text NOT NULL);
+  `,
 ];
 
 /** The schema this build writes. */

@@ -6,7 +6,7 @@ import { searchTokenizer } from "../searchTokens.js";
  * older one is migrated by its owner when opened (version 2 added the legacy tables, 3 the
  * elections, 4 the ledger commitment, 5 the evidence).
  */
-export const schemaVersion = 5;
+export const schemaVersion = 6;
 
 // Layout, chosen so that a commit's cost does not grow with the ledger:
 // - `transactions` is keyed by `seq`, the commit order, an integer rowid, with no secondary
@@ -208,6 +208,12 @@ CREATE TABLE evidence (
 ) WITHOUT ROWID;
 `;
 
+// Schema version 6: CometBFT's signed headers and commits (its RPC's `/commit` signed_header, as
+// JSON), which the proofs carry; kept here so that CometBFT may prune its block store.
+const signedHeadersSchemaSql = `
+CREATE TABLE signed_headers (height INTEGER PRIMARY KEY, json TEXT NOT NULL);
+`;
+
 /**
  * Creates the schema in an empty database, or checks the version of an existing one and migrates
  * an older one (only a writer can; a read-only store refuses it). Refuses a database written by
@@ -226,6 +232,7 @@ export function ensureSchema(db: Database.Database, indexSlices: number): void {
       db.exec(electionsSchemaSql);
       db.exec(commitmentSchemaSql);
       db.exec(evidenceSchemaSql);
+      db.exec(signedHeadersSchemaSql);
       db.prepare("INSERT INTO schema_version (version) VALUES (?)").run(schemaVersion);
       const sweep = db.prepare("INSERT INTO index_sweep (slice, merged_seq) VALUES (?, 0)");
       for (let slice = 0; slice < indexSlices; slice++) sweep.run(slice);
@@ -268,6 +275,8 @@ function migrate(db: Database.Database, from: number): void {
     }
     // Version 5: the evidence table (no block before it recorded any).
     if (from < 5) db.exec(evidenceSchemaSql);
+    // Version 6: the signed headers (fetched from CometBFT's RPC when missing, as before).
+    if (from < 6) db.exec(signedHeadersSchemaSql);
     db.prepare("UPDATE schema_version SET version = ?").run(schemaVersion);
   }).immediate();
 }

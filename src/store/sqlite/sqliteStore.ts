@@ -49,6 +49,7 @@ import type {
   ValidatorSet,
   ElectionRecord,
   EvidenceEntry,
+  StoredSignedHeader,
   BlockContents,
   NodePlace,
   DerivedCheck,
@@ -302,6 +303,22 @@ export class SqliteStore implements Store {
 
   async getHistoryNodes(places: readonly NodePlace[]): Promise<(Uint8Array | null)[]> {
     return this.#reading(() => readers.readHistoryNodes(this.#c, places));
+  }
+
+  async putSignedHeaders(headers: readonly StoredSignedHeader[]): Promise<void> {
+    assert.ok(!this.#readOnly, "putSignedHeaders on a read-only store");
+    const insert = this.#c.db.prepare("INSERT OR IGNORE INTO signed_headers (height, json) VALUES (?, ?)");
+    this.#c.db.transaction(() => {
+      for (const { height, json } of headers) insert.run(height, json);
+    }).immediate();
+  }
+
+  async getSignedHeader(height: number): Promise<string | null> {
+    return this.#reading(() => (this.#c.db.prepare("SELECT json FROM signed_headers WHERE height = ?").pluck().get(height) as string | undefined) ?? null);
+  }
+
+  async getSignedHeaderHeight(): Promise<number> {
+    return this.#reading(() => (this.#c.db.prepare("SELECT coalesce(max(height), 0) FROM signed_headers").pluck().get() as number));
   }
 
   async getBlockNodes(height: number, places: readonly NodePlace[]): Promise<(Uint8Array | null)[]> {

@@ -14,7 +14,7 @@
 import assert, { AssertionError } from "node:assert";
 import type { Worker } from "node:worker_threads";
 import type { CommitmentVersion } from "../../proofs/commitment.js";
-import type { BlockWrite, Store, Validator } from "../store.js";
+import type { BlockWrite, Store, StoredSignedHeader, Validator } from "../store.js";
 import { sqliteStoreOptionsDefault, type SqliteStoreOptions } from "./options.js";
 import type { BlockRows } from "./places.js";
 import { SqliteStore } from "./sqliteStore.js";
@@ -31,6 +31,7 @@ export interface WriterThreadData {
 type WriterAsk =
   | { readonly op: "initChain"; readonly chainId: string; readonly validators: readonly Validator[]; readonly commitment: CommitmentVersion | undefined }
   | { readonly op: "commitBlock"; readonly block: BlockWrite }
+  | { readonly op: "putSignedHeaders"; readonly headers: readonly StoredSignedHeader[] }
   | { readonly op: "close" };
 
 /** An ask as sent, numbered so that its reply finds it. */
@@ -49,7 +50,7 @@ export interface PlainError {
   readonly code?: ErrorCode;
 }
 
-type Writes = Pick<Store, "initChain" | "commitBlock" | "close">;
+type Writes = Pick<Store, "initChain" | "commitBlock" | "putSignedHeaders" | "close">;
 
 /** Opens the file (creating it when missing) with its writer on a thread; resolves when both are open. */
 export async function openThreadedSqliteStore(options: Partial<SqliteStoreOptions> = {}): Promise<Store> {
@@ -69,12 +70,13 @@ export async function openThreadedSqliteStore(options: Partial<SqliteStoreOption
       assert.ok(rows !== undefined, "a commit's answer carries its block's rows");
       reader.followBlock(rows);
     },
+    putSignedHeaders: async (headers) => void (await writer.ask({ op: "putSignedHeaders", headers })),
     close: async () => {
       await reader.close();
       await writer.close();
     },
   };
-  // Every read goes to the reader as it is; only the three writing methods differ.
+  // Every read goes to the reader as it is; only the writing methods differ.
   return new Proxy(reader, {
     get(target, property) {
       if (property in writes) return writes[property as keyof Writes];

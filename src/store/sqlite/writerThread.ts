@@ -44,6 +44,9 @@ async function run(request: WriterRequest): Promise<BlockRows | undefined> {
       return undefined;
     case "commitBlock":
       return store.commitBlockRows(request.block);
+    case "putSignedHeaders":
+      await store.putSignedHeaders(request.headers);
+      return undefined;
     case "close":
       await store.close();
       return undefined;

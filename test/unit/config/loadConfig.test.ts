@@ -159,7 +159,7 @@ describe("loadConfig names", () => {
     for (const setting of settingList) {
       const value = sampleValue(setting.key);
       // A setting that works only beside another is given with it.
-      const needsCometBft = setting.key === "engine.cometbft_home";
+      const needsCometBft = setting.key === "engine.cometbft_home" || setting.key === "engine.retain_blocks";
       const needsPostgres = setting.key === "database.url";
       const env = needsCometBft ? { LEDGERD_ENGINE_KIND: "cometbft" } : needsPostgres ? { LEDGERD_DATABASE_BACKEND: "postgres" } : {};
       const flags = needsCometBft ? { "engine.kind": "cometbft" } : needsPostgres ? { "database.backend": "postgres" } : {};
@@ -295,6 +295,11 @@ describe("settings that cannot work (issue 11)", () => {
     assert.equal(readKey(load({ flags: { "engine.cometbft_home": "/somewhere", "engine.kind": "cometbft" } }), "engine.cometbft_home"), "/somewhere");
   });
 
+  it("refuses engine.retain_blocks without the cometbft engine", () => {
+    assertProblem(() => load({ flags: { "engine.retain_blocks": "3" } }), /^engine\.retain_blocks: is 3, but engine\.kind is solo/);
+    assert.equal(readKey(load({ flags: { "engine.retain_blocks": "3", "engine.kind": "cometbft" } }), "engine.retain_blocks"), 3);
+  });
+
   it("refuses 0 where a count must be at least 1, naming the key and the source", () => {
     assertProblem(() => load({ flags: { "wsserver.subscribers_max": "0" } }), /^wsserver\.subscribers_max: must be >= 1 \(got 0\) \(flag --wsserver\.subscribers_max\)$/);
     assertProblem(() => load({}, { [defaultFile]: '{"wsserver": {"subscribers_max": 0}}' }), /^wsserver\.subscribers_max: must be >= 1 \(got 0\) \(file /);
@@ -312,7 +317,7 @@ describe("settings that cannot work (issue 11)", () => {
       "database.checkpoint_interval_ms": 0,
       "database.journal_size_limit_bytes": 0, "database.search_words_max": 1, "database.index_slices": 1,
       "database.index_rows_waiting_max": 1, "database.index_merge_rows_max": 1, "engine.block_interval_ms": 0, "engine.txs_per_block_max": 1,
-      "engine.commit_timeout_ms": 1, "ledger.pending_txs_max": 1, "ledger.prepared_cache_entries_max": 1,
+      "engine.commit_timeout_ms": 1, "engine.retain_blocks": 0, "ledger.pending_txs_max": 1, "ledger.prepared_cache_entries_max": 1,
       "ledger.prepare_batch_txs_max": 1, "ledger.prepare_shared_txs_min": 1, "server.expensive_reads_max": 1, "server.pipelined_requests_max": 1,
       "database.search_ranked_matches_max": 1, "server.list_max": 0, "database.pool_size": 1,
       "database.statement_timeout_ms": 0, "database.connect_timeout_ms": 1,

@@ -1,7 +1,8 @@
 // The conformance suite's part for evidence (CometBFT's FinalizeBlock `misbehavior`): written
 // with its block, read back exactly in commit order, by block, paged with positions of a walk's
 // snapshot; a block's evidence with a wrong height or number is refused and writes nothing; and
-// getBlockContents carries it, since export and migrate-store copy blocks from it.
+// getBlockContents carries it, since export and migrate-store copy blocks from it. Beside it,
+// the signed headers the proofs carry (kept as CometBFT showed them, by height).
 import assert from "node:assert/strict";
 import { it } from "node:test";
 import type { Evidence, EvidenceEntry, Store } from "../../../src/store/store.js";
@@ -76,5 +77,19 @@ export function evidenceTests(withStore: WithStore): void {
       assert.deepEqual(await collect(store.streamEvidence(undefined)), []);
       await store.commitBlock({ ...block(2, []), evidence: [evidenceOf(2, 0)] });
       assert.deepEqual(withoutPosition(await collect(store.streamEvidence(undefined))), [evidenceOf(2, 0)]);
+    }));
+
+  it("signed headers are kept by height, read back exactly, and the same height again changes nothing", () =>
+    withStore(async (store) => {
+      assert.equal(await store.getSignedHeaderHeight(), 0);
+      assert.equal(await store.getSignedHeader(1), null);
+      const two = JSON.stringify({ header: { height: "2", app_hash: "AB" }, commit: { height: "2", signatures: [] } });
+      await store.putSignedHeaders([{ height: 2, json: two }]);
+      await store.putSignedHeaders([{ height: 1, json: '{"header":{"height":"1"}}' }, { height: 2, json: '{"other":true}' }]);
+      await store.putSignedHeaders([]);
+      assert.equal(await store.getSignedHeader(2), two);
+      assert.equal(await store.getSignedHeader(1), '{"header":{"height":"1"}}');
+      assert.equal(await store.getSignedHeader(3), null);
+      assert.equal(await store.getSignedHeaderHeight(), 2);
     }));
 }

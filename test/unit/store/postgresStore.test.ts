@@ -250,10 +250,10 @@ describe("postgres store", () => {
       const owner = publicKey("holder-owner");
       const made = Array.from({ length: 30 }, (_, i) => createTx({ label: `holder-${i}`, outputs: [{ keys: [owner], amount: 2n }, { keys: [publicKey("holder-other")] }] }));
       await store.commitBlock(block(1, made));
-      // A database of schema version 1 gains the index (and migration 3's evidence table) when a
-      // writer opens it.
+      // A database of schema version 1 gains the index (and migration 3's evidence table, 4's
+      // signed headers) when a writer opens it.
       await store.close();
-      await client.query("DROP VIEW ledger_evidence; DROP TABLE evidence; DROP INDEX outputs_by_holder; UPDATE schema_version SET version = 1");
+      await client.query("DROP TABLE signed_headers; DROP VIEW ledger_evidence; DROP TABLE evidence; DROP INDEX outputs_by_holder; UPDATE schema_version SET version = 1");
       store = await PostgresStore.open({ url });
       await client.query("ANALYZE outputs");
       // The planner would rather scan so small a table; forbid it to see whether the index serves.
@@ -270,6 +270,8 @@ describe("postgres store", () => {
       assert.equal(sums.length, 30);
       await store.commitBlock({ ...block(2, []), evidence: [evidenceOf(2, 0)] });
       assert.deepEqual((await store.getBlockContents(2))?.evidence, [evidenceOf(2, 0)]);
+      await store.putSignedHeaders([{ height: 2, json: "{}" }]);
+      assert.equal(await store.getSignedHeader(2), "{}");
     } finally {
       await client.end();
       await store.close();

@@ -34,14 +34,15 @@ function tablesOf(path: string): string[] {
  * legacy_transactions_by_height), version 3 (without the commitment's table and columns) or
  * version 4 (without the evidence table). With `blocks` false, a chain with no block yet.
  */
-async function versionOneFile(path: string, version: 1 | 2 | 3 | 4 = 1, blocks = true): Promise<ReturnType<typeof createTx>> {
+async function versionOneFile(path: string, version: 1 | 2 | 3 | 4 | 5 = 1, blocks = true): Promise<ReturnType<typeof createTx>> {
   const store = SqliteStore.open({ path });
   const c = createTx({ label: "v1-c" });
   if (blocks) await store.commitBlock(block(1, [c]));
   else await store.initChain("begun", [validator("a")]);
   await store.close();
   const db = new Database(path);
-  db.exec("DROP TABLE evidence");
+  db.exec("DROP TABLE signed_headers");
+  if (version < 5) db.exec("DROP TABLE evidence");
   if (version < 4) db.exec("DROP TABLE history_nodes; DROP TABLE block_nodes; ALTER TABLE blocks DROP COLUMN history_size");
   if (version < 4) db.exec("ALTER TABLE chain_state DROP COLUMN history_size; ALTER TABLE chain_state DROP COLUMN commitment");
   if (version < 3) {
@@ -54,8 +55,20 @@ async function versionOneFile(path: string, version: 1 | 2 | 3 | 4 = 1, blocks =
 }
 
 describe("sqlite store, legacy tables", () => {
-  it("is at schema version 5", () => {
-    assert.equal(schemaVersion, 5);
+  it("is at schema version 6", () => {
+    assert.equal(schemaVersion, 6);
+  });
+
+  it("migrates a version 5 database: the signed headers table, every block kept", async () => {
+    const path = freshPath();
+    const c = await versionOneFile(path, 5);
+    assert.ok(!tablesOf(path).includes("signed_headers"));
+    const store = SqliteStore.open({ path });
+    assert.equal(store.database.prepare("SELECT version FROM schema_version").pluck().get(), schemaVersion);
+    assert.equal(await store.getTransaction(c.id), c.json);
+    await store.putSignedHeaders([{ height: 1, json: '{"header":{}}' }]);
+    assert.equal(await store.getSignedHeader(1), '{"header":{}}');
+    await store.close();
   });
 
   it("migrates a version 4 database: the evidence table, every block kept", async () => {
