@@ -4,10 +4,11 @@
 // controls the nemesis uses: signals to a node's process group, and the restart `ledgerd
 // testnet start --node I` does.
 import { readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { configFileName } from "../src/config/loadConfig.js";
 import { setTomlValues } from "../src/engine/cometbft/cometBftConfig.js";
+import { sqliteStoreOptionsDefault } from "../src/store/sqlite/options.js";
 import {
   createTestnet, logFile, portStride, runningPid, startTestnet, stopTestnet,
   type StartTestnetOptions, type TestnetManifest, type TestnetNode, type TestnetProcess,
@@ -197,6 +198,16 @@ export class ChaosCluster {
 
   logPath(i: number, which: TestnetProcess): string {
     return logFile(this.root, this.node(i), which);
+  }
+
+  /** CometBFT's consensus log (its head file) of node i. */
+  cometBftWalPath(i: number): string {
+    return join(this.root, this.node(i).home, "data", "cs.wal", "wal");
+  }
+
+  /** The SQLite write-ahead log of node i's ledger (the store's default file, as a testnet sets it). */
+  ledgerWalPath(i: number): string {
+    return join(this.root, this.node(i).dataDir, `${basename(sqliteStoreOptionsDefault.path)}-wal`);
   }
 
   /**

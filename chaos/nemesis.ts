@@ -7,10 +7,10 @@
 // crash point armed (LEDGERD_TEST_FAILPOINTS: its ledgerd kills itself there under the workload)
 // or its clock moved (a CometBFT build whose clock runs off, its ledgerd under libfaketime),
 // healed by restarting it as it was; and a twin of a validator (its key on a node held aside),
-// healed by stopping the twin.
+// healed by stopping the twin; and a node killed with the tail of a log torn, healed by a restart.
 // A watchdog restarts a process that died when no fault of ours killed it, and keeps it
 // as an incident: a node that stops itself is a finding.
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync, truncateSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { NodeLaunch, TestnetProcess } from "../src/testnet/processes.js";
 import { skewedLaunch, type ClockTools } from "../test/helpers/clockSkew.js";
@@ -42,7 +42,15 @@ export const postgresFaultKind = "kill-postgres";
  */
 export const addedFaultKinds = ["crash-point", "clock-skew", "double-sign"] as const;
 export type AddedFaultKind = (typeof addedFaultKinds)[number];
-export type FaultKind = (typeof faultKinds)[number] | typeof postgresFaultKind | AddedFaultKind;
+/**
+ * Drawn by withDiskFaults: a node's processes SIGKILLed and the tail of a log it writes torn,
+ * as a power cut tears the last append: CometBFT's consensus log cut inside its last record, or
+ * (a node on SQLite) the ledger's write-ahead log cut inside its last frame, which loses the
+ * last block's frames; healed by a restart, where CometBFT's handshake gives the ledger back
+ * the blocks it lost.
+ */
+export const diskFaultKind = "disk-torn";
+export type FaultKind = (typeof faultKinds)[number] | typeof postgresFaultKind | AddedFaultKind | typeof diskFaultKind;
 
 export interface PlannedFault {
   readonly kind: FaultKind;
@@ -54,7 +62,8 @@ export interface PlannedFault {
   readonly durationMs: number;
   /**
    * A crash point's `name=count` (LEDGERD_TEST_FAILPOINTS); a clock skew's offset ("+90s",
-   * "-30s"); as run, a double signing's validator address (the key the twin shares).
+   * "-30s"); as run, a double signing's validator address (the key the twin shares); a torn
+   * log's file and the bytes cut ("cometbft-wal 9", "ledger-wal 3000").
    */
   readonly detail?: string;
 }
@@ -119,6 +128,29 @@ export function withAddedFaults(plan: readonly PlannedFault[], rng: Random, size
     const quietMs = rng.between(limits.gapMsMin, limits.gapMsMax);
     const durationMs = rng.between(limits.faultMsMin, limits.faultMsMax);
     out.splice(at, 0, { kind, nodes, quietMs, durationMs, ...(detail === null ? {} : { detail }) });
+  }
+  return out;
+}
+
+/** The seed's fork that draws its disk faults (apart from every other fault). */
+export const diskPlanFork = 3_000;
+
+/**
+ * The plan with a torn log after its first `diskFaultFirstAt` faults and then after every
+ * `diskFaultEvery`, drawn from `rng` alone (the other faults keep their order and timings). The
+ * ledger's log is torn only on a node on SQLite (PostgreSQL's is its server's, killed apart).
+ */
+export function withDiskFaults(
+  plan: readonly PlannedFault[], rng: Random, size: number, postgresNodes: readonly number[],
+): PlannedFault[] {
+  const out = [...plan];
+  for (let at = limits.diskFaultFirstAt; at <= out.length; at += limits.diskFaultEvery + 1) {
+    const node = rng.int(size);
+    const ledger = !postgresNodes.includes(node) && rng.chance(0.5);
+    const detail = ledger ? `ledger-wal ${rng.between(1, limits.ledgerWalCutMax)}` : `cometbft-wal ${rng.between(1, limits.cometBftWalCutMax)}`;
+    const quietMs = rng.between(limits.gapMsMin, limits.gapMsMax);
+    const durationMs = rng.between(limits.faultMsMin, limits.faultMsMax);
+    out.splice(at, 0, { kind: diskFaultKind, nodes: [node], quietMs, durationMs, detail });
   }
   return out;
 }
@@ -294,7 +326,21 @@ export class Nemesis {
       case "crash-point": return this.armCrashPoint(a, fault.detail ?? "");
       case "clock-skew": return this.restartWith(a, { launch: () => this.skewed(fault.detail ?? "") });
       case "double-sign": return this.cluster.startTwin(a);
+      case diskFaultKind: return this.tearLog(a, fault.detail ?? "");
     }
+  }
+
+  /** SIGKILLs both of the node's processes, then cuts `detail`'s bytes off the end of its log. */
+  private async tearLog(node: number, detail: string): Promise<void> {
+    this.kill(node, ["cometbft", "ledgerd"]);
+    const gone = Date.now() + limits.diskFaultKillMsMax;
+    while (this.cluster.pid(node, "ledgerd") !== null || this.cluster.pid(node, "cometbft") !== null) {
+      if (Date.now() > gone) throw new Error(`node ${node}'s processes still ran ${limits.diskFaultKillMsMax} ms after SIGKILL`);
+      await sleep(workloadLimits.pollMs);
+    }
+    const [file = "", bytes = "0"] = detail.split(" ");
+    const path = file === "ledger-wal" ? this.cluster.ledgerWalPath(node) : this.cluster.cometBftWalPath(node);
+    tearTail(path, Number(bytes));
   }
 
   /**
@@ -338,7 +384,7 @@ export class Nemesis {
       this.killed.delete(fault.nodes[0] ?? 0);
       return;
     }
-    if (fault.kind.startsWith("kill-")) {
+    if (fault.kind.startsWith("kill-") || fault.kind === diskFaultKind) {
       for (const node of fault.nodes) {
         await this.restart(node);
         this.killed.delete(node);
@@ -386,6 +432,17 @@ export function lastWordsOf(path: string, which: TestnetProcess): string {
 }
 
 const wordsMax = 500;
+
+/**
+ * Cuts `bytes` off the end of the file if it holds more than `bytes` (a cut inside its last
+ * record or frame, never into its header): a log that is missing or holds less, a new
+ * CometBFT's or one a checkpoint has just emptied, has no tail to tear.
+ */
+function tearTail(path: string, bytes: number): void {
+  if (!existsSync(path)) return;
+  const size = statSync(path).size;
+  if (size > bytes + limits.walHeaderBytesMax) truncateSync(path, size - bytes);
+}
 
 function logLength(path: string): number {
   try {

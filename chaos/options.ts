@@ -130,6 +130,23 @@ export const nemesisLimits = {
    */
   twinCaughtUpHeights: 2,
   twinCatchUpMsMax: 120_000,
+  /**
+   * A torn log comes after the seed's first this many faults (past what a minute holds: the
+   * short set stays as it was), then one after every this many.
+   */
+  diskFaultFirstAt: 8,
+  diskFaultEvery: 8,
+  /**
+   * Bytes cut: CometBFT's consensus log inside its last record (its end-of-height record alone
+   * is over 16 bytes); the ledger's write-ahead log inside its last frame (24 bytes of header
+   * and a 4,096-byte page).
+   */
+  cometBftWalCutMax: 16,
+  ledgerWalCutMax: 4_119,
+  /** A log is torn only past this many bytes (SQLite's write-ahead log header is 32). */
+  walHeaderBytesMax: 32,
+  /** The struck node's processes must be gone this soon after SIGKILL, before the cut. */
+  diskFaultKillMsMax: 10_000,
 } as const;
 
 export const recoveryLimits = {

@@ -20,7 +20,7 @@ import { ChaosCluster } from "./cluster.js";
 import type { NodeSnapshot, RunRecord } from "./history.js";
 import { electionProblems, joinAndElect } from "./election.js";
 import {
-  Nemesis, planFaults, postgresPlanFork, addedPlanFork, withPostgresKills, withAddedFaults,
+  Nemesis, planFaults, postgresPlanFork, addedPlanFork, diskPlanFork, withPostgresKills, withAddedFaults, withDiskFaults,
   type Incident, type PlannedFault,
 } from "./nemesis.js";
 import {
@@ -164,13 +164,14 @@ async function runSeed(
   }
 }
 
-/** The seed's plan: its faults, the added faults and PostgreSQL kills each from a fork of its own. */
+/** The seed's plan: its faults, the added faults, PostgreSQL kills and torn logs each from a fork of its own. */
 function planOf({ seed, postgresNodes }: ChaosRun, durationMs: number): PlannedFault[] {
   const rng = new Random(seed);
   const size = validators + fullNodes;
   const seeds = planFaults(rng.fork(0), durationMs, size);
   const planned = withAddedFaults(seeds, rng.fork(addedPlanFork), size);
-  return withPostgresKills(planned, rng.fork(postgresPlanFork), postgresNodes);
+  const withKills = withPostgresKills(planned, rng.fork(postgresPlanFork), postgresNodes);
+  return withDiskFaults(withKills, rng.fork(diskPlanFork), size, postgresNodes);
 }
 
 function formatPlan(plan: readonly PlannedFault[]): string {

@@ -10,7 +10,7 @@ import { describe, test } from "node:test";
 import type { HistoryEvent, PostEvent } from "../../../chaos/history.js";
 import {
   faultKinds, lastWordsOf, planFaults, postgresFaultKind, postgresPlanFork, addedFaultKinds, addedPlanFork,
-  withPostgresKills, withAddedFaults, type RunFault,
+  withPostgresKills, withAddedFaults, withDiskFaults, diskFaultKind, diskPlanFork, type RunFault,
 } from "../../../chaos/nemesis.js";
 import { fullNodes, nemesisLimits, shortDurationMs, shortRuns, validators } from "../../../chaos/options.js";
 import { Random } from "../../../chaos/random.js";
@@ -84,6 +84,47 @@ describe("the nemesis's plan", () => {
     for (const { seed } of shortRuns) {
       const grown = withAddedFaults(planOf(seed), new Random(seed).fork(addedPlanFork), size);
       assert.deepEqual(grown.slice(0, 4), planOf(seed).slice(0, 4));
+    }
+  });
+
+  test("torn logs join at fixed places from a fork of their own, the ledger's only on nodes on SQLite, the other faults unchanged", () => {
+    const postgresNodes = [1, 4];
+    const files = new Set<string>();
+    for (let seed = 1; seed <= 50; seed++) {
+      const plan = planFaults(new Random(seed).fork(0), 600_000, size);
+      const grown = withDiskFaults(plan, new Random(seed).fork(diskPlanFork), size, postgresNodes);
+      assert.deepEqual(grown, withDiskFaults(plan, new Random(seed).fork(diskPlanFork), size, postgresNodes), "the same seed, the same plan");
+      const at = grown.flatMap((f, i) => (f.kind === diskFaultKind ? [i] : []));
+      assert.ok(at.length > 0);
+      assert.deepEqual(at, at.map((_, n) => nemesisLimits.diskFaultFirstAt + n * (nemesisLimits.diskFaultEvery + 1)));
+      assert.deepEqual(grown.filter((f) => f.kind !== diskFaultKind), plan);
+      for (const fault of grown.filter((f) => f.kind === diskFaultKind)) {
+        const match = /^(ledger-wal|cometbft-wal) ([0-9]+)$/.exec(fault.detail ?? "");
+        assert.ok(match !== null, fault.detail);
+        files.add(match[1]!);
+        const node = fault.nodes[0]!;
+        assert.ok(node < size);
+        const max = match[1] === "ledger-wal" ? nemesisLimits.ledgerWalCutMax : nemesisLimits.cometBftWalCutMax;
+        assert.ok(Number(match[2]) >= 1 && Number(match[2]) <= max, fault.detail);
+        if (match[1] === "ledger-wal") assert.ok(!postgresNodes.includes(node), `node ${node} is on PostgreSQL`);
+      }
+    }
+    assert.deepEqual([...files].sort(), ["cometbft-wal", "ledger-wal"]);
+  });
+
+  test("a minute starts no torn log: the short set runs as it did", () => {
+    for (const { seed, postgresNodes } of shortRuns) {
+      const added = withAddedFaults(planOf(seed), new Random(seed).fork(addedPlanFork), size);
+      const plan = withPostgresKills(added, new Random(seed).fork(postgresPlanFork), postgresNodes);
+      const grown = withDiskFaults(plan, new Random(seed).fork(diskPlanFork), size, postgresNodes);
+      // The planned start, were every heal instant: a lower bound of when it would begin.
+      let atMs = 0;
+      for (const fault of grown) {
+        atMs += fault.quietMs;
+        if (fault.kind === diskFaultKind) assert.ok(atMs > shortDurationMs, `seed ${seed}: a torn log planned at ${atMs} ms`);
+        atMs += fault.durationMs;
+      }
+      assert.deepEqual(grown.filter((f) => f.kind !== diskFaultKind), plan);
     }
   });
 
