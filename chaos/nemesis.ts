@@ -63,7 +63,7 @@ export interface PlannedFault {
   /**
    * A crash point's `name=count` (LEDGERD_TEST_FAILPOINTS); a clock skew's offset ("+90s",
    * "-30s"); as run, a double signing's validator address (the key the twin shares); a torn
-   * log's file and the bytes cut ("cometbft-wal 9", "ledger-wal 3000").
+   * log's file and the bytes cut ("cometbft-wal 9", "ledger-wal 3000"), as run with the log's size.
    */
   readonly detail?: string;
 }
@@ -226,6 +226,8 @@ export class Nemesis {
   private readonly killed = new Set<number>();
   /** Where the struck node's ledgerd log stood when a crash point was armed. */
   private crashLogFrom = 0;
+  /** What the last torn log's cut did, for the fault's record. */
+  private torn = "";
 
   constructor(
     private readonly cluster: ChaosCluster,
@@ -246,6 +248,7 @@ export class Nemesis {
       if (fault.kind === "crash-point") outcome.reached = this.diedAtPoint(fault);
       const [struck = 0] = fault.nodes;
       if (fault.kind === "double-sign") outcome.detail = this.cluster.validatorAddress(struck);
+      if (fault.kind === diskFaultKind) outcome.detail = `${fault.detail ?? ""}: ${this.torn}`;
       await this.heal(fault).catch((error: Error) => this.errors.push(`heal of ${fault.kind} [${fault.nodes}]: ${error.message}`));
       const healedMs = this.recorder.now();
       if (fault.kind === postgresFaultKind) outcome.readyMs = await this.ready(fault.nodes);
@@ -340,7 +343,7 @@ export class Nemesis {
     }
     const [file = "", bytes = "0"] = detail.split(" ");
     const path = file === "ledger-wal" ? this.cluster.ledgerWalPath(node) : this.cluster.cometBftWalPath(node);
-    tearTail(path, Number(bytes));
+    this.torn = tearTail(path, Number(bytes));
   }
 
   /**
@@ -438,10 +441,12 @@ const wordsMax = 500;
  * record or frame, never into its header): a log that is missing or holds less, a new
  * CometBFT's or one a checkpoint has just emptied, has no tail to tear.
  */
-function tearTail(path: string, bytes: number): void {
-  if (!existsSync(path)) return;
+function tearTail(path: string, bytes: number): string {
+  if (!existsSync(path)) return "no log to tear";
   const size = statSync(path).size;
-  if (size > bytes + limits.walHeaderBytesMax) truncateSync(path, size - bytes);
+  if (size <= bytes + limits.walHeaderBytesMax) return `a log of ${size} bytes left whole`;
+  truncateSync(path, size - bytes);
+  return `${size} bytes cut to ${size - bytes}`;
 }
 
 function logLength(path: string): number {
