@@ -48,8 +48,14 @@ export class SignedHeaderKeeper {
     return new SignedHeaderKeeper(store, source, retainBlocks, await store.getSignedHeaderHeight(), logger);
   }
 
-  /** The ledger committed `height`: store the headers now canonical, in the background. */
+  /**
+   * The ledger committed `height`: store the headers now canonical, in the background. Without
+   * `retainBlocks` CometBFT keeps every header itself, so nothing is read or stored (no RPC call
+   * a block); a node that turns pruning on later reads them from its first unstored height,
+   * which CometBFT still holds, before its retain_height moves.
+   */
   committed(height: number): void {
+    if (this.retainBlocks === 0) return;
     this.#committed = Math.max(this.#committed, height);
     this.#running ??= this.#catchUp().finally(() => {
       this.#running = null;

@@ -83,7 +83,7 @@ describe("signed header keeper", () => {
     const store = SqliteStore.open({ path: join(dir, `store-${++files}.sqlite`) });
     const writes: number[] = [];
     const counted = { putSignedHeaders: (headers: readonly StoredSignedHeader[]) => (writes.push(headers.length), store.putSignedHeaders(headers)), getSignedHeaderHeight: () => store.getSignedHeaderHeight() };
-    const keeper = await SignedHeaderKeeper.open(counted, new Source(), 0);
+    const keeper = await SignedHeaderKeeper.open(counted, new Source(), 3);
     keeper.committed(151);
     await keeper.settled();
     assert.deepEqual(writes, [signedHeadersPerWriteMax, signedHeadersPerWriteMax, 150 - 2 * signedHeadersPerWriteMax]);
@@ -97,7 +97,13 @@ describe("signed header keeper", () => {
     keeper.committed(50);
     await keeper.settled();
     assert.equal(keeper.retainHeight(50), 0);
+    // CometBFT keeps every header then: none is read or stored.
+    assert.equal(await store.getSignedHeaderHeight(), 0);
     const pruning = await SignedHeaderKeeper.open(store, new Source(), 3);
+    // Turned on later: the headers CometBFT still holds are stored from height 1.
+    pruning.committed(50);
+    await pruning.settled();
+    assert.equal(await store.getSignedHeaderHeight(), 49);
     assert.equal(pruning.retainHeight(2), 0);
     assert.equal(pruning.retainHeight(3), 0);
     assert.equal(pruning.retainHeight(4), 2);
