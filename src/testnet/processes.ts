@@ -8,7 +8,7 @@ import { dirname, extname, join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { failpointsEnv } from "../failpoints.js";
 import { fileURLToPath } from "node:url";
-import { packageRoot } from "../engine/cometbft/cometBftSupervisor.js";
+import { commandLineOf, isRunning, packageRoot } from "../engine/cometbft/cometBftSupervisor.js";
 import { readManifest, type TestnetManifest, type TestnetNode } from "./manifest.js";
 
 /** How long start waits for a node's HTTP API and then its CometBFT RPC. */
@@ -136,7 +136,7 @@ export function runningPid(root: string, node: TestnetNode, which: TestnetProces
   const file = pidFile(root, node, which);
   if (!existsSync(file)) return null;
   const pid = Number(readFileSync(file, "utf8").trim());
-  if (!Number.isSafeInteger(pid) || pid <= 0 || !isAlive(pid) || !isOurs(pid, root, node, which)) return null;
+  if (!Number.isSafeInteger(pid) || pid <= 0 || !isRunning(pid) || !isOurs(pid, root, node, which)) return null;
   return pid;
 }
 
@@ -153,9 +153,9 @@ async function stopProcess(root: string, node: TestnetNode, which: TestnetProces
   if (pid !== null) {
     signal(pid, "SIGTERM");
     const deadline = Date.now() + timeoutMs;
-    while (isAlive(pid) && Date.now() < deadline) await sleep(pollMs);
-    if (isAlive(pid)) signal(pid, "SIGKILL");
-    while (isAlive(pid)) await sleep(pollMs);
+    while (isRunning(pid) && Date.now() < deadline) await sleep(pollMs);
+    if (isRunning(pid)) signal(pid, "SIGKILL");
+    while (isRunning(pid)) await sleep(pollMs);
   }
   rmSync(pidFile(root, node, which), { force: true });
 }
@@ -252,29 +252,10 @@ function httpAnswers(url: string): Promise<boolean> {
   });
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-  // A zombie (exited, not yet reaped) is not running.
-  try {
-    return !/^\d+ \([^)]*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return true;
-  }
-}
-
 /** Where /proc tells, the pid must still be this node's process (pids are reused). */
 function isOurs(pid: number, root: string, node: TestnetNode, which: TestnetProcess): boolean {
-  let cmdline: string;
-  try {
-    cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8");
-  } catch {
-    return true;
-  }
-  return cmdline.includes(join(root, which === "ledgerd" ? node.dataDir : node.home));
+  const folder = join(root, which === "ledgerd" ? node.dataDir : node.home);
+  return commandLineOf(pid)?.some((arg) => arg.includes(folder)) ?? true;
 }
 
 function signal(pid: number, name: NodeJS.Signals): void {

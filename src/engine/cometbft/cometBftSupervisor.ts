@@ -115,13 +115,31 @@ export async function stopLeftover(pidPath: string, home: string, clock: Clock):
   rmSync(pidPath, { force: true });
 }
 
-/** Whether `pid` is alive (not a zombie) and its command line names `home`. */
+/** Whether `pid` runs and its command line names `home` (not where /proc cannot tell). */
 function runsWithHome(pid: number, home: string): boolean {
+  return isRunning(pid) && (commandLineOf(pid)?.includes(home) ?? false);
+}
+
+/** Whether a process `pid` runs: it exists (ours to signal or not) and is not a zombie. */
+export function isRunning(pid: number): boolean {
   try {
-    if (/^\d+ \([^)]*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"))) return false;
-    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").includes(home);
+    process.kill(pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EPERM") return false;
+  }
+  try {
+    return !/^\d+ \([^)]*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
   } catch {
-    return false;
+    return true;
+  }
+}
+
+/** A process's arguments from /proc; null where /proc cannot tell (no such pid, not Linux). */
+export function commandLineOf(pid: number): string[] | null {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+  } catch {
+    return null;
   }
 }
 
