@@ -20,7 +20,8 @@ export function checkEvidence(
   const read = nodes.filter((n) => n.evidence !== undefined);
   const all = read.flatMap((n) => n.evidence ?? []);
   checkAgreement(read, add);
-  const doubleSigned = new Set(faults.filter((f) => f.kind === "double-sign").map((f) => f.detail));
+  const doubleSigns = faults.filter((f) => f.kind === "double-sign");
+  const doubleSigned = new Set(doubleSigns.map((f) => f.detail));
   for (const e of uniqueEvidence(all)) {
     if (doubleSigned.has(e.address)) continue;
     const detail = `evidence at height ${e.height} (${e.type}, infraction at ${e.infractionHeight}) ` +
@@ -28,7 +29,6 @@ export function checkEvidence(
     add({ kind: "unexplained-evidence", height: e.height, detail });
   }
   const named = new Set(all.map((e) => e.address));
-  const doubleSigns = faults.filter((f) => f.kind === "double-sign");
   return {
     evidence: Math.max(0, ...read.map((n) => n.evidence?.length ?? 0)),
     doubleSignFaults: doubleSigns.length,
