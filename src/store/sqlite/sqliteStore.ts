@@ -307,10 +307,13 @@ export class SqliteStore implements Store {
 
   async putSignedHeaders(headers: readonly StoredSignedHeader[]): Promise<void> {
     assert.ok(!this.#readOnly, "putSignedHeaders on a read-only store");
-    const insert = this.#c.db.prepare("INSERT OR IGNORE INTO signed_headers (height, json) VALUES (?, ?)");
-    this.#c.db.transaction(() => {
-      for (const { height, json } of headers) insert.run(height, json);
-    }).immediate();
+    // Damage met here is StoreDamaged, as in a block's write (damage.ts).
+    guardDamage(this.#c.db.name, () => {
+      const insert = this.#c.db.prepare("INSERT OR IGNORE INTO signed_headers (height, json) VALUES (?, ?)");
+      this.#c.db.transaction(() => {
+        for (const { height, json } of headers) insert.run(height, json);
+      }).immediate();
+    });
   }
 
   async getSignedHeader(height: number): Promise<string | null> {
