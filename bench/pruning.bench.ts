@@ -4,7 +4,7 @@
 // other runs with retain_blocks set, so CometBFT prunes its block store and state below the
 // height ledgerd's Commit names while ledgerd keeps the signed headers its proofs carry. At each
 // mark (100,000 and 1,000,000 transactions committed) the bench prints, for both full nodes, the
-// size of CometBFT's data folder and of ledgerd's, in bytes per transaction.
+// size of CometBFT's data folder (by part) and of ledgerd's, in bytes per transaction.
 // LEDGERD_BENCH_QUICK=1: 2,000 and 10,000 transactions. Needs scripts/install-cometbft.sh.
 import { readdirSync, lstatSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -55,13 +55,16 @@ export async function run(): Promise<void> {
       await Promise.all([reach(full, target), reach(pruned, target)]);
       // CometBFT prunes after Commit, in the background: give it a moment before measuring.
       await sleep(2_000);
+      const perTx = (bytes: number): string => `${fmt(bytes / 2 ** 20)} MiB (${fmt(bytes / committed)} B/tx)`;
+      // CometBFT's data by part: the block store (what retain_height prunes), its state (the
+      // same), and the consensus WAL, which is not pruned by height but rotated by size (1 GiB).
       const size = (node: TestnetNode): string => {
-        const engine = bytesUnder(join(dir, node.home, "data"));
-        const ledger = bytesUnder(join(dir, node.dataDir));
-        return `CometBFT ${fmt(engine / 2 ** 20)} MiB (${fmt(engine / committed)} B/tx), ledgerd ${fmt(ledger / 2 ** 20)} MiB (${fmt(ledger / committed)} B/tx)`;
+        const data = join(dir, node.home, "data");
+        const parts = ["blockstore.db", "state.db", "cs.wal"].map((part) => `${part} ${perTx(bytesUnder(join(data, part)))}`);
+        return `CometBFT ${perTx(bytesUnder(data))}: ${parts.join(", ")}; ledgerd ${perTx(bytesUnder(join(dir, node.dataDir)))}`;
       };
       console.log(`${fmt(committed)} transactions in ${target.split("/")[0]} blocks: ` +
-        `full node keeping every block: ${size(full)}; pruned node: ${size(pruned)}`);
+        `\n  full node keeping every block: ${size(full)}\n  pruned node: ${size(pruned)}`);
     }
   } finally {
     await stopTestnet(dir).catch(() => undefined);
