@@ -39,6 +39,7 @@ import type {
   OutputEntry,
   PageOptions,
   BlockWrite,
+  ChainRules,
   ChainState,
   LegacyRecord,
   SearchHit,
@@ -173,9 +174,9 @@ export class SqliteStore implements Store {
     return this.#reading(() => readers.readChainState(this.#c));
   }
 
-  async initChain(chainId: string, validators: readonly Validator[], commitment: CommitmentVersion = "v1"): Promise<void> {
+  async initChain(chainId: string, validators: readonly Validator[], commitment: CommitmentVersion = "v1", rules?: ChainRules): Promise<void> {
     assert.ok(!this.#readOnly, "initChain on a read-only store");
-    this.#writer.initChain(chainId, validators, commitment);
+    this.#writer.initChain(chainId, validators, commitment, rules);
   }
 
   async commitBlock(block: BlockWrite): Promise<void> {

@@ -40,7 +40,7 @@ port.on("message", (request: WriterRequest) => {
 async function run(request: WriterRequest): Promise<BlockRows | undefined> {
   switch (request.op) {
     case "initChain":
-      await store.initChain(request.chainId, request.validators, request.commitment);
+      await store.initChain(request.chainId, request.validators, request.commitment, request.rules);
       return undefined;
     case "commitBlock":
       return store.commitBlockRows(request.block);

@@ -24,7 +24,7 @@ const freshPath = () => join(dir, `store-${++files}.sqlite`);
 function splitStore(writer: SqliteStore, reader: SqliteStore): Store {
   return {
     backend: reader.backend,
-    initChain: (chainId, validators, commitment) => writer.initChain(chainId, validators, commitment),
+    initChain: (chainId, validators, commitment, rules) => writer.initChain(chainId, validators, commitment, rules),
     commitBlock: (write) => writer.commitBlock(write),
     putSignedHeaders: (headers) => writer.putSignedHeaders(headers),
     getSignedHeader: (height) => reader.getSignedHeader(height),
