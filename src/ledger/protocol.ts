@@ -21,12 +21,24 @@ export interface RuleChange {
   readonly protocolVersion: bigint;
 }
 
+/** The rule changes this release can switch on, oldest first; a release adds its own here. */
+const knownChanges: RuleChange[] = [];
+
 /**
- * The rule changes this release can switch on, oldest first. None yet: a genesis that names one
- * is refused (`ruleHeightsOf`), so no node holds a schedule it would have to keep across restarts.
- * The first entry added here must also be kept in the store's chain state (docs/upgrades.md).
+ * The rule changes this release can switch on. None yet: a genesis that names one is refused
+ * (`ruleHeightsOf`). The heights a chain names are kept in the store's chain state from
+ * InitChain (the genesis reaches the app only then) and read at every start.
  */
-export const ruleChanges: readonly RuleChange[] = [];
+export const ruleChanges: readonly RuleChange[] = knownChanges;
+
+/**
+ * Adds a rule change to those this process knows. Only tests call it: a toy change, known to
+ * every node of a real network they start, shows the switch at a height end to end
+ * (test/e2e/cometbft/ruleHeight.test.ts). A release lists its changes in `knownChanges`.
+ */
+export function registerRuleChange(change: RuleChange): void {
+  if (!knownChanges.some((known) => known.name === change.name)) knownChanges.push(change);
+}
 
 /** The height at which each named rule change switches on. */
 export type RuleHeights = ReadonlyMap<string, number>;
@@ -40,9 +52,17 @@ export function rulesAt(height: number, heights: RuleHeights): ReadonlySet<strin
   return on;
 }
 
-/** The protocol version at `height`: the newest switched-on change's, else the genesis's. */
-export function protocolVersionAt(height: number, heights: RuleHeights, changes: readonly RuleChange[] = ruleChanges): bigint {
-  let version = protocolVersion;
+/**
+ * The protocol version of the block at `height`: the newest switched-on change's, else
+ * `genesisVersion`, the one the chain's genesis starts with.
+ */
+export function protocolVersionAt(
+  height: number,
+  genesisVersion: bigint,
+  heights: RuleHeights,
+  changes: readonly RuleChange[] = ruleChanges,
+): bigint {
+  let version = genesisVersion;
   const on = rulesAt(height, heights);
   for (const change of changes) if (on.has(change.name) && change.protocolVersion > version) version = change.protocolVersion;
   return version;

@@ -19,7 +19,12 @@ describe("rules by height", () => {
   });
 
   it("moves the protocol version to the change's at that height", () => {
-    assert.deepEqual([6, 7].map((h) => protocolVersionAt(h, heights, toyChanges)), [protocolVersion, protocolVersion + 1n]);
+    assert.deepEqual([6, 7].map((h) => protocolVersionAt(h, protocolVersion, heights, toyChanges)), [protocolVersion, protocolVersion + 1n]);
+  });
+
+  it("starts from the genesis's protocol version, which may be older than this release's", () => {
+    assert.deepEqual([6, 7].map((h) => protocolVersionAt(h, 0n, heights, toyChanges)), [0n, protocolVersion + 1n]);
+    assert.equal(protocolVersionAt(7, 0n, ruleHeightsOf(undefined, toyChanges), toyChanges), 0n);
   });
 
   it("refuses a schedule naming a rule this release does not know, or a height below 1", () => {
