@@ -17,7 +17,7 @@ import { ChainCommitment, type StagedCommitment } from "./commitment.js";
 import { kindOf, txKinds } from "./kinds/registry.js";
 import { ledgerOptionsDefault, type LedgerOptions } from "./options.js";
 import { PendingPool } from "./pendingPool.js";
-import { noRuleHeights, protocolVersion, protocolVersionAt, ruleHeightsOf, rulesAt, type RuleHeights } from "./protocol.js";
+import { noRuleHeights, protocolVersion, protocolVersionAt, ruleHeightsFor, ruleHeightsOf, rulesAt, type RuleHeights } from "./protocol.js";
 import type { PreparePool } from "./preparePool.js";
 import { PreparedCache, preparedKey, type PreparedKey } from "./preparedCache.js";
 import { RivalWatch } from "./rivalWatch.js";
@@ -105,7 +105,7 @@ export class LedgerApp {
     this.height = state.height;
     this.chainId = state.chainId;
     this.genesisVersion = state.appVersion;
-    this.ruleHeights = knownRuleHeights(state.ruleHeights);
+    this.ruleHeights = ruleHeightsFor(state.chainId, knownRuleHeights(state.ruleHeights));
     this.commitment = commitment;
     this.cache = new PreparedCache(options.preparedCacheEntriesMax);
     // A watched transaction is one its engine is handing over, which the pending pool would hold:
@@ -177,7 +177,7 @@ export class LedgerApp {
     commitment: CommitmentVersion = "v1",
     rules: ChainRules = { appVersion: protocolVersion, ruleHeights: noRuleHeights },
   ): Promise<void> {
-    const ruleHeights = knownRuleHeights(rules.ruleHeights);
+    const ruleHeights = ruleHeightsFor(chainId, knownRuleHeights(rules.ruleHeights));
     await this.deps.store.initChain(chainId, validators, commitment, rules);
     this.chainId = chainId;
     this.genesisVersion = rules.appVersion;

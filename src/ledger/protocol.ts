@@ -9,8 +9,9 @@
 // A consensus change must switch on at one height for every validator, or the network splits.
 // So a change is written as a named rule, both the old and the new behaviour stay in the code,
 // and the height where the new one starts is named in the genesis's app_state
-// (`"rule_heights": {"<rule>": H}`): a node that replays the chain years later switches at the
-// same height. The ledger's checks ask `rulesAt(height)` which rules hold.
+// (`"rule_heights": {"<rule>": H}`), or, for a chain already running, by the release for its
+// chain id (`heightsByChain`): a node that replays the chain years later switches at the same
+// height. The ledger's checks ask `rulesAt(height)` which rules hold.
 
 /** The protocol version of this release's rules at genesis (before any scheduled rule change). */
 export const protocolVersion = 1n;
@@ -19,6 +20,12 @@ export const protocolVersion = 1n;
 export interface RuleChange {
   readonly name: string;
   readonly protocolVersion: bigint;
+  /**
+   * Its height on chains that were running when the release came out, by chain id: a genesis
+   * cannot change, so for those the release itself names the height, the same on every node
+   * that runs it. A chain whose genesis names the rule keeps the genesis's height.
+   */
+  readonly heightsByChain?: Readonly<Record<string, number>>;
 }
 
 /** The rule changes this release can switch on, oldest first; a release adds its own here. */
@@ -44,6 +51,19 @@ export function registerRuleChange(change: RuleChange): void {
 export type RuleHeights = ReadonlyMap<string, number>;
 
 export const noRuleHeights: RuleHeights = new Map();
+
+/**
+ * A chain's rule heights: those its genesis names (`genesis`, read by `ruleHeightsOf`) and those
+ * this release names for the chain id (`heightsByChain`) where its genesis names none.
+ */
+export function ruleHeightsFor(chainId: string | null, genesis: RuleHeights, changes: readonly RuleChange[] = ruleChanges): RuleHeights {
+  const heights = new Map(genesis);
+  for (const change of changes) {
+    const height = chainId === null ? undefined : change.heightsByChain?.[chainId];
+    if (height !== undefined && !heights.has(change.name)) heights.set(change.name, height);
+  }
+  return heights.size === 0 ? noRuleHeights : heights;
+}
 
 /** The rule changes in force at `height`: those whose named height is at or below it. */
 export function rulesAt(height: number, heights: RuleHeights): ReadonlySet<string> {
