@@ -128,6 +128,21 @@ export class LedgerApp {
     return { height: this.height, appHash: this.commitment.appHash, appVersion: this.protocolVersionAt(this.height + 1) };
   }
 
+  /** Whether the chain has begun and the store does not know its genesis's protocol version (begun before schema 7). */
+  get genesisVersionUnknown(): boolean {
+    return this.chainId !== null && this.genesisVersion === null;
+  }
+
+  /**
+   * The protocol version the chain's genesis starts with, when the store did not record it at
+   * InitChain (a chain begun before schema 7): the engine reads it from the genesis later.
+   */
+  async recordGenesisVersion(appVersion: bigint): Promise<void> {
+    if (!this.genesisVersionUnknown) return;
+    await this.deps.store.recordAppVersion(appVersion);
+    this.genesisVersion = appVersion;
+  }
+
   /** The rule changes in force at `height` (protocol.ts): what a height-gated check asks. */
   rulesAt(height: number): ReadonlySet<string> {
     return rulesAt(height, this.ruleHeights);

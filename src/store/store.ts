@@ -319,6 +319,11 @@ export interface LedgerStore extends SharedReads {
   commitBlock(block: BlockWrite): Promise<void>;
   /** Keeps signed headers (see getSignedHeader), in one write; a height kept already is left as it is. */
   putSignedHeaders(headers: readonly StoredSignedHeader[]): Promise<void>;
+  /**
+   * Records the protocol version the chain's genesis starts with where the chain state has none
+   * (a chain begun before schema 7, whose genesis the engine reads later); a recorded one stays.
+   */
+  recordAppVersion(appVersion: bigint): Promise<void>;
 
   // Reads the validator uses (batched: one call per block, not per input).
   /** Which of these ids are committed transactions. */

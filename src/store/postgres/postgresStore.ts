@@ -406,6 +406,16 @@ export class PostgresStore implements Store {
     }
   }
 
+  async recordAppVersion(appVersion: bigint): Promise<void> {
+    assert.equal(this.#options.access, "writer", "a write on a reader store");
+    // One statement on the pool, atomic on its own, as putSignedHeaders.
+    try {
+      await this.#pool.query("UPDATE chain_state SET app_version = $1 WHERE id = 1 AND app_version IS NULL", [String(appVersion)]);
+    } catch (error) {
+      throw isUnavailable(error) ? storeUnavailable(error) : error;
+    }
+  }
+
   async getSignedHeader(height: number): Promise<string | null> {
     return (await this.#rows<{ json: string }>("SELECT json FROM signed_headers WHERE height = $1", [height]))[0]?.json ?? null;
   }

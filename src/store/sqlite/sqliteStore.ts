@@ -306,6 +306,13 @@ export class SqliteStore implements Store {
     return this.#reading(() => readers.readHistoryNodes(this.#c, places));
   }
 
+  async recordAppVersion(appVersion: bigint): Promise<void> {
+    assert.ok(!this.#readOnly, "recordAppVersion on a read-only store");
+    guardDamage(this.#c.db.name, () => {
+      this.#c.db.prepare("UPDATE chain_state SET app_version = ? WHERE id = 1 AND app_version IS NULL").run(String(appVersion));
+    });
+  }
+
   async putSignedHeaders(headers: readonly StoredSignedHeader[]): Promise<void> {
     assert.ok(!this.#readOnly, "putSignedHeaders on a read-only store");
     // Damage met here is StoreDamaged, as in a block's write (damage.ts).

@@ -33,6 +33,7 @@ type WriterAsk =
   | { readonly op: "initChain"; readonly chainId: string; readonly validators: readonly Validator[]; readonly commitment: CommitmentVersion | undefined; readonly rules: ChainRules | undefined }
   | { readonly op: "commitBlock"; readonly block: BlockWrite }
   | { readonly op: "putSignedHeaders"; readonly headers: readonly StoredSignedHeader[] }
+  | { readonly op: "recordAppVersion"; readonly appVersion: bigint }
   | { readonly op: "close" };
 
 /** An ask as sent, numbered so that its reply finds it. */
@@ -51,7 +52,7 @@ export interface PlainError {
   readonly code?: ErrorCode;
 }
 
-type Writes = Pick<Store, "initChain" | "commitBlock" | "putSignedHeaders" | "close">;
+type Writes = Pick<Store, "initChain" | "commitBlock" | "putSignedHeaders" | "recordAppVersion" | "close">;
 
 /** Opens the file (creating it when missing) with its writer on a thread; resolves when both are open. */
 export async function openThreadedSqliteStore(options: Partial<SqliteStoreOptions> = {}): Promise<Store> {
@@ -72,6 +73,7 @@ export async function openThreadedSqliteStore(options: Partial<SqliteStoreOption
       reader.followBlock(rows);
     },
     putSignedHeaders: async (headers) => void (await writer.ask({ op: "putSignedHeaders", headers })),
+    recordAppVersion: async (appVersion) => void (await writer.ask({ op: "recordAppVersion", appVersion })),
     close: async () => {
       await reader.close();
       await writer.close();

@@ -47,6 +47,9 @@ async function run(request: WriterRequest): Promise<BlockRows | undefined> {
     case "putSignedHeaders":
       await store.putSignedHeaders(request.headers);
       return undefined;
+    case "recordAppVersion":
+      await store.recordAppVersion(request.appVersion);
+      return undefined;
     case "close":
       await store.close();
       return undefined;

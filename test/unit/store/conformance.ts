@@ -99,6 +99,16 @@ function chainTests(withStore: WithStore): void {
       assert.deepEqual((await store.getChainState()).ruleHeights, ruleHeights, "a block leaves them be");
     }));
 
+  it("recordAppVersion fills in an unrecorded protocol version and leaves a recorded one", () =>
+    withStore(async (store) => {
+      await store.initChain("c", [validator("a")], "bigchaindb");
+      await store.commitBlock(block(1, []));
+      await store.recordAppVersion(0n);
+      assert.equal((await store.getChainState()).appVersion, 0n);
+      await store.recordAppVersion(1n);
+      assert.equal((await store.getChainState()).appVersion, 0n, "recorded once");
+    }));
+
   it("initChain runs once: a second call is a broken invariant and changes nothing", () =>
     withStore(async (store) => {
       await store.initChain("first", [validator("a")]);

@@ -27,6 +27,7 @@ function splitStore(writer: SqliteStore, reader: SqliteStore): Store {
     initChain: (chainId, validators, commitment, rules) => writer.initChain(chainId, validators, commitment, rules),
     commitBlock: (write) => writer.commitBlock(write),
     putSignedHeaders: (headers) => writer.putSignedHeaders(headers),
+    recordAppVersion: (appVersion) => writer.recordAppVersion(appVersion),
     getSignedHeader: (height) => reader.getSignedHeader(height),
     getSignedHeaderHeight: () => reader.getSignedHeaderHeight(),
     getChainState: () => reader.getChainState(),
