@@ -17,7 +17,15 @@ import { ChainCommitment, type StagedCommitment } from "./commitment.js";
 import { kindOf, txKinds } from "./kinds/registry.js";
 import { ledgerOptionsDefault, type LedgerOptions } from "./options.js";
 import { PendingPool } from "./pendingPool.js";
-import { noRuleHeights, protocolVersion, protocolVersionAt, ruleHeightsFor, ruleHeightsOf, rulesAt, type RuleHeights } from "./protocol.js";
+import {
+  noRuleHeights,
+  protocolVersion,
+  protocolVersionAt,
+  ruleHeightsFor,
+  ruleHeightsOf,
+  rulesAt,
+  type RuleHeights,
+} from "./protocol.js";
 import type { PreparePool } from "./preparePool.js";
 import { PreparedCache, preparedKey, type PreparedKey } from "./preparedCache.js";
 import { RivalWatch } from "./rivalWatch.js";
@@ -92,7 +100,10 @@ export class LedgerApp {
   private readonly listeners: ((block: CommittedBlock) => void)[] = [];
   private readonly finalizingListeners: ((height: number) => void)[] = [];
 
-  /** The protocol version the chain's genesis starts with; null if not begun or not recorded (a chain begun before schema 7). */
+  /**
+   * The protocol version the chain's genesis starts with; null if not begun or not recorded (a
+   * chain begun before schema 7, until the engine reads it).
+   */
   private genesisVersion: bigint | null;
   private ruleHeights: RuleHeights;
 
@@ -125,7 +136,8 @@ export class LedgerApp {
    * protocol version of the next block (what CometBFT's state holds after the last one).
    */
   info(): { readonly height: number; readonly appHash: string; readonly appVersion: bigint } {
-    return { height: this.height, appHash: this.commitment.appHash, appVersion: this.protocolVersionAt(this.height + 1) };
+    const appVersion = this.protocolVersionAt(this.height + 1);
+    return { height: this.height, appHash: this.commitment.appHash, appVersion };
   }
 
   /** Whether the chain has begun and the store does not know its genesis's protocol version (begun before schema 7). */

@@ -56,7 +56,11 @@ export const noRuleHeights: RuleHeights = new Map();
  * A chain's rule heights: those its genesis names (`genesis`, read by `ruleHeightsOf`) and those
  * this release names for the chain id (`heightsByChain`) where its genesis names none.
  */
-export function ruleHeightsFor(chainId: string | null, genesis: RuleHeights, changes: readonly RuleChange[] = ruleChanges): RuleHeights {
+export function ruleHeightsFor(
+  chainId: string | null,
+  genesis: RuleHeights,
+  changes: readonly RuleChange[] = ruleChanges,
+): RuleHeights {
   const heights = new Map(genesis);
   for (const change of changes) {
     const height = chainId === null ? undefined : change.heightsByChain?.[chainId];

@@ -3,7 +3,10 @@
 // `{"<rule>": height}` in name order.
 import type { ChainRules } from "./store.js";
 
-/** The columns initChain writes: the version as text (ABCI's uint64 exceeds both backends' integers), the heights' JSON. */
+/**
+ * The columns initChain writes: the version as text (ABCI's uint64 exceeds both backends'
+ * integers), the heights' JSON.
+ */
 export function chainRulesColumns(rules: ChainRules | undefined): { appVersion: string | null; ruleHeights: string } {
   if (rules === undefined) return { appVersion: null, ruleHeights: "{}" };
   const heights = [...rules.ruleHeights].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));

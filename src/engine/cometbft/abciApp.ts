@@ -304,7 +304,8 @@ export class LedgerAbciApp implements AbciHandler {
     if (ledger.chain !== null) {
       assert.equal(request.chainId, ledger.chain, "InitChain for another chain than the database's");
     } else {
-      await ledger.initChain(request.chainId, request.validators.map(validatorOf), rules.commitment, { appVersion: app, ruleHeights: rules.ruleHeights });
+      const chainRules = { appVersion: app, ruleHeights: rules.ruleHeights };
+      await ledger.initChain(request.chainId, request.validators.map(validatorOf), rules.commitment, chainRules);
     }
     // Block 1's: the genesis's, or a rule change's named for height 1.
     return ledger.protocolVersionAt(1);

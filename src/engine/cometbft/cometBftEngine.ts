@@ -106,7 +106,8 @@ export class CometBftEngine implements Broadcaster, EngineReadiness {
     // A store that did not record the genesis's protocol version learns it once CometBFT serves RPC.
     const genesisVersion = new GenesisVersionReader(deps.ledger, rpc, logger);
     deps.ledger.onCommitted(() => genesisVersion.poke());
-    return new CometBftEngine(server, app, rpc, broadcaster, { rpc: headersRpc, keeper: signedHeaders }, genesisVersion);
+    const headers = { rpc: headersRpc, keeper: signedHeaders };
+    return new CometBftEngine(server, app, rpc, broadcaster, headers, genesisVersion);
   }
 
   get abciAddress(): AbciListen {

@@ -26,8 +26,9 @@ export class GenesisVersionReader {
   /** Reads and records the version unless it is known or a read is under way. */
   poke(): void {
     if (!this.ledger.genesisVersionUnknown || this.#reading !== null) return;
+    const failed = "the genesis's protocol version could not be read from CometBFT; tried again after the next block";
     this.#reading = this.#read()
-      .catch((error: unknown) => this.logger?.warn({ err: error }, "the genesis's protocol version could not be read from CometBFT; tried again after the next block"))
+      .catch((error: unknown) => this.logger?.warn({ err: error }, failed))
       .finally(() => (this.#reading = null));
   }
 
@@ -49,7 +50,8 @@ export class GenesisVersionReader {
  * absent is 0, CometBFT's default), checked as InitChain checks it.
  */
 export function genesisAppVersionOf(genesis: unknown): bigint {
-  const app = (genesis as { consensus_params?: { version?: { app?: unknown } } } | undefined)?.consensus_params?.version?.app ?? "0";
+  const params = (genesis as { consensus_params?: { version?: { app?: unknown } } } | undefined)?.consensus_params;
+  const app = params?.version?.app ?? "0";
   if (typeof app !== "string" || !/^(0|[1-9][0-9]{0,19})$/.test(app)) {
     throw new Error(`CometBFT's genesis has consensus_params.version.app ${JSON.stringify(app)}, not a version`);
   }

@@ -30,7 +30,13 @@ export interface WriterThreadData {
 
 /** What the writer is asked to do. */
 type WriterAsk =
-  | { readonly op: "initChain"; readonly chainId: string; readonly validators: readonly Validator[]; readonly commitment: CommitmentVersion | undefined; readonly rules: ChainRules | undefined }
+  | {
+      readonly op: "initChain";
+      readonly chainId: string;
+      readonly validators: readonly Validator[];
+      readonly commitment: CommitmentVersion | undefined;
+      readonly rules: ChainRules | undefined;
+    }
   | { readonly op: "commitBlock"; readonly block: BlockWrite }
   | { readonly op: "putSignedHeaders"; readonly headers: readonly StoredSignedHeader[] }
   | { readonly op: "recordAppVersion"; readonly appVersion: bigint }
@@ -66,7 +72,8 @@ export async function openThreadedSqliteStore(options: Partial<SqliteStoreOption
     throw error;
   }
   const writes: Writes = {
-    initChain: async (chainId, validators, commitment, rules) => void (await writer.ask({ op: "initChain", chainId, validators, commitment, rules })),
+    initChain: async (chainId, validators, commitment, rules) =>
+      void (await writer.ask({ op: "initChain", chainId, validators, commitment, rules })),
     commitBlock: async (block) => {
       const rows = await writer.ask({ op: "commitBlock", block });
       assert.ok(rows !== undefined, "a commit's answer carries its block's rows");
