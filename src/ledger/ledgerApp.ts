@@ -10,13 +10,22 @@
 // and each kind is validated by its own rules. Nothing here knows which kinds there are.
 import assert from "node:assert/strict";
 import { reject, type Rejection } from "../errors/ledgerError.js";
-import type { BlockWrite, Evidence, LedgerStore, Validator } from "../store/store.js";
+import type { BlockWrite, ChainRules, ChainState, Evidence, LedgerStore, Validator } from "../store/store.js";
 import type { CommitmentVersion } from "../proofs/commitment.js";
 import { CheckReads } from "./checkReads.js";
 import { ChainCommitment, type StagedCommitment } from "./commitment.js";
 import { kindOf, txKinds } from "./kinds/registry.js";
 import { ledgerOptionsDefault, type LedgerOptions } from "./options.js";
 import { PendingPool } from "./pendingPool.js";
+import {
+  noRuleHeights,
+  protocolVersion,
+  protocolVersionAt,
+  ruleHeightsFor,
+  ruleHeightsOf,
+  rulesAt,
+  type RuleHeights,
+} from "./protocol.js";
 import type { PreparePool } from "./preparePool.js";
 import { PreparedCache, preparedKey, type PreparedKey } from "./preparedCache.js";
 import { RivalWatch } from "./rivalWatch.js";
@@ -91,14 +100,23 @@ export class LedgerApp {
   private readonly listeners: ((block: CommittedBlock) => void)[] = [];
   private readonly finalizingListeners: ((height: number) => void)[] = [];
 
+  /**
+   * The protocol version the chain's genesis starts with; null if not begun or not recorded (a
+   * chain begun before schema 7, until the engine reads it).
+   */
+  private genesisVersion: bigint | null;
+  private ruleHeights: RuleHeights;
+
   private constructor(
     private readonly options: LedgerOptions,
     private readonly deps: LedgerDeps,
-    state: { height: number; chainId: string | null },
+    state: ChainState,
     commitment: ChainCommitment,
   ) {
     this.height = state.height;
     this.chainId = state.chainId;
+    this.genesisVersion = state.appVersion;
+    this.ruleHeights = ruleHeightsFor(state.chainId, knownRuleHeights(state.ruleHeights));
     this.commitment = commitment;
     this.cache = new PreparedCache(options.preparedCacheEntriesMax);
     // A watched transaction is one its engine is handing over, which the pending pool would hold:
@@ -113,9 +131,42 @@ export class LedgerApp {
     return new LedgerApp({ ...ledgerOptionsDefault, ...options }, deps, state, commitment);
   }
 
-  /** ABCI Info: where the committed chain stands, so an engine can resume or replay. */
-  info(): { readonly height: number; readonly appHash: string } {
-    return { height: this.height, appHash: this.commitment.appHash };
+  /**
+   * ABCI Info: where the committed chain stands, so an engine can resume or replay, and the
+   * protocol version of the next block (what CometBFT's state holds after the last one).
+   */
+  info(): { readonly height: number; readonly appHash: string; readonly appVersion: bigint } {
+    const appVersion = this.protocolVersionAt(this.height + 1);
+    return { height: this.height, appHash: this.commitment.appHash, appVersion };
+  }
+
+  /** Whether the chain has begun and the store does not know its genesis's protocol version (begun before schema 7). */
+  get genesisVersionUnknown(): boolean {
+    return this.chainId !== null && this.genesisVersion === null;
+  }
+
+  /**
+   * The protocol version the chain's genesis starts with, when the store did not record it at
+   * InitChain (a chain begun before schema 7): the engine reads it from the genesis later.
+   */
+  async recordGenesisVersion(appVersion: bigint): Promise<void> {
+    if (!this.genesisVersionUnknown) return;
+    await this.deps.store.recordAppVersion(appVersion);
+    this.genesisVersion = appVersion;
+  }
+
+  /** The rule changes in force at `height` (protocol.ts): what a height-gated check asks. */
+  rulesAt(height: number): ReadonlySet<string> {
+    return rulesAt(height, this.ruleHeights);
+  }
+
+  /**
+   * The protocol version of the block at `height`: the genesis's, moved by the rule changes on
+   * by then. A chain that did not record its genesis's (begun before the store kept it, or not
+   * begun) counts from this release's, as Info reported before.
+   */
+  protocolVersionAt(height: number): bigint {
+    return protocolVersionAt(height, this.genesisVersion ?? protocolVersion, this.ruleHeights);
   }
 
   get pendingCount(): number {
@@ -141,10 +192,23 @@ export class LedgerApp {
     return this.commitment.version;
   }
 
-  /** Starts the chain; `commitment` is its app hash's rule, `v1` unless it must match an older chain. */
-  async initChain(chainId: string, validators: readonly Validator[], commitment: CommitmentVersion = "v1"): Promise<void> {
-    await this.deps.store.initChain(chainId, validators, commitment);
+  /**
+   * Starts the chain; `commitment` is its app hash's rule, `v1` unless it must match an older
+   * chain; `rules` the genesis's protocol version and rule heights (default: this release's
+   * version, none; a null version: not known, as in a copy of a chain that did not record it),
+   * kept in the store so that every start reads them back.
+   */
+  async initChain(
+    chainId: string,
+    validators: readonly Validator[],
+    commitment: CommitmentVersion = "v1",
+    rules: ChainRules = { appVersion: protocolVersion, ruleHeights: noRuleHeights },
+  ): Promise<void> {
+    const ruleHeights = ruleHeightsFor(chainId, knownRuleHeights(rules.ruleHeights));
+    await this.deps.store.initChain(chainId, validators, commitment, rules);
     this.chainId = chainId;
+    this.genesisVersion = rules.appVersion;
+    this.ruleHeights = ruleHeights;
     this.commitment = await ChainCommitment.open(this.deps.store, await this.deps.store.getChainState());
   }
 
@@ -477,4 +541,12 @@ export class LedgerApp {
 
 function pendingRejection(tx: PreparedBase): Rejection {
   return reject("PendingTransaction", `Transaction \`${tx.id}\` is already pending`);
+}
+
+/**
+ * A chain's rule heights, each a rule this release knows: a store written by a newer ledgerd
+ * may name one this release would not switch on, and then it would decide blocks differently.
+ */
+function knownRuleHeights(heights: ReadonlyMap<string, number>): RuleHeights {
+  return heights.size === 0 ? noRuleHeights : ruleHeightsOf(Object.fromEntries(heights));
 }

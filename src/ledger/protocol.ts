@@ -9,8 +9,9 @@
 // A consensus change must switch on at one height for every validator, or the network splits.
 // So a change is written as a named rule, both the old and the new behaviour stay in the code,
 // and the height where the new one starts is named in the genesis's app_state
-// (`"rule_heights": {"<rule>": H}`): a node that replays the chain years later switches at the
-// same height. The ledger's checks ask `rulesAt(height)` which rules hold.
+// (`"rule_heights": {"<rule>": H}`), or, for a chain already running, by the release for its
+// chain id (`heightsByChain`): a node that replays the chain years later switches at the same
+// height. The ledger's checks ask `rulesAt(height)` which rules hold.
 
 /** The protocol version of this release's rules at genesis (before any scheduled rule change). */
 export const protocolVersion = 1n;
@@ -19,19 +20,54 @@ export const protocolVersion = 1n;
 export interface RuleChange {
   readonly name: string;
   readonly protocolVersion: bigint;
+  /**
+   * Its height on chains that were running when the release came out, by chain id: a genesis
+   * cannot change, so for those the release itself names the height, the same on every node
+   * that runs it. A chain whose genesis names the rule keeps the genesis's height.
+   */
+  readonly heightsByChain?: Readonly<Record<string, number>>;
 }
 
+/** The rule changes this release can switch on, oldest first; a release adds its own here. */
+const knownChanges: RuleChange[] = [];
+
 /**
- * The rule changes this release can switch on, oldest first. None yet: a genesis that names one
- * is refused (`ruleHeightsOf`), so no node holds a schedule it would have to keep across restarts.
- * The first entry added here must also be kept in the store's chain state (docs/upgrades.md).
+ * The rule changes this release can switch on. None yet: a genesis that names one is refused
+ * (`ruleHeightsOf`). The heights a chain names are kept in the store's chain state from
+ * InitChain (the genesis reaches the app only then) and read at every start.
  */
-export const ruleChanges: readonly RuleChange[] = [];
+export const ruleChanges: readonly RuleChange[] = knownChanges;
+
+/**
+ * Adds a rule change to those this process knows. Only tests call it: a toy change, known to
+ * every node of a real network they start, shows the switch at a height end to end
+ * (test/e2e/cometbft/ruleHeight.test.ts). A release lists its changes in `knownChanges`.
+ */
+export function registerRuleChange(change: RuleChange): void {
+  if (!knownChanges.some((known) => known.name === change.name)) knownChanges.push(change);
+}
 
 /** The height at which each named rule change switches on. */
 export type RuleHeights = ReadonlyMap<string, number>;
 
 export const noRuleHeights: RuleHeights = new Map();
+
+/**
+ * A chain's rule heights: those its genesis names (`genesis`, read by `ruleHeightsOf`) and those
+ * this release names for the chain id (`heightsByChain`) where its genesis names none.
+ */
+export function ruleHeightsFor(
+  chainId: string | null,
+  genesis: RuleHeights,
+  changes: readonly RuleChange[] = ruleChanges,
+): RuleHeights {
+  const heights = new Map(genesis);
+  for (const change of changes) {
+    const height = chainId === null ? undefined : change.heightsByChain?.[chainId];
+    if (height !== undefined && !heights.has(change.name)) heights.set(change.name, height);
+  }
+  return heights.size === 0 ? noRuleHeights : heights;
+}
 
 /** The rule changes in force at `height`: those whose named height is at or below it. */
 export function rulesAt(height: number, heights: RuleHeights): ReadonlySet<string> {
@@ -40,9 +76,17 @@ export function rulesAt(height: number, heights: RuleHeights): ReadonlySet<strin
   return on;
 }
 
-/** The protocol version at `height`: the newest switched-on change's, else the genesis's. */
-export function protocolVersionAt(height: number, heights: RuleHeights, changes: readonly RuleChange[] = ruleChanges): bigint {
-  let version = protocolVersion;
+/**
+ * The protocol version of the block at `height`: the newest switched-on change's, else
+ * `genesisVersion`, the one the chain's genesis starts with.
+ */
+export function protocolVersionAt(
+  height: number,
+  genesisVersion: bigint,
+  heights: RuleHeights,
+  changes: readonly RuleChange[] = ruleChanges,
+): bigint {
+  let version = genesisVersion;
   const on = rulesAt(height, heights);
   for (const change of changes) if (on.has(change.name) && change.protocolVersion > version) version = change.protocolVersion;
   return version;

@@ -42,6 +42,7 @@ import { PrimaryOps } from "./ipc/opsIpc.js";
 import { nodeReadiness } from "./readiness.js";
 import { preflight, warnUnsafeSettings } from "./preflight.js";
 import { StartRefused } from "./startRefused.js";
+import { SchemaRefused } from "../store/schemaRefused.js";
 import { LedgerError } from "../errors/ledgerError.js";
 
 /** The solo validator's voting power: any positive number; 10 is CometBFT's default. */
@@ -191,10 +192,12 @@ export async function startNode(config: Config, deps: NodeDeps = {}): Promise<No
 
 /**
  * A damaged database is the machine's fault, not the code's: its message (the file and what to
- * do, store/sqlite/damage.ts) is the one line the operator needs.
+ * do, store/sqlite/damage.ts) is the one line the operator needs. So is a database this
+ * ledgerd does not open as it is (a newer schema, not a ledgerd database: store/schemaRefused.ts).
  */
 function refusalOf(error: unknown): unknown {
   if (error instanceof LedgerError && error.code === "StoreDamaged") return new StartRefused(error.message, { cause: error });
+  if (error instanceof SchemaRefused) return new StartRefused(error.message, { cause: error });
   return error;
 }
 

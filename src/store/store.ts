@@ -103,7 +103,17 @@ export interface ChainState {
   readonly commitment: CommitmentVersion;
   /** The history tree's size (blocks with a valid transaction) after the last block; 0 on a `bigchaindb` chain. */
   readonly historySize: number;
+  /**
+   * The protocol version the chain's genesis starts its blocks with (docs/upgrades.md), recorded
+   * at initChain; null before it, and on a chain begun before the store recorded it (schema 7).
+   */
+  readonly appVersion: bigint | null;
+  /** The height at which each named rule change switches on, from the genesis; empty if none. */
+  readonly ruleHeights: ReadonlyMap<string, number>;
 }
+
+/** What a chain's genesis says of its rules besides the app hash's (docs/upgrades.md). */
+export type ChainRules = Pick<ChainState, "appVersion" | "ruleHeights">;
 
 /** Where a perfect subtree of the history tree is (proofs/history.ts). */
 export interface NodePlace {
@@ -296,10 +306,11 @@ export interface SharedReads {
 /** What the ledger reads to validate a block and what it commits. */
 export interface LedgerStore extends SharedReads {
   /**
-   * Records the chain id, the first validator set (effective from height 1) and the app hash's
-   * rule (default `v1`). Once only, before the first block.
+   * Records the chain id, the first validator set (effective from height 1), the app hash's
+   * rule (default `v1`) and the genesis's other rules (default: none recorded, no rule heights).
+   * Once only, before the first block.
    */
-  initChain(chainId: string, validators: readonly Validator[], commitment?: CommitmentVersion): Promise<void>;
+  initChain(chainId: string, validators: readonly Validator[], commitment?: CommitmentVersion, rules?: ChainRules): Promise<void>;
   /**
    * Writes one block and everything derived from it in one database transaction: all or nothing.
    * The height must be the last committed height + 1 (asserted). Empty blocks are stored too.
@@ -308,6 +319,11 @@ export interface LedgerStore extends SharedReads {
   commitBlock(block: BlockWrite): Promise<void>;
   /** Keeps signed headers (see getSignedHeader), in one write; a height kept already is left as it is. */
   putSignedHeaders(headers: readonly StoredSignedHeader[]): Promise<void>;
+  /**
+   * Records the protocol version the chain's genesis starts with where the chain state has none
+   * (a chain begun before schema 7, whose genesis the engine reads later); a recorded one stays.
+   */
+  recordAppVersion(appVersion: bigint): Promise<void>;
 
   // Reads the validator uses (batched: one call per block, not per input).
   /** Which of these ids are committed transactions. */

@@ -38,6 +38,11 @@ export interface StartTestnetOptions extends NodeSelection {
 export interface NodeLaunch {
   /** This node's CometBFT binary instead of the manifest's. */
   readonly cometbft?: string;
+  /**
+   * This node's ledgerd instead of this one's: node's arguments before `start` (another
+   * release's `main.js`, or `--import tsx` and its `main.ts`), run from that release's folder.
+   */
+  readonly ledgerd?: { readonly args: readonly string[]; readonly cwd: string };
   /** Variables added to each process's environment. */
   readonly env?: Partial<Record<TestnetProcess, Readonly<Record<string, string>>>>;
 }
@@ -58,7 +63,8 @@ export async function startTestnet(dir: string, options: StartTestnetOptions = {
       startOne(root, node, "ledgerd", timeoutMs, {
         ports: [node.http, node.ws, node.abci],
         command: process.execPath,
-        args: [...ledgerdEntry(), "start", "--data_dir", join(root, node.dataDir)],
+        args: [...(options.launch?.(node)?.ledgerd?.args ?? ledgerdEntry()), "start", "--data_dir", join(root, node.dataDir)],
+        cwd: options.launch?.(node)?.ledgerd?.cwd ?? packageRoot(),
         env: {
           ...(options.failpoints === undefined ? {} : { [failpointsEnv]: options.failpoints }),
           ...options.launch?.(node)?.env?.ledgerd,
@@ -73,6 +79,7 @@ export async function startTestnet(dir: string, options: StartTestnetOptions = {
         ports: [node.rpc, node.p2p],
         command: options.launch?.(node)?.cometbft ?? manifest.cometbft,
         args: ["start", "--home", join(root, node.home)],
+        cwd: packageRoot(),
         env: { ...options.launch?.(node)?.env?.cometbft },
         readyUrl: `http://${node.rpc}/status`,
       }),
@@ -84,6 +91,7 @@ interface ProcessPlan {
   readonly ports: readonly string[];
   readonly command: string;
   readonly args: readonly string[];
+  readonly cwd: string;
   /** Added to the environment (which has no LEDGERD_* variable of the caller's). */
   readonly env?: Readonly<Record<string, string>>;
   readonly readyUrl: string;
@@ -165,7 +173,7 @@ function startProcess(root: string, node: TestnetNode, which: TestnetProcess, ho
   const log = openSync(logFile(root, node, which), "a");
   try {
     const env = { ...childEnv(), ...how.env };
-    const child = spawn(how.command, how.args, { cwd: packageRoot(), detached: true, stdio: ["ignore", log, log], env });
+    const child = spawn(how.command, how.args, { cwd: how.cwd, detached: true, stdio: ["ignore", log, log], env });
     if (child.pid === undefined) throw new Error(`${which} of ${node.name} did not start (${how.command})`);
     writeFileSync(pidFile(root, node, which), `${child.pid}\n`);
     child.unref();

@@ -29,6 +29,13 @@ export interface ExportHeader {
   readonly validators: readonly Validator[];
   /** Absent in exports written before the rule existed, of a `bigchaindb` chain. */
   readonly commitment?: CommitmentVersion;
+  /**
+   * The protocol version the chain's genesis starts with, in decimal (docs/upgrades.md); absent
+   * when the ledger did not record it (a chain begun before schema 7, or an older export).
+   */
+  readonly app_version?: string;
+  /** The heights of the chain's rule changes, by name; absent when none. */
+  readonly rule_heights?: Readonly<Record<string, number>>;
   readonly from: 1;
   readonly to: number;
 }
@@ -75,6 +82,9 @@ const headerSchema = {
       },
     },
     commitment: { enum: [...commitmentVersions] },
+    // ABCI's uint64, in decimal.
+    app_version: { type: "string", pattern: "^(0|[1-9][0-9]{0,19})$" },
+    rule_heights: { type: "object", additionalProperties: safeInteger(1) },
     from: { const: 1 },
     to: safeInteger(0),
   },

@@ -18,7 +18,7 @@ import { PreparePool } from "../ledger/preparePool.js";
 import { removeDatabaseFiles } from "../store/sqlite/backup.js";
 import { SqliteStore } from "../store/sqlite/sqliteStore.js";
 import { openLedgerReader } from "../node/openStore.js";
-import type { BlockContents } from "../store/store.js";
+import type { BlockContents, ChainRules } from "../store/store.js";
 import type { CommitmentVersion } from "../proofs/commitment.js";
 import { lockLedger } from "../node/dataDirLock.js";
 import { exportFormat, exportLineBytesMax, exportVersion, readBlock, readHeader, type ExportBlock, type ExportHeader } from "./exportFormat.js";
@@ -39,6 +39,8 @@ export async function exportChain(config: Config, file: string, onProgress?: (he
       chain_id: head.chainId,
       validators: await store.getValidators(1),
       commitment: head.commitment,
+      ...(head.appVersion === null ? {} : { app_version: String(head.appVersion) }),
+      ...(head.ruleHeights.size === 0 ? {} : { rule_heights: Object.fromEntries(head.ruleHeights) }),
       from: 1,
       to: head.height,
     };
@@ -124,7 +126,8 @@ async function buildLedger(
   let done = false;
   try {
     const ledger = await LedgerApp.open(options.ledger, { store, pool });
-    await ledger.initChain(header.chain_id, header.validators, commitment);
+    // A rule change this release does not know is refused here, naming it.
+    await ledger.initChain(header.chain_id, header.validators, commitment, chainRulesOfHeader(header));
     let height = 0;
     for await (const line of { [Symbol.asyncIterator]: () => lines }) {
       if (line.text.trim() === "") continue;
@@ -182,4 +185,12 @@ export function exportBlockOf(contents: BlockContents): ExportBlock {
     total_power: e.totalPower,
   }));
   return { ...block, evidence };
+}
+
+/** The chain's protocol version and rule heights an export's header names (none: not recorded). */
+export function chainRulesOfHeader(header: ExportHeader): ChainRules {
+  return {
+    appVersion: header.app_version === undefined ? null : BigInt(header.app_version),
+    ruleHeights: new Map(Object.entries(header.rule_heights ?? {})),
+  };
 }

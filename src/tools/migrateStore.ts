@@ -34,7 +34,7 @@ export async function migrateToPostgres(config: Config, url: string, onProgress?
     if (head.chainId === null) throw new Error("the SQLite ledger has no chain yet");
     const from = (await checkResumable(source, target, head.chainId)) + 1;
     const ledger = await LedgerApp.open(options.ledger, { store: target, pool });
-    if (from === 1) await ledger.initChain(head.chainId, await source.getValidators(1), head.commitment);
+    if (from === 1) await ledger.initChain(head.chainId, await source.getValidators(1), head.commitment, head);
     for (let height = from; height <= head.height; height++) {
       const contents = await source.getBlockContents(height);
       if (contents === null) throw new Error(`block ${height} is missing from the SQLite ledger`);

@@ -36,7 +36,6 @@ import type { Store, Validator } from "../../store/store.js";
 import { afterAnswersWritten, type AbciConnection, type AbciHandler } from "./abciServer.js";
 import { encodeUvarint, misbehaviorOf } from "./abciCodec.js";
 import { genesisProtocolVersion, rulesOfAppState } from "./genesisAppState.js";
-import { protocolVersion } from "../../ledger/protocol.js";
 import { failpoint } from "../../failpoints.js";
 import type { SignedHeaderKeeper } from "./signedHeaderKeeper.js";
 
@@ -275,19 +274,20 @@ export class LedgerAbciApp implements AbciHandler {
    * this must be exactly what the ledger's store holds.
    */
   private info(_request: RequestInfo): ResponseInfo {
-    const { height, appHash } = this.deps.ledger.info();
+    const { height, appHash, appVersion } = this.deps.ledger.info();
     return {
       data: "ledgerd",
       version: this.options.version,
-      // CometBFT takes it only for a chain with no state yet (and InitChain's answer then
-      // overrides it) and to check a state-synced app against the block header's version.
-      appVersion: protocolVersion,
+      // The chain's own, for the next block (its genesis's, moved by its rule heights): CometBFT
+      // takes it for a chain with no state yet (and InitChain's answer then overrides it) and
+      // checks a state-synced app against the block header's version.
+      appVersion,
       lastBlockHeight: BigInt(height),
       lastBlockAppHash: appHashBytes(appHash),
     };
   }
 
-  /** Starts the chain, once; the protocol version its genesis starts the blocks with. */
+  /** Starts the chain, once; the protocol version of its first block. */
   private async initChain(request: RequestInitChain): Promise<bigint> {
     const ledger = this.deps.ledger;
     const expected = this.options.chainId;
@@ -303,10 +303,12 @@ export class LedgerAbciApp implements AbciHandler {
     const rules = rulesOfAppState(request.appStateBytes);
     if (ledger.chain !== null) {
       assert.equal(request.chainId, ledger.chain, "InitChain for another chain than the database's");
-      return app;
+    } else {
+      const chainRules = { appVersion: app, ruleHeights: rules.ruleHeights };
+      await ledger.initChain(request.chainId, request.validators.map(validatorOf), rules.commitment, chainRules);
     }
-    await ledger.initChain(request.chainId, request.validators.map(validatorOf), rules.commitment);
-    return app;
+    // Block 1's: the genesis's, or a rule change's named for height 1.
+    return ledger.protocolVersionAt(1);
   }
 
   /**
@@ -347,7 +349,12 @@ export class LedgerAbciApp implements AbciHandler {
     // A concluded election's change: CometBFT applies it from height + 2 (its own pipeline); the
     // ledger's rules use the new set from height + 1, as BigchainDB did (docs/compatibility.md #11).
     const validatorUpdates = finalized.validatorUpdates.map(validatorUpdateOf);
-    return { events: [], txResults, validatorUpdates, appHash: appHashBytes(finalized.appHash) };
+    const answer = { events: [], txResults, validatorUpdates, appHash: appHashBytes(finalized.appHash) };
+    // A rule change that switches on at the next height moves the protocol version there: the
+    // next header carries it (CometBFT applies params from the next height; docs/upgrades.md).
+    const next = this.deps.ledger.protocolVersionAt(height + 1);
+    if (next === this.deps.ledger.protocolVersionAt(height)) return answer;
+    return { ...answer, consensusParamUpdates: { version: { app: next } } };
   }
 
   /**

@@ -9,6 +9,7 @@
 //   cometBftConfig.ts       the config.toml edits a node needs (used by `ledgerd testnet`).
 //   signedHeaderKeeper.ts   CometBFT's signed headers kept in the store for the proofs, and
 // Commit's retain_height (`engine.retain_blocks`).
+//   genesisVersionReader.ts the genesis's protocol version for a store begun without it.
 // The node listens on ABCI first; CometBFT, started after, connects, runs the Info handshake
 // (replaying the blocks the ledger lacks) and from then on drives the ledger.
 import type { Logger } from "pino";
@@ -21,6 +22,7 @@ import { readinessTimeoutMs, type EngineReadiness } from "../readiness.js";
 import { LedgerAbciApp } from "./abciApp.js";
 import { AbciServer, type AbciListen } from "./abciServer.js";
 import { CometBftBroadcaster } from "./cometBftBroadcaster.js";
+import { GenesisVersionReader } from "./genesisVersionReader.js";
 import { cometBftEngineOptionsDefault, type CometBftEngineOptions } from "./options.js";
 import { CometBftRpcClient, rpcResponseBytesMaxDefault } from "./rpcClient.js";
 import { SignedHeaderKeeper } from "./signedHeaderKeeper.js";
@@ -47,6 +49,7 @@ export class CometBftEngine implements Broadcaster, EngineReadiness {
     private readonly rpc: CometBftRpcClient,
     private readonly broadcaster: CometBftBroadcaster,
     private readonly headers: { readonly rpc: CometBftSignedHeaders; readonly keeper: SignedHeaderKeeper },
+    private readonly genesisVersion: GenesisVersionReader,
   ) {}
 
   /** Listens for CometBFT on ABCI; broadcasts go to its RPC. */
@@ -100,7 +103,11 @@ export class CometBftEngine implements Broadcaster, EngineReadiness {
       { rpcTimeoutMs: o.rpcTimeoutMs, commitTimeoutMs: o.commitTimeoutMs },
       { ledger: deps.ledger, rpc, durable: () => app.durable() },
     );
-    return new CometBftEngine(server, app, rpc, broadcaster, { rpc: headersRpc, keeper: signedHeaders });
+    // A store that did not record the genesis's protocol version learns it once CometBFT serves RPC.
+    const genesisVersion = new GenesisVersionReader(deps.ledger, rpc, logger);
+    deps.ledger.onCommitted(() => genesisVersion.poke());
+    const headers = { rpc: headersRpc, keeper: signedHeaders };
+    return new CometBftEngine(server, app, rpc, broadcaster, headers, genesisVersion);
   }
 
   get abciAddress(): AbciListen {
@@ -137,6 +144,7 @@ export class CometBftEngine implements Broadcaster, EngineReadiness {
   stop(): Promise<void> {
     this.stopped ??= (async () => {
       this.rpc.close();
+      await this.genesisVersion.settled();
       await this.server.close();
       await this.app.close();
       await this.headers.keeper.settled();

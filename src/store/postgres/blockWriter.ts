@@ -12,7 +12,8 @@ import type { CommitmentVersion } from "../../proofs/commitment.js";
 import { makesAsset, outputKey } from "../../transaction/committed.js";
 import { fieldLeafKeys } from "../fieldQuery.js";
 import { validatorsJson } from "../validatorsJson.js";
-import type { BlockWrite, ChainState, LegacyBlockWrite, Validator } from "../store.js";
+import type { BlockWrite, ChainRules, ChainState, LegacyBlockWrite, Validator } from "../store.js";
+import { chainRulesColumns } from "../chainRules.js";
 import { searchDocuments } from "./textSearch.js";
 
 /**
@@ -63,11 +64,16 @@ export async function writeInitChain(
   chainId: string,
   validators: readonly Validator[],
   commitment: CommitmentVersion,
+  rules: ChainRules | undefined,
 ): Promise<void> {
   await inTransaction(client, async () => {
     const state = await lockedState(client);
     checkInitChain(state.chain_id, state.height);
-    await client.query("UPDATE chain_state SET chain_id = $1, commitment = $2 WHERE id = 1", [chainId, commitment]);
+    const columns = chainRulesColumns(rules);
+    await client.query(
+      "UPDATE chain_state SET chain_id = $1, commitment = $2, app_version = $3, rule_heights = $4 WHERE id = 1",
+      [chainId, commitment, columns.appVersion, columns.ruleHeights],
+    );
     // The first validator set governs from height 1 (BigchainDB `init_chain`).
     await client.query("INSERT INTO validators (height, json) VALUES (1, $1)", [validatorsJson(validators)]);
   });

@@ -30,6 +30,7 @@ import type {
   BlockContents,
   BlockRecord,
   BlockWrite,
+  ChainRules,
   ChainState,
   DerivedCheck,
   ElectionRecord,
@@ -50,6 +51,7 @@ import type {
   Validator,
   ValidatorSet,
 } from "../store.js";
+import { chainRulesOfColumns } from "../chainRules.js";
 import { PostgresDerivedCheck } from "./derivedCheck.js";
 import { readStoredText, writeBlock, writeInitChain } from "./blockWriter.js";
 import { connectionConfig, isCancelled, isUnavailable, openPool, storeUnavailable } from "./connection.js";
@@ -59,6 +61,17 @@ import { batchRowsMax, Reads } from "./reads.js";
 import { ensurePostgresSchema } from "./schema.js";
 import { evidencePages } from "../evidencePages.js";
 import { searchHits, searchPage } from "./search.js";
+
+/** chain_state's columns as the driver gives them. */
+interface ChainStateColumns {
+  height: number;
+  app_hash: string;
+  chain_id: string | null;
+  commitment: CommitmentVersion;
+  history_size: number;
+  app_version: string | null;
+  rule_heights: string;
+}
 
 /** The advisory lock a writer holds (any constant; ledgerd takes no other). */
 const writerLockKey = 7_016_161_415;
@@ -182,15 +195,22 @@ export class PostgresStore implements Store {
   }
 
   async getChainState(): Promise<ChainState> {
-    const rows = await this.#rows<{ height: number; app_hash: string; chain_id: string | null; commitment: CommitmentVersion; history_size: number }>(
-      "SELECT height, app_hash, chain_id, commitment, history_size FROM chain_state WHERE id = 1",
+    const rows = await this.#rows<ChainStateColumns>(
+      "SELECT height, app_hash, chain_id, commitment, history_size, app_version, rule_heights FROM chain_state WHERE id = 1",
     );
     const row = rows[0]!;
-    return { height: row.height, appHash: row.app_hash, chainId: row.chain_id, commitment: row.commitment, historySize: row.history_size };
+    return {
+      height: row.height,
+      appHash: row.app_hash,
+      chainId: row.chain_id,
+      commitment: row.commitment,
+      historySize: row.history_size,
+      ...chainRulesOfColumns(row.app_version, row.rule_heights),
+    };
   }
 
-  async initChain(chainId: string, validators: readonly Validator[], commitment: CommitmentVersion = "v1"): Promise<void> {
-    await this.#write((client) => writeInitChain(client, chainId, validators, commitment));
+  async initChain(chainId: string, validators: readonly Validator[], commitment: CommitmentVersion = "v1", rules?: ChainRules): Promise<void> {
+    await this.#write((client) => writeInitChain(client, chainId, validators, commitment, rules));
   }
 
   async commitBlock(block: BlockWrite): Promise<void> {
@@ -381,6 +401,16 @@ export class PostgresStore implements Store {
         "INSERT INTO signed_headers (height, json) SELECT * FROM unnest($1::bigint[], $2::text[]) ON CONFLICT (height) DO NOTHING",
         [headers.map((h) => h.height), headers.map((h) => h.json)],
       );
+    } catch (error) {
+      throw isUnavailable(error) ? storeUnavailable(error) : error;
+    }
+  }
+
+  async recordAppVersion(appVersion: bigint): Promise<void> {
+    assert.equal(this.#options.access, "writer", "a write on a reader store");
+    // One statement on the pool, atomic on its own, as putSignedHeaders.
+    try {
+      await this.#pool.query("UPDATE chain_state SET app_version = $1 WHERE id = 1 AND app_version IS NULL", [String(appVersion)]);
     } catch (error) {
       throw isUnavailable(error) ? storeUnavailable(error) : error;
     }

@@ -19,6 +19,7 @@
 // - `ledger_*` views: the stable read interface for SQL users.
 
 import type pg from "pg";
+import { SchemaRefused } from "../schemaRefused.js";
 
 /** Each migration brings the schema to its index + 1. */
 const migrations: readonly string[] = [
@@ -171,6 +172,12 @@ const migrations: readonly string[] = [
   `
   CREATE TABLE signed_headers (height bigint PRIMARY KEY, json text NOT NULL);
   `,
+  // 5: the chain's protocol version and rule heights from its genesis, as in SQLite (schema 7):
+  // NULL until initChain and on a chain begun before this migration.
+  `
+  ALTER TABLE chain_state ADD COLUMN app_version text;
+  ALTER TABLE chain_state ADD COLUMN rule_heights text NOT NULL DEFAULT '{}';
+  `,
 ];
 
 /** The schema this build writes. */
@@ -190,14 +197,14 @@ export async function ensurePostgresSchema(client: pg.ClientBase, writer: boolea
     const row = await client.query<{ version: number }>("SELECT version FROM schema_version");
     version = row.rows[0]?.version ?? 0;
   } else if (names.size > 0) {
-    throw new Error("the database holds tables but no schema_version: it is not a ledgerd database");
+    throw new SchemaRefused("the database holds tables but no schema_version: it is not a ledgerd database");
   }
   if (version > postgresSchemaVersion) {
-    throw new Error(`the database has schema version ${version}; this ledgerd reads up to ${postgresSchemaVersion}. Use a newer ledgerd.`);
+    throw new SchemaRefused(`the database has schema version ${version}; this ledgerd reads up to ${postgresSchemaVersion}. Use a newer ledgerd.`);
   }
   if (version === postgresSchemaVersion) return;
   if (!writer) {
-    throw new Error(`the database has schema version ${version}; this ledgerd needs ${postgresSchemaVersion}: start the writing node first`);
+    throw new SchemaRefused(`the database has schema version ${version}; this ledgerd needs ${postgresSchemaVersion}: start the writing node first`);
   }
   for (let next = version; next < postgresSchemaVersion; next++) {
     await client.query("BEGIN");

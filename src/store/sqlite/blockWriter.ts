@@ -7,8 +7,9 @@ import { legacyOutputKey } from "../../legacy/committed.js";
 import { makesAsset, outputKey, type CommittedTx, type OutputRef } from "../../transaction/committed.js";
 import type { CommitmentVersion } from "../../proofs/commitment.js";
 import { checkHistory, checkInitChain, checkLegacyPosition, checkLegacySpend, checkNewId, checkNextHeight, checkSpend, checkSpendTaken, checkEvidence } from "../blockInvariants.js";
+import { chainRulesColumns } from "../chainRules.js";
 import { validatorsJson } from "../validatorsJson.js";
-import type { BlockWrite, LegacyBlockWrite, Validator } from "../store.js";
+import type { BlockWrite, ChainRules, LegacyBlockWrite, Validator } from "../store.js";
 import { indexNames, type Connection } from "./connection.js";
 import type { IndexName } from "./queries.js";
 import type { IndexRow, SliceMerge } from "./deferredIndex.js";
@@ -34,7 +35,7 @@ export class BlockWriter {
     this.#commit = (block) => commit.immediate(block);
   }
 
-  initChain(chainId: string, validators: readonly Validator[], commitment: CommitmentVersion): void {
+  initChain(chainId: string, validators: readonly Validator[], commitment: CommitmentVersion, rules: ChainRules | undefined): void {
     const c = this.#c;
     c.db
       .transaction(() => {
@@ -42,6 +43,8 @@ export class BlockWriter {
         checkInitChain(state.chainId, state.height);
         c.write.setChainId.run(chainId);
         c.write.setCommitment.run(commitment);
+        const columns = chainRulesColumns(rules);
+        c.write.setChainRules.run(columns.appVersion, columns.ruleHeights);
         // The first validator set governs from height 1 (BigchainDB `init_chain`).
         c.write.insertValidators.run(1, validatorsJson(validators));
       })

@@ -27,7 +27,8 @@ export function indexInsertSql(table: string, columns: readonly string[]): strin
 /** Reads, including the lookups inside commitBlock and on open. */
 export const readSql = {
   chainState:
-    `SELECT chain_id AS chainId, height, app_hash AS appHash, commitment, history_size AS historySize
+    `SELECT chain_id AS chainId, height, app_hash AS appHash, commitment, history_size AS historySize,
+       app_version AS appVersion, rule_heights AS ruleHeights
      FROM chain_state WHERE id = 1`,
   lastSeq: "SELECT max(seq) FROM transactions",
   // Changes when another connection commits (a follower's cue to catch up). Prepared once:
@@ -179,6 +180,7 @@ export const writeSql = {
   insertEvidence: `INSERT INTO evidence
     (height, idx, type, validator_address, power, infraction_height, time, total_power) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
   setChainId: "UPDATE chain_state SET chain_id = ? WHERE id = 1",
+  setChainRules: "UPDATE chain_state SET app_version = ?, rule_heights = ? WHERE id = 1",
   setHead: "UPDATE chain_state SET height = ?, app_hash = ? WHERE id = 1",
   setSweep: "UPDATE index_sweep SET merged_seq = ? WHERE slice = ?",
   insertLegacyTx: `

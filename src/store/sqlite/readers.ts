@@ -22,12 +22,20 @@ import { inBlockOrder } from "../blockOrder.js";
 import type { Connection } from "./connection.js";
 import { keyHash } from "./keyHash.js";
 import { idsAt, legacyOutputsAt, legacySeqsOf, outputsAt, seqsOf, spendersOf } from "./lookups.js";
+import { chainRulesOfColumns } from "../chainRules.js";
 import { placeKey, type Place } from "./places.js";
 import type { BlockRow, ChainStateRow, RefusalRow, SeqJsonRow } from "./rows.js";
 
 export function readChainState(c: Connection): ChainState {
   const row = c.read.chainState.get() as ChainStateRow;
-  return { height: row.height, appHash: row.appHash, chainId: row.chainId, commitment: row.commitment, historySize: row.historySize };
+  return {
+    height: row.height,
+    appHash: row.appHash,
+    chainId: row.chainId,
+    commitment: row.commitment,
+    historySize: row.historySize,
+    ...chainRulesOfColumns(row.appVersion, row.ruleHeights),
+  };
 }
 
 export function readOutputs(c: Connection, refs: readonly OutputRef[]): Map<string, StoredOutput> {

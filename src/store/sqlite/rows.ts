@@ -6,6 +6,8 @@ export interface ChainStateRow {
   appHash: string;
   commitment: "bigchaindb" | "v1";
   historySize: number;
+  appVersion: string | null;
+  ruleHeights: string;
 }
 
 export interface SeqJsonRow {

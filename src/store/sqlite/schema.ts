@@ -1,12 +1,14 @@
 import type Database from "better-sqlite3";
+import { SchemaRefused } from "../schemaRefused.js";
 import { searchTokenizer } from "../searchTokens.js";
 
 /**
  * The schema this build writes. A database with a newer one is refused, never guessed at; an
  * older one is migrated by its owner when opened (version 2 added the legacy tables, 3 the
- * elections, 4 the ledger commitment, 5 the evidence).
+ * elections, 4 the ledger commitment, 5 the evidence, 6 the signed headers, 7 the chain's
+ * protocol version and rule heights).
  */
-export const schemaVersion = 6;
+export const schemaVersion = 7;
 
 // Layout, chosen so that a commit's cost does not grow with the ledger:
 // - `transactions` is keyed by `seq`, the commit order, an integer rowid, with no secondary
@@ -214,6 +216,15 @@ const signedHeadersSchemaSql = `
 CREATE TABLE signed_headers (height INTEGER PRIMARY KEY, json TEXT NOT NULL);
 `;
 
+// Schema version 7: the chain's rules besides the app hash's, from its genesis at initChain
+// (docs/upgrades.md): the protocol version its blocks start with (`app_version`, NULL until
+// initChain and on a chain begun before this version, which cannot tell it; text, as ABCI's
+// uint64 may exceed SQLite's integers) and the heights of its rule changes (JSON `{"<rule>": height}`).
+const chainRulesSchemaSql = `
+ALTER TABLE chain_state ADD COLUMN app_version TEXT;
+ALTER TABLE chain_state ADD COLUMN rule_heights TEXT NOT NULL DEFAULT '{}';
+`;
+
 /**
  * Creates the schema in an empty database, or checks the version of an existing one and migrates
  * an older one (only a writer can; a read-only store refuses it). Refuses a database written by
@@ -233,6 +244,7 @@ export function ensureSchema(db: Database.Database, indexSlices: number): void {
       db.exec(commitmentSchemaSql);
       db.exec(evidenceSchemaSql);
       db.exec(signedHeadersSchemaSql);
+      db.exec(chainRulesSchemaSql);
       db.prepare("INSERT INTO schema_version (version) VALUES (?)").run(schemaVersion);
       const sweep = db.prepare("INSERT INTO index_sweep (slice, merged_seq) VALUES (?, 0)");
       for (let slice = 0; slice < indexSlices; slice++) sweep.run(slice);
@@ -240,13 +252,13 @@ export function ensureSchema(db: Database.Database, indexSlices: number): void {
     return;
   }
   if (!tables.includes("schema_version")) {
-    throw new Error(`${db.name} is not a ledgerd database (it has no schema_version table)`);
+    throw new SchemaRefused(`${db.name} is not a ledgerd database (it has no schema_version table)`);
   }
   const version = db.prepare("SELECT version FROM schema_version").pluck().get() as
     | number
     | undefined;
   if (version === undefined || version > schemaVersion) {
-    throw new Error(
+    throw new SchemaRefused(
       `${db.name} has schema version ${String(version)}; this ledgerd reads up to ` +
         `${schemaVersion}. Use a newer ledgerd.`,
     );
@@ -257,7 +269,7 @@ export function ensureSchema(db: Database.Database, indexSlices: number): void {
 /** Brings a database of an older schema version up to this one, in one transaction. */
 function migrate(db: Database.Database, from: number): void {
   if (db.readonly) {
-    throw new Error(
+    throw new SchemaRefused(
       `${db.name} has schema version ${from}; this ledgerd needs ${schemaVersion}. Open it once ` +
         "with a writing ledgerd (not a read-only store) to migrate it.",
     );
@@ -277,6 +289,9 @@ function migrate(db: Database.Database, from: number): void {
     if (from < 5) db.exec(evidenceSchemaSql);
     // Version 6: the signed headers (fetched from CometBFT's RPC when missing, as before).
     if (from < 6) db.exec(signedHeadersSchemaSql);
+    // Version 7: the chain's rules; a chain begun before keeps no rule heights (no release
+    // scheduled any) and an unknown protocol version.
+    if (from < 7) db.exec(chainRulesSchemaSql);
     db.prepare("UPDATE schema_version SET version = ?").run(schemaVersion);
   }).immediate();
 }

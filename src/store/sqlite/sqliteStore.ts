@@ -39,6 +39,7 @@ import type {
   OutputEntry,
   PageOptions,
   BlockWrite,
+  ChainRules,
   ChainState,
   LegacyRecord,
   SearchHit,
@@ -173,9 +174,9 @@ export class SqliteStore implements Store {
     return this.#reading(() => readers.readChainState(this.#c));
   }
 
-  async initChain(chainId: string, validators: readonly Validator[], commitment: CommitmentVersion = "v1"): Promise<void> {
+  async initChain(chainId: string, validators: readonly Validator[], commitment: CommitmentVersion = "v1", rules?: ChainRules): Promise<void> {
     assert.ok(!this.#readOnly, "initChain on a read-only store");
-    this.#writer.initChain(chainId, validators, commitment);
+    this.#writer.initChain(chainId, validators, commitment, rules);
   }
 
   async commitBlock(block: BlockWrite): Promise<void> {
@@ -303,6 +304,13 @@ export class SqliteStore implements Store {
 
   async getHistoryNodes(places: readonly NodePlace[]): Promise<(Uint8Array | null)[]> {
     return this.#reading(() => readers.readHistoryNodes(this.#c, places));
+  }
+
+  async recordAppVersion(appVersion: bigint): Promise<void> {
+    assert.ok(!this.#readOnly, "recordAppVersion on a read-only store");
+    guardDamage(this.#c.db.name, () => {
+      this.#c.db.prepare("UPDATE chain_state SET app_version = ? WHERE id = 1 AND app_version IS NULL").run(String(appVersion));
+    });
   }
 
   async putSignedHeaders(headers: readonly StoredSignedHeader[]): Promise<void> {

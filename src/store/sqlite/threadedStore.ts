@@ -14,13 +14,14 @@
 import assert, { AssertionError } from "node:assert";
 import type { Worker } from "node:worker_threads";
 import type { CommitmentVersion } from "../../proofs/commitment.js";
-import type { BlockWrite, Store, StoredSignedHeader, Validator } from "../store.js";
+import type { BlockWrite, ChainRules, Store, StoredSignedHeader, Validator } from "../store.js";
 import { sqliteStoreOptionsDefault, type SqliteStoreOptions } from "./options.js";
 import type { BlockRows } from "./places.js";
 import { SqliteStore } from "./sqliteStore.js";
 import { startWorkerThread } from "../../workerThread.js";
 import type { ErrorCode } from "../../errors/codes.js";
 import { LedgerError } from "../../errors/ledgerError.js";
+import { SchemaRefused } from "../schemaRefused.js";
 
 /** What the writer thread is started with. */
 export interface WriterThreadData {
@@ -29,9 +30,16 @@ export interface WriterThreadData {
 
 /** What the writer is asked to do. */
 type WriterAsk =
-  | { readonly op: "initChain"; readonly chainId: string; readonly validators: readonly Validator[]; readonly commitment: CommitmentVersion | undefined }
+  | {
+      readonly op: "initChain";
+      readonly chainId: string;
+      readonly validators: readonly Validator[];
+      readonly commitment: CommitmentVersion | undefined;
+      readonly rules: ChainRules | undefined;
+    }
   | { readonly op: "commitBlock"; readonly block: BlockWrite }
   | { readonly op: "putSignedHeaders"; readonly headers: readonly StoredSignedHeader[] }
+  | { readonly op: "recordAppVersion"; readonly appVersion: bigint }
   | { readonly op: "close" };
 
 /** An ask as sent, numbered so that its reply finds it. */
@@ -50,7 +58,7 @@ export interface PlainError {
   readonly code?: ErrorCode;
 }
 
-type Writes = Pick<Store, "initChain" | "commitBlock" | "putSignedHeaders" | "close">;
+type Writes = Pick<Store, "initChain" | "commitBlock" | "putSignedHeaders" | "recordAppVersion" | "close">;
 
 /** Opens the file (creating it when missing) with its writer on a thread; resolves when both are open. */
 export async function openThreadedSqliteStore(options: Partial<SqliteStoreOptions> = {}): Promise<Store> {
@@ -64,13 +72,15 @@ export async function openThreadedSqliteStore(options: Partial<SqliteStoreOption
     throw error;
   }
   const writes: Writes = {
-    initChain: async (chainId, validators, commitment) => void (await writer.ask({ op: "initChain", chainId, validators, commitment })),
+    initChain: async (chainId, validators, commitment, rules) =>
+      void (await writer.ask({ op: "initChain", chainId, validators, commitment, rules })),
     commitBlock: async (block) => {
       const rows = await writer.ask({ op: "commitBlock", block });
       assert.ok(rows !== undefined, "a commit's answer carries its block's rows");
       reader.followBlock(rows);
     },
     putSignedHeaders: async (headers) => void (await writer.ask({ op: "putSignedHeaders", headers })),
+    recordAppVersion: async (appVersion) => void (await writer.ask({ op: "recordAppVersion", appVersion })),
     close: async () => {
       await reader.close();
       await writer.close();
@@ -144,6 +154,8 @@ class WriterThread {
 /** The writer's error on this thread, of the same kind: a broken invariant stays an assertion. */
 function errorOf(error: PlainError): Error {
   if (error.code !== undefined) return new LedgerError(error.code, error.message);
+  // A refused file is the operator's to settle, said in one line: no stack to carry.
+  if (error.name === "SchemaRefused") return new SchemaRefused(error.message);
   const made = error.name === "AssertionError" ? new AssertionError({ message: error.message }) : new Error(error.message);
   if (error.name !== "AssertionError") made.name = error.name;
   made.stack = `${made.stack ?? ""}\n    in the SQLite writer thread:\n${error.stack}`;

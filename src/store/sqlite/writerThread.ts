@@ -40,12 +40,15 @@ port.on("message", (request: WriterRequest) => {
 async function run(request: WriterRequest): Promise<BlockRows | undefined> {
   switch (request.op) {
     case "initChain":
-      await store.initChain(request.chainId, request.validators, request.commitment);
+      await store.initChain(request.chainId, request.validators, request.commitment, request.rules);
       return undefined;
     case "commitBlock":
       return store.commitBlockRows(request.block);
     case "putSignedHeaders":
       await store.putSignedHeaders(request.headers);
+      return undefined;
+    case "recordAppVersion":
+      await store.recordAppVersion(request.appVersion);
       return undefined;
     case "close":
       await store.close();

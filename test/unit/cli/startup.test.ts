@@ -1,15 +1,23 @@
 // Start-up refusals of the machine (issue 11, "Parameters and settings that are silently bent"
 // and "Faults of the machine"): a second node on a data directory, a data directory that cannot
-// be made, a port in use. Each is refused at once, in one line, by real `ledgerd` processes.
+// be made, a port in use, a store of a newer ledgerd. Each is refused at once, in one line, by
+// real `ledgerd` processes.
 import assert from "node:assert/strict";
 import { copyFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { spawn } from "node:child_process";
 import { createServer, type AddressInfo } from "node:net";
-import { describe, it } from "node:test";
+import { after, describe, it } from "node:test";
+import Database from "better-sqlite3";
+import pg from "pg";
 import { loadConfig } from "../../../src/config/loadConfig.js";
 import { StartRefused } from "../../../src/node/startRefused.js";
 import { startNode } from "../../../src/node/startNode.js";
+import { PostgresStore } from "../../../src/store/postgres/postgresStore.js";
+import { postgresSchemaVersion } from "../../../src/store/postgres/schema.js";
+import { schemaVersion } from "../../../src/store/sqlite/schema.js";
+import { SqliteStore } from "../../../src/store/sqlite/sqliteStore.js";
+import { startPostgres, type PostgresServer } from "../../helpers/postgres.js";
 import { cleanEnv, httpCall, repoRoot, runLedgerd, startLedgerd, type RunResult, useTempDirs } from "./ledgerdProcess.js";
 
 const tempDir = useTempDirs("ledgerd-startup-");
@@ -31,8 +39,8 @@ function runLedgerdAsync(args: readonly string[]): Promise<RunResult> {
 
 /** The fatal lines of a run that ended by itself; a refusal has exactly one, without a stack. */
 function refusal(run: RunResult): string {
-  assert.equal(run.status, 1, `exit status (null: it did not end in time)\\n${run.stdout}\\n${run.stderr}`);
-  const lines = run.stdout.split("\\n").filter((l) => l !== "").map((l) => JSON.parse(l) as { level: number; msg: string; err?: unknown });
+  assert.equal(run.status, 1, `exit status (null: it did not end in time)\n${run.stdout}\n${run.stderr}`);
+  const lines = run.stdout.split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as { level: number; msg: string; err?: unknown });
   const fatal = lines.filter((line) => line.level === 60);
   assert.equal(fatal.length, 1, run.stdout);
   assert.equal(fatal[0]!.err, undefined, `a refusal is one line, no stack: ${run.stdout}`);
@@ -144,5 +152,37 @@ describe("unsafe settings", () => {
     } finally {
       await node.stop();
     }
+  });
+});
+
+describe("a store of a newer ledgerd", () => {
+  let server: PostgresServer | undefined;
+  after(() => server?.stop());
+
+  for (const thread of ["on", "off"]) {
+    it(`SQLite (writer thread ${thread}): refused in one line naming the file and the versions`, async () => {
+      const dataDir = tempDir();
+      const path = join(dataDir, "ledgerd.sqlite");
+      await SqliteStore.open({ path }).close();
+      const db = new Database(path);
+      db.prepare("UPDATE schema_version SET version = ?").run(schemaVersion + 1);
+      db.close();
+      const run = runLedgerd(["start", "--data_dir", dataDir, "--database.writer_thread", thread, ...anyPorts]);
+      const newer = `has schema version ${schemaVersion + 1}; this ledgerd reads up to ${schemaVersion}. Use a newer ledgerd.`;
+      assert.equal(refusal(run), `ledgerd failed to start: ${path} ${newer}`);
+    });
+  }
+
+  it("PostgreSQL: refused in one line naming the versions", async () => {
+    server = await startPostgres();
+    const url = await server.newDatabase();
+    await (await PostgresStore.open({ url })).close();
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    await client.query("UPDATE schema_version SET version = $1", [postgresSchemaVersion + 1]);
+    await client.end();
+    const run = runLedgerd(["start", "--data_dir", tempDir(), "--database.backend", "postgres", "--database.url", url, ...anyPorts]);
+    const newer = `the database has schema version ${postgresSchemaVersion + 1}; this ledgerd reads up to ${postgresSchemaVersion}. Use a newer ledgerd.`;
+    assert.equal(refusal(run), `ledgerd failed to start: ${newer}`);
   });
 });

@@ -13,7 +13,7 @@ import {
 } from "cosmjs-types/tendermint/abci/types";
 import { nextAppHash } from "../../../src/ledger/appHash.js";
 import { LedgerApp } from "../../../src/ledger/ledgerApp.js";
-import { protocolVersion } from "../../../src/ledger/protocol.js";
+import { protocolVersion, registerRuleChange } from "../../../src/ledger/protocol.js";
 import type { BlockWrite, Store } from "../../../src/store/store.js";
 import { LedgerAbciApp, appHashBytes, prepareProposal, unaskedCommitsMax } from "../../../src/engine/cometbft/abciApp.js";
 import { AbciServer, type AbciHandler } from "../../../src/engine/cometbft/abciServer.js";
@@ -154,10 +154,54 @@ describe("LedgerAbciApp", () => {
   it("answers InitChain with the genesis's protocol version, so CometBFT's headers carry it whatever Info said", async () => {
     const [answer] = await consensus.call(initChain("test-chain", { app: protocolVersion }));
     assert.equal(answer!.initChain!.consensusParams?.version?.app, protocolVersion);
-    // A chain made before ledgerd reported a version keeps 0, also on a node of this release.
-    const [again] = await consensus.call(initChain("test-chain"));
-    assert.equal(again!.initChain!.consensusParams?.version?.app, 0n);
     assert.deepEqual(fatal, []);
+  });
+
+  it("keeps the genesis's protocol version in the store and reports it in Info, also after a restart (state sync compares them)", async () => {
+    // A chain made before ledgerd reported a version keeps 0, also on a node of this release.
+    const [answer] = await consensus.call(initChain("test-chain", { app: 0n }));
+    assert.equal(answer!.initChain!.consensusParams?.version?.app, 0n);
+    await commitBlock(1, []);
+    assert.equal((await consensus.call(info))[0]!.info!.appVersion, 0n);
+    await stopApp();
+    await startApp(undefined, await LedgerApp.open({}, { store: fx.store, pool: fx.pool }));
+    const [after] = await consensus.call(info);
+    assert.deepEqual([after!.info!.lastBlockHeight, after!.info!.appVersion], [1n, 0n]);
+    // InitChain again (CometBFT sends it while the app is at height 0) answers the stored chain's.
+    assert.equal((await fx.store.getChainState()).appVersion, 0n);
+    assert.deepEqual(fatal, []);
+  });
+
+  it("moves the protocol version at a rule height named in the genesis: FinalizeBlock of the height before says so, Info follows", async () => {
+    registerRuleChange({ name: "toy_version_two", protocolVersion: protocolVersion + 1n });
+    await consensus.call(initChain("test-chain", { app: protocolVersion, appState: '{"commitment":"v1","rule_heights":{"toy_version_two":3}}' }));
+    const updates = [];
+    for (const height of [1, 2, 3, 4]) {
+      updates.push((await commitBlock(height, [])).consensusParamUpdates?.version?.app);
+      if (height === 2) assert.equal((await consensus.call(info))[0]!.info!.appVersion, protocolVersion + 1n, "the next block's");
+    }
+    assert.deepEqual(updates, [undefined, protocolVersion + 1n, undefined, undefined]);
+    // Read back at a restart: the switch is remembered, not taken from the genesis again.
+    await stopApp();
+    const reopened = await LedgerApp.open({}, { store: fx.store, pool: fx.pool });
+    assert.deepEqual([reopened.protocolVersionAt(2), reopened.protocolVersionAt(3)], [protocolVersion, protocolVersion + 1n]);
+    assert.deepEqual([...reopened.rulesAt(3)], ["toy_version_two"]);
+    await startApp(undefined, reopened);
+    assert.equal((await consensus.call(info))[0]!.info!.appVersion, protocolVersion + 1n);
+    assert.deepEqual(fatal, []);
+  });
+
+  it("a ledger refuses to open a store whose chain names a rule change this release does not know (written by a newer ledgerd)", async () => {
+    const ruleHeights = new Map([["from_a_newer_release", 5]]);
+    await fx.store.initChain("test-chain", [{ publicKey: validatorKey.toString("hex"), power: 7 }], "v1", { appVersion: 1n, ruleHeights });
+    await assert.rejects(LedgerApp.open({}, { store: fx.store, pool: fx.pool }), /"from_a_newer_release", which this ledgerd does not know: use a newer ledgerd/);
+  });
+
+  it("answers InitChain with a rule change's version when the genesis names height 1 for it", async () => {
+    registerRuleChange({ name: "toy_version_two", protocolVersion: protocolVersion + 1n });
+    const [answer] = await consensus.call(initChain("test-chain", { app: protocolVersion, appState: '{"commitment":"v1","rule_heights":{"toy_version_two":1}}' }));
+    assert.equal(answer!.initChain!.consensusParams?.version?.app, protocolVersion + 1n);
+    assert.equal((await commitBlock(1, [])).consensusParamUpdates, undefined);
   });
 
   it("stops on a genesis of a newer protocol version, or one scheduling a rule change it does not know", async () => {

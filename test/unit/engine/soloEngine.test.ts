@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
+import { protocolVersion } from "../../../src/ledger/protocol.js";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -129,7 +130,7 @@ describe("SoloEngine", () => {
     void again;
     const reopened = await startSoloStack({}, { dir: first.dir });
     stacks.push(reopened);
-    assert.deepEqual(reopened.ledger.info(), { height: 1, appHash });
+    assert.deepEqual(reopened.ledger.info(), { height: 1, appHash, appVersion: protocolVersion });
     await reopened.engine.broadcast(bytesOf(create(bob)), "commit");
     assert.equal(reopened.ledger.info().height, 2);
   });

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
+import { protocolVersion } from "../../../src/ledger/protocol.js";
 import { nextAppHash } from "../../../src/ledger/appHash.js";
 import { LedgerApp } from "../../../src/ledger/ledgerApp.js";
 import { PreparePool, preparePoolOptionsDefault } from "../../../src/ledger/preparePool.js";
@@ -46,7 +47,7 @@ const carol = keypairOf("carol");
 describe("LedgerApp", () => {
   it("starts at height 0 with an empty app hash", async () => {
     const { ledger } = await openLedger();
-    assert.deepEqual(ledger.info(), { height: 0, appHash: "" });
+    assert.deepEqual(ledger.info(), { height: 0, appHash: "", appVersion: protocolVersion });
   });
 
   it("rejects the later of two conflicting transactions in one block, and stores only the first", async () => {
@@ -107,7 +108,7 @@ describe("LedgerApp", () => {
       const fourth = await block(ledger, [bytesOf(c)]);
       assert.equal(fourth.appHash, expected(4, first.appHash, [c["id"] as string]));
       assert.notEqual(fourth.appHash, first.appHash);
-      assert.deepEqual(ledger.info(), { height: 4, appHash: fourth.appHash });
+      assert.deepEqual(ledger.info(), { height: 4, appHash: fourth.appHash, appVersion: protocolVersion });
       // Reopened, the ledger reads its history's edge back and goes on from it.
       await store.close();
       const reopened = SqliteStore.open({ path: store.database.name });
@@ -125,7 +126,7 @@ describe("LedgerApp", () => {
     const finalized = await block(first.ledger, [bytesOf(a)]);
     await first.store.close();
     const again = await openLedger(first.path);
-    assert.deepEqual(again.ledger.info(), { height: 1, appHash: finalized.appHash });
+    assert.deepEqual(again.ledger.info(), { height: 1, appHash: finalized.appHash, appVersion: protocolVersion });
     const duplicate = await block(again.ledger, [bytesOf(a)]);
     assert.equal(duplicate.results[0]?.code, "DuplicateTransaction");
   });

@@ -2,7 +2,7 @@
 // exactly its height, the same on every node, and the protocol version follows it.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { protocolVersion, protocolVersionAt, ruleHeightsOf, rulesAt, ruleChanges, type RuleChange } from "../../../src/ledger/protocol.js";
+import { protocolVersion, protocolVersionAt, ruleHeightsFor, ruleHeightsOf, rulesAt, ruleChanges, type RuleChange } from "../../../src/ledger/protocol.js";
 
 /** A toy rule change: from its height, an amount above 100 is refused. */
 const toyChanges: readonly RuleChange[] = [{ name: "toy_amount_cap", protocolVersion: protocolVersion + 1n }];
@@ -19,7 +19,20 @@ describe("rules by height", () => {
   });
 
   it("moves the protocol version to the change's at that height", () => {
-    assert.deepEqual([6, 7].map((h) => protocolVersionAt(h, heights, toyChanges)), [protocolVersion, protocolVersion + 1n]);
+    assert.deepEqual([6, 7].map((h) => protocolVersionAt(h, protocolVersion, heights, toyChanges)), [protocolVersion, protocolVersion + 1n]);
+  });
+
+  it("starts from the genesis's protocol version, which may be older than this release's", () => {
+    assert.deepEqual([6, 7].map((h) => protocolVersionAt(h, 0n, heights, toyChanges)), [0n, protocolVersion + 1n]);
+    assert.equal(protocolVersionAt(7, 0n, ruleHeightsOf(undefined, toyChanges), toyChanges), 0n);
+  });
+
+  it("takes a running chain's height from the release, by chain id, where its genesis names none", () => {
+    const byRelease: readonly RuleChange[] = [{ ...toyChanges[0]!, heightsByChain: { "running-chain": 12 } }];
+    assert.deepEqual(ruleHeightsFor("running-chain", ruleHeightsOf(undefined, byRelease), byRelease), new Map([["toy_amount_cap", 12]]));
+    assert.deepEqual(ruleHeightsFor("running-chain", heights, byRelease), heights, "the genesis's height wins");
+    assert.deepEqual(ruleHeightsFor("another-chain", ruleHeightsOf(undefined, byRelease), byRelease), new Map());
+    assert.deepEqual(ruleHeightsFor(null, ruleHeightsOf(undefined, byRelease), byRelease), new Map(), "no chain yet");
   });
 
   it("refuses a schedule naming a rule this release does not know, or a height below 1", () => {

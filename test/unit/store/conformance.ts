@@ -52,7 +52,15 @@ function chainTests(withStore: WithStore): void {
   it("a new store is empty", () =>
     withStore(async (store) => {
       assert.ok(store.backend.length > 0);
-      assert.deepEqual(await store.getChainState(), { height: 0, appHash: "", chainId: null, commitment: "bigchaindb", historySize: 0 });
+      assert.deepEqual(await store.getChainState(), {
+        height: 0,
+        appHash: "",
+        chainId: null,
+        commitment: "bigchaindb",
+        historySize: 0,
+        appVersion: null,
+        ruleHeights: new Map(),
+      });
       assert.deepEqual(await store.getValidators(), []);
       assert.equal(await store.getBlock(1), null);
       assert.equal(await wholeOf(store).getBlockTransactions(1), null);
@@ -72,10 +80,33 @@ function chainTests(withStore: WithStore): void {
         chainId: "test-chain-Ab12",
         commitment: "v1",
         historySize: 0,
+        appVersion: null,
+        ruleHeights: new Map(),
       });
       assert.deepEqual(await store.getValidators(), validators);
       assert.deepEqual(await store.getValidators(1), validators);
       assert.deepEqual(await store.getValidators(0), []);
+    }));
+
+  it("initChain records the genesis's protocol version and rule heights, exactly and in any name order", () =>
+    withStore(async (store) => {
+      const ruleHeights = new Map([["zeta-rule", 9_007_199_254_740_991], ["alpha-rule", 5]]);
+      await store.initChain("c", [validator("a")], "bigchaindb", { appVersion: 18_446_744_073_709_551_615n, ruleHeights });
+      const state = await store.getChainState();
+      assert.equal(state.appVersion, 18_446_744_073_709_551_615n, "a uint64 kept whole");
+      assert.deepEqual(state.ruleHeights, ruleHeights);
+      await store.commitBlock(block(1, []));
+      assert.deepEqual((await store.getChainState()).ruleHeights, ruleHeights, "a block leaves them be");
+    }));
+
+  it("recordAppVersion fills in an unrecorded protocol version and leaves a recorded one", () =>
+    withStore(async (store) => {
+      await store.initChain("c", [validator("a")], "bigchaindb");
+      await store.commitBlock(block(1, []));
+      await store.recordAppVersion(0n);
+      assert.equal((await store.getChainState()).appVersion, 0n);
+      await store.recordAppVersion(1n);
+      assert.equal((await store.getChainState()).appVersion, 0n, "recorded once");
     }));
 
   it("initChain runs once: a second call is a broken invariant and changes nothing", () =>
@@ -98,7 +129,7 @@ function chainTests(withStore: WithStore): void {
       await store.initChain("c", [validator("a")], "bigchaindb");
       const b1 = block(1, [createTx({ label: "state-1" })]);
       await store.commitBlock(b1);
-      const head1 = { height: 1, appHash: b1.appHash, chainId: "c", commitment: "bigchaindb", historySize: 0 };
+      const head1 = { height: 1, appHash: b1.appHash, chainId: "c", commitment: "bigchaindb", historySize: 0, appVersion: null, ruleHeights: new Map() };
       assert.deepEqual(await store.getChainState(), head1);
       // An empty block keeps the app hash it is given (BigchainDB keeps the previous one).
       await store.commitBlock({ height: 2, appHash: b1.appHash, txs: [] });
@@ -714,7 +745,15 @@ function legacyTests(withStore: WithStore): void {
       const a = legacyTx({ label: "only-a" });
       const write = mixedBlock(1, [a]);
       await store.commitBlock(write);
-      assert.deepEqual(await store.getChainState(), { height: 1, appHash: write.appHash, chainId: null, commitment: "bigchaindb", historySize: 0 });
+      assert.deepEqual(await store.getChainState(), {
+        height: 1,
+        appHash: write.appHash,
+        chainId: null,
+        commitment: "bigchaindb",
+        historySize: 0,
+        appVersion: null,
+        ruleHeights: new Map(),
+      });
       assert.deepEqual(await store.getBlock(1), { height: 1, appHash: write.appHash, txIds: [], historySize: null });
       assert.equal(await store.getLegacyTransaction(a.id), a.json);
     }));

@@ -32,16 +32,18 @@ function tablesOf(path: string): string[] {
  * A database as schema version 1 wrote it (this schema without the legacy tables, the elections
  * table and the commitment's), version 2 (without the elections table and
  * legacy_transactions_by_height), version 3 (without the commitment's table and columns) or
- * version 4 (without the evidence table). With `blocks` false, a chain with no block yet.
+ * version 4 (without the evidence table), 5 (without the signed headers) or 6 (without the chain's
+ * protocol version and rule heights). With `blocks` false, a chain with no block yet.
  */
-async function versionOneFile(path: string, version: 1 | 2 | 3 | 4 | 5 = 1, blocks = true): Promise<ReturnType<typeof createTx>> {
+async function versionOneFile(path: string, version: 1 | 2 | 3 | 4 | 5 | 6 = 1, blocks = true): Promise<ReturnType<typeof createTx>> {
   const store = SqliteStore.open({ path });
   const c = createTx({ label: "v1-c" });
   if (blocks) await store.commitBlock(block(1, [c]));
   else await store.initChain("begun", [validator("a")]);
   await store.close();
   const db = new Database(path);
-  db.exec("DROP TABLE signed_headers");
+  db.exec("ALTER TABLE chain_state DROP COLUMN app_version; ALTER TABLE chain_state DROP COLUMN rule_heights");
+  if (version < 6) db.exec("DROP TABLE signed_headers");
   if (version < 5) db.exec("DROP TABLE evidence");
   if (version < 4) db.exec("DROP TABLE history_nodes; DROP TABLE block_nodes; ALTER TABLE blocks DROP COLUMN history_size");
   if (version < 4) db.exec("ALTER TABLE chain_state DROP COLUMN history_size; ALTER TABLE chain_state DROP COLUMN commitment");
@@ -55,8 +57,25 @@ async function versionOneFile(path: string, version: 1 | 2 | 3 | 4 | 5 = 1, bloc
 }
 
 describe("sqlite store, legacy tables", () => {
-  it("is at schema version 6", () => {
-    assert.equal(schemaVersion, 6);
+  it("is at schema version 7", () => {
+    assert.equal(schemaVersion, 7);
+  });
+
+  it("migrates a version 6 database: a begun chain's protocol version unknown, no rule heights; a new chain records them", async () => {
+    const path = freshPath();
+    const c = await versionOneFile(path, 6);
+    let store = SqliteStore.open({ path });
+    assert.equal(store.database.prepare("SELECT version FROM schema_version").pluck().get(), schemaVersion);
+    assert.equal(await store.getTransaction(c.id), c.json);
+    const state = await store.getChainState();
+    assert.equal(state.appVersion, null);
+    assert.deepEqual(state.ruleHeights, new Map());
+    await store.close();
+    const empty = freshPath();
+    await versionOneFile(empty, 6, false);
+    store = SqliteStore.open({ path: empty });
+    assert.equal((await store.getChainState()).appVersion, null, "initChain ran before the migration");
+    await store.close();
   });
 
   it("migrates a version 5 database: the signed headers table, every block kept", async () => {

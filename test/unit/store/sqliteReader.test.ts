@@ -24,9 +24,10 @@ const freshPath = () => join(dir, `store-${++files}.sqlite`);
 function splitStore(writer: SqliteStore, reader: SqliteStore): Store {
   return {
     backend: reader.backend,
-    initChain: (chainId, validators, commitment) => writer.initChain(chainId, validators, commitment),
+    initChain: (chainId, validators, commitment, rules) => writer.initChain(chainId, validators, commitment, rules),
     commitBlock: (write) => writer.commitBlock(write),
     putSignedHeaders: (headers) => writer.putSignedHeaders(headers),
+    recordAppVersion: (appVersion) => writer.recordAppVersion(appVersion),
     getSignedHeader: (height) => reader.getSignedHeader(height),
     getSignedHeaderHeight: () => reader.getSignedHeaderHeight(),
     getChainState: () => reader.getChainState(),

@@ -55,7 +55,7 @@ describe("sqlite store", () => {
     await first.close();
 
     const store = SqliteStore.open({ path });
-    const head = { height: 2, appHash: block(2, [t]).appHash, chainId: "re-chain", commitment: "bigchaindb", historySize: 0 };
+    const head = { height: 2, appHash: block(2, [t]).appHash, chainId: "re-chain", commitment: "bigchaindb", historySize: 0, appVersion: null, ruleHeights: new Map() };
     assert.deepEqual(await store.getChainState(), head);
     assert.equal(await store.getTransaction(t.id), t.json);
     assert.deepEqual(await wholeOf(store).getTransactionsByAsset(c.id), [c.json, t.json]);

@@ -1,10 +1,11 @@
 // The evidence a block carried survives `export`/`import` and `migrate-store`: both turn a stored
 // block into a line (exportBlockOf) and re-execute it on another ledger (replayBlock), which
-// records the evidence with the block. Real SQLite files on both sides.
+// records the evidence with the block; an import begins the chain with the protocol version and
+// rule heights its header names. Real SQLite files on both sides.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { exportBlockOf, replayBlock } from "../../../src/tools/exportImport.js";
-import { readBlock } from "../../../src/tools/exportFormat.js";
+import { chainRulesOfHeader, exportBlockOf, replayBlock } from "../../../src/tools/exportImport.js";
+import { readBlock, readHeader } from "../../../src/tools/exportFormat.js";
 import { openLedger } from "../engine-cometbft/ledgerFixture.js";
 
 describe("evidence through export and import", () => {
@@ -32,3 +33,26 @@ describe("evidence through export and import", () => {
     }
   });
 });
+
+describe("the chain's rules through export and import", () => {
+  it("an import records the protocol version and rule heights the header names, and refuses a rule it does not know", async () => {
+    const header = { format: "ledgerd-export", version: 1, chain_id: "rules", validators: [{ publicKey: "ab".repeat(32), power: 3 }], from: 1, to: 0 };
+    const recorded = await importedRules({ ...header, app_version: "0" });
+    assert.deepEqual([recorded.appVersion, recorded.ruleHeights], [0n, new Map()]);
+    const unrecorded = await importedRules(header);
+    assert.equal(unrecorded.appVersion, null, "an export of a chain that did not record it");
+    await assert.rejects(importedRules({ ...header, rule_heights: { from_a_newer_release: 5 } }), /"from_a_newer_release", which this ledgerd does not know/);
+  });
+});
+
+/** The chain state a ledger records when an import begins it from this header line. */
+async function importedRules(header: object) {
+  const fixture = await openLedger();
+  try {
+    const read = readHeader(JSON.stringify(header));
+    await fixture.ledger.initChain(read.chain_id, read.validators, "v1", chainRulesOfHeader(read));
+    return await fixture.store.getChainState();
+  } finally {
+    await fixture.close();
+  }
+}

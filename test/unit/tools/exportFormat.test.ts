@@ -17,6 +17,11 @@ describe("an export's header", () => {
     assert.deepEqual(readHeader(line(old)), old);
   });
 
+  it("is read with the chain's protocol version and rule heights (docs/upgrades.md)", () => {
+    const rules = { app_version: "18446744073709551615", rule_heights: { some_rule: 9 } };
+    assert.deepEqual(readHeader(withHeader(rules)), { ...header, ...rules });
+  });
+
   const refused: [string, string, RegExp][] = [
     ["not JSON", "{", /^line 1 is not JSON: /],
     ["null", "null", /^line 1: the header must be object$/],
@@ -36,6 +41,9 @@ describe("an export's header", () => {
     ["an unknown commitment", withHeader({ commitment: "v9" }), /^line 1: commitment must be \["bigchaindb","v1"\]$/],
     ["no `to`", line({ ...header, to: undefined }), /^line 1: the header must have required property 'to'$/],
     ["a negative `to`", withHeader({ to: -1 }), /^line 1: to must be >= 0$/],
+    ["a protocol version not in decimal", withHeader({ app_version: "01" }), /^line 1: app_version must match pattern/],
+    ["a protocol version as a number", withHeader({ app_version: 1 }), /^line 1: app_version must be string$/],
+    ["a rule height of 0", withHeader({ rule_heights: { r: 0 } }), /^line 1: rule_heights\.r must be >= 1$/],
     ["an unknown field", withHeader({ extra: true }), /^line 1: the header must not have the field "extra"$/],
   ];
   for (const [what, text, message] of refused) {
