@@ -111,3 +111,41 @@ describe("proofs across validator changes", () => {
     assert.match(refusal(forged, trust(chain.lightBlocks)), /signed by set/);
   });
 });
+
+describe("proofs across validator changes, on a real network's headers", () => {
+  // Recorded by test/e2e/cometbft/elections.test.ts (LEDGERD_RECORD_VECTORS=1): two elections.
+  const vector = JSON.parse(readFileSync(new URL("../../vectors/cometbft/validatorChanges.json", import.meta.url), "utf8")) as {
+    genesis: unknown;
+    validator_changes: { light_blocks: LightBlock[] };
+    proof: TransactionProof;
+  };
+  const realRoot = trustRootOf(vector.genesis);
+  const blocks = vector.validator_changes.light_blocks;
+  const options = (validatorChanges: readonly LightBlock[]): VerifyOptions => ({ trust: { root: realRoot, validatorChanges } });
+
+  it("follows the set from the genesis through both changes to the proof's header", () => {
+    const verdict = verifyTransactionProof(vector.proof, options(blocks), vector.proof.transaction_id);
+    assert.ok(verdict.ok, verdict.ok ? "" : verdict.reason);
+    assert.equal(verdict.trusted?.changes, 2);
+    assert.equal(verdict.trusted?.validatorsHash, vector.proof.signed_header!.header.validators_hash);
+    for (const block of blocks) {
+      const set = trustedValidatorsOf(block.validator_set);
+      assert.equal(toHex(validatorSetHash(set)).toUpperCase(), block.signed_header.header.validators_hash);
+    }
+  });
+
+  it("refuses the real headers altered: a set claimed as the successor, a forged signature, a set changed, a change left out", () => {
+    const newFirst = Number(blocks[1]!.signed_header.header.height);
+    const oldSet = { ...realRoot, height: newFirst, validators: trustedValidatorsOf(blocks[0]!.validator_set) };
+    const claimed = verifyTransactionProof(vector.proof, { trust: { root: oldSet, validatorChanges: blocks.slice(1) } });
+    assert.match(claimed.ok ? "" : claimed.reason, new RegExp(`height ${newFirst} is signed by set [0-9A-F]{64}, not the successor`));
+    const forged = structuredClone(blocks);
+    const sig = forged[3]!.signed_header.commit.signatures.find((x) => x.signature !== null)! as { signature: string };
+    sig.signature = Buffer.from(Buffer.from(sig.signature, "base64").map((b, i) => (i === 9 ? b ^ 1 : b))).toString("base64");
+    assert.match(refusal(vector.proof, options(forged)), /does not verify/);
+    const changed = structuredClone(blocks);
+    (changed[2]!.validator_set.validators as { voting_power: string }[]).pop();
+    assert.match(refusal(vector.proof, options(changed)), /hashes to/);
+    assert.match(refusal(vector.proof, options(blocks.slice(0, 2))), /give the changes up to height/);
+  });
+});
