@@ -171,8 +171,10 @@ function guarded<T>(check: () => T | string): T | string {
  * precommit for the header's block is in the commit and verifies; or why the commit counts for
  * nothing (it is of another height or signs another header, or a known validator's signature
  * does not verify). Signatures for nil or absent, and of validators not in `keys`, are skipped.
+ * With `enough`, told each signer as it is counted, the rest are not verified once it says so
+ * (as CometBFT's `VerifyCommitLight` stops at the power it needs).
  */
-export function commitSigners(signed: SignedHeader, keys: ReadonlyMap<string, Uint8Array>): Set<string> | string {
+export function commitSigners(signed: SignedHeader, keys: ReadonlyMap<string, Uint8Array>, enough?: (address: string) => boolean): Set<string> | string {
   return guarded(() => {
     const { header, commit } = signed;
     if (commit.height !== header.height) return "the commit is not of the header's height";
@@ -186,6 +188,7 @@ export function commitSigners(signed: SignedHeader, keys: ReadonlyMap<string, Ui
       const message = precommitSignBytes(header.chain_id, commit, sig.timestamp);
       if (!ed25519Verify(fromBase64(sig.signature), message, key)) return `the signature of validator ${address} does not verify`;
       signers.add(address);
+      if (enough?.(address) === true) break;
     }
     return signers;
   });
@@ -194,6 +197,11 @@ export function commitSigners(signed: SignedHeader, keys: ReadonlyMap<string, Ui
 /** Validators by address (lowercase hex), to look up a commit's signers. */
 export function keysByAddress(...sets: (readonly TrustedValidator[])[]): Map<string, Uint8Array> {
   return new Map(sets.flatMap((set) => set.map((v) => [toAddress(v.publicKey), v.publicKey] as const)));
+}
+
+/** Each validator's power by address (lowercase hex). */
+export function powersByAddress(set: readonly TrustedValidator[]): Map<string, bigint> {
+  return new Map(set.map((v) => [toAddress(v.publicKey), v.power] as const));
 }
 
 /** The power of the validators of `set` among `signers`, and the set's whole power. */
