@@ -33,10 +33,12 @@ export async function validatorChangePlaces(store: Pick<ChainReads, "getValidato
   }
   records.reverse();
   const kept = records.slice(0, validatorChangesPerAnswerMax);
+  // Changes in consecutive blocks share a header (the new set's first is the next one's old set's
+  // last, with the same set): it is served once.
   const places = kept.flatMap((r) => [
     { height: r.height, validators: r.before },
     { height: r.height + 1, validators: r.validators },
-  ]).filter((p) => p.height >= from && p.height <= to);
+  ]).filter((p, i, all) => p.height >= from && p.height <= to && p.height !== all[i - 1]?.height);
   return { places, next: records.length > kept.length ? records[kept.length]!.height : null };
 }
 

@@ -30,6 +30,8 @@ describe("the validator set's changes, for a light client", () => {
   it("gives, at each change, the old set's last header and the new set's first, in height order", async () => {
     assert.deepEqual(await places(records, 1, 20), { at: ["5:a", "6:b", "9:b", "10:c"], next: null });
     assert.deepEqual(await places(new Map([[1, a]]), 1, 20), { at: [], next: null });
+    // Changes in consecutive blocks: the header between them is served once.
+    assert.deepEqual(await places(new Map([[1, a], [5, b], [6, c]]), 1, 20), { at: ["5:a", "6:b", "7:c"], next: null });
   });
 
   it("keeps to the heights asked", async () => {
