@@ -53,10 +53,10 @@ after(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-/** CometBFT's light client as an oracle (test/oracles/cometLight), built with Go into .cache/bin. */
+/** CometBFT's light client as an oracle (test/oracles/cometLight), built with Go into .cache/oracles. */
 function cometLightOracle(): string {
   const repo = fileURLToPath(new URL("../../../", import.meta.url));
-  const binary = join(repo, ".cache", "bin", "comet-light-oracle");
+  const binary = join(repo, ".cache", "oracles", "comet-light-oracle");
   const built = spawnSync("go", ["build", "-o", binary, "."], { cwd: join(repo, "test", "oracles", "cometLight"), encoding: "utf8" });
   assert.equal(built.status, 0, `go build of the light-client oracle: ${built.stderr}`);
   return binary;
