@@ -185,13 +185,21 @@ export function commitSigners(signed: SignedHeader, keys: ReadonlyMap<string, Ui
       const address = sig.validator_address.toLowerCase();
       const key = keys.get(address);
       if (key === undefined || signers.has(address)) continue;
+      const signature = signatureBytes(sig.signature);
+      if (signature === null) return `the signature of validator ${address} is not 64 bytes of base64`;
       const message = precommitSignBytes(header.chain_id, commit, sig.timestamp);
-      if (!ed25519Verify(fromBase64(sig.signature), message, key)) return `the signature of validator ${address} does not verify`;
+      if (!ed25519Verify(signature, message, key)) return `the signature of validator ${address} does not verify`;
       signers.add(address);
       if (enough?.(address) === true) break;
     }
     return signers;
   });
+}
+
+/** A signature as the commit writes it (base64), or null when it is not 64 bytes of base64. */
+function signatureBytes(text: unknown): Uint8Array | null {
+  if (typeof text !== "string" || !/^[A-Za-z0-9+/]{86}==$/.test(text)) return null;
+  return fromBase64(text);
 }
 
 /** Validators by address (lowercase hex), to look up a commit's signers. */

@@ -79,6 +79,14 @@ describe("proofs across validator changes", () => {
     assert.match(refusal(chain.proof, trust(blocks)), /height 20: the signature of validator [0-9a-f]{40} does not verify/);
   });
 
+  it("refuses a signature that is not 64 bytes of base64, without throwing", () => {
+    for (const bad of ["!!!", "AAAA", 5, `${"A".repeat(87)}=`]) {
+      const blocks = structuredClone(chain.lightBlocks) as LightBlock[];
+      (blocks[0]!.signed_header.commit.signatures[0]! as { signature: unknown }).signature = bad;
+      assert.match(refusal(chain.proof, trust(blocks)), /height 10: the signature of validator [0-9a-f]{40} is not 64 bytes of base64/, String(bad));
+    }
+  });
+
   it("stops verifying a commit's signatures at the power a step needs, as CometBFT's light client", () => {
     // Three of four sign more than two thirds (and, skipping, more than a third of the trusted
     // set): the fourth signature is never read, so bytes that are no signature there pass.
