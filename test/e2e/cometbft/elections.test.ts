@@ -14,9 +14,9 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import type { JsonObject } from "../../../src/json/jsonValue.js";
@@ -57,6 +57,7 @@ after(async () => {
 function cometLightOracle(): string {
   const repo = fileURLToPath(new URL("../../../", import.meta.url));
   const binary = join(repo, ".cache", "oracles", "comet-light-oracle");
+  mkdirSync(dirname(binary), { recursive: true });
   const built = spawnSync("go", ["build", "-o", binary, "."], { cwd: join(repo, "test", "oracles", "cometLight"), encoding: "utf8" });
   assert.equal(built.status, 0, `go build of the light-client oracle: ${built.stderr}`);
   return binary;
