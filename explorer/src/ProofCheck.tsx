@@ -1,10 +1,13 @@
 // A transaction's inclusion proof (docs/proofs.md), shown and checked here in the browser with
 // ledgerd's own verifier (src/proofs/verify.ts, pure, no Node module). The node is not trusted
 // for the verdict: the page recomputes the roots and the app hash. A node without proofs
-// (BigchainDB, or an endpoint that answers 404) gets no section at all.
+// (BigchainDB, or an endpoint that answers 404) gets no section at all. Given a genesis it trusts
+// (pasted or from a file), the page follows the validator set from it through the elections
+// since, with the node's light blocks (docs/proofs.md "Across validator changes"), checked not trusted.
 import { useState } from "preact/hooks";
-import { trustedValidatorsOf, verifyTransactionProof, type TransactionProof, type Verdict } from "../../src/proofs/verify.js";
-import type { Api } from "./api.js";
+import { trustRootOf, trustedValidatorsOf, verifyTransactionProof, type LightBlock, type TransactionProof, type Verdict } from "../../src/proofs/verify.js";
+import type { Answer, Api } from "./api.js";
+import { validatorChangePagesMax } from "./limits.js";
 import { Json, Notice, Section, useAnswer, useApi } from "./ui.js";
 import { isObject } from "./wire.js";
 
@@ -13,14 +16,46 @@ const proofsUnavailableStatus = 409;
 /** 503: no signed header carries the app hash after the transaction yet (CometBFT). */
 const proofNotYetSignedStatus = 503;
 
-type Outcome = { readonly verdict: Verdict; readonly against: "app hash only" | "validators" } | { readonly error: string };
+type Outcome = { readonly verdict: Verdict; readonly against: "app hash only" | "validators" | "genesis" } | { readonly error: string };
+
+interface ValidatorChanges {
+  readonly light_blocks: LightBlock[];
+  readonly next_from_height: number | null;
+}
+
+
+/** The node's light blocks from `from` to `to`, every page; or why not. */
+async function validatorChanges(api: Api, from: number, to: number): Promise<LightBlock[] | string> {
+  const blocks: LightBlock[] = [];
+  let next: number | null = from;
+  for (let page = 0; next !== null && page < validatorChangePagesMax; page++) {
+    const answer: Answer<ValidatorChanges> = await api.get<ValidatorChanges>(`/proofs/validator-changes?from_height=${next}&to_height=${to}`);
+    if (!answer.ok) return `the validator changes could not be read (${answer.message})`;
+    blocks.push(...answer.value.light_blocks);
+    next = answer.value.next_from_height;
+  }
+  return blocks;
+}
+
+/** Verifies `proof` from a genesis the user trusts, following the set to the proof's header. */
+async function checkFromGenesis(api: Api, proof: TransactionProof, id: string, genesisText: string): Promise<Outcome> {
+  try {
+    const root = trustRootOf(JSON.parse(genesisText));
+    const blocks = await validatorChanges(api, root.height, proof.height + 1);
+    if (typeof blocks === "string") return { error: blocks };
+    return { verdict: verifyTransactionProof(proof, { trust: { root, validatorChanges: blocks } }, id), against: "genesis" };
+  } catch (error) {
+    return { error: `the genesis: ${error instanceof Error ? error.message : String(error)}` };
+  }
+}
 
 /**
  * Verifies `proof`. Without a signed header (the solo engine) only steps 1-3 can be checked.
  * With one, the signatures are counted against the set the node itself reports: the only set
  * a page that trusts nothing else has at hand, which the page says.
  */
-async function check(api: Api, proof: TransactionProof, id: string): Promise<Outcome> {
+async function check(api: Api, proof: TransactionProof, id: string, genesis: string): Promise<Outcome> {
+  if (proof.signed_header !== null && genesis.trim() !== "") return checkFromGenesis(api, proof, id, genesis);
   if (proof.signed_header === null) return { verdict: verifyTransactionProof(proof, {}, id), against: "app hash only" };
   const answer = await api.get<unknown>("/validators");
   if (!answer.ok) return { error: `the validator set could not be read (${answer.message})` };
@@ -47,6 +82,16 @@ function OutcomeText({ outcome }: { outcome: Outcome }) {
   if ("error" in outcome) return <p class="bad">Not checked: {outcome.error}</p>;
   const { verdict } = outcome;
   if (!verdict.ok) return <p class="bad">Failed ✗: {verdict.reason}</p>;
+  const t = verdict.trusted;
+  if (t !== undefined) {
+    return (
+      <p class="good">
+        Verified ✓: the proof reaches app hash <code class="wrap">{verdict.appHash}</code> after height {verdict.height}, signed by validator set{" "}
+        <code class="wrap">{t.validatorsHash}</code> (height {t.height}), which the page followed through {t.changes} set change{t.changes === 1 ? "" : "s"} from the
+        genesis you gave, whose set <code class="wrap">{t.rootValidatorsHash}</code> signs from height {t.rootHeight}.
+      </p>
+    );
+  }
   const scope =
     outcome.against === "validators"
       ? "and validators holding more than two thirds of the power of the set this node reports (GET /api/v1/validators) signed it. Trust that only as far as you trust that set: compare it with the network's genesis or another node."
@@ -63,9 +108,14 @@ function OutcomeText({ outcome }: { outcome: Outcome }) {
 function ProofDetails({ proof, id }: { proof: TransactionProof; id: string }) {
   const api = useApi();
   const [outcome, setOutcome] = useState<Outcome | "checking" | null>(null);
+  const [genesis, setGenesis] = useState("");
   const run = (): void => {
     setOutcome("checking");
-    void check(api, proof, id).then(setOutcome);
+    void check(api, proof, id, genesis).then(setOutcome);
+  };
+  const readFile = (event: Event): void => {
+    const file = (event.currentTarget as HTMLInputElement).files?.[0];
+    if (file !== undefined) void file.text().then(setGenesis);
   };
   return (
     <>
@@ -85,6 +135,14 @@ function ProofDetails({ proof, id }: { proof: TransactionProof; id: string }) {
         <dt>Signed header</dt>
         <dd>{proof.signed_header === null ? "none (solo engine)" : `height ${String(proof.signed_header.header.height)} of chain ${String(proof.signed_header.header.chain_id)}`}</dd>
       </dl>
+      {proof.signed_header === null ? null : (
+        <details>
+          <summary>Trust a genesis, not this node's validator set</summary>
+          <label for="proof-genesis">Genesis (genesis.json), pasted or from a file</label>
+          <textarea id="proof-genesis" rows={4} spellcheck={false} value={genesis} onInput={(e) => setGenesis((e.currentTarget as HTMLTextAreaElement).value)} />
+          <input type="file" accept=".json,application/json" aria-label="Genesis file" onChange={readFile} />
+        </details>
+      )}
       <button type="button" onClick={run} disabled={outcome === "checking"}>
         Check proof
       </button>

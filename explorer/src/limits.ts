@@ -46,3 +46,6 @@ export const fulfillmentShownChars = 48;
 export const conditionDepthMax = 16;
 /** Characters of asset data or metadata shown in a search result before it is cut. */
 export const snippetChars = 160;
+
+/** Pages of validator changes a proof check reads at most (100 changes each: 10,000 elections). */
+export const validatorChangePagesMax = 100;

@@ -69,6 +69,7 @@ export const codes = {
   ProofsUnavailable: { status: 409, frame: "plain", summary: "The chain keeps BigchainDB's app hash, which proves nothing (docs/proofs.md)." },
   ProofNotYetSigned: { status: 503, frame: "plain", summary: "Committed, but no signed header carries the app hash yet; retry after the next block." },
   ProofHeightBeforeTransaction: { status: 400, frame: "plain", summary: "The height asked for a proof is before the transaction's block; no proof to it can exist." },
+  NoSignedHeaders: { status: 409, frame: "plain", summary: "The solo engine signs no headers; there is no validator set to follow (docs/proofs.md)." },
   Internal: { status: 500, frame: "plain", summary: "A bug in ledgerd." },
 } as const satisfies Record<string, CodeSpec>;
 

@@ -97,12 +97,10 @@ function integer(value: string | number, what: string): bigint {
 
 /** An RFC 3339 time to protobuf's Timestamp (seconds, nanos): nanoseconds kept, as Go keeps them. */
 function timestamp(value: string): number[] {
-  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?Z$/.exec(value);
-  if (m === null) throw new Malformed(`time ${value} is not RFC 3339 UTC`);
-  const [, y, mo, d, h, mi, s, frac] = m;
-  const seconds = BigInt(Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s)) / 1000);
-  const nanos = BigInt((frac ?? "").padEnd(9, "0"));
-  return [...uintField(1, seconds), ...uintField(2, nanos)];
+  const ns = timeNanos(value);
+  if (ns === null) throw new Malformed(`time ${value} is not RFC 3339 UTC`);
+  const nanos = ((ns % 1_000_000_000n) + 1_000_000_000n) % 1_000_000_000n;
+  return [...uintField(1, (ns - nanos) / 1_000_000_000n), ...uintField(2, nanos)];
 }
 
 function blockId(id: RpcBlockId, what: string): number[] {
@@ -155,6 +153,90 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
+/** Runs a check over a header the node being checked sent: a malformed one is a reason, not a throw. */
+function guarded<T>(check: () => T | string): T | string {
+  try {
+    return check();
+  } catch (error) {
+    if (error instanceof Malformed) return error.message;
+    // A field missing or of another type than CometBFT writes (the header comes from the node
+    // being checked): not a header this verifier can hold to anything.
+    if (error instanceof TypeError) return `the signed header is malformed: ${error.message}`;
+    throw error;
+  }
+}
+
+/**
+ * The addresses of the validators among `keys` (address, lowercase hex, to Ed25519 key) whose
+ * precommit for the header's block is in the commit and verifies; or why the commit counts for
+ * nothing (it is of another height or signs another header, or a known validator's signature
+ * does not verify). Signatures for nil or absent, and of validators not in `keys`, are skipped.
+ * With `enough`, told each signer as it is counted, the rest are not verified once it says so
+ * (as CometBFT's `VerifyCommitLight` stops at the power it needs).
+ */
+export function commitSigners(signed: SignedHeader, keys: ReadonlyMap<string, Uint8Array>, enough?: (address: string) => boolean): Set<string> | string {
+  return guarded(() => {
+    const { header, commit } = signed;
+    if (commit.height !== header.height) return "the commit is not of the header's height";
+    if (!sameBytes(headerHash(header), hex(commit.block_id.hash, "commit block_id hash"))) return "the commit signs another header than this one (its hash differs)";
+    const signers = new Set<string>();
+    for (const sig of commit.signatures) {
+      if (sig.block_id_flag !== 2 || sig.signature === null) continue; // absent or nil: no vote for this block
+      const address = sig.validator_address.toLowerCase();
+      const key = keys.get(address);
+      if (key === undefined || signers.has(address)) continue;
+      const signature = signatureBytes(sig.signature);
+      if (signature === null) return `the signature of validator ${address} is not 64 bytes of base64`;
+      const message = precommitSignBytes(header.chain_id, commit, sig.timestamp);
+      if (!ed25519Verify(signature, message, key)) return `the signature of validator ${address} does not verify`;
+      signers.add(address);
+      if (enough?.(address) === true) break;
+    }
+    return signers;
+  });
+}
+
+/** A signature as the commit writes it (base64), or null when it is not 64 bytes of base64. */
+function signatureBytes(text: unknown): Uint8Array | null {
+  if (typeof text !== "string" || !/^[A-Za-z0-9+/]{86}==$/.test(text)) return null;
+  return fromBase64(text);
+}
+
+/** Validators by address (lowercase hex), to look up a commit's signers. */
+export function keysByAddress(...sets: (readonly TrustedValidator[])[]): Map<string, Uint8Array> {
+  return new Map(sets.flatMap((set) => set.map((v) => [toAddress(v.publicKey), v.publicKey] as const)));
+}
+
+/** Each validator's power by address (lowercase hex). */
+export function powersByAddress(set: readonly TrustedValidator[]): Map<string, bigint> {
+  return new Map(set.map((v) => [toAddress(v.publicKey), v.power] as const));
+}
+
+/** The power of the validators of `set` among `signers`, and the set's whole power. */
+export function signedPower(set: readonly TrustedValidator[], signers: ReadonlySet<string>): { signed: bigint; total: bigint } {
+  let signed = 0n;
+  let total = 0n;
+  for (const v of set) {
+    total += v.power;
+    if (signers.has(toAddress(v.publicKey))) signed += v.power;
+  }
+  return { signed, total };
+}
+
+/** Null when the header is of `expected`'s height (and chain) and carries its app hash; else why not. */
+export function checkHeaderClaims(
+  header: RpcHeader,
+  expected: { readonly height: number; readonly appHash: string; readonly chainId?: string },
+): string | null {
+  const wrong = guarded(() => {
+    if (integer(header.height, "header height") !== BigInt(expected.height)) return `the header is of height ${header.height}, not ${expected.height}`;
+    if (header.app_hash.toLowerCase() !== expected.appHash.toLowerCase()) return `the header's app hash ${header.app_hash} is not the proof's ${expected.appHash}`;
+    if (expected.chainId !== undefined && header.chain_id !== expected.chainId) return `the header is of chain ${header.chain_id}, not ${expected.chainId}`;
+    return { fine: true };
+  });
+  return typeof wrong === "string" ? wrong : null;
+}
+
 /**
  * Null when `signed` is a header of `height` carrying `appHash`, whose commit holds signatures
  * of more than two thirds of the trusted validators' power; otherwise why not.
@@ -164,37 +246,35 @@ export function checkSignedHeader(
   expected: { readonly height: number; readonly appHash: string; readonly chainId?: string },
   validators: readonly TrustedValidator[],
 ): string | null {
-  try {
-    const { header, commit } = signed;
-    if (integer(header.height, "header height") !== BigInt(expected.height)) return `the header is of height ${header.height}, not ${expected.height}`;
-    if (header.app_hash.toLowerCase() !== expected.appHash.toLowerCase()) return `the header's app hash ${header.app_hash} is not the proof's ${expected.appHash}`;
-    if (expected.chainId !== undefined && header.chain_id !== expected.chainId) return `the header is of chain ${header.chain_id}, not ${expected.chainId}`;
-    if (commit.height !== header.height) return "the commit is not of the header's height";
-    const hash = headerHash(header);
-    if (!sameBytes(hash, hex(commit.block_id.hash, "commit block_id hash"))) return "the commit signs another header than this one (its hash differs)";
-    const total = validators.reduce((sum, v) => sum + v.power, 0n);
-    const byAddress = new Map(validators.map((v) => [toAddress(v.publicKey), v]));
-    const counted = new Set<string>();
-    let signedPower = 0n;
-    for (const sig of commit.signatures) {
-      if (sig.block_id_flag !== 2 || sig.signature === null) continue; // absent or nil: no vote for this block
-      const address = sig.validator_address.toLowerCase();
-      const validator = byAddress.get(address);
-      if (validator === undefined || counted.has(address)) continue;
-      const message = precommitSignBytes(header.chain_id, commit, sig.timestamp);
-      if (!ed25519Verify(fromBase64(sig.signature), message, validator.publicKey)) return `the signature of validator ${address} does not verify`;
-      counted.add(address);
-      signedPower += validator.power;
-    }
-    if (signedPower * 3n <= total * 2n) return `validators of ${signedPower} of ${total} power signed; more than two thirds must`;
-    return null;
-  } catch (error) {
-    if (error instanceof Malformed) return error.message;
-    // A field missing or of another type than CometBFT writes (the header comes from the node
-    // being checked): not a header this verifier can hold to anything.
-    if (error instanceof TypeError) return `the signed header is malformed: ${error.message}`;
-    throw error;
-  }
+  const claims = checkHeaderClaims(signed.header, expected);
+  if (claims !== null) return claims;
+  const signers = commitSigners(signed, keysByAddress(validators));
+  if (typeof signers === "string") return signers;
+  const power = signedPower(validators, signers);
+  if (power.signed * 3n <= power.total * 2n) return `validators of ${power.signed} of ${power.total} power signed; more than two thirds must`;
+  return null;
+}
+
+/**
+ * CometBFT's `ValidatorSet.Hash()`, which a header names as `validators_hash`: the RFC 6962 root
+ * over each validator's `SimpleValidator` (its key as a `PublicKey`, its power), in the set's
+ * order: power descending, then address ascending (CometBFT sorts every set so).
+ */
+export function validatorSetHash(validators: readonly TrustedValidator[]): Hash {
+  const ordered = validators
+    .map((v) => ({ v, address: toAddress(v.publicKey) }))
+    .sort((a, b) => (a.v.power === b.v.power ? (a.address < b.address ? -1 : a.address > b.address ? 1 : 0) : a.v.power > b.v.power ? -1 : 1));
+  const simple = ({ v }: { v: TrustedValidator }) => Uint8Array.from([...messageField(1, bytesField(1, v.publicKey)), ...uintField(2, v.power)]);
+  return rootOf(ordered.map((entry) => leafHash(simple(entry))));
+}
+
+/** An RFC 3339 time, as CometBFT writes it, in nanoseconds since 1970; null when it is not one. */
+export function timeNanos(value: string): bigint | null {
+  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?Z$/.exec(value);
+  if (m === null) return null;
+  const [, y, mo, d, h, mi, s, frac] = m;
+  const ms = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s));
+  return BigInt(ms) * 1_000_000n + BigInt((frac ?? "").padEnd(9, "0"));
 }
 
 /** A validator's address: the first 20 bytes of SHA-256 of its public key, hex. */

@@ -3,12 +3,18 @@
 // recomputes the roots and the app hash from the hashes in the proof, and, when the client
 // gives the validator set it trusts, checks that CometBFT's validators signed that app hash.
 import { appHashV1, blockLeaf, transactionLeaf } from "./commitment.js";
-import { fromBase64, fromHex } from "./encoding.js";
-import { checkSignedHeader, type SignedHeader, type TrustedValidator } from "./cometHeader.js";
+import { fromHex, toHex } from "./encoding.js";
+import { checkHeaderClaims, checkSignedHeader, headerHash, timeNanos, type SignedHeader, type TrustedValidator } from "./cometHeader.js";
+import { followValidatorChanges, trustedStateOf, type LightBlock, type TrustRoot } from "./followValidatorChanges.js";
+import { verifyLightBlock, type TrustPeriod } from "./lightBlock.js";
 import { inclusionRoot, verifyConsistency, type Hash } from "./merkle.js";
+import { trustedValidatorsOf } from "./trustedValidatorsOf.js";
 
 export type { RpcCommit, RpcHeader, SignedHeader, TrustedValidator } from "./cometHeader.js";
-export { headerHash, precommitSignBytes } from "./cometHeader.js";
+export { headerHash, precommitSignBytes, validatorSetHash } from "./cometHeader.js";
+export type { LightBlock, TrustRoot } from "./followValidatorChanges.js";
+export { clockDriftMsMax, type TrustPeriod } from "./lightBlock.js";
+export { trustedValidatorsOf } from "./trustedValidatorsOf.js";
 
 export const proofVersion = 1;
 
@@ -53,10 +59,27 @@ export interface VerifyOptions {
   readonly validators?: readonly TrustedValidator[];
   /** The chain the signed header must be of. */
   readonly chainId?: string;
+  /**
+   * Instead of `validators`: a root of trust (a genesis: `trustRootOf(genesis)`) and the light
+   * blocks at the validator set's changes since (`GET /api/v1/proofs/validator-changes`'s
+   * `light_blocks`), followed as CometBFT's light client follows them to the proof's header.
+   */
+  readonly trust?: { readonly root: TrustRoot; readonly validatorChanges: readonly LightBlock[] } & TrustPeriod;
+}
+
+/** With `trust`: the set that signed the proof's header, and the way there from the root. */
+export interface TrustedSet {
+  /** The root's set's hash (uppercase hex, as a header's `validators_hash`) and first height. */
+  readonly rootHeight: number;
+  readonly rootValidatorsHash: string;
+  /** The set that signed the proof's header (at `height`), and the set changes followed to it. */
+  readonly height: number;
+  readonly validatorsHash: string;
+  readonly changes: number;
 }
 
 export type Verdict =
-  | { readonly ok: true; readonly height: number; readonly appHash: string; readonly signed: boolean }
+  | { readonly ok: true; readonly height: number; readonly appHash: string; readonly signed: boolean; readonly trusted?: TrustedSet }
   | { readonly ok: false; readonly reason: string };
 
 const no = (reason: string): Verdict => ({ ok: false, reason });
@@ -74,12 +97,53 @@ function hashes(values: unknown, what: string): Hash[] | string {
 
 const count = (n: unknown): n is number => Number.isSafeInteger(n) && (n as number) >= 0;
 
-function signature(signed: SignedHeader | null | undefined, height: number, appHash: string, options: VerifyOptions): string | null {
-  if (options.validators === undefined) return null;
+/** Why the header carrying `appHash` cannot be trusted from `options.trust`; or the set that signed it. */
+function followedSignature(signed: SignedHeader, height: number, appHash: string, trust: NonNullable<VerifyOptions["trust"]>): TrustedSet | string {
+  const { root } = trust;
+  const claims = checkHeaderClaims(signed.header, { height, appHash, chainId: root.chainId });
+  if (claims !== null) return claims;
+  const rootNs = root.time === undefined ? null : timeNanos(root.time);
+  if (root.time !== undefined && rootNs === null) return `the root's time ${root.time} is not RFC 3339 UTC`;
+  const start = trustedStateOf(root, rootNs);
+  const state = followValidatorChanges(start, trust.validatorChanges, height, trust);
+  if (typeof state === "string") return state;
+  const named = String(signed.header.validators_hash).toUpperCase();
+  if (height > state.height && named !== state.validatorsHash) {
+    return `the header of height ${height} is signed by set ${named}; the validator changes given reach set ${state.validatorsHash} (height ${state.height}): give the changes up to height ${height}`;
+  }
+  const last = height === state.height ? state : verifyLightBlock(state, signed, state.validators, trust);
+  if (typeof last === "string") return last;
+  if (toHex(headerHash(signed.header)).toUpperCase() !== last.headerHash) return `the header of height ${height} is not the one the validator changes trust`;
+  return { rootHeight: root.height, rootValidatorsHash: start.validatorsHash, height, validatorsHash: last.validatorsHash, changes: last.changes };
+}
+
+/** Null when no signature is asked for; else the set that signed, or why none that counts did. */
+function signature(signed: SignedHeader | null | undefined, height: number, appHash: string, options: VerifyOptions): TrustedSet | string | null {
+  if (options.validators === undefined && options.trust === undefined) return null;
   if (signed === null || signed === undefined) return "the proof carries no signed header, and validators were given to check one against";
   // The app hash after block h is in the header of h + 1.
+  if (options.trust !== undefined) return followedSignature(signed, height + 1, appHash, options.trust);
   const expected = { height: height + 1, appHash, ...(options.chainId === undefined ? {} : { chainId: options.chainId }) };
-  return checkSignedHeader(signed, expected, options.validators);
+  return checkSignedHeader(signed, expected, options.validators!);
+}
+
+/** The verdict once the paths reached `appHash`: the signature's, if one was asked for. */
+function signedVerdict(signed: SignedHeader | null | undefined, height: number, appHash: string, options: VerifyOptions): Verdict {
+  const checked = signature(signed, height, appHash, options);
+  if (typeof checked === "string") return no(checked);
+  return { ok: true, height, appHash, signed: checked !== null || options.validators !== undefined, ...(checked === null ? {} : { trusted: checked }) };
+}
+
+/**
+ * The root of trust a CometBFT genesis gives: its chain, its validators from its initial height,
+ * its time. Throws when it is not a genesis.
+ */
+export function trustRootOf(genesis: unknown): TrustRoot {
+  const g = genesis as { chain_id?: unknown; initial_height?: unknown; genesis_time?: unknown } | null;
+  if (typeof g?.chain_id !== "string") throw new Error("not a genesis: it has no chain_id");
+  const height = Number(g.initial_height ?? 1);
+  if (!Number.isSafeInteger(height) || height < 1) throw new Error(`not a genesis: initial_height ${String(g.initial_height)}`);
+  return { chainId: g.chain_id, height, validators: trustedValidatorsOf(genesis), ...(typeof g.genesis_time === "string" ? { time: g.genesis_time } : {}) };
 }
 
 /** Whether `proof` shows that transaction `id` (when given, else the proof's own) is in the ledger. */
@@ -101,9 +165,7 @@ export function verifyTransactionProof(proof: TransactionProof, options: VerifyO
   if (historyRoot === null) return no("the history path does not fit its index and size");
   const appHash = appHashV1(history.size, historyRoot);
   if (appHash !== proof.app_hash.toLowerCase()) return no(`the proof reaches app hash ${appHash}, not the ${proof.app_hash} it claims`);
-  const unsigned = signature(proof.signed_header, proof.height, appHash, options);
-  if (unsigned !== null) return no(unsigned);
-  return { ok: true, height: proof.height, appHash, signed: options.validators !== undefined };
+  return signedVerdict(proof.signed_header, proof.height, appHash, options);
 }
 
 function point(p: HistoryPoint, what: string): { root: Hash } | string {
@@ -127,29 +189,8 @@ export function verifyConsistencyProof(proof: ConsistencyProof, options: VerifyO
   // An empty history is a prefix of every history.
   const consistent = proof.from.size === 0 ? path.length === 0 : verifyConsistency(proof.from.size, proof.to.size, from.root, to.root, path);
   if (!consistent) return no(`the history of ${proof.to.size} blocks does not extend the one of ${proof.from.size}`);
-  for (const [end, what] of [[proof.from, "from"], [proof.to, "to"]] as const) {
-    const unsigned = signature(end.signed_header, end.height, end.app_hash.toLowerCase(), options);
-    if (unsigned !== null) return no(`${what}: ${unsigned}`);
-  }
-  return { ok: true, height: proof.to.height, appHash: proof.to.app_hash.toLowerCase(), signed: options.validators !== undefined };
-}
-
-/**
- * The validators to trust, from what a client has at hand: the list `GET /api/v1/validators`
- * answers (`pub_key.data` hex), a CometBFT genesis or its `validators` (`pub_key.value` base64),
- * or `/validators` of CometBFT's RPC (`result.validators`, `voting_power`). Throws on anything else.
- */
-export function trustedValidatorsOf(source: unknown): TrustedValidator[] {
-  const holder = source as { validators?: unknown; result?: { validators?: unknown } } | null;
-  const list = Array.isArray(source) ? source : (holder?.result?.validators ?? holder?.validators);
-  if (!Array.isArray(list) || list.length === 0) throw new Error("no validator list: give GET /api/v1/validators's answer, a genesis, or CometBFT's /validators");
-  return list.map((entry: { pub_key?: { data?: unknown; value?: unknown }; power?: unknown; voting_power?: unknown }, i) => {
-    const data = entry.pub_key?.data;
-    const value = entry.pub_key?.value;
-    const key = typeof data === "string" ? fromHex(data) : typeof value === "string" ? fromBase64(value) : null;
-    const power = entry.power ?? entry.voting_power;
-    if (key === null || key.length !== 32) throw new Error(`validator ${i}: pub_key is not a 32-byte Ed25519 key`);
-    if (!(typeof power === "number" || typeof power === "string") || !/^[0-9]+$/.test(String(power))) throw new Error(`validator ${i}: power is not a whole number`);
-    return { publicKey: key, power: BigInt(power) };
-  });
+  const first = signedVerdict(proof.from.signed_header, proof.from.height, proof.from.app_hash.toLowerCase(), options);
+  if (!first.ok) return no(`from: ${first.reason}`);
+  const last = signedVerdict(proof.to.signed_header, proof.to.height, proof.to.app_hash.toLowerCase(), options);
+  return last.ok ? last : no(`to: ${last.reason}`);
 }

@@ -205,6 +205,15 @@ const pathsOf = (options: OpenapiOptions) => {
       "409": failure("The chain keeps BigchainDB's app hash, which proves nothing."),
       "503": failure("No signed header carries the app hash yet (retry after the next block), or the node is shutting down."),
     }),
+    "/api/v1/proofs/validator-changes": get("The signed headers a light client follows the validator set with, from a height it trusts (docs/proofs.md, Across validator changes).", [
+      query("from_height", "The first header height of interest (the one after the height you trust); default 1.", proofHeight),
+      query("to_height", "The last header height of interest (a proof's height + 1); default the last signed.", proofHeight),
+    ], {
+      "200": ok("At each change of the set, the last header of the old set and the first of the new, each with its commit and set.", ref("ValidatorChanges")),
+      ...notFound,
+      "409": failure("A solo node: it signs no headers (NoSignedHeaders)."),
+      "503": failure("No signed header of to_height yet (retry after the next block), CometBFT unreachable, or the node is shutting down."),
+    }),
     "/api/v1/openapi.json": get("This document.", [], { "200": ok("OpenAPI 3.1.", ref("OpenApi")) }),
     "/api/v1/docs": get("The reference page of this document.", [], {
       "200": { description: "HTML, with its scripts and styles served by the node.", content: { "text/html": { schema: { type: "string" } } } },

@@ -99,6 +99,55 @@ export const schemas = {
       path: { type: "array", items: hex64 },
     },
   },
+  ValidatorChanges: {
+    description: "docs/proofs.md, Across validator changes: follow with ledgerd/verify (`trust`) or `ledgerd verify proof --genesis`.",
+    type: "object",
+    additionalProperties: false,
+    required: ["version", "chain_id", "from_height", "to_height", "light_blocks", "next_from_height"],
+    properties: {
+      version: { const: 1 },
+      chain_id: { type: "string" },
+      from_height: { type: "integer", minimum: 1 },
+      to_height: { type: "integer", minimum: 1 },
+      light_blocks: {
+        type: "array",
+        items: {
+          type: "object",
+          additionalProperties: false,
+          required: ["signed_header", "validator_set"],
+          properties: {
+            signed_header: { type: "object", description: "CometBFT's `/commit` signed_header of this height." },
+            validator_set: {
+              type: "object",
+              additionalProperties: false,
+              required: ["validators"],
+              properties: {
+                validators: {
+                  type: "array",
+                  items: {
+                    type: "object",
+                    additionalProperties: false,
+                    required: ["address", "pub_key", "voting_power"],
+                    properties: {
+                      address: { type: "string", pattern: "^[0-9A-F]{40}$" },
+                      pub_key: {
+                        type: "object",
+                        additionalProperties: false,
+                        required: ["type", "value"],
+                        properties: { type: { const: "tendermint/PubKeyEd25519" }, value: { type: "string" } },
+                      },
+                      voting_power: { type: "string", pattern: "^[0-9]+$" },
+                    },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+      next_from_height: { type: ["integer", "null"], description: "More changes follow: ask again from this height." },
+    },
+  },
   HistoryPoint: {
     type: "object",
     additionalProperties: false,

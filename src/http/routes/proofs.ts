@@ -7,6 +7,7 @@
 import type { FastifyInstance } from "fastify";
 import { LedgerError } from "../../errors/ledgerError.js";
 import { consistencyProof, transactionProof } from "../../ledger/proofs.js";
+import { cometValidatorJson, validatorChangePlaces } from "../../ledger/validatorChanges.js";
 import { proofVersion, type SignedHeader } from "../../proofs/verify.js";
 import type { ChainReads } from "../../store/store.js";
 import { badParameter, firstValue, parseBlockHeight, rejectUnknown, requiredValue, type Query } from "../parameters.js";
@@ -64,6 +65,18 @@ export function registerProofRoutes(app: FastifyInstance, deps: { readonly store
     return stored === null ? view.headers.signedHeader(height + 1) : (JSON.parse(stored) as SignedHeader);
   };
 
+  /**
+   * The last header a light block may be (`to_height`, default the last): signed, and of a
+   * height whose set the store has recorded (the set of header h is the store's after h - 1).
+   */
+  const lastHeaderOf = async (query: Query, view: SignedView): Promise<number> => {
+    const text = firstValue(query, "to_height");
+    const last = Math.min(view.last, (await deps.store.getChainState()).height) + 1;
+    const asked = text === undefined ? last : proofHeight("to_height", text);
+    if (asked > last) throw new LedgerError("ProofNotYetSigned", `No signed header of height ${asked} yet (the last is ${last}); retry after the next block`);
+    return asked;
+  };
+
   addResource(app, "/api/v1/proofs/transactions/:transaction_id", {
     GET: retryWhenNotYetSigned(async (request, reply) => {
       const query = request.query as Query;
@@ -74,6 +87,28 @@ export function registerProofRoutes(app: FastifyInstance, deps: { readonly store
       const asked = firstValue(query, "height") !== undefined;
       const proof = await transactionProof(deps.store, id, await anchorOf(query, "height", view), asked);
       const body = { ...proof, signed_header: await headerFor(proof.height, view) };
+      if (view !== null) reply.header("link", `</api/v1/proofs/validator-changes?to_height=${proof.height + 1}>; rel="validator-changes"`);
+      return sendJson(reply, 200, JSON.stringify(body));
+    }),
+  });
+
+  addResource(app, "/api/v1/proofs/validator-changes", {
+    GET: retryWhenNotYetSigned(async (request, reply) => {
+      const query = request.query as Query;
+      rejectUnknown(query, queryNames["GET /api/v1/proofs/validator-changes"]);
+      const fromText = firstValue(query, "from_height");
+      const from = fromText === undefined ? 1 : proofHeight("from_height", fromText);
+      const view = await viewOf();
+      if (view === null) throw new LedgerError("NoSignedHeaders", "The solo engine signs no headers: check a solo node's proofs against an app hash you trust (docs/proofs.md)");
+      const to = await lastHeaderOf(query, view);
+      if (from > to) throw badParameter("from_height", `Height ${from} is after to_height (${to})`);
+      const { places, next } = await validatorChangePlaces(deps.store, from, to);
+      const lightBlocks = [];
+      for (const place of places) {
+        lightBlocks.push({ signed_header: await headerFor(place.height - 1, view), validator_set: { validators: place.validators.map(cometValidatorJson) } });
+      }
+      const chainId = view.latest.header.chain_id;
+      const body = { version: proofVersion, chain_id: chainId, from_height: from, to_height: to, light_blocks: lightBlocks, next_from_height: next };
       return sendJson(reply, 200, JSON.stringify(body));
     }),
   });

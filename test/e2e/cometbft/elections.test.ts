@@ -5,18 +5,25 @@
 // ledgerd killed with SIGKILL while it is open replays to the same state; an original validator is
 // voted out and the network keeps committing; every node agrees on the set throughout. Refusals:
 // a vote by a key that holds no tokens, a double vote, a vote after conclusion, a power of 1/3.
+// After the two changes of the set, a proof of a transaction committed since verifies against the
+// genesis alone, the verifier following the set through GET /api/v1/proofs/validator-changes
+// (library and `ledgerd verify proof --genesis --node`), and refuses the changes altered: a header
+// signed by a set that is not the trusted successor, a forged signature, a tampered set, a trust
+// period passed (docs/proofs.md "Across validator changes").
 // It needs CometBFT (scripts/install-cometbft.sh) and fails without it.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import type { JsonObject } from "../../../src/json/jsonValue.js";
 import { addTestnetNode } from "../../../src/testnet/addNode.js";
 import { createTestnet, runningPid, startTestnet, stopTestnet, type TestnetManifest, type TestnetNode } from "../../../src/testnet/testnet.js";
+import { toHex } from "../../../src/proofs/encoding.js";
+import { trustRootOf, trustedValidatorsOf, validatorSetHash, verifyTransactionProof, type LightBlock, type TransactionProof } from "../../../src/proofs/verify.js";
 import { makeVote } from "../../../src/transaction/builders/makeElection.js";
 import { makeRandomKeypair } from "../../../src/transaction/builders/makeRandomKeypair.js";
 import { signTx } from "../../../src/transaction/builders/signTx.js";
@@ -45,6 +52,16 @@ after(async () => {
   if (process.env["LEDGERD_TEST_KEEP"] === "1") return;
   rmSync(root, { recursive: true, force: true });
 });
+
+/** CometBFT's light client as an oracle (test/oracles/cometLight), built with Go into .cache/oracles. */
+function cometLightOracle(): string {
+  const repo = fileURLToPath(new URL("../../../", import.meta.url));
+  const binary = join(repo, ".cache", "oracles", "comet-light-oracle");
+  mkdirSync(dirname(binary), { recursive: true });
+  const built = spawnSync("go", ["build", "-o", binary, "."], { cwd: join(repo, "test", "oracles", "cometLight"), encoding: "utf8" });
+  assert.equal(built.status, 0, `go build of the light-client oracle: ${built.stderr}`);
+  return binary;
+}
 
 /** `ledgerd <args> --data_dir <node's>`: exit code and output. */
 function cli(target: TestnetNode, args: readonly string[]): { status: number | null; out: string } {
@@ -214,5 +231,77 @@ describe("validator elections on a 4-validator network", () => {
     assert.equal(show(node(3), removal)["status"], "concluded");
     // The election still open was made for the set before this change.
     assert.equal(show(node(0), open)["status"], "inconclusive");
+  });
+
+  it("proves a transaction committed after both changes against the genesis, following the set; refuses the changes altered", async () => {
+    const tx = create(makeRandomKeypair(), 1n, { after: "two changes" });
+    assert.equal((await post(node(0), tx, "commit")).status, 202);
+    const id = tx["id"] as string;
+    const proof = await waitFor("a signed proof", async () => {
+      const response = await fetch(`http://${node(1).http}/api/v1/proofs/transactions/${id}`);
+      return response.status === 200 ? ((await response.json()) as TransactionProof) : null;
+    });
+    const genesisFile = join(root, node(0).home, "config", "genesis.json");
+    const genesis = JSON.parse(readFileSync(genesisFile, "utf8")) as unknown;
+    const answer = await fetch(`http://${node(2).http}/api/v1/proofs/validator-changes?from_height=1&to_height=${proof.height + 1}`);
+    const text = await answer.text();
+    assertDescribed("GET /api/v1/proofs/validator-changes", { status: answer.status, contentType: answer.headers.get("content-type") ?? "", body: text });
+    const changes = JSON.parse(text) as { light_blocks: LightBlock[] };
+    // Two changes: the old set's last header and the new set's first, at each.
+    assert.equal(changes.light_blocks.length, 4);
+    for (const block of changes.light_blocks) {
+      // Each set as CometBFT itself has it at that height.
+      const height = Number(block.signed_header.header.height);
+      const comet = trustedValidatorsOf(await rpc(node(0), `validators?height=${height}&per_page=100`));
+      assert.equal(toHex(validatorSetHash(comet)).toUpperCase(), block.signed_header.header.validators_hash, `height ${height}`);
+    }
+    const trustRoot = trustRootOf(genesis);
+    const trust = (validatorChanges: readonly LightBlock[], more = {}) => ({ trust: { root: trustRoot, validatorChanges, ...more } });
+    const verdict = verifyTransactionProof(proof, trust(changes.light_blocks), id);
+    assert.ok(verdict.ok, verdict.ok ? "" : verdict.reason);
+    assert.equal(verdict.trusted?.changes, 2);
+    assert.equal(verdict.trusted?.validatorsHash, proof.signed_header!.header.validators_hash);
+    // Not the genesis's set that signed: node3 left, node4 came (three of the four genesis
+    // validators still sign, so a check that counts only the genesis's power would pass).
+    assert.notEqual(toHex(validatorSetHash(trustedValidatorsOf(genesis))).toUpperCase(), proof.signed_header!.header.validators_hash);
+
+    const refused = (blocks: readonly LightBlock[], more = {}, r = trustRoot): string => {
+      const v = verifyTransactionProof(proof, { trust: { root: r, validatorChanges: blocks, ...more } }, id);
+      assert.equal(v.ok, false);
+      return v.ok ? "" : v.reason;
+    };
+    // The new set's first header, claimed by the old set as if it were the trusted successor.
+    const [lastOfOld, firstOfNew] = changes.light_blocks;
+    const changeHeight = Number(firstOfNew!.signed_header.header.height);
+    const oldSetRoot = { ...trustRoot, height: changeHeight, validators: trustedValidatorsOf(lastOfOld!.validator_set) };
+    assert.match(refused(changes.light_blocks.slice(1), {}, oldSetRoot), new RegExp(`height ${changeHeight} is signed by set [0-9A-F]{64}, not the successor`));
+    const forged = structuredClone(changes.light_blocks);
+    const sig = forged[1]!.signed_header.commit.signatures.find((s) => s.signature !== null)! as { signature: string };
+    sig.signature = Buffer.from(Buffer.from(sig.signature, "base64").map((b, i) => (i === 0 ? b ^ 1 : b))).toString("base64");
+    assert.match(refused(forged), /does not verify/);
+    const tampered = structuredClone(changes.light_blocks);
+    (tampered[1]!.validator_set.validators as { voting_power: string }[])[0]!.voting_power = "1000";
+    assert.match(refused(tampered), /hashes to [0-9A-F]{64}, not the/);
+    // The genesis is older than a trust period of 1 ms.
+    assert.match(refused(changes.light_blocks, { trustPeriodMs: 1, nowMs: Date.now() }), /older than the trust period/);
+
+    const saved = join(root, "proof-after-elections.json");
+    writeFileSync(saved, JSON.stringify(proof));
+    const run = spawnSync(process.execPath, ["--import", "tsx", cliMain, "verify", "proof", saved, "--id", id, "--genesis", genesisFile, "--node", `http://${node(3).http}`], { encoding: "utf8", env: withoutLedgerdEnv() });
+    assert.equal(run.status, 0, run.stdout + run.stderr);
+    assert.match(run.stdout, /followed through 2 set change\(s\)/);
+    // CometBFT's own light client, an oracle: it follows the same light blocks to the same header,
+    // and refuses the forged signature too.
+    const oracle = (lightBlocks: readonly LightBlock[]) =>
+      spawnSync(cometLightOracle(), [], { input: JSON.stringify({ genesis, validator_changes: { light_blocks: lightBlocks }, proof }), encoding: "utf8" });
+    const agreed = oracle(changes.light_blocks);
+    assert.equal(agreed.status, 0, agreed.stdout + agreed.stderr);
+    assert.match(agreed.stdout, new RegExp(`^ok 4 light blocks followed; the proof's header ${proof.height + 1} is signed by set ${proof.signed_header!.header.validators_hash}`));
+    const forgedByOracle = oracle(forged);
+    assert.equal(forgedByOracle.status, 1, forgedByOracle.stdout + forgedByOracle.stderr);
+    if (process.env["LEDGERD_RECORD_VECTORS"] === "1") {
+      const vector = { genesis, validator_changes: JSON.parse(text) as unknown, proof };
+      writeFileSync(new URL("../../vectors/cometbft/validatorChanges.json", import.meta.url), `${JSON.stringify(vector, null, 2)}\n`);
+    }
   });
 });

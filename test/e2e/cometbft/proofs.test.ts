@@ -20,6 +20,7 @@ import { inclusionRoot, type Hash } from "../../../src/proofs/merkle.js";
 import {
   headerHash,
   trustedValidatorsOf,
+  validatorSetHash,
   verifyConsistencyProof,
   verifyTransactionProof,
   type ConsistencyProof,
@@ -136,6 +137,17 @@ describe("proofs on a 4-validator network", () => {
       await proof.getByRole("button", { name: "Check proof" }).click();
       // The signatures of the header's commit checked against the set the node reports.
       await proof.getByText(/^Verified ✓.*validators holding more than two thirds of the power/).waitFor();
+      // Given the genesis, the page follows the set from it (no election here: no change) and
+      // says which set it trusts (docs/proofs.md "Across validator changes").
+      const genesis = readFileSync(join(root, node(0).home, "config", "genesis.json"), "utf8");
+      const genesisHash = toHex(validatorSetHash(trustedValidatorsOf(JSON.parse(genesis)))).toUpperCase();
+      await proof.getByText("Trust a genesis, not this node's validator set").click();
+      await proof.getByLabel("Genesis (genesis.json), pasted or from a file").fill(genesis);
+      await proof.getByRole("button", { name: "Check proof" }).click();
+      await proof.getByText(new RegExp(`^Verified ✓.*signed by validator set ${genesisHash} \\(height \\d+\\), which the page followed through 0 set changes from the genesis you gave, whose set ${genesisHash} signs from height 1`)).waitFor();
+      await proof.getByLabel("Genesis (genesis.json), pasted or from a file").fill('{"chain_id":"another","validators":[]}');
+      await proof.getByRole("button", { name: "Check proof" }).click();
+      await proof.getByText(/^Not checked: the genesis: no validator list/).waitFor();
       assert.deepEqual(errors, []);
     } finally {
       await browser.close();

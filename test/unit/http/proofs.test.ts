@@ -126,6 +126,10 @@ describe("GET /api/v1/proofs", () => {
       ["/api/v1/proofs/consistency?from=99999999", 404],
       ["/api/v1/proofs/consistency?from=-1", 400],
       ["/api/v1/proofs/consistency?from=1&from=2", 400],
+      // A solo node signs no headers: no validator set to follow.
+      ["/api/v1/proofs/validator-changes", 409],
+      ["/api/v1/proofs/validator-changes?from_height=0", 400],
+      ["/api/v1/proofs/validator-changes?other=1", 400],
     ];
     for (const [url, status] of cases) {
       const response = await get(http.app, url);
@@ -139,7 +143,7 @@ describe("GET /api/v1/proofs with CometBFT's signed headers", () => {
   /** Headers as CometBFT's RPC would give them (the route passes them on unread), and each call. */
   function signedHeaders(latestHeight: () => number) {
     const calls: string[] = [];
-    const headerOf = (height: number) => ({ header: { height: String(height) }, commit: { height: String(height) } }) as unknown as SignedHeader;
+    const headerOf = (height: number) => ({ header: { height: String(height), chain_id: "test-chain" }, commit: { height: String(height) } }) as unknown as SignedHeader;
     const headers: SignedHeaders = {
       async latestSignedHeader() {
         calls.push("latest");
@@ -193,6 +197,34 @@ describe("GET /api/v1/proofs with CometBFT's signed headers", () => {
         assert.equal(rpc.calls.length, 0);
       } finally {
         await withHeaders.close();
+      }
+    } finally {
+      await http.close();
+    }
+  });
+
+  it("serves the validator changes: none on a chain whose set never changed; bad heights are 4xx, later ones 503", async () => {
+    const http = await startHttpStack();
+    try {
+      await commit(http.app, create(keypairOf("changes"), 1n, {}));
+      const head = (await http.stack.store.getChainState()).height;
+      const rpc = signedHeaders(() => head + 1);
+      const app = await buildHttpApp({}, { broadcaster: http.stack.engine, store: http.stack.store, signedHeaders: rpc.headers });
+      try {
+        const response = await get(app, "/api/v1/proofs/validator-changes?from_height=1");
+        expectJson(response, 200);
+        assertDescribed("GET /api/v1/proofs/validator-changes", { status: response.statusCode, contentType: String(response.headers["content-type"]), body: response.body });
+        const body = JSON.parse(response.body) as { to_height: number; light_blocks: unknown[]; next_from_height: number | null };
+        assert.deepEqual([body.to_height, body.light_blocks, body.next_from_height], [head + 1, [], null]);
+        expectJson(await get(app, `/api/v1/proofs/validator-changes?from_height=${head + 1}&to_height=${head}`), 400);
+        const later = await get(app, `/api/v1/proofs/validator-changes?to_height=${head + 2}`);
+        expectJson(later, 503);
+        assert.equal(later.headers["retry-after"], "1");
+        // A proof links to the changes up to its header.
+        const tx = (await http.stack.store.getBlockIds(head))![0]!;
+        assert.equal((await get(app, `/api/v1/proofs/transactions/${tx}`)).headers["link"], `</api/v1/proofs/validator-changes?to_height=${head + 1}>; rel="validator-changes"`);
+      } finally {
+        await app.close();
       }
     } finally {
       await http.close();
