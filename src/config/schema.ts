@@ -90,6 +90,9 @@ export interface Config {
   readonly metrics: {
     readonly bind: string;
   };
+  readonly checkpoint: {
+    readonly origin: string;
+  };
 }
 
 /** More HTTP processes than this on one machine is a typo, not a deployment. */
@@ -107,6 +110,8 @@ const indexSlicesAllowed = Array.from({ length: 13 }, (_, i) => 2 ** i);
  * would let bodies through the HTTP layer only to refuse them as JSON.
  */
 export const bodyBytesMaxMax = jsonLimitsDefault.bytesMax;
+/** A checkpoint's origin line: a name, not a document. */
+export const checkpointOriginCharsMax = 256;
 /** CometBFT's limit on a chain id (`MaxChainIDLen`). */
 export const chainIdCharsMax = 50;
 
@@ -121,7 +126,7 @@ function durationMs(minimum: number, description: string) {
 export const configSchema: JSONSchemaType<Config> = {
   type: "object",
   additionalProperties: false,
-  required: ["data_dir", "log", "server", "wsserver", "database", "engine", "ledger", "metrics"],
+  required: ["data_dir", "log", "server", "wsserver", "database", "engine", "ledger", "metrics", "checkpoint"],
   properties: {
     data_dir: {
       type: "string",
@@ -334,6 +339,20 @@ export const configSchema: JSONSchemaType<Config> = {
           type: "string",
           format: "optional-host-port",
           description: "Prometheus metrics address, HOST:PORT, served at /metrics (empty: no metrics)",
+        },
+      },
+    },
+    checkpoint: {
+      type: "object",
+      additionalProperties: false,
+      required: ["origin"],
+      properties: {
+        origin: {
+          type: "string",
+          // A signed note's key name: no Unicode space, no `+` (docs/transparency.md).
+          pattern: "^[^\\s+]*$",
+          maxLength: checkpointOriginCharsMax,
+          description: "The signed checkpoints' origin and key name, e.g. the tiles' URL without its scheme (empty: ledgerd.invalid/<chain id>)",
         },
       },
     },

@@ -30,3 +30,16 @@ export const preparePoolOptionsDefault: PreparePoolOptions = {
   batchTxsMax: 64,
   sharedTxsMin: 32,
 };
+
+/** The node's signed checkpoints (checkpoints.ts, docs/transparency.md). */
+export interface CheckpointOptions {
+  /**
+   * The checkpoints' origin line and the key name they are signed under; empty: derived from
+   * the chain id (`checkpointOriginOf`). Best set to the tiles' URL prefix without its scheme.
+   */
+  readonly origin: string;
+}
+
+export const checkpointOptionsDefault: CheckpointOptions = {
+  origin: "",
+};

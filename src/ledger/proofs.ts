@@ -18,7 +18,7 @@ export type UnsignedHistoryPoint = Omit<HistoryPoint, "signed_header">;
  * Runs `build` over the store's history nodes: once to learn which nodes it reads (their values
  * do not steer the walk), then with those nodes read in one batch.
  */
-async function withStoredNodes<T>(
+export async function withStoredNodes<T>(
   read: (places: readonly NodePlace[]) => Promise<(Uint8Array | null)[]>,
   build: (nodes: NodeSource) => T,
 ): Promise<T> {
@@ -38,10 +38,10 @@ async function withStoredNodes<T>(
   return build((level, index) => found.get(`${level}/${index}`)!);
 }
 
-const withHistoryNodes = <T>(store: ChainReads, build: (nodes: NodeSource) => T): Promise<T> =>
+export const withHistoryNodes = <T>(store: ChainReads, build: (nodes: NodeSource) => T): Promise<T> =>
   withStoredNodes((places) => store.getHistoryNodes(places), build);
 
-async function provingChain(store: ChainReads): Promise<number> {
+export async function provingChain(store: ChainReads): Promise<number> {
   const head = await store.getChainState();
   if (head.commitment !== "v1") {
     throw new LedgerError("ProofsUnavailable", "This chain keeps BigchainDB's app hash, which proves nothing; it has no proofs (docs/proofs.md, upgrading)");

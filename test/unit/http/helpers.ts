@@ -10,6 +10,14 @@ import type { HttpOptions } from "../../../src/http/options.js";
 import type { JsonObject } from "../../../src/json/jsonValue.js";
 import { writeJson } from "../../../src/json/writeJson.js";
 import { removeDir, startSoloStack, type SoloStack } from "../../helpers/soloNode.js";
+import { CheckpointNotary } from "../../../src/ledger/checkpoints.js";
+import { checkpointSignerOf } from "../../../src/node/checkpointSigner.js";
+import { keypairOf } from "../../helpers/txFactory.js";
+
+/** The checkpoints of the test stacks: signed by a fixed key under a fixed origin. */
+export const testCheckpointKey = keypairOf("checkpoint-signer");
+export const testOrigin = "ledgerd.test/log";
+export const testNotary = new CheckpointNotary(checkpointSignerOf(testCheckpointKey, testOrigin));
 
 export interface HttpStack {
   readonly stack: SoloStack;
@@ -26,7 +34,7 @@ export async function startHttpStack(
   const stack = await startSoloStack(engine);
   const apps: FastifyInstance[] = [];
   const appWith = async (options: Partial<HttpOptions>): Promise<FastifyInstance> => {
-    const app = await buildHttpApp(options, { broadcaster: stack.engine, store: stack.store });
+    const app = await buildHttpApp(options, { broadcaster: stack.engine, store: stack.store, checkpoints: testNotary });
     apps.push(app);
     return app;
   };
