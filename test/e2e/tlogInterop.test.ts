@@ -1,0 +1,66 @@
+// Interoperability with other people's code (docs/transparency.md): a real solo node, over real
+// sockets, checked by test/interop/tlogcheck, a Go program built on golang.org/x/mod's signed
+// notes and tlog, transparency-dev/formats' checkpoints, transparency-dev/merkle's proofs and
+// filippo.io/torchwood's tile client. 300 blocks, so that the tree has a full tile, a full entry
+// bundle and a level-1 tile. The program is built once per version of its sources
+// (scripts/install-tlogcheck.sh).
+import assert from "node:assert/strict";
+import { execFile, spawnSync } from "node:child_process";
+import { before, describe, test } from "node:test";
+import { writeJson } from "../../src/json/writeJson.js";
+import { create, keypairOf } from "../helpers/txFactory.js";
+import { useStartedNode } from "../helpers/startedNode.js";
+
+const blocks = 300;
+
+function tlogcheckBinary(): string {
+  const built = spawnSync("bash", ["scripts/install-tlogcheck.sh"], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
+  assert.equal(built.status, 0, "scripts/install-tlogcheck.sh failed");
+  return built.stdout.trim().split("\n").pop()!;
+}
+
+describe("ledgerd's transparency log read by other people's code", () => {
+  const node = useStartedNode("tlog-interop");
+  let binary = "";
+  let firstId = "";
+
+  before(async () => {
+    binary = tlogcheckBinary();
+    const alice = keypairOf("tlog-interop");
+    for (let i = 0; i < blocks; i++) {
+      const tx = create(alice, 1n, { i });
+      if (i === 0) firstId = tx["id"] as string;
+      const response = await fetch(`${node().baseUrl}/api/v1/transactions?mode=commit`, { method: "POST", body: writeJson(tx), headers: { "content-type": "application/json" } });
+      assert.equal(response.status, 202);
+    }
+  });
+
+  // Asynchronously: the node answers from this process's event loop.
+  const run = (args: string[]) =>
+    new Promise<{ status: number; out: string }>((resolve) => {
+      execFile(binary, args, (error, stdout, stderr) => {
+        const status = error === null ? 0 : typeof error.code === "number" ? error.code : -1;
+        resolve({ status, out: `${stdout}${stderr}` });
+      });
+    });
+
+  test("checkpoints, inclusion and consistency proofs, tiles and entry bundles all verify", async () => {
+    const vkey = (await (await fetch(`${node().baseUrl}/api/v1/checkpoint/key`)).text()).trim();
+    const { status, out } = await run(["-node", node().baseUrl, "-vkey", vkey, "-tx", firstId, "-from", "7"]);
+    assert.equal(status, 0, out);
+    assert.match(out, /^ok checkpoint ledgerd\.invalid\/.+ size 300 signed by/m);
+    assert.match(out, /^ok tiles: 300 entry bundles' entries verified/m);
+    assert.match(out, /^ok inclusion: transaction [0-9a-f]{64} in block 1, leaf 0 of the signed tree of 300/m);
+    assert.match(out, /^ok consistency: signed tree of 300 extends the signed tree of 7/m);
+  });
+
+  test("a checkpoint signed by another key is refused by the Go verifier", async () => {
+    // The same name with another key: x/mod finds no signature by the key it was given.
+    const vkey = (await (await fetch(`${node().baseUrl}/api/v1/checkpoint/key`)).text()).trim();
+    const [name] = vkey.split("+");
+    const other = `${name}+00000000+AQ${"A".repeat(42)}`;
+    const { status, out } = await run(["-node", node().baseUrl, "-vkey", other, "-tx", firstId]);
+    assert.equal(status, 1, out);
+    assert.match(out, /^FAIL (the verifier key|x\/mod\/sumdb\/note does not open)/m);
+  });
+});
