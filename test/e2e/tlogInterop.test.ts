@@ -3,10 +3,16 @@
 // notes and tlog, transparency-dev/formats' checkpoints, transparency-dev/merkle's proofs and
 // filippo.io/torchwood's tile client. 300 blocks, so that the tree has a full tile, a full entry
 // bundle and a level-1 tile. The program is built once per version of its sources
-// (scripts/install-tlogcheck.sh).
+// (scripts/install-tlogcheck.sh). The same tiles, mirrored (`ledgerd mirror`) and served by a
+// plain static file server, are read by the same client.
 import assert from "node:assert/strict";
 import { execFile, spawnSync } from "node:child_process";
-import { before, describe, test } from "node:test";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
+import { tmpdir } from "node:os";
+import { join, normalize } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { mirrorLog, nodeLogSource } from "../../src/tools/mirror.js";
 import { writeJson } from "../../src/json/writeJson.js";
 import { create, keypairOf } from "../helpers/txFactory.js";
 import { useStartedNode } from "../helpers/startedNode.js";
@@ -52,6 +58,31 @@ describe("ledgerd's transparency log read by other people's code", () => {
     assert.match(out, /^ok tiles: 300 entry bundles' entries verified/m);
     assert.match(out, /^ok inclusion: transaction [0-9a-f]{64} in block 1, leaf 0 of the signed tree of 300/m);
     assert.match(out, /^ok consistency: signed tree of 300 extends the signed tree of 7/m);
+  });
+
+  test("the tiles mirrored as static files serve the same client", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ledgerd-tlog-mirror-"));
+    // A plain static server: files by path, nothing else.
+    const server = createServer((request, response) => {
+      try {
+        const bytes = readFileSync(join(dir, normalize(request.url ?? "/").replace(/^(\.\.[/\\])+/, "")));
+        response.writeHead(200).end(bytes);
+      } catch {
+        response.writeHead(404).end();
+      }
+    });
+    after(() => {
+      server.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+    const report = await mirrorLog(nodeLogSource(node().baseUrl), dir);
+    assert.equal(report.size, blocks);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const prefix = `http://127.0.0.1:${(server.address() as { port: number }).port}/`;
+    const vkey = (await (await fetch(`${node().baseUrl}/api/v1/checkpoint/key`)).text()).trim();
+    const { status, out } = await run(["-node", node().baseUrl, "-prefix", prefix, "-vkey", vkey, "-tx", firstId, "-from", "100"]);
+    assert.equal(status, 0, out);
+    assert.match(out, /^ok tiles: 300 entry bundles' entries verified/m);
   });
 
   test("a checkpoint signed by another key is refused by the Go verifier", async () => {
