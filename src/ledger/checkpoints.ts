@@ -3,13 +3,14 @@
 // origin. Signed lazily, when asked, and kept per size (an LRU of `checkpointCacheEntriesMax`):
 // a checkpoint of a size never changes, and a node signs only sizes someone asked for, at most
 // one signature per block however many clients poll (BENCHMARKS.md, issue #40).
+import assert from "node:assert/strict";
 import { LruCache } from "../crypto-conditions/lruCache.js";
 import { LedgerError } from "../errors/ledgerError.js";
 import { checkpointBody } from "../proofs/checkpoint.js";
-import { rangeRoot } from "../proofs/merkle.js";
+import { edgeOf, HistoryEdge } from "../proofs/history.js";
 import { noteKeyId, signedNoteOf, verifierKeyOf, type NoteKey } from "../proofs/signedNote.js";
 import type { ChainReads } from "../store/store.js";
-import { provingChain, withHistoryNodes } from "./proofs.js";
+import { provingChain } from "./proofs.js";
 import { heightOfLeaf } from "./tiles.js";
 
 /**
@@ -34,7 +35,7 @@ export interface SignedCheckpoint {
   /** The signed note, as served. */
   readonly note: string;
   readonly size: number;
-  /** The first height after which the history had this size (0 for the empty history). */
+  /** A height after which the history had this size (the first, unless the signer was told one; 0 when empty). */
   readonly height: number;
 }
 
@@ -61,19 +62,22 @@ export class CheckpointNotary {
 
   /**
    * The checkpoint of the history at `size`. NotFound past the history's size (`limit`, the
-   * node's latest); ProofsUnavailable on a chain that keeps BigchainDB's app hash.
+   * node's latest); ProofsUnavailable on a chain that keeps BigchainDB's app hash. `height`, when
+   * the caller knows one after which the history had this size, saves looking it up.
    */
-  async at(store: ChainReads, size: number, limit: number): Promise<SignedCheckpoint> {
+  async at(store: ChainReads, size: number, limit: number, height?: number): Promise<SignedCheckpoint> {
     await provingChain(store);
     if (size > limit) throw new LedgerError("NotFound", `No checkpoint of size ${size}: the history has ${limit} blocks`);
     const cached = this.#signed.get(size);
     if (cached !== undefined) return cached;
-    const root = await withHistoryNodes(store, (nodes) => rangeRoot(nodes, 0, size));
+    // The root folds the tree's right edge: one read of a node per set bit of the size.
+    const edge = await store.getHistoryNodes(edgeOf(size));
+    assert.ok(edge.every((hash) => hash !== null), `the history's edge at size ${size} is not stored`);
+    const root = HistoryEdge.of(size, edge as Uint8Array[]).root();
     const body = checkpointBody({ origin: this.#signer.name, size, root });
     const signature = this.#signer.sign(text.encode(body));
     const note = signedNoteOf(body, [{ name: this.#signer.name, keyId: this.#keyId, signature }]);
-    const height = size === 0 ? 0 : await heightOfLeaf(store, size - 1);
-    const signed = { note, size, height };
+    const signed = { note, size, height: height ?? (size === 0 ? 0 : await heightOfLeaf(store, size - 1)) };
     this.#signed.set(size, signed);
     return signed;
   }

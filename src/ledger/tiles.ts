@@ -9,15 +9,18 @@ import { blockLeafData } from "../proofs/commitment.js";
 import { leafHash, rangeRoot } from "../proofs/merkle.js";
 import { tileHeight, tileWidth, tileWithin, type TileRef } from "../proofs/tiles.js";
 import type { ChainReads } from "../store/store.js";
-import { provingChain, withStoredNodes } from "./proofs.js";
+import { provingState, withStoredNodes } from "./proofs.js";
 
 /** The entries' length prefix: a big-endian uint16 (C2SP tlog-tiles). */
 const lengthPrefixBytes = 2;
 
-/** The history's size after the last committed block; ProofsUnavailable on a `bigchaindb` chain. */
-export async function historySizeOf(store: ChainReads): Promise<number> {
-  await provingChain(store);
-  return (await store.getChainState()).historySize;
+/**
+ * The history's size after the last committed block and that block's height, read together;
+ * ProofsUnavailable on a `bigchaindb` chain.
+ */
+export async function historyHeadOf(store: ChainReads): Promise<{ size: number; height: number }> {
+  const state = await provingState(store);
+  return { size: state.historySize, height: state.height };
 }
 
 /** The tile's bytes: 32 bytes a hash, or the entries length-prefixed. NotFound past `size`. */

@@ -9,7 +9,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Config } from "../config/schema.js";
-import { historySizeOf, readTile } from "../ledger/tiles.js";
+import { historyHeadOf, readTile } from "../ledger/tiles.js";
 import { checkpointNotaryOf } from "../node/checkpointSigner.js";
 import { openLedgerReader } from "../node/openStore.js";
 import { parseCheckpointBody } from "../proofs/checkpoint.js";
@@ -96,8 +96,9 @@ export async function ledgerLogSource(config: Config): Promise<LogSource> {
   let size: number | undefined;
   return {
     checkpoint: async () => {
-      size = await historySizeOf(store);
-      return (await notary.at(store, size, size)).note;
+      const head = await historyHeadOf(store);
+      size = head.size;
+      return (await notary.at(store, head.size, head.size, head.height)).note;
     },
     tile: (tile) => readTile(store, tile, size!),
     close: () => store.close(),

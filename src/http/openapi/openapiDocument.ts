@@ -102,6 +102,32 @@ const posting = {
 const get = (summary: string, parameters: readonly Parameter[], responses: object) =>
   ({ get: { summary, parameters, responses: { ...responses, ...anyRequest } } });
 
+/** The checkpoints and tiles (docs/transparency.md): text and bytes in the transparency logs' formats. */
+const text = (description: string) => ({ description, content: { "text/plain": { schema: { type: "string" } } } });
+const checkpointAnswer = {
+  ...text("A C2SP checkpoint (origin, size, root in base64) signed by the node key as a signed note."),
+  headers: { "ledgerd-checkpoint-height": { description: "A height after which the history had this size: its app hash is the checkpoint's (docs/transparency.md).", schema: { type: "string" } } },
+};
+const noKey = { "404": failure("No checkpoint of that size yet, or this process has no node key (serve-reads).") };
+const checkpointRefusals = { ...noKey, "409": failure("The chain keeps BigchainDB's app hash, which proves nothing."), "503": failure("CometBFT cannot be reached, or the node is shutting down.") };
+const transparencyPaths = {
+  "/api/v1/checkpoint": get("The history tree's signed checkpoint: the latest (under CometBFT the last signed), or of a past size.", [
+    query("size", "A past tree size (0 to the latest), for consistency checks.", { type: "string", pattern: "^(0|[1-9][0-9]{0,15})$" }),
+  ], { "200": checkpointAnswer, ...checkpointRefusals }),
+  "/api/v1/checkpoint/key": get("The checkpoints' verifier key in signed-note form: name+keyID+base64(0x01 || Ed25519 key).", [], {
+    "200": text("One line."),
+    ...noKey,
+  }),
+  "/api/v1/tlog/checkpoint": get("The latest checkpoint at the C2SP tlog-tiles prefix /api/v1/tlog/.", [], { "200": checkpointAnswer, ...checkpointRefusals }),
+  "/api/v1/tlog/tile/{tile_path}": get("A C2SP tlog-tiles hash tile or entry bundle of the history tree.", [
+    path("tile_path", "`<L>/<N>[.p/<W>]` or `entries/<N>[.p/<W>]`, N in 3-digit elements (`x001/234`); several path segments.", { type: "string" }),
+  ], {
+    "200": { description: "32-byte hashes, or entries each a big-endian uint16 length then the 45-byte block leaf.", content: { "application/octet-stream": { schema: { type: "string", contentEncoding: "binary" } } } },
+    "404": failure("Not a tile path, or a tile the tree does not hold yet."),
+    "409": failure("The chain keeps BigchainDB's app hash, which proves nothing."),
+  }),
+};
+
 /** The explorer page's paths, served unless server.explorer is false. */
 const explorerPaths = {
   "/explorer": get("The explorer page (docs/explorer.md); off with server.explorer = false.", [], {
@@ -205,6 +231,7 @@ const pathsOf = (options: OpenapiOptions) => {
       "409": failure("The chain keeps BigchainDB's app hash, which proves nothing."),
       "503": failure("No signed header carries the app hash yet (retry after the next block), or the node is shutting down."),
     }),
+    ...transparencyPaths,
     "/api/v1/openapi.json": get("This document.", [], { "200": ok("OpenAPI 3.1.", ref("OpenApi")) }),
     "/api/v1/docs": get("The reference page of this document.", [], {
       "200": { description: "HTML, with its scripts and styles served by the node.", content: { "text/html": { schema: { type: "string" } } } },

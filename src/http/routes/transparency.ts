@@ -7,7 +7,7 @@ import { Buffer } from "node:buffer";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { LedgerError } from "../../errors/ledgerError.js";
 import type { CheckpointNotary, SignedCheckpoint } from "../../ledger/checkpoints.js";
-import { historySizeOf, readTile } from "../../ledger/tiles.js";
+import { historyHeadOf, readTile } from "../../ledger/tiles.js";
 import { parseTilePath, tileWidth } from "../../proofs/tiles.js";
 import type { ChainReads } from "../../store/store.js";
 import { badParameter, firstValue, rejectUnknown, type Query } from "../parameters.js";
@@ -42,8 +42,8 @@ export function registerTransparencyRoutes(app: FastifyInstance, deps: Transpare
     return deps.checkpoints;
   };
   const latest = async (): Promise<SignedCheckpoint> => {
-    const size = await latestSize(deps);
-    return notary().at(deps.store, size, size);
+    const { size, height } = await latestSize(deps);
+    return notary().at(deps.store, size, size, height);
   };
 
   addResource(app, "/api/v1/checkpoint", {
@@ -53,7 +53,7 @@ export function registerTransparencyRoutes(app: FastifyInstance, deps: Transpare
       const text = firstValue(query, "size");
       if (text === undefined) return sendCheckpoint(reply, await latest());
       const size = parseSize(text);
-      const signed = await notary().at(deps.store, size, await latestSize(deps));
+      const signed = await notary().at(deps.store, size, (await latestSize(deps)).size);
       return sendCheckpoint(reply, signed);
     },
   });
@@ -68,7 +68,7 @@ export function registerTransparencyRoutes(app: FastifyInstance, deps: Transpare
       const path = (request.params as { "*": string })["*"];
       const tile = parseTilePath(path);
       if (tile === null) throw new LedgerError("NotFound", `Not a tile path: tile/${path} (docs/transparency.md, Tiles)`);
-      const bytes = await readTile(deps.store, tile, await historySizeOf(deps.store));
+      const bytes = await readTile(deps.store, tile, (await historyHeadOf(deps.store)).size);
       reply.header("cache-control", tile.width === tileWidth ? fullTileCacheControl : partialTileCacheControl);
       return reply.code(200).header("content-type", "application/octet-stream").send(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length));
     },
@@ -76,16 +76,16 @@ export function registerTransparencyRoutes(app: FastifyInstance, deps: Transpare
 }
 
 /**
- * The size of the latest checkpoint: the history's after the last committed block, or under
- * CometBFT after the last block whose app hash a signed header carries.
+ * The size of the latest checkpoint and a height after which the history had it: the last
+ * committed block, or under CometBFT the last block whose app hash a signed header carries.
  */
-async function latestSize(deps: TransparencyDeps): Promise<number> {
-  const size = await historySizeOf(deps.store);
-  if (deps.signedHeaders === undefined) return size;
+async function latestSize(deps: TransparencyDeps): Promise<{ size: number; height: number }> {
+  const head = await historyHeadOf(deps.store);
+  if (deps.signedHeaders === undefined) return head;
   const latest = await deps.signedHeaders.latestSignedHeader();
-  const height = Math.min(Number(latest.header.height) - 1, (await deps.store.getChainState()).height);
-  if (height < 1) return 0;
-  return (await deps.store.getBlockHead(height))?.historySize ?? 0;
+  const height = Math.min(Number(latest.header.height) - 1, head.height);
+  if (height < 1) return { size: 0, height: 0 };
+  return { size: (await deps.store.getBlockHead(height))?.historySize ?? 0, height };
 }
 
 function parseSize(text: string): number {
