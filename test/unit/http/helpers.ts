@@ -15,13 +15,15 @@ import { checkpointSignerOf } from "../../../src/node/checkpointSigner.js";
 import { keypairOf } from "../../helpers/txFactory.js";
 
 /** The checkpoints of the test stacks: signed by a fixed key under a fixed origin. */
-export const testCheckpointKey = keypairOf("checkpoint-signer");
 export const testOrigin = "ledgerd.test/log";
-export const testNotary = new CheckpointNotary(checkpointSignerOf(testCheckpointKey, testOrigin));
+/** A notary of its own per ledger: it keeps what it signed by size, which is one ledger's. */
+const testNotaryOf = () => new CheckpointNotary(checkpointSignerOf(keypairOf("checkpoint-signer"), testOrigin));
 
 export interface HttpStack {
   readonly stack: SoloStack;
   readonly app: FastifyInstance;
+  /** The stack's signed checkpoints (the apps' `checkpoints`). */
+  readonly checkpoints: CheckpointNotary;
   /** Another app on the same stack, with other options. */
   appWith(options: Partial<HttpOptions>): Promise<FastifyInstance>;
   close(): Promise<void>;
@@ -32,9 +34,10 @@ export async function startHttpStack(
   http: Partial<HttpOptions> = {},
 ): Promise<HttpStack> {
   const stack = await startSoloStack(engine);
+  const checkpoints = testNotaryOf();
   const apps: FastifyInstance[] = [];
   const appWith = async (options: Partial<HttpOptions>): Promise<FastifyInstance> => {
-    const app = await buildHttpApp(options, { broadcaster: stack.engine, store: stack.store, checkpoints: testNotary });
+    const app = await buildHttpApp(options, { broadcaster: stack.engine, store: stack.store, checkpoints });
     apps.push(app);
     return app;
   };
@@ -42,6 +45,7 @@ export async function startHttpStack(
   return {
     stack,
     app,
+    checkpoints,
     appWith,
     async close() {
       for (const each of apps) await each.close();

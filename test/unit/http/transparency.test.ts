@@ -11,6 +11,7 @@ import { toHex } from "../../../src/proofs/encoding.js";
 import { emptyRoot, leafHash, rootOf } from "../../../src/proofs/merkle.js";
 import { openNote, parseVerifierKey, verifierKeyOf } from "../../../src/proofs/signedNote.js";
 import { create, keypairOf } from "../../helpers/txFactory.js";
+import type { ConsistencyProof, SignedHeader } from "../../../src/proofs/verify.js";
 import { commit, expectJson, get, startHttpStack, testOrigin, type HttpStack } from "./helpers.js";
 
 const blocks = 3;
@@ -99,6 +100,27 @@ describe("checkpoints and tiles", () => {
   test("a tile the tree does not hold yet, or a path the spec does not allow, is a JSON 404", async () => {
     const paths = ["0/000", "0/000.p/4", "entries/000", "1/000.p/1", "0/0", "0/x000/000", "64/000", "0/000.p/0", "0/000.p/256", "0/001.p/01", "x/000", "0/000/"];
     for (const path of paths) expectJson(await get(http.app, `/api/v1/tlog/tile/${path}`), 404);
+  });
+
+  test("under CometBFT the latest is of the last signed height, and the proofs' signed header of its height carries its app hash", async () => {
+    const head = (await http.stack.store.getChainState()).height;
+    // CometBFT's last block is the store's own: the last app hash a header carries is head - 1's.
+    const headerOf = (height: number) => ({ header: { height: String(height) }, commit: {} }) as unknown as SignedHeader;
+    const signedHeaders = { latestSignedHeader: async () => headerOf(head), signedHeader: async (height: number) => headerOf(height) };
+    const app = await buildHttpApp({}, { broadcaster: http.stack.engine, store: http.stack.store, checkpoints: http.checkpoints, signedHeaders });
+    try {
+      const response = await get(app, "/api/v1/checkpoint");
+      const checkpoint = parseCheckpointBody(response.body.slice(0, response.body.indexOf("\n\n") + 1))!;
+      const height = Number(response.headers["ledgerd-checkpoint-height"]);
+      assert.equal(height, head - 1);
+      assert.equal(checkpoint.size, (await http.stack.store.getBlockHead(head - 1))?.historySize);
+      // docs/transparency.md: the checkpoint's size and root are the app hash's preimage.
+      const tie = JSON.parse((await get(app, `/api/v1/proofs/consistency?from=${height}&to=${height}`)).body) as ConsistencyProof;
+      assert.equal(tie.to.app_hash, appHashV1(checkpoint.size, checkpoint.root));
+      assert.equal(tie.to.signed_header?.header.height, String(height + 1));
+    } finally {
+      await app.close();
+    }
   });
 
   test("a process without a node key answers the checkpoint routes 404 and still serves tiles", async () => {
