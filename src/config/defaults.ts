@@ -7,7 +7,7 @@ import { cometBftEngineOptionsDefault, cometBftSupervisorOptionsDefault } from "
 import { soloEngineOptionsDefault } from "../engine/solo/options.js";
 import { streamOptionsDefault } from "../events/options.js";
 import { httpOptionsDefault } from "../http/options.js";
-import { checkpointOptionsDefault, ledgerOptionsDefault, preparePoolOptionsDefault } from "../ledger/options.js";
+import { checkpointOptionsDefault, ledgerOptionsDefault, preparePoolOptionsDefault, witnessOptionsDefault } from "../ledger/options.js";
 import { metricsOptionsDefault } from "../metrics/options.js";
 import { postgresStoreOptionsDefault } from "../store/postgres/options.js";
 import { sqliteStoreOptionsDefault } from "../store/sqlite/options.js";
@@ -93,6 +93,10 @@ export const configDefault: Config = deepFreeze({
   },
   checkpoint: {
     origin: checkpointOptionsDefault.origin,
+  },
+  witness: {
+    logs: witnessOptionsDefault.logs,
+    name: witnessOptionsDefault.name,
   },
 });
 

@@ -4,7 +4,7 @@ import type { CometBftEngineOptions } from "../engine/cometbft/options.js";
 import type { SoloEngineOptions } from "../engine/solo/options.js";
 import type { StreamOptions } from "../events/options.js";
 import type { HttpOptions } from "../http/options.js";
-import type { CheckpointOptions, LedgerOptions, PreparePoolOptions } from "../ledger/options.js";
+import type { CheckpointOptions, LedgerOptions, PreparePoolOptions, WitnessOptions } from "../ledger/options.js";
 import type { MetricsOptions } from "../metrics/options.js";
 import type { PostgresStoreOptions } from "../store/postgres/options.js";
 import type { SqliteStoreOptions } from "../store/sqlite/options.js";
@@ -42,6 +42,7 @@ export interface ModuleOptions {
   readonly postgresStore: PostgresStoreOptions;
   readonly metrics: MetricsOptions;
   readonly checkpoint: CheckpointOptions;
+  readonly witness: WitnessOptions;
 }
 
 export function moduleOptions(config: Config): ModuleOptions {
@@ -129,5 +130,6 @@ export function moduleOptions(config: Config): ModuleOptions {
     },
     metrics: { listen: metricsBind },
     checkpoint: { origin: config.checkpoint.origin },
+    witness: { logs: config.witness.logs, name: config.witness.name },
   };
 }

@@ -93,6 +93,10 @@ export interface Config {
   readonly checkpoint: {
     readonly origin: string;
   };
+  readonly witness: {
+    readonly logs: string;
+    readonly name: string;
+  };
 }
 
 /** More HTTP processes than this on one machine is a typo, not a deployment. */
@@ -110,6 +114,8 @@ const indexSlicesAllowed = Array.from({ length: 13 }, (_, i) => 2 ** i);
  * would let bodies through the HTTP layer only to refuse them as JSON.
  */
 export const bodyBytesMaxMax = jsonLimitsDefault.bytesMax;
+/** `witness.logs`: a few hundred verifier keys at most. */
+export const witnessLogsCharsMax = 65_536;
 /** A checkpoint's origin line: a name, not a document. */
 export const checkpointOriginCharsMax = 256;
 /** CometBFT's limit on a chain id (`MaxChainIDLen`). */
@@ -126,7 +132,7 @@ function durationMs(minimum: number, description: string) {
 export const configSchema: JSONSchemaType<Config> = {
   type: "object",
   additionalProperties: false,
-  required: ["data_dir", "log", "server", "wsserver", "database", "engine", "ledger", "metrics", "checkpoint"],
+  required: ["data_dir", "log", "server", "wsserver", "database", "engine", "ledger", "metrics", "checkpoint", "witness"],
   properties: {
     data_dir: {
       type: "string",
@@ -353,6 +359,24 @@ export const configSchema: JSONSchemaType<Config> = {
           pattern: "^[^\\s+]*$",
           maxLength: checkpointOriginCharsMax,
           description: "The signed checkpoints' origin and key name, e.g. the tiles' URL without its scheme (empty: ledgerd.invalid/<chain id>)",
+        },
+      },
+    },
+    witness: {
+      type: "object",
+      additionalProperties: false,
+      required: ["logs", "name"],
+      properties: {
+        logs: {
+          type: "string",
+          maxLength: witnessLogsCharsMax,
+          description: "Logs this node witnesses (POST /api/v1/witness/add-checkpoint): their signed-note verifier keys, comma-separated (empty: not a witness)",
+        },
+        name: {
+          type: "string",
+          pattern: "^[^\\s+]*$",
+          maxLength: checkpointOriginCharsMax,
+          description: "The witness's cosignature key name (empty: <checkpoint origin>/witness)",
         },
       },
     },

@@ -17,6 +17,7 @@ import type { Logger } from "pino";
 import type { Clock } from "../clock/clock.js";
 import type { Broadcaster } from "../engine/broadcaster.js";
 import type { CheckpointNotary } from "../ledger/checkpoints.js";
+import type { Witness } from "../ledger/witness.js";
 import { LedgerError } from "../errors/ledgerError.js";
 import type { ApiReads, ChainReads } from "../store/store.js";
 import { answerClientError, type ClientErrorContext } from "../httpWire/clientErrors.js";
@@ -64,6 +65,8 @@ export interface HttpDeps {
   readonly signedHeaders?: SignedHeaders;
   /** The node key's signed checkpoints (routes/transparency.ts); none: the routes answer 404. */
   readonly checkpoints?: CheckpointNotary;
+  /** ledgerd as a witness of other logs (routes/transparency.ts); none: it witnesses none. */
+  readonly witness?: Witness;
   /**
    * Whether POST /api/v1/transactions is answered by the POST lane (postLane.ts; default true).
    * An app whose caller adds hooks that must see every request (the read server's redirect of

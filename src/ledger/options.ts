@@ -43,3 +43,16 @@ export interface CheckpointOptions {
 export const checkpointOptionsDefault: CheckpointOptions = {
   origin: "",
 };
+
+/** ledgerd as a witness of other logs (witness.ts, docs/transparency.md "Witness"). */
+export interface WitnessOptions {
+  /** The logs it cosigns, as signed-note verifier keys (Ed25519), comma-separated; empty: none. */
+  readonly logs: string;
+  /** The cosignatures' key name; empty: `<checkpoint origin>/witness`. */
+  readonly name: string;
+}
+
+export const witnessOptionsDefault: WitnessOptions = {
+  logs: "",
+  name: "",
+};

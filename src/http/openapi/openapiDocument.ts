@@ -119,6 +119,22 @@ const transparencyPaths = {
     ...noKey,
   }),
   "/api/v1/tlog/checkpoint": get("The latest checkpoint at the C2SP tlog-tiles prefix /api/v1/tlog/.", [], { "200": checkpointAnswer, ...checkpointRefusals }),
+  "/api/v1/witness/add-checkpoint": {
+    post: {
+      summary: "C2SP tlog-witness add-checkpoint: cosign a checkpoint of a log in witness.logs that extends the last one cosigned.",
+      requestBody: { required: true, content: { "text/plain": { schema: { type: "string" } } } },
+      responses: {
+        "200": text("The witness's cosignature line(s): timestamped Ed25519 (C2SP tlog-cosignature)."),
+        "403": failure("The checkpoint carries no valid signature by the log's key."),
+        "404": failure("The origin is not a log this node witnesses, or it witnesses none."),
+        "409": { description: "The old size is not the size cosigned last: that size, in decimal.", content: { "text/x.tlog.size": { schema: { type: "string" } } } },
+        "413": failure("The body is larger than server.body_bytes_max."),
+        "422": failure("Not consistent with the checkpoint cosigned last (the proof fails, another root at the same size)."),
+        "503": failure("The node is shutting down."),
+        ...anyRequest,
+      },
+    },
+  },
   "/api/v1/tlog/tile/{tile_path}": get("A C2SP tlog-tiles hash tile or entry bundle of the history tree.", [
     path("tile_path", "`<L>/<N>[.p/<W>]` or `entries/<N>[.p/<W>]`, N in 3-digit elements (`x001/234`); several path segments.", { type: "string" }),
   ], {

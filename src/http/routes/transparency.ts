@@ -7,6 +7,7 @@ import { Buffer } from "node:buffer";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { LedgerError } from "../../errors/ledgerError.js";
 import type { CheckpointNotary, SignedCheckpoint } from "../../ledger/checkpoints.js";
+import type { Witness } from "../../ledger/witness.js";
 import { historyHeadOf, readTile } from "../../ledger/tiles.js";
 import { parseTilePath, tileWidth } from "../../proofs/tiles.js";
 import type { ChainReads } from "../../store/store.js";
@@ -20,6 +21,8 @@ export interface TransparencyDeps {
   /** The node key's checkpoints; none where the process has no node key (serve-reads). */
   readonly checkpoints?: CheckpointNotary;
   readonly signedHeaders?: SignedHeaders;
+  /** ledgerd as a witness of other logs (witness.logs); none: the witness route answers 404. */
+  readonly witness?: Witness;
 }
 
 export const tlogPrefix = "/api/v1/tlog";
@@ -63,6 +66,16 @@ export function registerTransparencyRoutes(app: FastifyInstance, deps: Transpare
   addResource(app, `${tlogPrefix}/checkpoint`, {
     GET: async (_request, reply) => sendCheckpoint(reply, await latest()),
   });
+  addResource(app, "/api/v1/witness/add-checkpoint", {
+    POST: async (request, reply) => {
+      if (deps.witness === undefined) throw new LedgerError("NotFound", "This node witnesses no log (witness.logs)");
+      const answer = await deps.witness.addCheckpoint(utf8Of(request.body));
+      if (answer.kind === "cosigned") return sendText(reply, answer.lines, "no-store");
+      // C2SP tlog-witness names this answer's body and type: the size cosigned last, not JSON.
+      reply.header("cache-control", "no-store");
+      return reply.code(409).header("content-type", "text/x.tlog.size").send(`${answer.size}\n`);
+    },
+  });
   addResource(app, `${tlogPrefix}/tile/*`, {
     GET: async (request: FastifyRequest, reply: FastifyReply) => {
       const path = (request.params as { "*": string })["*"];
@@ -86,6 +99,18 @@ async function latestSize(deps: TransparencyDeps): Promise<{ size: number; heigh
   const height = Math.min(Number(latest.header.height) - 1, head.height);
   if (height < 1) return { size: 0, height: 0 };
   return { size: (await deps.store.getBlockHead(height))?.historySize ?? 0, height };
+}
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** A body as text; one that is not UTF-8 is no signed note (signed-note requires UTF-8). */
+function utf8Of(body: unknown): string {
+  if (!(body instanceof Uint8Array)) throw new LedgerError("WitnessMalformed", "add-checkpoint: the body is empty");
+  try {
+    return strictUtf8.decode(body);
+  } catch {
+    throw new LedgerError("WitnessMalformed", "add-checkpoint: the body is not UTF-8");
+  }
 }
 
 function parseSize(text: string): number {

@@ -160,6 +160,7 @@ describe("the OpenAPI document", () => {
     conforms("POST /api/v1/transactions", await post(app, moved, "sync"));
     conforms("POST /api/v1/transactions", await post(app, "{not json"));
     conforms("POST /api/v1/transactions", await post(app, moved, "never"));
+    conforms("POST /api/v1/witness/add-checkpoint", await app.inject({ method: "POST", url: "/api/v1/witness/add-checkpoint", payload: "old 0\n" }));
   });
 
   // Issue 36, finding 14: the document allowed requests the node refuses (an empty search, a
