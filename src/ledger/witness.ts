@@ -7,7 +7,7 @@
 import { LedgerError } from "../errors/ledgerError.js";
 import { parseAddCheckpoint } from "../proofs/addCheckpointRequest.js";
 import { parseCheckpointBody, type Checkpoint } from "../proofs/checkpoint.js";
-import { cosignatureMessage, cosignatureOf } from "../proofs/cosignature.js";
+import { cosignatureMessage, cosignatureOf, cosignatureVerifierKeyOf } from "../proofs/cosignature.js";
 import { toBase64 } from "../proofs/encoding.js";
 import { emptyRoot, verifyConsistency } from "../proofs/merkle.js";
 import { openNote, signedNoteOf, splitNote, type NoteKey } from "../proofs/signedNote.js";
@@ -48,6 +48,11 @@ export class Witness {
     this.#cosigner = deps.cosigner;
     this.#state = deps.state;
     this.#now = deps.now;
+  }
+
+  /** The cosignatures' verifier key (type 0x04), as a log that asks this witness pins it. */
+  verifierKey(): string {
+    return cosignatureVerifierKeyOf(this.#cosigner);
   }
 
   addCheckpoint(body: string): Promise<AddCheckpointAnswer> {

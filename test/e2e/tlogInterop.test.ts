@@ -12,6 +12,9 @@ import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join, normalize } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { decodeBase58 } from "../../src/crypto-conditions/decodeBase58.js";
+import { toBase64, toHex } from "../../src/proofs/encoding.js";
+import { noteKeyId, verifierKeyOf } from "../../src/proofs/signedNote.js";
 import { mirrorLog, nodeLogSource } from "../../src/tools/mirror.js";
 import { writeJson } from "../../src/json/writeJson.js";
 import { create, keypairOf } from "../helpers/txFactory.js";
@@ -19,15 +22,26 @@ import { useStartedNode } from "../helpers/startedNode.js";
 
 const blocks = 300;
 
+// Asynchronously: the node answers from this process's event loop.
+function runBinary(args: string[]): Promise<{ status: number; out: string }> {
+  return new Promise((resolve) => {
+    execFile(binary, args, (error, stdout, stderr) => {
+      const status = error === null ? 0 : typeof error.code === "number" ? error.code : -1;
+      resolve({ status, out: `${stdout}${stderr}` });
+    });
+  });
+}
+
 function tlogcheckBinary(): string {
   const built = spawnSync("bash", ["scripts/install-tlogcheck.sh"], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
   assert.equal(built.status, 0, "scripts/install-tlogcheck.sh failed");
   return built.stdout.trim().split("\n").pop()!;
 }
 
+let binary = "";
+
 describe("ledgerd's transparency log read by other people's code", () => {
   const node = useStartedNode("tlog-interop");
-  let binary = "";
   let firstId = "";
 
   before(async () => {
@@ -41,14 +55,8 @@ describe("ledgerd's transparency log read by other people's code", () => {
     }
   });
 
-  // Asynchronously: the node answers from this process's event loop.
-  const run = (args: string[]) =>
-    new Promise<{ status: number; out: string }>((resolve) => {
-      execFile(binary, args, (error, stdout, stderr) => {
-        const status = error === null ? 0 : typeof error.code === "number" ? error.code : -1;
-        resolve({ status, out: `${stdout}${stderr}` });
-      });
-    });
+  const run = runBinary;
+
 
   test("checkpoints, inclusion and consistency proofs, tiles and entry bundles all verify", async () => {
     const vkey = (await (await fetch(`${node().baseUrl}/api/v1/checkpoint/key`)).text()).trim();
@@ -93,5 +101,26 @@ describe("ledgerd's transparency log read by other people's code", () => {
     const { status, out } = await run(["-node", node().baseUrl, "-vkey", other, "-tx", firstId]);
     assert.equal(status, 1, out);
     assert.match(out, /^FAIL (the verifier key|x\/mod\/sumdb\/note does not open)/m);
+  });
+});
+
+describe("ledgerd witnessing a log made with x/mod", () => {
+  // The log's key, written in x/mod's signer form: PRIVATE+KEY+<name>+<key ID>+base64(0x01 || seed).
+  const keypair = keypairOf("x/mod log");
+  const log = { name: "go.example/log", publicKey: decodeBase58(keypair.publicKey) };
+  const logVkey = verifierKeyOf(log);
+  const logSkey = `PRIVATE+KEY+${log.name}+${toHex(noteKeyId(log))}+${toBase64(Uint8Array.of(0x01, ...keypair.seed))}`;
+  const node = useStartedNode("tlog-witness", { "witness.logs": logVkey, "witness.name": "ledgerd.example/witness" });
+
+  before(() => {
+    binary = tlogcheckBinary();
+  });
+
+  test("cosigns its checkpoints as they grow, answers 409 with the size, refuses a fork with 422", async () => {
+    const witnessVkey = (await (await fetch(`${node().baseUrl}/api/v1/witness/key`)).text()).trim();
+    const { status, out } = await runBinary(["witness", "-node", node().baseUrl, "-log-skey", logSkey, "-log-vkey", logVkey, "-witness-vkey", witnessVkey]);
+    assert.equal(status, 0, out);
+    assert.match(out, /^ok witness: cosigned the log's first checkpoint \(size 5\)/m);
+    assert.match(out, /^ok witness: refused a fork of the log/m);
   });
 });

@@ -119,6 +119,10 @@ const transparencyPaths = {
     ...noKey,
   }),
   "/api/v1/tlog/checkpoint": get("The latest checkpoint at the C2SP tlog-tiles prefix /api/v1/tlog/.", [], { "200": checkpointAnswer, ...checkpointRefusals }),
+  "/api/v1/witness/key": get("The witness's cosignature verifier key: name+keyID+base64(0x04 || Ed25519 key).", [], {
+    "200": text("One line."),
+    "404": failure("This node witnesses no log."),
+  }),
   "/api/v1/witness/add-checkpoint": {
     post: {
       summary: "C2SP tlog-witness add-checkpoint: cosign a checkpoint of a log in witness.logs that extends the last one cosigned.",

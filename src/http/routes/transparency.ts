@@ -66,10 +66,16 @@ export function registerTransparencyRoutes(app: FastifyInstance, deps: Transpare
   addResource(app, `${tlogPrefix}/checkpoint`, {
     GET: async (_request, reply) => sendCheckpoint(reply, await latest()),
   });
+  const witness = (): Witness => {
+    if (deps.witness === undefined) throw new LedgerError("NotFound", "This node witnesses no log (witness.logs)");
+    return deps.witness;
+  };
+  addResource(app, "/api/v1/witness/key", {
+    GET: async (_request, reply) => sendText(reply, `${witness().verifierKey()}\n`, "no-cache"),
+  });
   addResource(app, "/api/v1/witness/add-checkpoint", {
     POST: async (request, reply) => {
-      if (deps.witness === undefined) throw new LedgerError("NotFound", "This node witnesses no log (witness.logs)");
-      const answer = await deps.witness.addCheckpoint(utf8Of(request.body));
+      const answer = await witness().addCheckpoint(utf8Of(request.body));
       if (answer.kind === "cosigned") return sendText(reply, answer.lines, "no-store");
       // C2SP tlog-witness names this answer's body and type: the size cosigned last, not JSON.
       reply.header("cache-control", "no-store");

@@ -10,6 +10,7 @@ require (
 )
 
 require (
+	filippo.io/mldsa v0.0.0-20260215214346-43d0283efc3e // indirect
 	golang.org/x/crypto v0.52.0 // indirect
 	golang.org/x/sync v0.14.0 // indirect
 )

@@ -2,10 +2,12 @@
 // party would (docs/transparency.md): the checkpoint's signature with golang.org/x/mod's
 // signed-note verifier, the checkpoint itself with transparency-dev/formats, ledgerd's own
 // inclusion and consistency proofs with transparency-dev/merkle, and the tiles and entry
-// bundles with filippo.io/torchwood's tile client (over x/mod's tlog). It prints one "ok" line
-// per check and exits 1 on the first failure.
+// bundles with filippo.io/torchwood's tile client (over x/mod's tlog); and, with `witness`
+// (witness.go), the node as a witness of a log made with x/mod. It prints one "ok" line per check
+// and exits 1 on the first failure.
 //
 //	tlogcheck -node URL -vkey VKEY -tx ID -from HEIGHT
+//	tlogcheck witness -node URL -log-skey SKEY -log-vkey VKEY -witness-vkey VKEY
 package main
 
 import (
@@ -44,6 +46,10 @@ var (
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "witness" {
+		witnessMain(os.Args[2:])
+		return
+	}
 	flag.Parse()
 	if *showVer {
 		fmt.Println("tlogcheck", version)

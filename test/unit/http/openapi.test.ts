@@ -149,6 +149,7 @@ describe("the OpenAPI document", () => {
       ["GET /api/v1/checkpoint", "/api/v1/checkpoint?size=x"],
       ["GET /api/v1/checkpoint/key", "/api/v1/checkpoint/key"],
       ["GET /api/v1/tlog/checkpoint", "/api/v1/tlog/checkpoint"],
+      ["GET /api/v1/witness/key", "/api/v1/witness/key"],
       ["GET /api/v1/tlog/tile/{tile_path}", "/api/v1/tlog/tile/0/000.p/1"],
       ["GET /api/v1/tlog/tile/{tile_path}", "/api/v1/tlog/tile/entries/000.p/1"],
       ["GET /api/v1/tlog/tile/{tile_path}", "/api/v1/tlog/tile/0/000"],

@@ -15,7 +15,7 @@ import { Witness } from "../../../src/ledger/witness.js";
 import { checkpointSignerOf } from "../../../src/node/checkpointSigner.js";
 import { fileWitnessState } from "../../../src/node/witnessService.js";
 import { checkpointBody } from "../../../src/proofs/checkpoint.js";
-import { verifyCosignature } from "../../../src/proofs/cosignature.js";
+import { cosignatureVerifierKeyOf, verifyCosignature } from "../../../src/proofs/cosignature.js";
 import { toBase64 } from "../../../src/proofs/encoding.js";
 import { consistencyPath, emptyRoot, leafHash, leafNodes, rootOf } from "../../../src/proofs/merkle.js";
 import { noteKeyId, signedNoteOf, splitNote } from "../../../src/proofs/signedNote.js";
@@ -146,7 +146,14 @@ describe("POST /api/v1/witness/add-checkpoint", () => {
     }
   });
 
+  test("GET /api/v1/witness/key is the cosigner's verifier key, type 0x04", async () => {
+    const response = await app.inject({ method: "GET", url: "/api/v1/witness/key" });
+    assert.equal(response.body, `${cosignatureVerifierKeyOf(cosigner)}\n`);
+    assert.match(response.body, /^witness\.example\/w1\+[0-9a-f]{8}\+B[A-P]/);
+  });
+
   test("a node that witnesses no log answers 404", async () => {
+    expectJson(await http.app.inject({ method: "GET", url: "/api/v1/witness/key" }), 404);
     expectJson(await add(http.app, requestOf(0, a.slice(0, 1))), 404);
   });
 });
