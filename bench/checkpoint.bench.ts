@@ -7,6 +7,9 @@
 //    signing µs × blocks/s of one core's time; goal, at most 2 % of committed tx/s.
 // 3. Tiles served per second through the HTTP app (inject, no socket) from a history of 70,000
 //    blocks: full level-0 hash tiles and full entry bundles, random indexes.
+// 4. The witness: POST /api/v1/witness/add-checkpoint through the HTTP app (inject), each
+//    request one leaf more than the last with its consistency proof, the heads in a file synced
+//    before each answer: p50 and p99.
 // LEDGERD_BENCH_QUICK=1 makes fewer of each.
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -19,11 +22,17 @@ import { CheckpointNotary } from "../src/ledger/checkpoints.js";
 import { LedgerApp } from "../src/ledger/ledgerApp.js";
 import { PreparePool, preparePoolOptionsDefault } from "../src/ledger/preparePool.js";
 import { checkpointSignerOf } from "../src/node/checkpointSigner.js";
+import { Witness } from "../src/ledger/witness.js";
+import { fileWitnessState } from "../src/node/witnessService.js";
+import { checkpointBody } from "../src/proofs/checkpoint.js";
+import { toBase64 } from "../src/proofs/encoding.js";
+import { consistencyPath, leafHash, leafNodes, rangeRoot } from "../src/proofs/merkle.js";
+import { noteKeyId, signedNoteOf } from "../src/proofs/signedNote.js";
 import { tilePath } from "../src/proofs/tiles.js";
 import { SqliteStore } from "../src/store/sqlite/sqliteStore.js";
 import { makeKeypair } from "../src/transaction/builders/makeKeypair.js";
 import { committedRate } from "./engine.bench.js";
-import { fmt, median, signCreates } from "./lib.js";
+import { fmt, median, requestLatencies, signCreates } from "./lib.js";
 import { fillV1 } from "./proofs.bench.js";
 
 const quick = process.env["LEDGERD_BENCH_QUICK"] === "1";
@@ -31,6 +40,7 @@ const engineTxs = quick ? 6_000 : 20_000;
 const rounds = quick ? 2 : 3;
 const tileLedgerBlocks = quick ? 20_000 : 70_000;
 const tileRequests = quick ? 1_000 : 5_000;
+const witnessRequests = quick ? 300 : 1_000;
 
 const notaryOf = () => new CheckpointNotary(checkpointSignerOf(makeKeypair(randomBytes(32)), "bench.example/log"));
 const noBroadcasts = { broadcast: () => Promise.reject(new Error("no posts in this benchmark")) } as unknown as Broadcaster;
@@ -92,6 +102,25 @@ async function tilesPerSecond(store: SqliteStore, level: number | "entries"): Pr
   return perSecond;
 }
 
+/** p50 and p99 of add-checkpoint requests, each extending the last cosigned tree by one leaf. */
+async function witnessLatency(dir: string, store: SqliteStore): Promise<void> {
+  const log = checkpointSignerOf(makeKeypair(randomBytes(32)), "bench.example/witnessed");
+  const cosigner = checkpointSignerOf(makeKeypair(randomBytes(32)), "bench.example/witness");
+  const witness = new Witness([log], { cosigner, state: fileWitnessState(join(dir, "witness.json")), now: () => Date.now() });
+  const app = await buildHttpApp({}, { broadcaster: noBroadcasts, store, witness });
+  const leaves = Array.from({ length: witnessRequests + 1 }, (_, i) => leafHash(new TextEncoder().encode(`leaf ${i}`)));
+  const nodes = leafNodes(leaves);
+  const bodies = Array.from({ length: witnessRequests }, (_, i) => {
+    const size = i + 1;
+    const body = checkpointBody({ origin: log.name, size, root: rangeRoot(nodes, 0, size) });
+    const note = signedNoteOf(body, [{ name: log.name, keyId: noteKeyId(log), signature: log.sign(new TextEncoder().encode(body)) }]);
+    const proof = i === 0 ? [] : consistencyPath(nodes, i, size);
+    return `old ${i}\n${proof.map((h) => `${toBase64(h)}\n`).join("")}\n${note}`;
+  });
+  await requestLatencies("witness add-checkpoint", witnessRequests, (n) => app.inject({ method: "POST", url: "/api/v1/witness/add-checkpoint", payload: bodies[n]! }));
+  await app.close();
+}
+
 export async function run(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "ledgerd-bench-checkpoint-"));
   try {
@@ -114,6 +143,7 @@ export async function run(): Promise<void> {
     const hashTiles = await tilesPerSecond(store, 0);
     const bundles = await tilesPerSecond(store, "entries");
     console.log(`tiles served (inject, ${fmt(tileLedgerBlocks)} blocks): full hash tiles ${fmt(hashTiles)}/s, full entry bundles ${fmt(bundles)}/s (${tileRequests} each)`);
+    await witnessLatency(dir, store);
     await store.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });
