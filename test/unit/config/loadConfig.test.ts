@@ -9,7 +9,7 @@ import { settingList } from "../../../src/config/settingList.js";
 import { soloEngineOptionsDefault } from "../../../src/engine/solo/options.js";
 import { streamOptionsDefault } from "../../../src/events/options.js";
 import { httpOptionsDefault } from "../../../src/http/options.js";
-import { ledgerOptionsDefault } from "../../../src/ledger/options.js";
+import { checkpointOptionsDefault, ledgerOptionsDefault, witnessOptionsDefault } from "../../../src/ledger/options.js";
 import { preparePoolOptionsDefault } from "../../../src/ledger/preparePool.js";
 import { sqliteStoreOptionsDefault } from "../../../src/store/sqlite/options.js";
 
@@ -55,6 +55,8 @@ describe("loadConfig defaults", () => {
     assert.deepEqual(options.preparePool, preparePoolOptionsDefault);
     assert.deepEqual(options.soloEngine, soloEngineOptionsDefault);
     assert.deepEqual(options.stream, streamOptionsDefault);
+    assert.deepEqual(options.checkpoint, checkpointOptionsDefault);
+    assert.deepEqual(options.witness, witnessOptionsDefault);
     // The node lets read-only stores in beside it (workers, backup, verify-chain).
     assert.deepEqual(options.sqliteStore, { ...sqliteStoreOptionsDefault, path: resolve(cwd, sqliteStoreOptionsDefault.path), access: "readers" });
     for (const name of ["host", "port", "bodyBytesMax", "searchLimitMax", "requestTimeoutMs", "pipelinedRequestsMax"] as const) {
