@@ -93,6 +93,8 @@ export const configDefault: Config = deepFreeze({
   },
   checkpoint: {
     origin: checkpointOptionsDefault.origin,
+    witnesses: checkpointOptionsDefault.witnesses,
+    witness_quorum: checkpointOptionsDefault.witnessQuorum,
   },
   witness: {
     logs: witnessOptionsDefault.logs,

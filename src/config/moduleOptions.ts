@@ -129,7 +129,7 @@ export function moduleOptions(config: Config): ModuleOptions {
       access: "readers",
     },
     metrics: { listen: metricsBind },
-    checkpoint: { origin: config.checkpoint.origin },
+    checkpoint: { origin: config.checkpoint.origin, witnesses: config.checkpoint.witnesses, witnessQuorum: config.checkpoint.witness_quorum },
     witness: { logs: config.witness.logs, name: config.witness.name },
   };
 }

@@ -92,6 +92,8 @@ export interface Config {
   };
   readonly checkpoint: {
     readonly origin: string;
+    readonly witnesses: string;
+    readonly witness_quorum: number;
   };
   readonly witness: {
     readonly logs: string;
@@ -351,7 +353,7 @@ export const configSchema: JSONSchemaType<Config> = {
     checkpoint: {
       type: "object",
       additionalProperties: false,
-      required: ["origin"],
+      required: ["origin", "witnesses", "witness_quorum"],
       properties: {
         origin: {
           type: "string",
@@ -360,6 +362,12 @@ export const configSchema: JSONSchemaType<Config> = {
           maxLength: checkpointOriginCharsMax,
           description: "The signed checkpoints' origin and key name, e.g. the tiles' URL without its scheme (empty: ledgerd.invalid/<chain id>)",
         },
+        witnesses: {
+          type: "string",
+          maxLength: witnessLogsCharsMax,
+          description: "Witnesses asked to cosign the latest checkpoint, comma-separated, each <cosignature verifier key>@<submission URL> (empty: none)",
+        },
+        witness_quorum: count(0, "Witness cosignatures that make a quorum; below it the checkpoint is served with those it has and asked again (0: every witness)"),
       },
     },
     witness: {

@@ -10,6 +10,7 @@ import { checkpointBody } from "../proofs/checkpoint.js";
 import { edgeOf, HistoryEdge } from "../proofs/history.js";
 import { noteKeyId, signedNoteOf, verifierKeyOf, type NoteKey } from "../proofs/signedNote.js";
 import type { ChainReads } from "../store/store.js";
+import type { CheckpointWitnesses } from "./checkpointWitnesses.js";
 import { provingChain } from "./proofs.js";
 import { heightOfLeaf } from "./tiles.js";
 
@@ -45,10 +46,13 @@ export class CheckpointNotary {
   readonly #signer: NoteSigner;
   readonly #keyId: Uint8Array;
   readonly #signed = new LruCache<number, SignedCheckpoint>(checkpointCacheEntriesMax);
+  readonly #witnesses: CheckpointWitnesses | undefined;
 
-  constructor(signer: NoteSigner) {
+  /** With `witnesses`, the latest checkpoint carries their cosignatures (checkpointWitnesses.ts). */
+  constructor(signer: NoteSigner, witnesses?: CheckpointWitnesses) {
     this.#signer = signer;
     this.#keyId = noteKeyId(signer);
+    this.#witnesses = witnesses;
   }
 
   get origin(): string {
@@ -78,7 +82,15 @@ export class CheckpointNotary {
     const signature = this.#signer.sign(text.encode(body));
     const note = signedNoteOf(body, [{ name: this.#signer.name, keyId: this.#keyId, signature }]);
     const signed = { note, size, height: height ?? (size === 0 ? 0 : await heightOfLeaf(store, size - 1)) };
-    this.#signed.set(size, signed);
-    return signed;
+    // Witnesses cosign the latest only: one that saw a later checkpoint cannot cosign an earlier.
+    if (this.#witnesses === undefined || size < limit) {
+      this.#signed.set(size, signed);
+      return signed;
+    }
+    const cosigned = await this.#witnesses.cosign(store, note, size);
+    const answer = { ...signed, note: `${note}${cosigned.lines}` };
+    // Without a quorum it is served as it is, and asked again at the next request.
+    if (cosigned.quorum) this.#signed.set(size, answer);
+    return answer;
   }
 }

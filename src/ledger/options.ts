@@ -38,10 +38,19 @@ export interface CheckpointOptions {
    * the chain id (`checkpointOriginOf`). Best set to the tiles' URL prefix without its scheme.
    */
   readonly origin: string;
+  /**
+   * Witnesses asked to cosign the latest checkpoint, comma-separated, each
+   * `<cosignature verifier key>@<submission URL>`; empty: none (checkpointWitnesses.ts).
+   */
+  readonly witnesses: string;
+  /** Cosignatures that make a quorum; 0: every witness. */
+  readonly witnessQuorum: number;
 }
 
 export const checkpointOptionsDefault: CheckpointOptions = {
   origin: "",
+  witnesses: "",
+  witnessQuorum: 0,
 };
 
 /** ledgerd as a witness of other logs (witness.ts, docs/transparency.md "Witness"). */

@@ -5,9 +5,7 @@
 // SHA-256(name || "\n" || 0x04 || public key)[:4]. Pure, no IO.
 import { hashes, verify as ed25519Verify } from "@noble/ed25519";
 import { sha512 } from "@noble/hashes/sha2.js";
-import { toBase64, toHex } from "./encoding.js";
-import { sha256 } from "./sha256.js";
-import type { NoteKey, NoteSignature } from "./signedNote.js";
+import { noteKeyId, verifierKeyOf, type NoteKey, type NoteSignature } from "./signedNote.js";
 
 hashes.sha512 = sha512;
 
@@ -17,12 +15,12 @@ const text = new TextEncoder();
 
 /** The 4-byte key ID of a cosigner's Ed25519 key under this name. */
 export function cosignatureKeyId(key: NoteKey): Uint8Array {
-  return sha256(text.encode(`${key.name}\n`), Uint8Array.of(cosignatureType), key.publicKey).slice(0, 4);
+  return noteKeyId(key, cosignatureType);
 }
 
 /** The cosigner's verifier key: `<name>+<hex key ID>+base64(0x04 || public key)`. */
 export function cosignatureVerifierKeyOf(key: NoteKey): string {
-  return `${key.name}+${toHex(cosignatureKeyId(key))}+${toBase64(Uint8Array.of(cosignatureType, ...key.publicKey))}`;
+  return verifierKeyOf(key, cosignatureType);
 }
 
 /** What a cosignature signs: the header line, the time line, then the checkpoint's note text. */

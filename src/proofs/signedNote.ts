@@ -38,18 +38,18 @@ export function isKeyName(name: string): boolean {
   return name.length > 0 && !/[\s+\u0000-\u001f\u007f\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]/u.test(name);
 }
 
-/** The 4-byte key ID of an Ed25519 key under this name. */
-export function noteKeyId(key: NoteKey): Uint8Array {
-  return sha256(text.encode(`${key.name}\n`), Uint8Array.of(ed25519Type), key.publicKey).slice(0, keyIdBytes);
+/** The 4-byte key ID of an Ed25519 key under this name, for signatures of `type` (0x01 plain). */
+export function noteKeyId(key: NoteKey, type: number = ed25519Type): Uint8Array {
+  return sha256(text.encode(`${key.name}\n`), Uint8Array.of(type), key.publicKey).slice(0, keyIdBytes);
 }
 
-/** The verifier key: `<name>+<hex key ID>+base64(0x01 || public key)`. */
-export function verifierKeyOf(key: NoteKey): string {
-  return `${key.name}+${toHex(noteKeyId(key))}+${toBase64(Uint8Array.of(ed25519Type, ...key.publicKey))}`;
+/** The verifier key: `<name>+<hex key ID>+base64(type || public key)`. */
+export function verifierKeyOf(key: NoteKey, type: number = ed25519Type): string {
+  return `${key.name}+${toHex(noteKeyId(key, type))}+${toBase64(Uint8Array.of(type, ...key.publicKey))}`;
 }
 
-/** A verifier key read back; null when it is not an Ed25519 vkey whose ID matches. */
-export function parseVerifierKey(vkey: string): NoteKey | null {
+/** A verifier key read back; null when it is not an Ed25519 vkey of `type` whose ID matches. */
+export function parseVerifierKey(vkey: string, type: number = ed25519Type): NoteKey | null {
   const parts = vkey.split("+");
   if (parts.length !== 3) return null;
   const [name, idHex, keyText] = parts as [string, string, string];
@@ -60,9 +60,9 @@ export function parseVerifierKey(vkey: string): NoteKey | null {
   } catch {
     return null;
   }
-  if (material.length !== 33 || material[0] !== ed25519Type) return null;
+  if (material.length !== 33 || material[0] !== type) return null;
   const key = { name, publicKey: material.slice(1) };
-  return toHex(noteKeyId(key)) === idHex ? key : null;
+  return toHex(noteKeyId(key, type)) === idHex ? key : null;
 }
 
 /** The note: `body` (ending in a newline), a blank line, then the signature lines. */
