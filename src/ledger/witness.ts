@@ -8,9 +8,9 @@ import { LedgerError } from "../errors/ledgerError.js";
 import { parseAddCheckpoint } from "../proofs/addCheckpointRequest.js";
 import { parseCheckpointBody, type Checkpoint } from "../proofs/checkpoint.js";
 import { cosignatureMessage, cosignatureOf, cosignatureVerifierKeyOf } from "../proofs/cosignature.js";
-import { toBase64 } from "../proofs/encoding.js";
+import { toBase64, toHex } from "../proofs/encoding.js";
 import { emptyRoot, verifyConsistency } from "../proofs/merkle.js";
-import { openNote, signedNoteOf, splitNote, type NoteKey } from "../proofs/signedNote.js";
+import { noteKeyId, openNote, signedNoteOf, splitNote, type NoteKey } from "../proofs/signedNote.js";
 
 /** What a witness keeps per log: the size and root it cosigned last. */
 export interface WitnessedHead {
@@ -36,7 +36,8 @@ export type AddCheckpointAnswer =
   | { readonly kind: "conflict"; readonly size: number };
 
 export class Witness {
-  readonly #logs: ReadonlyMap<string, NoteKey>;
+  /** The keys of each origin: the nodes of one chain sign one log, each with its own key. */
+  readonly #logs: ReadonlyMap<string, readonly NoteKey[]>;
   readonly #cosigner: CosignerKey;
   readonly #state: WitnessState;
   readonly #now: () => number;
@@ -44,7 +45,9 @@ export class Witness {
   #queue: Promise<unknown> = Promise.resolve();
 
   constructor(logs: readonly NoteKey[], deps: { readonly cosigner: CosignerKey; readonly state: WitnessState; readonly now: () => number }) {
-    this.#logs = new Map(logs.map((log) => [log.name, log]));
+    const byOrigin = new Map<string, NoteKey[]>();
+    for (const log of logs) byOrigin.set(log.name, [...(byOrigin.get(log.name) ?? []), log]);
+    this.#logs = byOrigin;
     this.#cosigner = deps.cosigner;
     this.#state = deps.state;
     this.#now = deps.now;
@@ -81,9 +84,11 @@ export class Witness {
     const split = splitNote(note);
     const checkpoint = split === null ? null : parseCheckpointBody(split.body);
     if (checkpoint === null) throw new LedgerError("WitnessMalformed", "add-checkpoint: the checkpoint is not a signed note of origin, size and root");
-    const log = this.#logs.get(checkpoint.origin);
-    if (log === undefined) throw new LedgerError("WitnessUnknownLog", `This witness follows no log of origin ${checkpoint.origin}`);
-    if (openNote(note, log) === null) throw new LedgerError("WitnessBadSignature", `The checkpoint carries no valid signature by the key of ${checkpoint.origin}`);
+    const keys = this.#logs.get(checkpoint.origin);
+    if (keys === undefined) throw new LedgerError("WitnessUnknownLog", `This witness follows no log of origin ${checkpoint.origin}`);
+    // Every signature by a known key must verify (signed-note), and one at least is needed.
+    const signedBy = keys.filter((key) => splitNote(note)!.signatures.some((s) => s.name === key.name && toHex(s.keyId) === toHex(noteKeyId(key))));
+    if (signedBy.length === 0 || signedBy.some((key) => openNote(note, key) === null)) throw new LedgerError("WitnessBadSignature", `The checkpoint carries no valid signature by the key of ${checkpoint.origin}`);
     return checkpoint;
   }
 

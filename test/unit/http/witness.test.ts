@@ -132,6 +132,21 @@ describe("POST /api/v1/witness/add-checkpoint", () => {
     }
   });
 
+  test("two keys of one origin (two nodes of one chain) share its head: either may extend it", async () => {
+    const second = checkpointSignerOf(keypairOf("second-node"), origin);
+    const shared = new Witness([logSigner, second], { cosigner, state: fileWitnessState(join(dir, "shared.json")), now: () => now });
+    const sharedApp = await appOf(shared);
+    try {
+      assert.equal((await add(sharedApp, requestOf(0, a.slice(0, 3)))).statusCode, 200);
+      const bySecond = checkpointOf(a.slice(0, 5), second);
+      assert.equal((await add(sharedApp, requestOf(3, a.slice(0, 5), undefined, bySecond))).statusCode, 200);
+      // The second node showing another history is the split view: refused.
+      expectJson(await add(sharedApp, requestOf(5, b.slice(0, 7), consistencyPath(leafNodes(b.slice(0, 7)), 5, 7), checkpointOf(b.slice(0, 7), second))), 422);
+    } finally {
+      await sharedApp.close();
+    }
+  });
+
   test("its answers are the ones the OpenAPI document describes", async () => {
     const fresh = await appOf(witnessAt(join(dir, "described.json")));
     const conforms = (response: { statusCode: number; headers: Record<string, unknown>; body: string }) =>
