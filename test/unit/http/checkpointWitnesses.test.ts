@@ -81,6 +81,25 @@ describe("a node's checkpoints cosigned by its witnesses", () => {
     assert.deepEqual(await cosignedBy(new CheckpointNotary(signer, witnessesOf(2))), ["w1.example/w", "w2.example/w"]);
   });
 
+  test("a split view: a second ledger signed with the same key, other transactions, gets no cosignature", async () => {
+    const twin = await startHttpStack();
+    try {
+      // The twin is a second solo node with the first's key: its history differs from block 1 on.
+      const size = (await http.stack.store.getChainState()).historySize;
+      for (let i = 0; i < size + 2; i++) await commit(twin.app, create(keypairOf("twin-bob"), 1n, { twin: i }));
+      const app = await buildHttpApp({}, { broadcaster: twin.stack.engine, store: twin.stack.store, checkpoints: new CheckpointNotary(signer, witnessesOf(1)) });
+      try {
+        const note = (await get(app, "/api/v1/checkpoint")).body;
+        const split = splitNote(note)!;
+        assert.deepEqual(split.signatures.map((s) => s.name), [origin], "only the node's own signature");
+      } finally {
+        await app.close();
+      }
+    } finally {
+      await twin.close();
+    }
+  });
+
   test("a witness that is down leaves the checkpoint with the other's cosignature", async () => {
     await witnessApps[1]!.close();
     await addBlocks(1);
