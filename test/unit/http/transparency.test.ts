@@ -51,6 +51,9 @@ describe("checkpoints and tiles", () => {
     // Exactly one signature line, the key name being the origin (signed-note's form).
     assert.match(note, /^ledgerd\.test\/log\n3\n[A-Za-z0-9+/]{43}=\n\n\u2014 ledgerd\.test\/log [A-Za-z0-9+/]{91}=\n$/u);
     assert.equal((await get(http.app, "/api/v1/tlog/checkpoint")).body, note);
+    // A page of another origin reads the height too.
+    const fromPage = await get(http.app, "/api/v1/checkpoint", { headers: { origin: "https://explorer.example" } });
+    assert.match(String(fromPage.headers["access-control-expose-headers"]), /Ledgerd-Checkpoint-Height/);
   });
 
   test("a past size's checkpoint is that of the tree then; past the history, 404; malformed, 400", async () => {
