@@ -49,7 +49,7 @@ async function engineRate(dir: string, rule: CommitmentVersion, txs: readonly Bu
 }
 
 /** A v1 ledger of `count` synthetic CREATEs in blocks of `perBlock`, through the ledger's commitment. */
-async function fillV1(path: string, count: number, perBlock: number): Promise<{ store: SqliteStore; ids: string[] }> {
+export async function fillV1(path: string, count: number, perBlock: number): Promise<{ store: SqliteStore; ids: string[] }> {
   const store = SqliteStore.open({ path });
   await store.initChain("proof-bench", [{ publicKey: "00".repeat(32), power: 10 }]);
   const commitment = await ChainCommitment.open(store, await store.getChainState());

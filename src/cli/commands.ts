@@ -11,6 +11,7 @@ import { runDoctor } from "../tools/doctor.js";
 import { verifyChain } from "../ledger/verifyChain.js";
 import { backupLedger, restoreLedger } from "../tools/backups.js";
 import { exportChain, importChain } from "../tools/exportImport.js";
+import { ledgerLogSource, mirrorLog, nodeLogSource } from "../tools/mirror.js";
 import { migrateToPostgres } from "../tools/migrateStore.js";
 import { databaseName, openLedgerReader } from "../node/openStore.js";
 import { startReadServer } from "../node/readServer.js";
@@ -238,5 +239,16 @@ export async function runImport(flags: ConfigSources["flags"], file: string, rul
     console.log(`imported heights 1 to ${done.height} as a new chain with app hash rule ${String(rule)}: last app hash ${done.appHash || '""'}`);
   } else {
     console.log(`imported heights 1 to ${done.height}: every block re-executed to its exported app hash`);
+  }
+}
+
+/** `ledgerd mirror --to DIR [--node URL]`: the log as static files (src/tools/mirror.ts). */
+export async function runMirror(flags: ConfigSources["flags"], dir: string, node: string | undefined): Promise<void> {
+  const source = node === undefined ? await ledgerLogSource(loadSettings(flags)) : nodeLogSource(node);
+  try {
+    const report = await mirrorLog(source, dir);
+    console.log(`mirrored the log of ${report.size} blocks (was ${report.from}) to ${dir}: ${report.written} tiles written, ${report.removed} partial tiles removed`);
+  } finally {
+    await source.close();
   }
 }

@@ -14,6 +14,7 @@ import {
   runInit,
   runKeys,
   runMigrateStore,
+  runMirror,
   runServeReads,
   runRestore,
   runStart,
@@ -120,6 +121,14 @@ addSettingOptions(
   if (options["to"] !== "postgres") throw new Error(`--to is postgres: ${String(options["to"])}`);
   return runMigrateStore(settingFlags(options), (options["url"] as string | undefined) ?? "");
 });
+
+addSettingOptions(
+  program
+    .command("mirror")
+    .description("Write the history's tiles and checkpoint as static files a plain web server serves (docs/transparency.md); only what is new")
+    .requiredOption("--to <DIR>", "the mirror's folder (served at the log's URL prefix)")
+    .option("--node <URL>", "read a node's API (default: the local ledger of --data_dir, signed with its node key)"),
+).action((options: Record<string, unknown>) => runMirror(settingFlags(options), options["to"] as string, options["node"] as string | undefined));
 
 registerTestnetCommand(program);
 registerNetworkCommand(program);

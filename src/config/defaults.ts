@@ -7,7 +7,7 @@ import { cometBftEngineOptionsDefault, cometBftSupervisorOptionsDefault } from "
 import { soloEngineOptionsDefault } from "../engine/solo/options.js";
 import { streamOptionsDefault } from "../events/options.js";
 import { httpOptionsDefault } from "../http/options.js";
-import { ledgerOptionsDefault, preparePoolOptionsDefault } from "../ledger/options.js";
+import { checkpointOptionsDefault, ledgerOptionsDefault, preparePoolOptionsDefault, witnessOptionsDefault } from "../ledger/options.js";
 import { metricsOptionsDefault } from "../metrics/options.js";
 import { postgresStoreOptionsDefault } from "../store/postgres/options.js";
 import { sqliteStoreOptionsDefault } from "../store/sqlite/options.js";
@@ -90,6 +90,15 @@ export const configDefault: Config = deepFreeze({
   metrics: {
     // Empty: off (the metrics module's default, `listen: null`).
     bind: metricsOptionsDefault.listen === null ? "" : `${metricsOptionsDefault.listen.host}:${metricsOptionsDefault.listen.port}`,
+  },
+  checkpoint: {
+    origin: checkpointOptionsDefault.origin,
+    witnesses: checkpointOptionsDefault.witnesses,
+    witness_quorum: checkpointOptionsDefault.witnessQuorum,
+  },
+  witness: {
+    logs: witnessOptionsDefault.logs,
+    name: witnessOptionsDefault.name,
   },
 });
 

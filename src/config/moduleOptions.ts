@@ -4,7 +4,7 @@ import type { CometBftEngineOptions } from "../engine/cometbft/options.js";
 import type { SoloEngineOptions } from "../engine/solo/options.js";
 import type { StreamOptions } from "../events/options.js";
 import type { HttpOptions } from "../http/options.js";
-import type { LedgerOptions, PreparePoolOptions } from "../ledger/options.js";
+import type { CheckpointOptions, LedgerOptions, PreparePoolOptions, WitnessOptions } from "../ledger/options.js";
 import type { MetricsOptions } from "../metrics/options.js";
 import type { PostgresStoreOptions } from "../store/postgres/options.js";
 import type { SqliteStoreOptions } from "../store/sqlite/options.js";
@@ -41,6 +41,8 @@ export interface ModuleOptions {
   /** The writer's options; a reader (an HTTP worker) opens with `access: "reader"`. */
   readonly postgresStore: PostgresStoreOptions;
   readonly metrics: MetricsOptions;
+  readonly checkpoint: CheckpointOptions;
+  readonly witness: WitnessOptions;
 }
 
 export function moduleOptions(config: Config): ModuleOptions {
@@ -127,5 +129,7 @@ export function moduleOptions(config: Config): ModuleOptions {
       access: "readers",
     },
     metrics: { listen: metricsBind },
+    checkpoint: { origin: config.checkpoint.origin, witnesses: config.checkpoint.witnesses, witnessQuorum: config.checkpoint.witness_quorum },
+    witness: { logs: config.witness.logs, name: config.witness.name },
   };
 }

@@ -90,6 +90,15 @@ export interface Config {
   readonly metrics: {
     readonly bind: string;
   };
+  readonly checkpoint: {
+    readonly origin: string;
+    readonly witnesses: string;
+    readonly witness_quorum: number;
+  };
+  readonly witness: {
+    readonly logs: string;
+    readonly name: string;
+  };
 }
 
 /** More HTTP processes than this on one machine is a typo, not a deployment. */
@@ -107,6 +116,10 @@ const indexSlicesAllowed = Array.from({ length: 13 }, (_, i) => 2 ** i);
  * would let bodies through the HTTP layer only to refuse them as JSON.
  */
 export const bodyBytesMaxMax = jsonLimitsDefault.bytesMax;
+/** `witness.logs`: a few hundred verifier keys at most. */
+export const witnessLogsCharsMax = 65_536;
+/** A checkpoint's origin line: a name, not a document. */
+export const checkpointOriginCharsMax = 256;
 /** CometBFT's limit on a chain id (`MaxChainIDLen`). */
 export const chainIdCharsMax = 50;
 
@@ -121,7 +134,7 @@ function durationMs(minimum: number, description: string) {
 export const configSchema: JSONSchemaType<Config> = {
   type: "object",
   additionalProperties: false,
-  required: ["data_dir", "log", "server", "wsserver", "database", "engine", "ledger", "metrics"],
+  required: ["data_dir", "log", "server", "wsserver", "database", "engine", "ledger", "metrics", "checkpoint", "witness"],
   properties: {
     data_dir: {
       type: "string",
@@ -334,6 +347,44 @@ export const configSchema: JSONSchemaType<Config> = {
           type: "string",
           format: "optional-host-port",
           description: "Prometheus metrics address, HOST:PORT, served at /metrics (empty: no metrics)",
+        },
+      },
+    },
+    checkpoint: {
+      type: "object",
+      additionalProperties: false,
+      required: ["origin", "witnesses", "witness_quorum"],
+      properties: {
+        origin: {
+          type: "string",
+          // A signed note's key name: no Unicode space, no `+` (docs/transparency.md).
+          pattern: "^[^\\s+]*$",
+          maxLength: checkpointOriginCharsMax,
+          description: "The signed checkpoints' origin and key name, e.g. the tiles' URL without its scheme (empty: ledgerd.invalid/<chain id>)",
+        },
+        witnesses: {
+          type: "string",
+          maxLength: witnessLogsCharsMax,
+          description: "Witnesses asked to cosign the latest checkpoint, comma-separated, each <cosignature verifier key>@<submission URL> (empty: none)",
+        },
+        witness_quorum: count(0, "Witness cosignatures that make a quorum; below it the checkpoint is served with those it has and asked again (0: every witness)"),
+      },
+    },
+    witness: {
+      type: "object",
+      additionalProperties: false,
+      required: ["logs", "name"],
+      properties: {
+        logs: {
+          type: "string",
+          maxLength: witnessLogsCharsMax,
+          description: "Logs this node witnesses (POST /api/v1/witness/add-checkpoint): their signed-note verifier keys, comma-separated (empty: not a witness)",
+        },
+        name: {
+          type: "string",
+          pattern: "^[^\\s+]*$",
+          maxLength: checkpointOriginCharsMax,
+          description: "The witness's cosignature key name (empty: <checkpoint origin>/witness)",
         },
       },
     },

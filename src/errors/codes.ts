@@ -70,6 +70,11 @@ export const codes = {
   ProofNotYetSigned: { status: 503, frame: "plain", summary: "Committed, but no signed header carries the app hash yet; retry after the next block." },
   ProofHeightBeforeTransaction: { status: 400, frame: "plain", summary: "The height asked for a proof is before the transaction's block; no proof to it can exist." },
   NoSignedHeaders: { status: 409, frame: "plain", summary: "The solo engine signs no headers; there is no validator set to follow (docs/proofs.md)." },
+  // The witness (docs/transparency.md "Witness"), with the statuses C2SP tlog-witness names.
+  WitnessMalformed: { status: 400, frame: "plain", summary: "An add-checkpoint body that is not an old size, a proof and a checkpoint, or an old size past the checkpoint's." },
+  WitnessUnknownLog: { status: 404, frame: "plain", summary: "The checkpoint's origin is not a log this witness follows." },
+  WitnessBadSignature: { status: 403, frame: "plain", summary: "The checkpoint carries no valid signature by the log's key." },
+  WitnessInconsistent: { status: 422, frame: "plain", summary: "The checkpoint is not consistent with the one this witness cosigned last." },
   Internal: { status: 500, frame: "plain", summary: "A bug in ledgerd." },
 } as const satisfies Record<string, CodeSpec>;
 

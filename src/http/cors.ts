@@ -16,8 +16,9 @@ export function setCorsHeaders(request: FastifyRequest, reply: FastifyReply): vo
 export function corsHeaders(origin: string | undefined): Record<string, string> {
   if (origin === undefined) return anyOrigin;
   // A page of another origin (the explorer pointed at this node) pages with `Link`, which a
-  // browser hides from scripts unless it is exposed (docs/compatibility.md #32).
-  return { "access-control-allow-origin": origin, vary: "Origin", "access-control-expose-headers": "Link" };
+  // browser hides from scripts unless it is exposed (docs/compatibility.md #32); a checkpoint's
+  // height ties it to a signed header (docs/transparency.md).
+  return { "access-control-allow-origin": origin, vary: "Origin", "access-control-expose-headers": "Link, Ledgerd-Checkpoint-Height" };
 }
 
 const anyOrigin: Readonly<Record<string, string>> = Object.freeze({ "access-control-allow-origin": "*" });

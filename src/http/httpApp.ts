@@ -16,6 +16,8 @@ import Fastify, {
 import type { Logger } from "pino";
 import type { Clock } from "../clock/clock.js";
 import type { Broadcaster } from "../engine/broadcaster.js";
+import type { CheckpointNotary } from "../ledger/checkpoints.js";
+import type { Witness } from "../ledger/witness.js";
 import { LedgerError } from "../errors/ledgerError.js";
 import type { ApiReads, ChainReads } from "../store/store.js";
 import { answerClientError, type ClientErrorContext } from "../httpWire/clientErrors.js";
@@ -40,6 +42,7 @@ import { registerLegacyRoutes, type LegacyGateway } from "./routes/legacy.js";
 import { registerOutputRoutes } from "./routes/outputs.js";
 import { registerProofRoutes, type SignedHeaders } from "./routes/proofs.js";
 import { registerSearchRoutes } from "./routes/search.js";
+import { registerTransparencyRoutes } from "./routes/transparency.js";
 import { registerTransactionRoutes } from "./routes/transactions.js";
 import { registerValidatorRoutes } from "./routes/validators.js";
 import { registerHealthRoutes, storeReadiness, type ReadinessProbe } from "./routes/health.js";
@@ -60,6 +63,10 @@ export interface HttpDeps {
   readonly observer?: HttpObserver;
   /** CometBFT's signed headers for the proofs (routes/proofs.ts); none under the solo engine. */
   readonly signedHeaders?: SignedHeaders;
+  /** The node key's signed checkpoints (routes/transparency.ts); none: the routes answer 404. */
+  readonly checkpoints?: CheckpointNotary;
+  /** ledgerd as a witness of other logs (routes/transparency.ts); none: it witnesses none. */
+  readonly witness?: Witness;
   /**
    * Whether POST /api/v1/transactions is answered by the POST lane (postLane.ts; default true).
    * An app whose caller adds hooks that must see every request (the read server's redirect of
@@ -140,6 +147,7 @@ export async function buildHttpApp(options: Partial<HttpOptions>, deps: HttpDeps
   registerBlockRoutes(app, deps, resolved);
   registerEvidenceRoutes(app, deps, resolved);
   registerProofRoutes(app, deps);
+  registerTransparencyRoutes(app, deps);
   registerLegacyRoutes(app, deps);
   registerHealthRoutes(app, deps.readiness ?? storeReadiness(deps.store));
   registerApiDocsRoutes(app, resolved);

@@ -15,6 +15,7 @@ export const queryNames = {
   "GET /api/v1/proofs/transactions/{transaction_id}": ["height"],
   "GET /api/v1/proofs/consistency": ["from", "to"],
   "GET /api/v1/proofs/validator-changes": ["from_height", "to_height"],
+  "GET /api/v1/checkpoint": ["size"],
 } as const satisfies Record<string, readonly string[]>;
 
 export type Operation = keyof typeof queryNames;

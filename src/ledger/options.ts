@@ -30,3 +30,38 @@ export const preparePoolOptionsDefault: PreparePoolOptions = {
   batchTxsMax: 64,
   sharedTxsMin: 32,
 };
+
+/** The node's signed checkpoints (checkpoints.ts, docs/transparency.md). */
+export interface CheckpointOptions {
+  /**
+   * The checkpoints' origin line and the key name they are signed under; empty: derived from
+   * the chain id (`checkpointOriginOf`). Best set to the tiles' URL prefix without its scheme.
+   */
+  readonly origin: string;
+  /**
+   * Witnesses asked to cosign the latest checkpoint, comma-separated, each
+   * `<cosignature verifier key>@<submission URL>`; empty: none (checkpointWitnesses.ts).
+   */
+  readonly witnesses: string;
+  /** Cosignatures that make a quorum; 0: every witness. */
+  readonly witnessQuorum: number;
+}
+
+export const checkpointOptionsDefault: CheckpointOptions = {
+  origin: "",
+  witnesses: "",
+  witnessQuorum: 0,
+};
+
+/** ledgerd as a witness of other logs (witness.ts, docs/transparency.md "Witness"). */
+export interface WitnessOptions {
+  /** The logs it cosigns, as signed-note verifier keys (Ed25519), comma-separated; empty: none. */
+  readonly logs: string;
+  /** The cosignatures' key name; empty: `<checkpoint origin>/witness`. */
+  readonly name: string;
+}
+
+export const witnessOptionsDefault: WitnessOptions = {
+  logs: "",
+  name: "",
+};

@@ -9,7 +9,7 @@ import { toHex } from "../proofs/encoding.js";
 import { consistencyPath, inclusionPath, rangeRoot, type Hash, type NodeSource } from "../proofs/merkle.js";
 import type { HistoryPoint, TransactionProof } from "../proofs/verify.js";
 import { proofVersion } from "../proofs/verify.js";
-import type { NodePlace, ChainReads } from "../store/store.js";
+import type { ChainState, NodePlace, ChainReads } from "../store/store.js";
 
 export type UnsignedTransactionProof = Omit<TransactionProof, "signed_header">;
 export type UnsignedHistoryPoint = Omit<HistoryPoint, "signed_header">;
@@ -18,7 +18,7 @@ export type UnsignedHistoryPoint = Omit<HistoryPoint, "signed_header">;
  * Runs `build` over the store's history nodes: once to learn which nodes it reads (their values
  * do not steer the walk), then with those nodes read in one batch.
  */
-async function withStoredNodes<T>(
+export async function withStoredNodes<T>(
   read: (places: readonly NodePlace[]) => Promise<(Uint8Array | null)[]>,
   build: (nodes: NodeSource) => T,
 ): Promise<T> {
@@ -38,15 +38,20 @@ async function withStoredNodes<T>(
   return build((level, index) => found.get(`${level}/${index}`)!);
 }
 
-const withHistoryNodes = <T>(store: ChainReads, build: (nodes: NodeSource) => T): Promise<T> =>
+export const withHistoryNodes = <T>(store: ChainReads, build: (nodes: NodeSource) => T): Promise<T> =>
   withStoredNodes((places) => store.getHistoryNodes(places), build);
 
-async function provingChain(store: ChainReads): Promise<number> {
+/** The chain's head, read once; ProofsUnavailable on a chain that keeps BigchainDB's app hash. */
+export async function provingState(store: ChainReads): Promise<ChainState> {
   const head = await store.getChainState();
   if (head.commitment !== "v1") {
     throw new LedgerError("ProofsUnavailable", "This chain keeps BigchainDB's app hash, which proves nothing; it has no proofs (docs/proofs.md, upgrading)");
   }
-  return head.height;
+  return head;
+}
+
+export async function provingChain(store: ChainReads): Promise<number> {
+  return (await provingState(store)).height;
 }
 
 interface ProvenBlock {

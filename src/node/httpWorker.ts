@@ -9,6 +9,7 @@ import type { HostPort } from "../config/parseHostPort.js";
 import { buildHttpApp } from "../http/httpApp.js";
 import { PreparePool } from "../ledger/preparePool.js";
 import { openStore } from "./openStore.js";
+import { checkpointNotaryOf } from "./checkpointSigner.js";
 import { signedHeadersOf, type CometBftSignedHeaders } from "../engine/cometbft/signedHeaders.js";
 import { IpcBroadcaster } from "./ipc/ipcBroadcaster.js";
 import { IpcLegacyGateway } from "./ipc/ipcLegacyGateway.js";
@@ -45,7 +46,9 @@ export async function runHttpWorker(start: StartMessage, deps: HttpWorkerDeps): 
     const metrics = workerMetricsOf(options.metrics, pool);
     const ops = new WorkerOps(deps.channel, async () => (metrics === null ? [] : metrics.snapshot()));
     signedHeaders = signedHeadersOf(start.config.engine, options.cometBftEngine);
-    const proofs = signedHeaders === undefined ? {} : { signedHeaders };
+    // The worker signs checkpoints with the node key too (a file beside the database it reads).
+    const checkpoints = checkpointNotaryOf(start.config);
+    const proofs = { ...(signedHeaders === undefined ? {} : { signedHeaders }), ...(checkpoints === undefined ? {} : { checkpoints }) };
     const app = await buildHttpApp(
       { ...options.http, streamsUrl: start.streamsUrl, version: start.version },
       { ...measuredHttpDeps(metrics, broadcaster, legacy), store, logger: deps.logger, readiness: workerReadiness(store, ops), ...proofs },

@@ -60,8 +60,9 @@ export function createNodeKey(
   dataDir: string,
   deps: NodeKeyDeps = nodeKeyDepsDefault,
   file: NodeKeyFile = newKeyFile(deps),
+  fileName: string = nodeKeyFileName,
 ): NodeKey | null {
-  const path = join(dataDir, nodeKeyFileName);
+  const path = join(dataDir, fileName);
   makeDirs(dataDir, "data_dir");
   try {
     // "wx": fails if the file exists, so two starts racing cannot both write a key.
@@ -70,12 +71,12 @@ export function createNodeKey(
     if ((error as NodeJS.ErrnoException).code === "EEXIST") return null;
     throw error;
   }
-  return readNodeKey(dataDir);
+  return readNodeKey(dataDir, fileName);
 }
 
 /** The key in `dataDir`, or null when there is none. A damaged file is a ConfigError. */
-export function readNodeKey(dataDir: string): NodeKey | null {
-  const path = join(dataDir, nodeKeyFileName);
+export function readNodeKey(dataDir: string, fileName: string = nodeKeyFileName): NodeKey | null {
+  const path = join(dataDir, fileName);
   let text: string;
   try {
     text = readFileSync(path, "utf8");
@@ -84,7 +85,7 @@ export function readNodeKey(dataDir: string): NodeKey | null {
     throw error;
   }
   const fail = (reason: string): never => {
-    throw new ConfigError([{ key: nodeKeyFileName, reason, source: `file ${path}` }]);
+    throw new ConfigError([{ key: fileName, reason, source: `file ${path}` }]);
   };
   let parsed: Partial<Record<keyof NodeKeyFile, unknown>>;
   try {
@@ -113,11 +114,12 @@ export function readNodeKey(dataDir: string): NodeKey | null {
 export function loadOrCreateNodeKey(
   dataDir: string,
   deps: NodeKeyDeps = nodeKeyDepsDefault,
+  fileName: string = nodeKeyFileName,
 ): { key: NodeKey; created: boolean } {
-  const existing = readNodeKey(dataDir);
+  const existing = readNodeKey(dataDir, fileName);
   if (existing !== null) return { key: existing, created: false };
-  const created = createNodeKey(dataDir, deps);
+  const created = createNodeKey(dataDir, deps, newKeyFile(deps), fileName);
   // Lost a race with another start: the other one's key is the key.
-  if (created === null) return { key: readNodeKey(dataDir)!, created: false };
+  if (created === null) return { key: readNodeKey(dataDir, fileName)!, created: false };
   return { key: created, created: true };
 }

@@ -34,6 +34,10 @@ import { ipcTag } from "./ipc/ipcMessages.js";
 import { createLogger } from "./logger.js";
 import { LegacyService } from "./legacyService.js";
 import { loadOrCreateNodeKey, type NodeKey, type NodeKeyDeps } from "./nodeKey.js";
+import { checkpointNotaryOf } from "./checkpointSigner.js";
+import type { CheckpointNotary } from "../ledger/checkpoints.js";
+import type { Witness } from "../ledger/witness.js";
+import { witnessOf } from "./witnessService.js";
 import { packageInfo } from "./packageInfo.js";
 import type { ReadinessProbe } from "../http/routes/health.js";
 import type { MetricsSnapshot, NodeMetrics } from "../metrics/nodeMetrics.js";
@@ -150,7 +154,9 @@ export async function startNode(config: Config, deps: NodeDeps = {}): Promise<No
       uuid: deps.uuid ?? randomUUID,
     });
     const readiness = nodeReadiness(store, engine);
-    const parts: HttpParts = { ledger, engine, store, logger, streamsUrl, version, legacy, metrics, readiness, clock };
+    const checkpoints = checkpointNotaryOf(config, key);
+    const witness = witnessOf(config, clock);
+    const parts: HttpParts = { ledger, engine, store, logger, streamsUrl, version, legacy, metrics, readiness, clock, checkpoints, witness };
     const http = await startHttp(config, parts, closers);
 
     logger.info(
@@ -212,6 +218,8 @@ interface HttpParts {
   readonly metrics: NodeMetrics | null;
   readonly readiness: ReadinessProbe;
   readonly clock: Clock;
+  readonly checkpoints: CheckpointNotary | undefined;
+  readonly witness: Witness | undefined;
 }
 
 /**
@@ -250,12 +258,16 @@ async function startHttpWorkers(config: Config, parts: HttpParts, closers: Close
 }
 
 async function startHttpHere(config: Config, parts: HttpParts, closers: Closers): Promise<HostPort> {
-  const { engine, store, logger, streamsUrl, version, legacy, metrics, readiness, clock } = parts;
+  const { engine, store, logger, streamsUrl, version, legacy, metrics, readiness, clock, checkpoints, witness } = parts;
   const http = moduleOptions(config).http;
   const measured = measuredHttpDeps(metrics, engine, legacy);
   const signedHeaders = signedHeadersOf(config.engine, moduleOptions(config).cometBftEngine, clock);
   if (signedHeaders !== undefined) closers.add("CometBFT RPC of the proofs", async () => signedHeaders.close());
-  const proofs = signedHeaders === undefined ? {} : { signedHeaders };
+  const proofs = {
+    ...(signedHeaders === undefined ? {} : { signedHeaders }),
+    ...(checkpoints === undefined ? {} : { checkpoints }),
+    ...(witness === undefined ? {} : { witness }),
+  };
   const app = await buildHttpApp({ ...http, streamsUrl, version }, { ...measured, store, logger, readiness, clock, ...proofs });
   closers.add("HTTP server", () => closeHttpApp(app));
   return listenHttpApp(app, http);

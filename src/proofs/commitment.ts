@@ -29,15 +29,20 @@ export function transactionLeaf(id: string): Hash {
   return leafHash(text.encode(`T${id}`));
 }
 
-/** The leaf hash of a block in the history tree. */
-export function blockLeaf(height: number, count: number, root: Hash): Hash {
+/** A block's leaf data in the history tree (45 bytes): the entry a tile bundle holds. */
+export function blockLeafData(height: number, count: number, root: Hash): Uint8Array {
   const data = new Uint8Array(1 + 8 + 4 + root.length);
   const view = new DataView(data.buffer);
   data[0] = 0x42; // "B"
   view.setBigUint64(1, BigInt(height));
   view.setUint32(9, count);
   data.set(root, 13);
-  return leafHash(data);
+  return data;
+}
+
+/** The leaf hash of a block in the history tree. */
+export function blockLeaf(height: number, count: number, root: Hash): Hash {
+  return leafHash(blockLeafData(height, count, root));
 }
 
 /** The app hash of a history of `size` blocks with this root (hex; "" when empty). */

@@ -19,3 +19,10 @@ export function fromHex(hex: string): Uint8Array | null {
 export function fromBase64(text: string): Uint8Array {
   return Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
 }
+
+/** Bytes to standard base64 (RFC 4648 §4), as signed notes and checkpoints write them. */
+export function toBase64(bytes: Uint8Array): string {
+  let text = "";
+  for (const b of bytes) text += String.fromCharCode(b);
+  return btoa(text);
+}

@@ -49,6 +49,13 @@ describe("a started node's answers, against its OpenAPI document", () => {
       ["GET /api/v1/docs/{asset}", "/api/v1/docs/swagger-ui-bundle.js"],
       ["GET /healthz", "/healthz"],
       ["GET /readyz", "/readyz"],
+      ["GET /api/v1/checkpoint", "/api/v1/checkpoint"],
+      ["GET /api/v1/checkpoint", "/api/v1/checkpoint?size=1"],
+      ["GET /api/v1/checkpoint/key", "/api/v1/checkpoint/key"],
+      ["GET /api/v1/tlog/checkpoint", "/api/v1/tlog/checkpoint"],
+      ["GET /api/v1/tlog/tile/{tile_path}", "/api/v1/tlog/tile/entries/000.p/1"],
+      ["GET /api/v1/tlog/tile/{tile_path}", "/api/v1/tlog/tile/9/000"],
+      ["GET /api/v1/witness/key", "/api/v1/witness/key"],
       ["GET /transactions/{tx_id}", `/transactions/${"a".repeat(64)}`],
       ["GET /transactions/{tx_id}/status", `/transactions/${"a".repeat(64)}/status`],
     ];

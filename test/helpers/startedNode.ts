@@ -15,12 +15,12 @@ export interface StartedNode {
 }
 
 /** Registers the suite's before/after; the node, once started, from the returned function. */
-export function useStartedNode(name: string): () => StartedNode {
+export function useStartedNode(name: string, settings: Record<string, string> = {}): () => StartedNode {
   const dir = mkdtempSync(join(tmpdir(), `ledgerd-${name}-`));
   let node: StartedNode | undefined;
   before(async () => {
     const config = loadConfig({
-      flags: { data_dir: dir, "server.bind": "127.0.0.1:0", "wsserver.bind": "127.0.0.1:0", "log.level": "warn", "engine.block_interval_ms": "5" },
+      flags: { data_dir: dir, "server.bind": "127.0.0.1:0", "wsserver.bind": "127.0.0.1:0", "log.level": "warn", "engine.block_interval_ms": "5", ...settings },
       env: {},
     });
     const handle = await startNode(config);

@@ -102,6 +102,52 @@ const posting = {
 const get = (summary: string, parameters: readonly Parameter[], responses: object) =>
   ({ get: { summary, parameters, responses: { ...responses, ...anyRequest } } });
 
+/** The checkpoints and tiles (docs/transparency.md): text and bytes in the transparency logs' formats. */
+const text = (description: string) => ({ description, content: { "text/plain": { schema: { type: "string" } } } });
+const checkpointAnswer = {
+  ...text("A C2SP checkpoint (origin, size, root in base64) signed by the node key as a signed note."),
+  headers: { "ledgerd-checkpoint-height": { description: "A height after which the history had this size: its app hash is the checkpoint's (docs/transparency.md).", schema: { type: "string" } } },
+};
+const noKey = { "404": failure("No checkpoint of that size yet, or this process has no node key (serve-reads).") };
+const checkpointRefusals = { ...noKey, "409": failure("The chain keeps BigchainDB's app hash, which proves nothing."), "503": failure("CometBFT cannot be reached, or the node is shutting down.") };
+const transparencyPaths = {
+  "/api/v1/checkpoint": get("The history tree's signed checkpoint: the latest (under CometBFT the last signed), or of a past size.", [
+    query("size", "A past tree size (0 to the latest), for consistency checks.", { type: "string", pattern: "^(0|[1-9][0-9]{0,15})$" }),
+  ], { "200": checkpointAnswer, ...checkpointRefusals }),
+  "/api/v1/checkpoint/key": get("The checkpoints' verifier key in signed-note form: name+keyID+base64(0x01 || Ed25519 key).", [], {
+    "200": text("One line."),
+    ...noKey,
+  }),
+  "/api/v1/tlog/checkpoint": get("The latest checkpoint at the C2SP tlog-tiles prefix /api/v1/tlog/.", [], { "200": checkpointAnswer, ...checkpointRefusals }),
+  "/api/v1/witness/key": get("The witness's cosignature verifier key: name+keyID+base64(0x04 || Ed25519 key).", [], {
+    "200": text("One line."),
+    "404": failure("This node witnesses no log."),
+  }),
+  "/api/v1/witness/add-checkpoint": {
+    post: {
+      summary: "C2SP tlog-witness add-checkpoint: cosign a checkpoint of a log in witness.logs that extends the last one cosigned.",
+      requestBody: { required: true, content: { "text/plain": { schema: { type: "string" } } } },
+      responses: {
+        "200": text("The witness's cosignature line(s): timestamped Ed25519 (C2SP tlog-cosignature)."),
+        "403": failure("The checkpoint carries no valid signature by the log's key."),
+        "404": failure("The origin is not a log this node witnesses, or it witnesses none."),
+        "409": { description: "The old size is not the size cosigned last: that size, in decimal.", content: { "text/x.tlog.size": { schema: { type: "string" } } } },
+        "413": failure("The body is larger than server.body_bytes_max."),
+        "422": failure("Not consistent with the checkpoint cosigned last (the proof fails, another root at the same size)."),
+        "503": failure("The node is shutting down."),
+        ...anyRequest,
+      },
+    },
+  },
+  "/api/v1/tlog/tile/{tile_path}": get("A C2SP tlog-tiles hash tile or entry bundle of the history tree.", [
+    path("tile_path", "`<L>/<N>[.p/<W>]` or `entries/<N>[.p/<W>]`, N in 3-digit elements (`x001/234`); several path segments.", { type: "string" }),
+  ], {
+    "200": { description: "32-byte hashes, or entries each a big-endian uint16 length then the 45-byte block leaf.", content: { "application/octet-stream": { schema: { type: "string", contentEncoding: "binary" } } } },
+    "404": failure("Not a tile path, or a tile the tree does not hold yet."),
+    "409": failure("The chain keeps BigchainDB's app hash, which proves nothing."),
+  }),
+};
+
 /** The explorer page's paths, served unless server.explorer is false. */
 const explorerPaths = {
   "/explorer": get("The explorer page (docs/explorer.md); off with server.explorer = false.", [], {
@@ -214,6 +260,7 @@ const pathsOf = (options: OpenapiOptions) => {
       "409": failure("A solo node: it signs no headers (NoSignedHeaders)."),
       "503": failure("No signed header of to_height yet (retry after the next block), CometBFT unreachable, or the node is shutting down."),
     }),
+    ...transparencyPaths,
     "/api/v1/openapi.json": get("This document.", [], { "200": ok("OpenAPI 3.1.", ref("OpenApi")) }),
     "/api/v1/docs": get("The reference page of this document.", [], {
       "200": { description: "HTML, with its scripts and styles served by the node.", content: { "text/html": { schema: { type: "string" } } } },

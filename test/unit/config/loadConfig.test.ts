@@ -9,7 +9,7 @@ import { settingList } from "../../../src/config/settingList.js";
 import { soloEngineOptionsDefault } from "../../../src/engine/solo/options.js";
 import { streamOptionsDefault } from "../../../src/events/options.js";
 import { httpOptionsDefault } from "../../../src/http/options.js";
-import { ledgerOptionsDefault } from "../../../src/ledger/options.js";
+import { checkpointOptionsDefault, ledgerOptionsDefault, witnessOptionsDefault } from "../../../src/ledger/options.js";
 import { preparePoolOptionsDefault } from "../../../src/ledger/preparePool.js";
 import { sqliteStoreOptionsDefault } from "../../../src/store/sqlite/options.js";
 
@@ -55,6 +55,8 @@ describe("loadConfig defaults", () => {
     assert.deepEqual(options.preparePool, preparePoolOptionsDefault);
     assert.deepEqual(options.soloEngine, soloEngineOptionsDefault);
     assert.deepEqual(options.stream, streamOptionsDefault);
+    assert.deepEqual(options.checkpoint, checkpointOptionsDefault);
+    assert.deepEqual(options.witness, witnessOptionsDefault);
     // The node lets read-only stores in beside it (workers, backup, verify-chain).
     assert.deepEqual(options.sqliteStore, { ...sqliteStoreOptionsDefault, path: resolve(cwd, sqliteStoreOptionsDefault.path), access: "readers" });
     for (const name of ["host", "port", "bodyBytesMax", "searchLimitMax", "requestTimeoutMs", "pipelinedRequestsMax"] as const) {
@@ -320,7 +322,7 @@ describe("settings that cannot work (issue 11)", () => {
       "engine.commit_timeout_ms": 1, "engine.retain_blocks": 0, "ledger.pending_txs_max": 1, "ledger.prepared_cache_entries_max": 1,
       "ledger.prepare_batch_txs_max": 1, "ledger.prepare_shared_txs_min": 1, "server.expensive_reads_max": 1, "server.pipelined_requests_max": 1,
       "database.search_ranked_matches_max": 1, "server.list_max": 0, "database.pool_size": 1,
-      "database.statement_timeout_ms": 0, "database.connect_timeout_ms": 1,
+      "database.statement_timeout_ms": 0, "database.connect_timeout_ms": 1, "checkpoint.witness_quorum": 0,
     };
     const integers = settingList.filter((s) => s.type === "integer").map((s) => s.key);
     assert.deepEqual(integers.sort(), Object.keys(least).sort(), "every integer setting is audited here");

@@ -10,10 +10,20 @@ import type { HttpOptions } from "../../../src/http/options.js";
 import type { JsonObject } from "../../../src/json/jsonValue.js";
 import { writeJson } from "../../../src/json/writeJson.js";
 import { removeDir, startSoloStack, type SoloStack } from "../../helpers/soloNode.js";
+import { CheckpointNotary } from "../../../src/ledger/checkpoints.js";
+import { checkpointSignerOf } from "../../../src/node/checkpointSigner.js";
+import { keypairOf } from "../../helpers/txFactory.js";
+
+/** The checkpoints of the test stacks: signed by a fixed key under a fixed origin. */
+export const testOrigin = "ledgerd.test/log";
+/** A notary of its own per ledger: it keeps what it signed by size, which is one ledger's. */
+const testNotaryOf = () => new CheckpointNotary(checkpointSignerOf(keypairOf("checkpoint-signer"), testOrigin));
 
 export interface HttpStack {
   readonly stack: SoloStack;
   readonly app: FastifyInstance;
+  /** The stack's signed checkpoints (the apps' `checkpoints`). */
+  readonly checkpoints: CheckpointNotary;
   /** Another app on the same stack, with other options. */
   appWith(options: Partial<HttpOptions>): Promise<FastifyInstance>;
   close(): Promise<void>;
@@ -24,9 +34,10 @@ export async function startHttpStack(
   http: Partial<HttpOptions> = {},
 ): Promise<HttpStack> {
   const stack = await startSoloStack(engine);
+  const checkpoints = testNotaryOf();
   const apps: FastifyInstance[] = [];
   const appWith = async (options: Partial<HttpOptions>): Promise<FastifyInstance> => {
-    const app = await buildHttpApp(options, { broadcaster: stack.engine, store: stack.store });
+    const app = await buildHttpApp(options, { broadcaster: stack.engine, store: stack.store, checkpoints });
     apps.push(app);
     return app;
   };
@@ -34,6 +45,7 @@ export async function startHttpStack(
   return {
     stack,
     app,
+    checkpoints,
     appWith,
     async close() {
       for (const each of apps) await each.close();

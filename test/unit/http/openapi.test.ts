@@ -31,8 +31,8 @@ function parameterValidator(key: string, name: string): (text: string) => boolea
   return (text) => validate(schema.type === "integer" && /^-?[0-9]+$/.test(text) ? Number(text) : text);
 }
 
-/** `/x/{id}` as Fastify writes it: `/x/:id`. */
-const routeOf = (path: string) => path.replace(/\{(\w+)\}/g, ":$1");
+/** `/x/{id}` as Fastify writes it: `/x/:id`; `{tile_path}` spans segments, Fastify's `*`. */
+const routeOf = (path: string) => path.replace("{tile_path}", "*").replace(/\{(\w+)\}/g, ":$1");
 const operations = documentedOperations;
 
 const noLegacy: LegacyGateway = {
@@ -143,6 +143,16 @@ describe("the OpenAPI document", () => {
       ["GET /api/v1/docs/{asset}", "/api/v1/docs/nothing.js"],
       ["GET /explorer", "/explorer/"],
       ["GET /explorer/{asset}", "/explorer/nothing.js"],
+      ["GET /api/v1/checkpoint", "/api/v1/checkpoint"],
+      ["GET /api/v1/checkpoint", "/api/v1/checkpoint?size=1"],
+      ["GET /api/v1/checkpoint", "/api/v1/checkpoint?size=999"],
+      ["GET /api/v1/checkpoint", "/api/v1/checkpoint?size=x"],
+      ["GET /api/v1/checkpoint/key", "/api/v1/checkpoint/key"],
+      ["GET /api/v1/tlog/checkpoint", "/api/v1/tlog/checkpoint"],
+      ["GET /api/v1/witness/key", "/api/v1/witness/key"],
+      ["GET /api/v1/tlog/tile/{tile_path}", "/api/v1/tlog/tile/0/000.p/1"],
+      ["GET /api/v1/tlog/tile/{tile_path}", "/api/v1/tlog/tile/entries/000.p/1"],
+      ["GET /api/v1/tlog/tile/{tile_path}", "/api/v1/tlog/tile/0/000"],
       ["GET /healthz", "/healthz"],
       ["GET /readyz", "/readyz"],
     ];
@@ -151,6 +161,7 @@ describe("the OpenAPI document", () => {
     conforms("POST /api/v1/transactions", await post(app, moved, "sync"));
     conforms("POST /api/v1/transactions", await post(app, "{not json"));
     conforms("POST /api/v1/transactions", await post(app, moved, "never"));
+    conforms("POST /api/v1/witness/add-checkpoint", await app.inject({ method: "POST", url: "/api/v1/witness/add-checkpoint", payload: "old 0\n" }));
   });
 
   // Issue 36, finding 14: the document allowed requests the node refuses (an empty search, a
@@ -195,6 +206,7 @@ describe("the OpenAPI document", () => {
       { key: "GET /api/v1/proofs/consistency", name: "to", accepted: ["1"], refused: ["", "0", "x"] },
       { key: "GET /api/v1/evidence", name: "height", accepted: ["1", "9007199254740991"], refused: ["", "0", "-1", "x", "9007199254740992", "1".repeat(21)] },
       { key: "GET /api/v1/evidence", name: "limit", ...limits },
+      { key: "GET /api/v1/checkpoint", name: "size", accepted: ["0", "1", "9007199254740991"], refused: ["", "-1", "01", "x", "1".repeat(17)] },
       { key: "GET /api/v1/evidence", name: "cursor", accepted: [], refused: ["", "a".repeat(257), "a+b"] },
       { key: "POST /api/v1/transactions", name: "mode", accepted: [], refused: ["", "Commit", "never"] },
     ];

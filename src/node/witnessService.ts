@@ -1,0 +1,71 @@
+// The node as a witness of other logs (ledger/witness.ts, docs/transparency.md "Witness"): the
+// logs from `witness.logs`, a key of its own (`<data_dir>/witness_key.json`, created on first
+// use: a cosigner's key must not be the key that signs the node's checkpoints, C2SP
+// tlog-cosignature), and its heads in `<data_dir>/witness_state.json`, replaced atomically
+// (written, synced, renamed) before each cosignature is answered.
+import { sign } from "node:crypto";
+import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from "node:fs";
+import { dirname, join } from "node:path";
+import type { Clock } from "../clock/clock.js";
+import { ConfigError } from "../config/configError.js";
+import { moduleOptions } from "../config/moduleOptions.js";
+import type { Config } from "../config/schema.js";
+import { decodeBase58 } from "../crypto-conditions/decodeBase58.js";
+import { privateKeyFromSeed } from "../crypto-conditions/privateKeyFromSeed.js";
+import { checkpointOriginOf } from "../ledger/checkpoints.js";
+import { Witness, type WitnessedHead, type WitnessState } from "../ledger/witness.js";
+import { parseVerifierKey, type NoteKey } from "../proofs/signedNote.js";
+import { loadOrCreateNodeKey } from "./nodeKey.js";
+
+export const witnessKeyFileName = "witness_key.json";
+export const witnessStateFileName = "witness_state.json";
+
+/** The witness of a node whose settings name logs to witness; none when they name none. */
+export function witnessOf(config: Config, clock: Clock): Witness | undefined {
+  const options = moduleOptions(config).witness;
+  if (options.logs === "") return undefined;
+  const logs = options.logs.split(",").map((text) => text.trim()).map((text) => {
+    const key = parseVerifierKey(text);
+    if (key === null) throw new ConfigError([{ key: "witness.logs", reason: `${text} is not a signed-note Ed25519 verifier key`, source: "settings" }]);
+    return key;
+  });
+  // The check and the update of a log's head are one step in one process (ledger/witness.ts).
+  if (config.server.workers > 1) throw new ConfigError([{ key: "witness.logs", reason: "a witness runs with server.workers = 1", source: "settings" }]);
+  const { key } = loadOrCreateNodeKey(config.data_dir, undefined, witnessKeyFileName);
+  const privateKey = privateKeyFromSeed(key.seed);
+  const name = options.name !== "" ? options.name : `${checkpointOriginOf(moduleOptions(config).checkpoint.origin, config.engine.chain_id)}/witness`;
+  const cosigner = { name, publicKey: decodeBase58(key.publicKey), sign: (message: Uint8Array) => new Uint8Array(sign(null, message, privateKey)) };
+  return new Witness(logs as NoteKey[], { cosigner, state: fileWitnessState(join(config.data_dir, witnessStateFileName)), now: () => clock.now() });
+}
+
+/** The heads in a JSON file; none before the first cosignature. */
+export function fileWitnessState(path: string): WitnessState {
+  return {
+    read: () => {
+      try {
+        return JSON.parse(readFileSync(path, "utf8")) as Record<string, WitnessedHead>;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === "ENOENT") return {};
+        throw error;
+      }
+    },
+    write: async (heads) => {
+      const temporary = `${path}.tmp`;
+      const fd = openSync(temporary, "w", 0o600);
+      try {
+        writeSync(fd, `${JSON.stringify(heads, null, 2)}\n`);
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+      renameSync(temporary, path);
+      // The rename itself reaches the disk with its folder's entry.
+      const dir = openSync(dirname(path), "r");
+      try {
+        fsyncSync(dir);
+      } finally {
+        closeSync(dir);
+      }
+    },
+  };
+}
