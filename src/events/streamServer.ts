@@ -17,7 +17,9 @@
 // by; its replay reads pages from the store until the store has no block at its cursor and the
 // cursor is past every block published (`committed`): a published block is durable, so a read
 // begun after its publication sees it. That check and the switch to live happen in one turn of
-// the event loop, with no publication between them. From then on a live block below the
+// the event loop, with no publication between them. (A block missing at the cursor that was
+// published before the read began is not stored: the subscriber is closed with 4410; one
+// published while the read ran is read again.) From then on a live block below the
 // cursor (replayed already: the store may run a block ahead of the publications) is skipped,
 // the one at the cursor is sent, and one beyond it (never expected) sends the subscriber back
 // to the store.
@@ -102,7 +104,8 @@ export class StreamServer {
   private closed = false;
   /** The last height published, or committed before the stream started: the store holds it. */
   private committed = 0;
-  /** Replays waiting for their subscriber's socket to take the last page. */
+  /** Resumed subscribers reading what they missed from the store, and those of them waiting for their socket. */
+  private replayingNow = 0;
   private replaysWaitingNow = 0;
   private pingTimer: TimerHandle | null = null;
   private readonly wss: WebSocketServer;
@@ -169,6 +172,11 @@ export class StreamServer {
   /** Subscribers closed for falling behind since the start. */
   get droppedCount(): number {
     return this.dropped;
+  }
+
+  /** Resumed subscribers reading what they missed from the store, not yet on the live blocks. */
+  get replayingCount(): number {
+    return this.replayingNow;
   }
 
   /** Resumed subscribers whose replay waits for their socket to take its last page. */
@@ -338,17 +346,21 @@ export class StreamServer {
    */
   private async replay(subscriber: Subscriber): Promise<void> {
     subscriber.replaying = true;
+    this.replayingNow++;
     try {
       while (await this.taken(subscriber)) {
         const cursor = subscriber.cursor!;
+        const publishedBefore = this.committed;
         const blocks = await this.reads!.getStreamBlocks(cursor.height, replayPageLimits);
         if (!isOpen(subscriber)) return;
         const page = replayPage(subscriber.kind, blocks, cursor);
         if (page.taken === 0) {
           // Past every block published, and none stored: live from here, in this same turn.
-          if (cursor.height > this.committed) subscriber.replaying = false;
-          else this.closeSubscriber(subscriber, notStored(cursor.height, null));
-          return;
+          if (cursor.height > this.committed) return void (subscriber.replaying = false);
+          // Published before the read began, so durable, yet not there: the store lacks it.
+          if (cursor.height <= publishedBefore) return this.closeSubscriber(subscriber, notStored(cursor.height, null));
+          // Published while the read ran: the next read sees it.
+          continue;
         }
         subscriber.cursor = page.cursor;
         if (page.messages.length > 0) subscriber.socket.write(encodeTextFrames(page.messages));
@@ -356,6 +368,8 @@ export class StreamServer {
     } catch (error) {
       this.logger?.warn({ err: error, height: subscriber.cursor?.height }, "event stream could not replay blocks");
       this.closeSubscriber(subscriber, { code: closeInternalError, reason: "The node could not read its blocks; resume later" });
+    } finally {
+      this.replayingNow--;
     }
   }
 
