@@ -200,6 +200,8 @@ describe("resuming a stream on a hand-made chain", () => {
     // The read saw no block 19; the block is published before its answer comes back.
     const missed = chain.commitRange(19, 19, 2);
     read.release();
+    // Sent without waiting for a later block to reveal the gap.
+    await waitFor("block 19 arrived", () => client.messages.length === 2, { timeoutMs: 10_000 });
     await waitFor("the replay handed over", () => stream.replayingCount === 0);
     const live = chain.commitRange(20, 20, 1);
     await waitFor("block 20 arrived", () => client.messages.some((m) => m.startsWith('{"height": 20,')));
