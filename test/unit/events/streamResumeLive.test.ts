@@ -8,7 +8,6 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { WebSocket } from "ws";
 import { blockStreamPath, streamPath } from "../../../src/events/options.js";
 import { StreamServer } from "../../../src/events/streamServer.js";
 import { SoloEngine } from "../../../src/engine/solo/soloEngine.js";
@@ -19,6 +18,7 @@ import type { Store } from "../../../src/store/store.js";
 import { Random } from "../../helpers/random.js";
 import type { Random as SeededRandom } from "../../../chaos/random.js";
 import { removeDir, testValidator } from "../../helpers/soloNode.js";
+import { session, type Session } from "../../helpers/streamSession.js";
 import { bytesOf, create, keypairOf } from "../../helpers/txFactory.js";
 
 const seed = 41;
@@ -27,51 +27,6 @@ const txCount = 4_000;
 const batchTxs = 40;
 /** A session drops after 1 to this many messages. */
 const sessionMessagesMax = 500;
-
-interface Session {
-  /** Messages taken before the drop (none after it). */
-  readonly messages: string[];
-  /** Resolves once `wanted` messages came and the connection was dropped. */
-  readonly done: Promise<void>;
-  /** Drops the connection now (a no-op once dropped). */
-  stop(): void;
-}
-
-/**
- * Opens `url`, takes `wanted` messages, then drops the connection: cut at once (`terminate`) or
- * closed properly, as `cut` says. A close by the node before that fails the session.
- */
-function session(url: string, wanted: number, cut: boolean): Session {
-  const ws = new WebSocket(url);
-  const messages: string[] = [];
-  let stopped = false;
-  let finish!: () => void;
-  const stop = (): void => {
-    if (stopped) return;
-    stopped = true;
-    if (cut) ws.terminate();
-    else ws.close();
-    finish();
-  };
-  const done = new Promise<void>((resolve, reject) => {
-    finish = resolve;
-    ws.on("message", (data) => {
-      if (stopped) return;
-      messages.push(String(data));
-      if (messages.length >= wanted) stop();
-    });
-    ws.on("close", (code, reason) => {
-      if (!stopped) reject(new Error(`closed by the node: ${code} ${String(reason)}`));
-    });
-    ws.on("error", (error) => {
-      if (!stopped) reject(error);
-    });
-    ws.on("open", () => {
-      if (wanted === 0) stop();
-    });
-  });
-  return { messages, done, stop };
-}
 
 /** The ids the store committed, in commit order, and each block's ids. */
 async function committedIds(store: Store): Promise<{ ids: string[]; blocks: string[][] }> {
