@@ -289,23 +289,18 @@ export class StreamServer {
     };
     // `ws` answers a malformed handshake itself and never calls back: the socket's end settles it.
     socket.once("close", settle);
-    void this.startOf(ask).then(
-      (start) => {
-        this.wss.handleUpgrade(request, socket, head, (ws) => {
-          settle();
-          this.accept(ws, socket, kind, start);
-        });
-      },
-      (error: unknown) => {
+    const upgradeWith = (start: ResumeStart | null): void => {
+      this.wss.handleUpgrade(request, socket, head, (ws) => {
         settle();
-        refuseUpgrade(socket, this.refusalOf(error));
-      },
-    );
-  }
-
-  /** Where a subscriber starts: live (null), or resumed (resume.ts). */
-  private async startOf(ask: ResumeAsk | null): Promise<ResumeStart | null> {
-    return ask === null ? null : resumeStart(ask, this.reads!, this.committed);
+        this.accept(ws, socket, kind, start);
+      });
+    };
+    // A plain subscription upgrades at once, as it did before streams resumed.
+    if (ask === null) return upgradeWith(null);
+    resumeStart(ask, this.reads!, this.committed).then(upgradeWith, (error: unknown) => {
+      settle();
+      refuseUpgrade(socket, this.refusalOf(error));
+    });
   }
 
   /** A resume the node could not look up: a bad `after` is 400, the store's failures their own. */
