@@ -48,6 +48,8 @@ export interface PoolSource {
 export interface StreamSource {
   readonly subscriberCount: number;
   readonly droppedCount: number;
+  /** Resumed subscribers still replaying from the store (docs/http-api.md "Resuming a stream"). */
+  readonly replayingCount: number;
 }
 
 export interface NodeMetricsDeps {
@@ -239,6 +241,14 @@ export class NodeMetrics {
       registers,
       collect() {
         this.set(self.stream?.subscriberCount ?? 0);
+      },
+    });
+    new Gauge({
+      name: "ledgerd_stream_replaying_subscribers",
+      help: "Resumed event-stream subscribers still replaying from the store, not yet on the live blocks",
+      registers,
+      collect() {
+        this.set(self.stream?.replayingCount ?? 0);
       },
     });
     new Counter({

@@ -136,7 +136,7 @@ export async function startNode(config: Config, deps: NodeDeps = {}): Promise<No
         : await SoloEngine.start(options.soloEngine, { ledger, validator, onFatal, clock });
     closers.add("engine", () => engine.stop());
     await superviseCometBft(config, closers, { onFatal, logger, clock });
-    const stream = await StreamServer.start(options.stream, { ledger, logger, clock });
+    const stream = await StreamServer.start(options.stream, { ledger, store, logger, clock });
     closers.add("event stream", () => stream.close());
     metrics?.watchStream(stream);
     const ws: HostPort = { host: options.stream.host, port: stream.port };

@@ -178,6 +178,23 @@ export interface BlockRecord {
   readonly historySize: number | null;
 }
 
+/**
+ * A committed block as the event streams replay it (events/streamServer.ts): its app hash and its
+ * v2.0 transactions' ids and asset ids, in block order (the transactions the stream carries).
+ */
+export interface StreamBlockRecord {
+  readonly height: number;
+  readonly appHash: string;
+  readonly txs: readonly { readonly id: string; readonly assetId: string }[];
+}
+
+/** How much one read of getStreamBlocks gives at most. */
+export interface StreamBlockPage {
+  readonly blocksMax: number;
+  /** No block is added once the page holds this many transactions; the first block always is. */
+  readonly txsMax: number;
+}
+
 /** A stored transaction as a block holds it, for re-checking the chain (verify-chain). */
 export interface StoredBlockTx {
   /** The name of its kind (txKind.ts): `v2` or `legacy`. */
@@ -349,6 +366,12 @@ export interface ChainReads extends SharedReads {
   getBlockHead(height: number): Promise<Omit<BlockRecord, "txIds"> | null>;
   /** The ids of a block's valid transactions of both kinds in block order (its contents' ids), or null. */
   getBlockIds(height: number): Promise<string[] | null>;
+  /**
+   * The stored blocks from height `from` on, in height order, as one snapshot, for the event
+   * streams' replay (StreamBlockPage bounds it). A height the store lacks (below the oldest it
+   * holds) is not there: the caller sees the first block's height differ from `from`.
+   */
+  getStreamBlocks(from: number, page: StreamBlockPage): Promise<StreamBlockRecord[]>;
   /** The same of the tree of the block at `height`. */
   getBlockNodes(height: number, places: readonly NodePlace[]): Promise<(Uint8Array | null)[]>;
   /** Opens a DerivedCheck whose first block is at height `from` (the store must hold it). */

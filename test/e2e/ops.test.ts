@@ -127,7 +127,8 @@ describe("health, metrics and request ids of a solo node", () => {
     const route = { method: "POST", route: "/api/v1/transactions", status: "202" };
     assert.equal(moved("ledgerd_http_request_duration_seconds_count", route), 1);
     assert.equal(moved("ledgerd_http_request_duration_seconds_count", { ...route, status: "400" }), 1);
-    for (const name of ["ledgerd_pending_transactions", "ledgerd_verification_queue_transactions", "ledgerd_stream_subscribers"]) {
+    const gauges = ["ledgerd_pending_transactions", "ledgerd_verification_queue_transactions", "ledgerd_stream_subscribers"];
+    for (const name of [...gauges, "ledgerd_stream_replaying_subscribers"]) {
       assert.match(text, new RegExp(`^${name} \\d+$`, "m"), name);
     }
     assert.match(text, /^ledgerd_stream_dropped_subscribers_total \d+$/m);

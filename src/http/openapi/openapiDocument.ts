@@ -318,8 +318,11 @@ export const openapiDocument = (options: OpenapiOptions) => ({
   paths: pathsOf(options),
   components: { schemas },
   "x-streams": {
-    "/api/v1/streams/valid_transactions": '{"height", "asset_id", "transaction_id"} per committed transaction',
-    "/api/v1/streams/valid_blocks": '{"height", "hash", "transaction_ids"} per committed block',
+    "/api/v1/streams/valid_transactions":
+      '{"height", "asset_id", "transaction_id"} per committed transaction; resumes with ?from_height=H&after=<id> ' +
+      "(docs/http-api.md, Resuming a stream: 400 before the upgrade, close codes 4410 and 4416)",
+    "/api/v1/streams/valid_blocks":
+      '{"height", "hash", "transaction_ids"} per committed block; resumes with ?from_height=H',
   },
   "x-error-codes": Object.fromEntries(Object.entries(codes).map(([code, spec]) => [code, spec.status])),
 });

@@ -50,8 +50,11 @@ import type {
   StoredOutput,
   Validator,
   ValidatorSet,
+  StreamBlockPage,
+  StreamBlockRecord,
 } from "../store.js";
 import { chainRulesOfColumns } from "../chainRules.js";
+import { pageOfHeads, seqRangeOf, streamBlocksOf, type StreamBlockHead, type StreamTxRow } from "../streamBlocks.js";
 import { PostgresDerivedCheck } from "./derivedCheck.js";
 import { readStoredText, writeBlock, writeInitChain } from "./blockWriter.js";
 import { connectionConfig, isCancelled, isUnavailable, openPool, storeUnavailable } from "./connection.js";
@@ -386,6 +389,21 @@ export class PostgresStore implements Store {
     const v2 = await this.#idsInRange(head.seq_first, head.tx_count);
     const legacy = await this.#rows<{ position: number; id: string }>("SELECT position, id FROM legacy_transactions WHERE height = $1 ORDER BY position", [height]);
     return inBlockOrder(v2, legacy.map((tx) => ({ position: tx.position, item: tx.id })));
+  }
+
+  async getStreamBlocks(from: number, page: StreamBlockPage): Promise<StreamBlockRecord[]> {
+    const read = await this.#rows<StreamBlockHead>(
+      `SELECT height, app_hash AS "appHash", seq_first AS "seqFirst", tx_count AS "txCount"
+       FROM blocks WHERE height >= $1 ORDER BY height LIMIT $2`,
+      [from, page.blocksMax],
+    );
+    const heads = pageOfHeads(read, page);
+    const { first, end } = seqRangeOf(heads);
+    const rows = await this.#rows<StreamTxRow>(
+      `SELECT seq, id, asset_id AS "assetId" FROM transactions WHERE seq >= $1 AND seq < $2 ORDER BY seq`,
+      [first, end],
+    );
+    return streamBlocksOf(heads, rows);
   }
 
   async getHistoryNodes(places: readonly NodePlace[]): Promise<(Uint8Array | null)[]> {

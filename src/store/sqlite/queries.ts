@@ -117,6 +117,10 @@ export const readSql = {
   historyNode: "SELECT hash FROM history_nodes WHERE level = ? AND idx = ?",
   blockNode: "SELECT hash FROM block_nodes WHERE height = ? AND level = ? AND idx = ?",
   txIdsBySeqRange: "SELECT id FROM transactions WHERE seq >= ? AND seq < ? ORDER BY seq",
+  // The event streams' replay (streamBlocks.ts): blocks from a height on, then their transactions.
+  streamHeads: `SELECT height, app_hash AS appHash, seq_first AS seqFirst, tx_count AS txCount
+                FROM blocks WHERE height >= ? ORDER BY height LIMIT ?`,
+  streamTxs: "SELECT seq, id, asset_id AS assetId FROM transactions WHERE seq >= ? AND seq < ? ORDER BY seq",
   txJsonsBySeqRange: "SELECT json FROM transactions WHERE seq >= ? AND seq < ? ORDER BY seq",
   txRowsBySeqRange: "SELECT id, json FROM transactions WHERE seq >= ? AND seq < ? ORDER BY seq",
   legacyTxsAtHeight: "SELECT position, id, json FROM legacy_transactions WHERE height = ? ORDER BY position",

@@ -17,8 +17,11 @@ import type {
   BlockContents,
   NodePlace,
   StoredBlockTx,
+  StreamBlockPage,
+  StreamBlockRecord,
 } from "../store.js";
 import { inBlockOrder } from "../blockOrder.js";
+import { pageOfHeads, seqRangeOf, streamBlocksOf, type StreamBlockHead, type StreamTxRow } from "../streamBlocks.js";
 import type { Connection } from "./connection.js";
 import { keyHash } from "./keyHash.js";
 import { idsAt, legacyOutputsAt, legacySeqsOf, outputsAt, seqsOf, spendersOf } from "./lookups.js";
@@ -113,6 +116,13 @@ export function readBlock(c: Connection, height: number): BlockRecord | null {
   const txIds = c.read.txIdsBySeqRange.all(row.seqFirst, end) as string[];
   assert.equal(txIds.length, row.txCount, `block ${height} lost transactions`);
   return { height, appHash: row.appHash, txIds, historySize: row.historySize };
+}
+
+/** The event streams' replay read (store.ts getStreamBlocks), in the caller's snapshot. */
+export function readStreamBlocks(c: Connection, from: number, page: StreamBlockPage): StreamBlockRecord[] {
+  const heads = pageOfHeads(c.read.streamHeads.all(from, page.blocksMax) as StreamBlockHead[], page);
+  const { first, end } = seqRangeOf(heads);
+  return streamBlocksOf(heads, c.read.streamTxs.all(first, end) as StreamTxRow[]);
 }
 
 export function readHistoryNodes(c: Connection, places: readonly NodePlace[]): (Uint8Array | null)[] {

@@ -54,6 +54,8 @@ import type {
   BlockContents,
   NodePlace,
   DerivedCheck,
+  StreamBlockPage,
+  StreamBlockRecord,
 } from "../store.js";
 import { blockTransactions, lastSeqOf, mapReader, searchHits, wholeReader, type BatchReader } from "./batchReaders.js";
 import { outputsOfKey, transactionsOfAsset } from "./keyedReaders.js";
@@ -300,6 +302,10 @@ export class SqliteStore implements Store {
 
   async getBlockIds(height: number): Promise<string[] | null> {
     return this.#reading(() => readers.readBlockIds(this.#c, height));
+  }
+
+  async getStreamBlocks(from: number, page: StreamBlockPage): Promise<StreamBlockRecord[]> {
+    return this.#reading(() => readers.readStreamBlocks(this.#c, from, page));
   }
 
   async getHistoryNodes(places: readonly NodePlace[]): Promise<(Uint8Array | null)[]> {

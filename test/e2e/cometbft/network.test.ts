@@ -28,6 +28,7 @@ import { create, transfer } from "../../helpers/txFactory.js";
 import { driverScenarios, type NodeUnderTest } from "../driverScenarios.js";
 import { appState, consensusRound, freeBasePort, getText, httpUrl, ledgerDataDir, logTail, nodeOf, post, prevoteStep, requireCometBft, rpc, waitForAgreement, type ConsensusRound } from "./network.js";
 import { waitFor } from "../../helpers/waitFor.js";
+import { session } from "../../helpers/streamSession.js";
 
 const validators = 4;
 const root = mkdtempSync(join(tmpdir(), "ledgerd-testnet-"));
@@ -165,6 +166,15 @@ describe("a 4-validator CometBFT network on loopback", () => {
       assert.ok(ours[0] !== null, `ledgerd has no block ${height}`);
       assert.ok(ours.every((b) => b === ours[0]), `ledgerd blocks differ at height ${height}`);
     }
+    // Under CometBFT the streams are fed as under solo: resumed from height 1 on another node,
+    // the block stream replays every block ledgerd holds there, with its ids.
+    const node1 = nodeOf(manifest, 1);
+    const blocks = await Promise.all(Array.from({ length: agreed.height }, (_, i) => getText(node1, `/api/v1/blocks/${i + 1}`)));
+    const ids = blocks.map((b) => (JSON.parse(b!) as { transactions: { id: string }[] }).transactions.map((tx) => tx.id));
+    const wsPort = Number(node1.ws.split(":")[1]);
+    const replayed = session(`ws://127.0.0.1:${wsPort}/api/v1/streams/valid_blocks?from_height=1`, agreed.height, false);
+    await replayed.done;
+    assert.deepEqual(replayed.messages.map((m) => (JSON.parse(m) as { transaction_ids: string[] }).transaction_ids), ids);
     // CometBFT records the ledger's app hash in the header of the block after the one that
     // changed it (with create_empty_blocks = false it makes that block for this very purpose).
     const ours = Buffer.from(agreed.appHash, "base64").toString("hex").toUpperCase();

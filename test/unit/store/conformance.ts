@@ -710,6 +710,28 @@ function legacyTests(withStore: WithStore): void {
       assert.equal(await store.getBlockIds(4), null);
     }));
 
+  it("the streams' replay: blocks from a height on with their v2.0 ids and asset ids, paged", () =>
+    withStore(async (store) => {
+      const c1 = createTx({ label: "replay-c1" });
+      const a = legacyTx({ label: "replay-a", variant: "A", outputs: [[alice]] });
+      const c2 = createTx({ label: "replay-c2" });
+      const t = transferTx({ label: "replay-t", assetId: c1.id, spends: [ref(c1, 0)] });
+      const first = mixedBlock(1, [c1, a, c2]);
+      await store.commitBlock(first);
+      await store.commitBlock(mixedBlock(2, []));
+      await store.commitBlock(mixedBlock(3, [t]));
+      const one = { height: 1, appHash: first.appHash, txs: [{ id: c1.id, assetId: c1.id }, { id: c2.id, assetId: c2.id }] };
+      const two = { height: 2, appHash: "", txs: [] };
+      const three = { height: 3, appHash: mixedBlock(3, [t]).appHash, txs: [{ id: t.id, assetId: c1.id }] };
+      assert.deepEqual(await store.getStreamBlocks(1, { blocksMax: 10, txsMax: 10 }), [one, two, three]);
+      // A page: at most blocksMax blocks, no block past txsMax transactions, the first always.
+      assert.deepEqual(await store.getStreamBlocks(1, { blocksMax: 2, txsMax: 10 }), [one, two]);
+      assert.deepEqual(await store.getStreamBlocks(1, { blocksMax: 10, txsMax: 1 }), [one]);
+      assert.deepEqual(await store.getStreamBlocks(2, { blocksMax: 10, txsMax: 0 }), [two]);
+      assert.deepEqual(await store.getStreamBlocks(3, { blocksMax: 10, txsMax: 0 }), [three]);
+      assert.deepEqual(await store.getStreamBlocks(4, { blocksMax: 10, txsMax: 10 }), []);
+    }));
+
   it("legacy and v2.0 transactions share a block, and each read sees only its own kind", () =>
     withStore(async (store) => {
       const c = createTx({ label: "mixed-c", outputs: [{ keys: [alice] }] });

@@ -36,6 +36,7 @@ function splitStore(writer: SqliteStore, reader: SqliteStore): Store {
     openDerivedCheck: (from) => reader.openDerivedCheck(from),
     getHistoryNodes: (places) => reader.getHistoryNodes(places),
     getBlockIds: (height) => reader.getBlockIds(height),
+    getStreamBlocks: (from, page) => reader.getStreamBlocks(from, page),
     getBlockHead: (height) => reader.getBlockHead(height),
     getBlockNodes: (height, places) => reader.getBlockNodes(height, places),
     getElections: (ids) => reader.getElections(ids),
