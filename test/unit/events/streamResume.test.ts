@@ -55,7 +55,7 @@ class FakeChain extends FakeLedger implements StreamReads {
   }
 
   async getChainState(): Promise<ChainState> {
-    return { height: this.tip, appHash: "", chainId: "fake", commitment: "v1", historySize: 0 };
+    return { height: this.tip, appHash: "", chainId: "fake", commitment: "v1", historySize: 0, appVersion: 1n, ruleHeights: new Map() };
   }
 
   async getStreamBlocks(from: number, page: StreamBlockPage): Promise<StreamBlockRecord[]> {
