@@ -88,8 +88,11 @@ export interface TxKind<P extends PreparedBase = PreparedBase, S = unknown> {
    * last kind of a door takes what no other claims (and gives it its own rejection).
    */
   claims(body: JsonValue): boolean;
-  /** Every stateless check, pure (worker threads): a body as read, the posted text if compact. */
-  prepare(body: JsonValue, posted: string | undefined): P | Rejection;
+  /**
+   * Every stateless check, pure (worker threads): a body as read, the posted text if compact.
+   * `verifySignatures` false (a state-sync restore only) takes the signatures as valid.
+   */
+  prepare(body: JsonValue, posted: string | undefined, verifySignatures?: boolean): P | Rejection;
   /** Whether a prepared transaction is this kind's (prepared results carry no tag). */
   owns(tx: PreparedBase): boolean;
   /**

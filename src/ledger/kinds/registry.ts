@@ -1,8 +1,9 @@
 // The registered kinds of transaction (txKind.ts), in the order they are asked to claim a body
 // of unknown kind: a kind that takes a subset of another's bodies comes before it, and the last
 // kind of each door is that door's default. Adding a kind is its folder plus one line here.
-import type { Rejection } from "../../errors/ledgerError.js";
+import { reject, type Rejection } from "../../errors/ledgerError.js";
 import type { JsonValue } from "../../json/jsonValue.js";
+import { readJsonOrNull } from "../../json/readJson.js";
 import type { AnyTxKind, Door, PreparedBase } from "../txKind.js";
 import { legacyKind } from "./legacy/legacyKind.js";
 import { v2Kind } from "./v2/v2Kind.js";
@@ -46,4 +47,21 @@ export function prepareBody(
   door: Door | undefined,
 ): PreparedBase | Rejection {
   return kindForBody(body, door).prepare(body, posted);
+}
+
+/**
+ * A committed transaction's stored JSON, prepared by its kind without checking its signatures:
+ * for a state-sync restore, whose chain's app hash (binding every id, so every body) was checked
+ * first (docs/state-sync.md). The stored text is compact and is kept as it is.
+ */
+export function prepareRestored(json: string): PreparedBase | Rejection {
+  const body = readJsonOrNull(json);
+  if (body === null) return reject("BadJson", "a restored transaction is not JSON");
+  return kindForBody(body, undefined).prepare(body, json, false);
+}
+
+/** The id a committed transaction's stored JSON hashes to by its kind's rule, or null (kinds' storedId). */
+export function restoredIdOf(json: string): string | null {
+  const body = readJsonOrNull(json);
+  return body === null ? null : kindForBody(body, undefined).storedId(json);
 }

@@ -1,0 +1,50 @@
+// Taking a state-sync snapshot (docs/state-sync.md): the blocks 1..H read from the store and cut
+// into chunks (snapshotFormat.ts), each handed to `putChunk` as it fills, and the metadata made
+// last. Blocks up to H never change once committed, so reading them while later blocks commit
+// sees one consistent chain: no commit waits for a snapshot.
+import { blockLineOf } from "./blockLine.js";
+import { protocolVersion } from "./protocol.js";
+import { chunkHash, SnapshotChunker, snapshotKind, type SnapshotMetadata } from "./snapshotFormat.js";
+import type { ChainReads } from "../store/store.js";
+
+/**
+ * The snapshot of height `height` (committed: asserted by the read), its chunks to `putChunk`
+ * in order; its metadata. Throws on a chain keeping BigchainDB's app hash, which no snapshot
+ * can be checked against.
+ */
+export async function takeSnapshot(
+  store: ChainReads,
+  height: number,
+  putChunk: (index: number, chunk: Buffer) => Promise<void>,
+): Promise<SnapshotMetadata> {
+  const state = await store.getChainState();
+  if (state.chainId === null) throw new Error("the ledger has no chain yet");
+  if (state.commitment !== "v1") throw new Error("the chain keeps BigchainDB's app hash rule: a snapshot's ledger could not be checked against it (docs/proofs.md)");
+  const head = await store.getBlockHead(height);
+  if (head === null) throw new Error(`block ${height} is not committed`);
+  const validators = await store.getValidators(1);
+  const hashes: string[] = [];
+  const chunker = new SnapshotChunker(async (chunk) => {
+    hashes.push(chunkHash(chunk));
+    await putChunk(hashes.length - 1, chunk);
+  });
+  let txs = 0;
+  for (let h = 1; h <= height; h++) {
+    const contents = await store.getBlockContents(h);
+    if (contents === null) throw new Error(`block ${h} is missing`);
+    txs += contents.txs.length;
+    await chunker.add(JSON.stringify(blockLineOf(contents)));
+  }
+  await chunker.end();
+  return {
+    format: snapshotKind,
+    chain_id: state.chainId,
+    commitment: state.commitment,
+    app_version: String(protocolVersion),
+    height,
+    app_hash: head.appHash,
+    txs,
+    validators,
+    chunks: hashes,
+  };
+}
