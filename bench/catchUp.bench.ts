@@ -39,7 +39,7 @@ const clients = 64;
 const basePort = 29_000;
 
 /** Commits every body through `node`, `clients` POSTs in flight (mode=commit). */
-async function commitAll(node: TestnetNode, bodies: readonly Buffer[]): Promise<void> {
+export async function commitAll(node: TestnetNode, bodies: readonly Buffer[]): Promise<void> {
   let next = 0;
   await Promise.all(Array.from({ length: clients }, async () => {
     const connection = await RawHttpConnection.open(node.http);
@@ -60,7 +60,7 @@ async function commitAll(node: TestnetNode, bodies: readonly Buffer[]): Promise<
 }
 
 /** The ledger's height and app hash through CometBFT's ABCI Info; null while it is down. */
-async function appState(node: TestnetNode): Promise<string | null> {
+export async function appState(node: TestnetNode): Promise<string | null> {
   try {
     const body = (await (await fetch(`http://${node.rpc}/abci_info`)).json()) as { result: { response: { last_block_height?: string; last_block_app_hash?: string } } };
     return `${body.result.response.last_block_height ?? 0}/${body.result.response.last_block_app_hash ?? ""}`;

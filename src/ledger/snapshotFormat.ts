@@ -46,6 +46,16 @@ export const snapshotLineBytesMax = 64 * 1024 * 1024;
 /** Validators in the first set: CometBFT's `MaxVotesCount`. */
 export const snapshotValidatorsMax = 10_000;
 
+/**
+ * A snapshot's line: a block, and CometBFT's signed header of the next height (which carries the
+ * app hash after this block) as the serving node's RPC `commit` showed it, compact JSON, when it
+ * had one. A restored node keeps the headers that verify, so that its proofs of heights its own
+ * CometBFT never held carry them as a replaying node's do.
+ */
+export interface SnapshotLine extends BlockLine {
+  readonly signed_header?: string;
+}
+
 /** What the metadata says (JSON, these field names). */
 export interface SnapshotMetadata {
   readonly format: typeof snapshotKind;
@@ -125,7 +135,7 @@ function isCount(value: unknown): value is number {
 }
 
 /** One block's line read from an untrusted chunk, its shape checked; or why it is not one. */
-export function readBlockLine(text: string): BlockLine | string {
+export function readBlockLine(text: string): SnapshotLine | string {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -140,7 +150,8 @@ export function readBlockLine(text: string): BlockLine | string {
   if (!Array.isArray(txs) || !txs.every((tx) => typeof tx === "string")) return `block ${line["height"]}'s txs are not strings`;
   const evidence = line["evidence"];
   if (evidence !== undefined && !(Array.isArray(evidence) && evidence.every(isEvidenceLine))) return `block ${line["height"]}'s evidence is malformed`;
-  return line as unknown as BlockLine;
+  if (line["signed_header"] !== undefined && typeof line["signed_header"] !== "string") return `block ${line["height"]}'s signed_header is not a string`;
+  return line as unknown as SnapshotLine;
 }
 
 function isEvidenceLine(value: unknown): value is EvidenceLine {

@@ -5,10 +5,14 @@
 // verified. Only a snapshot that gives that hash reaches the second pass (restoreSnapshot),
 // which commits the blocks through the ledger as a replay would, deriving every row the same
 // way, but without checking signatures again: the app hash binds every id, every id its body.
+// The signed headers the snapshot carries are outside the app hash: each is kept only if the
+// validators the restored ledger names signed it.
 import { misbehaviorOfLine, type BlockLine } from "./blockLine.js";
 import { ChainCommitment } from "./commitment.js";
 import { prepareRestored, restoredIdOf } from "./kinds/registry.js";
 import type { LedgerApp } from "./ledgerApp.js";
+import { checkSignedHeader, type SignedHeader } from "../proofs/cometHeader.js";
+import type { LedgerStore, StoredSignedHeader } from "../store/store.js";
 import { ChunkLines, readBlockLine, type SnapshotMetadata } from "./snapshotFormat.js";
 
 /** The first pass: the chunks in order, checked against the trusted app hash. */
@@ -83,10 +87,11 @@ export async function restoreSnapshot(
   ledger: LedgerApp,
   metadata: SnapshotMetadata,
   chunks: AsyncIterable<Uint8Array>,
-  onBlock?: (height: number) => void,
+  headers: SnapshotHeaders,
 ): Promise<void> {
   await ledger.initChain(metadata.chain_id, metadata.validators, "v1");
   const lines = new ChunkLines();
+  let verified: StoredSignedHeader[] = [];
   for await (const chunk of chunks) {
     const texts = lines.push(chunk);
     if (typeof texts === "string") throw new Error(texts);
@@ -94,11 +99,46 @@ export async function restoreSnapshot(
       const line = readBlockLine(text);
       if (typeof line === "string") throw new Error(line);
       await ledger.restoreBlock(line.height, line.txs.map(prepareRestored), misbehaviorOfLine(line));
-      onBlock?.(line.height);
+      if (line.signed_header === undefined) continue;
+      const kept = await checkedHeader(headers, metadata.chain_id, line.height, ledger.info().appHash, line.signed_header);
+      if (kept !== null) verified.push(kept);
+      if (verified.length < signedHeadersPerWrite) continue;
+      await headers.store.putSignedHeaders(verified);
+      verified = [];
     }
   }
+  if (verified.length > 0) await headers.store.putSignedHeaders(verified);
   const { height, appHash } = ledger.info();
   if (height !== metadata.height || appHash !== metadata.app_hash) {
     throw new Error(`the restore ended at height ${height}, app hash ${appHash}; the snapshot is of ${metadata.height}, ${metadata.app_hash}`);
   }
+}
+
+/** Where a restore keeps the snapshot's signed headers, and whom it tells of one it refuses. */
+export interface SnapshotHeaders {
+  readonly store: Pick<LedgerStore, "putSignedHeaders" | "getValidators">;
+  readonly onRefused: (height: number, reason: string) => void;
+}
+
+/** Signed headers stored in one write (as signedHeaderKeeper.ts batches them). */
+const signedHeadersPerWrite = 64;
+
+/**
+ * The signed header of `height + 1` a block's line carried, to keep when it carries the app hash
+ * restored after `height` and more than two thirds of the set that signed it did: CometBFT's set
+ * at `height + 1`, which is the ledger's at `height` (CometBFT applies a concluded election's
+ * change a block later than the ledger, docs/compatibility.md #11). The snapshot is not trusted
+ * for them: one that does not verify is not kept (its proofs then fall back on CometBFT's RPC).
+ */
+async function checkedHeader(headers: SnapshotHeaders, chainId: string, height: number, appHash: string, json: string): Promise<StoredSignedHeader | null> {
+  const validators = (await headers.store.getValidators(height)).map((v) => ({ publicKey: Buffer.from(v.publicKey, "hex"), power: BigInt(v.power) }));
+  let reason: string | null;
+  try {
+    reason = checkSignedHeader(JSON.parse(json) as SignedHeader, { height: height + 1, appHash, chainId }, validators);
+  } catch {
+    reason = "it is not JSON";
+  }
+  if (reason === null) return { height: height + 1, json };
+  headers.onRefused(height + 1, reason);
+  return null;
 }

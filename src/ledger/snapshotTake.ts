@@ -4,18 +4,20 @@
 // sees one consistent chain: no commit waits for a snapshot.
 import { blockLineOf } from "./blockLine.js";
 import { protocolVersion } from "./protocol.js";
-import { chunkHash, SnapshotChunker, snapshotKind, type SnapshotMetadata } from "./snapshotFormat.js";
+import { chunkHash, SnapshotChunker, snapshotKind, type SnapshotLine, type SnapshotMetadata } from "./snapshotFormat.js";
 import type { ChainReads } from "../store/store.js";
 
 /**
  * The snapshot of height `height` (committed: asserted by the read), its chunks to `putChunk`
- * in order; its metadata. Throws on a chain keeping BigchainDB's app hash, which no snapshot
+ * in order; its metadata. `signedHeader` gives CometBFT's signed header of a height (compact
+ * JSON) or null when there is none to give. Throws on a chain keeping BigchainDB's app hash, which no snapshot
  * can be checked against.
  */
 export async function takeSnapshot(
   store: ChainReads,
   height: number,
   putChunk: (index: number, chunk: Buffer) => Promise<void>,
+  signedHeader: (height: number) => Promise<string | null> = () => Promise.resolve(null),
 ): Promise<SnapshotMetadata> {
   const state = await store.getChainState();
   if (state.chainId === null) throw new Error("the ledger has no chain yet");
@@ -33,7 +35,10 @@ export async function takeSnapshot(
     const contents = await store.getBlockContents(h);
     if (contents === null) throw new Error(`block ${h} is missing`);
     txs += contents.txs.length;
-    await chunker.add(JSON.stringify(blockLineOf(contents)));
+    // The header that carries this block's app hash; the last block's has none yet.
+    const header = h < height ? await signedHeader(h + 1) : null;
+    const line: SnapshotLine = header === null ? blockLineOf(contents) : { ...blockLineOf(contents), signed_header: header };
+    await chunker.add(JSON.stringify(line));
   }
   await chunker.end();
   return {

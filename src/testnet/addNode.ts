@@ -29,8 +29,8 @@ export interface AddNodeOptions {
   readonly logLevel?: string;
   /**
    * Join by state sync (docs/state-sync.md): restore a peer's snapshot, trusting this block of
-   * the network (`fetchTrustPoint` of a node's RPC); the light client reads headers from the
-   * first two nodes' RPCs. Without it, the node replays every block.
+   * the network (`fetchTrustPoint` of the first node's RPC), whose RPC the light client reads
+   * headers from. Without it, the node replays every block.
    */
   readonly stateSync?: TrustPoint;
 }
@@ -70,7 +70,7 @@ export function addTestnetNode(dir: string, options: AddNodeOptions = {}): { nod
   const nodes = [...manifest.nodes, node];
   writeCometBftConfig(root, node, nodes, options.timeoutCommitMs ?? timeoutCommitMsDefault);
   if (options.stateSync !== undefined) {
-    const rpcServers = manifest.nodes.slice(0, 2).map((n) => n.rpc);
+    const rpcServers = [first.rpc];
     const trust = { trustHeight: options.stateSync.height, trustHash: options.stateSync.hash };
     const edits = stateSyncEdits({ rpcServers, ...trust, trustPeriod: stateSyncTrustPeriodDefault, discoveryTime: testnetDiscoveryTime });
     const toml = join(root, home, "config", "config.toml");

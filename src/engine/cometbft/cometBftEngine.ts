@@ -31,7 +31,7 @@ import { CometBftSignedHeaders, signedHeaderTimeoutMs } from "./signedHeaders.js
 
 export interface CometBftEngineDeps {
   readonly ledger: LedgerApp;
-  readonly store: Pick<Store, "getTransaction" | "putSignedHeaders" | "getSignedHeaderHeight"> & ChainReads;
+  readonly store: Pick<Store, "getTransaction" | "putSignedHeaders" | "getSignedHeaderHeight" | "getValidators"> & ChainReads;
   /** ledgerd's version, for the Info answer. */
   readonly version: string;
   /** Called once if a block cannot be applied: a broken invariant or a failed disk. */
@@ -77,7 +77,15 @@ export class CometBftEngine implements Broadcaster, EngineReadiness {
     const signedHeaders = await SignedHeaderKeeper.open(deps.store, headersRpc, o.retainBlocks, deps.logger);
     const snapshots = o.snapshotDir === "" ? undefined : new SnapshotSync(
       { intervalBlocks: o.snapshotIntervalBlocks, keep: o.snapshotKeep, chainId: o.chainId },
-      { files: new SnapshotFiles(o.snapshotDir), store: deps.store, ledger: deps.ledger, genesis: () => genesisFacts(rpc), ...(deps.logger === undefined ? {} : { logger: deps.logger }) },
+      {
+        files: new SnapshotFiles(o.snapshotDir),
+        store: deps.store,
+        ledger: deps.ledger,
+        genesis: () => genesisFacts(rpc),
+        signedHeader: (height) => signedHeaderJson(deps.store, headersRpc, height),
+        headerStore: deps.store,
+        ...(deps.logger === undefined ? {} : { logger: deps.logger }),
+      },
     );
     const app = new LedgerAbciApp({ chainId: o.chainId, version: deps.version }, {
       ledger: deps.ledger,
@@ -170,3 +178,10 @@ async function genesisFacts(rpc: CometBftRpcClient): Promise<GenesisFacts> {
 
 /** How long the genesis read may take (a large genesis is served in one answer). */
 const genesisTimeoutMs = 10_000;
+
+/** A height's signed header for a snapshot: the store's copy (pruning keeps them), else CometBFT's; null if neither has it. */
+async function signedHeaderJson(store: Pick<Store, "getSignedHeader">, rpc: CometBftSignedHeaders, height: number): Promise<string | null> {
+  const stored = await store.getSignedHeader(height);
+  if (stored !== null) return stored;
+  return rpc.signedHeader(height).then((header) => JSON.stringify(header), () => null);
+}

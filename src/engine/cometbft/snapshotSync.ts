@@ -25,7 +25,7 @@ import { protocolVersion } from "../../ledger/protocol.js";
 import { chunkHash, readMetadata, snapshotFormat, snapshotHash, type SnapshotMetadata } from "../../ledger/snapshotFormat.js";
 import { restoreSnapshot, SnapshotVerifier } from "../../ledger/snapshotRestore.js";
 import { takeSnapshot } from "../../ledger/snapshotTake.js";
-import type { ChainReads, Validator } from "../../store/store.js";
+import type { ChainReads, LedgerStore, Validator } from "../../store/store.js";
 import type { SnapshotFiles } from "./snapshotFiles.js";
 
 export interface SnapshotSyncOptions {
@@ -49,6 +49,10 @@ export interface SnapshotSyncDeps {
   readonly ledger: LedgerApp;
   /** Reads this node's CometBFT genesis (its RPC's `genesis`), which a snapshot's first set must be. */
   readonly genesis: () => Promise<GenesisFacts>;
+  /** CometBFT's signed header of a height as compact JSON (the store's copy, else its RPC's), or null. */
+  readonly signedHeader?: (height: number) => Promise<string | null>;
+  /** Where a restore keeps the snapshot's signed headers. */
+  readonly headerStore: Pick<LedgerStore, "putSignedHeaders" | "getValidators">;
   readonly logger?: Pick<Logger, "info" | "warn">;
 }
 
@@ -92,7 +96,7 @@ export class SnapshotSync {
     const started = performance.now();
     const writer = this.deps.files.writer(height);
     try {
-      const metadata = await takeSnapshot(this.deps.store, height, writer.putChunk);
+      const metadata = await takeSnapshot(this.deps.store, height, writer.putChunk, this.deps.signedHeader);
       writer.finish(metadata);
       this.deps.files.prune(this.options.keep);
       const ms = Math.round(performance.now() - started);
@@ -201,7 +205,8 @@ export class SnapshotSync {
     async function* chunks(): AsyncGenerator<Uint8Array> {
       for (let i = 0; i < metadata.chunks.length; i++) yield await readChunk(join(dir, `${i}.chunk`));
     }
-    await restoreSnapshot(this.deps.ledger, metadata, chunks());
+    const onRefused = (at: number, reason: string): void => this.deps.logger?.warn({ height: at, reason }, "state sync: a snapshot's signed header not kept");
+    await restoreSnapshot(this.deps.ledger, metadata, chunks(), { store: this.deps.headerStore, onRefused });
     this.restoring = null;
     this.deps.files.doneRestoring();
     const seconds = (performance.now() - started) / 1000;

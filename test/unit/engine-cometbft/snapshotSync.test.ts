@@ -1,0 +1,202 @@
+// State sync's ABCI side (snapshotSync.ts, docs/state-sync.md) on real SQLite ledgers: a ledger
+// of both kinds of transaction (CREATEs, TRANSFERs, legacy ones, an empty block) is snapshotted
+// to files and offered to an empty ledger as CometBFT would offer it. Each refusal of
+// OfferSnapshot, a chunk that does not hash to the metadata (fetched again, its sender refused),
+// and a forged ledger that holds together but does not give the trusted app hash (refused with
+// nothing written); a sound snapshot restores a ledger that verify-chain passes and that reads
+// the same as the one it was taken from.
+import assert from "node:assert/strict";
+import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { ResponseApplySnapshotChunk_Result as Apply, ResponseOfferSnapshot_Result as Offer, type Snapshot } from "cosmjs-types/tendermint/abci/types";
+import type { Logger } from "pino";
+import { SnapshotFiles } from "../../../src/engine/cometbft/snapshotFiles.js";
+import { SnapshotSync, type GenesisFacts } from "../../../src/engine/cometbft/snapshotSync.js";
+import { encodeMetadata, snapshotHash, type SnapshotMetadata } from "../../../src/ledger/snapshotFormat.js";
+import { verifyChain } from "../../../src/ledger/verifyChain.js";
+import type { Store } from "../../../src/store/store.js";
+import { corruptChunk, editMetadata, forgeLedger, readSnapshotMetadata } from "../../helpers/snapshotForgery.js";
+import { writeMixedLedger } from "../../helpers/mixedLedger.js";
+import { openLedger, type LedgerFixture } from "./ledgerFixture.js";
+
+const height = 8;
+let source: LedgerFixture;
+let served: string;
+let genesis: GenesisFacts;
+const warnings: string[] = [];
+const logger = {
+  info: () => undefined,
+  warn: (fields: object, msg?: string) => void warnings.push(`${msg ?? ""} ${JSON.stringify(fields)}`),
+} as unknown as Pick<Logger, "info" | "warn">;
+
+before(async () => {
+  source = await openLedger();
+  await writeMixedLedger(source.store);
+  genesis = { chainId: "verify", validators: await source.store.getValidators(1) };
+  served = mkdtempSync(join(tmpdir(), "ledgerd-snapshots-"));
+  const sync = new SnapshotSync({ intervalBlocks: 4, keep: 2, chainId: "verify" }, { files: new SnapshotFiles(served), store: source.store, ledger: source.ledger, genesis: async () => genesis, headerStore: source.store });
+  sync.committed(4);
+  await sync.settled();
+  sync.committed(height);
+  await sync.settled();
+  assert.deepEqual(sync.list().snapshots.map((s) => Number(s.height)), [8, 4]);
+});
+
+after(async () => {
+  await source.close();
+  rmSync(served, { recursive: true, force: true });
+});
+
+/** A copy of the served snapshot of `height`, to spoil. */
+function copyOfSnapshot(): string {
+  const dir = mkdtempSync(join(tmpdir(), "ledgerd-snapshot-copy-"));
+  cpSync(join(served, String(height)), join(dir, String(height)), { recursive: true });
+  return dir;
+}
+
+/** The snapshot of `height` in `dir` as CometBFT offers it. */
+function offered(dir: string): Snapshot {
+  const kept = new SnapshotFiles(dir).list().find((s) => s.height === height)!;
+  return { ...kept, height: BigInt(kept.height) };
+}
+
+/** An empty ledger with its own SnapshotSync, as a joining node has them. */
+async function joiner(): Promise<{ fixture: LedgerFixture; sync: SnapshotSync; close: () => Promise<void> }> {
+  const fixture = await openLedger();
+  const dir = mkdtempSync(join(tmpdir(), "ledgerd-joiner-"));
+  const sync = new SnapshotSync({ intervalBlocks: 0, keep: 2, chainId: "verify" }, { files: new SnapshotFiles(dir), store: fixture.store, ledger: fixture.ledger, genesis: async () => genesis, headerStore: fixture.store, logger });
+  return { fixture, sync, close: async () => { await fixture.close(); rmSync(dir, { recursive: true, force: true }); } };
+}
+
+const trustedAppHash = async (): Promise<Uint8Array> => Buffer.from((await source.store.getBlockHead(height))!.appHash, "hex");
+
+/** Every chunk of the snapshot in `dir`, applied in order; the last answer. */
+async function applyAll(sync: SnapshotSync, dir: string): Promise<Apply> {
+  const chunks = readSnapshotMetadata(join(dir, String(height))).chunks.length;
+  let result = Apply.UNKNOWN;
+  for (let index = 0; index < chunks; index++) {
+    const chunk = readFileSync(join(dir, String(height), `${index}.chunk`));
+    result = (await sync.apply({ index, chunk, sender: "peer-a" })).result;
+  }
+  return result;
+}
+
+/** The same answers from both stores, for every read a restored node must give as the source does. */
+async function assertSameLedger(a: Store, b: Store): Promise<void> {
+  assert.deepEqual(await b.getChainState(), await a.getChainState());
+  for (let h = 1; h <= height; h++) {
+    const contents = await a.getBlockContents(h);
+    assert.deepEqual(await b.getBlockContents(h), contents);
+    assert.deepEqual(await b.getBlock(h), await a.getBlock(h));
+    assert.deepEqual(await b.getValidatorSet(h), await a.getValidatorSet(h));
+    for (const tx of contents!.txs) {
+      if (tx.kind === "v2") assert.equal(await b.getTransaction(tx.id), await a.getTransaction(tx.id));
+      else assert.equal(await b.getLegacyTransaction(tx.id), await a.getLegacyTransaction(tx.id));
+    }
+  }
+  const all = async (batches: AsyncIterable<readonly unknown[]>): Promise<unknown[]> => {
+    const items: unknown[] = [];
+    for await (const batch of batches) items.push(...batch);
+    return items;
+  };
+  const key = (await a.getBlockContents(1))!.txs[0]!.json.match(/"public_keys":\["([^"]+)"/)![1]!;
+  assert.deepEqual(await all(b.streamOutputEntries(key, undefined)), await all(a.streamOutputEntries(key, undefined)));
+  assert.deepEqual(await all(b.streamBalances(key, undefined)), await all(a.streamBalances(key, undefined)));
+  assert.deepEqual(await all(b.streamSearchMetadata("tamper", undefined)), await all(a.streamSearchMetadata("tamper", undefined)));
+  assert.deepEqual(await all(b.streamSearchAssets("note", undefined)), await all(a.streamSearchAssets("note", undefined)));
+}
+
+describe("state sync through ABCI", () => {
+  it("refuses at OfferSnapshot what cannot restore this node's chain, each with its reason", async () => {
+    const node = await joiner();
+    try {
+      const appHash = await trustedAppHash();
+      const snapshot = offered(served);
+      const spoiled = (change: (m: SnapshotMetadata) => SnapshotMetadata): Snapshot => {
+        const metadata = encodeMetadata(change(readSnapshotMetadata(join(served, String(height)))));
+        return { ...snapshot, metadata, hash: snapshotHash(metadata) };
+      };
+      const cases: [string, Snapshot, Uint8Array, Offer, RegExp][] = [
+        ["another format", { ...snapshot, format: 2 }, appHash, Offer.REJECT_FORMAT, /format 2/],
+        ["a hash that is not its metadata's", { ...snapshot, hash: new Uint8Array(32) }, appHash, Offer.REJECT, /does not hash to its hash/],
+        ["another chain", spoiled((m) => ({ ...m, chain_id: "other" })), appHash, Offer.REJECT, /of chain other; this node's is verify/],
+        ["BigchainDB's rule", spoiled((m) => ({ ...m, commitment: "bigchaindb" })), appHash, Offer.REJECT, /BigchainDB's app hash rule/],
+        ["another protocol version", spoiled((m) => ({ ...m, app_version: "99" })), appHash, Offer.REJECT, /protocol version is 99/],
+        ["another app hash than the light client's", snapshot, new Uint8Array(32), Offer.REJECT, /light client verified 0000/],
+        ["another first validator set", spoiled((m) => ({ ...m, validators: [{ publicKey: "cd".repeat(32), power: 10 }] })), appHash, Offer.REJECT, /not this node's genesis's/],
+        ["another chunk count", { ...snapshot, chunks: 2 }, appHash, Offer.REJECT, /lists 1 chunks, the snapshot 2/],
+      ];
+      for (const [what, offer, hash, result, reason] of cases) {
+        warnings.length = 0;
+        assert.equal((await node.sync.offer({ snapshot: offer, appHash: hash })).result, result, what);
+        assert.match(warnings.join("\n"), reason, what);
+      }
+      assert.equal(node.fixture.ledger.info().height, 0);
+    } finally {
+      await node.close();
+    }
+  });
+
+  it("fetches a chunk that does not hash to the metadata again, refusing its sender; then restores a ledger that reads as the source", async () => {
+    const node = await joiner();
+    const bad = copyOfSnapshot();
+    try {
+      corruptChunk(join(bad, String(height)));
+      assert.equal((await node.sync.offer({ snapshot: offered(served), appHash: await trustedAppHash() })).result, Offer.ACCEPT);
+      const refused = await node.sync.apply({ index: 0, chunk: readFileSync(join(bad, String(height), "0.chunk")), sender: "peer-a" });
+      assert.deepEqual(refused, { result: Apply.RETRY, refetchChunks: [0], rejectSenders: ["peer-a"] });
+      assert.equal(node.fixture.ledger.info().height, 0);
+      assert.equal(await applyAll(node.sync, served), Apply.ACCEPT);
+      assert.deepEqual(node.fixture.ledger.info(), { height, appHash: Buffer.from(await trustedAppHash()).toString("hex") });
+      const report = await verifyChain(node.fixture.store);
+      assert.equal(report.fault, null, JSON.stringify(report.fault));
+      await assertSameLedger(source.store, node.fixture.store);
+    } finally {
+      await node.close();
+      rmSync(bad, { recursive: true, force: true });
+    }
+  });
+
+  it("refuses a forged ledger that does not give the trusted app hash, writing nothing, and restores a sound snapshot after it", async () => {
+    const node = await joiner();
+    const forged = copyOfSnapshot();
+    try {
+      await forgeLedger(join(forged, String(height)));
+      assert.equal((await node.sync.offer({ snapshot: offered(forged), appHash: await trustedAppHash() })).result, Offer.ACCEPT);
+      warnings.length = 0;
+      assert.equal(await applyAll(node.sync, forged), Apply.REJECT_SNAPSHOT);
+      assert.match(warnings.join("\n"), /recomputed from its transactions, the light client verified/);
+      assert.equal(node.fixture.ledger.info().height, 0);
+      assert.equal((await node.fixture.store.getChainState()).chainId, null);
+      // The next snapshot CometBFT offers restores on the same, still empty, ledger.
+      assert.equal((await node.sync.offer({ snapshot: offered(served), appHash: await trustedAppHash() })).result, Offer.ACCEPT);
+      assert.equal(await applyAll(node.sync, served), Apply.ACCEPT);
+      await assertSameLedger(source.store, node.fixture.store);
+    } finally {
+      await node.close();
+      rmSync(forged, { recursive: true, force: true });
+    }
+  });
+
+  it("refuses a snapshot whose blocks do not hold together, at the chunk, and a ledger that is not empty", async () => {
+    const node = await joiner();
+    const edited = copyOfSnapshot();
+    try {
+      editMetadata(join(edited, String(height)), (m) => ({ ...m, txs: m.txs + 1 }));
+      assert.equal((await node.sync.offer({ snapshot: offered(edited), appHash: await trustedAppHash() })).result, Offer.ACCEPT);
+      warnings.length = 0;
+      assert.equal(await applyAll(node.sync, edited), Apply.REJECT_SNAPSHOT);
+      assert.match(warnings.join("\n"), /the metadata says/);
+      assert.equal(await applyAll(node.sync, served), Apply.ABORT, "no chunk without an accepted snapshot");
+      await node.fixture.ledger.initChain("verify", genesis.validators);
+      warnings.length = 0;
+      assert.equal((await node.sync.offer({ snapshot: offered(served), appHash: await trustedAppHash() })).result, Offer.ABORT);
+      assert.match(warnings.join("\n"), /not empty/);
+    } finally {
+      await node.close();
+      rmSync(edited, { recursive: true, force: true });
+    }
+  });
+});
