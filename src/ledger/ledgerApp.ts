@@ -22,6 +22,7 @@ import { PreparedCache, preparedKey, type PreparedKey } from "./preparedCache.js
 import { RivalWatch } from "./rivalWatch.js";
 import type { AnyTxKind, Door, KindBlock, PreparedBase, StreamEvent } from "./txKind.js";
 import { failpoint } from "../failpoints.js";
+import { restoredDoor } from "./doors.js";
 
 export type CheckTxResult =
   | { readonly ok: true; readonly tx: PreparedBase }
@@ -378,9 +379,18 @@ export class LedgerApp {
   }
 
   /**
+   * A transaction of a state-sync snapshot whose chain was checked against a trusted app hash
+   * (docs/state-sync.md), prepared on the pool's threads without checking its signatures, and
+   * kept out of the prepared cache (whose entries a CheckTx would take as verified).
+   */
+  prepareRestored(json: string): Promise<PreparedBase | Rejection> {
+    return this.deps.pool.prepare(Buffer.from(json, "utf8"), restoredDoor);
+  }
+
+  /**
    * Commits a block of a state-sync snapshot whose chain was checked against a trusted app hash
    * first (docs/state-sync.md): its transactions prepared without their signatures' check
-   * (kinds/registry.ts prepareRestored), executed and written as finalizeBlock and commit do.
+   * (prepareRestored), executed and written as finalizeBlock and commit do.
    * Every one must be valid, as the chain committed them: a refused one throws (this node's
    * rules are not the chain's).
    */

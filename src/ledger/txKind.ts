@@ -127,6 +127,8 @@ export interface TxKind<P extends PreparedBase = PreparedBase, S = unknown> {
    * an edited or corrupted store). Throws nothing: bad JSON is null too.
    */
   storedId(json: string): string | null;
+  /** The same of a body already read (a state-sync restore reads each body once). */
+  idOfBody(body: JsonValue | null): string | null;
   /**
    * What the store wrote for a transaction it holds, re-derived from the stored JSON alone by
    * the kind's own rules (verify-chain checks the store's derived rows against it); `position`

@@ -1,7 +1,7 @@
 // The registered kinds of transaction (txKind.ts), in the order they are asked to claim a body
 // of unknown kind: a kind that takes a subset of another's bodies comes before it, and the last
 // kind of each door is that door's default. Adding a kind is its folder plus one line here.
-import { reject, type Rejection } from "../../errors/ledgerError.js";
+import type { Rejection } from "../../errors/ledgerError.js";
 import type { JsonValue } from "../../json/jsonValue.js";
 import { readJsonOrNull } from "../../json/readJson.js";
 import type { AnyTxKind, Door, PreparedBase } from "../txKind.js";
@@ -40,28 +40,18 @@ export function kindForBody(body: JsonValue, door: Door | undefined): AnyTxKind 
   return fallback;
 }
 
-/** Stateless preparation by the kind `kindForBody` picks. */
+/** Stateless preparation by the kind `kindForBody` picks; `verifySignatures` false only for a restore (doors.ts restoredDoor). */
 export function prepareBody(
   body: JsonValue,
   posted: string | undefined,
   door: Door | undefined,
+  verifySignatures = true,
 ): PreparedBase | Rejection {
-  return kindForBody(body, door).prepare(body, posted);
-}
-
-/**
- * A committed transaction's stored JSON, prepared by its kind without checking its signatures:
- * for a state-sync restore, whose chain's app hash (binding every id, so every body) was checked
- * first (docs/state-sync.md). The stored text is compact and is kept as it is.
- */
-export function prepareRestored(json: string): PreparedBase | Rejection {
-  const body = readJsonOrNull(json);
-  if (body === null) return reject("BadJson", "a restored transaction is not JSON");
-  return kindForBody(body, undefined).prepare(body, json, false);
+  return kindForBody(body, door).prepare(body, posted, verifySignatures);
 }
 
 /** The id a committed transaction's stored JSON hashes to by its kind's rule, or null (kinds' storedId). */
 export function restoredIdOf(json: string): string | null {
   const body = readJsonOrNull(json);
-  return body === null ? null : kindForBody(body, undefined).storedId(json);
+  return body === null ? null : kindForBody(body, undefined).idOfBody(body);
 }

@@ -19,6 +19,12 @@ import { verifyChain } from "../../../src/ledger/verifyChain.js";
 import type { Store } from "../../../src/store/store.js";
 import { corruptChunk, editMetadata, forgeLedger, readSnapshotMetadata } from "../../helpers/snapshotForgery.js";
 import { writeMixedLedger } from "../../helpers/mixedLedger.js";
+import { create, keypairOf } from "../../helpers/txFactory.js";
+import { prepareBytes } from "../../../src/ledger/prepared.js";
+import { restoredDoor } from "../../../src/ledger/doors.js";
+import { writeJson } from "../../../src/json/writeJson.js";
+import { computeTxId } from "../../../src/transaction/computeTxId.js";
+import type { JsonObject } from "../../../src/json/jsonValue.js";
 import { openLedger, type LedgerFixture } from "./ledgerFixture.js";
 
 const height = 8;
@@ -197,6 +203,28 @@ describe("state sync through ABCI", () => {
     } finally {
       await node.close();
       rmSync(edited, { recursive: true, force: true });
+    }
+  });
+
+  it("prepares a restore's transactions without checking signatures, and only a restore's: a CheckTx still refuses the same bytes", async () => {
+    // A CREATE carrying another transaction's signature, its id recomputed: only the signature fails.
+    const signed = create(keypairOf("snapshot-owner"), 1n, { signature: "swapped" });
+    const other = create(keypairOf("snapshot-owner"), 1n, { signature: "other" });
+    const inputs = signed["inputs"] as JsonObject[];
+    const swapped: JsonObject = { ...signed, inputs: [{ ...inputs[0]!, fulfillment: (other["inputs"] as JsonObject[])[0]!["fulfillment"]! }] };
+    const forged = { ...swapped, id: computeTxId(swapped, "python") };
+    const bytes = Buffer.from(writeJson(forged));
+    const restored = prepareBytes(bytes, restoredDoor) as { signaturesValid?: boolean };
+    assert.equal(restored.signaturesValid, true);
+    assert.equal((prepareBytes(bytes) as { signaturesValid?: boolean }).signaturesValid, false);
+    const node = await joiner();
+    try {
+      await node.fixture.ledger.initChain("verify", genesis.validators);
+      await node.fixture.ledger.prepareRestored(bytes.toString("utf8"));
+      const checked = await node.fixture.ledger.checkTx(bytes);
+      assert.equal(checked.ok, false);
+    } finally {
+      await node.close();
     }
   });
 });
