@@ -26,6 +26,10 @@ import { writeJson } from "../../../src/json/writeJson.js";
 import { computeTxId } from "../../../src/transaction/computeTxId.js";
 import type { JsonObject } from "../../../src/json/jsonValue.js";
 import { openLedger, type LedgerFixture } from "./ledgerFixture.js";
+import { LedgerApp } from "../../../src/ledger/ledgerApp.js";
+import { PreparePool, preparePoolOptionsDefault } from "../../../src/ledger/preparePool.js";
+import { PostgresStore } from "../../../src/store/postgres/postgresStore.js";
+import { startPostgres } from "../../helpers/postgres.js";
 
 const height = 8;
 let source: LedgerFixture;
@@ -225,6 +229,27 @@ describe("state sync through ABCI", () => {
       assert.equal(checked.ok, false);
     } finally {
       await node.close();
+    }
+  });
+
+  it("restores into PostgreSQL too, through its own block writer, reading as the SQLite source", async () => {
+    const server = await startPostgres();
+    const store = await PostgresStore.open({ url: await server.newDatabase() });
+    const pool = new PreparePool({ ...preparePoolOptionsDefault, threads: 0 });
+    const dir = mkdtempSync(join(tmpdir(), "ledgerd-joiner-pg-"));
+    try {
+      const ledger = await LedgerApp.open({}, { store, pool });
+      const sync = new SnapshotSync({ intervalBlocks: 0, keep: 2, chainId: "verify" }, { files: new SnapshotFiles(dir), store, ledger, genesis: async () => genesis, headerStore: store, logger });
+      assert.equal((await sync.offer({ snapshot: offered(served), appHash: await trustedAppHash() })).result, Offer.ACCEPT);
+      assert.equal(await applyAll(sync, served), Apply.ACCEPT);
+      const report = await verifyChain(store);
+      assert.equal(report.fault, null, JSON.stringify(report.fault));
+      await assertSameLedger(source.store, store);
+    } finally {
+      await pool.close();
+      await store.close();
+      server.stop();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
