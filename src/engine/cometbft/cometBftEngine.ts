@@ -157,7 +157,7 @@ export class CometBftEngine implements Broadcaster, EngineReadiness {
       await this.server.close();
       await this.app.close();
       await this.headers.keeper.settled();
-      await this.snapshots?.settled();
+      await this.snapshots?.close();
       this.headers.rpc.close();
     })();
     return this.stopped;

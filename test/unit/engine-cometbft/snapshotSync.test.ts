@@ -48,10 +48,19 @@ before(async () => {
   served = mkdtempSync(join(tmpdir(), "ledgerd-snapshots-"));
   const sync = new SnapshotSync({ intervalBlocks: 4, keep: 2, chainId: "verify" }, { files: new SnapshotFiles(served), store: source.store, ledger: source.ledger, genesis: async () => genesis, headerStore: source.store });
   sync.committed(4);
+  sync.committed(height); // none: the one of 4 is still being taken
   await sync.settled();
+  assert.deepEqual(sync.list().snapshots.map((s) => Number(s.height)), [4]);
   sync.committed(height);
   await sync.settled();
   assert.deepEqual(sync.list().snapshots.map((s) => Number(s.height)), [8, 4]);
+  // One the node's stop interrupts is not kept.
+  const elsewhere = mkdtempSync(join(tmpdir(), "ledgerd-snapshots-stopped-"));
+  const stopped = new SnapshotSync({ intervalBlocks: 4, keep: 2, chainId: "verify" }, { files: new SnapshotFiles(elsewhere), store: source.store, ledger: source.ledger, genesis: async () => genesis, headerStore: source.store });
+  stopped.committed(height);
+  await stopped.close();
+  assert.deepEqual(stopped.list().snapshots, []);
+  rmSync(elsewhere, { recursive: true, force: true });
 });
 
 after(async () => {
