@@ -1,5 +1,6 @@
 // State sync's ABCI side (snapshotSync.ts, docs/state-sync.md) on real SQLite ledgers: a ledger
-// of both kinds of transaction (CREATEs, TRANSFERs, legacy ones, an empty block) is snapshotted
+// of both kinds of transaction (CREATEs, TRANSFERs, legacy ones, an empty block, a validator
+// election concluded by its vote) is snapshotted
 // to files and offered to an empty ledger as CometBFT would offer it. Each refusal of
 // OfferSnapshot, a chunk that does not hash to the metadata (fetched again, its sender refused),
 // and a forged ledger that holds together but does not give the trusted app hash (refused with
@@ -19,7 +20,10 @@ import { verifyChain } from "../../../src/ledger/verifyChain.js";
 import type { Store } from "../../../src/store/store.js";
 import { corruptChunk, editMetadata, forgeLedger, readSnapshotMetadata } from "../../helpers/snapshotForgery.js";
 import { writeMixedLedger } from "../../helpers/mixedLedger.js";
-import { create, keypairOf } from "../../helpers/txFactory.js";
+import { bytesOf, create, keypairOf } from "../../helpers/txFactory.js";
+import { hexKey } from "../../helpers/legacyFactory.js";
+import { makeValidatorElection, makeVote } from "../../../src/transaction/builders/makeElection.js";
+import { signTx } from "../../../src/transaction/builders/signTx.js";
 import { prepareBytes } from "../../../src/ledger/prepared.js";
 import { restoredDoor } from "../../../src/ledger/doors.js";
 import { writeJson } from "../../../src/json/writeJson.js";
@@ -31,7 +35,7 @@ import { PreparePool, preparePoolOptionsDefault } from "../../../src/ledger/prep
 import { PostgresStore } from "../../../src/store/postgres/postgresStore.js";
 import { startPostgres } from "../../helpers/postgres.js";
 
-const height = 8;
+const height = 12;
 let source: LedgerFixture;
 let served: string;
 let genesis: GenesisFacts;
@@ -44,6 +48,7 @@ const logger = {
 before(async () => {
   source = await openLedger();
   await writeMixedLedger(source.store);
+  await writeElection(source.store);
   genesis = { chainId: "verify", validators: await source.store.getValidators(1) };
   served = mkdtempSync(join(tmpdir(), "ledgerd-snapshots-"));
   const sync = new SnapshotSync({ intervalBlocks: 4, keep: 2, chainId: "verify" }, { files: new SnapshotFiles(served), store: source.store, ledger: source.ledger, genesis: async () => genesis, headerStore: source.store });
@@ -51,9 +56,11 @@ before(async () => {
   sync.committed(height); // none: the one of 4 is still being taken
   await sync.settled();
   assert.deepEqual(sync.list().snapshots.map((s) => Number(s.height)), [4]);
+  sync.committed(8);
+  await sync.settled();
   sync.committed(height);
   await sync.settled();
-  assert.deepEqual(sync.list().snapshots.map((s) => Number(s.height)), [8, 4]);
+  assert.deepEqual(sync.list().snapshots.map((s) => Number(s.height)), [12, 8]);
   // One the node's stop interrupts is not kept.
   const elsewhere = mkdtempSync(join(tmpdir(), "ledgerd-snapshots-stopped-"));
   const stopped = new SnapshotSync({ intervalBlocks: 4, keep: 2, chainId: "verify" }, { files: new SnapshotFiles(elsewhere), store: source.store, ledger: source.ledger, genesis: async () => genesis, headerStore: source.store });
@@ -105,6 +112,8 @@ async function applyAll(sync: SnapshotSync, dir: string): Promise<Apply> {
 /** The same answers from both stores, for every read a restored node must give as the source does. */
 async function assertSameLedger(a: Store, b: Store): Promise<void> {
   assert.deepEqual(await b.getChainState(), await a.getChainState());
+  assert.deepEqual(await b.getElections([electionId]), await a.getElections([electionId]));
+  assert.equal((await b.getElections([electionId])).get(electionId)?.concludedAt, 10);
   for (let h = 1; h <= height; h++) {
     const contents = await a.getBlockContents(h);
     assert.deepEqual(await b.getBlockContents(h), contents);
@@ -126,6 +135,34 @@ async function assertSameLedger(a: Store, b: Store): Promise<void> {
   assert.deepEqual(await all(b.streamSearchMetadata("tamper", undefined)), await all(a.streamSearchMetadata("tamper", undefined)));
   assert.deepEqual(await all(b.streamSearchAssets("note", undefined)), await all(a.streamSearchAssets("note", undefined)));
 }
+
+/**
+ * After the mixed ledger's 8 blocks: at 9 an election of a newcomer (power 1) by the one
+ * validator, at 10 its vote, which concludes it (the set changes from 11), CREATEs at 11 and 12.
+ */
+async function writeElection(store: Store): Promise<void> {
+  const node = keypairOf("verify-node");
+  const ledger = await LedgerApp.open({}, { store, pool: new PreparePool({ ...preparePoolOptionsDefault, threads: 0 }) });
+  const unsigned = makeValidatorElection({
+    proposer: node.publicKey,
+    voters: [{ publicKey: node.publicKey, power: 10 }],
+    validatorKeyBase64: Buffer.from(hexKey(keypairOf("newcomer").publicKey), "hex").toString("base64"),
+    power: 1,
+    nodeId: "0".repeat(40),
+    seed: "snapshot-election",
+  });
+  const election = signTx(unsigned, [node]);
+  electionId = election["id"] as string;
+  const blocks = [[election], [signTx(makeVote(election, node.publicKey), [node])], [create(node, 1n, { at: 11 })], [create(node, 1n, { at: 12 })]];
+  for (const txs of blocks) {
+    const finalized = await ledger.finalizeBlock(ledger.info().height + 1, txs.map(bytesOf));
+    assert.ok(finalized.results.every((r) => r === null), JSON.stringify(finalized.results));
+    await ledger.commit();
+  }
+  assert.equal((await store.getValidators(11)).length, 2, "the election concluded");
+}
+
+let electionId = "";
 
 describe("state sync through ABCI", () => {
   it("refuses at OfferSnapshot what cannot restore this node's chain, each with its reason", async () => {
