@@ -1,11 +1,11 @@
-// State sync's ABCI side (snapshotSync.ts, docs/state-sync.md) on real SQLite ledgers: a ledger
+// State sync's ABCI side (snapshotSync.ts, docs/state-sync.md) on real ledgers: a SQLite ledger
 // of both kinds of transaction (CREATEs, TRANSFERs, legacy ones, an empty block, a validator
-// election concluded by its vote) is snapshotted
-// to files and offered to an empty ledger as CometBFT would offer it. Each refusal of
-// OfferSnapshot, a chunk that does not hash to the metadata (fetched again, its sender refused),
-// and a forged ledger that holds together but does not give the trusted app hash (refused with
-// nothing written); a sound snapshot restores a ledger that verify-chain passes and that reads
-// the same as the one it was taken from.
+// election concluded by its vote) is snapshotted to files and offered to an empty ledger as
+// CometBFT would offer it. Each refusal of OfferSnapshot, a chunk that does not hash to the
+// metadata (fetched again, its sender refused), and a forged ledger that holds together but does
+// not give the trusted app hash (refused with nothing written); a sound snapshot restores a
+// ledger that verify-chain passes and that reads the same as the one it was taken from (the
+// validator sets and the election too), into SQLite and into a real PostgreSQL.
 import assert from "node:assert/strict";
 import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
