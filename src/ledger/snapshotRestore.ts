@@ -10,12 +10,10 @@
 import { misbehaviorOfLine, type BlockLine } from "./blockLine.js";
 import { ChainCommitment } from "./commitment.js";
 import { restoredIdOf } from "./kinds/registry.js";
-import type { Rejection } from "../errors/ledgerError.js";
-import type { PreparedBase } from "./txKind.js";
 import type { LedgerApp } from "./ledgerApp.js";
 import { checkSignedHeader, type SignedHeader } from "../proofs/cometHeader.js";
 import type { LedgerStore, StoredSignedHeader } from "../store/store.js";
-import { ChunkLines, readBlockLine, type SnapshotLine, type SnapshotMetadata } from "./snapshotFormat.js";
+import { ChunkLines, readBlockLine, type SnapshotMetadata } from "./snapshotFormat.js";
 
 /** The first pass: the chunks in order, checked against the trusted app hash. */
 export class SnapshotVerifier {
@@ -94,32 +92,21 @@ export async function restoreSnapshot(
   await ledger.initChain(metadata.chain_id, metadata.validators, "v1");
   const lines = new ChunkLines();
   let verified: StoredSignedHeader[] = [];
-  // Each block's transactions go to the pool's threads as soon as its line is read, so that they
-  // are prepared while the blocks before it are written.
-  let previous: { line: SnapshotLine; prepared: Promise<(PreparedBase | Rejection)[]> } | null = null;
-  const restore = async (block: { line: SnapshotLine; prepared: Promise<(PreparedBase | Rejection)[]> }): Promise<void> => {
-    const { line } = block;
-    await ledger.restoreBlock(line.height, await block.prepared, misbehaviorOfLine(line));
-    if (line.signed_header === undefined) return;
-    const kept = await checkedHeader(headers, metadata.chain_id, line.height, ledger.info().appHash, line.signed_header);
-    if (kept !== null) verified.push(kept);
-    if (verified.length < signedHeadersPerWrite) return;
-    await headers.store.putSignedHeaders(verified);
-    verified = [];
-  };
   for await (const chunk of chunks) {
     const texts = lines.push(chunk);
     if (typeof texts === "string") throw new Error(texts);
     for (const text of texts) {
       const line = readBlockLine(text);
       if (typeof line === "string") throw new Error(line);
-      const next = { line, prepared: Promise.all(line.txs.map((json) => ledger.prepareRestored(json))) };
-      next.prepared.catch(() => undefined); // awaited in turn; its failure meanwhile is not unhandled
-      if (previous !== null) await restore(previous);
-      previous = next;
+      await ledger.restoreBlock(line.height, line.txs.map((json) => ledger.prepareRestored(json)), misbehaviorOfLine(line));
+      if (line.signed_header === undefined) continue;
+      const kept = await checkedHeader(headers, metadata.chain_id, line.height, ledger.info().appHash, line.signed_header);
+      if (kept !== null) verified.push(kept);
+      if (verified.length < signedHeadersPerWrite) continue;
+      await headers.store.putSignedHeaders(verified);
+      verified = [];
     }
   }
-  if (previous !== null) await restore(previous);
   if (verified.length > 0) await headers.store.putSignedHeaders(verified);
   const { height, appHash } = ledger.info();
   if (height !== metadata.height || appHash !== metadata.app_hash) {
