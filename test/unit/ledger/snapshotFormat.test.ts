@@ -4,6 +4,7 @@
 // of untrusted metadata and lines, each refusal with its reason.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { gunzipSync, gzipSync } from "node:zlib";
 import {
   ChunkLines,
   chunkHash,
@@ -41,7 +42,9 @@ describe("snapshot chunks", () => {
     const long = "x".repeat(snapshotChunkBytes + 100);
     const lines = ["first", long, "third"];
     const chunks = await chunksOf(lines);
-    assert.deepEqual(chunks.map((c) => c.length), [snapshotChunkBytes, 100 + 1 + 6 + 6 + 1 - 1]);
+    // Each chunk is gzip: its lines' bytes inflate to the fixed size (the last, what is left).
+    assert.deepEqual(chunks.map((c) => gunzipSync(c).length), [snapshotChunkBytes, 100 + 1 + 6 + 6]);
+    assert.ok(chunks[0]!.length < snapshotChunkBytes / 100, "a run of one byte compresses");
     const reader = new ChunkLines();
     const read = chunks.flatMap((chunk) => reader.push(chunk) as string[]);
     assert.deepEqual(read, lines);
@@ -52,16 +55,19 @@ describe("snapshot chunks", () => {
     const text = Buffer.from("alpha\nβeta\n\ngamma\n", "utf8");
     for (let cut = 0; cut <= text.length; cut++) {
       const reader = new ChunkLines();
-      const read = [...(reader.push(text.subarray(0, cut)) as string[]), ...(reader.push(text.subarray(cut)) as string[])];
+      const read = [...(reader.push(gzipSync(text.subarray(0, cut))) as string[]), ...(reader.push(gzipSync(text.subarray(cut))) as string[])];
       assert.deepEqual(read, ["alpha", "βeta", "", "gamma"], `cut at ${cut}`);
     }
     const unfinished = new ChunkLines();
-    unfinished.push(Buffer.from("a\nb"));
+    unfinished.push(gzipSync("a\nb"));
     assert.equal(unfinished.ended, false);
+    // Not gzip, or inflating past a chunk's size: refused, never held.
+    assert.match(new ChunkLines().push(Buffer.from("a\n")) as string, /not gzip data/);
+    assert.match(new ChunkLines().push(gzipSync(Buffer.alloc(snapshotChunkBytes + 1))) as string, /not gzip data of at most/);
   });
 
   it("a snapshot of nothing still has one (empty) chunk", async () => {
-    assert.deepEqual((await chunksOf([])).map((c) => c.length), [0]);
+    assert.deepEqual((await chunksOf([])).map((c) => gunzipSync(c).length), [0]);
   });
 
   it("hashes a chunk by its bytes, and the snapshot by its metadata's: a changed chunk hash changes the snapshot's", () => {
