@@ -4,7 +4,8 @@ import { hostname } from "node:os";
 import { resolve } from "node:path";
 import { Option, type Command } from "commander";
 import { parseHostPort } from "../config/parseHostPort.js";
-import { networkGenesis, networkInit, networkJoin } from "../testnet/networkSetup.js";
+import { networkGenesis, networkInit, networkJoin, type JoinStateSync } from "../testnet/networkSetup.js";
+import { fetchTrustPoint } from "../testnet/trustPoint.js";
 import { defaultCometBftBinary } from "../testnet/testnet.js";
 
 interface InitFlags {
@@ -77,10 +78,23 @@ export function registerNetworkCommand(program: Command): void {
     .requiredOption("--dir <DIR>", "this machine's node folder (from network init)")
     .requiredOption("--genesis <FILE>", "the network's genesis.json")
     .requiredOption("--peers <FILE>", "the network's peers.json")
-    .action((flags: { dir: string; genesis: string; peers: string }) => {
-      const joined = networkJoin(flags.dir, flags.genesis, flags.peers);
+    .option("--state-sync <HOST:PORT[,HOST:PORT]>", "join by state sync: restore a peer's snapshot, trusting the latest block of the first CometBFT RPC named (the light client reads headers from these)")
+    .action(async (flags: { dir: string; genesis: string; peers: string; stateSync?: string }) => {
+      const stateSync = flags.stateSync === undefined ? undefined : await joinStateSync(flags.stateSync);
+      const joined = networkJoin(flags.dir, flags.genesis, flags.peers, stateSync);
       const dir = resolve(flags.dir);
+      if (stateSync !== undefined) console.log(`state sync on: trusting block ${stateSync.trust.height} (${stateSync.trust.hash}) of ${stateSync.rpcServers[0]}`);
       console.log(`${dir} joined chain ${joined.chainId} as ${joined.validator ? "a validator" : "a full node (its key is not in the genesis)"}`);
       console.log(`start it: ledgerd start --data_dir ${dir}/ledgerd (ledgerd runs CometBFT itself, engine.cometbft_home)`);
     });
+}
+
+/** `--state-sync`'s RPC servers (one or two `HOST:PORT`) and the block trusted, read from the first. */
+async function joinStateSync(text: string): Promise<JoinStateSync> {
+  const rpcServers = text.split(",").map((s) => s.trim());
+  for (const server of rpcServers) {
+    if (parseHostPort(server) === null) throw new Error(`--state-sync must be HOST:PORT[,HOST:PORT]: ${server}`);
+  }
+  if (rpcServers.length > 2) throw new Error("--state-sync names one or two CometBFT RPCs");
+  return { rpcServers, trust: await fetchTrustPoint(rpcServers[0]!) };
 }

@@ -17,6 +17,7 @@ import {
   type CreateTestnetOptions,
   type NodeSelection,
 } from "../testnet/testnet.js";
+import { fetchTrustPoint } from "../testnet/trustPoint.js";
 
 /** Registers `ledgerd testnet` and its `start`, `stop` and `add-node` subcommands. */
 export function registerTestnetCommand(program: Command): void {
@@ -74,11 +75,15 @@ export function registerTestnetCommand(program: Command): void {
     .command("add-node")
     .description("Add a full node to the testnet (running or not); start it with testnet start --node I")
     .option("--dir <DIR>", "the testnet's folder")
-    .action((options: { dir?: string }, command: Command) => {
+    .option("--state-sync", "join by state sync: restore a peer's snapshot (the network must be running and have one), then replay the blocks after it")
+    .action(async (options: { dir?: string; stateSync?: boolean }, command: Command) => {
       const dir = dirOf(options, command);
-      const { node, index } = addTestnetNode(dir);
+      const first = readManifest(resolve(dir)).nodes[0];
+      const stateSync = options.stateSync === true && first !== undefined ? await fetchTrustPoint(first.rpc) : undefined;
+      const { node, index } = addTestnetNode(dir, stateSync === undefined ? {} : { stateSync });
       console.log(`added ${node.name} (full node): HTTP http://${node.http}  RPC http://${node.rpc}  P2P ${node.nodeId}@${node.p2p}`);
-      console.log(`start it with: ledgerd testnet start --dir ${dir} --node ${index}; it syncs every block from its peers`);
+      const how = stateSync === undefined ? "it syncs every block from its peers" : `it restores a peer's snapshot (trusting block ${stateSync.height}, ${stateSync.hash}), then syncs the blocks after it`;
+      console.log(`start it with: ledgerd testnet start --dir ${dir} --node ${index}; ${how}`);
       console.log(`then make it a validator (power 1: a change must be less than 1/3 of the total, and each testnet validator has 1):`);
       console.log(`  ${electNodeCommand(dir, node)}`);
     });

@@ -80,6 +80,8 @@ export const configDefault: Config = deepFreeze({
     cometbft_home: cometBftSupervisorOptionsDefault.home,
     cometbft_binary: cometBftSupervisorOptionsDefault.binary,
     retain_blocks: cometBftEngineOptionsDefault.retainBlocks,
+    snapshot_interval: cometBftEngineOptionsDefault.snapshotIntervalBlocks,
+    snapshot_keep: cometBftEngineOptionsDefault.snapshotKeep,
   },
   ledger: {
     pending_txs_max: ledgerOptionsDefault.pendingTxsMax,

@@ -1,5 +1,6 @@
 // From settings to each module's options: the one place that knows both names.
 import assert from "node:assert/strict";
+import { join } from "node:path";
 import type { CometBftEngineOptions } from "../engine/cometbft/options.js";
 import type { SoloEngineOptions } from "../engine/solo/options.js";
 import type { StreamOptions } from "../events/options.js";
@@ -32,7 +33,7 @@ export interface ModuleOptions {
   readonly preparePool: PreparePoolOptions;
   readonly soloEngine: SoloEngineOptions;
   /** The settings of the CometBFT engine; its limits keep their module defaults. */
-  readonly cometBftEngine: Pick<CometBftEngineOptions, "abciHost" | "abciPort" | "rpcUrl" | "commitTimeoutMs" | "chainId" | "retainBlocks">;
+  readonly cometBftEngine: Pick<CometBftEngineOptions, "abciHost" | "abciPort" | "rpcUrl" | "commitTimeoutMs" | "chainId" | "retainBlocks" | "snapshotIntervalBlocks" | "snapshotKeep" | "snapshotDir">;
   /** Which store the node keeps its ledger in (`database.backend`). */
   readonly storeBackend: Config["database"]["backend"];
   /** SQLite: the node's writes on a thread of their own (store/sqlite/threadedStore.ts). */
@@ -98,6 +99,9 @@ export function moduleOptions(config: Config): ModuleOptions {
       commitTimeoutMs: config.engine.commit_timeout_ms,
       chainId: config.engine.chain_id,
       retainBlocks: config.engine.retain_blocks,
+      snapshotIntervalBlocks: config.engine.snapshot_interval,
+      snapshotKeep: config.engine.snapshot_keep,
+      snapshotDir: join(config.data_dir, "snapshots"),
     },
     storeBackend: config.database.backend,
     sqliteWriterThread: config.database.writer_thread === "on" || (config.database.writer_thread === "auto" && config.engine.kind === "solo"),

@@ -80,6 +80,8 @@ export interface Config {
     readonly cometbft_home: string;
     readonly cometbft_binary: string;
     readonly retain_blocks: number;
+    readonly snapshot_interval: number;
+    readonly snapshot_keep: number;
   };
   readonly ledger: {
     readonly pending_txs_max: number;
@@ -294,7 +296,7 @@ export const configSchema: JSONSchemaType<Config> = {
     engine: {
       type: "object",
       additionalProperties: false,
-      required: ["kind", "block_interval_ms", "txs_per_block_max", "commit_timeout_ms", "chain_id", "abci_bind", "rpc_url", "cometbft_home", "cometbft_binary", "retain_blocks"],
+      required: ["kind", "block_interval_ms", "txs_per_block_max", "commit_timeout_ms", "chain_id", "abci_bind", "rpc_url", "cometbft_home", "cometbft_binary", "retain_blocks", "snapshot_interval", "snapshot_keep"],
       properties: {
         kind: { type: "string", enum: [...engineKinds], description: "Consensus engine (alias: engine)" },
         block_interval_ms: durationMs(0, "A block is cut this long after its first transaction arrives"),
@@ -325,6 +327,8 @@ export const configSchema: JSONSchemaType<Config> = {
           description: "cometbft: the CometBFT binary ledgerd runs; empty: the package's .cache/bin/cometbft, else cometbft on PATH",
         },
         retain_blocks: count(0, "cometbft: CometBFT keeps this many last blocks (ABCI Commit's retain_height); 0: every block"),
+        snapshot_interval: count(0, "cometbft: a state-sync snapshot of the ledger every this many blocks, served to joining nodes; 0: none (solo: ignored)"),
+        snapshot_keep: count(1, "cometbft: state-sync snapshots kept, the latest"),
       },
     },
     ledger: {

@@ -7,3 +7,10 @@ export const v1Door = "v1";
 
 /** `POST /transactions`: the earlier interface variants A and B (routes/legacy.ts). */
 export const legacyDoor = "legacy";
+
+/**
+ * No route: the transactions of a state-sync snapshot whose chain was checked against a trusted
+ * app hash (docs/state-sync.md), read as any kind and prepared without checking their
+ * signatures. Only LedgerApp.prepareRestored uses it; nothing a client sends reaches it.
+ */
+export const restoredDoor = "restored";

@@ -31,6 +31,8 @@ import { PreparedCache, preparedKey, type PreparedKey } from "./preparedCache.js
 import { RivalWatch } from "./rivalWatch.js";
 import type { AnyTxKind, Door, KindBlock, PreparedBase, StreamEvent } from "./txKind.js";
 import { failpoint } from "../failpoints.js";
+import { restoredDoor } from "./doors.js";
+import { prepareBytes } from "./prepared.js";
 
 export type CheckTxResult =
   | { readonly ok: true; readonly tx: PreparedBase }
@@ -438,7 +440,46 @@ export class LedgerApp {
     }
     assert.equal(height, this.height + 1, "block heights are contiguous");
     for (const listener of this.finalizingListeners) listener(height);
-    const prepared = await preparing;
+    return this.execute(height, await preparing, cacheKeys, misbehavior);
+  }
+
+  /**
+   * A transaction of a state-sync snapshot whose chain was checked against a trusted app hash
+   * (docs/state-sync.md), prepared without checking its signatures and kept out of the prepared
+   * cache (whose entries a CheckTx would take as verified). On this thread: without signatures
+   * the pool's threads gained nothing over the cost of sending the results back (measured in
+   * paired runs, docs/state-sync.md "Figures").
+   */
+  prepareRestored(json: string): PreparedBase | Rejection {
+    return prepareBytes(json, restoredDoor);
+  }
+
+  /**
+   * Commits a block of a state-sync snapshot whose chain was checked against a trusted app hash
+   * first (docs/state-sync.md): its transactions prepared without their signatures' check
+   * (prepareRestored), executed and written as finalizeBlock and commit do.
+   * Every one must be valid, as the chain committed them: a refused one throws (this node's
+   * rules are not the chain's).
+   */
+  async restoreBlock(height: number, prepared: readonly (PreparedBase | Rejection)[], misbehavior: readonly Misbehavior[]): Promise<CommittedBlock> {
+    assert(this.staged === null, "a restored block while another is staged");
+    assert.equal(height, this.height + 1, "block heights are contiguous");
+    const finalized = await this.execute(height, prepared, [], misbehavior);
+    const refused = finalized.results.findIndex((result) => result !== null);
+    if (refused >= 0) {
+      this.abandonBlock();
+      throw new Error(`restored block ${height}: transaction ${refused} is refused: ${finalized.results[refused]!.message}`);
+    }
+    return this.commit();
+  }
+
+  /** finalizeBlock once the block's transactions are prepared. */
+  private async execute(
+    height: number,
+    prepared: readonly (PreparedBase | Rejection)[],
+    cacheKeys: readonly PreparedKey[],
+    misbehavior: readonly Misbehavior[],
+  ): Promise<FinalizedBlock> {
     const kinds = prepared.map((p) => ("code" in p ? null : kindOf(p)));
     // Only the kinds the block carries read anything: a block of one kind costs what it did alone.
     const blocks = await this.openBlocks(prepared, kinds, height);

@@ -88,8 +88,11 @@ export interface TxKind<P extends PreparedBase = PreparedBase, S = unknown> {
    * last kind of a door takes what no other claims (and gives it its own rejection).
    */
   claims(body: JsonValue): boolean;
-  /** Every stateless check, pure (worker threads): a body as read, the posted text if compact. */
-  prepare(body: JsonValue, posted: string | undefined): P | Rejection;
+  /**
+   * Every stateless check, pure (worker threads): a body as read, the posted text if compact.
+   * `verifySignatures` false (a state-sync restore only) takes the signatures as valid.
+   */
+  prepare(body: JsonValue, posted: string | undefined, verifySignatures?: boolean): P | Rejection;
   /** Whether a prepared transaction is this kind's (prepared results carry no tag). */
   owns(tx: PreparedBase): boolean;
   /**
@@ -124,6 +127,8 @@ export interface TxKind<P extends PreparedBase = PreparedBase, S = unknown> {
    * an edited or corrupted store). Throws nothing: bad JSON is null too.
    */
   storedId(json: string): string | null;
+  /** The same of a body already read (a state-sync restore reads each body once). */
+  idOfBody(body: JsonValue | null): string | null;
   /**
    * What the store wrote for a transaction it holds, re-derived from the stored JSON alone by
    * the kind's own rules (verify-chain checks the store's derived rows against it); `position`

@@ -5,7 +5,8 @@
 // peers and ledgerd replays them, to the same app hash, before it serves.
 import { readFileSync, writeFileSync, mkdirSync, copyFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { nodeIdOf } from "../engine/cometbft/cometBftConfig.js";
+import { nodeIdOf, setTomlValues, stateSyncEdits, stateSyncTrustPeriodDefault } from "../engine/cometbft/cometBftConfig.js";
+import type { TrustPoint } from "./trustPoint.js";
 import {
   checkCometBft,
   manifestName,
@@ -26,7 +27,16 @@ export interface AddNodeOptions {
   readonly timeoutCommitMs?: number;
   readonly threads?: number;
   readonly logLevel?: string;
+  /**
+   * Join by state sync (docs/state-sync.md): restore a peer's snapshot, trusting this block of
+   * the network (`fetchTrustPoint` of the first node's RPC), whose RPC the light client reads
+   * headers from. Without it, the node replays every block.
+   */
+  readonly stateSync?: TrustPoint;
 }
+
+/** How long a testnet's joining node gathers snapshots: CometBFT's least, every peer is on loopback. */
+const testnetDiscoveryTime = "5s";
 
 /** Writes one more node into the testnet at `dir` and its manifest; its plan and index. */
 export function addTestnetNode(dir: string, options: AddNodeOptions = {}): { node: TestnetNode; index: number } {
@@ -59,6 +69,13 @@ export function addTestnetNode(dir: string, options: AddNodeOptions = {}): { nod
   };
   const nodes = [...manifest.nodes, node];
   writeCometBftConfig(root, node, nodes, options.timeoutCommitMs ?? timeoutCommitMsDefault);
+  if (options.stateSync !== undefined) {
+    const rpcServers = [first.rpc];
+    const trust = { trustHeight: options.stateSync.height, trustHash: options.stateSync.hash };
+    const edits = stateSyncEdits({ rpcServers, ...trust, trustPeriod: stateSyncTrustPeriodDefault, discoveryTime: testnetDiscoveryTime });
+    const toml = join(root, home, "config", "config.toml");
+    writeFileSync(toml, setTomlValues(readFileSync(toml, "utf8"), edits));
+  }
   writeLedgerdConfig(root, node, manifest.chainId, options.threads ?? threadsDefault, options.logLevel ?? "info");
   writeLedgerdKey(root, node);
   const grown: TestnetManifest = { ...manifest, nodes };

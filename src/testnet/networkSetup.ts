@@ -8,11 +8,20 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { configFileName } from "../config/loadConfig.js";
-import { nodeConfigEdits, nodeIdOf, setTomlValues } from "../engine/cometbft/cometBftConfig.js";
+import {
+  nodeConfigEdits,
+  nodeIdOf,
+  setTomlValues,
+  stateSyncDiscoveryTimeDefault,
+  stateSyncEdits,
+  stateSyncTrustPeriodDefault,
+  type TomlEdit,
+} from "../engine/cometbft/cometBftConfig.js";
 import { genesisAppState, genesisConsensusParams } from "../engine/cometbft/genesisAppState.js";
 import { httpOptionsDefault } from "../http/options.js";
 import { createNodeKey, keyFileOfValidator } from "../node/nodeKey.js";
 import { run, timeoutCommitMsDefault } from "./testnet.js";
+import type { TrustPoint } from "./trustPoint.js";
 
 /** What a machine shares with the others: who it is and where to reach it. */
 export interface NetworkPart {
@@ -126,7 +135,13 @@ export function networkGenesis(chainId: string, partPaths: readonly string[], ou
 }
 
 /** Imports the network's genesis and peers into the machine at `dir` (its own entry left out). */
-export function networkJoin(dir: string, genesisPath: string, peersPath: string): { chainId: string; validator: boolean } {
+/** `network join --state-sync`: the CometBFT RPCs the light client reads, and the block trusted (from the first). */
+export interface JoinStateSync {
+  readonly rpcServers: readonly string[];
+  readonly trust: TrustPoint;
+}
+
+export function networkJoin(dir: string, genesisPath: string, peersPath: string, stateSync?: JoinStateSync): { chainId: string; validator: boolean } {
   const root = resolve(dir);
   const part = JSON.parse(readFileSync(join(root, partFile), "utf8")) as NetworkPart;
   const genesis = JSON.parse(readFileSync(genesisPath, "utf8")) as { chain_id: string; validators: { pub_key: { value: string } }[] };
@@ -134,7 +149,13 @@ export function networkJoin(dir: string, genesisPath: string, peersPath: string)
   const config = join(homeOf(root), "config");
   copyFileSync(genesisPath, join(config, "genesis.json"));
   const toml = join(config, "config.toml");
-  writeFileSync(toml, setTomlValues(readFileSync(toml, "utf8"), [{ section: "p2p", key: "persistent_peers", value: peers.join(",") }]));
+  const edits: TomlEdit[] = [{ section: "p2p", key: "persistent_peers", value: peers.join(",") }];
+  if (stateSync !== undefined) {
+    const { rpcServers, trust } = stateSync;
+    const period = { trustPeriod: stateSyncTrustPeriodDefault, discoveryTime: stateSyncDiscoveryTimeDefault };
+    edits.push(...stateSyncEdits({ rpcServers, trustHeight: trust.height, trustHash: trust.hash, ...period }));
+  }
+  writeFileSync(toml, setTomlValues(readFileSync(toml, "utf8"), edits));
   const ledgerdConfig = join(dataDirOf(root), configFileName);
   const settings = JSON.parse(readFileSync(ledgerdConfig, "utf8")) as { engine: { chain_id: string } };
   settings.engine.chain_id = genesis.chain_id;

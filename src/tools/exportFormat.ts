@@ -5,7 +5,8 @@
 import { Ajv, type ErrorObject } from "ajv";
 import { chainIdCharsMax } from "../config/schema.js";
 import { commitmentVersions, type CommitmentVersion } from "../proofs/commitment.js";
-import type { EvidenceType, Validator } from "../store/store.js";
+import type { Validator } from "../store/store.js";
+import type { BlockLine } from "../ledger/blockLine.js";
 
 export const exportFormat = "ledgerd-export";
 export const exportVersion = 1;
@@ -40,23 +41,8 @@ export interface ExportHeader {
   readonly to: number;
 }
 
-export interface ExportBlock {
-  readonly height: number;
-  readonly app_hash: string;
-  readonly txs: readonly string[];
-  /** The evidence of misbehavior the block carried, in its order; absent when none. */
-  readonly evidence?: readonly ExportEvidence[];
-}
-
-/** One evidence of a block (store.ts Evidence, without the block's height and its place). */
-export interface ExportEvidence {
-  readonly type: EvidenceType;
-  readonly validator_address: string;
-  readonly power: number;
-  readonly infraction_height: number;
-  readonly time: string;
-  readonly total_power: number;
-}
+/** A block's line (ledger/blockLine.ts, shared with state-sync snapshots). */
+export type ExportBlock = BlockLine;
 
 const safeInteger = (minimum: number) => ({ type: "integer", minimum, maximum: Number.MAX_SAFE_INTEGER }) as const;
 

@@ -18,7 +18,8 @@ import { PreparePool } from "../ledger/preparePool.js";
 import { removeDatabaseFiles } from "../store/sqlite/backup.js";
 import { SqliteStore } from "../store/sqlite/sqliteStore.js";
 import { openLedgerReader } from "../node/openStore.js";
-import type { BlockContents, ChainRules } from "../store/store.js";
+import type { ChainRules } from "../store/store.js";
+import { blockLineOf, misbehaviorOfLine } from "../ledger/blockLine.js";
 import type { CommitmentVersion } from "../proofs/commitment.js";
 import { lockLedger } from "../node/dataDirLock.js";
 import { exportFormat, exportLineBytesMax, exportVersion, readBlock, readHeader, type ExportBlock, type ExportHeader } from "./exportFormat.js";
@@ -48,7 +49,7 @@ export async function exportChain(config: Config, file: string, onProgress?: (he
     for (let height = 1; height <= head.height; height++) {
       const contents = await store.getBlockContents(height);
       if (contents === null) throw new Error(`block ${height} is missing`);
-      const block: ExportBlock = exportBlockOf(contents);
+      const block: ExportBlock = blockLineOf(contents);
       const line = JSON.stringify(block);
       if (Buffer.byteLength(line) > exportLineBytesMax) {
         throw new Error(`block ${height} is longer than ${exportLineBytesMax} bytes as a line, the most an import reads`);
@@ -155,14 +156,7 @@ async function buildLedger(
  * must be accepted, and with `sameRule` the app hash must come out as it was.
  */
 export async function replayBlock(ledger: LedgerApp, block: ExportBlock, sameRule: boolean): Promise<void> {
-  const misbehavior = (block.evidence ?? []).map((e) => ({
-    type: e.type,
-    validatorAddress: e.validator_address,
-    power: e.power,
-    infractionHeight: e.infraction_height,
-    time: e.time,
-    totalPower: e.total_power,
-  }));
+  const misbehavior = misbehaviorOfLine(block);
   const finalized = await ledger.finalizeBlock(block.height, block.txs.map((tx) => Buffer.from(tx, "utf8")), undefined, misbehavior);
   const refused = finalized.results.findIndex((result) => result !== null);
   if (refused >= 0) throw new Error(`height ${block.height}: transaction ${refused} is refused: ${finalized.results[refused]!.message}`);
@@ -170,21 +164,6 @@ export async function replayBlock(ledger: LedgerApp, block: ExportBlock, sameRul
     throw new Error(`height ${block.height}: app hash ${finalized.appHash} re-executed, ${block.app_hash} stored`);
   }
   await ledger.commit();
-}
-
-/** A stored block as an export's line: its evidence only when it carried some (older lines have none). */
-export function exportBlockOf(contents: BlockContents): ExportBlock {
-  const block = { height: contents.height, app_hash: contents.appHash, txs: contents.txs.map((tx) => tx.json) };
-  if (contents.evidence.length === 0) return block;
-  const evidence = contents.evidence.map((e) => ({
-    type: e.type,
-    validator_address: e.validatorAddress,
-    power: e.power,
-    infraction_height: e.infractionHeight,
-    time: e.time,
-    total_power: e.totalPower,
-  }));
-  return { ...block, evidence };
 }
 
 /** The chain's protocol version and rule heights an export's header names (none: not recorded). */

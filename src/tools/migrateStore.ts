@@ -11,7 +11,8 @@ import { LedgerApp } from "../ledger/ledgerApp.js";
 import { PreparePool } from "../ledger/preparePool.js";
 import { PostgresStore } from "../store/postgres/postgresStore.js";
 import type { Store } from "../store/store.js";
-import { exportBlockOf, replayBlock } from "./exportImport.js";
+import { replayBlock } from "./exportImport.js";
+import { blockLineOf } from "../ledger/blockLine.js";
 import { openLedgerReader } from "../node/openStore.js";
 
 export interface MigrateReport {
@@ -38,7 +39,7 @@ export async function migrateToPostgres(config: Config, url: string, onProgress?
     for (let height = from; height <= head.height; height++) {
       const contents = await source.getBlockContents(height);
       if (contents === null) throw new Error(`block ${height} is missing from the SQLite ledger`);
-      await replayBlock(ledger, exportBlockOf(contents), true);
+      await replayBlock(ledger, blockLineOf(contents), true);
       // CometBFT's signed header, kept for the proofs: CometBFT may have pruned it since.
       const signed = await source.getSignedHeader(height);
       if (signed !== null) await target.putSignedHeaders([{ height, json: signed }]);

@@ -26,9 +26,11 @@ import { JsonError } from "../json/jsonError.js";
  * Every stateless check of a posted v2.0 transaction, in BigchainDB's order
  * (docs/bigchaindb-behaviour.md §2.5): id, schema, key rules, inputs, outputs; then the signatures,
  * whose failure is carried in the result and reported by `validateTx` after the stateful checks,
- * where BigchainDB reports it.
+ * where BigchainDB reports it. `verifySignatures` false takes them as valid: only for a
+ * transaction of a chain whose app hash, which binds its id and so its body, was verified
+ * elsewhere (a state-sync restore, docs/state-sync.md).
  */
-export function prepareTx(body: JsonValue, postedJson?: string): PreparedTx | Rejection {
+export function prepareTx(body: JsonValue, postedJson?: string, verifySignatures = true): PreparedTx | Rejection {
   if (!isJsonObject(body)) return reject("BadJson", "A transaction must be a JSON object");
   // The id is checked before the schema (`Transaction.validate_id`).
   if (!("id" in body)) return reject("InvalidHash", "No transaction id found!");
@@ -46,7 +48,7 @@ export function prepareTx(body: JsonValue, postedJson?: string): PreparedTx | Re
   if (!Array.isArray(inputs)) return inputs;
   const outputs = readOutputs(body);
   if ("code" in outputs) return outputs;
-  return assemble(body, matched, inputs, outputs, postedJson ?? writeJson(body));
+  return assemble(body, matched, { inputs, outputs, verifySignatures }, postedJson ?? writeJson(body));
 }
 
 /**
@@ -190,10 +192,10 @@ function listedKeys(detailKeys: readonly string[], publicKeys: readonly string[]
 function assemble(
   body: JsonObject,
   matched: MatchedForm,
-  inputs: readonly ReadInput[],
-  outputs: ReadOutputs,
+  read: { readonly inputs: readonly ReadInput[]; readonly outputs: ReadOutputs; readonly verifySignatures: boolean },
   json: string,
 ): PreparedTx {
+  const { inputs, outputs } = read;
   const id = body["id"] as string;
   const operation = body["operation"] as Operation;
   const asset = body["asset"] as JsonObject;
@@ -214,7 +216,7 @@ function assemble(
     inputs: preparedInputs,
     outputs: outputs.outputs,
     outputsTotal: outputs.total,
-    signaturesValid: outputs.urisMatch && signaturesVerify(body, matched.message!, inputs),
+    signaturesValid: outputs.urisMatch && (!read.verifySignatures || signaturesVerify(body, matched.message!, inputs)),
     form: matched.form,
     election: operation === "VALIDATOR_ELECTION" ? electionFacts(body, inputs) : null,
     votes: operation === "VOTE" ? votesCast(asset["id"] as string, outputs.outputs, outputKeysOf(body)) : 0n,

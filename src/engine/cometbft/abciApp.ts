@@ -38,6 +38,7 @@ import { encodeUvarint, misbehaviorOf } from "./abciCodec.js";
 import { genesisProtocolVersion, rulesOfAppState } from "./genesisAppState.js";
 import { failpoint } from "../../failpoints.js";
 import type { SignedHeaderKeeper } from "./signedHeaderKeeper.js";
+import type { SnapshotSync } from "./snapshotSync.js";
 
 /** ABCI result codes: BigchainDB's 0 and 1 (`core.py` CodeTypeOk / CodeTypeError). */
 export const codeOk = 0;
@@ -94,6 +95,8 @@ export interface LedgerAbciAppDeps {
   readonly clock?: Clock;
   /** Stores the signed headers after each commit and sets Commit's retain_height; none: retain 0. */
   readonly signedHeaders?: Pick<SignedHeaderKeeper, "committed" | "retainHeight">;
+  /** Takes, serves and restores state-sync snapshots; none: none listed, every offer refused. */
+  readonly snapshots?: Pick<SnapshotSync, "committed" | "list" | "load" | "offer" | "apply">;
 }
 
 export class LedgerAbciApp implements AbciHandler {
@@ -171,16 +174,29 @@ export class LedgerAbciApp implements AbciHandler {
     if (request.verifyVoteExtension !== undefined) {
       return { verifyVoteExtension: { status: ResponseVerifyVoteExtension_VerifyStatus.ACCEPT } };
     }
-    // No state sync: no snapshots offered, none taken.
-    if (request.listSnapshots !== undefined) return { listSnapshots: { snapshots: [] } };
-    if (request.offerSnapshot !== undefined) return { offerSnapshot: { result: ResponseOfferSnapshot_Result.REJECT } };
-    if (request.loadSnapshotChunk !== undefined) return { loadSnapshotChunk: { chunk: new Uint8Array(0) } };
-    if (request.applySnapshotChunk !== undefined) {
-      return {
-        applySnapshotChunk: { result: ResponseApplySnapshotChunk_Result.ABORT, refetchChunks: [], rejectSenders: [] },
-      };
-    }
+    const snapshots = await this.snapshotRequest(request);
+    if (snapshots !== null) return snapshots;
     return { exception: { error: "unknown request" } };
+  }
+
+  /**
+   * State sync's four requests (snapshotSync.ts); without snapshots, none listed, every offer
+   * refused. Null for any other request.
+   */
+  private async snapshotRequest(request: Request): Promise<Response | null> {
+    const snapshots = this.deps.snapshots;
+    if (request.listSnapshots !== undefined) return { listSnapshots: snapshots?.list() ?? { snapshots: [] } };
+    if (request.loadSnapshotChunk !== undefined) {
+      return { loadSnapshotChunk: (await snapshots?.load(request.loadSnapshotChunk)) ?? { chunk: new Uint8Array(0) } };
+    }
+    if (request.offerSnapshot !== undefined) {
+      return { offerSnapshot: (await snapshots?.offer(request.offerSnapshot)) ?? { result: ResponseOfferSnapshot_Result.REJECT } };
+    }
+    if (request.applySnapshotChunk !== undefined) {
+      const refused = { result: ResponseApplySnapshotChunk_Result.ABORT, refetchChunks: [], rejectSenders: [] };
+      return { applySnapshotChunk: (await snapshots?.apply(request.applySnapshotChunk)) ?? refused };
+    }
+    return null;
   }
 
   /** Resolves once the last committed block is durable (a failed write went to onFatal). */
@@ -232,6 +248,7 @@ export class LedgerAbciApp implements AbciHandler {
       ledger.releaseUnasked(unaskedCommitsMax);
       this.restartIdleTimer();
       this.deps.signedHeaders?.committed(height);
+      this.deps.snapshots?.committed(height);
     });
     this.written = this.committing.catch((error: unknown) => this.deps.onFatal?.(error));
   }

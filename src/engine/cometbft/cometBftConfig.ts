@@ -156,3 +156,37 @@ export function nodeConfigEdits(settings: NodeConfigSettings): TomlEdit[] {
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
+
+/** Where a node joining by state sync starts to trust the chain (docs/state-sync.md). */
+export interface StateSyncSettings {
+  /** `host:port` of CometBFT RPCs its light client reads headers from; CometBFT wants two (the same twice will do). */
+  readonly rpcServers: readonly string[];
+  /** A height and its block hash read from a node the operator trusts. */
+  readonly trustHeight: number;
+  readonly trustHash: string;
+  /** How long a trusted header stays trusted: CometBFT's default, a week. */
+  readonly trustPeriod: string;
+  /** How long CometBFT gathers peers' snapshots before it picks one (CometBFT: 5 s at least). */
+  readonly discoveryTime: string;
+}
+
+/** CometBFT's defaults for the two durations a state-syncing node may keep. */
+export const stateSyncTrustPeriodDefault = "168h0m0s";
+export const stateSyncDiscoveryTimeDefault = "15s";
+
+/** The `[statesync]` edits that make CometBFT restore the app from a peer's snapshot at its first start. */
+export function stateSyncEdits(settings: StateSyncSettings): TomlEdit[] {
+  if (settings.rpcServers.length === 0) throw new Error("state sync needs a CometBFT RPC server to read headers from");
+  if (!Number.isSafeInteger(settings.trustHeight) || settings.trustHeight < 1) throw new Error(`trust height ${settings.trustHeight} is not 1 or more`);
+  if (!/^[0-9A-F]{64}$/i.test(settings.trustHash)) throw new Error(`trust hash ${settings.trustHash} is not 64 hex digits`);
+  // CometBFT refuses fewer than two entries; a primary and a witness may be the same node.
+  const servers = settings.rpcServers.length === 1 ? [settings.rpcServers[0]!, settings.rpcServers[0]!] : settings.rpcServers;
+  return [
+    { section: "statesync", key: "enable", value: true },
+    { section: "statesync", key: "rpc_servers", value: servers.map((s) => (s.includes("://") ? s : `http://${s}`)).join(",") },
+    { section: "statesync", key: "trust_height", value: settings.trustHeight },
+    { section: "statesync", key: "trust_hash", value: settings.trustHash.toUpperCase() },
+    { section: "statesync", key: "trust_period", value: settings.trustPeriod },
+    { section: "statesync", key: "discovery_time", value: settings.discoveryTime },
+  ];
+}

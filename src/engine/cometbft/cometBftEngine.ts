@@ -8,14 +8,15 @@
 // docs/compatibility.md #5;
 //   cometBftConfig.ts       the config.toml edits a node needs (used by `ledgerd testnet`).
 //   signedHeaderKeeper.ts   CometBFT's signed headers kept in the store for the proofs, and
-// Commit's retain_height (`engine.retain_blocks`).
-//   genesisVersionReader.ts the genesis's protocol version for a store begun without it.
+// Commit's retain_height (`engine.retain_blocks`);
+//   genesisVersionReader.ts the genesis's protocol version for a store begun without it;
+//   snapshotSync.ts, snapshotFiles.ts  state sync: snapshots taken, kept, served and restored.
 // The node listens on ABCI first; CometBFT, started after, connects, runs the Info handshake
 // (replaying the blocks the ledger lacks) and from then on drives the ledger.
 import type { Logger } from "pino";
 import type { Clock } from "../../clock/clock.js";
 import type { LedgerApp } from "../../ledger/ledgerApp.js";
-import type { Store } from "../../store/store.js";
+import type { ChainReads, Store, Validator } from "../../store/store.js";
 import type { Door, PreparedBase } from "../../ledger/txKind.js";
 import type { BroadcastMode, Broadcaster } from "../broadcaster.js";
 import { readinessTimeoutMs, type EngineReadiness } from "../readiness.js";
@@ -26,11 +27,13 @@ import { GenesisVersionReader } from "./genesisVersionReader.js";
 import { cometBftEngineOptionsDefault, type CometBftEngineOptions } from "./options.js";
 import { CometBftRpcClient, rpcResponseBytesMaxDefault } from "./rpcClient.js";
 import { SignedHeaderKeeper } from "./signedHeaderKeeper.js";
+import { SnapshotFiles } from "./snapshotFiles.js";
+import { SnapshotSync, type GenesisFacts } from "./snapshotSync.js";
 import { CometBftSignedHeaders, signedHeaderTimeoutMs } from "./signedHeaders.js";
 
 export interface CometBftEngineDeps {
   readonly ledger: LedgerApp;
-  readonly store: Pick<Store, "getTransaction" | "putSignedHeaders" | "getSignedHeaderHeight">;
+  readonly store: Pick<Store, "getTransaction" | "putSignedHeaders" | "getSignedHeaderHeight" | "getValidators"> & ChainReads;
   /** ledgerd's version, for the Info answer. */
   readonly version: string;
   /** Called once if a block cannot be applied: a broken invariant or a failed disk. */
@@ -50,6 +53,7 @@ export class CometBftEngine implements Broadcaster, EngineReadiness {
     private readonly broadcaster: CometBftBroadcaster,
     private readonly headers: { readonly rpc: CometBftSignedHeaders; readonly keeper: SignedHeaderKeeper },
     private readonly genesisVersion: GenesisVersionReader,
+    private readonly snapshots: SnapshotSync | undefined,
   ) {}
 
   /** Listens for CometBFT on ABCI; broadcasts go to its RPC. */
@@ -74,11 +78,24 @@ export class CometBftEngine implements Broadcaster, EngineReadiness {
     };
     const headersRpc = CometBftSignedHeaders.connect(o.rpcUrl, signedHeaderTimeoutMs, deps.clock);
     const signedHeaders = await SignedHeaderKeeper.open(deps.store, headersRpc, o.retainBlocks, deps.logger);
+    const snapshots = o.snapshotDir === "" ? undefined : new SnapshotSync(
+      { intervalBlocks: o.snapshotIntervalBlocks, keep: o.snapshotKeep, chainId: o.chainId },
+      {
+        files: new SnapshotFiles(o.snapshotDir),
+        store: deps.store,
+        ledger: deps.ledger,
+        genesis: () => genesisFacts(rpc),
+        signedHeader: (height) => signedHeaderJson(deps.store, headersRpc, height),
+        headerStore: deps.store,
+        ...(deps.logger === undefined ? {} : { logger: deps.logger }),
+      },
+    );
     const app = new LedgerAbciApp({ chainId: o.chainId, version: deps.version }, {
       ledger: deps.ledger,
       store: deps.store,
       onFatal,
       signedHeaders,
+      ...(snapshots === undefined ? {} : { snapshots }),
       ...clocked,
     });
     const listen: AbciListen = o.abciSocketPath !== "" ? { path: o.abciSocketPath } : { host: o.abciHost, port: o.abciPort };
@@ -107,7 +124,7 @@ export class CometBftEngine implements Broadcaster, EngineReadiness {
     const genesisVersion = new GenesisVersionReader(deps.ledger, rpc, logger);
     deps.ledger.onCommitted(() => genesisVersion.poke());
     const headers = { rpc: headersRpc, keeper: signedHeaders };
-    return new CometBftEngine(server, app, rpc, broadcaster, headers, genesisVersion);
+    return new CometBftEngine(server, app, rpc, broadcaster, headers, genesisVersion, snapshots);
   }
 
   get abciAddress(): AbciListen {
@@ -148,8 +165,31 @@ export class CometBftEngine implements Broadcaster, EngineReadiness {
       await this.server.close();
       await this.app.close();
       await this.headers.keeper.settled();
+      await this.snapshots?.close();
       this.headers.rpc.close();
     })();
     return this.stopped;
   }
+}
+
+/** This node's CometBFT genesis as its RPC's `genesis` shows it: the chain id and the first validators. */
+async function genesisFacts(rpc: CometBftRpcClient): Promise<GenesisFacts> {
+  const result = (await rpc.call("genesis", {}, genesisTimeoutMs)) as { genesis?: { chain_id?: unknown; validators?: unknown } } | null;
+  const genesis = result?.genesis;
+  if (typeof genesis?.chain_id !== "string" || !Array.isArray(genesis.validators)) throw new Error("CometBFT's genesis has no chain_id or validators");
+  const validators = (genesis.validators as { pub_key?: { type?: string; value?: string }; power?: string }[]).map((v): Validator => {
+    if (v.pub_key?.type !== "tendermint/PubKeyEd25519" || typeof v.pub_key.value !== "string") throw new Error("a genesis validator's key is not Ed25519");
+    return { publicKey: Buffer.from(v.pub_key.value, "base64").toString("hex"), power: Number(v.power) };
+  });
+  return { chainId: genesis.chain_id, validators };
+}
+
+/** How long the genesis read may take (a large genesis is served in one answer). */
+const genesisTimeoutMs = 10_000;
+
+/** A height's signed header for a snapshot: the store's copy (pruning keeps them), else CometBFT's; null if neither has it. */
+async function signedHeaderJson(store: Pick<Store, "getSignedHeader">, rpc: CometBftSignedHeaders, height: number): Promise<string | null> {
+  const stored = await store.getSignedHeader(height);
+  if (stored !== null) return stored;
+  return rpc.signedHeader(height).then((header) => JSON.stringify(header), () => null);
 }

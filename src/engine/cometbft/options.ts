@@ -47,6 +47,17 @@ export interface CometBftEngineOptions {
    * every block. A peer that is behind can only sync from a node that still has its blocks.
    */
   readonly retainBlocks: number;
+  /**
+   * A state-sync snapshot every this many blocks (docs/state-sync.md); 0 takes and serves none
+   * (a node can still restore from others'). Each snapshot reads the whole ledger in the
+   * background, so it is taken seldom: every 1,000 blocks a joining node has at most 1,000
+   * blocks to replay after its restore, and a busy network takes one every few minutes at most.
+   */
+  readonly snapshotIntervalBlocks: number;
+  /** Snapshots kept, the latest; 2 so that one stays whole while the next is written and a peer still fetches it. */
+  readonly snapshotKeep: number;
+  /** The folder snapshots are kept in (the data folder's `snapshots/`); "" for none (tests). */
+  readonly snapshotDir: string;
 }
 
 export const cometBftEngineOptionsDefault: CometBftEngineOptions = Object.freeze({
@@ -64,6 +75,9 @@ export const cometBftEngineOptionsDefault: CometBftEngineOptions = Object.freeze
   abciRequestsInFlightMax: 10_000,
   abciWriteBufferBytesMax: 65_536,
   retainBlocks: 0,
+  snapshotIntervalBlocks: 1_000,
+  snapshotKeep: 2,
+  snapshotDir: "",
 });
 
 /**

@@ -3,6 +3,7 @@
 // kind of each door is that door's default. Adding a kind is its folder plus one line here.
 import type { Rejection } from "../../errors/ledgerError.js";
 import type { JsonValue } from "../../json/jsonValue.js";
+import { readJsonOrNull } from "../../json/readJson.js";
 import type { AnyTxKind, Door, PreparedBase } from "../txKind.js";
 import { legacyKind } from "./legacy/legacyKind.js";
 import { v2Kind } from "./v2/v2Kind.js";
@@ -39,11 +40,18 @@ export function kindForBody(body: JsonValue, door: Door | undefined): AnyTxKind 
   return fallback;
 }
 
-/** Stateless preparation by the kind `kindForBody` picks. */
+/** Stateless preparation by the kind `kindForBody` picks; `verifySignatures` false only for a restore (doors.ts restoredDoor). */
 export function prepareBody(
   body: JsonValue,
   posted: string | undefined,
   door: Door | undefined,
+  verifySignatures = true,
 ): PreparedBase | Rejection {
-  return kindForBody(body, door).prepare(body, posted);
+  return kindForBody(body, door).prepare(body, posted, verifySignatures);
+}
+
+/** The id a committed transaction's stored JSON hashes to by its kind's rule, or null (kinds' storedId). */
+export function restoredIdOf(json: string): string | null {
+  const body = readJsonOrNull(json);
+  return body === null ? null : kindForBody(body, undefined).idOfBody(body);
 }

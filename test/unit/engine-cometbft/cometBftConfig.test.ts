@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { describe, it } from "node:test";
 import { publicKeyFromSeed } from "../../../src/crypto-conditions/publicKeyFromSeed.js";
-import { goDuration, nodeConfigEdits, nodeIdOf, setTomlValues, tomlLiteral, validatorSeedOf } from "../../../src/engine/cometbft/cometBftConfig.js";
+import { goDuration, nodeConfigEdits, nodeIdOf, setTomlValues, stateSyncEdits, tomlLiteral, validatorSeedOf } from "../../../src/engine/cometbft/cometBftConfig.js";
 
 // The shape of CometBFT v0.38's config.toml: top-level keys, then tables, comments between.
 const sample = [
@@ -93,5 +93,21 @@ describe("config.toml edits", () => {
     assert.equal(byKey.get("consensus.timeout_commit"), "200ms");
     assert.equal(byKey.get("rpc.timeout_broadcast_tx_commit"), "35s");
     assert.ok((byKey.get("rpc.max_body_bytes") as number) > (1_048_576 * 4) / 3, "room for a largest transaction in base64");
+  });
+
+  it("sets [statesync] for a joining node: one RPC named twice (CometBFT wants two), the trust point upper-cased", () => {
+    const trust = { trustHeight: 12, trustHash: "ab".repeat(32), trustPeriod: "168h0m0s", discoveryTime: "5s" };
+    const byKey = new Map(stateSyncEdits({ rpcServers: ["127.0.0.1:3"], ...trust }).map((e) => [`${e.section}.${e.key}`, e.value]));
+    assert.equal(byKey.get("statesync.enable"), true);
+    assert.equal(byKey.get("statesync.rpc_servers"), "http://127.0.0.1:3,http://127.0.0.1:3");
+    assert.equal(byKey.get("statesync.trust_height"), 12);
+    assert.equal(byKey.get("statesync.trust_hash"), "AB".repeat(32));
+    assert.equal(byKey.get("statesync.trust_period"), "168h0m0s");
+    assert.equal(byKey.get("statesync.discovery_time"), "5s");
+    const two = new Map(stateSyncEdits({ rpcServers: ["10.0.0.1:26657", "http://10.0.0.2:26657"], ...trust }).map((e) => [e.key, e.value]));
+    assert.equal(two.get("rpc_servers"), "http://10.0.0.1:26657,http://10.0.0.2:26657");
+    assert.throws(() => stateSyncEdits({ rpcServers: [], ...trust }), /needs a CometBFT RPC server/);
+    assert.throws(() => stateSyncEdits({ rpcServers: ["a:1"], ...trust, trustHeight: 0 }), /trust height 0/);
+    assert.throws(() => stateSyncEdits({ rpcServers: ["a:1"], ...trust, trustHash: "xyz" }), /not 64 hex digits/);
   });
 });

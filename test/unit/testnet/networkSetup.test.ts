@@ -1,12 +1,14 @@
 // `ledgerd network genesis` on part files (no CometBFT needed): the genesis names every part's
 // validator with its power, the peers list every part, and what cannot form a network is refused.
+// `network join --state-sync` (CometBFT's `init` writes the config.toml it edits): its [statesync].
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { protocolVersion } from "../../../src/ledger/protocol.js";
-import { networkGenesis, type NetworkPart } from "../../../src/testnet/networkSetup.js";
+import { networkGenesis, networkInit, networkJoin, type NetworkPart } from "../../../src/testnet/networkSetup.js";
+import { defaultCometBftBinary } from "../../../src/testnet/testnet.js";
 
 describe("network genesis", () => {
   const dir = mkdtempSync(join(tmpdir(), "ledgerd-genesis-"));
@@ -33,5 +35,30 @@ describe("network genesis", () => {
     assert.throws(() => networkGenesis("chain-1", [], join(dir, "x")), /every validator's part/);
     assert.throws(() => networkGenesis("chain-1", [part("c", "cc"), part("c2", "cc")], join(dir, "x")), /same node id/);
     assert.throws(() => networkGenesis("a chain", [part("d", "dd")], join(dir, "x")), /--chain-id/);
+  });
+});
+
+describe("network join --state-sync", () => {
+  const dir = mkdtempSync(join(tmpdir(), "ledgerd-join-statesync-"));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  test("writes CometBFT's [statesync]: the RPCs named, the trusted height and hash, CometBFT's trust period", () => {
+    const machine = (name: string, last: number) => networkInit({
+      dir: join(dir, name), cometbft: defaultCometBftBinary(), moniker: name, p2pExternal: `10.0.0.${last}:26656`, p2pListen: "0.0.0.0:26656",
+      rpc: "127.0.0.1:26657", abci: "127.0.0.1:26658", http: "0.0.0.0:9984", ws: "0.0.0.0:9985", power: 10, loopback: false,
+    });
+    machine("a", 1);
+    machine("joiner", 2);
+    const written = networkGenesis("chain-ss", [join(dir, "a", "part.json")], join(dir, "out"));
+    const joined = networkJoin(join(dir, "joiner"), written.genesis, written.peers, { rpcServers: ["10.0.0.1:26657"], trust: { height: 42, hash: "ab".repeat(32) } });
+    assert.equal(joined.validator, false);
+    const toml = readFileSync(join(dir, "joiner", "cometbft", "config", "config.toml"), "utf8");
+    const statesync = toml.slice(toml.indexOf("[statesync]"), toml.indexOf("[blocksync]"));
+    assert.match(statesync, /^enable = true$/m);
+    assert.match(statesync, /^rpc_servers = "http:\/\/10\.0\.0\.1:26657,http:\/\/10\.0\.0\.1:26657"$/m);
+    assert.match(statesync, /^trust_height = 42$/m);
+    assert.match(statesync, new RegExp(`^trust_hash = "${"AB".repeat(32)}"$`, "m"));
+    assert.match(statesync, /^trust_period = "168h0m0s"$/m);
+    assert.match(statesync, /^discovery_time = "15s"$/m);
   });
 });

@@ -1,10 +1,11 @@
 // The evidence a block carried survives `export`/`import` and `migrate-store`: both turn a stored
-// block into a line (exportBlockOf) and re-execute it on another ledger (replayBlock), which
+// block into a line (blockLineOf) and re-execute it on another ledger (replayBlock), which
 // records the evidence with the block; an import begins the chain with the protocol version and
 // rule heights its header names. Real SQLite files on both sides.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { chainRulesOfHeader, exportBlockOf, replayBlock } from "../../../src/tools/exportImport.js";
+import { chainRulesOfHeader, replayBlock } from "../../../src/tools/exportImport.js";
+import { blockLineOf } from "../../../src/ledger/blockLine.js";
 import { readBlock, readHeader } from "../../../src/tools/exportFormat.js";
 import { openLedger } from "../engine-cometbft/ledgerFixture.js";
 
@@ -21,7 +22,7 @@ describe("evidence through export and import", () => {
       await source.ledger.finalizeBlock(2, [], undefined, [misbehavior]);
       await source.ledger.commit();
       for (const height of [1, 2]) {
-        const line = JSON.stringify(exportBlockOf((await source.store.getBlockContents(height))!));
+        const line = JSON.stringify(blockLineOf((await source.store.getBlockContents(height))!));
         assert.equal(line.includes('"evidence"'), height === 2, line);
         await replayBlock(target.ledger, readBlock(line, height + 1), true);
       }

@@ -27,7 +27,9 @@ import {
 export const legacyKind: TxKind<PreparedLegacyTx, LegacyCommittedState> = {
   name: "legacy",
   storedId(json) {
-    const body = readJsonOrNull(json);
+    return legacyKind.idOfBody(readJsonOrNull(json));
+  },
+  idOfBody(body) {
     if (!isJsonObject(body) || !isJsonObject(body["transaction"])) return null;
     try {
       return legacyTxId(body as LegacyTx);

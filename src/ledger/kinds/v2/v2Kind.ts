@@ -6,6 +6,8 @@ import type { LedgerStore, StoredOutput } from "../../../store/store.js";
 import { makesAsset, outputKey, type CommittedTx, type OutputRef } from "../../../transaction/committed.js";
 import { readJsonOrNull } from "../../../json/readJson.js";
 import { storedTxId } from "../../../transaction/storedTxId.js";
+import { matchTxId } from "../../../transaction/matchTxId.js";
+import { isJsonObject } from "../../../json/jsonValue.js";
 import { prepareTx } from "../../../transaction/prepareTx.js";
 import type { PreparedTx } from "../../../transaction/types.js";
 import { validateTx } from "../../../transaction/validateTx.js";
@@ -41,6 +43,7 @@ export const v2Kind: TxKind<PreparedTx, CommittedState> = {
   // The stream sends `{height, asset_id, transaction_id}`: the prepared transaction has both.
   event: (tx) => tx,
   storedId: storedTxId,
+  idOfBody: (body) => (isJsonObject(body) && matchTxId(body) !== null ? (body["id"] as string) : null),
   stored(json) {
     const body = readJsonOrNull(json);
     const tx = body === null ? null : prepareTx(body, json);

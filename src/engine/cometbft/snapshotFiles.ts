@@ -1,0 +1,89 @@
+// The snapshots a node keeps for state sync, as files (docs/state-sync.md): under the data
+// folder's `snapshots/`, one folder per height holding `metadata.json` and its chunks
+// `<index>.chunk`. A snapshot is written into `<height>.partial/` and renamed when whole, so a
+// folder named by a height is always a whole snapshot; a partial one left by a crash is removed
+// at the next start. `restoring/` holds the chunks of a snapshot being restored.
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { encodeMetadata, readMetadata, snapshotFormat, snapshotHash, type SnapshotMetadata } from "../../ledger/snapshotFormat.js";
+
+/** A kept snapshot as ABCI's ListSnapshots lists it. */
+export interface KeptSnapshot {
+  readonly height: number;
+  readonly format: number;
+  readonly chunks: number;
+  readonly hash: Uint8Array;
+  readonly metadata: Uint8Array;
+}
+
+const heightName = /^[1-9][0-9]{0,15}$/;
+
+export class SnapshotFiles {
+  constructor(private readonly dir: string) {
+    mkdirSync(dir, { recursive: true });
+    for (const name of readdirSync(dir)) if (name.endsWith(".partial")) rmSync(join(dir, name), { recursive: true, force: true });
+  }
+
+  /** The whole snapshots kept, highest first. A folder whose metadata cannot be read is skipped. */
+  list(): KeptSnapshot[] {
+    const kept: KeptSnapshot[] = [];
+    for (const height of this.heights()) {
+      let metadata: Buffer;
+      try {
+        metadata = readFileSync(join(this.dir, String(height), "metadata.json"));
+      } catch {
+        continue;
+      }
+      const read = readMetadata(metadata);
+      if (typeof read === "string") continue;
+      kept.push({ height, format: snapshotFormat, chunks: read.chunks.length, hash: snapshotHash(metadata), metadata });
+    }
+    return kept;
+  }
+
+  /** The kept snapshots' heights, highest first. */
+  heights(): number[] {
+    return readdirSync(this.dir).filter((name) => heightName.test(name)).map(Number).sort((a, b) => b - a);
+  }
+
+  /** A chunk of a kept snapshot, or null when there is none such. */
+  async chunk(height: number, index: number): Promise<Buffer | null> {
+    if (!Number.isSafeInteger(height) || !Number.isSafeInteger(index) || index < 0) return null;
+    return readFile(join(this.dir, String(height), `${index}.chunk`)).catch(() => null);
+  }
+
+  /** A snapshot's writer: its chunks into the partial folder, then `finish` makes it whole. */
+  writer(height: number): { putChunk: (index: number, chunk: Buffer) => Promise<void>; finish: (metadata: SnapshotMetadata) => void; abandon: () => void } {
+    const partial = join(this.dir, `${height}.partial`);
+    rmSync(partial, { recursive: true, force: true });
+    mkdirSync(partial);
+    return {
+      putChunk: (index, chunk) => writeFile(join(partial, `${index}.chunk`), chunk),
+      finish: (metadata) => {
+        writeFileSync(join(partial, "metadata.json"), encodeMetadata(metadata));
+        rmSync(join(this.dir, String(height)), { recursive: true, force: true });
+        renameSync(partial, join(this.dir, String(height)));
+      },
+      abandon: () => rmSync(partial, { recursive: true, force: true }),
+    };
+  }
+
+  /** Removes all but the `keep` highest snapshots. */
+  prune(keep: number): void {
+    for (const height of this.heights().slice(keep)) rmSync(join(this.dir, String(height)), { recursive: true, force: true });
+  }
+
+  /** The folder a restore keeps the chunks it received in, emptied. */
+  restoring(): string {
+    const dir = join(this.dir, "restoring");
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir);
+    return dir;
+  }
+
+  /** Removes the restore's folder. */
+  doneRestoring(): void {
+    rmSync(join(this.dir, "restoring"), { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,146 @@
+// Restoring a ledger from a state-sync snapshot (docs/state-sync.md), in two passes over its
+// chunks. The first (SnapshotVerifier) runs as the chunks arrive and writes nothing: it reads
+// every block's line, recomputes each transaction's id from its body by its kind's rule, and
+// folds the ids into the history tree (commitment v1) to the app hash CometBFT's light client
+// verified. Only a snapshot that gives that hash reaches the second pass (restoreSnapshot),
+// which commits the blocks through the ledger as a replay would, deriving every row the same
+// way, but without checking signatures again: the app hash binds every id, every id its body.
+// The signed headers the snapshot carries are outside the app hash: each is kept only if the
+// validators the restored ledger names signed it.
+import { misbehaviorOfLine, type BlockLine } from "./blockLine.js";
+import { ChainCommitment } from "./commitment.js";
+import { restoredIdOf } from "./kinds/registry.js";
+import type { LedgerApp } from "./ledgerApp.js";
+import { ruleHeightsOf } from "./protocol.js";
+import { checkSignedHeader, type SignedHeader } from "../proofs/cometHeader.js";
+import type { LedgerStore, StoredSignedHeader } from "../store/store.js";
+import { ChunkLines, readBlockLine, type SnapshotMetadata } from "./snapshotFormat.js";
+
+/** The first pass: the chunks in order, checked against the trusted app hash. */
+export class SnapshotVerifier {
+  private readonly lines = new ChunkLines();
+  private height = 0;
+  private txs = 0;
+
+  private constructor(
+    private readonly metadata: SnapshotMetadata,
+    private readonly trustedAppHash: string,
+    private readonly commitment: ChainCommitment,
+  ) {}
+
+  /** `trustedAppHash`: the app hash after the snapshot's height that the light client verified, hex. */
+  static async start(metadata: SnapshotMetadata, trustedAppHash: string): Promise<SnapshotVerifier> {
+    const empty = { commitment: "v1" as const, appHash: "", historySize: 0 };
+    const commitment = await ChainCommitment.open({ getHistoryNodes: () => Promise.resolve([]) }, empty);
+    return new SnapshotVerifier(metadata, trustedAppHash, commitment);
+  }
+
+  /** The next chunk: null when its blocks hold together so far, else why the snapshot is refused. */
+  chunk(bytes: Uint8Array): string | null {
+    const lines = this.lines.push(bytes);
+    if (typeof lines === "string") return lines;
+    for (const text of lines) {
+      const line = readBlockLine(text);
+      if (typeof line === "string") return line;
+      const wrong = this.block(line);
+      if (wrong !== null) return wrong;
+    }
+    return null;
+  }
+
+  private block(line: BlockLine): string | null {
+    if (line.height !== this.height + 1) return `block ${line.height} follows block ${this.height}`;
+    if (line.height > this.metadata.height) return `block ${line.height} is past the snapshot's height ${this.metadata.height}`;
+    const ids: string[] = [];
+    for (const [i, json] of line.txs.entries()) {
+      const id = restoredIdOf(json);
+      if (id === null) return `block ${line.height}: transaction ${i} hashes to no id`;
+      ids.push(id);
+    }
+    const staged = this.commitment.next(line.height, ids);
+    // Not trusted, but a line that disagrees with itself is refused at once.
+    if (staged.appHash !== line.app_hash) return `block ${line.height}: app hash ${line.app_hash || '""'} in the snapshot, ${staged.appHash || '""'} recomputed`;
+    this.commitment.advance(staged);
+    this.height = line.height;
+    this.txs += ids.length;
+    return null;
+  }
+
+  /** After the last chunk: null when the blocks reach the snapshot's height and the trusted app hash. */
+  finish(): string | null {
+    if (!this.lines.ended) return "the last chunk ends inside a line";
+    if (this.height !== this.metadata.height) return `the chunks hold blocks up to ${this.height}, the snapshot's height is ${this.metadata.height}`;
+    if (this.txs !== this.metadata.txs) return `the chunks hold ${this.txs} transactions, the metadata says ${this.metadata.txs}`;
+    const recomputed = this.commitment.appHash;
+    if (recomputed !== this.trustedAppHash) {
+      return `the ledger's app hash is ${recomputed || '""'} recomputed from its transactions, the light client verified ${this.trustedAppHash || '""'}`;
+    }
+    return null;
+  }
+}
+
+/**
+ * The second pass, on a snapshot the first accepted, into an empty ledger: the chain begun with
+ * the snapshot's first validator set, then every block restored (LedgerApp.restoreBlock). Ends
+ * at the snapshot's height and app hash, or throws.
+ */
+export async function restoreSnapshot(
+  ledger: LedgerApp,
+  metadata: SnapshotMetadata,
+  chunks: AsyncIterable<Uint8Array>,
+  headers: SnapshotHeaders,
+): Promise<void> {
+  const rules = { appVersion: BigInt(metadata.app_version), ruleHeights: ruleHeightsOf(metadata.rule_heights) };
+  await ledger.initChain(metadata.chain_id, metadata.validators, "v1", rules);
+  const lines = new ChunkLines();
+  let verified: StoredSignedHeader[] = [];
+  for await (const chunk of chunks) {
+    const texts = lines.push(chunk);
+    if (typeof texts === "string") throw new Error(texts);
+    for (const text of texts) {
+      const line = readBlockLine(text);
+      if (typeof line === "string") throw new Error(line);
+      await ledger.restoreBlock(line.height, line.txs.map((json) => ledger.prepareRestored(json)), misbehaviorOfLine(line));
+      if (line.signed_header === undefined) continue;
+      const kept = await checkedHeader(headers, metadata.chain_id, line.height, ledger.info().appHash, line.signed_header);
+      if (kept !== null) verified.push(kept);
+      if (verified.length < signedHeadersPerWrite) continue;
+      await headers.store.putSignedHeaders(verified);
+      verified = [];
+    }
+  }
+  if (verified.length > 0) await headers.store.putSignedHeaders(verified);
+  const { height, appHash } = ledger.info();
+  if (height !== metadata.height || appHash !== metadata.app_hash) {
+    throw new Error(`the restore ended at height ${height}, app hash ${appHash}; the snapshot is of ${metadata.height}, ${metadata.app_hash}`);
+  }
+}
+
+/** Where a restore keeps the snapshot's signed headers, and whom it tells of one it refuses. */
+export interface SnapshotHeaders {
+  readonly store: Pick<LedgerStore, "putSignedHeaders" | "getValidators">;
+  readonly onRefused: (height: number, reason: string) => void;
+}
+
+/** Signed headers stored in one write (as signedHeaderKeeper.ts batches them). */
+const signedHeadersPerWrite = 64;
+
+/**
+ * The signed header of `height + 1` a block's line carried, to keep when it carries the app hash
+ * restored after `height` and more than two thirds of the set that signed it did: CometBFT's set
+ * at `height + 1`, which is the ledger's at `height` (CometBFT applies a concluded election's
+ * change a block later than the ledger, docs/compatibility.md #11). The snapshot is not trusted
+ * for them: one that does not verify is not kept (its proofs then fall back on CometBFT's RPC).
+ */
+async function checkedHeader(headers: SnapshotHeaders, chainId: string, height: number, appHash: string, json: string): Promise<StoredSignedHeader | null> {
+  const validators = (await headers.store.getValidators(height)).map((v) => ({ publicKey: Buffer.from(v.publicKey, "hex"), power: BigInt(v.power) }));
+  let reason: string | null;
+  try {
+    reason = checkSignedHeader(JSON.parse(json) as SignedHeader, { height: height + 1, appHash, chainId }, validators);
+  } catch {
+    reason = "it is not JSON";
+  }
+  if (reason === null) return { height: height + 1, json };
+  headers.onRefused(height + 1, reason);
+  return null;
+}
