@@ -38,6 +38,7 @@ async function runAudit(flags: AuditFlags): Promise<number> {
   const listen = flags.metrics === undefined ? null : parseHostPort(flags.metrics);
   if (flags.metrics !== undefined && listen === null) throw new Error(`--metrics ${flags.metrics} is not host:port`);
   const server = metrics === undefined ? undefined : await MetricsServer.start(listen!, { render: async () => ({ contentType: metrics.registry.contentType, body: await metrics.registry.metrics() }) });
+  if (server !== undefined) console.log(`metrics at http://${server.address.host}:${server.address.port}/metrics`);
   const stop = new AbortController();
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => stop.abort());
   const next = async (): Promise<boolean> => {

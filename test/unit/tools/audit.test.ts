@@ -3,9 +3,10 @@
 // key is a bad signature; two nodes sharing one node key with other transactions are a split
 // view (through the command itself: its exit code and log line); a node restored from an older
 // copy of its data folder is a rollback; a node cosigned by a ledgerd witness meets the quorum
-// of that witness's key, and not a quorum of two.
+// of that witness's key, and not a quorum of two. Following, the command serves the alarms as
+// Prometheus metrics and exits with the worst code when stopped.
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -19,6 +20,7 @@ import { auditRound, AuditMetrics, followAudit, noteKeysOf, readAuditState, type
 import { writeJson } from "../../../src/json/writeJson.js";
 import { decodeBase58 } from "../../../src/crypto-conditions/decodeBase58.js";
 import { create, keypairOf } from "../../helpers/txFactory.js";
+import { waitFor } from "../../helpers/waitFor.js";
 
 const repoRoot = join(import.meta.dirname, "../../..");
 const dirs: string[] = [];
@@ -181,5 +183,35 @@ describe("ledgerd audit", () => {
     assert.match(unmet.report.alarms[0]!.message, /^1 of the 2 witnesses cosigned the checkpoint of size 2; the quorum is 2$/);
     await node.close();
     await witness.close();
+  });
+});
+
+describe("ledgerd audit --follow --metrics", () => {
+  test("serves the alarms and the verified size over a real socket, and exits with the worst code on SIGTERM", async () => {
+    const dirA = newDir("follow-a");
+    const dirB = newDir("follow-b");
+    createNodeKey(dirA);
+    cpSync(join(dirA, "node_key.json"), join(dirB, "node_key.json"));
+    const a = await start(dirA);
+    const b = await start(dirB);
+    await addTransactions(a, "follow-alice", 0, 2);
+    await addTransactions(b, "follow-bob", 0, 2);
+    const statePath = join(newDir("follow-state"), "audit.json");
+    const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "audit", "--node", a.url, "--node", b.url, "--state", statePath, "--follow", "--interval", "1", "--metrics", "127.0.0.1:0"], { cwd: repoRoot });
+    let out = "";
+    child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    await waitFor("the first round's alarm and the metrics address", () => /ALARM split_view/.test(out) && /metrics at (\S+)/.test(out), {
+      abortIf: () => (child.exitCode === null ? null : `the auditor exited ${child.exitCode}: ${out}`),
+    });
+    const url = /metrics at (\S+)/.exec(out)![1]!;
+    const text = await (await fetch(url)).text();
+    assert.match(text, /^ledgerd_audit_alarms_total\{origin="ledgerd\.invalid\/ledgerd-solo",kind="split_view"\} [1-9]/m);
+    assert.match(text, /^ledgerd_audit_verified_size\{origin="ledgerd\.invalid\/ledgerd-solo"\} 2$/m);
+    child.kill("SIGTERM");
+    assert.equal(await exited, 3, out);
+    await a.close();
+    await b.close();
   });
 });
