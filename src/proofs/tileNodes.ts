@@ -3,8 +3,11 @@
 // with merkle.ts and checks them against a signed checkpoint. A node of height 8L + r is the
 // hash of 2^r consecutive hashes of a level-L tile. The source is synchronous, as merkle.ts's
 // proofs are; a tile not at hand throws `TileNeeded`, and the caller fetches it and tries again
-// (a proof needs O(log n) tiles, so the retries are few). Pure, no IO.
-import { nodeHash, type Hash, type NodeSource } from "./merkle.js";
+// (a proof needs O(log n) tiles, so the retries are few); `withTiles` does that loop with a fetch
+// the caller gives. No IO of its own: the auditor and the explorer share it.
+import { toBase64 } from "./encoding.js";
+import type { Checkpoint } from "./checkpoint.js";
+import { consistencyPath, emptyRoot, nodeHash, verifyConsistency, type Hash, type NodeSource } from "./merkle.js";
 import { hashesAtLevel, tileHeight, tilePath, tileWidth, type TileRef } from "./tiles.js";
 
 const hashBytes = 32;
@@ -53,4 +56,34 @@ export function bundleEntry(bundle: Uint8Array, index: number): Uint8Array | nul
     at = end;
   }
   return null;
+}
+
+/** Fetches a tile of the log (a node's `/api/v1/tlog/`, a mirror). */
+export type TileFetch = (tile: TileRef) => Promise<Uint8Array>;
+
+/** Tiles one proof may fetch: a proof needs O(log n), so more means a source that misbehaves. */
+const tilesPerProofMax = 256;
+
+/** Runs `build` over the nodes of the tree of `size`, fetching each tile it turns out to need. */
+export async function withTiles<T>(fetchTile: TileFetch, size: number, build: (nodes: NodeSource) => T): Promise<T> {
+  const held = new Map<string, Uint8Array>();
+  const nodes = tileNodes(size, held);
+  for (let fetched = 0; fetched <= tilesPerProofMax; fetched++) {
+    try {
+      return build(nodes);
+    } catch (error) {
+      if (!(error instanceof TileNeeded)) throw error;
+      held.set(tilePath(error.tile), await fetchTile(error.tile));
+    }
+  }
+  throw new Error(`a proof in a tree of ${size} needed more than ${tilesPerProofMax} tiles`);
+}
+
+/** Whether the tree `to` extends the tree `from`, by a consistency proof from the tiles of `to`'s size. */
+export async function extendsTree(fetchTile: TileFetch, from: Checkpoint, to: Checkpoint): Promise<boolean> {
+  if (from.size > to.size) return false;
+  if (from.size === 0) return toBase64(from.root) === toBase64(emptyRoot);
+  if (from.size === to.size) return toBase64(from.root) === toBase64(to.root);
+  const path = await withTiles(fetchTile, to.size, (nodes) => consistencyPath(nodes, from.size, to.size));
+  return verifyConsistency(from.size, to.size, from.root, to.root, path);
 }

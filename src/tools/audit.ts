@@ -13,10 +13,10 @@ import { writeFileDurably } from "../node/durableFile.js";
 import { parseCheckpointBody, type Checkpoint } from "../proofs/checkpoint.js";
 import { cosignatureType, verifyCosignature } from "../proofs/cosignature.js";
 import { fromBase64, toBase64 } from "../proofs/encoding.js";
-import { consistencyPath, emptyRoot, inclusionPath, leafHash, verifyConsistency, verifyInclusion, type Hash } from "../proofs/merkle.js";
+import { inclusionPath, leafHash, verifyInclusion } from "../proofs/merkle.js";
 import { openNote, parseVerifierKey, splitNote, type NoteKey } from "../proofs/signedNote.js";
-import { bundleEntry, tileHolding, TileNeeded, tileNodes } from "../proofs/tileNodes.js";
-import { tilePath, type TileRef } from "../proofs/tiles.js";
+import { bundleEntry, extendsTree, tileHolding, withTiles } from "../proofs/tileNodes.js";
+import type { TileRef } from "../proofs/tiles.js";
 import { nodeLogSource, type LogSource } from "./mirror.js";
 
 export const auditStateVersion = 1;
@@ -24,8 +24,6 @@ export const auditStateVersion = 1;
 export const auditSamplesDefault = 4;
 /** Seconds between rounds when following, by default. */
 export const auditIntervalSecondsDefault = 60;
-/** Tiles one proof may fetch: a proof needs O(log n), so more means a source that misbehaves. */
-const tilesPerProofMax = 256;
 
 /** What the auditor alarms on (the metric's `kind` label). */
 export type AlarmKind = "rollback" | "split_view" | "bad_signature" | "quorum_unmet" | "bad_inclusion";
@@ -118,29 +116,6 @@ export function nodeAuditSource(url: string): AuditSource {
   };
 }
 
-/** Runs `build` over the tiles of `source`, fetching each tile it turns out to need. */
-async function withTiles<T>(source: LogSource, size: number, build: (nodes: ReturnType<typeof tileNodes>, held: Map<string, Uint8Array>) => T): Promise<T> {
-  const held = new Map<string, Uint8Array>();
-  const nodes = tileNodes(size, held);
-  for (let fetched = 0; fetched <= tilesPerProofMax; fetched++) {
-    try {
-      return build(nodes, held);
-    } catch (error) {
-      if (!(error instanceof TileNeeded)) throw error;
-      held.set(tilePath(error.tile), await source.tile(error.tile));
-    }
-  }
-  throw new Error(`a proof in a tree of ${size} needed more than ${tilesPerProofMax} tiles`);
-}
-
-/** Whether the tree (`to`) extends (`from`), with a proof from the tiles of `source` (of `to`'s size). */
-async function extendsTree(source: LogSource, from: Checkpoint, to: Checkpoint): Promise<boolean> {
-  if (from.size === 0) return equalHash(from.root, emptyRoot);
-  if (from.size === to.size) return equalHash(from.root, to.root);
-  const path = await withTiles(source, to.size, (nodes) => consistencyPath(nodes, from.size, to.size));
-  return verifyConsistency(from.size, to.size, from.root, to.root, path);
-}
-
 /** The leaves in [from, checkpoint.size) whose inclusion proof fails (`samples` picked at random). */
 async function failedSamples(source: LogSource, from: number, checkpoint: Checkpoint, samples: number, random: () => number): Promise<number[]> {
   const failed: number[] = [];
@@ -149,14 +124,10 @@ async function failedSamples(source: LogSource, from: number, checkpoint: Checkp
     const index = from + Math.floor(random() * count);
     const bundle: TileRef = tileHolding("entries", index, checkpoint.size);
     const entry = bundleEntry(await source.tile(bundle), index % 256);
-    const path = await withTiles(source, checkpoint.size, (nodes) => inclusionPath(nodes, index, checkpoint.size));
+    const path = await withTiles((tile) => source.tile(tile), checkpoint.size, (nodes) => inclusionPath(nodes, index, checkpoint.size));
     if (entry === null || !verifyInclusion(leafHash(entry), index, checkpoint.size, path, checkpoint.root)) failed.push(index);
   }
   return failed;
-}
-
-function equalHash(a: Hash, b: Hash): boolean {
-  return toBase64(a) === toBase64(b);
 }
 
 const keptAsCheckpoint = (origin: string, kept: { size: number; root: string }): Checkpoint => ({ origin, size: kept.size, root: fromBase64(kept.root) });
@@ -209,8 +180,8 @@ async function auditNode(round: Round, url: string): Promise<void> {
   if (kept !== undefined) {
     const keptTree = keptAsCheckpoint(origin, kept);
     if (checkpoint.size >= kept.size) {
-      if (!(await extendsTree(source, keptTree, checkpoint))) return alarm("split_view", `the checkpoint of size ${checkpoint.size} does not extend the one of size ${kept.size} verified before (from ${kept.node})`);
-    } else if (!(await extendsTree(round.sourceOf(kept.node), checkpoint, keptTree))) {
+      if (!(await extendsTree((tile) => source.tile(tile), keptTree, checkpoint))) return alarm("split_view", `the checkpoint of size ${checkpoint.size} does not extend the one of size ${kept.size} verified before (from ${kept.node})`);
+    } else if (!(await extendsTree((tile) => round.sourceOf(kept.node).tile(tile), checkpoint, keptTree))) {
       // A node behind the kept one must serve a prefix of it: the kept one's node proves it.
       return alarm("split_view", `the checkpoint of size ${checkpoint.size} is not a prefix of the one of size ${kept.size} verified before (from ${kept.node})`);
     }
