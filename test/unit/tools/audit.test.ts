@@ -11,16 +11,15 @@ import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
-import { loadConfig } from "../../../src/config/loadConfig.js";
 import { createNodeKey } from "../../../src/node/nodeKey.js";
-import { startNode, type NodeHandle } from "../../../src/node/startNode.js";
+import type { NodeHandle } from "../../../src/node/startNode.js";
 import { cosignatureVerifierKeyOf } from "../../../src/proofs/cosignature.js";
 import { verifierKeyOf } from "../../../src/proofs/signedNote.js";
 import { auditRound, AuditMetrics, followAudit, noteKeysOf, readAuditState, type AuditOptions, type AuditState } from "../../../src/tools/audit.js";
-import { writeJson } from "../../../src/json/writeJson.js";
 import { decodeBase58 } from "../../../src/crypto-conditions/decodeBase58.js";
-import { create, keypairOf } from "../../helpers/txFactory.js";
+import { keypairOf } from "../../helpers/txFactory.js";
 import { waitFor } from "../../helpers/waitFor.js";
+import { commitCreates, startNodeIn } from "../../helpers/startedNode.js";
 
 const repoRoot = join(import.meta.dirname, "../../..");
 const dirs: string[] = [];
@@ -43,28 +42,19 @@ interface Node {
 }
 
 async function start(dir: string, settings: Record<string, string> = {}, port = 0): Promise<Node> {
-  const config = loadConfig({
-    flags: { data_dir: dir, "server.bind": `127.0.0.1:${port}`, "wsserver.bind": "127.0.0.1:0", "log.level": "warn", "engine.block_interval_ms": "5", ...settings },
-    env: {},
-  });
-  const handle = await startNode(config);
-  handles.add(handle);
+  const node = await startNodeIn(dir, settings, port);
+  handles.add(node.handle);
   return {
-    url: `http://127.0.0.1:${handle.http.port}`,
-    port: handle.http.port,
+    url: node.baseUrl,
+    port: node.port,
     close: async () => {
-      handles.delete(handle);
-      await handle.close();
+      handles.delete(node.handle);
+      await node.handle.close();
     },
   };
 }
 
-async function addTransactions(node: Node, owner: string, from: number, count: number): Promise<void> {
-  for (let i = from; i < from + count; i++) {
-    const response = await fetch(`${node.url}/api/v1/transactions?mode=commit`, { method: "POST", body: writeJson(create(keypairOf(owner), 1n, { i })), headers: { "content-type": "application/json" } });
-    assert.equal(response.status, 202);
-  }
-}
+const addTransactions = (node: Node, owner: string, from: number, count: number) => commitCreates(node.url, owner, from, count);
 
 const empty: AuditState = { version: 1, logs: {}, nodes: {} };
 const optionsOf = (nodes: string[], more: Partial<AuditOptions> = {}): AuditOptions => ({ nodes, keys: [], witnesses: [], quorum: 0, samples: 4, ...more });
