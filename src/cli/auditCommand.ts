@@ -34,6 +34,7 @@ async function runAudit(flags: AuditFlags): Promise<number> {
   if (quorum > witnesses.length) throw new Error(`--quorum ${quorum} is more than the ${witnesses.length} --witness keys`);
   const options = { nodes: flags.node, keys: noteKeysOf(flags.key, false), witnesses, quorum, samples: count(flags.samples, "--samples") };
   const intervalMs = count(flags.interval, "--interval") * 1000;
+  if (intervalMs === 0) throw new Error("--interval 0: at least 1 second between rounds");
   const metrics = flags.metrics === undefined ? undefined : new AuditMetrics();
   const listen = flags.metrics === undefined ? null : parseHostPort(flags.metrics);
   if (flags.metrics !== undefined && listen === null) throw new Error(`--metrics ${flags.metrics} is not host:port`);

@@ -17,7 +17,7 @@ import { inclusionPath, leafHash, verifyInclusion } from "../proofs/merkle.js";
 import { openNote, parseVerifierKey, splitNote, type NoteKey } from "../proofs/signedNote.js";
 import { bundleEntry, extendsTree, tileHolding, withTiles } from "../proofs/tileNodes.js";
 import type { TileRef } from "../proofs/tiles.js";
-import { nodeLogSource, type LogSource } from "./mirror.js";
+import { nodeLogSource, nodeRequestTimeoutMs, type LogSource } from "./mirror.js";
 
 export const auditStateVersion = 1;
 /** Inclusion proofs checked per new checkpoint, by default. */
@@ -109,7 +109,7 @@ export function nodeAuditSource(url: string): AuditSource {
   return {
     ...nodeLogSource(base),
     key: async () => {
-      const response = await fetch(`${base}/api/v1/checkpoint/key`);
+      const response = await fetch(`${base}/api/v1/checkpoint/key`, { signal: AbortSignal.timeout(nodeRequestTimeoutMs) });
       if (response.status !== 200) throw new Error(`GET ${base}/api/v1/checkpoint/key: ${response.status}`);
       return (await response.text()).trim();
     },
@@ -156,44 +156,73 @@ async function keysFor(round: Round, url: string, source: AuditSource): Promise<
   return { keys: [key], pinned };
 }
 
-/** Checks one node's latest checkpoint; alarms and troubles go to the round's report. */
+type Raise = (kind: AlarmKind, message: string) => void;
+
+/** The checkpoint if signed by one of `keys` and cosigned by the quorum; else raised, and null. */
+function signedCheckpoint(note: string, keys: readonly NoteKey[], options: AuditOptions, raise: Raise): Checkpoint | null {
+  const key = keys.find((k) => openNote(note, k) !== null);
+  if (key === undefined) {
+    raise("bad_signature", `the checkpoint is not signed by ${keys.map((k) => k.name).join(" or ")} with the pinned key`);
+    return null;
+  }
+  const checkpoint = parseCheckpointBody(openNote(note, key)!);
+  if (checkpoint === null || checkpoint.origin !== key.name) {
+    raise("bad_signature", `the note signed by ${key.name} is not a checkpoint of that origin`);
+    return null;
+  }
+  const cosigned = cosigners(note, options.witnesses);
+  if (cosigned < options.quorum) {
+    raise("quorum_unmet", `${cosigned} of the ${options.witnesses.length} witnesses cosigned the checkpoint of size ${checkpoint.size}; the quorum is ${options.quorum}`);
+    return null;
+  }
+  return checkpoint;
+}
+
+/** Whether the checkpoint holds against what this node served last and the origin's kept one; else raised. */
+async function consistent(round: Round, url: string, checkpoint: Checkpoint, raise: Raise): Promise<boolean> {
+  const previous = round.state.nodes[url];
+  if (previous !== undefined && previous.origin === checkpoint.origin) {
+    if (checkpoint.size < previous.size) {
+      raise("rollback", `the node serves a checkpoint of size ${checkpoint.size}, smaller than the ${previous.size} it served before`);
+      return false;
+    }
+    if (checkpoint.size === previous.size && toBase64(checkpoint.root) !== previous.root) {
+      raise("rollback", `the node serves another root at size ${checkpoint.size} than it served before`);
+      return false;
+    }
+  }
+  const kept = round.state.logs[checkpoint.origin];
+  if (kept === undefined) return true;
+  const keptTree = keptAsCheckpoint(checkpoint.origin, kept);
+  if (checkpoint.size >= kept.size) {
+    if (await extendsTree((tile) => round.sourceOf(url).tile(tile), keptTree, checkpoint)) return true;
+    raise("split_view", `the checkpoint of size ${checkpoint.size} does not extend the one of size ${kept.size} verified before (from ${kept.node})`);
+    return false;
+  }
+  // A node behind the kept one must serve a prefix of it: the kept one's node proves it.
+  if (await extendsTree((tile) => round.sourceOf(kept.node).tile(tile), checkpoint, keptTree)) return true;
+  raise("split_view", `the checkpoint of size ${checkpoint.size} is not a prefix of the one of size ${kept.size} verified before (from ${kept.node})`);
+  return false;
+}
+
+/** Checks one node's latest checkpoint; alarms go to the round's report, and only a verified one to the state. */
 async function auditNode(round: Round, url: string): Promise<void> {
   const { options, state, report } = round;
   const source = round.sourceOf(url);
   const { keys, pinned } = await keysFor(round, url, source);
   const note = await source.checkpoint();
-  const key = keys.find((k) => openNote(note, k) !== null);
   const origin = parseCheckpointBody(splitNote(note)?.body ?? "")?.origin ?? "(unreadable)";
-  const alarm = (kind: AlarmKind, message: string): void => void report.alarms.push({ kind, origin, node: url, message });
-  if (key === undefined) return alarm("bad_signature", `the checkpoint is not signed by ${keys.map((k) => k.name).join(" or ")} with the pinned key`);
-  const checkpoint = parseCheckpointBody(openNote(note, key)!);
-  if (checkpoint === null || checkpoint.origin !== key.name) return alarm("bad_signature", `the note signed by ${key.name} is not a checkpoint of that origin`);
-  const cosigned = cosigners(note, options.witnesses);
-  if (cosigned < options.quorum) return alarm("quorum_unmet", `${cosigned} of the ${options.witnesses.length} witnesses cosigned the checkpoint of size ${checkpoint.size}; the quorum is ${options.quorum}`);
-
-  const previous = state.nodes[url];
-  if (previous !== undefined && previous.origin === origin) {
-    if (checkpoint.size < previous.size) return alarm("rollback", `the node serves a checkpoint of size ${checkpoint.size}, smaller than the ${previous.size} it served before`);
-    if (checkpoint.size === previous.size && toBase64(checkpoint.root) !== previous.root) return alarm("rollback", `the node serves another root at size ${checkpoint.size} than it served before`);
-  }
+  const raise: Raise = (kind, message) => void report.alarms.push({ kind, origin, node: url, message });
+  const checkpoint = signedCheckpoint(note, keys, options, raise);
+  if (checkpoint === null || !(await consistent(round, url, checkpoint, raise))) return;
   const kept = state.logs[origin];
-  if (kept !== undefined) {
-    const keptTree = keptAsCheckpoint(origin, kept);
-    if (checkpoint.size >= kept.size) {
-      if (!(await extendsTree((tile) => source.tile(tile), keptTree, checkpoint))) return alarm("split_view", `the checkpoint of size ${checkpoint.size} does not extend the one of size ${kept.size} verified before (from ${kept.node})`);
-    } else if (!(await extendsTree((tile) => round.sourceOf(kept.node).tile(tile), checkpoint, keptTree))) {
-      // A node behind the kept one must serve a prefix of it: the kept one's node proves it.
-      return alarm("split_view", `the checkpoint of size ${checkpoint.size} is not a prefix of the one of size ${kept.size} verified before (from ${kept.node})`);
-    }
-  }
-  const from = Math.max(kept?.size ?? 0, previous?.size ?? 0);
-  const failed = await failedSamples(source, Math.min(from, checkpoint.size), checkpoint, options.samples, options.random ?? Math.random);
-  if (failed.length > 0) return alarm("bad_inclusion", `leaves ${failed.join(", ")} are not in the signed tree of size ${checkpoint.size} as the node's tiles say`);
+  const from = Math.min(checkpoint.size, Math.max(kept?.size ?? 0, state.nodes[url]?.size ?? 0));
+  const failed = await failedSamples(source, from, checkpoint, options.samples, options.random ?? Math.random);
+  if (failed.length > 0) return raise("bad_inclusion", `leaves ${failed.join(", ")} are not in the signed tree of size ${checkpoint.size} as the node's tiles say`);
 
-  state.nodes[url] = { key: pinned, origin, size: checkpoint.size, root: toBase64(checkpoint.root) };
-  if (kept === undefined || checkpoint.size > kept.size) {
-    state.logs[origin] = { size: checkpoint.size, root: toBase64(checkpoint.root), node: url, note, verified_at: round.now };
-  }
+  const root = toBase64(checkpoint.root);
+  state.nodes[url] = { key: pinned, origin, size: checkpoint.size, root };
+  if (kept === undefined || checkpoint.size > kept.size) state.logs[origin] = { size: checkpoint.size, root, node: url, note, verified_at: round.now };
   report.verified.push({ node: url, origin, size: checkpoint.size, from: kept?.size ?? 0 });
 }
 

@@ -205,3 +205,20 @@ describe("ledgerd audit --follow --metrics", () => {
     await b.close();
   });
 });
+
+describe("ledgerd audit's usage errors", () => {
+  test("a quorum over the witnesses given, an interval of 0, a key that is not one: exit 1, said, nothing fetched", async () => {
+    const witness = cosignatureVerifierKeyOf({ name: "w.example/w", publicKey: decodeBase58(keypairOf("usage-witness").publicKey) });
+    const state = join(newDir("usage"), "audit.json");
+    const cases: [string[], RegExp][] = [
+      [["--witness", witness, "--quorum", "2"], /--quorum 2 is more than the 1 --witness keys/],
+      [["--follow", "--interval", "0"], /--interval 0: at least 1 second between rounds/],
+      [["--key", "nonsense"], /nonsense is not an Ed25519 verifier key/],
+    ];
+    for (const [args, message] of cases) {
+      const { status, out } = await runCli(["--node", "http://127.0.0.1:1", "--state", state, ...args]);
+      assert.equal(status, 1, out);
+      assert.match(out, message);
+    }
+  });
+});
