@@ -2,6 +2,7 @@
 // chart, and the validator set.
 import { ActivityChart } from "./ActivityChart.js";
 import type { Live, LiveState } from "./live.js";
+import { CheckpointView } from "./CheckpointView.js";
 import { AssetLink, BlockLink, Notice, Section, TxLink, useTitle } from "./ui.js";
 import { Validators } from "./Validators.js";
 
@@ -98,6 +99,7 @@ export function HomePage({ live, state }: { live: Live; state: LiveState }) {
           )}
         </Section>
         <Validators />
+        <CheckpointView />
       </div>
     </>
   );

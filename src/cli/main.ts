@@ -24,6 +24,7 @@ import {
 import { addSettingOptions, settingFlags, settingsHelp } from "./settingOptions.js";
 import { registerElectionCommand } from "./electionCommand.js";
 import { registerVerifyCommand } from "./verifyCommand.js";
+import { registerAuditCommand } from "./auditCommand.js";
 import { registerNetworkCommand } from "./networkCommand.js";
 import { registerTestnetCommand } from "./testnetCommand.js";
 
@@ -134,6 +135,7 @@ registerTestnetCommand(program);
 registerNetworkCommand(program);
 registerElectionCommand(program);
 registerVerifyCommand(program);
+registerAuditCommand(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   process.exitCode = 1;

@@ -4,8 +4,8 @@
 // tlog-cosignature), and its heads in `<data_dir>/witness_state.json`, replaced atomically
 // (written, synced, renamed) before each cosignature is answered.
 import { sign } from "node:crypto";
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { Clock } from "../clock/clock.js";
 import { ConfigError } from "../config/configError.js";
 import { moduleOptions } from "../config/moduleOptions.js";
@@ -15,6 +15,7 @@ import { privateKeyFromSeed } from "../crypto-conditions/privateKeyFromSeed.js";
 import { checkpointOriginOf } from "../ledger/checkpoints.js";
 import { Witness, type WitnessedHead, type WitnessState } from "../ledger/witness.js";
 import { parseVerifierKey, type NoteKey } from "../proofs/signedNote.js";
+import { writeFileDurably } from "./durableFile.js";
 import { loadOrCreateNodeKey } from "./nodeKey.js";
 
 export const witnessKeyFileName = "witness_key.json";
@@ -49,23 +50,6 @@ export function fileWitnessState(path: string): WitnessState {
         throw error;
       }
     },
-    write: async (heads) => {
-      const temporary = `${path}.tmp`;
-      const fd = openSync(temporary, "w", 0o600);
-      try {
-        writeSync(fd, `${JSON.stringify(heads, null, 2)}\n`);
-        fsyncSync(fd);
-      } finally {
-        closeSync(fd);
-      }
-      renameSync(temporary, path);
-      // The rename itself reaches the disk with its folder's entry.
-      const dir = openSync(dirname(path), "r");
-      try {
-        fsyncSync(dir);
-      } finally {
-        closeSync(dir);
-      }
-    },
+    write: async (heads) => writeFileDurably(path, `${JSON.stringify(heads, null, 2)}\n`),
   };
 }

@@ -50,9 +50,11 @@ export function verifierKeyOf(key: NoteKey, type: number = ed25519Type): string 
 
 /** A verifier key read back; null when it is not an Ed25519 vkey of `type` whose ID matches. */
 export function parseVerifierKey(vkey: string, type: number = ed25519Type): NoteKey | null {
-  const parts = vkey.split("+");
-  if (parts.length !== 3) return null;
-  const [name, idHex, keyText] = parts as [string, string, string];
+  // The key's base64 may hold `+` itself: the name and the ID are the first two fields.
+  const first = vkey.indexOf("+");
+  const second = vkey.indexOf("+", first + 1);
+  if (first < 0 || second < 0) return null;
+  const [name, idHex, keyText] = [vkey.slice(0, first), vkey.slice(first + 1, second), vkey.slice(second + 1)];
   if (!isKeyName(name) || !/^[0-9a-f]{8}$/.test(idHex)) return null;
   let material: Uint8Array;
   try {

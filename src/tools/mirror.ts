@@ -73,11 +73,14 @@ function writeAtomically(file: string, bytes: Uint8Array): void {
   renameSync(temporary, file);
 }
 
+/** The longest a request to a node's API may take: a node that hangs must not stall a tool forever. */
+export const nodeRequestTimeoutMs = 30_000;
+
 /** A node's API: its log prefix `/api/v1/tlog/`. */
 export function nodeLogSource(url: string): LogSource {
   const prefix = `${url.replace(/\/+$/, "")}/api/v1/tlog/`;
   const get = async (path: string): Promise<Response> => {
-    const response = await fetch(prefix + path);
+    const response = await fetch(prefix + path, { signal: AbortSignal.timeout(nodeRequestTimeoutMs) });
     if (response.status !== 200) throw new Error(`GET ${prefix}${path}: ${response.status} ${(await response.text()).slice(0, 200)}`);
     return response;
   };

@@ -212,7 +212,7 @@ describe("the explorer page, in headless Chromium", () => {
 
   const shot = (page: Page, name: string) => page.screenshot({ path: join(screenshotDir, `${name}.png`), fullPage: true });
 
-  it("home: the latest blocks and transactions, the chart, the validators; no serious accessibility violation", { timeout: testTimeoutMs }, async () => {
+  it("home: the latest blocks and transactions, the chart, the validators, the checkpoint (consistent when opened again); no serious accessibility violation", { timeout: testTimeoutMs }, async () => {
     const latest = await getJson(`${node().baseUrl}/api/v1/blocks/latest`);
     const { page, errors } = await open(explorerUrl, desktop, true);
     await page.getByRole("heading", { level: 1, name: "Latest on the ledger" }).waitFor();
@@ -228,8 +228,14 @@ describe("the explorer page, in headless Chromium", () => {
     await validators.getByText("100.0 %").waitFor();
     await page.getByRole("img", { name: /^Chart of the last 60 seconds/ }).waitFor();
     await page.getByRole("status").filter({ hasText: "Stream: live" }).waitFor();
+    // The node's checkpoint: the first this browser sees, then, opened again, consistent with it.
+    const checkpoint = page.getByRole("region", { name: "Checkpoint" });
+    await checkpoint.getByText(/^The first checkpoint of this log this browser sees/).waitFor();
+    await checkpoint.getByText("ledgerd.invalid/ledgerd-solo", { exact: true }).waitFor();
     await shot(page, "home");
     assert.deepEqual(await seriousViolations(page), []);
+    await page.reload();
+    await page.getByRole("region", { name: "Checkpoint" }).getByText(/^Consistent ✓ with the checkpoint of size \d+ this browser saw before\.$/).waitFor();
     await page.setViewportSize(phone);
     await shot(page, "home-phone");
     assert.deepEqual(errors, []);

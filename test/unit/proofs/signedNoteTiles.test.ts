@@ -39,6 +39,13 @@ describe("signed notes", () => {
       assert.equal(parseVerifierKey(bad), null, bad);
     }
     assert.equal(isKeyName("ledgerd.invalid/chain%2B1"), true);
+  });
+
+  test("a verifier key whose base64 holds a + is read (the name and the ID are the first two fields)", () => {
+    const vkey = "ledgerd.invalid/ledgerd-solo+f67a4dd9+AaVGnNG7VaSui3q9Odec9jWznJOK+Sm3Nzsg0vJV+LIO";
+    const key = parseVerifierKey(vkey);
+    assert.ok(key !== null);
+    assert.equal(verifierKeyOf(key), vkey);
     for (const bad of ["", "a b", "a+b", "a\u00a0b", "a\nb"]) assert.equal(isKeyName(bad), false, JSON.stringify(bad));
   });
 });
