@@ -2,6 +2,7 @@
 // another implementation, and a block may hold the earlier interface variants' transactions, so
 // nothing here is trusted: every reader checks the shape and the page shows what fails a check
 // as plain JSON instead of breaking.
+import type { BlockEvent, TransactionEvent } from "../../src/client/streamSubscription.js";
 
 /** A v2.0 transaction's condition details: a tree of Ed25519 keys under thresholds. */
 export interface ConditionDetails {
@@ -34,19 +35,8 @@ export interface Transaction {
   readonly outputs: readonly Output[];
 }
 
-/** An event of `valid_transactions`. */
-export interface TransactionEvent {
-  readonly height: number;
-  readonly asset_id: string;
-  readonly transaction_id: string;
-}
-
-/** An event of `valid_blocks` (ledgerd, Planetmint). */
-export interface BlockEvent {
-  readonly height: number;
-  readonly hash: string;
-  readonly transaction_ids: readonly string[];
-}
+// The streams' messages are the client's types (ledgerd/client), so the two cannot drift apart.
+export type { BlockEvent, TransactionEvent } from "../../src/client/streamSubscription.js";
 
 /** A validator as the page shows it: its key as the node writes it, and its power. */
 export interface Validator {
