@@ -1,0 +1,289 @@
+// ledgerd/client: a typed client of the HTTP API (docs/client.md). Browser-safe: it takes
+// `fetch` from the caller (or globalThis) and does no other IO. The routes it calls are in one
+// table, `clientRoutes`, that test/unit/client/openapiSync.test.ts holds to the OpenAPI document.
+import { verifyTransactionProof, type ConsistencyProof, type TransactionProof, type VerifyOptions } from "../proofs/verify.js";
+
+export * from "./streamSubscription.js";
+export type { ConsistencyProof, TransactionProof, VerifyOptions, Verdict } from "../proofs/verify.js";
+
+/** A v2.0 transaction (BigchainDB's model), as the driver makes it and the node answers it. */
+export interface Transaction {
+  readonly id: string;
+  readonly version: string;
+  readonly operation: string;
+  readonly inputs: readonly unknown[];
+  readonly outputs: readonly unknown[];
+  readonly asset: Readonly<Record<string, unknown>>;
+  readonly metadata: Readonly<Record<string, unknown>> | null;
+}
+
+export interface Output {
+  readonly transaction_id: string;
+  readonly output_index: number;
+}
+
+export interface Balance {
+  readonly asset_id: string;
+  /** A decimal string: amounts may pass 2^53. */
+  readonly amount: string;
+}
+
+export interface AssetHit {
+  readonly id: string;
+  readonly data: Readonly<Record<string, unknown>>;
+}
+
+export interface MetadataHit {
+  readonly id: string;
+  readonly metadata: Readonly<Record<string, unknown>>;
+}
+
+export interface Block {
+  readonly height: number;
+  readonly transactions: readonly Transaction[];
+}
+
+export interface Validator {
+  readonly pub_key: { readonly data: string; readonly type: string };
+  readonly power: number;
+}
+
+/** A signed checkpoint (docs/transparency.md) and the height whose app hash it carries. */
+export interface Checkpoint {
+  readonly note: string;
+  readonly height: number | null;
+}
+
+export type PostMode = "async" | "sync" | "commit";
+export type Operation = "CREATE" | "TRANSFER";
+
+/**
+ * Every route the client calls: its method, its path (as the OpenAPI document names it) and the
+ * query parameters it may send. The methods build their URLs from here only.
+ */
+export const clientRoutes = {
+  transaction: { method: "get", path: "/api/v1/transactions/{transaction_id}", query: [] },
+  postTransaction: { method: "post", path: "/api/v1/transactions", query: ["mode"] },
+  transactions: { method: "get", path: "/api/v1/transactions", query: ["asset_id", "operation", "limit", "cursor"] },
+  outputs: { method: "get", path: "/api/v1/outputs", query: ["public_key", "spent", "limit", "cursor"] },
+  balances: { method: "get", path: "/api/v1/balances", query: ["public_key", "asset_id", "limit", "cursor"] },
+  assets: { method: "get", path: "/api/v1/assets", query: ["search", "limit", "cursor"] },
+  metadata: { method: "get", path: "/api/v1/metadata", query: ["search", "limit", "cursor"] },
+  block: { method: "get", path: "/api/v1/blocks/{block_height}", query: [] },
+  blocksOf: { method: "get", path: "/api/v1/blocks", query: ["transaction_id"] },
+  validators: { method: "get", path: "/api/v1/validators", query: [] },
+  proof: { method: "get", path: "/api/v1/proofs/transactions/{transaction_id}", query: ["height"] },
+  consistency: { method: "get", path: "/api/v1/proofs/consistency", query: ["from", "to"] },
+  checkpoint: { method: "get", path: "/api/v1/checkpoint", query: ["size"] },
+} as const satisfies Record<string, { method: "get" | "post"; path: string; query: readonly string[] }>;
+
+type RouteName = keyof typeof clientRoutes;
+type QueryOf<R extends RouteName> = Partial<Record<(typeof clientRoutes)[R]["query"][number], string | number | boolean | undefined>>;
+
+/** The node answered with an error: its status and the API's JSON `message`. */
+export class LedgerdError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+    /** The answer's body as sent (JSON `{"message", "status"}` for every error of the API). */
+    readonly body: string,
+  ) {
+    super(message);
+    this.name = "LedgerdError";
+  }
+}
+
+/** `getTransaction(id, { verify })` found the proof wrong, or of another transaction. */
+export class ProofRefused extends Error {
+  constructor(
+    readonly transactionId: string,
+    readonly reason: string,
+  ) {
+    super(`the proof of ${transactionId} is refused: ${reason}`);
+    this.name = "ProofRefused";
+  }
+}
+
+export type FetchLike = (url: string, init?: { method?: string; headers?: Record<string, string>; body?: string }) => Promise<{
+  readonly status: number;
+  readonly ok: boolean;
+  readonly headers: { get(name: string): string | null };
+  text(): Promise<string>;
+}>;
+
+export interface ClientOptions {
+  /** The fetch to call; default globalThis.fetch. */
+  readonly fetch?: FetchLike;
+}
+
+export interface GetTransactionOptions {
+  /**
+   * Fetch the transaction's proof too and check it (ledgerd/verify): that it reaches the app hash
+   * it carries, or with `validators` / `trust` one signed by the validators trusted; and that it
+   * is the proof of this id. Refused: ProofRefused.
+   */
+  readonly verify?: boolean | VerifyOptions;
+}
+
+export interface PageOptions {
+  /** Items per request (1 to the node's server.search_limit_max; default 100). */
+  readonly pageSize?: number;
+}
+
+const pageSizeDefault = 100;
+
+function errorMessage(status: number, body: string): string {
+  try {
+    const parsed = JSON.parse(body) as { message?: unknown };
+    if (typeof parsed?.message === "string") return parsed.message;
+  } catch {
+    // Not the API's JSON (a proxy's page): the text itself says what happened.
+  }
+  return body.length > 0 ? body.slice(0, 200) : `HTTP ${status}`;
+}
+
+/** The next page's path from a `Link` header, or null (docs/http-api.md, Paging). */
+export function nextPageOf(link: string | null): string | null {
+  const match = link === null ? null : /<([^>]*)>\s*;\s*rel="?next"?/.exec(link);
+  return match === null ? null : match[1]!;
+}
+
+export class LedgerdClient {
+  private readonly base: string;
+  private readonly fetch: FetchLike;
+
+  /** `baseUrl`: the node's root, e.g. `http://127.0.0.1:9984`. */
+  constructor(baseUrl: string, options: ClientOptions = {}) {
+    this.base = baseUrl.replace(/\/+$/, "");
+    const given = options.fetch ?? (globalThis.fetch as unknown as FetchLike | undefined);
+    if (given === undefined) throw new Error("no fetch: give one in the options");
+    this.fetch = given;
+  }
+
+  /** The URL of a route with its path values and query (undefined values left out). */
+  private url<R extends RouteName>(route: R, pathValues: Record<string, string>, query: QueryOf<R> = {}): string {
+    const path = clientRoutes[route].path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(pathValues[name]!));
+    const pairs = Object.entries(query)
+      .filter(([, value]) => value !== undefined)
+      .map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(String(value))}`);
+    return `${this.base}${path}${pairs.length === 0 ? "" : `?${pairs.join("&")}`}`;
+  }
+
+  private async request(url: string, init?: Parameters<FetchLike>[1]) {
+    const response = await this.fetch(url, init);
+    const body = await response.text();
+    if (!response.ok) throw new LedgerdError(errorMessage(response.status, body), response.status, body);
+    return { body, headers: response.headers };
+  }
+
+  private async json<T>(url: string): Promise<T> {
+    return JSON.parse((await this.request(url)).body) as T;
+  }
+
+  /** Every item of a paged list, a page at a time, following the `Link` of each page. */
+  private async *pages<T, R extends RouteName>(route: R, query: QueryOf<R>, options: PageOptions): AsyncGenerator<T> {
+    let url: string | null = this.url(route, {}, { ...query, limit: options.pageSize ?? pageSizeDefault });
+    while (url !== null) {
+      const { body, headers } = await this.request(url);
+      yield* JSON.parse(body) as T[];
+      const next = nextPageOf(headers.get("link"));
+      url = next === null ? null : new URL(next, `${this.base}/`).href;
+    }
+  }
+
+  /** A committed transaction; with `verify`, only once its proof checks (else ProofRefused). */
+  async getTransaction(id: string, options: GetTransactionOptions = {}): Promise<Transaction> {
+    const tx = await this.json<Transaction>(this.url("transaction", { transaction_id: id }));
+    if (options.verify === undefined || options.verify === false) return tx;
+    if (tx.id !== id) throw new ProofRefused(id, `the node answered transaction ${String(tx.id)}`);
+    const proof = await this.getProof(id);
+    const verdict = verifyTransactionProof(proof, options.verify === true ? {} : options.verify, id);
+    if (!verdict.ok) throw new ProofRefused(id, verdict.reason);
+    return tx;
+  }
+
+  /** Posts a transaction (one the official driver made and signed); the node's echo. */
+  async postTransaction(tx: Transaction | object, mode: PostMode = "async"): Promise<Transaction> {
+    const { body } = await this.request(this.url("postTransaction", {}, { mode }), {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(tx),
+    });
+    return JSON.parse(body) as Transaction;
+  }
+
+  /** An asset's transactions, in commit order, the whole list in one answer. */
+  listTransactions(assetId: string, operation?: Operation): Promise<Transaction[]> {
+    return this.json(this.url("transactions", {}, { asset_id: assetId, operation }));
+  }
+
+  /** An asset's transactions, a page at a time. */
+  transactions(assetId: string, operation?: Operation, options: PageOptions = {}): AsyncGenerator<Transaction> {
+    return this.pages("transactions", { asset_id: assetId, operation }, options);
+  }
+
+  /** The outputs a key is named in (only spent or unspent ones with `spent`), in one answer. */
+  getOutputs(publicKey: string, spent?: boolean): Promise<Output[]> {
+    return this.json(this.url("outputs", {}, { public_key: publicKey, spent }));
+  }
+
+  /** The outputs a key is named in, a page at a time. */
+  outputs(publicKey: string, spent?: boolean, options: PageOptions = {}): AsyncGenerator<Output> {
+    return this.pages("outputs", { public_key: publicKey, spent }, options);
+  }
+
+  /** What a key alone may spend, per asset (docs/http-api.md, Balances), a page at a time. */
+  balances(publicKey: string, assetId?: string, options: PageOptions = {}): AsyncGenerator<Balance> {
+    return this.pages("balances", { public_key: publicKey, asset_id: assetId }, options);
+  }
+
+  /** The best `limit` assets matching `text` (all with no limit). */
+  searchAssets(text: string, limit?: number): Promise<AssetHit[]> {
+    return this.json(this.url("assets", {}, { search: text, limit }));
+  }
+
+  /** The best `limit` metadata matching `text` (all with no limit). */
+  searchMetadata(text: string, limit?: number): Promise<MetadataHit[]> {
+    return this.json(this.url("metadata", {}, { search: text, limit }));
+  }
+
+  /** Every asset matching `text`, best first, a page at a time. */
+  assets(text: string, options: PageOptions = {}): AsyncGenerator<AssetHit> {
+    return this.pages("assets", { search: text }, options);
+  }
+
+  /** Every metadata matching `text`, best first, a page at a time. */
+  metadata(text: string, options: PageOptions = {}): AsyncGenerator<MetadataHit> {
+    return this.pages("metadata", { search: text }, options);
+  }
+
+  getBlock(height: number): Promise<Block> {
+    return this.json(this.url("block", { block_height: String(height) }));
+  }
+
+  /** The heights of the blocks holding a transaction: [height], or []. */
+  blocksOf(transactionId: string): Promise<number[]> {
+    return this.json(this.url("blocksOf", {}, { transaction_id: transactionId }));
+  }
+
+  getValidators(): Promise<Validator[]> {
+    return this.json(this.url("validators", {}));
+  }
+
+  /** The proof that a transaction is in the ledger, reaching the app hash after `height` (default the last). */
+  getProof(transactionId: string, height?: number): Promise<TransactionProof> {
+    return this.json(this.url("proof", { transaction_id: transactionId }, { height }));
+  }
+
+  /** The proof that the history at `to` (default the last) extends the one at `from`. */
+  getConsistency(from: number, to?: number): Promise<ConsistencyProof> {
+    return this.json(this.url("consistency", {}, { from, to }));
+  }
+
+  /** The signed checkpoint: the latest, or of a past tree size. */
+  async getCheckpoint(size?: number): Promise<Checkpoint> {
+    const { body, headers } = await this.request(this.url("checkpoint", {}, { size }));
+    const height = headers.get("ledgerd-checkpoint-height");
+    return { note: body, height: height === null ? null : Number(height) };
+  }
+}

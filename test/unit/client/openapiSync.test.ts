@@ -1,0 +1,93 @@
+// ledgerd/client held to the OpenAPI document (built by src/http/openapi/openapiDocument.ts):
+// every route of the client's table is an operation of the document with the parameters the
+// client sends; and every request each method makes, recorded, is such an operation, with
+// values the document's schemas accept, so that a method cannot bypass the table.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import { clientRoutes, LedgerdClient, type FetchLike } from "../../../src/client/client.js";
+import { openapiDocument, type Parameter } from "../../../src/http/openapi/openapiDocument.js";
+import { httpOptionsDefault } from "../../../src/http/options.js";
+
+const document = openapiDocument(httpOptionsDefault);
+const paths = document.paths as unknown as Record<string, Record<string, { parameters?: readonly Parameter[] }>>;
+const ajv = new Ajv2020({ strict: false });
+
+function operationOf(method: string, path: string): { parameters?: readonly Parameter[] } {
+  const operation = paths[path]?.[method];
+  assert.ok(operation !== undefined, `${method.toUpperCase()} ${path} is not in the OpenAPI document`);
+  return operation;
+}
+
+test("every route of the client's table is in the OpenAPI document, with the parameters it sends", () => {
+  for (const [name, route] of Object.entries(clientRoutes)) {
+    const parameters = operationOf(route.method, route.path).parameters ?? [];
+    for (const query of route.query) {
+      assert.ok(parameters.some((p) => p.in === "query" && p.name === query), `${name}: ${route.path} takes no ${query}`);
+    }
+    const inPath = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+    assert.deepEqual(inPath, parameters.filter((p) => p.in === "path").map((p) => p.name), `${name}: path parameters`);
+    // A parameter the document requires, the client sends.
+    for (const p of parameters.filter((p) => p.in === "query" && p.required === true)) {
+      assert.ok((route.query as readonly string[]).includes(p.name), `${name}: ${route.path} requires ${p.name}`);
+    }
+  }
+});
+
+/** The document's path whose template matches `pathname`. */
+function templateOf(method: string, pathname: string): string {
+  const found = Object.keys(paths).filter((template) => {
+    const pattern = new RegExp(`^${template.replace(/\{\w+\}/g, "[^/]+")}$`);
+    return pattern.test(pathname) && paths[template]![method] !== undefined;
+  });
+  // A literal path (/api/v1/blocks/latest) wins over a template.
+  assert.ok(found.length > 0, `${method.toUpperCase()} ${pathname} is not in the OpenAPI document`);
+  return found.find((t) => !t.includes("{")) ?? found[0]!;
+}
+
+function checkRequest(method: string, url: URL): void {
+  const parameters = operationOf(method, templateOf(method, url.pathname)).parameters ?? [];
+  for (const [name, value] of url.searchParams) {
+    const parameter = parameters.find((p) => p.in === "query" && p.name === name);
+    assert.ok(parameter !== undefined, `${url.pathname} takes no ${name}`);
+    const schema = parameter.schema as { type?: string };
+    const sent = schema.type === "integer" ? Number(value) : value;
+    assert.ok(ajv.validate(parameter.schema, sent), `${url.pathname}: ${name}=${value} is not what the document accepts`);
+  }
+}
+
+test("every request the client's methods make is an operation of the document, with values it accepts", async () => {
+  const seen: string[] = [];
+  const record: FetchLike = async (url, init) => {
+    const method = (init?.method ?? "GET").toLowerCase();
+    checkRequest(method, new URL(url));
+    seen.push(`${method} ${new URL(url).pathname}`);
+    return { status: 200, ok: true, headers: { get: () => null }, text: async () => "[]" };
+  };
+  const client = new LedgerdClient("http://node.test", { fetch: record });
+  const id = "ab".repeat(32);
+  const key = "9qLvREC54mhKYivr88VpckyVWdAFmifJpGjbvV5AiTRs";
+  await client.getTransaction(id);
+  await client.postTransaction({ id }, "commit");
+  await client.listTransactions(id, "TRANSFER");
+  for await (const _ of client.transactions(id, "CREATE", { pageSize: 10 })) void _;
+  await client.getOutputs(key, false);
+  for await (const _ of client.outputs(key, true)) void _;
+  for await (const _ of client.balances(key, id)) void _;
+  await client.searchAssets("gold", 5);
+  await client.searchMetadata("gold", 5);
+  for await (const _ of client.assets("gold")) void _;
+  for await (const _ of client.metadata("gold")) void _;
+  await client.getBlock(3);
+  await client.blocksOf(id);
+  await client.getValidators();
+  await client.getProof(id, 4);
+  await client.getConsistency(1, 4);
+  await client.getCheckpoint();
+  await client.getCheckpoint(2);
+  // Each route of the table was exercised.
+  for (const route of Object.values(clientRoutes)) {
+    const template = new RegExp(`^${route.method} ${route.path.replace(/\{\w+\}/g, "[^/]+")}$`);
+    assert.ok(seen.some((s) => template.test(s)), `no method calls ${route.method} ${route.path}`);
+  }
+});
