@@ -1,0 +1,116 @@
+// ledgerd/client against a real solo node over real sockets: it posts what the official JS
+// driver builds and signs, reads it back, walks paged outputs across pages, verifies a proof,
+// and refuses a tampered proof and a proof of another transaction.
+import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
+import { describe, it } from "node:test";
+import driver from "bigchaindb-driver";
+import { LedgerdClient, LedgerdError, ProofRefused, type FetchLike, type TransactionProof } from "../../../src/client/client.js";
+import { base58KeyCharsMin } from "../../../src/transaction/schemas.js";
+import { useStartedNode } from "../../helpers/startedNode.js";
+
+// The driver is used as plain JavaScript, as its users do (its typings are narrower than its API).
+const { Transaction, Ed25519Keypair } = driver as any; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Keypair = { publicKey: string; privateKey: string };
+
+function keypair(): Keypair {
+  for (;;) {
+    const pair = new Ed25519Keypair(randomBytes(32)) as Keypair;
+    if (pair.publicKey.length >= base58KeyCharsMin) return pair;
+  }
+}
+
+const ed = (publicKey: string) => Transaction.makeEd25519Condition(publicKey);
+const out = (publicKey: string, amount = "1") => Transaction.makeOutput(ed(publicKey), amount);
+
+function driverCreate(owner: Keypair, data: object, amount = "1") {
+  return Transaction.signTransaction(Transaction.makeCreateTransaction(data, { made: "by the driver" }, [out(owner.publicKey, amount)], owner.publicKey), owner.privateKey);
+}
+
+/** The real fetch, with the proof answers rewritten by `change`: a node (or a path) that lies. */
+function lyingFetch(change: (proof: TransactionProof) => TransactionProof): FetchLike {
+  return async (url, init) => {
+    const response = await fetch(url, init);
+    if (!url.includes("/proofs/transactions/")) return response;
+    const proof = change((await response.json()) as TransactionProof);
+    return { status: response.status, ok: response.ok, headers: response.headers, text: async () => JSON.stringify(proof) };
+  };
+}
+
+describe("ledgerd/client against a solo node", () => {
+  const node = useStartedNode("client");
+  const alice = keypair();
+  const bob = keypair();
+
+  it("posts the driver's CREATE and TRANSFER, reads them back, and walks the outputs page by page", async () => {
+    const client = new LedgerdClient(node().baseUrl);
+    const tokens = driverCreate(alice, { token: "client-test" }, "10");
+    const echoed = await client.postTransaction(tokens, "commit");
+    assert.equal(echoed.id, tokens.id);
+    assert.deepEqual(await client.getTransaction(tokens.id), tokens);
+    const split = Transaction.signTransaction(
+      Transaction.makeTransferTransaction([{ tx: tokens, output_index: 0 }], [out(alice.publicKey, "3"), out(bob.publicKey, "7")], null),
+      alice.privateKey,
+    );
+    await client.postTransaction(split, "commit");
+    assert.deepEqual((await client.listTransactions(tokens.id)).map((tx) => tx.id), [tokens.id, split.id]);
+    assert.deepEqual((await client.listTransactions(tokens.id, "TRANSFER")).map((tx) => tx.id), [split.id]);
+    const [height] = await client.blocksOf(split.id);
+    assert.ok(height !== undefined);
+    assert.ok((await client.getBlock(height)).transactions.some((tx) => tx.id === split.id));
+    assert.deepEqual(await client.getOutputs(alice.publicKey, true), [{ transaction_id: tokens.id, output_index: 0 }]);
+    const walked = [];
+    for await (const balance of client.balances(bob.publicKey)) walked.push(balance);
+    assert.deepEqual(walked, [{ asset_id: tokens.id, amount: "7" }]);
+
+    for (let i = 0; i < 6; i++) await client.postTransaction(driverCreate(alice, { token: "client-page", i }), "commit");
+    const whole = await client.getOutputs(alice.publicKey);
+    assert.equal(whole.length, 8);
+    const asked: string[] = [];
+    const counting = new LedgerdClient(node().baseUrl, { fetch: (url, init) => (asked.push(url), fetch(url, init)) });
+    const paged = [];
+    for await (const output of counting.outputs(alice.publicKey, undefined, { pageSize: 3 })) paged.push(output);
+    assert.deepEqual(paged, whole);
+    assert.equal(asked.length, 3, "three pages, each named by the Link of the one before");
+    assert.ok(asked.slice(1).every((url) => url.includes("cursor=")));
+    const hits = await client.searchAssets("client-page", 2);
+    assert.equal(hits.length, 2);
+    assert.ok((await client.searchMetadata("driver")).length >= 7);
+  });
+
+  it("answers errors as LedgerdError with the status and the API's message", async () => {
+    const client = new LedgerdClient(node().baseUrl);
+    const missing = "00".repeat(32);
+    await assert.rejects(client.getTransaction(missing), (error: unknown) =>
+      error instanceof LedgerdError && error.status === 404 && error.message.length > 0 && JSON.parse(error.body).status === 404);
+    await assert.rejects(client.postTransaction({ id: missing }, "commit"), (error: unknown) => error instanceof LedgerdError && error.status === 400);
+  });
+
+  it("verifies a transaction's proof as it reads it, and refuses a tampered proof or another transaction's", async () => {
+    const honest = new LedgerdClient(node().baseUrl);
+    const tx = driverCreate(alice, { token: "client-proof" });
+    await honest.postTransaction(tx, "commit");
+    const other = driverCreate(bob, { token: "client-proof-other" });
+    await honest.postTransaction(other, "commit");
+    assert.deepEqual(await honest.getTransaction(tx.id, { verify: true }), tx);
+    const proof = await honest.getProof(tx.id);
+    assert.equal(proof.transaction_id, tx.id);
+
+    const flipped = (hex: string) => (hex[0] === "0" ? "1" : "0") + hex.slice(1);
+    const tampered = new LedgerdClient(node().baseUrl, {
+      fetch: lyingFetch((p) => ({ ...p, app_hash: flipped(p.app_hash) })),
+    });
+    await assert.rejects(tampered.getTransaction(tx.id, { verify: true }), (error: unknown) => error instanceof ProofRefused && /app hash/.test(error.reason));
+    // Without verify, the same lying node is believed: verify is what refuses it.
+    assert.deepEqual(await tampered.getTransaction(tx.id), tx);
+
+    const otherProof = await honest.getProof(other.id);
+    const swapped = new LedgerdClient(node().baseUrl, { fetch: lyingFetch(() => otherProof) });
+    await assert.rejects(swapped.getTransaction(tx.id, { verify: true }), (error: unknown) => error instanceof ProofRefused && error.reason.includes(other.id));
+
+    // A solo node signs no headers: asked for the validators' signature, the proof is refused.
+    const validators = [{ address: "AA".repeat(20), pub_key: "11".repeat(32), power: 10 }];
+    await assert.rejects(honest.getTransaction(tx.id, { verify: { validators: validators as never } }), (error: unknown) =>
+      error instanceof ProofRefused && /signed header/.test(error.reason));
+  });
+});
