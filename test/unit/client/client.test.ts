@@ -3,8 +3,11 @@
 // and refuses a tampered proof and a proof of another transaction.
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
+import { runInNewContext } from "node:vm";
 import driver from "bigchaindb-driver";
+import { build } from "esbuild";
 import { LedgerdClient, LedgerdError, ProofRefused, type FetchLike, type TransactionProof } from "../../../src/client/client.js";
 import { base58KeyCharsMin } from "../../../src/transaction/schemas.js";
 import { useStartedNode } from "../../helpers/startedNode.js";
@@ -112,5 +115,26 @@ describe("ledgerd/client against a solo node", () => {
     const validators = [{ address: "AA".repeat(20), pub_key: "11".repeat(32), power: 10 }];
     await assert.rejects(honest.getTransaction(tx.id, { verify: { validators: validators as never } }), (error: unknown) =>
       error instanceof ProofRefused && /signed header/.test(error.reason));
+  });
+
+  it("runs in a browser: bundled for the browser platform, in a context with browser globals only, it reads with proof", async () => {
+    const entry = new URL("../../../src/client/client.ts", import.meta.url).pathname;
+    const bundle = await build({ entryPoints: [entry], bundle: true, platform: "browser", format: "iife", globalName: "ledgerdClient", write: false, logLevel: "silent" });
+    const code = bundle.outputFiles[0]!.text;
+    assert.doesNotMatch(code, /require\(["']node:/);
+    const client = new LedgerdClient(node().baseUrl);
+    const tx = driverCreate(alice, { token: "client-browser" });
+    await client.postTransaction(tx, "commit");
+    // The browser's fetch is the only door out of the context.
+    const browser = { TextEncoder, atob, URL, fetch, baseUrl: node().baseUrl, id: tx.id, result: undefined as unknown };
+    await runInNewContext(`${code}
+      result = new ledgerdClient.LedgerdClient(baseUrl).getTransaction(id, { verify: true })
+        .then((read) => JSON.stringify([read.id, typeof require, typeof process]));`, browser);
+    assert.equal(await browser.result, JSON.stringify([tx.id, "undefined", "undefined"]));
+  });
+
+  it("is what the package exports as ledgerd/client", () => {
+    const pkg = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as { exports: Record<string, { default: string; types: string }> };
+    assert.deepEqual(pkg.exports["./client"], { types: "./dist/src/client/client.d.ts", default: "./dist/src/client/client.js" });
   });
 });
