@@ -54,6 +54,12 @@ export interface Checkpoint {
   readonly height: number | null;
 }
 
+/**
+ * Filters of a query by field (docs/http-api.md, Queries by field): a dotted path from the
+ * document's root and the scalar it must equal (any element of an array on the path may).
+ */
+export type FieldFilters = Readonly<Record<string, string | number | boolean | null>>;
+
 export type PostMode = "async" | "sync" | "commit";
 export type Operation = "CREATE" | "TRANSFER";
 
@@ -69,13 +75,16 @@ export const clientRoutes = {
   balances: { method: "get", path: "/api/v1/balances", query: ["public_key", "asset_id", "limit", "cursor"] },
   assets: { method: "get", path: "/api/v1/assets", query: ["search", "limit", "cursor"] },
   metadata: { method: "get", path: "/api/v1/metadata", query: ["search", "limit", "cursor"] },
+  // Queries by field name their filters as parameters `data.<path>` (`metadata.<path>`).
+  assetsWhere: { method: "get", path: "/api/v1/assets", query: ["limit", "cursor"], fields: "data" },
+  metadataWhere: { method: "get", path: "/api/v1/metadata", query: ["limit", "cursor"], fields: "metadata" },
   block: { method: "get", path: "/api/v1/blocks/{block_height}", query: [] },
   blocksOf: { method: "get", path: "/api/v1/blocks", query: ["transaction_id"] },
   validators: { method: "get", path: "/api/v1/validators", query: [] },
   proof: { method: "get", path: "/api/v1/proofs/transactions/{transaction_id}", query: ["height"] },
   consistency: { method: "get", path: "/api/v1/proofs/consistency", query: ["from", "to"] },
   checkpoint: { method: "get", path: "/api/v1/checkpoint", query: ["size"] },
-} as const satisfies Record<string, { method: "get" | "post"; path: string; query: readonly string[] }>;
+} as const satisfies Record<string, { method: "get" | "post"; path: string; query: readonly string[]; fields?: string }>;
 
 type RouteName = keyof typeof clientRoutes;
 type QueryOf<R extends RouteName> = Partial<Record<(typeof clientRoutes)[R]["query"][number], string | number | boolean | undefined>>;
@@ -161,11 +170,14 @@ export class LedgerdClient {
   }
 
   /** The URL of a route with its path values and query (undefined values left out). */
-  private url<R extends RouteName>(route: R, pathValues: Record<string, string>, query: QueryOf<R> = {}): string {
-    const path = clientRoutes[route].path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(pathValues[name]!));
-    const pairs = Object.entries(query)
+  private url<R extends RouteName>(route: R, pathValues: Record<string, string>, query: QueryOf<R> = {}, filters: FieldFilters = {}): string {
+    const { path: template, ...rest } = clientRoutes[route];
+    const path = template.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(pathValues[name]!));
+    // A string is sent quoted: `42` unquoted would be the number, `"42"` is the text.
+    const fields = Object.entries(filters).map(([name, value]) => [`${"fields" in rest ? rest.fields : ""}.${name}`, typeof value === "string" ? JSON.stringify(value) : String(value)]);
+    const pairs = [...Object.entries(query), ...fields]
       .filter(([, value]) => value !== undefined)
-      .map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(String(value))}`);
+      .map(([name, value]) => `${encodeURIComponent(name!)}=${encodeURIComponent(String(value))}`);
     return `${this.base}${path}${pairs.length === 0 ? "" : `?${pairs.join("&")}`}`;
   }
 
@@ -181,8 +193,8 @@ export class LedgerdClient {
   }
 
   /** Every item of a paged list, a page at a time, following the `Link` of each page. */
-  private async *pages<T, R extends RouteName>(route: R, query: QueryOf<R>, options: PageOptions): AsyncGenerator<T> {
-    let url: string | null = this.url(route, {}, { ...query, limit: options.pageSize ?? pageSizeDefault });
+  private async *pages<T, R extends RouteName>(route: R, query: QueryOf<R>, options: PageOptions, filters: FieldFilters = {}): AsyncGenerator<T> {
+    let url: string | null = this.url(route, {}, { ...query, limit: options.pageSize ?? pageSizeDefault }, filters);
     while (url !== null) {
       const { body, headers } = await this.request(url);
       yield* JSON.parse(body) as T[];
@@ -255,6 +267,16 @@ export class LedgerdClient {
   /** Every metadata matching `text`, best first, a page at a time. */
   metadata(text: string, options: PageOptions = {}): AsyncGenerator<MetadataHit> {
     return this.pages("metadata", { search: text }, options);
+  }
+
+  /** The assets whose data holds every field given (`{ "owner.name": "alice" }`), in commit order, a page at a time. */
+  assetsWhere(filters: FieldFilters, options: PageOptions = {}): AsyncGenerator<AssetHit> {
+    return this.pages("assetsWhere", {}, options, filters);
+  }
+
+  /** The metadata holding every field given, in commit order, a page at a time. */
+  metadataWhere(filters: FieldFilters, options: PageOptions = {}): AsyncGenerator<MetadataHit> {
+    return this.pages("metadataWhere", {}, options, filters);
   }
 
   getBlock(height: number): Promise<Block> {

@@ -76,6 +76,15 @@ describe("ledgerd/client against a solo node", () => {
     assert.deepEqual(paged, whole);
     assert.equal(asked.length, 3, "three pages, each named by the Link of the one before");
     assert.ok(asked.slice(1).every((url) => url.includes("cursor=")));
+    const byField = [];
+    for await (const hit of client.assetsWhere({ token: "client-page" }, { pageSize: 4 })) byField.push(hit.data);
+    assert.deepEqual(byField, [0, 1, 2, 3, 4, 5].map((i) => ({ token: "client-page", i })));
+    const one = [];
+    for await (const hit of client.assetsWhere({ token: "client-page", i: 2 })) one.push(hit.data);
+    assert.deepEqual(one, [{ token: "client-page", i: 2 }]);
+    let made = 0;
+    for await (const _ of client.metadataWhere({ made: "by the driver" })) made++;
+    assert.ok(made >= 7);
     const hits = await client.searchAssets("client-page", 2);
     assert.equal(hits.length, 2);
     assert.ok((await client.searchMetadata("driver")).length >= 7);
