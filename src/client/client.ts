@@ -1,6 +1,10 @@
 // ledgerd/client: a typed client of the HTTP API (docs/client.md). Browser-safe: it takes
 // `fetch` from the caller (or globalThis) and does no other IO. The routes it calls are in one
 // table, `clientRoutes`, that test/unit/client/openapiSync.test.ts holds to the OpenAPI document.
+import { parseCheckpointBody } from "../proofs/checkpoint.js";
+import { appHashV1 } from "../proofs/commitment.js";
+import { toBase64 } from "../proofs/encoding.js";
+import { openNote, parseVerifierKey } from "../proofs/signedNote.js";
 import { verifyTransactionProof, type ConsistencyProof, type TransactionProof, type VerifyOptions } from "../proofs/verify.js";
 
 export * from "./streamSubscription.js";
@@ -60,6 +64,19 @@ export interface Checkpoint {
  */
 export type FieldFilters = Readonly<Record<string, string | number | boolean | null>>;
 
+/**
+ * A checkpoint the client verified (signed by the key it trusts) and keeps: the history's size
+ * and root, and the height after which the ledger's app hash (`appHash`) commits to them.
+ */
+export interface KeptCheckpoint {
+  readonly origin: string;
+  readonly size: number;
+  /** Base64, as in the checkpoint. */
+  readonly root: string;
+  readonly height: number;
+  readonly appHash: string;
+}
+
 export type PostMode = "async" | "sync" | "commit";
 export type Operation = "CREATE" | "TRANSFER";
 
@@ -84,6 +101,7 @@ export const clientRoutes = {
   proof: { method: "get", path: "/api/v1/proofs/transactions/{transaction_id}", query: ["height"] },
   consistency: { method: "get", path: "/api/v1/proofs/consistency", query: ["from", "to"] },
   checkpoint: { method: "get", path: "/api/v1/checkpoint", query: ["size"] },
+  checkpointKey: { method: "get", path: "/api/v1/checkpoint/key", query: [] },
 } as const satisfies Record<string, { method: "get" | "post"; path: string; query: readonly string[]; fields?: string }>;
 
 type RouteName = keyof typeof clientRoutes;
@@ -113,6 +131,14 @@ export class ProofRefused extends Error {
   }
 }
 
+/** The node's checkpoint is not signed by the key given, or is no checkpoint. */
+export class CheckpointRefused extends Error {
+  constructor(readonly reason: string) {
+    super(`the checkpoint is refused: ${reason}`);
+    this.name = "CheckpointRefused";
+  }
+}
+
 export type FetchLike = (url: string, init?: { method?: string; headers?: Record<string, string>; body?: string }) => Promise<{
   readonly status: number;
   readonly ok: boolean;
@@ -132,6 +158,12 @@ export interface GetTransactionOptions {
    * is the proof of this id. Refused: ProofRefused.
    */
   readonly verify?: boolean | VerifyOptions;
+  /**
+   * A checkpoint the client keeps (`verifiedCheckpoint`): the proof is asked for its height and
+   * must reach its app hash; implies `verify`. A transaction after the checkpoint has no such
+   * proof (the node answers 400): verify a newer checkpoint first.
+   */
+  readonly checkpoint?: KeptCheckpoint;
 }
 
 export interface PageOptions {
@@ -206,11 +238,15 @@ export class LedgerdClient {
   /** A committed transaction; with `verify`, only once its proof checks (else ProofRefused). */
   async getTransaction(id: string, options: GetTransactionOptions = {}): Promise<Transaction> {
     const tx = await this.json<Transaction>(this.url("transaction", { transaction_id: id }));
-    if (options.verify === undefined || options.verify === false) return tx;
+    const { verify = false, checkpoint } = options;
+    if (verify === false && checkpoint === undefined) return tx;
     if (tx.id !== id) throw new ProofRefused(id, `the node answered transaction ${String(tx.id)}`);
-    const proof = await this.getProof(id);
-    const verdict = verifyTransactionProof(proof, options.verify === true ? {} : options.verify, id);
+    const proof = await this.getProof(id, checkpoint?.height);
+    const verdict = verifyTransactionProof(proof, typeof verify === "boolean" ? {} : verify, id);
     if (!verdict.ok) throw new ProofRefused(id, verdict.reason);
+    if (checkpoint !== undefined && (verdict.height !== checkpoint.height || verdict.appHash !== checkpoint.appHash)) {
+      throw new ProofRefused(id, `the proof reaches app hash ${verdict.appHash} after height ${verdict.height}, not the checkpoint's ${checkpoint.appHash} after ${checkpoint.height}`);
+    }
     return tx;
   }
 
@@ -300,6 +336,25 @@ export class LedgerdClient {
   /** The proof that the history at `to` (default the last) extends the one at `from`. */
   getConsistency(from: number, to?: number): Promise<ConsistencyProof> {
     return this.json(this.url("consistency", {}, { from, to }));
+  }
+
+  /** The checkpoints' verifier key (signed-note form); pin it rather than trust each answer. */
+  async getCheckpointKey(): Promise<string> {
+    return (await this.request(this.url("checkpointKey", {}))).body.trim();
+  }
+
+  /** The latest checkpoint, once its signature by `verifierKey` checks; else CheckpointRefused. */
+  async verifiedCheckpoint(verifierKey: string): Promise<KeptCheckpoint> {
+    const key = parseVerifierKey(verifierKey);
+    if (key === null) throw new CheckpointRefused(`${verifierKey} is not an Ed25519 verifier key`);
+    const { note, height } = await this.getCheckpoint();
+    const body = openNote(note, key);
+    if (body === null) throw new CheckpointRefused(`it carries no valid signature by ${key.name}`);
+    const checkpoint = parseCheckpointBody(body);
+    if (checkpoint === null || checkpoint.origin !== key.name) throw new CheckpointRefused(`the note signed by ${key.name} is not a checkpoint of that origin`);
+    if (height === null || !Number.isSafeInteger(height)) throw new CheckpointRefused("the node gave no height for it");
+    const { origin, size, root } = checkpoint;
+    return { origin, size, root: toBase64(root), height, appHash: appHashV1(size, root) };
   }
 
   /** The signed checkpoint: the latest, or of a past tree size. */

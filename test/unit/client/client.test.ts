@@ -8,7 +8,9 @@ import { describe, it } from "node:test";
 import { runInNewContext } from "node:vm";
 import driver from "bigchaindb-driver";
 import { build } from "esbuild";
-import { LedgerdClient, LedgerdError, ProofRefused, type FetchLike, type TransactionProof } from "../../../src/client/client.js";
+import { CheckpointRefused, LedgerdClient, LedgerdError, ProofRefused, type FetchLike, type TransactionProof } from "../../../src/client/client.js";
+import { appHashV1 } from "../../../src/proofs/commitment.js";
+import { verifierKeyOf } from "../../../src/proofs/signedNote.js";
 import { base58KeyCharsMin } from "../../../src/transaction/schemas.js";
 import { useStartedNode } from "../../helpers/startedNode.js";
 
@@ -124,6 +126,24 @@ describe("ledgerd/client against a solo node", () => {
     const validators = [{ address: "AA".repeat(20), pub_key: "11".repeat(32), power: 10 }];
     await assert.rejects(honest.getTransaction(tx.id, { verify: { validators: validators as never } }), (error: unknown) =>
       error instanceof ProofRefused && /signed header/.test(error.reason));
+  });
+
+  it("verifies a checkpoint by the key it pins, and reads with proof against the checkpoint it keeps", async () => {
+    const client = new LedgerdClient(node().baseUrl);
+    const tx = driverCreate(alice, { token: "client-checkpoint" });
+    await client.postTransaction(tx, "commit");
+    const key = await client.getCheckpointKey();
+    const kept = await client.verifiedCheckpoint(key);
+    assert.ok(kept.height >= (await client.blocksOf(tx.id))[0]!);
+    assert.deepEqual(await client.getTransaction(tx.id, { checkpoint: kept }), tx);
+    // A checkpoint of another history: the proof does not reach it.
+    const root = Buffer.from(kept.root, "base64");
+    root[0]! ^= 1;
+    const forged = { ...kept, appHash: appHashV1(kept.size, root) };
+    await assert.rejects(client.getTransaction(tx.id, { checkpoint: forged }), (error: unknown) => error instanceof ProofRefused && /checkpoint/.test(error.reason));
+    // Another key than the node's: the checkpoint is refused.
+    const other = verifierKeyOf({ name: key.split("+")[0]!, publicKey: new Uint8Array(32).fill(7) });
+    await assert.rejects(client.verifiedCheckpoint(other), CheckpointRefused);
   });
 
   it("runs in a browser: bundled for the browser platform, in a context with browser globals only, it reads with proof", async () => {

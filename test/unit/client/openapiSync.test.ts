@@ -94,6 +94,7 @@ test("every request the client's methods make is an operation of the document, w
   await client.getConsistency(1, 4);
   await client.getCheckpoint();
   await client.getCheckpoint(2);
+  await client.getCheckpointKey();
   // Each route of the table was exercised.
   for (const route of Object.values(clientRoutes)) {
     const template = new RegExp(`^${route.method} ${route.path.replace(/\{\w+\}/g, "[^/]+")}$`);
