@@ -5,10 +5,11 @@ import { parseCheckpointBody } from "../proofs/checkpoint.js";
 import { appHashV1 } from "../proofs/commitment.js";
 import { toBase64 } from "../proofs/encoding.js";
 import { openNote, parseVerifierKey } from "../proofs/signedNote.js";
-import { verifyTransactionProof, type ConsistencyProof, type TransactionProof, type VerifyOptions } from "../proofs/verify.js";
+import { verifyTransactionProof, type ConsistencyProof, type LightBlock, type TransactionProof, type VerifyOptions } from "../proofs/verify.js";
 
 export * from "./streamSubscription.js";
-export type { ConsistencyProof, TransactionProof, VerifyOptions, Verdict } from "../proofs/verify.js";
+export type { ConsistencyProof, LightBlock, TransactionProof, TrustRoot, VerifyOptions, Verdict } from "../proofs/verify.js";
+export { trustRootOf } from "../proofs/verify.js";
 
 /** A v2.0 transaction (BigchainDB's model), as the driver makes it and the node answers it. */
 export interface Transaction {
@@ -45,6 +46,44 @@ export interface MetadataHit {
 export interface Block {
   readonly height: number;
   readonly transactions: readonly Transaction[];
+}
+
+export interface LatestBlock {
+  readonly app_hash: string;
+  readonly height: number;
+  readonly transactions: readonly string[];
+}
+
+/** A validator election (docs/http-api.md); the vote counts are decimal strings. */
+export interface Election {
+  readonly election_id: string;
+  readonly type: string;
+  readonly status: "ongoing" | "concluded" | "inconclusive";
+  readonly height: number;
+  readonly concluded_at: number | null;
+  readonly public_key: { readonly type: string; readonly value: string };
+  readonly power: number;
+  readonly node_id: string;
+  readonly votes: string;
+  readonly total_power: string;
+}
+
+/** Evidence of a validator's misbehavior a block carried (docs/http-api.md, Evidence). */
+export interface Evidence {
+  readonly height: number;
+  readonly index: number;
+  readonly type: string;
+  readonly [field: string]: unknown;
+}
+
+/** The light blocks to follow the validator set with (`verify: { trust }`'s `validatorChanges`). */
+export interface ValidatorChanges {
+  readonly version: number;
+  readonly chain_id: string;
+  readonly from_height: number;
+  readonly to_height: number;
+  readonly light_blocks: readonly LightBlock[];
+  readonly next_from_height: number | null;
 }
 
 export interface Validator {
@@ -96,6 +135,10 @@ export const clientRoutes = {
   assetsWhere: { method: "get", path: "/api/v1/assets", query: ["limit", "cursor"], fields: "data" },
   metadataWhere: { method: "get", path: "/api/v1/metadata", query: ["limit", "cursor"], fields: "metadata" },
   block: { method: "get", path: "/api/v1/blocks/{block_height}", query: [] },
+  latestBlock: { method: "get", path: "/api/v1/blocks/latest", query: [] },
+  election: { method: "get", path: "/api/v1/elections/{election_id}", query: [] },
+  evidence: { method: "get", path: "/api/v1/evidence", query: ["height", "limit", "cursor"] },
+  validatorChanges: { method: "get", path: "/api/v1/proofs/validator-changes", query: ["from_height", "to_height"] },
   blocksOf: { method: "get", path: "/api/v1/blocks", query: ["transaction_id"] },
   validators: { method: "get", path: "/api/v1/validators", query: [] },
   proof: { method: "get", path: "/api/v1/proofs/transactions/{transaction_id}", query: ["height"] },
@@ -317,6 +360,24 @@ export class LedgerdClient {
 
   getBlock(height: number): Promise<Block> {
     return this.json(this.url("block", { block_height: String(height) }));
+  }
+
+  getLatestBlock(): Promise<LatestBlock> {
+    return this.json(this.url("latestBlock", {}));
+  }
+
+  getElection(electionId: string): Promise<Election> {
+    return this.json(this.url("election", { election_id: electionId }));
+  }
+
+  /** The evidence CometBFT committed (of the block at `height` only, when given), a page at a time. */
+  evidence(height?: number, options: PageOptions = {}): AsyncGenerator<Evidence> {
+    return this.pages("evidence", { height }, options);
+  }
+
+  /** The signed headers at the validator set's changes between two heights (docs/proofs.md). */
+  getValidatorChanges(fromHeight?: number, toHeight?: number): Promise<ValidatorChanges> {
+    return this.json(this.url("validatorChanges", {}, { from_height: fromHeight, to_height: toHeight }));
   }
 
   /** The heights of the blocks holding a transaction: [height], or []. */

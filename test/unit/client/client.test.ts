@@ -63,6 +63,10 @@ describe("ledgerd/client against a solo node", () => {
     const [height] = await client.blocksOf(split.id);
     assert.ok(height !== undefined);
     assert.ok((await client.getBlock(height)).transactions.some((tx) => tx.id === split.id));
+    assert.ok((await client.getLatestBlock()).height >= height);
+    const evidence = [];
+    for await (const item of client.evidence()) evidence.push(item);
+    assert.deepEqual(evidence, [], "a solo node has no evidence");
     assert.deepEqual(await client.getOutputs(alice.publicKey, true), [{ transaction_id: tokens.id, output_index: 0 }]);
     const walked = [];
     for await (const balance of client.balances(bob.publicKey)) walked.push(balance);
@@ -98,6 +102,8 @@ describe("ledgerd/client against a solo node", () => {
     await assert.rejects(client.getTransaction(missing), (error: unknown) =>
       error instanceof LedgerdError && error.status === 404 && error.message.length > 0 && JSON.parse(error.body).status === 404);
     await assert.rejects(client.postTransaction({ id: missing }, "commit"), (error: unknown) => error instanceof LedgerdError && error.status === 400);
+    // A solo node signs no headers.
+    await assert.rejects(client.getValidatorChanges(), (error: unknown) => error instanceof LedgerdError && error.status === 409);
   });
 
   it("verifies a transaction's proof as it reads it, and refuses a tampered proof or another transaction's", async () => {
