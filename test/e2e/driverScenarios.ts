@@ -24,18 +24,18 @@ export interface NodeUnderTest {
 
 /** The driver throws on a 404 until a posted transaction is committed: that is "not yet". */
 const retried = { retryErrors: true } as const;
-const ed = (publicKey: string) => Transaction.makeEd25519Condition(publicKey);
-const out = (condition: unknown, amount = "1") => Transaction.makeOutput(condition, amount);
+export const ed = (publicKey: string) => Transaction.makeEd25519Condition(publicKey);
+export const out = (condition: unknown, amount = "1") => Transaction.makeOutput(condition, amount);
 
 /** A random driver keypair whose public key the schema accepts (see `makeRandomKeypair`). */
-function keypair(): { publicKey: string; privateKey: string } {
+export function keypair(): { publicKey: string; privateKey: string } {
   for (;;) {
     const pair = new Ed25519Keypair(randomBytes(32)) as { publicKey: string; privateKey: string };
     if (pair.publicKey.length >= base58KeyCharsMin) return pair;
   }
 }
 
-function createTx(owner: { publicKey: string; privateKey: string }, data: Record<string, unknown>, metadata: Record<string, unknown> | null = null, amount = "1"): Tx {
+export function createTx(owner: { publicKey: string; privateKey: string }, data: Record<string, unknown>, metadata: Record<string, unknown> | null = null, amount = "1"): Tx {
   const unsigned = Transaction.makeCreateTransaction(data, metadata, [out(ed(owner.publicKey), amount)], owner.publicKey);
   return Transaction.signTransaction(unsigned, owner.privateKey);
 }

@@ -2,7 +2,6 @@
 // driver builds and signs, reads it back, walks paged outputs across pages, verifies a proof,
 // and refuses a tampered proof and a proof of another transaction.
 import assert from "node:assert/strict";
-import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
 import { runInNewContext } from "node:vm";
@@ -11,26 +10,14 @@ import { build } from "esbuild";
 import { CheckpointRefused, LedgerdClient, LedgerdError, ProofRefused, type FetchLike, type TransactionProof } from "../../../src/client/client.js";
 import { appHashV1 } from "../../../src/proofs/commitment.js";
 import { verifierKeyOf } from "../../../src/proofs/signedNote.js";
-import { base58KeyCharsMin } from "../../../src/transaction/schemas.js";
+import { createTx, ed, keypair, out } from "../../e2e/driverScenarios.js";
 import { useStartedNode } from "../../helpers/startedNode.js";
 
 // The driver is used as plain JavaScript, as its users do (its typings are narrower than its API).
-const { Transaction, Ed25519Keypair } = driver as any; // eslint-disable-line @typescript-eslint/no-explicit-any
-type Keypair = { publicKey: string; privateKey: string };
+const { Transaction } = driver as any; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Keypair = ReturnType<typeof keypair>;
 
-function keypair(): Keypair {
-  for (;;) {
-    const pair = new Ed25519Keypair(randomBytes(32)) as Keypair;
-    if (pair.publicKey.length >= base58KeyCharsMin) return pair;
-  }
-}
-
-const ed = (publicKey: string) => Transaction.makeEd25519Condition(publicKey);
-const out = (publicKey: string, amount = "1") => Transaction.makeOutput(ed(publicKey), amount);
-
-function driverCreate(owner: Keypair, data: object, amount = "1") {
-  return Transaction.signTransaction(Transaction.makeCreateTransaction(data, { made: "by the driver" }, [out(owner.publicKey, amount)], owner.publicKey), owner.privateKey);
-}
+const driverCreate = (owner: Keypair, data: Record<string, unknown>, amount = "1") => createTx(owner, data, { made: "by the driver" }, amount);
 
 /** The real fetch, with the proof answers rewritten by `change`: a node (or a path) that lies. */
 function lyingFetch(change: (proof: TransactionProof) => TransactionProof): FetchLike {
@@ -54,7 +41,7 @@ describe("ledgerd/client against a solo node", () => {
     assert.equal(echoed.id, tokens.id);
     assert.deepEqual(await client.getTransaction(tokens.id), tokens);
     const split = Transaction.signTransaction(
-      Transaction.makeTransferTransaction([{ tx: tokens, output_index: 0 }], [out(alice.publicKey, "3"), out(bob.publicKey, "7")], null),
+      Transaction.makeTransferTransaction([{ tx: tokens, output_index: 0 }], [out(ed(alice.publicKey), "3"), out(ed(bob.publicKey), "7")], null),
       alice.privateKey,
     );
     await client.postTransaction(split, "commit");
