@@ -215,6 +215,8 @@ export interface PageOptions {
 }
 
 const pageSizeDefault = 100;
+/** Most characters of a non-JSON error answer kept as the error's message (a proxy's page). */
+const messageCharsMax = 200;
 
 function errorMessage(status: number, body: string): string {
   try {
@@ -223,7 +225,7 @@ function errorMessage(status: number, body: string): string {
   } catch {
     // Not the API's JSON (a proxy's page): the text itself says what happened.
   }
-  return body.length > 0 ? body.slice(0, 200) : `HTTP ${status}`;
+  return body.length > 0 ? body.slice(0, messageCharsMax) : `HTTP ${status}`;
 }
 
 /** The next page's path from a `Link` header, or null (docs/http-api.md, Paging). */
@@ -241,7 +243,8 @@ export class LedgerdClient {
     this.base = baseUrl.replace(/\/+$/, "");
     const given = options.fetch ?? (globalThis.fetch as unknown as FetchLike | undefined);
     if (given === undefined) throw new Error("no fetch: give one in the options");
-    this.fetch = given;
+    // Called unbound: a browser's fetch refuses another `this` than the window ("Illegal invocation").
+    this.fetch = (url, init) => given(url, init);
   }
 
   /** The URL of a route with its path values and query (undefined values left out). */

@@ -147,8 +147,13 @@ describe("ledgerd/client against a solo node", () => {
     const client = new LedgerdClient(node().baseUrl);
     const tx = driverCreate(alice, { token: "client-browser" });
     await client.postTransaction(tx, "commit");
-    // The browser's fetch is the only door out of the context.
-    const browser = { TextEncoder, atob, URL, fetch, baseUrl: node().baseUrl, id: tx.id, result: undefined as unknown };
+    // The browser's fetch is the only door out of the context; like a browser's, it refuses to
+    // be called as a method of another object ("Illegal invocation").
+    function browserFetch(this: unknown, url: string, init?: RequestInit): Promise<Response> {
+      if (typeof this === "object" && this !== null && "getTransaction" in this) throw new TypeError("Illegal invocation");
+      return fetch(url, init);
+    }
+    const browser = { TextEncoder, atob, URL, fetch: browserFetch, baseUrl: node().baseUrl, id: tx.id, result: undefined as unknown };
     await runInNewContext(`${code}
       result = new ledgerdClient.LedgerdClient(baseUrl).getTransaction(id, { verify: true })
         .then((read) => JSON.stringify([read.id, typeof require, typeof process]));`, browser);
