@@ -5,7 +5,7 @@
 # and go.sum every module; its version is a hash of that folder's files, stamped in the binaries
 # (read back with `go version -m`), so they are built again only when it changes, and kept as
 # scripts/go-tool.sh says. The first build fetches the modules from the Go module proxy
-# (measured: 32 s on a busy 2-core machine with the modules cached, a second after).
+# (measured: 57 s on a busy 2-core machine with an empty build cache, a few milliseconds after).
 # Usage: scripts/install-litewitness.sh   (prints the two binaries' paths on its last two lines)
 set -euo pipefail
 cd "$(dirname "$0")/.."
