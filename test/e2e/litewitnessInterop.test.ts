@@ -3,10 +3,11 @@
 // scripts/install-litewitness.sh, its Ed25519 key in a dedicated ssh-agent, its state in its own
 // SQLite file, over real sockets. witnessctl registers the node's origin and verifier key; a real
 // solo node configured with litewitness in `checkpoint.witnesses` serves its checkpoints with
-// litewitness's cosignature, which ledgerd's own verifier and auditor accept, as the log grows.
+// litewitness's cosignature, which ledgerd's own verifier and auditor accept, as the log grows,
+// and so does test/interop/tlogcheck (transparency-dev/formats' cosignature verifier).
 // A second node with the same node key and another history (a split view) gets none.
 import assert from "node:assert/strict";
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { execFile, execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,15 +18,26 @@ import { toHex } from "../../src/proofs/encoding.js";
 import { noteKeyId, splitNote, type NoteKey } from "../../src/proofs/signedNote.js";
 import { auditRound, noteKeysOf } from "../../src/tools/audit.js";
 import { commitCreates, startNodeIn, type StartedNode } from "../helpers/startedNode.js";
+import { create, keypairOf } from "../helpers/txFactory.js";
 import { waitFor } from "../helpers/waitFor.js";
 import { freeBasePort } from "./cometbft/network.js";
 
 const witnessName = "litewitness.example/w";
 
-function installed(): { litewitness: string; witnessctl: string } {
-  const out = execFileSync("bash", ["scripts/install-litewitness.sh"], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
-  const [litewitness, witnessctl] = out.trim().split("\n").slice(-2);
-  return { litewitness: litewitness!, witnessctl: witnessctl! };
+function installed(): { litewitness: string; witnessctl: string; tlogcheck: string } {
+  const lastLines = (script: string) => execFileSync("bash", [script], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }).trim().split("\n").slice(-2);
+  const [litewitness, witnessctl] = lastLines("scripts/install-litewitness.sh");
+  return { litewitness: litewitness!, witnessctl: witnessctl!, tlogcheck: lastLines("scripts/install-tlogcheck.sh").at(-1)! };
+}
+
+// Asynchronously: the node answers from this process's event loop.
+function run(binary: string, args: string[]): Promise<{ status: number; out: string }> {
+  return new Promise((resolve) => {
+    execFile(binary, args, (error, stdout, stderr) => {
+      const status = error === null ? 0 : typeof error.code === "number" ? error.code : -1;
+      resolve({ status, out: `${stdout}${stderr}` });
+    });
+  });
 }
 
 /** The raw Ed25519 key of an OpenSSH public key line: the blob is string "ssh-ed25519", string key. */
@@ -48,7 +60,7 @@ describe("ledgerd's checkpoints cosigned by torchwood's litewitness", () => {
   const children: ChildProcess[] = [];
   const nodes: StartedNode[] = [];
   const db = join(dir, "litewitness.db");
-  let bin = { litewitness: "", witnessctl: "" };
+  let bin = { litewitness: "", witnessctl: "", tlogcheck: "" };
   let witnessKey: NoteKey = { name: witnessName, publicKey: new Uint8Array() };
   let witnessUrl = "";
   let stopping = false;
@@ -120,6 +132,10 @@ describe("ledgerd's checkpoints cosigned by torchwood's litewitness", () => {
       const [logged] = witnessctl("list-logs").trim().split("\n").map((line) => JSON.parse(line) as { origin: string; size: number; root_hash: string });
       assert.deepEqual([logged!.origin, logged!.size, logged!.root_hash], [origin, size, checkpoint.split("\n")[2]]);
     }
+    const firstId = create(keypairOf("litewitness-a"), 1n, { i: 0 })["id"] as string;
+    const checked = await run(bin.tlogcheck, ["-node", node.baseUrl, "-vkey", vkey, "-tx", firstId, "-from", "2", "-witness-vkey", cosignatureVerifierKeyOf(witnessKey)]);
+    assert.equal(checked.status, 0, checked.out);
+    assert.match(checked.out, /^ok checkpoint cosigned by litewitness\.example\/w, verified by transparency-dev\/formats$/m);
     // ledgerd's auditor counts litewitness's cosignature towards its quorum.
     const round = await auditRound({ nodes: [node.baseUrl], keys: [], witnesses: noteKeysOf([cosignatureVerifierKeyOf(witnessKey)], true), quorum: 1, samples: 2 }, { version: 1, logs: {}, nodes: {} });
     assert.deepEqual(round.report.alarms, []);
