@@ -64,6 +64,8 @@ describe("ledgerd's checkpoints cosigned by torchwood's litewitness", () => {
   let witnessKey: NoteKey = { name: witnessName, publicKey: new Uint8Array() };
   let witnessUrl = "";
   let stopping = false;
+  /** The first node's last cosigned head, as litewitness keeps it. */
+  let cosignedHead = { size: 0, root_hash: "" };
 
   function startChild(command: string, args: string[]): ChildProcess {
     const child = spawn(command, args, { stdio: ["ignore", "ignore", "pipe"] });
@@ -113,7 +115,7 @@ describe("ledgerd's checkpoints cosigned by torchwood's litewitness", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  test("registered with witnessctl, it cosigns the node's checkpoints as they grow; ledgerd verifies the cosignatures", async () => {
+  test("registered with witnessctl, it cosigns the node's checkpoints as they grow; ledgerd and transparency-dev/formats verify the cosignatures", async () => {
     const dirA = join(dir, "node-a");
     createNodeKey(dirA);
     const node = await startNodeIn(dirA, witnessed);
@@ -131,6 +133,7 @@ describe("ledgerd's checkpoints cosigned by torchwood's litewitness", () => {
       // litewitness keeps the cosigned head in its database.
       const [logged] = witnessctl("list-logs").trim().split("\n").map((line) => JSON.parse(line) as { origin: string; size: number; root_hash: string });
       assert.deepEqual([logged!.origin, logged!.size, logged!.root_hash], [origin, size, checkpoint.split("\n")[2]]);
+      cosignedHead = { size: logged!.size, root_hash: logged!.root_hash };
     }
     const firstId = create(keypairOf("litewitness-a"), 1n, { i: 0 })["id"] as string;
     const checked = await run(bin.tlogcheck, ["-node", node.baseUrl, "-vkey", vkey, "-tx", firstId, "-from", "2", "-witness-vkey", cosignatureVerifierKeyOf(witnessKey)]);
@@ -151,7 +154,8 @@ describe("ledgerd's checkpoints cosigned by torchwood's litewitness", () => {
     const checkpoint = await (await fetch(`${node.baseUrl}/api/v1/checkpoint`)).text();
     assert.match(checkpoint, /\n7\n/);
     assert.deepEqual(cosignaturesBy(checkpoint, witnessKey), [], checkpoint);
-    const [logged] = witnessctl("list-logs").trim().split("\n").map((line) => JSON.parse(line) as { size: number });
-    assert.equal(logged!.size, 5, "litewitness still holds the first node's head");
+    const [logged] = witnessctl("list-logs").trim().split("\n").map((line) => JSON.parse(line) as { size: number; root_hash: string });
+    assert.equal(cosignedHead.size, 5);
+    assert.deepEqual({ size: logged!.size, root_hash: logged!.root_hash }, cosignedHead, "litewitness still holds the first node's head");
   });
 });
