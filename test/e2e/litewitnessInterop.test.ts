@@ -7,7 +7,7 @@
 // and so does test/interop/tlogcheck (transparency-dev/formats' cosignature verifier).
 // A second node with the same node key and another history (a split view) gets none.
 import assert from "node:assert/strict";
-import { execFile, execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -20,24 +20,14 @@ import { auditRound, noteKeysOf } from "../../src/tools/audit.js";
 import { commitCreates, startNodeIn, type StartedNode } from "../helpers/startedNode.js";
 import { create, keypairOf } from "../helpers/txFactory.js";
 import { waitFor } from "../helpers/waitFor.js";
+import { installGoTools, runBinary } from "../helpers/goTools.js";
 import { freeBasePort } from "./cometbft/network.js";
 
 const witnessName = "litewitness.example/w";
 
 function installed(): { litewitness: string; witnessctl: string; tlogcheck: string } {
-  const lastLines = (script: string) => execFileSync("bash", [script], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }).trim().split("\n").slice(-2);
-  const [litewitness, witnessctl] = lastLines("scripts/install-litewitness.sh");
-  return { litewitness: litewitness!, witnessctl: witnessctl!, tlogcheck: lastLines("scripts/install-tlogcheck.sh").at(-1)! };
-}
-
-// Asynchronously: the node answers from this process's event loop.
-function run(binary: string, args: string[]): Promise<{ status: number; out: string }> {
-  return new Promise((resolve) => {
-    execFile(binary, args, (error, stdout, stderr) => {
-      const status = error === null ? 0 : typeof error.code === "number" ? error.code : -1;
-      resolve({ status, out: `${stdout}${stderr}` });
-    });
-  });
+  const [litewitness, witnessctl] = installGoTools("scripts/install-litewitness.sh", 2);
+  return { litewitness: litewitness!, witnessctl: witnessctl!, tlogcheck: installGoTools("scripts/install-tlogcheck.sh")[0]! };
 }
 
 /** The raw Ed25519 key of an OpenSSH public key line: the blob is string "ssh-ed25519", string key. */
@@ -136,7 +126,7 @@ describe("ledgerd's checkpoints cosigned by torchwood's litewitness", () => {
       cosignedHead = { size: logged!.size, root_hash: logged!.root_hash };
     }
     const firstId = create(keypairOf("litewitness-a"), 1n, { i: 0 })["id"] as string;
-    const checked = await run(bin.tlogcheck, ["-node", node.baseUrl, "-vkey", vkey, "-tx", firstId, "-from", "2", "-witness-vkey", cosignatureVerifierKeyOf(witnessKey)]);
+    const checked = await runBinary(bin.tlogcheck, ["-node", node.baseUrl, "-vkey", vkey, "-tx", firstId, "-from", "2", "-witness-vkey", cosignatureVerifierKeyOf(witnessKey)]);
     assert.equal(checked.status, 0, checked.out);
     assert.match(checked.out, /^ok checkpoint cosigned by litewitness\.example\/w, verified by transparency-dev\/formats$/m);
     // ledgerd's auditor counts litewitness's cosignature towards its quorum.
