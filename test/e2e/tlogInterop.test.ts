@@ -6,7 +6,6 @@
 // (scripts/install-tlogcheck.sh). The same tiles, mirrored (`ledgerd mirror`) and served by a
 // plain static file server, are read by the same client.
 import assert from "node:assert/strict";
-import { execFile, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
@@ -19,24 +18,12 @@ import { mirrorLog, nodeLogSource } from "../../src/tools/mirror.js";
 import { writeJson } from "../../src/json/writeJson.js";
 import { create, keypairOf } from "../helpers/txFactory.js";
 import { useStartedNode } from "../helpers/startedNode.js";
+import { installGoTools, runBinary } from "../helpers/goTools.js";
 
 const blocks = 300;
 
-// Asynchronously: the node answers from this process's event loop.
-function runBinary(args: string[]): Promise<{ status: number; out: string }> {
-  return new Promise((resolve) => {
-    execFile(binary, args, (error, stdout, stderr) => {
-      const status = error === null ? 0 : typeof error.code === "number" ? error.code : -1;
-      resolve({ status, out: `${stdout}${stderr}` });
-    });
-  });
-}
-
-function tlogcheckBinary(): string {
-  const built = spawnSync("bash", ["scripts/install-tlogcheck.sh"], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
-  assert.equal(built.status, 0, "scripts/install-tlogcheck.sh failed");
-  return built.stdout.trim().split("\n").pop()!;
-}
+const run = (args: string[]) => runBinary(binary, args);
+const tlogcheckBinary = () => installGoTools("scripts/install-tlogcheck.sh")[0]!;
 
 let binary = "";
 
@@ -54,8 +41,6 @@ describe("ledgerd's transparency log read by other people's code", () => {
       assert.equal(response.status, 202);
     }
   });
-
-  const run = runBinary;
 
 
   test("checkpoints, inclusion and consistency proofs, tiles and entry bundles all verify", async () => {
@@ -118,7 +103,7 @@ describe("ledgerd witnessing a log made with x/mod", () => {
 
   test("cosigns its checkpoints as they grow, answers 409 with the size, refuses a fork with 422", async () => {
     const witnessVkey = (await (await fetch(`${node().baseUrl}/api/v1/witness/key`)).text()).trim();
-    const { status, out } = await runBinary(["witness", "-node", node().baseUrl, "-log-skey", logSkey, "-log-vkey", logVkey, "-witness-vkey", witnessVkey]);
+    const { status, out } = await run(["witness", "-node", node().baseUrl, "-log-skey", logSkey, "-log-vkey", logVkey, "-witness-vkey", witnessVkey]);
     assert.equal(status, 0, out);
     assert.match(out, /^ok witness: cosigned the log's first checkpoint \(size 5\)/m);
     assert.match(out, /^ok witness: refused a fork of the log/m);

@@ -6,7 +6,7 @@
 // (witness.go), the node as a witness of a log made with x/mod. It prints one "ok" line per check
 // and exits 1 on the first failure.
 //
-//	tlogcheck -node URL -vkey VKEY -tx ID -from HEIGHT
+//	tlogcheck -node URL -vkey VKEY -tx ID -from HEIGHT [-witness-vkey VKEY]
 //	tlogcheck witness -node URL -log-skey SKEY -log-vkey VKEY -witness-vkey VKEY
 package main
 
@@ -41,6 +41,7 @@ var (
 	vkey     = flag.String("vkey", "", "the node's verifier key, as GET /api/v1/checkpoint/key answers it")
 	txID     = flag.String("tx", "", "a committed transaction's id, whose inclusion proof is checked")
 	fromH    = flag.Int("from", 1, "the height a consistency proof starts from")
+	cosigner = flag.String("witness-vkey", "", "a witness's cosignature verifier key: the latest checkpoint must carry its cosignature")
 	hasher   = rfc6962.DefaultHasher
 	verifier note.Verifier
 )
@@ -64,6 +65,9 @@ func main() {
 	}
 	latest := checkpoint("/api/v1/checkpoint")
 	okf("checkpoint %s size %d signed by %s", latest.Origin, latest.Size, verifier.Name())
+	if *cosigner != "" {
+		checkCosignature(*cosigner)
+	}
 	tree := tlog.Tree{N: int64(latest.Size), Hash: tlog.Hash(latest.Hash)}
 	checkTiles(tree)
 	checkInclusion(latest)

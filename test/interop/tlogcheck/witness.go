@@ -119,6 +119,26 @@ func request(signer note.Signer, l *memoryLog, old int64) string {
 }
 
 // cosigned posts the checkpoint and opens it, with the witness's answer appended, with both keys.
+// checkCosignature opens the node's latest checkpoint with x/mod's note and transparency-dev/formats'
+// cosignature verifier for vkey: the witness's cosignature must be there and verify.
+func checkCosignature(vkey string) {
+	cosig, err := fnote.NewVerifierForCosignatureV1(vkey)
+	if err != nil {
+		fail("transparency-dev/formats does not read the witness key: %v", err)
+	}
+	n, err := note.Open(fetch(*node+"/api/v1/checkpoint"), note.VerifierList(verifier, cosig))
+	if err != nil {
+		fail("the checkpoint does not open: %v", err)
+	}
+	for _, s := range n.Sigs {
+		if s.Name == cosig.Name() && s.Hash == cosig.KeyHash() {
+			okf("checkpoint cosigned by %s, verified by transparency-dev/formats", cosig.Name())
+			return
+		}
+	}
+	fail("no verified cosignature by %s", cosig.Name())
+}
+
 func cosigned(nodeURL string, signer note.Signer, logVerifier, cosig note.Verifier, l *memoryLog, old int64) {
 	body := request(signer, l, old)
 	answer := post(nodeURL, body, 200)

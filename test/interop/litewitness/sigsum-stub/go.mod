@@ -1,0 +1,3 @@
+module sigsum.org/sigsum-go
+
+go 1.24.0
