@@ -13,6 +13,8 @@ export const systemPrograms = [
   { program: "pg_ctl", package: "postgresql", neededBy: "the PostgreSQL tests start a real server" },
   { program: "chromium", package: "chromium", neededBy: "the explorer's and the proofs' browser tests" },
   { program: "faketime", package: "faketime", neededBy: "the clock-skew test moves a node's ledgerd clock with its libfaketime" },
+  { program: "ssh-agent", package: "openssh-client", neededBy: "the litewitness interop test: litewitness signs through an ssh-agent" },
+  { program: "ssh-keygen", package: "openssh-client", neededBy: "the litewitness interop test makes the witness's key with it" },
 ];
 
 /**
