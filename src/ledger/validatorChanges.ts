@@ -6,7 +6,7 @@
 // each with its own set, so that a client follows any change sequentially, however large.
 import type { Validator, ChainReads } from "../store/store.js";
 import { sha256 } from "../proofs/sha256.js";
-import { fromHex, toHex } from "../proofs/encoding.js";
+import { fromHex, toBase64, toHex } from "../proofs/encoding.js";
 
 /** Set changes in one answer at most (two light blocks each); a client asks again from the next height. */
 export const validatorChangesPerAnswerMax = 100;
@@ -47,7 +47,7 @@ export function cometValidatorJson(v: Validator): { address: string; pub_key: { 
   const key = fromHex(v.publicKey)!;
   return {
     address: toHex(sha256(key).subarray(0, 20)).toUpperCase(),
-    pub_key: { type: "tendermint/PubKeyEd25519", value: Buffer.from(key).toString("base64") },
+    pub_key: { type: "tendermint/PubKeyEd25519", value: toBase64(key) },
     voting_power: String(v.power),
   };
 }

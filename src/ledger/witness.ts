@@ -8,7 +8,7 @@ import { LedgerError } from "../errors/ledgerError.js";
 import { parseAddCheckpoint } from "../proofs/addCheckpointRequest.js";
 import { parseCheckpointBody, type Checkpoint } from "../proofs/checkpoint.js";
 import { cosignatureMessage, cosignatureOf, cosignatureVerifierKeyOf } from "../proofs/cosignature.js";
-import { toBase64, toHex } from "../proofs/encoding.js";
+import { fromBase64, toBase64, toHex } from "../proofs/encoding.js";
 import { emptyRoot, verifyConsistency } from "../proofs/merkle.js";
 import { noteKeyId, openNote, signedNoteOf, splitNote, type NoteKey } from "../proofs/signedNote.js";
 
@@ -113,7 +113,7 @@ function checkConsistent(checkpoint: Checkpoint, last: WitnessedHead, proof: rea
     if (root !== last.root || proof.length > 0) throw new LedgerError("WitnessInconsistent", `The checkpoint of size ${checkpoint.size} has another root than the one cosigned`);
     return;
   }
-  const lastRoot = Uint8Array.from(atob(last.root), (c) => c.charCodeAt(0));
+  const lastRoot = fromBase64(last.root);
   if (!verifyConsistency(last.size, checkpoint.size, lastRoot, checkpoint.root, proof)) {
     throw new LedgerError("WitnessInconsistent", `The consistency proof from ${last.size} to ${checkpoint.size} does not verify`);
   }

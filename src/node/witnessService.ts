@@ -3,18 +3,16 @@
 // use: a cosigner's key must not be the key that signs the node's checkpoints, C2SP
 // tlog-cosignature), and its heads in `<data_dir>/witness_state.json`, replaced atomically
 // (written, synced, renamed) before each cosignature is answered.
-import { sign } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Clock } from "../clock/clock.js";
 import { ConfigError } from "../config/configError.js";
 import { moduleOptions } from "../config/moduleOptions.js";
 import type { Config } from "../config/schema.js";
-import { decodeBase58 } from "../crypto-conditions/decodeBase58.js";
-import { privateKeyFromSeed } from "../crypto-conditions/privateKeyFromSeed.js";
 import { checkpointOriginOf } from "../ledger/checkpoints.js";
 import { Witness, type WitnessedHead, type WitnessState } from "../ledger/witness.js";
 import { parseVerifierKey, type NoteKey } from "../proofs/signedNote.js";
+import { checkpointSignerOf } from "./checkpointSigner.js";
 import { writeFileDurably } from "./durableFile.js";
 import { loadOrCreateNodeKey } from "./nodeKey.js";
 
@@ -33,9 +31,8 @@ export function witnessOf(config: Config, clock: Clock): Witness | undefined {
   // The check and the update of a log's head are one step in one process (ledger/witness.ts).
   if (config.server.workers > 1) throw new ConfigError([{ key: "witness.logs", reason: "a witness runs with server.workers = 1", source: "settings" }]);
   const { key } = loadOrCreateNodeKey(config.data_dir, undefined, witnessKeyFileName);
-  const privateKey = privateKeyFromSeed(key.seed);
   const name = options.name !== "" ? options.name : `${checkpointOriginOf(moduleOptions(config).checkpoint.origin, config.engine.chain_id)}/witness`;
-  const cosigner = { name, publicKey: decodeBase58(key.publicKey), sign: (message: Uint8Array) => new Uint8Array(sign(null, message, privateKey)) };
+  const cosigner = checkpointSignerOf(key, name);
   return new Witness(logs as NoteKey[], { cosigner, state: fileWitnessState(join(config.data_dir, witnessStateFileName)), now: () => clock.now() });
 }
 

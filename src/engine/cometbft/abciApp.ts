@@ -320,6 +320,8 @@ export class LedgerAbciApp implements AbciHandler {
     const rules = rulesOfAppState(request.appStateBytes);
     if (ledger.chain !== null) {
       assert.equal(request.chainId, ledger.chain, "InitChain for another chain than the database's");
+      // A store begun before it kept the version learns it here, from the genesis itself.
+      if (ledger.genesisVersionUnknown) await ledger.recordGenesisVersion(app);
     } else {
       const chainRules = { appVersion: app, ruleHeights: rules.ruleHeights };
       await ledger.initChain(request.chainId, request.validators.map(validatorOf), rules.commitment, chainRules);

@@ -398,6 +398,8 @@ export class PostgresStore implements Store {
       [from, page.blocksMax],
     );
     const heads = pageOfHeads(read, page);
+    // Nothing stored from there (a replay caught up): no second query.
+    if (heads.length === 0) return [];
     const { first, end } = seqRangeOf(heads);
     const rows = await this.#rows<StreamTxRow>(
       `SELECT seq, id, asset_id AS "assetId" FROM transactions WHERE seq >= $1 AND seq < $2 ORDER BY seq`,

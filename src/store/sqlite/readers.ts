@@ -121,6 +121,8 @@ export function readBlock(c: Connection, height: number): BlockRecord | null {
 /** The event streams' replay read (store.ts getStreamBlocks), in the caller's snapshot. */
 export function readStreamBlocks(c: Connection, from: number, page: StreamBlockPage): StreamBlockRecord[] {
   const heads = pageOfHeads(c.read.streamHeads.all(from, page.blocksMax) as StreamBlockHead[], page);
+  // Nothing stored from there (a replay caught up): no second read.
+  if (heads.length === 0) return [];
   const { first, end } = seqRangeOf(heads);
   return streamBlocksOf(heads, c.read.streamTxs.all(first, end) as StreamTxRow[]);
 }
