@@ -73,7 +73,13 @@ export function signedNoteOf(body: string, signatures: readonly NoteSignature[])
   return `${body}\n${lines.join("")}`;
 }
 
-/** A note split into its text (with its final newline) and signatures; null when malformed. */
+/**
+ * The most signature lines a note may carry (Go's x/mod note refuses more than 100 as well): a
+ * verifier's work grows with keys × signatures, and a witness checks notes anyone may send.
+ */
+export const noteSignaturesMax = 100;
+
+/** A note split into its text (with its final newline) and signatures; null when malformed or carrying more than `noteSignaturesMax` signatures. */
 export function splitNote(note: string): { body: string; signatures: NoteSignature[] } | null {
   if (!note.endsWith("\n") || /[\u0000-\u0009\u000b-\u001f]/.test(note)) return null;
   // The text ends at the last blank line; the signature lines follow it.
@@ -81,7 +87,9 @@ export function splitNote(note: string): { body: string; signatures: NoteSignatu
   if (split < 0) return null;
   const body = note.slice(0, split + 1);
   const signatures: NoteSignature[] = [];
-  for (const line of note.slice(split + 2, -1).split("\n")) {
+  const lines = note.slice(split + 2, -1).split("\n");
+  if (lines.length > noteSignaturesMax) return null;
+  for (const line of lines) {
     const match = /^\u2014 (\S+) ([A-Za-z0-9+/=]+)$/u.exec(line);
     if (match === null) return null;
     let bytes: Uint8Array;

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { checkpointBody, parseCheckpointBody } from "../../../src/proofs/checkpoint.js";
 import { toHex } from "../../../src/proofs/encoding.js";
-import { isKeyName, noteKeyId, openNote, parseVerifierKey, splitNote, verifierKeyOf } from "../../../src/proofs/signedNote.js";
+import { isKeyName, noteKeyId, noteSignaturesMax, openNote, parseVerifierKey, splitNote, verifierKeyOf } from "../../../src/proofs/signedNote.js";
 import { parseTilePath, tilePath, tilesOf, tileWithin } from "../../../src/proofs/tiles.js";
 
 // C2SP signed-note, "Verifier keys", Example.
@@ -32,6 +32,10 @@ describe("signed notes", () => {
     for (const bad of ["", "no blank line\n", "text\n\n", "text\n\n\u2014 a b c\n", "text\n\n\u2014 a !!!\n", "te\u0007xt\n\n\u2014 a AAAAAAAA\n"]) {
       assert.equal(splitNote(bad), null, JSON.stringify(bad));
     }
+    // At most noteSignaturesMax signature lines: one more and the note is refused, unread.
+    const withLines = (n: number): string => `${exampleNote}${"\u2014 witness.example/w AAAAAAAA\n".repeat(n - 1)}`;
+    assert.equal(splitNote(withLines(noteSignaturesMax))?.signatures.length, noteSignaturesMax);
+    assert.equal(splitNote(withLines(noteSignaturesMax + 1)), null);
   });
 
   test("verifier keys that are not Ed25519 signed-note keys are refused", () => {
