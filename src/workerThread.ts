@@ -18,7 +18,22 @@ import { fileURLToPath } from "node:url";
  */
 export function startWorkerThread(callerUrl: string, name: string, options: WorkerOptions = {}): Worker {
   if (!callerUrl.endsWith(".ts")) return new Worker(new URL(`./${name}.js`, callerUrl), options);
-  return new Worker(bundleFromSources(fileURLToPath(new URL(`./${name}.ts`, callerUrl))), options);
+  const execArgv = options.execArgv ?? withoutTsx(process.execArgv);
+  return new Worker(bundleFromSources(fileURLToPath(new URL(`./${name}.ts`, callerUrl))), { ...options, execArgv });
+}
+
+/**
+ * The process's flags less tsx's `--import tsx`: a worker inherits them, and the bundle is plain
+ * JavaScript, so tsx's loader in each thread was only cost (a third of a writer thread's start).
+ */
+export function withoutTsx(flags: readonly string[]): string[] {
+  const kept: string[] = [];
+  for (let i = 0; i < flags.length; i++) {
+    const flag = flags[i] ?? "";
+    if ((flag === "--import" || flag === "--require" || flag === "--loader") && /^tsx(\/|$)/.test(flags[i + 1] ?? "")) i++;
+    else if (!/^--(import|require|loader)=tsx(\/|$)/.test(flag)) kept.push(flag);
+  }
+  return kept;
 }
 
 /** Bundles this thread has found or made, by entry: the sources do not change under a test. */
