@@ -1,9 +1,11 @@
-// Starting a worker thread of ours, built or from sources. Built (dist), a worker is plain
-// JavaScript. Run from sources under tsx (tests, benchmarks), a worker thread does not inherit
-// tsx's loader, and registering it in each thread cost 0.5-0.8 s of loading per thread (a
-// conformance run opens hundreds of stores, each with its threads). So from sources the worker's
-// module is bundled into plain JavaScript in .cache/workers (workerFromSources.mjs), named by a
-// hash of every source file's content: a changed source is a new bundle, never a stale one.
+// Starting a module of ours on another thread or in another process, built or from sources.
+// Built (dist), a module is plain JavaScript. Run from sources under tsx (tests, benchmarks),
+// every thread and child process would load tsx's loader again (the process's `--import tsx`
+// is inherited) and resolve hundreds of .ts files through it: 0.3-0.8 s a thread, about a second
+// of CPU a `ledgerd` process, and a conformance run opens hundreds of stores, a network test
+// starts dozens of nodes. So from sources the module is bundled into plain JavaScript in
+// .cache/workers (workerFromSources.mjs), named by a hash of every source file's content (a
+// changed source is a new bundle, never a stale one), and run without tsx.
 // Imports nothing of ours: every layer may start its threads through it.
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
@@ -17,14 +19,25 @@ import { fileURLToPath } from "node:url";
  * `import.meta.url`) on a worker thread.
  */
 export function startWorkerThread(callerUrl: string, name: string, options: WorkerOptions = {}): Worker {
-  if (!callerUrl.endsWith(".ts")) return new Worker(new URL(`./${name}.js`, callerUrl), options);
-  const execArgv = options.execArgv ?? withoutTsx(process.execArgv);
-  return new Worker(bundleFromSources(fileURLToPath(new URL(`./${name}.ts`, callerUrl))), { ...options, execArgv });
+  const module = runnableModule(callerUrl, `./${name}`);
+  if (!callerUrl.endsWith(".ts")) return new Worker(module, options);
+  return new Worker(module, { ...options, execArgv: options.execArgv ?? withoutTsx(process.execArgv) });
 }
 
 /**
- * The process's flags less tsx's `--import tsx`: a worker inherits them, and the bundle is plain
- * JavaScript, so tsx's loader in each thread was only cost (a third of a writer thread's start).
+ * The file that runs the module at `path` (relative, without extension) from `callerUrl` (the
+ * caller's `import.meta.url`): built, its .js; from sources, the bundle of its .ts, to be run
+ * without tsx's loader (`withoutTsx`).
+ */
+export function runnableModule(callerUrl: string, path: string): string {
+  if (!callerUrl.endsWith(".ts")) return fileURLToPath(new URL(`${path}.js`, callerUrl));
+  return bundleFromSources(fileURLToPath(new URL(`${path}.ts`, callerUrl)));
+}
+
+/**
+ * The process's flags less tsx's loader, for a thread or child process that runs a bundle: it
+ * would inherit them, and the bundle is plain JavaScript (the loader was a third of a writer
+ * thread's start).
  */
 export function withoutTsx(flags: readonly string[]): string[] {
   const kept: string[] = [];

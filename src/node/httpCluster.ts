@@ -23,6 +23,7 @@ import {
 } from "./ipc/ipcMessages.js";
 import type { LegacyService } from "./legacyService.js";
 import { isOpsMessage, type OpsPort, type OpsPrimaryMessage, type OpsWorkerMessage } from "./ipc/opsIpc.js";
+import { runnableModule, withoutTsx } from "../workerThread.js";
 
 export interface HttpClusterOptions {
   readonly workers: number;
@@ -240,13 +241,12 @@ function portOf(worker: Worker): OpsPort<OpsPrimaryMessage> {
   };
 }
 
-// Under tsx (tests) the sources are .ts; in dist they are .js (as preparePool.ts does).
+/** httpWorkerMain, built or (tests) bundled from its sources: see workerThread.ts. */
 function workerEntryPath(): string {
-  const ext = import.meta.url.endsWith(".ts") ? ".ts" : ".js";
-  return fileURLToPath(new URL(`./httpWorkerMain${ext}`, import.meta.url));
+  return runnableModule(import.meta.url, "./httpWorkerMain");
 }
 
-/** The primary's loader flags (tsx's `--import`), without test-runner or debugger flags. */
+/** The primary's flags less tsx's loader, test-runner and debugger flags. */
 function workerExecArgv(): string[] {
-  return process.execArgv.filter((arg) => !arg.startsWith("--test") && !arg.startsWith("--inspect"));
+  return withoutTsx(process.execArgv).filter((arg) => !arg.startsWith("--test") && !arg.startsWith("--inspect"));
 }

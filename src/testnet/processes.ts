@@ -4,12 +4,12 @@ import { spawn } from "node:child_process";
 import { closeSync, existsSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { connect } from "node:net";
-import { dirname, extname, join, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { failpointsEnv } from "../failpoints.js";
-import { fileURLToPath } from "node:url";
 import { commandLineOf, isRunning, packageRoot } from "../engine/cometbft/cometBftSupervisor.js";
 import { readManifest, type TestnetManifest, type TestnetNode } from "./manifest.js";
+import { runnableModule } from "../workerThread.js";
 
 /** How long start waits for a node's HTTP API and then its CometBFT RPC. */
 export const readyTimeoutMsDefault = 60_000;
@@ -190,11 +190,9 @@ function childEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
-/** `node <main>` as this process runs: main.ts under tsx (from source), main.js once built. */
+/** `node <main>` as this process runs: main.js once built, the bundle of main.ts from sources. */
 function ledgerdEntry(): string[] {
-  const here = fileURLToPath(import.meta.url);
-  const main = join(dirname(here), "..", "cli", `main${extname(here)}`);
-  return extname(here) === ".ts" ? ["--import", "tsx", main] : [main];
+  return [runnableModule(import.meta.url, "../cli/main")];
 }
 
 function selectNodes(manifest: TestnetManifest, selection: NodeSelection): TestnetNode[] {

@@ -14,6 +14,7 @@ import { failpointsEnv } from "../../src/failpoints.js";
 import { create, keypairOf } from "../helpers/txFactory.js";
 import { waitFor } from "../helpers/waitFor.js";
 import { cleanEnv, httpCall, repoRoot, runLedgerd, startLedgerd, type RunningNode } from "../unit/cli/ledgerdProcess.js";
+import { ledgerdArgs } from "../helpers/ledgerdCli.js";
 
 const root = mkdtempSync(join(tmpdir(), "ledgerd-backup-"));
 const anyPorts = ["--server.bind", "127.0.0.1:0", "--wsserver.bind", "127.0.0.1:0"];
@@ -26,7 +27,7 @@ after(async () => {
 /** A command that ends by itself, without blocking this process (whose node serves the load). */
 function ledgerd(args: readonly string[], env: Record<string, string> = {}): Promise<{ status: number | null; signal: string | null; out: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], { cwd: repoRoot, env: cleanEnv(env) });
+    const child = spawn(process.execPath, [...ledgerdArgs(), ...args], { cwd: repoRoot, env: cleanEnv(env) });
     let out = "";
     child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
     child.stderr.on("data", (chunk: Buffer) => (out += chunk.toString()));
@@ -137,7 +138,7 @@ describe("backup and restore", () => {
     const made = spawnSync("mkfifo", [join(paused, "backup.json")], { encoding: "utf8" });
     assert.equal(made.status, 0, made.stderr);
     const target = join(root, "beside");
-    const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "restore", paused, "--data_dir", target], { cwd: repoRoot, env: cleanEnv() });
+    const child = spawn(process.execPath, [...ledgerdArgs(), "restore", paused, "--data_dir", target], { cwd: repoRoot, env: cleanEnv() });
     let out = "";
     child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
     child.stderr.on("data", (chunk: Buffer) => (out += chunk.toString()));

@@ -20,6 +20,7 @@ import { hexKey, legacyBytes, legacyCreate } from "../helpers/legacyFactory.js";
 import { bytesOf, create, keypairOf, transfer } from "../helpers/txFactory.js";
 import { cleanEnv, httpCall, repoRoot, runLedgerd, startLedgerd } from "../unit/cli/ledgerdProcess.js";
 import { waitFor } from "../helpers/waitFor.js";
+import { ledgerdArgs } from "../helpers/ledgerdCli.js";
 
 const root = mkdtempSync(join(tmpdir(), "ledgerd-export-"));
 const source = join(root, "source");
@@ -128,7 +129,7 @@ describe("import and a node on one data folder", () => {
     const fifo = join(root, "chain.fifo");
     const made = spawnSync("mkfifo", [fifo], { encoding: "utf8" });
     assert.equal(made.status, 0, made.stderr);
-    const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "import", fifo, "--data_dir", target], { cwd: repoRoot, env: cleanEnv(), stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [...ledgerdArgs(), "import", fifo, "--data_dir", target], { cwd: repoRoot, env: cleanEnv(), stdio: ["ignore", "pipe", "pipe"] });
     t.after(() => child.kill());
     const pipe = createWriteStream(fifo);
     let out = "";

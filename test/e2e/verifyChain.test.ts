@@ -10,7 +10,6 @@ import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { searchText } from "../../src/store/searchText.js";
 import { sliceOf } from "../../src/store/sqlite/deferredIndex.js";
@@ -21,12 +20,12 @@ import { verifyChain } from "../../src/ledger/verifyChain.js";
 import { SqliteStore } from "../../src/store/sqlite/sqliteStore.js";
 import { bytesOf, create, keypairOf } from "../helpers/txFactory.js";
 import { writeMixedLedger } from "../helpers/mixedLedger.js";
+import { ledgerdArgs } from "../helpers/ledgerdCli.js";
 
 const root = mkdtempSync(join(tmpdir(), "ledgerd-verify-chain-"));
 const clean = join(root, "clean");
 /** The clean ledger opened once more by a writer, which merges every index row still waiting. */
 const merged = join(root, "merged");
-const cliMain = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
 const withoutLedgerdEnv = () => Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("LEDGERD_")));
 after(() => rmSync(root, { recursive: true, force: true }));
 
@@ -38,7 +37,7 @@ function copy(name: string, from = clean): string {
 }
 
 function ledgerd(...args: string[]): { status: number | null; out: string } {
-  const result = spawnSync(process.execPath, ["--import", "tsx", cliMain, ...args], { encoding: "utf8", env: withoutLedgerdEnv() });
+  const result = spawnSync(process.execPath, [...ledgerdArgs(), ...args], { encoding: "utf8", env: withoutLedgerdEnv() });
   return { status: result.status, out: `${result.stdout}${result.stderr}` };
 }
 

@@ -25,6 +25,7 @@ import { create, transfer } from "../../helpers/txFactory.js";
 import { ageGenesis, clockTools, fakeTimeEnv, skewedLaunch, type ClockTools } from "../../helpers/clockSkew.js";
 import { waitFor } from "../../helpers/waitFor.js";
 import { freeBasePort, getText, nodeOf, post, requireCometBft, rpc, waitForAgreement, withoutLedgerdEnv } from "./network.js";
+import { ledgerdArgs } from "../../helpers/ledgerdCli.js";
 
 const validators = 4;
 /** Each skewed node's index and offset: Go's duration and libfaketime's form of it, in ms. */
@@ -43,7 +44,6 @@ const genesisAgeMs = 60 * 60_000;
 /** Rounds of posts, each one CREATE to every node and one TRANSFER of the chain. */
 const rounds = 3;
 const repo = fileURLToPath(new URL("../../../", import.meta.url));
-const cliMain = join(repo, "src", "cli", "main.ts");
 const root = mkdtempSync(join(tmpdir(), "ledgerd-clockskew-"));
 let manifest: TestnetManifest;
 let tools: ClockTools;
@@ -147,7 +147,7 @@ describe("clock skew: a validator three minutes ahead and one thirty seconds beh
 
   it("`ledgerd doctor` says which node's clock is ahead and which behind, on its own machine's clock", () => {
     const doctor = (index: number, faketime: string | null) => spawnSync(process.execPath,
-      ["--import", "tsx", cliMain, "doctor", "--data_dir", join(root, nodeOf(manifest, index).dataDir)],
+      [...ledgerdArgs(), "doctor", "--data_dir", join(root, nodeOf(manifest, index).dataDir)],
       { encoding: "utf8", cwd: repo, env: { ...withoutLedgerdEnv(), ...(faketime === null ? {} : fakeTimeEnv(tools, faketime)) } });
     const ahead = doctor(skews[0].index, skews[0].faketime);
     assert.equal(ahead.status, 1, ahead.stdout + ahead.stderr);

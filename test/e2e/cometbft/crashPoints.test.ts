@@ -23,6 +23,7 @@ import { waitFor } from "../../helpers/waitFor.js";
 import { cleanEnv, repoRoot, runLedgerd, runLedgerdAsync } from "../../unit/cli/ledgerdProcess.js";
 import { freeBasePort, getText, logTail, nodeOf, post, requireCometBft, rpc, waitForAgreement } from "./network.js";
 import { logFile } from "../../../src/testnet/processes.js";
+import { ledgerdArgs } from "../../helpers/ledgerdCli.js";
 
 const root = mkdtempSync(join(tmpdir(), "ledgerd-crash-points-"));
 let manifest: TestnetManifest;
@@ -116,7 +117,7 @@ describe("ledgerd killed at its crash points, restarted by the testnet", () => {
     const newcomer = nodeOf(manifest, 1);
     const key = (JSON.parse(readFileSync(join(root, newcomer.home, "config", "priv_validator_key.json"), "utf8")) as { pub_key: { value: string } }).pub_key.value;
     const cli = (args: readonly string[]) =>
-      spawnSync(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args, "--data_dir", join(root, node.dataDir)], { cwd: repoRoot, env: cleanEnv(), encoding: "utf8" });
+      spawnSync(process.execPath, [...ledgerdArgs(), ...args, "--data_dir", join(root, node.dataDir)], { cwd: repoRoot, env: cleanEnv(), encoding: "utf8" });
     const made = cli(["election", "new", "upsert-validator", "--public-key", key, "--power", "1", "--node-id", newcomer.nodeId]);
     assert.equal(made.status, 0, made.stdout + made.stderr);
     const id = /Submitted proposal with id: ([0-9a-f]{64})/.exec(made.stdout)![1]!;

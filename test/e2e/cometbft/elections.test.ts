@@ -31,9 +31,9 @@ import { assertDescribed } from "../../helpers/openapiConformance.js";
 import { create } from "../../helpers/txFactory.js";
 import { freeBasePort, getText, post, requireCometBft, rpc, waitForAgreement } from "./network.js";
 import { waitFor } from "../../helpers/waitFor.js";
+import { ledgerdArgs } from "../../helpers/ledgerdCli.js";
 
 const root = mkdtempSync(join(tmpdir(), "ledgerd-elections-"));
-const cliMain = fileURLToPath(new URL("../../../src/cli/main.ts", import.meta.url));
 const withoutLedgerdEnv = () => Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("LEDGERD_")));
 let manifest: TestnetManifest;
 /** Each genesis validator's power (the testnet gives all the same). */
@@ -65,7 +65,7 @@ function cometLightOracle(): string {
 
 /** `ledgerd <args> --data_dir <node's>`: exit code and output. */
 function cli(target: TestnetNode, args: readonly string[]): { status: number | null; out: string } {
-  const result = spawnSync(process.execPath, ["--import", "tsx", cliMain, ...args, "--data_dir", join(root, target.dataDir)], {
+  const result = spawnSync(process.execPath, [...ledgerdArgs(), ...args, "--data_dir", join(root, target.dataDir)], {
     encoding: "utf8",
     env: withoutLedgerdEnv(),
   });
@@ -287,7 +287,7 @@ describe("validator elections on a 4-validator network", () => {
 
     const saved = join(root, "proof-after-elections.json");
     writeFileSync(saved, JSON.stringify(proof));
-    const run = spawnSync(process.execPath, ["--import", "tsx", cliMain, "verify", "proof", saved, "--id", id, "--genesis", genesisFile, "--node", `http://${node(3).http}`], { encoding: "utf8", env: withoutLedgerdEnv() });
+    const run = spawnSync(process.execPath, [...ledgerdArgs(), "verify", "proof", saved, "--id", id, "--genesis", genesisFile, "--node", `http://${node(3).http}`], { encoding: "utf8", env: withoutLedgerdEnv() });
     assert.equal(run.status, 0, run.stdout + run.stderr);
     assert.match(run.stdout, /followed through 2 set change\(s\)/);
     // CometBFT's own light client, an oracle: it follows the same light blocks to the same header,

@@ -11,7 +11,6 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
 import WebSocket from "ws";
 import { addTestnetNode } from "../../../src/testnet/addNode.js";
 import { createTestnet, startTestnet, stopTestnet, type TestnetManifest, type TestnetNode } from "../../../src/testnet/testnet.js";
@@ -22,9 +21,9 @@ import { clientLegacyCreate } from "../../helpers/legacyFactory.js";
 import { create, transfer } from "../../helpers/txFactory.js";
 import { freeBasePort, getText, post, requireCometBft, rpc, waitForAgreement, withoutLedgerdEnv } from "./network.js";
 import { waitFor } from "../../helpers/waitFor.js";
+import { ledgerdArgs } from "../../helpers/ledgerdCli.js";
 
 const root = mkdtempSync(join(tmpdir(), "ledgerd-fullnodes-"));
-const cliMain = fileURLToPath(new URL("../../../src/cli/main.ts", import.meta.url));
 /** The caller's LEDGERD_* variables would override the node's config.json. */
 let manifest: TestnetManifest;
 const validatorsOf = () => manifest.nodes.filter((node) => node.validator !== false);
@@ -142,7 +141,7 @@ describe("a network of 2 validators and 1 full node", () => {
 
   it("`ledgerd doctor` passes on a validator and on the full node, saying which is which", async () => {
     for (const node of [validatorsOf()[0]!, fullNode()]) {
-      const result = spawnSync(process.execPath, ["--import", "tsx", cliMain, "doctor", "--data_dir", join(root, node.dataDir)], { encoding: "utf8", env: withoutLedgerdEnv() });
+      const result = spawnSync(process.execPath, [...ledgerdArgs(), "doctor", "--data_dir", join(root, node.dataDir)], { encoding: "utf8", env: withoutLedgerdEnv() });
       assert.equal(result.status, 0, `${node.name}: ${result.stdout}${result.stderr}`);
       assert.match(result.stdout, node.validator === false ? /ok   validator key: a full node/ : /ok   validator key: a validator with power/);
       assert.doesNotMatch(result.stdout, /FAIL/);

@@ -12,16 +12,15 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
 import type { TestnetNode } from "../../../src/testnet/testnet.js";
 import { makeRandomKeypair } from "../../../src/transaction/builders/makeRandomKeypair.js";
 import { create } from "../../helpers/txFactory.js";
 import { freeBasePort, getText, post, requireCometBft, rpc, waitForAgreement } from "./network.js";
 import { protocolVersion } from "../../../src/ledger/protocol.js";
 import { waitFor } from "../../helpers/waitFor.js";
+import { ledgerdArgs } from "../../helpers/ledgerdCli.js";
 
 const root = mkdtempSync(join(tmpdir(), "ledgerd-network-"));
-const cliMain = fileURLToPath(new URL("../../../src/cli/main.ts", import.meta.url));
 const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("LEDGERD_")));
 const children: ChildProcess[] = [];
 let cometbft = "";
@@ -29,7 +28,7 @@ let base = 0;
 
 /** `ledgerd <args>` to its end; its output, or a failure with it. */
 function ledgerd(...args: string[]): string {
-  const result = spawnSync(process.execPath, ["--import", "tsx", cliMain, ...args], { encoding: "utf8", env });
+  const result = spawnSync(process.execPath, [...ledgerdArgs(), ...args], { encoding: "utf8", env });
   assert.equal(result.status, 0, `ledgerd ${args.join(" ")}: ${result.stdout}${result.stderr}`);
   return result.stdout;
 }
@@ -50,7 +49,7 @@ function init(i: number): void {
 /** Starts the machine's one service: ledgerd, which runs its CometBFT (engine.cometbft_home). */
 async function start(i: number): Promise<void> {
   const m = machine(i);
-  children.push(spawn(process.execPath, ["--import", "tsx", cliMain, "start", "--data_dir", m.dataDir, "--log.level", "warn"], { env, stdio: "ignore" }));
+  children.push(spawn(process.execPath, [...ledgerdArgs(), "start", "--data_dir", m.dataDir, "--log.level", "warn"], { env, stdio: "ignore" }));
   await waitFor(`${m.name}'s ledgerd`, () => getText(m, "/"));
 }
 

@@ -11,7 +11,6 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { blockTree } from "../../../src/proofs/blockTree.js";
 import { appHashV1, blockLeaf } from "../../../src/proofs/commitment.js";
@@ -31,9 +30,9 @@ import { assertDescribed } from "../../helpers/openapiConformance.js";
 import { create, keypairOf } from "../../helpers/txFactory.js";
 import { freeBasePort, httpUrl, post, requireCometBft } from "./network.js";
 import { waitFor } from "../../helpers/waitFor.js";
+import { ledgerdArgs } from "../../helpers/ledgerdCli.js";
 
 const root = mkdtempSync(join(tmpdir(), "ledgerd-proofs-"));
-const cliMain = fileURLToPath(new URL("../../../src/cli/main.ts", import.meta.url));
 let manifest: TestnetManifest;
 const node = (i: number): TestnetNode => manifest.nodes[i]!;
 const ids: string[] = [];
@@ -110,7 +109,7 @@ describe("proofs on a 4-validator network", () => {
     const file = join(root, "proof.json");
     writeFileSync(file, JSON.stringify(proof));
     const genesis = join(root, node(0).home, "config", "genesis.json");
-    const run = (args: string[]) => spawnSync(process.execPath, ["--import", "tsx", cliMain, "verify", ...args], { encoding: "utf8" });
+    const run = (args: string[]) => spawnSync(process.execPath, [...ledgerdArgs(), "verify", ...args], { encoding: "utf8" });
     const ok = run(["proof", file, "--validators", genesis, "--id", ids[3]!, "--chain-id", manifest.chainId]);
     assert.equal(ok.status, 0, ok.stdout + ok.stderr);
     assert.match(ok.stdout, /^ok transaction .* signed by more than two thirds/);

@@ -9,14 +9,13 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
 import { makeRandomKeypair } from "../../../src/transaction/builders/makeRandomKeypair.js";
 import { create } from "../../helpers/txFactory.js";
 import { freeBasePort, requireCometBft } from "./network.js";
 import { waitFor } from "../../helpers/waitFor.js";
+import { ledgerdArgs } from "../../helpers/ledgerdCli.js";
 
 const root = mkdtempSync(join(tmpdir(), "ledgerd-supervised-"));
-const cliMain = fileURLToPath(new URL("../../../src/cli/main.ts", import.meta.url));
 const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("LEDGERD_")));
 const dir = join(root, "machine");
 let base = 0;
@@ -24,7 +23,7 @@ let cometbft = "";
 const port = (offset: number) => `127.0.0.1:${base + offset}`;
 
 function ledgerd(...args: string[]): void {
-  const result = spawnSync(process.execPath, ["--import", "tsx", cliMain, ...args], { encoding: "utf8", env });
+  const result = spawnSync(process.execPath, [...ledgerdArgs(), ...args], { encoding: "utf8", env });
   assert.equal(result.status, 0, `ledgerd ${args.join(" ")}: ${result.stdout}${result.stderr}`);
 }
 
@@ -43,7 +42,7 @@ function cometPid(): number | null {
 }
 
 function startNode(): ChildProcess {
-  return spawn(process.execPath, ["--import", "tsx", cliMain, "start", "--data_dir", join(dir, "ledgerd"), "--log.level", "warn",
+  return spawn(process.execPath, [...ledgerdArgs(), "start", "--data_dir", join(dir, "ledgerd"), "--log.level", "warn",
     "--engine.cometbft_home", join(dir, "cometbft"), "--engine.cometbft_binary", cometbft], { env, stdio: "ignore" });
 }
 

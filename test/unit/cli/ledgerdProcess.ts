@@ -9,9 +9,9 @@ import { join } from "node:path";
 import { after } from "node:test";
 import { fileURLToPath } from "node:url";
 import { waitFor } from "../../helpers/waitFor.js";
+import { ledgerdArgs } from "../../helpers/ledgerdCli.js";
 
 export const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
-const mainArgs = ["--import", "tsx", "src/cli/main.ts"];
 
 /** The environment without any LEDGERD_* variable of the caller's, plus `extra`. */
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -28,13 +28,13 @@ export interface RunResult {
 
 /** A command that ends by itself: `keys`, `config`, `init`, a bad flag. */
 export function runLedgerd(args: readonly string[], env: Record<string, string> = {}): RunResult {
-  const result = spawnSync(process.execPath, [...mainArgs, ...args], { cwd: repoRoot, env: cleanEnv(env), encoding: "utf8", timeout: 30_000 });
+  const result = spawnSync(process.execPath, [...ledgerdArgs(), ...args], { cwd: repoRoot, env: cleanEnv(env), encoding: "utf8", timeout: 30_000 });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
 /** `runLedgerd` without blocking this process: for a command that talks to a server the test runs. */
 export function runLedgerdAsync(args: readonly string[], env: Record<string, string> = {}): Promise<RunResult> {
-  const child = spawn(process.execPath, [...mainArgs, ...args], { cwd: repoRoot, env: cleanEnv(env), stdio: ["ignore", "pipe", "pipe"], timeout: 30_000 });
+  const child = spawn(process.execPath, [...ledgerdArgs(), ...args], { cwd: repoRoot, env: cleanEnv(env), stdio: ["ignore", "pipe", "pipe"], timeout: 30_000 });
   let stdout = "";
   let stderr = "";
   child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
@@ -59,7 +59,7 @@ export interface RunningNode {
 
 /** Starts `ledgerd start ...` and resolves once it logged "ledgerd started". */
 export async function startLedgerd(args: readonly string[], env: Record<string, string> = {}): Promise<RunningNode> {
-  const child = spawn(process.execPath, [...mainArgs, "start", ...args], { cwd: repoRoot, env: cleanEnv(env), stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [...ledgerdArgs(), "start", ...args], { cwd: repoRoot, env: cleanEnv(env), stdio: ["ignore", "pipe", "pipe"] });
   const lines: LogLine[] = [];
   let stderr = "";
   let buffered = "";

@@ -19,6 +19,7 @@ import { schemaVersion } from "../../../src/store/sqlite/schema.js";
 import { SqliteStore } from "../../../src/store/sqlite/sqliteStore.js";
 import { startPostgres, type PostgresServer } from "../../helpers/postgres.js";
 import { cleanEnv, httpCall, repoRoot, runLedgerd, startLedgerd, type RunResult, useTempDirs } from "./ledgerdProcess.js";
+import { ledgerdArgs } from "../../helpers/ledgerdCli.js";
 
 const tempDir = useTempDirs("ledgerd-startup-");
 
@@ -27,7 +28,7 @@ const anyPorts = ["--server.bind", "127.0.0.1:0", "--wsserver.bind", "127.0.0.1:
 /** runLedgerd without blocking this process (which may hold a port the child must find taken). */
 function runLedgerdAsync(args: readonly string[]): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], { cwd: repoRoot, env: cleanEnv(), stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [...ledgerdArgs(), ...args], { cwd: repoRoot, env: cleanEnv(), stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));

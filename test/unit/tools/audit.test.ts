@@ -20,6 +20,7 @@ import { decodeBase58 } from "../../../src/crypto-conditions/decodeBase58.js";
 import { keypairOf } from "../../helpers/txFactory.js";
 import { waitFor } from "../../helpers/waitFor.js";
 import { commitCreates, startNodeIn } from "../../helpers/startedNode.js";
+import { ledgerdArgs } from "../../helpers/ledgerdCli.js";
 
 const repoRoot = join(import.meta.dirname, "../../..");
 const dirs: string[] = [];
@@ -61,7 +62,7 @@ const optionsOf = (nodes: string[], more: Partial<AuditOptions> = {}): AuditOpti
 
 function runCli(args: string[]): Promise<{ status: number; out: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ["--import", "tsx", "src/cli/main.ts", "audit", ...args], { cwd: repoRoot }, (error, stdout, stderr) => {
+    execFile(process.execPath, [...ledgerdArgs(), "audit", ...args], { cwd: repoRoot }, (error, stdout, stderr) => {
       resolve({ status: error === null ? 0 : typeof error.code === "number" ? error.code : -1, out: `${stdout}${stderr}` });
     });
   });
@@ -187,7 +188,7 @@ describe("ledgerd audit --follow --metrics", () => {
     await addTransactions(a, "follow-alice", 0, 2);
     await addTransactions(b, "follow-bob", 0, 2);
     const statePath = join(newDir("follow-state"), "audit.json");
-    const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "audit", "--node", a.url, "--node", b.url, "--state", statePath, "--follow", "--interval", "1", "--metrics", "127.0.0.1:0"], { cwd: repoRoot });
+    const child = spawn(process.execPath, [...ledgerdArgs(), "audit", "--node", a.url, "--node", b.url, "--state", statePath, "--follow", "--interval", "1", "--metrics", "127.0.0.1:0"], { cwd: repoRoot });
     let out = "";
     child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
     child.stderr.on("data", (chunk: Buffer) => (out += chunk.toString()));
