@@ -10,7 +10,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
-import { join } from "node:path";
+import { join, relative, sep } from "node:path";
 import { Worker, type WorkerOptions } from "node:worker_threads";
 import { fileURLToPath } from "node:url";
 
@@ -52,13 +52,20 @@ export function withoutTsx(flags: readonly string[]): string[] {
 /** Bundles this thread has found or made, by entry: the sources do not change under a test. */
 const bundles = new Map<string, string>();
 
-/** The bundle of the worker module `entry` for today's sources, made if missing. */
+/**
+ * The bundle of the module `entry` for today's sources, made if missing. Its name hashes every
+ * file under src/, and under the entry's own top folder when that is another (a test's child
+ * process imports test helpers beside the sources).
+ */
 function bundleFromSources(entry: string): string {
   const known = bundles.get(entry);
   if (known !== undefined) return known;
   const sources = fileURLToPath(new URL(".", import.meta.url));
+  const root = join(sources, "..");
+  const outside = relative(sources, entry).startsWith("..");
+  const files = outside ? [...sourceFiles(sources), ...sourceFiles(join(root, relative(root, entry).split(sep)[0] ?? ""))] : sourceFiles(sources);
   const hash = createHash("sha256").update(entry);
-  for (const file of sourceFiles(sources)) hash.update(file).update(readFileSync(file));
+  for (const file of files) hash.update(file).update(readFileSync(file));
   const dir = fileURLToPath(new URL("../.cache/workers/", import.meta.url));
   const bundle = join(dir, `${hash.digest("hex").slice(0, 24)}.mjs`);
   if (!existsSync(bundle)) {

@@ -17,10 +17,11 @@ import { packageRoot } from "../../../src/engine/cometbft/cometBftSupervisor.js"
 import { createTestnet, startTestnet, stopTestnet, type TestnetManifest } from "../../../src/testnet/testnet.js";
 import { create, keypairOf } from "../../helpers/txFactory.js";
 import { freeBasePort, nodeOf, post, requireCometBft, rpc, waitForAgreement } from "./network.js";
+import { runnableModule } from "../../../src/workerThread.js";
 
 const root = mkdtempSync(join(tmpdir(), "ledgerd-rule-height-"));
 const switchHeight = 4;
-const toyEntry = { args: ["--import", "tsx", fileURLToPath(new URL("./toyRuleLedgerd.ts", import.meta.url))], cwd: packageRoot() };
+const toyEntry = { args: [runnableModule(import.meta.url, "./toyRuleLedgerd")], cwd: packageRoot() };
 let manifest: TestnetManifest;
 
 before(async () => {

@@ -25,6 +25,7 @@ import { storeConformance } from "./conformance.js";
 import { crashBlockTxs } from "./crashChild.js";
 import type { CommittedTx } from "../../../src/transaction/committed.js";
 import { block, createTx, publicKey, ref, transferTx, validator } from "./fixtures.js";
+import { runnableModule } from "../../../src/workerThread.js";
 
 const dir = mkdtempSync(join(tmpdir(), "ledgerd-sqlite-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -422,7 +423,7 @@ describe("sqlite store", () => {
 
   it("a SIGKILL at any moment leaves whole blocks only", async () => {
     const path = freshPath();
-    const child = fileURLToPath(new URL("./crashChild.ts", import.meta.url));
+    const child = runnableModule(import.meta.url, "./crashChild");
     // Fixed kill delays after the first acknowledged commit: each lands somewhere in a commit.
     for (const delayMs of [3, 17, 41]) {
       const acknowledged = await runAndKill(child, path, delayMs);
@@ -447,11 +448,11 @@ describe("sqlite store", () => {
   });
 });
 
-/** Starts the crash child on `path`, kills it `delayMs` after its first commit, returns the
+/** Starts the crash child (a bundle of its sources: src/workerThread.ts) on `path`, kills it `delayMs` after its first commit, returns the
  * last height it acknowledged. */
 function runAndKill(child: string, path: string, delayMs: number): Promise<number> {
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, ["--import", "tsx", child, path], {
+    const proc = spawn(process.execPath, [child, path], {
       stdio: ["ignore", "pipe", "inherit"],
     });
     let acknowledged = 0;
