@@ -24,7 +24,7 @@ import { startNode } from "../node/startNode.js";
 import { withProgress } from "./progress.js";
 
 /** On top of the engine's commit timeout, how long a shutdown may take before the process quits. */
-const shutdownMarginMs = 10_000;
+export const shutdownMarginMs = 10_000;
 
 /** The settings from the real environment, working directory and home folder. */
 export function loadSettings(flags: ConfigSources["flags"]): Config {
