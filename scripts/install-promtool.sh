@@ -1,20 +1,20 @@
 #!/usr/bin/env bash
 # Installs promtool (Prometheus' rule checker) as .cache/bin/promtool, for the alert rules' tests
 # (`promtool check rules`, `promtool test rules` on deploy/prometheus, docs/operations.md), at
-# the version in scripts/promtool-version, unless the binary there already reports it. promtool
-# is a Go program; building it from the Go module proxy compiles Prometheus' whole service
-# discovery (Kubernetes, AWS, Azure, GCP clients): many minutes on a 2-core machine. Debian ships
-# it built in its `prometheus` package (bookworm: 2.42.0), so where apt-get is, the package is
-# downloaded (no root needed, nothing installed or started) and only promtool is taken out of it
-# (measured: about 3 s); elsewhere it is built with `go install` (the module v0.X.Y is Prometheus
-# 2.X.Y). A copy is kept per version in the user's cache folder, as scripts/go-tool.sh does.
+# the version in scripts/promtool-version, unless the binary there already reports it; a copy
+# is kept as scripts/go-tool.sh says. promtool is a Go program, but building it from the Go
+# module proxy compiles Prometheus' whole service discovery (Kubernetes, AWS, Azure, GCP
+# clients): `go install …/cmd/promtool@v0.316.0` took 18 min 45 s on a busy 2-core machine
+# (400 s of CPU, 3.3 GB of memory, a 123 MB binary), and `…@v0.42.0` (Prometheus 2.42) is
+# refused for its go.mod's replace directives. Debian ships it built in its `prometheus` package
+# (bookworm: 2.42.0), so the package is downloaded (no root needed, nothing installed or
+# started) and only promtool is taken out of it (measured: 3.5 to 6.3 s on a busy 2-core
+# machine; 0.1 s once there). Elsewhere a promtool of that version on PATH is copied.
 # Usage: scripts/install-promtool.sh   (prints the binary's path on its last line)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/go-tool.sh
 version="$(cat scripts/promtool-version)"
-bin_dir="$PWD/.cache/bin"
-binary="$bin_dir/promtool"
-shared="${XDG_CACHE_HOME:-$HOME/.cache}/ledgerd/promtool-$version/promtool"
 
 reports_version() {
   [ -x "$1" ] && "$1" --version 2>/dev/null | head -1 | grep -q "^promtool, version $version[+ ]"
@@ -24,27 +24,21 @@ from_debian() {
   work="$(mktemp -d)"
   # apt's sandbox user could not write into a private temporary folder: download as oneself.
   (cd "$work" && apt-get download -qq -o APT::Sandbox::User="$(id -un)" prometheus >/dev/null) \
-    && dpkg-deb --fsys-tarfile "$work"/prometheus_*.deb | tar -xO ./usr/bin/promtool > "$binary.tmp" \
-    && chmod +x "$binary.tmp" && mv "$binary.tmp" "$binary" || status=$?
-  rm -rf "$work" "$binary.tmp"
+    && dpkg-deb --fsys-tarfile "$work"/prometheus_*.deb | tar -xO ./usr/bin/promtool > "$1/promtool.tmp" \
+    && chmod +x "$1/promtool.tmp" && mv "$1/promtool.tmp" "$1/promtool" || status=$?
+  rm -rf "$work" "$1/promtool.tmp"
   return "$status"
 }
-from_go() {
-  command -v go >/dev/null 2>&1 || { echo "install-promtool: needs apt-get (Debian) or Go to get promtool $version" >&2; return 1; }
-  echo "install-promtool: building promtool $version with go install (takes many minutes)" >&2
-  GOBIN="$bin_dir" GOFLAGS="${GOFLAGS:-} -buildvcs=false" go install \
-    -ldflags "-X github.com/prometheus/common/version.Version=$version" \
-    "github.com/prometheus/prometheus/cmd/promtool@v0.${version#2.}"
+from_path() {
+  local found
+  found="$(command -v promtool)" && reports_version "$found" && cp "$found" "$1/promtool"
 }
-
-if reports_version "$binary"; then echo "$binary"; exit 0; fi
-mkdir -p "$bin_dir"
-if reports_version "$shared"; then cp "$shared" "$binary"; echo "$binary"; exit 0; fi
-if command -v apt-get >/dev/null 2>&1 && command -v dpkg-deb >/dev/null 2>&1; then from_debian || true; fi
-reports_version "$binary" || from_go
-if ! reports_version "$binary"; then
-  echo "install-promtool: $binary does not report version $version" >&2
-  exit 1
-fi
-mkdir -p "$(dirname "$shared")" && cp "$binary" "$shared.tmp" && mv "$shared.tmp" "$shared" || true
-echo "$binary"
+build() {
+  if command -v apt-get >/dev/null 2>&1 && command -v dpkg-deb >/dev/null 2>&1 && from_debian "$1" && reports_version "$1/promtool"; then
+    return 0
+  fi
+  from_path "$1" && return 0
+  echo "install-promtool: needs apt-get and dpkg-deb (Debian), or promtool $version on PATH" >&2
+  return 1
+}
+install_go_tool promtool "$version" install-promtool reports_version build maybe
