@@ -157,6 +157,15 @@ describe("systemd units (deploy/systemd)", () => {
     assert.match(readFileSync(join(unitsDir, "ledgerd.sysusers.conf"), "utf8"), new RegExp(`^u ledgerd - ".*" ${state}$`, "m"));
   });
 
+  it("ledgerd.env's variables, set or commented out, are settings ledgerd takes", () => {
+    const text = readFileSync(join(unitsDir, "ledgerd.env"), "utf8");
+    const variables = Object.fromEntries([...text.matchAll(/^#?(LEDGERD_[A-Z_]+)=(\S+)$/gm)].map((m) => [m[1]!, m[2]!]));
+    assert.ok(Object.keys(variables).length >= 4, text);
+    const config = runLedgerd(["config"], variables);
+    assert.equal(config.status, 0, config.stderr);
+    assert.equal((JSON.parse(config.stdout) as { metrics: { bind: string } }).metrics.bind, variables["LEDGERD_METRICS_BIND"]);
+  });
+
   it("ledgerd's stop: SIGTERM to ledgerd alone, and a timeout past ledgerd's own shutdown limit", () => {
     const unit = readUnit("ledgerd.service");
     assert.equal(one(unit, "Service.KillSignal"), "SIGTERM");
