@@ -13,3 +13,10 @@ export declare function planSystemPrograms(facts: {
   installTried: boolean;
 }): SystemProgramsPlan;
 export declare function ensureSystemPrograms(): void;
+export interface CachedProgram {
+  readonly program: string;
+  readonly script: string;
+  readonly neededBy: string;
+}
+export declare const cachedPrograms: readonly CachedProgram[];
+export declare function ensureCachedPrograms(): void;

@@ -15,6 +15,16 @@ export const systemPrograms = [
   { program: "faketime", package: "faketime", neededBy: "the clock-skew test moves a node's ledgerd clock with its libfaketime" },
   { program: "ssh-agent", package: "openssh-client", neededBy: "the litewitness interop test: litewitness signs through an ssh-agent" },
   { program: "ssh-keygen", package: "openssh-client", neededBy: "the litewitness interop test makes the witness's key with it" },
+  { program: "systemd-analyze", package: "systemd", neededBy: "the systemd units' test verifies deploy/systemd with it" },
+  { program: "script", package: "bsdutils", neededBy: "the progress bars' test runs a command in a terminal with it" },
+];
+
+/**
+ * Programs the suites take from a scripts/install-*.sh into .cache/bin, at the version the
+ * script pins (it does nothing when the binary there reports it). CometBFT is scripts/test.mjs's.
+ */
+export const cachedPrograms = [
+  { program: "promtool", script: "scripts/install-promtool.sh", neededBy: "the alert rules' tests: promtool check rules, promtool test rules" },
 ];
 
 /**
@@ -66,4 +76,17 @@ export function ensureSystemPrograms() {
   }
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) ensureSystemPrograms();
+/** Runs each cached program's install script; a failure ends the process with its reason. */
+export function ensureCachedPrograms() {
+  for (const { program, script, neededBy } of cachedPrograms) {
+    const result = spawnSync("bash", [script], { stdio: ["ignore", "ignore", "inherit"] });
+    if (result.status === 0) continue;
+    console.error(`npm test needs ${program} (${neededBy}): ${script} failed`);
+    process.exit(1);
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  ensureSystemPrograms();
+  ensureCachedPrograms();
+}

@@ -3,7 +3,7 @@
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { spawn, spawnSync } from "node:child_process";
-import { ensureSystemPrograms } from "./prerequisites.mjs";
+import { ensureCachedPrograms, ensureSystemPrograms } from "./prerequisites.mjs";
 
 function findTests(dir) {
   const out = [];
@@ -59,6 +59,7 @@ function pruneWorkerBundles() {
 }
 
 ensureSystemPrograms();
+ensureCachedPrograms();
 pruneWorkerBundles();
 ensurePythonVenv();
 ensureCometBft();

@@ -21,9 +21,10 @@ import { createNodeKey, keyFileOfValidator, newKeyFile, readNodeKey } from "../n
 import { makeDirs } from "../node/preflight.js";
 import { StartRefused } from "../node/startRefused.js";
 import { startNode } from "../node/startNode.js";
+import { withProgress } from "./progress.js";
 
 /** On top of the engine's commit timeout, how long a shutdown may take before the process quits. */
-const shutdownMarginMs = 10_000;
+export const shutdownMarginMs = 10_000;
 
 /** The settings from the real environment, working directory and home folder. */
 export function loadSettings(flags: ConfigSources["flags"]): Config {
@@ -168,9 +169,6 @@ export async function runDoctorCommand(flags: ConfigSources["flags"]): Promise<v
   if (checks.some((check) => !check.ok)) process.exitCode = 1;
 }
 
-/** How often `verify-chain` says how far it got. */
-const verifyProgressIntervalMs = 2_000;
-
 /**
  * `ledgerd verify-chain`: re-derives every stored block, and every row derived from its
  * transactions, from the transactions (src/ledger/verifyChain.ts, docs/verify-chain.md) and
@@ -181,7 +179,7 @@ export async function runVerifyChain(flags: ConfigSources["flags"], from: number
   const config = loadSettings(flags);
   const store = await openLedgerReader(config);
   try {
-    const report = await verifyChain(store, { ...(from === undefined ? {} : { from }), onProgress: progress("verify-chain") });
+    const report = await withProgress("verify-chain", (onProgress) => verifyChain(store, { ...(from === undefined ? {} : { from }), onProgress }));
     if (report.fault !== null) {
       console.log(`FAIL height ${report.fault.height}: ${report.fault.reason}`);
       process.exitCode = 1;
@@ -201,30 +199,20 @@ export function runBackup(flags: ConfigSources["flags"], dest: string): void {
 
 /** `ledgerd restore SRC`: the backup into a data folder without a ledger, once it verifies. */
 export async function runRestore(flags: ConfigSources["flags"], src: string): Promise<void> {
-  const report = await restoreLedger(loadSettings(flags), src, progress("restore: verified"));
+  const report = await withProgress("restore: verified", (onProgress) => restoreLedger(loadSettings(flags), src, onProgress));
   console.log(`restored heights 1 to ${report.to} (${report.txs} transactions, verified)`);
-}
-
-/** A progress printer for long commands: at most one line per `verifyProgressIntervalMs`. */
-function progress(what: string): (height: number, of: number) => void {
-  let said = Date.now();
-  return (height, of) => {
-    if (Date.now() - said < verifyProgressIntervalMs) return;
-    said = Date.now();
-    process.stderr.write(`${what}: height ${height} of ${of}\n`);
-  };
 }
 
 /** `ledgerd export FILE`: the chain as JSON lines (src/tools/exportImport.ts). */
 export async function runExport(flags: ConfigSources["flags"], file: string): Promise<void> {
-  const height = await exportChain(loadSettings(flags), file, progress("export"));
+  const height = await withProgress("export", (onProgress) => exportChain(loadSettings(flags), file, onProgress));
   console.log(`exported heights 1 to ${height} to ${file}`);
 }
 
 /** `ledgerd import FILE`: re-executes an export into a data folder without a ledger. */
 /** `ledgerd migrate-store --to postgres [--url URL]` (src/tools/migrateStore.ts). */
 export async function runMigrateStore(flags: ConfigSources["flags"], url: string): Promise<void> {
-  const done = await migrateToPostgres(loadSettings(flags), url, progress("migrate-store"));
+  const done = await withProgress("migrate-store", (onProgress) => migrateToPostgres(loadSettings(flags), url, onProgress));
   if (done.from > done.to) {
     console.log(`PostgreSQL already holds heights 1 to ${done.to} of this ledger: nothing to migrate`);
   } else {
@@ -234,7 +222,7 @@ export async function runMigrateStore(flags: ConfigSources["flags"], url: string
 }
 
 export async function runImport(flags: ConfigSources["flags"], file: string, rule?: CommitmentVersion): Promise<void> {
-  const done = await importChain(loadSettings(flags), file, progress("import"), rule);
+  const done = await withProgress("import", (onProgress) => importChain(loadSettings(flags), file, onProgress, rule));
   if (done.rehashed) {
     console.log(`imported heights 1 to ${done.height} as a new chain with app hash rule ${String(rule)}: last app hash ${done.appHash || '""'}`);
   } else {

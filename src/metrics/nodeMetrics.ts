@@ -52,6 +52,11 @@ export interface StreamSource {
   readonly replayingCount: number;
 }
 
+/** Whether the node can take transactions now, as `/readyz` answers (the node's process). */
+export interface ReadinessSource {
+  ready(): Promise<boolean>;
+}
+
 export interface NodeMetricsDeps {
   /** A monotonic clock in milliseconds (default: `performance.now`). */
   readonly now?: () => number;
@@ -77,6 +82,7 @@ export class NodeMetrics {
   private readonly pools: PoolSource[] = [];
   private ledger: LedgerSource | null = null;
   private stream: StreamSource | null = null;
+  private readiness: ReadinessSource | null = null;
   private storeBytes: (() => number | Promise<number>) | null = null;
   private height = 0;
   /** When finalizeBlock began for the block not yet committed. */
@@ -184,6 +190,11 @@ export class NodeMetrics {
     this.pools.push(pool);
   }
 
+  /** `ready()` is asked at each scrape (the /readyz checks: a CometBFT `status` call at most). */
+  watchReadiness(readiness: ReadinessSource): void {
+    this.readiness = readiness;
+  }
+
   watchStream(stream: StreamSource): void {
     this.stream = stream;
   }
@@ -217,6 +228,16 @@ export class NodeMetrics {
       registers,
       collect() {
         this.set(self.height);
+      },
+    });
+    new Gauge({
+      name: "ledgerd_ready",
+      help: "1 when the node can take transactions (GET /readyz answers 200), else 0",
+      registers,
+      async collect() {
+        // An HTTP worker watches none and reads 0, so the processes' sum is the node's answer.
+        const source = self.readiness;
+        this.set(source !== null && (await source.ready().catch(() => false)) ? 1 : 0);
       },
     });
     new Gauge({

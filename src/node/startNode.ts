@@ -39,7 +39,7 @@ import type { CheckpointNotary } from "../ledger/checkpoints.js";
 import type { Witness } from "../ledger/witness.js";
 import { witnessOf } from "./witnessService.js";
 import { packageInfo } from "./packageInfo.js";
-import type { ReadinessProbe } from "../http/routes/health.js";
+import { failedChecks, type ReadinessProbe } from "../http/routes/health.js";
 import type { MetricsSnapshot, NodeMetrics } from "../metrics/nodeMetrics.js";
 import { measuredHttpDeps, nodeMetricsOf, startMetricsServer } from "./nodeMetricsWiring.js";
 import { PrimaryOps } from "./ipc/opsIpc.js";
@@ -154,6 +154,7 @@ export async function startNode(config: Config, deps: NodeDeps = {}): Promise<No
       uuid: deps.uuid ?? randomUUID,
     });
     const readiness = nodeReadiness(store, engine);
+    metrics?.watchReadiness({ ready: async () => failedChecks(await readiness.check()).length === 0 });
     const checkpoints = checkpointNotaryOf(config, key);
     const witness = witnessOf(config, clock);
     const parts: HttpParts = { ledger, engine, store, logger, streamsUrl, version, legacy, metrics, readiness, clock, checkpoints, witness };

@@ -118,6 +118,28 @@ function ledgerFiles(dir: string): string[] {
   return existsSync(dir) ? readdirSync(dir).filter((name) => name.startsWith("ledgerd.sqlite")) : [];
 }
 
+// src/cli/progress.ts: a bar only in a terminal (here one `script` gives it), cleared before the
+// result line; through a pipe the output is what it was before bars (at most the plain lines).
+describe("export's progress, in a terminal and not", () => {
+  it("through a pipe: the result line on stdout, no escape codes on stderr", () => {
+    const piped = join(root, "piped.jsonl");
+    const result = runLedgerd(["export", piped, "--data_dir", source]);
+    assert.equal(result.status, 0, result.stderr);
+    assert.equal(result.stdout, `exported heights 1 to 4 to ${piped}\n`);
+    assert.match(result.stderr, /^(export: height \d+ of \d+\n)*$/);
+  });
+
+  it("in a terminal: a bar drawn in place, then cleared before the result line", () => {
+    const shown = join(root, "terminal.jsonl");
+    const command = [process.execPath, "--import", "tsx", "src/cli/main.ts", "export", shown, "--data_dir", source]
+      .map((word) => `'${word}'`).join(" ");
+    const result = spawnSync("script", ["-qec", command, "/dev/null"], { cwd: repoRoot, env: cleanEnv(), encoding: "utf8", timeout: 30_000 });
+    assert.equal(result.status, 0, result.stdout);
+    assert.match(result.stdout, /\rexport \[[#.]+\] \d\/4 .*\x1b\[K/);
+    assert.ok(result.stdout.endsWith(`\r\x1b[Kexported heights 1 to 4 to ${shown}\r\n`), JSON.stringify(result.stdout));
+  });
+});
+
 describe("import and a node on one data folder", () => {
   const anyPorts = ["--server.bind", "127.0.0.1:0", "--wsserver.bind", "127.0.0.1:0"];
 

@@ -187,6 +187,7 @@ describe("/readyz behind CometBFT", () => {
   let catchingUp: boolean | "down" = true;
   let handle: NodeHandle;
   let api: string;
+  let metrics: string;
 
   before(async () => {
     // CometBFT's RPC, as far as /readyz asks it: JSON-RPC `status` with `sync_info.catching_up`.
@@ -206,9 +207,10 @@ describe("/readyz behind CometBFT", () => {
     });
     await new Promise<void>((resolve) => rpc.listen(0, "127.0.0.1", resolve));
     const port = (rpc.address() as AddressInfo).port;
-    const flags = { engine: "cometbft", "engine.abci_bind": "127.0.0.1:0", "engine.rpc_url": `http://127.0.0.1:${port}` };
+    const flags = { engine: "cometbft", "engine.abci_bind": "127.0.0.1:0", "engine.rpc_url": `http://127.0.0.1:${port}`, "metrics.bind": "127.0.0.1:0" };
     handle = await startNode(configOf(dir, flags));
     api = `http://127.0.0.1:${handle.http.port}`;
+    metrics = `http://127.0.0.1:${handle.metrics!.port}/metrics`;
   });
 
   after(async () => {
@@ -225,6 +227,13 @@ describe("/readyz behind CometBFT", () => {
     catchingUp = false;
     const ready = await call(api, "GET", "/readyz");
     assert.equal(ready.status, 200, ready.body);
+  });
+
+  it("ledgerd_ready is /readyz's answer at each scrape: 0 while CometBFT catches up, then 1", async () => {
+    catchingUp = true;
+    assert.match(await (await fetch(metrics)).text(), /^ledgerd_ready 0$/m);
+    catchingUp = false;
+    assert.match(await (await fetch(metrics)).text(), /^ledgerd_ready 1$/m);
   });
 
   it("503 when CometBFT's RPC refuses connections", async () => {

@@ -24,14 +24,20 @@ export interface ReadinessProbe {
 
 export const checkOk = "ok";
 
+/** The checks that failed, as `[name, reason]`; none: the node is ready. */
+export function failedChecks(readiness: Readiness): Array<[string, CheckOutcome]> {
+  return Object.entries(readiness.checks).filter(([, outcome]) => outcome !== checkOk);
+}
+
 const liveBody = JSON.stringify({ ok: true });
 
 export function registerHealthRoutes(app: FastifyInstance, probe: ReadinessProbe): void {
   addResource(app, "/healthz", { GET: async (_request, reply) => sendJson(reply, 200, liveBody) });
   addResource(app, "/readyz", {
     GET: async (_request, reply) => {
-      const { checks } = await probe.check();
-      const failed = Object.entries(checks).filter(([, outcome]) => outcome !== checkOk);
+      const readiness = await probe.check();
+      const { checks } = readiness;
+      const failed = failedChecks(readiness);
       if (failed.length === 0) return sendJson(reply, 200, JSON.stringify({ ready: true, checks }));
       const reason = failed.map(([name, outcome]) => `${name}: ${outcome}`).join("; ");
       return sendJson(reply, 503, JSON.stringify({ ready: false, reason, checks }));

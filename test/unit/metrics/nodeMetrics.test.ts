@@ -18,4 +18,17 @@ describe("node metrics", () => {
     assert.match(text, /^ledgerd_evidence_total\{type="light_client_attack"\} 1$/m);
     assert.match(text, /^ledgerd_blocks_committed_total 3$/m);
   });
+
+  test("ledgerd_ready reads the readiness at each scrape: 1 ready, 0 not or failing, 0 in a worker", async () => {
+    const metrics = new NodeMetrics();
+    const worker = new NodeMetrics();
+    let answer: boolean | Error = true;
+    metrics.watchReadiness({ ready: async () => (answer instanceof Error ? Promise.reject(answer) : answer) });
+    assert.match(await metrics.text([await worker.snapshot()]), /^ledgerd_ready 1$/m);
+    answer = false;
+    assert.match(await metrics.text(), /^ledgerd_ready 0$/m);
+    answer = new Error("IPC closed");
+    assert.match(await metrics.text(), /^ledgerd_ready 0$/m);
+    assert.match(await worker.text(), /^ledgerd_ready 0$/m);
+  });
 });

@@ -1,7 +1,8 @@
 // What `npm test` does about the programs the suites take from the system (scripts/prerequisites.mjs).
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { planSystemPrograms, systemPrograms } from "../../../scripts/prerequisites.mjs";
+import { existsSync } from "node:fs";
+import { cachedPrograms, planSystemPrograms, systemPrograms } from "../../../scripts/prerequisites.mjs";
 
 const program = (name: string) => systemPrograms.find((p) => p.program === name)!;
 const postgres = [program("initdb"), program("pg_ctl")];
@@ -36,5 +37,12 @@ describe("planSystemPrograms", () => {
 
   it("names a Debian package for every program", () => {
     for (const p of systemPrograms) assert.match(p.package, /^[a-z0-9][a-z0-9.+-]+$/, p.program);
+  });
+});
+
+describe("cachedPrograms", () => {
+  it("names an install script that exists for each", () => {
+    assert.ok(cachedPrograms.some((p) => p.program === "promtool"));
+    for (const { script } of cachedPrograms) assert.ok(existsSync(script), script);
   });
 });
