@@ -13,3 +13,5 @@ export declare function planSystemPrograms(facts: {
   installTried: boolean;
 }): SystemProgramsPlan;
 export declare function ensureSystemPrograms(): void;
+export declare const pythonVersionMin: readonly [number, number];
+export declare function pythonVersionProblem(version: string): string | null;

@@ -1,7 +1,8 @@
 // What `npm test` does about the programs the suites take from the system (scripts/prerequisites.mjs).
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { planSystemPrograms, systemPrograms } from "../../../scripts/prerequisites.mjs";
+import { readFileSync } from "node:fs";
+import { planSystemPrograms, pythonVersionMin, pythonVersionProblem, systemPrograms } from "../../../scripts/prerequisites.mjs";
 
 const program = (name: string) => systemPrograms.find((p) => p.program === name)!;
 const postgres = [program("initdb"), program("pg_ctl")];
@@ -36,5 +37,25 @@ describe("planSystemPrograms", () => {
 
   it("names a Debian package for every program", () => {
     for (const p of systemPrograms) assert.match(p.package, /^[a-z0-9][a-z0-9.+-]+$/, p.program);
+  });
+});
+
+describe("pythonVersionProblem", () => {
+  it("takes the Python client's minimum and newer, and stops with one line on an older one or none", () => {
+    assert.equal(pythonVersionProblem("3.7\n"), null);
+    assert.equal(pythonVersionProblem("3.13"), null);
+    assert.equal(pythonVersionProblem("4.0"), null);
+    assert.equal(pythonVersionProblem("3.6"), "npm test needs python3 3.7 or newer (found 3.6); put a newer python3 first on the PATH");
+    assert.match(pythonVersionProblem("2.7") ?? "", /found 2\.7/);
+    assert.match(pythonVersionProblem("") ?? "", /found none that runs/);
+  });
+
+  it("is the minimum the package declares", () => {
+    const pyproject = readFileSync(new URL("../../../clients/python/pyproject.toml", import.meta.url), "utf8");
+    assert.match(pyproject, new RegExp(`requires-python = ">=${pythonVersionMin.join("\\.")}"`));
+  });
+
+  it("names python3 among the programs", () => {
+    assert.equal(program("python3").package, "python3");
   });
 });
