@@ -20,7 +20,9 @@ import { tsVerdict, type VectorCase } from "./tsVerdict.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
-type Draft = Omit<VectorCase, "expect"> & { readonly valid: boolean };
+/** A case before its verdict is recorded: whether it is meant to be valid. */
+type DraftOf<C> = C extends VectorCase ? Omit<C, "expect"> & { readonly valid: boolean } : never;
+type Draft = DraftOf<VectorCase>;
 
 const clone = <T>(value: T): T => structuredClone(value);
 /** A hex hash with its last digit changed. */
@@ -54,7 +56,7 @@ async function recordNode(baseUrl: string): Promise<Json> {
   // Posted together into a node that cuts a block every 300 ms: they share a block.
   const first = [0, 1, 2, 3, 4].map((i) => createTx(alice, { vectors: "proofs", i }, { i }));
   await Promise.all(first.map((tx) => post(baseUrl, tx)));
-  const committed = (tx: { id: string }) => waitFor(`${tx.id} committed`, async () => ((await getJson(`${baseUrl}/api/v1/blocks?transaction_id=${tx.id}`)) as number[])[0]);
+  const committed = (tx: Json) => waitFor(`${tx.id} committed`, async () => ((await getJson(`${baseUrl}/api/v1/blocks?transaction_id=${tx.id}`)) as number[])[0]);
   const firstHeight = await committed(first[4]!);
   // Keys the two canonical forms order differently (U+FFFF against U+1F600) and a control
   // character: the driver's id is its own form's (json-stable-stringify), not BigchainDB's.
