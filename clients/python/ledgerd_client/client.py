@@ -114,6 +114,11 @@ class LedgerdClient:
     def get_validators(self) -> List[Any]:
         return self._json("/api/v1/validators")
 
+    def get_validator_changes(self, from_height: Optional[int] = None, to_height: Optional[int] = None) -> Any:
+        """The signed headers at the validator set's changes between two heights (its
+        `light_blocks` are Trust's `validator_changes`)."""
+        return self._json("/api/v1/proofs/validator-changes", {"from_height": from_height, "to_height": to_height})
+
     def get_proof(self, tx_id: str, height: Optional[int] = None) -> Any:
         """The proof that a transaction is in the ledger, reaching the app hash after `height`."""
         return self._json("/api/v1/proofs/transactions/" + urllib.parse.quote(tx_id, safe=""), {"height": height})

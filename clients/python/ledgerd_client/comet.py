@@ -7,7 +7,7 @@ from __future__ import annotations
 import calendar
 import hashlib
 import re
-from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Sequence, Set, Union
+from typing import Any, Callable, Dict, List, Mapping, NamedTuple, Optional, Sequence, Set, Tuple, Union
 
 from . import ed25519
 from .encoding import field, from_base64, from_hex, js_string, utf8
@@ -148,7 +148,17 @@ def _guarded(check: Any) -> Any:
         return "the signed header is malformed: " + repr(error)
 
 
-def _commit_signers(signed: Mapping[str, Any], keys: Dict[str, bytes]) -> Union[Set[str], str]:
+def commit_signers(signed: Mapping[str, Any], keys: Dict[str, bytes],
+                   enough: Optional[Callable[[str], bool]] = None) -> Union[Set[str], str]:
+    """The addresses of the validators among `keys` whose precommit for the header's block is
+    in the commit and verifies; or why the commit counts for nothing. Nil and absent votes, and
+    validators not in `keys`, are skipped. With `enough`, told each signer as it is counted, the
+    rest are not verified once it says so (as CometBFT's `VerifyCommitLight` stops)."""
+    return _guarded(lambda: _commit_signers(signed, keys, enough))
+
+
+def _commit_signers(signed: Mapping[str, Any], keys: Dict[str, bytes],
+                    enough: Optional[Callable[[str], bool]]) -> Union[Set[str], str]:
     header, commit = signed["header"], signed["commit"]
     if commit["height"] != header["height"]:
         return "the commit is not of the header's height"
@@ -170,7 +180,26 @@ def _commit_signers(signed: Mapping[str, Any], keys: Dict[str, bytes]) -> Union[
         if not ed25519.verify(signature, message, key):
             return "the signature of validator " + address + " does not verify"
         signers.add(address)
+        if enough is not None and enough(address):
+            break
     return signers
+
+
+def keys_by_address(*sets: Sequence[TrustedValidator]) -> Dict[str, bytes]:
+    return {address_of(v.public_key): v.public_key for validators in sets for v in validators}
+
+
+def signed_power(validators: Sequence[TrustedValidator], signers: Set[str]) -> Tuple[int, int]:
+    """The power of the validators of the set among `signers`, and the set's whole power."""
+    total = sum(v.power for v in validators)
+    return sum(v.power for v in validators if address_of(v.public_key) in signers), total
+
+
+def validator_set_hash(validators: Sequence[TrustedValidator]) -> bytes:
+    """CometBFT's `ValidatorSet.Hash()`: the RFC 6962 root over each validator's key and power,
+    in the set's order (power descending, then address ascending)."""
+    ordered = sorted(validators, key=lambda v: (-v.power, address_of(v.public_key)))
+    return root_of([leaf_hash(_message(1, _bytes(1, v.public_key)) + _uint(2, v.power)) for v in ordered])
 
 
 def check_header_claims(header: Any, height: int, app_hash: str, chain_id: Optional[str] = None) -> Optional[str]:
@@ -193,12 +222,10 @@ def check_signed_header(signed: Any, height: int, app_hash: str, validators: Seq
     claims = check_header_claims(field(signed, "header"), height, app_hash, chain_id)
     if claims is not None:
         return claims
-    keys = {address_of(v.public_key): v.public_key for v in validators}
-    signers = _guarded(lambda: _commit_signers(signed, keys))
+    signers = commit_signers(signed, keys_by_address(validators))
     if isinstance(signers, str):
         return signers
-    total = sum(v.power for v in validators)
-    power = sum(v.power for v in validators if address_of(v.public_key) in signers)
+    power, total = signed_power(validators, signers)
     if power * 3 <= total * 2:
         return "validators of " + str(power) + " of " + str(total) + " power signed; more than two thirds must"
     return None

@@ -10,13 +10,19 @@ import sys
 from typing import Any, Dict, List, Tuple
 
 from .comet import trusted_validators_of
+from .light import Trust, trust_root_of
 from .note import CheckpointRefused, verify_checkpoint
 from .verify import VerifyOptions, check_transaction, verify_consistency_proof, verify_transaction_proof
 
 
 def _options(case: Dict[str, Any]) -> VerifyOptions:
-    validators = case.get("validators")
-    return VerifyOptions(None if validators is None else trusted_validators_of(validators), case.get("chain_id"))
+    validators, trust = case.get("validators"), case.get("trust")
+    return VerifyOptions(
+        None if validators is None else trusted_validators_of(validators),
+        case.get("chain_id"),
+        None if trust is None else Trust(trust_root_of(trust["genesis"]), trust["light_blocks"], trust.get("trust_period_ms"),
+                                         trust.get("now_ms")),
+    )
 
 
 def verdict_of(case: Dict[str, Any]) -> Tuple[bool, str]:

@@ -10,6 +10,7 @@ from typing import Any, List, NamedTuple, Optional, Sequence, Union
 from .comet import TrustedValidator, check_signed_header
 from .encoding import field, from_hex, is_count, js_json, js_string
 from .txid import matches_tx_id
+from .light import Trust, followed_signature
 from .merkle import Hash, app_hash_v1, block_leaf, inclusion_root, transaction_leaf, verify_consistency
 
 PROOF_VERSION = 1
@@ -29,10 +30,12 @@ class VerifyOptions(NamedTuple):
     """`validators`: the set the client trusts (of the signed header's height); given, the proof
     must carry a header signed by more than two thirds of their power. Absent, the proof is only
     checked to reach its own app hash (compare that with one you trust). `chain_id`: the chain
-    the signed header must be of."""
+    the signed header must be of. `trust`, instead of `validators`: a root of trust (a genesis,
+    `trust_root_of`) and the light blocks at the set's changes since, followed to the header."""
 
     validators: Optional[Sequence[TrustedValidator]] = None
     chain_id: Optional[str] = None
+    trust: Optional[Trust] = None
 
 
 def _js_field(value: Any, name: str) -> str:
@@ -58,12 +61,15 @@ def _hashes(values: Any, what: str) -> Union[List[Hash], str]:
 
 def _signed_verdict(signed: Any, height: int, app_hash: str, options: VerifyOptions) -> Verdict:
     """The verdict once the paths reached `app_hash`: the signature's, if one was asked for."""
-    if options.validators is None:
+    if options.validators is None and options.trust is None:
         return Verdict(True, height=height, app_hash=app_hash)
     if signed is None:
         return _no("the proof carries no signed header, and validators were given to check one against")
     # The app hash after block h is in the header of h + 1.
-    wrong = check_signed_header(signed, height + 1, app_hash, options.validators, options.chain_id)
+    if options.trust is not None:
+        wrong = followed_signature(signed, height + 1, app_hash, options.trust)
+    else:
+        wrong = check_signed_header(signed, height + 1, app_hash, options.validators or [], options.chain_id)
     return _no(wrong) if wrong is not None else Verdict(True, height=height, app_hash=app_hash, signed=True)
 
 

@@ -28,6 +28,7 @@ describe("the Python verifier against the TypeScript one (shared vectors)", () =
       assert.ok(cases.some((c) => c.kind === kind && !c.expect.ok), `a broken ${kind}`);
     }
     assert.ok(cases.some((c) => "validators" in c && c.expect.ok), "a proof signed by CometBFT's validators");
+    assert.ok(cases.some((c) => "trust" in c && c.expect.ok), "a proof followed from a genesis through set changes");
   });
 
   it("the TypeScript verifier gives each case its recorded verdict", async () => {

@@ -153,6 +153,30 @@ function cometCases(recorded: Json): Draft[] {
   ];
 }
 
+/** Proofs checked from a genesis through the validator set's two changes (../cometbft/validatorChanges.json). */
+function trustCases(recorded: Json): Draft[] {
+  const blocks = recorded.validator_changes.light_blocks as Json[];
+  const trust = { genesis: recorded.genesis, light_blocks: blocks };
+  const base = { kind: "transaction_proof" as const, proof: recorded.proof, trust };
+  const headerMs = Date.parse(recorded.proof.signed_header.header.time);
+  const genesisMs = Date.parse(recorded.genesis.genesis_time);
+  const withBlocks = (edit: (copy: Json[]) => void) => ({ ...trust, light_blocks: edited(blocks, edit) });
+  const firstSig = (b: Json) => b.signed_header.commit.signatures.find((s: Json) => s.signature !== null);
+  return [
+    { ...base, name: "CometBFT proof followed from the genesis through two set changes", check: "valid", valid: true },
+    { ...base, name: "followed within the trust period", check: "valid", valid: true, trust: { ...trust, trust_period_ms: 86_400_000, now_ms: headerMs + 1000 } },
+    { ...base, name: "trust period over", check: "trust_period", valid: false, trust: { ...trust, trust_period_ms: 1000, now_ms: genesisMs + 3_600_000 } },
+    { ...base, name: "trust period without the time now", check: "trust_period", valid: false, trust: { ...trust, trust_period_ms: 1000 } },
+    { ...base, name: "header from the future", check: "future", valid: false, trust: { ...trust, now_ms: genesisMs - 60_000 } },
+    { ...base, name: "the last set change left out", check: "changes_short", valid: false, trust: withBlocks((x) => x.pop()) },
+    { ...base, name: "a light block's set with another power", check: "set_hash", valid: false, trust: withBlocks((x) => (x[0].validator_set.validators[0].voting_power = "7")) },
+    { ...base, name: "a light block's bad signature", check: "signature", valid: false, trust: withBlocks((x) => (firstSig(x[0]).signature = flipBase64(firstSig(x[0]).signature))) },
+    { ...base, name: "light blocks not a list", check: "changes_list", valid: false, trust: { ...trust, light_blocks: {} } },
+    { ...base, name: "genesis of another chain", check: "chain_id", valid: false, trust: { ...trust, genesis: { ...recorded.genesis, chain_id: "another-chain" } } },
+    { ...base, name: "genesis time not RFC 3339", check: "root_time", valid: false, trust: { ...trust, genesis: { ...recorded.genesis, genesis_time: "today" } } },
+  ];
+}
+
 function consistencyCases(c: Json, same: Json): Draft[] {
   const base = { kind: "consistency_proof" as const, proof: c };
   const broken = (name: string, check: string, edit: (proof: Json) => void): Draft => ({ ...base, name, check, valid: false, proof: edited(c, edit) });
@@ -236,6 +260,7 @@ async function main(): Promise<void> {
   const drafts = [
     ...transactionCases(recorded),
     ...cometCases(comet),
+    ...trustCases(JSON.parse(readFileSync(join(here, "../cometbft/validatorChanges.json"), "utf8"))),
     ...consistencyCases(recorded.consistency, recorded.same),
     ...bodyCases(recorded, recorded.unicode, recorded.unicodeProof),
     ...checkpointCases(recorded),

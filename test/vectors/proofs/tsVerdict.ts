@@ -4,9 +4,24 @@
 import { CheckpointRefused, LedgerdClient, ProofRefused, type FetchLike } from "../../../src/client/client.js";
 import { cosignatureType, verifyCosignature } from "../../../src/proofs/cosignature.js";
 import { parseVerifierKey, splitNote, type NoteKey } from "../../../src/proofs/signedNote.js";
-import { trustedValidatorsOf, verifyConsistencyProof, verifyTransactionProof, type VerifyOptions } from "../../../src/proofs/verify.js";
+import { trustedValidatorsOf, trustRootOf, verifyConsistencyProof, verifyTransactionProof, type LightBlock, type VerifyOptions } from "../../../src/proofs/verify.js";
 import { matchTxId } from "../../../src/transaction/matchTxId.js";
 import type { JsonObject } from "../../../src/json/jsonValue.js";
+
+/** `verify: { trust }`: a genesis and the light blocks at the set's changes (validator-changes' `light_blocks`). */
+export interface VectorTrust {
+  readonly genesis: unknown;
+  readonly light_blocks: unknown;
+  readonly trust_period_ms?: number;
+  readonly now_ms?: number;
+}
+
+/** What a proof is checked against: nothing (its own app hash), validators, or a root of trust. */
+interface Against {
+  readonly validators?: unknown;
+  readonly chain_id?: string;
+  readonly trust?: VectorTrust;
+}
 
 /** One vector: what is verified, and the verdict both verifiers must give. */
 export type VectorCase = {
@@ -15,18 +30,27 @@ export type VectorCase = {
   readonly check: string;
   readonly expect: { readonly ok: boolean; readonly reason: string };
 } & (
-  | { readonly kind: "transaction_proof"; readonly proof: unknown; readonly id?: string; readonly validators?: unknown; readonly chain_id?: string }
-  | { readonly kind: "consistency_proof"; readonly proof: unknown; readonly validators?: unknown; readonly chain_id?: string }
-  | { readonly kind: "transaction"; readonly transaction: unknown; readonly proof: unknown; readonly id: string; readonly validators?: unknown; readonly chain_id?: string }
+  | ({ readonly kind: "transaction_proof"; readonly proof: unknown; readonly id?: string } & Against)
+  | ({ readonly kind: "consistency_proof"; readonly proof: unknown } & Against)
+  | ({ readonly kind: "transaction"; readonly transaction: unknown; readonly proof: unknown; readonly id: string } & Against)
   | { readonly kind: "checkpoint"; readonly note: string; readonly height: string | null; readonly key: string; readonly witnesses?: readonly string[]; readonly quorum?: number }
 );
 
 export type Verdict = { readonly ok: boolean; readonly reason: string };
 
-function optionsOf(c: { readonly validators?: unknown; readonly chain_id?: string }): VerifyOptions {
+function optionsOf(c: Against): VerifyOptions {
+  const trust = c.trust;
   return {
     ...(c.validators === undefined ? {} : { validators: trustedValidatorsOf(c.validators) }),
     ...(c.chain_id === undefined ? {} : { chainId: c.chain_id }),
+    ...(trust === undefined ? {} : {
+      trust: {
+        root: trustRootOf(trust.genesis),
+        validatorChanges: trust.light_blocks as LightBlock[],
+        ...(trust.trust_period_ms === undefined ? {} : { trustPeriodMs: trust.trust_period_ms }),
+        ...(trust.now_ms === undefined ? {} : { nowMs: trust.now_ms }),
+      },
+    }),
   };
 }
 
