@@ -3,6 +3,7 @@ against the node's checkpoint, verified by the checkpoint key given (pin it: a k
 the same node proves nothing). Prints one JSON document.
 
     python3 read_with_proof.py http://127.0.0.1:9984 <public key> <checkpoint verifier key>"""
+
 import json
 import sys
 
@@ -16,12 +17,16 @@ def main(base_url: str, public_key: str, verifier_key: str) -> None:
     ids = sorted({output["transaction_id"] for output in outputs})
     transactions = [client.get_transaction(tx_id, checkpoint=kept) for tx_id in ids]
     consistency = verify_consistency_proof(client.get_consistency(1, kept.height))
-    print(json.dumps({
-        "checkpoint": {"size": kept.size, "height": kept.height, "app_hash": kept.app_hash},
-        "outputs": outputs,
-        "verified": [tx["id"] for tx in transactions],
-        "consistent": consistency.ok and consistency.app_hash == kept.app_hash,
-    }))
+    print(
+        json.dumps(
+            {
+                "checkpoint": {"size": kept.size, "height": kept.height, "app_hash": kept.app_hash},
+                "outputs": outputs,
+                "verified": [tx["id"] for tx in transactions],
+                "consistent": consistency.ok and consistency.app_hash == kept.app_hash,
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

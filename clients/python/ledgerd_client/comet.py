@@ -2,12 +2,26 @@
 ledgerd's TypeScript verifier checks them: the header's hash (`Header.Hash`, v0.38: an RFC 6962
 tree over the protobuf encoding of each field) and the commit's precommit signatures over the
 canonical vote (`VoteSignBytes`), counted against the validator set the caller trusts."""
+
 from __future__ import annotations
 
 import calendar
 import hashlib
 import re
-from typing import Any, Callable, Dict, List, Mapping, NamedTuple, Optional, Sequence, Set, Tuple, Union
+from typing import (
+    Any,
+    Callable,
+    Dict,
+    List,
+    Mapping,
+    NamedTuple,
+    Optional,
+    Sequence,
+    Set,
+    Tuple,
+    TypeVar,
+    Union,
+)
 
 from . import ed25519
 from .encoding import field, from_base64, from_hex, js_string, utf8
@@ -99,7 +113,9 @@ def _timestamp(value: Any) -> bytes:
 
 def _part_set(block_id: Any, what: str) -> bytes:
     parts = block_id["parts"]
-    return _uint(1, _integer(parts["total"], what + " total")) + _bytes(2, _hex(parts["hash"], what + " hash"))
+    return _uint(1, _integer(parts["total"], what + " total")) + _bytes(
+        2, _hex(parts["hash"], what + " hash")
+    )
 
 
 def header_hash(h: Mapping[str, Any]) -> bytes:
@@ -107,15 +123,26 @@ def header_hash(h: Mapping[str, Any]) -> bytes:
     version = h["version"]
     last = h["last_block_id"]
     fields = [
-        _uint(1, _integer(version["block"], "version.block")) + _uint(2, _integer(version.get("app", "0"), "version.app")),
+        _uint(1, _integer(version["block"], "version.block"))
+        + _uint(2, _integer(version.get("app", "0"), "version.app")),
         _bytes(1, utf8(h["chain_id"])),
         _uint(1, _integer(h["height"], "height")),
         _timestamp(h["time"]),
         # The part set header is a non-nullable field (gogoproto): written even when empty.
-        _bytes(1, _hex(last["hash"], "last_block_id hash")) + _message(2, _part_set(last, "last_block_id parts")),
+        _bytes(1, _hex(last["hash"], "last_block_id hash"))
+        + _message(2, _part_set(last, "last_block_id parts")),
     ]
-    for name in ("last_commit_hash", "data_hash", "validators_hash", "next_validators_hash", "consensus_hash",
-                 "app_hash", "last_results_hash", "evidence_hash", "proposer_address"):
+    for name in (
+        "last_commit_hash",
+        "data_hash",
+        "validators_hash",
+        "next_validators_hash",
+        "consensus_hash",
+        "app_hash",
+        "last_results_hash",
+        "evidence_hash",
+        "proposer_address",
+    ):
         fields.append(_bytes(1, _hex(h[name], name)))
     return root_of([leaf_hash(f) for f in fields])
 
@@ -123,10 +150,17 @@ def header_hash(h: Mapping[str, Any]) -> bytes:
 def precommit_sign_bytes(chain_id: str, commit: Mapping[str, Any], time: Any) -> bytes:
     """The bytes a validator signs for its precommit: a length-delimited CanonicalVote."""
     block_id = commit["block_id"]
-    canonical_block_id = _bytes(1, _hex(block_id["hash"], "block_id hash")) + _message(2, _part_set(block_id, "parts"))
-    vote = (_uint(1, 2) + _fixed64(2, _integer(commit["height"], "commit height"))
-            + _fixed64(3, _integer(commit["round"], "commit round")) + _message(4, canonical_block_id)
-            + _message(5, _timestamp(time)) + _bytes(6, utf8(chain_id)))
+    canonical_block_id = _bytes(1, _hex(block_id["hash"], "block_id hash")) + _message(
+        2, _part_set(block_id, "parts")
+    )
+    vote = (
+        _uint(1, 2)
+        + _fixed64(2, _integer(commit["height"], "commit height"))
+        + _fixed64(3, _integer(commit["round"], "commit round"))
+        + _message(4, canonical_block_id)
+        + _message(5, _timestamp(time))
+        + _bytes(6, utf8(chain_id))
+    )
     return _varint(len(vote)) + vote
 
 
@@ -138,7 +172,10 @@ def address_of(public_key: bytes) -> str:
 _SIGNATURE = re.compile(r"[A-Za-z0-9+/]{86}==\Z")
 
 
-def _guarded(check: Any) -> Any:
+T = TypeVar("T")
+
+
+def _guarded(check: Callable[[], T]) -> Union[T, str]:
     try:
         return check()
     except Malformed as error:
@@ -148,8 +185,9 @@ def _guarded(check: Any) -> Any:
         return "the signed header is malformed: " + repr(error)
 
 
-def commit_signers(signed: Mapping[str, Any], keys: Dict[str, bytes],
-                   enough: Optional[Callable[[str], bool]] = None) -> Union[Set[str], str]:
+def commit_signers(
+    signed: Mapping[str, Any], keys: Dict[str, bytes], enough: Optional[Callable[[str], bool]] = None
+) -> Union[Set[str], str]:
     """The addresses of the validators among `keys` whose precommit for the header's block is
     in the commit and verifies; or why the commit counts for nothing. Nil and absent votes, and
     validators not in `keys`, are skipped. With `enough`, told each signer as it is counted, the
@@ -157,8 +195,9 @@ def commit_signers(signed: Mapping[str, Any], keys: Dict[str, bytes],
     return _guarded(lambda: _commit_signers(signed, keys, enough))
 
 
-def _commit_signers(signed: Mapping[str, Any], keys: Dict[str, bytes],
-                    enough: Optional[Callable[[str], bool]]) -> Union[Set[str], str]:
+def _commit_signers(
+    signed: Mapping[str, Any], keys: Dict[str, bytes], enough: Optional[Callable[[str], bool]]
+) -> Union[Set[str], str]:
     header, commit = signed["header"], signed["commit"]
     if commit["height"] != header["height"]:
         return "the commit is not of the header's height"
@@ -168,7 +207,7 @@ def _commit_signers(signed: Mapping[str, Any], keys: Dict[str, bytes],
     for sig in commit["signatures"]:
         if sig["block_id_flag"] != 2 or sig["signature"] is None:
             continue  # absent or nil: no vote for this block
-        address = sig["validator_address"].lower()
+        address: str = sig["validator_address"].lower()
         key = keys.get(address)
         if key is None or address in signers:
             continue
@@ -202,21 +241,31 @@ def validator_set_hash(validators: Sequence[TrustedValidator]) -> bytes:
     return root_of([leaf_hash(_message(1, _bytes(1, v.public_key)) + _uint(2, v.power)) for v in ordered])
 
 
-def check_header_claims(header: Any, height: int, app_hash: str, chain_id: Optional[str] = None) -> Optional[str]:
+def check_header_claims(
+    header: Any, height: int, app_hash: str, chain_id: Optional[str] = None
+) -> Optional[str]:
     """None when the header is of `height` (and chain) and carries `app_hash`; else why not."""
+
     def check() -> Optional[str]:
         if _integer(header["height"], "header height") != height:
             return "the header is of height " + js_string(header["height"]) + ", not " + str(height)
-        if header["app_hash"].lower() != app_hash.lower():
-            return "the header's app hash " + header["app_hash"] + " is not the proof's " + app_hash
+        claimed: str = header["app_hash"]
+        if claimed.lower() != app_hash.lower():
+            return "the header's app hash " + claimed + " is not the proof's " + app_hash
         if chain_id is not None and header["chain_id"] != chain_id:
             return "the header is of chain " + js_string(header["chain_id"]) + ", not " + chain_id
         return None
+
     return _guarded(check)
 
 
-def check_signed_header(signed: Any, height: int, app_hash: str, validators: Sequence[TrustedValidator],
-                        chain_id: Optional[str] = None) -> Optional[str]:
+def check_signed_header(
+    signed: Any,
+    height: int,
+    app_hash: str,
+    validators: Sequence[TrustedValidator],
+    chain_id: Optional[str] = None,
+) -> Optional[str]:
     """None when `signed` is a header of `height` carrying `app_hash` whose commit holds
     signatures of more than two thirds of the trusted validators' power; otherwise why not."""
     claims = check_header_claims(field(signed, "header"), height, app_hash, chain_id)
@@ -227,7 +276,9 @@ def check_signed_header(signed: Any, height: int, app_hash: str, validators: Seq
         return signers
     power, total = signed_power(validators, signers)
     if power * 3 <= total * 2:
-        return "validators of " + str(power) + " of " + str(total) + " power signed; more than two thirds must"
+        return (
+            "validators of " + str(power) + " of " + str(total) + " power signed; more than two thirds must"
+        )
     return None
 
 
@@ -235,18 +286,32 @@ def trusted_validators_of(source: Any) -> List[TrustedValidator]:
     """The validators to trust, from what a client has at hand: the list GET /api/v1/validators
     answers (`pub_key.data` hex), a CometBFT genesis or its `validators` (`pub_key.value`
     base64), or CometBFT RPC's /validators (`result.validators`). Raises ValueError otherwise."""
-    listed = source if isinstance(source, list) else field(field(source, "result"), "validators") or field(source, "validators")
+    listed = (
+        source
+        if isinstance(source, list)
+        else field(field(source, "result"), "validators") or field(source, "validators")
+    )
     if not isinstance(listed, list) or len(listed) == 0:
-        raise ValueError("no validator list: give GET /api/v1/validators's answer, a genesis, or CometBFT's /validators")
+        raise ValueError(
+            "no validator list: give GET /api/v1/validators's answer, a genesis, or CometBFT's /validators"
+        )
     out = []
     for i, entry in enumerate(listed):
         data, value = field(field(entry, "pub_key"), "data"), field(field(entry, "pub_key"), "value")
-        key = from_hex(data) if isinstance(data, str) else from_base64(value) if isinstance(value, str) else None
+        key = (
+            from_hex(data)
+            if isinstance(data, str)
+            else from_base64(value) if isinstance(value, str) else None
+        )
         power = field(entry, "power")
         power = field(entry, "voting_power") if power is None else power
         if key is None or len(key) != 32:
             raise ValueError("validator %d: pub_key is not a 32-byte Ed25519 key" % i)
-        if isinstance(power, bool) or not isinstance(power, (int, str)) or not re.match(r"[0-9]+\Z", str(power)):
+        if (
+            isinstance(power, bool)
+            or not isinstance(power, (int, str))
+            or not re.match(r"[0-9]+\Z", str(power))
+        ):
             raise ValueError("validator %d: power is not a whole number" % i)
         out.append(TrustedValidator(key, int(power)))
     return out

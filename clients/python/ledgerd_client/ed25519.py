@@ -2,6 +2,7 @@
 verifier checks signatures (@noble/ed25519's default, ZIP-215 rules): the key and R may be
 non-canonical encodings of points, S must be below the group order, and the check is the
 cofactored one, [8][S]B = [8]R + [8][k]A. Verification only: no secret is ever handled here."""
+
 from __future__ import annotations
 
 import hashlib

@@ -1,5 +1,6 @@
 """Hex, base64 and JavaScript's way of printing values, as ledgerd's TypeScript verifier reads
 and writes them, so that both verifiers accept the same inputs and give the same reasons."""
+
 from __future__ import annotations
 
 import base64

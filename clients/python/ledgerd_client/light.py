@@ -5,13 +5,23 @@ Each step is CometBFT v0.38's `VerifyAdjacent` / `VerifyNonAdjacent`: within the
 later and of the chain, the set hashing to the header's `validators_hash` with more than two
 thirds of its power signing, and either the successor the trusted header named or, skipping,
 more than a third of the trusted set's power signing too."""
+
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, List, NamedTuple, Optional, Sequence, Union
+from typing import Any, Callable, List, NamedTuple, Optional, Sequence, Set, Union
 
-from .comet import (TrustedValidator, check_header_claims, commit_signers, header_hash, keys_by_address, signed_power,
-                    time_nanos, trusted_validators_of, validator_set_hash)
+from .comet import (
+    TrustedValidator,
+    check_header_claims,
+    commit_signers,
+    header_hash,
+    keys_by_address,
+    signed_power,
+    time_nanos,
+    trusted_validators_of,
+    validator_set_hash,
+)
 from .encoding import SAFE_INTEGER_MAX, field, js_string
 
 # A header may be this far ahead of `now` (CometBFT's light client default `max_clock_drift`).
@@ -57,7 +67,9 @@ def trust_root_of(genesis: Any) -> TrustRoot:
     if height is None or height < 1:
         raise ValueError("not a genesis: initial_height " + js_string(genesis.get("initial_height")))
     time = genesis.get("genesis_time")
-    return TrustRoot(genesis["chain_id"], height, trusted_validators_of(genesis), time if isinstance(time, str) else None)
+    return TrustRoot(
+        genesis["chain_id"], height, trusted_validators_of(genesis), time if isinstance(time, str) else None
+    )
 
 
 def _js_number(value: Any) -> Optional[int]:
@@ -87,10 +99,14 @@ def _time_refusal(state: TrustedState, header_ns: int, height: int, trust: Trust
         if state.time_ns is None:
             return "a trust period needs the trusted root's time"
         if state.time_ns + trust.trust_period_ms * _NS_PER_MS <= now:
-            return "the trusted header of height %d is older than the trust period (%d ms): trust a later one" % (
-                state.height, trust.trust_period_ms)
+            return (
+                "the trusted header of height %d is older than the trust period (%d ms): trust a later one"
+                % (state.height, trust.trust_period_ms)
+            )
     # A root's first block may carry the root's time (a genesis's first block carries its time).
-    earliest = None if state.time_ns is None else state.time_ns if state.header_hash is None else state.time_ns + 1
+    earliest = (
+        None if state.time_ns is None else state.time_ns if state.header_hash is None else state.time_ns + 1
+    )
     if earliest is not None and header_ns < earliest:
         return "the header of height %d is not after the trusted header's time" % height
     if now is not None and header_ns > now + CLOCK_DRIFT_MS_MAX * _NS_PER_MS:
@@ -98,26 +114,35 @@ def _time_refusal(state: TrustedState, header_ns: int, height: int, trust: Trust
     return None
 
 
-def _enough_for(own: Sequence[TrustedValidator], trusted: Sequence[TrustedValidator], adjacent: bool) -> Callable[[str], bool]:
+def _enough_for(
+    own: Sequence[TrustedValidator], trusted: Sequence[TrustedValidator], adjacent: bool
+) -> Callable[[str], bool]:
     """Whether the signers told so far hold the power a step needs, so the rest need no check."""
-    signers: set = set()
+    signers: Set[str] = set()
 
     def enough(address: str) -> bool:
         signers.add(address)
         own_signed, own_total = signed_power(own, signers)
         trusted_signed, trusted_total = signed_power(trusted, signers)
         return own_signed * 3 > own_total * 2 and (adjacent or trusted_signed * 3 > trusted_total)
+
     return enough
 
 
-def verify_light_block(state: TrustedState, signed: Any, validators: Sequence[TrustedValidator], trust: Trust) -> Union[TrustedState, str]:
+def verify_light_block(
+    state: TrustedState, signed: Any, validators: Sequence[TrustedValidator], trust: Trust
+) -> Union[TrustedState, str]:
     """The state after trusting `signed`, whose set is `validators`; or why it cannot be trusted."""
     header = field(signed, "header")
     height = _js_number(field(header, "height"))
     if height is None:
         return "a header has no height"
     if header.get("chain_id") != state.chain_id:
-        return "the header of height %d is of chain %s, not %s" % (height, js_string(header.get("chain_id")), state.chain_id)
+        return "the header of height %d is of chain %s, not %s" % (
+            height,
+            js_string(header.get("chain_id")),
+            state.chain_id,
+        )
     if height <= state.height:
         return "the header of height %d is not after the trusted height %d" % (height, state.height)
     header_ns = time_nanos(header.get("time"))
@@ -129,31 +154,54 @@ def verify_light_block(state: TrustedState, signed: Any, validators: Sequence[Tr
     set_hash = validator_set_hash(validators).hex().upper()
     if set_hash != js_string(header.get("validators_hash")).upper():
         return "the validator set given for height %d hashes to %s, not the %s its header names" % (
-            height, set_hash, js_string(header.get("validators_hash")))
+            height,
+            set_hash,
+            js_string(header.get("validators_hash")),
+        )
     adjacent = height == state.height + 1
-    signers = commit_signers(signed, keys_by_address(validators, state.validators), _enough_for(validators, state.validators, adjacent))
+    signers = commit_signers(
+        signed,
+        keys_by_address(validators, state.validators),
+        _enough_for(validators, state.validators, adjacent),
+    )
     if isinstance(signers, str):
         return "height %d: %s" % (height, signers)
     if adjacent:
         # Sequential: the trusted header named the set that signs this one.
         if set_hash != state.next_validators_hash:
-            return "the header of height %d is signed by set %s, not the successor %s the trusted header names" % (
-                height, set_hash, state.next_validators_hash)
+            return (
+                "the header of height %d is signed by set %s, not the successor %s the trusted header names"
+                % (height, set_hash, state.next_validators_hash)
+            )
     else:
         # Skipping: enough of the trusted set signed that one honest validator vouches for it.
         trusting, trusted_total = signed_power(state.validators, signers)
         if trusting * 3 <= trusted_total:
-            return "validators of %d of the trusted set's %d power signed the header of height %d; more than a third must" % (
-                trusting, trusted_total, height)
+            return (
+                "validators of %d of the trusted set's %d power signed the header of height %d; more than a third must"
+                % (trusting, trusted_total, height)
+            )
     own, own_total = signed_power(validators, signers)
     if own * 3 <= own_total * 2:
-        return "validators of %d of %d power signed the header of height %d; more than two thirds of its set must" % (
-            own, own_total, height)
-    return TrustedState(state.chain_id, height, header_ns, validators, set_hash, js_string(header.get("next_validators_hash")).upper(),
-                        js_string(signed["commit"]["block_id"]["hash"]).upper(), state.changes + (0 if set_hash == state.validators_hash else 1))
+        return (
+            "validators of %d of %d power signed the header of height %d; more than two thirds of its set must"
+            % (own, own_total, height)
+        )
+    return TrustedState(
+        state.chain_id,
+        height,
+        header_ns,
+        validators,
+        set_hash,
+        js_string(header.get("next_validators_hash")).upper(),
+        js_string(signed["commit"]["block_id"]["hash"]).upper(),
+        state.changes + (0 if set_hash == state.validators_hash else 1),
+    )
 
 
-def follow_validator_changes(state: TrustedState, light_blocks: Any, up_to: int, trust: Trust) -> Union[TrustedState, str]:
+def follow_validator_changes(
+    state: TrustedState, light_blocks: Any, up_to: int, trust: Trust
+) -> Union[TrustedState, str]:
     """The state after following the light blocks up to height `up_to`, in height order; or why
     one of them cannot be trusted."""
     if not isinstance(light_blocks, list):
@@ -188,8 +236,10 @@ def followed_signature(signed: Any, height: int, app_hash: str, trust: Trust) ->
         return state
     named = js_string(signed["header"].get("validators_hash")).upper()
     if height > state.height and named != state.validators_hash:
-        return ("the header of height %d is signed by set %s; the validator changes given reach set %s (height %d): "
-                "give the changes up to height %d") % (height, named, state.validators_hash, state.height, height)
+        return (
+            "the header of height %d is signed by set %s; the validator changes given reach set %s (height %d): "
+            "give the changes up to height %d"
+        ) % (height, named, state.validators_hash, state.height, height)
     last = state if height == state.height else verify_light_block(state, signed, state.validators, trust)
     if isinstance(last, str):
         return last

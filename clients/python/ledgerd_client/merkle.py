@@ -3,6 +3,7 @@ commitment v1 (docs/proofs.md): leaf hashes SHA-256(0x00 || data), node hashes
 SHA-256(0x01 || left || right); a transaction's leaf data is "T" || id, a block's "B" || height
 (u64) || count (u32) || block root; the app hash is SHA-256("ledgerd/app-hash/v1" || size (u64)
 || history root), hex, and "" for an empty history."""
+
 from __future__ import annotations
 
 import hashlib
@@ -33,7 +34,9 @@ def root_of(leaves: Sequence[Hash]) -> Hash:
     return node_hash(root_of(leaves[:k]), root_of(leaves[k:]))
 
 
-def _walk_up(fn: int, sn: int, proof: Sequence[Hash], left: Callable[[Hash], None], right: Callable[[Hash], None]) -> bool:
+def _walk_up(
+    fn: int, sn: int, proof: Sequence[Hash], left: Callable[[Hash], None], right: Callable[[Hash], None]
+) -> bool:
     """The walk up the tree both verifications share (RFC 9162 §2.1.3.2, §2.1.4.2)."""
     for p in proof:
         if sn == 0:
@@ -61,7 +64,13 @@ def inclusion_root(leaf: Hash, index: int, size: int, path: Sequence[Hash]) -> O
     if not (_is_index(index) and _is_index(size) and index < size):
         return None
     r = [leaf]
-    walked = _walk_up(index, size - 1, path, lambda p: r.__setitem__(0, node_hash(p, r[0])), lambda p: r.__setitem__(0, node_hash(r[0], p)))
+    walked = _walk_up(
+        index,
+        size - 1,
+        path,
+        lambda p: r.__setitem__(0, node_hash(p, r[0])),
+        lambda p: r.__setitem__(0, node_hash(r[0], p)),
+    )
     return r[0] if walked else None
 
 

@@ -4,6 +4,7 @@ a newline, a blank line, then one line per signature, `— <key name> base64(key
 key ID is SHA-256(name || "\\n" || type || public key)[:4], type 0x01 for the node's Ed25519
 key, 0x04 for a witness's timestamped cosignature. A checkpoint is the text of a note signed by
 the node's checkpoint key: origin, tree size and base64 root, one line each."""
+
 from __future__ import annotations
 
 import hashlib
@@ -67,7 +68,7 @@ def parse_verifier_key(vkey: str, key_type: int = ED25519_TYPE) -> Optional[Note
     second = vkey.find("+", first + 1) if first >= 0 else -1
     if first < 0 or second < 0:
         return None
-    name, id_hex, key_text = vkey[:first], vkey[first + 1:second], vkey[second + 1:]
+    name, id_hex, key_text = vkey[:first], vkey[first + 1 : second], vkey[second + 1 :]
     if not is_key_name(name) or not re.match(r"[0-9a-f]{8}\Z", id_hex):
         return None
     material = from_base64(key_text)
@@ -86,7 +87,7 @@ def split_note(note: str) -> Optional[SplitNote]:
     split = note.rfind("\n\n")
     if split < 0:
         return None
-    lines = note[split + 2:-1].split("\n")
+    lines = note[split + 2 : -1].split("\n")
     if len(lines) > NOTE_SIGNATURES_MAX:
         return None
     signatures = []
@@ -96,7 +97,7 @@ def split_note(note: str) -> Optional[SplitNote]:
         if match is None or data is None or len(data) < _KEY_ID_BYTES:
             return None
         signatures.append(NoteSignature(match.group(1), data[:_KEY_ID_BYTES], data[_KEY_ID_BYTES:]))
-    return SplitNote(note[:split + 1], signatures) if signatures else None
+    return SplitNote(note[: split + 1], signatures) if signatures else None
 
 
 def open_note(note: str, key: NoteKey) -> Optional[str]:
@@ -108,7 +109,9 @@ def open_note(note: str, key: NoteKey) -> Optional[str]:
     key_id = note_key_id(key)
     mine = [s for s in split.signatures if s.name == key.name and s.key_id == key_id]
     message = utf8(split.body)
-    if not mine or not all(len(s.signature) == 64 and ed25519.verify(s.signature, message, key.public_key) for s in mine):
+    if not mine or not all(
+        len(s.signature) == 64 and ed25519.verify(s.signature, message, key.public_key) for s in mine
+    ):
         return None
     return split.body
 
@@ -145,8 +148,11 @@ def cosigners(note: str, witnesses: Sequence[NoteKey]) -> int:
     split = split_note(note)
     if split is None:
         return 0
-    return sum(1 for w in witnesses if any(s.name == w.name and verify_cosignature(w, split.body, s.signature)
-                                           for s in split.signatures))
+    return sum(
+        1
+        for w in witnesses
+        if any(s.name == w.name and verify_cosignature(w, split.body, s.signature) for s in split.signatures)
+    )
 
 
 class CheckpointRefused(Exception):
@@ -177,8 +183,13 @@ def _height_of(height: Union[str, int, None]) -> Optional[int]:
     return height
 
 
-def verify_checkpoint(note: str, verifier_key: str, height: Union[str, int, None], witnesses: Sequence[str] = (),
-                      quorum: Optional[int] = None) -> KeptCheckpoint:
+def verify_checkpoint(
+    note: str,
+    verifier_key: str,
+    height: Union[str, int, None],
+    witnesses: Sequence[str] = (),
+    quorum: Optional[int] = None,
+) -> KeptCheckpoint:
     """The checkpoint `note` (as GET /api/v1/checkpoint answers it, `height` from its
     Ledgerd-Checkpoint-Height header) once signed by `verifier_key` and, with `witnesses`
     (cosignature verifier keys), cosigned by `quorum` of them (all by default). Else raises
@@ -204,6 +215,10 @@ def verify_checkpoint(note: str, verifier_key: str, height: Union[str, int, None
     needed = len(witness_keys) if quorum is None else quorum
     cosigned = cosigners(note, witness_keys)
     if cosigned < needed:
-        raise CheckpointRefused("%d of the %d witnesses cosigned the checkpoint of size %d; the quorum is %d"
-                                % (cosigned, len(witness_keys), checkpoint.size, needed))
-    return KeptCheckpoint(checkpoint.origin, checkpoint.size, to_base64(checkpoint.root), height_number, checkpoint.app_hash)
+        raise CheckpointRefused(
+            "%d of the %d witnesses cosigned the checkpoint of size %d; the quorum is %d"
+            % (cosigned, len(witness_keys), checkpoint.size, needed)
+        )
+    return KeptCheckpoint(
+        checkpoint.origin, checkpoint.size, to_base64(checkpoint.root), height_number, checkpoint.app_hash
+    )

@@ -3,11 +3,12 @@ the hex SHA3-256 of the canonical JSON of the transaction with `"id": null`, sig
 included, in BigchainDB's form (python-rapidjson: keys sorted by code point, other control
 characters escaped as `\\u001F`) or, failing that, the JavaScript driver's (json-stable-stringify:
 keys sorted by UTF-16 code units, `\\u001f`, numbers as JavaScript prints them)."""
+
 from __future__ import annotations
 
 import decimal
 import hashlib
-from typing import Any, Callable
+from typing import Any, Callable, Dict
 
 _SHORT = {0x08: "\\b", 0x09: "\\t", 0x0A: "\\n", 0x0C: "\\f", 0x0D: "\\r", 0x22: '\\"', 0x5C: "\\\\"}
 
@@ -75,7 +76,7 @@ def serialize(value: Any, js: bool = False) -> str:
     return "{" + ",".join(_quote(k, js) + ":" + serialize(value[k], js) for k in keys) + "}"
 
 
-def compute_tx_id(tx: dict, js: bool = False) -> str:
+def compute_tx_id(tx: Dict[str, Any], js: bool = False) -> str:
     body = dict(tx)
     body["id"] = None
     text = serialize(body, js)
@@ -91,4 +92,4 @@ def matches_tx_id(tx: Any) -> bool:
             return True
     except Unwritable:
         pass
-    return compute_tx_id(tx, js=True) == tx["id"]
+    return compute_tx_id(tx, js=True) == str(tx["id"])

@@ -3,6 +3,7 @@ through this package's verifier, printing one JSON line per case, `{"name", "ok"
 Exit status 1 when a verdict differs from the case's `expect` (ok and reason), 0 otherwise.
 
     python3 -m ledgerd_client.vectors test/vectors/proofs/verifier-vectors.json"""
+
 from __future__ import annotations
 
 import json
@@ -20,8 +21,16 @@ def _options(case: Dict[str, Any]) -> VerifyOptions:
     return VerifyOptions(
         None if validators is None else trusted_validators_of(validators),
         case.get("chain_id"),
-        None if trust is None else Trust(trust_root_of(trust["genesis"]), trust["light_blocks"], trust.get("trust_period_ms"),
-                                         trust.get("now_ms")),
+        (
+            None
+            if trust is None
+            else Trust(
+                trust_root_of(trust["genesis"]),
+                trust["light_blocks"],
+                trust.get("trust_period_ms"),
+                trust.get("now_ms"),
+            )
+        ),
     )
 
 
@@ -39,7 +48,9 @@ def verdict_of(case: Dict[str, Any]) -> Tuple[bool, str]:
         return (False, checked) if isinstance(checked, str) else (True, "")
     if kind == "checkpoint":
         try:
-            verify_checkpoint(case["note"], case["key"], case["height"], case.get("witnesses", []), case.get("quorum"))
+            verify_checkpoint(
+                case["note"], case["key"], case["height"], case.get("witnesses", []), case.get("quorum")
+            )
             return True, ""
         except CheckpointRefused as refused:
             return False, refused.reason

@@ -3,6 +3,7 @@ the same checks in the same order, with the same reasons (the shared vectors hol
 each other). Given a proof as GET /api/v1/proofs/... answers it, it recomputes the roots and the
 app hash from the hashes in the proof and, when the caller gives the validators it trusts,
 checks that CometBFT's validators signed that app hash."""
+
 from __future__ import annotations
 
 from typing import Any, List, NamedTuple, Optional, Sequence, Union
@@ -73,31 +74,51 @@ def _signed_verdict(signed: Any, height: int, app_hash: str, options: VerifyOpti
     return _no(wrong) if wrong is not None else Verdict(True, height=height, app_hash=app_hash, signed=True)
 
 
-def verify_transaction_proof(proof: Any, options: VerifyOptions = VerifyOptions(), tx_id: Optional[str] = None) -> Verdict:
+def verify_transaction_proof(
+    proof: Any, options: VerifyOptions = VerifyOptions(), tx_id: Optional[str] = None
+) -> Verdict:
     """Whether `proof` shows that transaction `tx_id` (when given, else the proof's own) is in
     the ledger."""
     version = field(proof, "version")
     if isinstance(version, bool) or version != PROOF_VERSION:
-        return _no("proof version " + _js_field(proof, "version") + "; this verifier reads " + str(PROOF_VERSION))
+        return _no(
+            "proof version " + _js_field(proof, "version") + "; this verifier reads " + str(PROOF_VERSION)
+        )
     if tx_id is not None and proof.get("transaction_id") != tx_id:
         return _no("the proof is of " + _js_field(proof, "transaction_id") + ", not " + tx_id)
     if not isinstance(proof.get("transaction_id"), str):
         return _no("transaction_id is not text")
     block, history = proof.get("block"), proof.get("history")
-    if not (is_count(field(block, "height")) and block["height"] >= 1 and is_count(block.get("index")) and is_count(block.get("size"))):
+    if not (
+        is_count(field(block, "height"))
+        and block["height"] >= 1
+        and is_count(block.get("index"))
+        and is_count(block.get("size"))
+    ):
         return _no("block height, index or size is not a count")
-    if not (is_count(field(history, "index")) and is_count(history.get("size")) and is_count(proof.get("height"))
-            and isinstance(proof.get("app_hash"), str)):
+    if not (
+        is_count(field(history, "index"))
+        and is_count(history.get("size"))
+        and is_count(proof.get("height"))
+        and isinstance(proof.get("app_hash"), str)
+    ):
         return _no("history index or size, height or app_hash is missing")
     if proof["height"] < block["height"]:
-        return _no("the app hash after height " + js_string(proof["height"]) + " cannot hold block " + js_string(block["height"]))
+        return _no(
+            "the app hash after height "
+            + js_string(proof["height"])
+            + " cannot hold block "
+            + js_string(block["height"])
+        )
     block_path = _hashes(block.get("path"), "block.path")
     if isinstance(block_path, str):
         return _no(block_path)
     history_path = _hashes(history.get("path"), "history.path")
     if isinstance(history_path, str):
         return _no(history_path)
-    block_root = inclusion_root(transaction_leaf(proof["transaction_id"]), int(block["index"]), int(block["size"]), block_path)
+    block_root = inclusion_root(
+        transaction_leaf(proof["transaction_id"]), int(block["index"]), int(block["size"]), block_path
+    )
     if block_root is None:
         return _no("the block path does not fit its index and size")
     leaf = block_leaf(int(block["height"]), int(block["size"]), block_root)
@@ -111,8 +132,12 @@ def verify_transaction_proof(proof: Any, options: VerifyOptions = VerifyOptions(
 
 
 def _point(p: Any, what: str) -> Union[Hash, str]:
-    if not (is_count(field(p, "height")) and is_count(p.get("size")) and isinstance(p.get("app_hash"), str)
-            and isinstance(p.get("root"), str)):
+    if not (
+        is_count(field(p, "height"))
+        and is_count(p.get("size"))
+        and isinstance(p.get("app_hash"), str)
+        and isinstance(p.get("root"), str)
+    ):
         return what + " lacks height, size, root or app_hash"
     root = from_hex(p["root"]) if len(p["root"]) == 64 else None
     if root is None:
@@ -126,7 +151,9 @@ def verify_consistency_proof(proof: Any, options: VerifyOptions = VerifyOptions(
     """Whether `proof` shows that the history at `to` extends the one at `from`, nothing rewritten."""
     version = field(proof, "version")
     if isinstance(version, bool) or version != PROOF_VERSION:
-        return _no("proof version " + _js_field(proof, "version") + "; this verifier reads " + str(PROOF_VERSION))
+        return _no(
+            "proof version " + _js_field(proof, "version") + "; this verifier reads " + str(PROOF_VERSION)
+        )
     old_root = _point(proof.get("from"), "from")
     if isinstance(old_root, str):
         return _no(old_root)
@@ -140,9 +167,18 @@ def verify_consistency_proof(proof: Any, options: VerifyOptions = VerifyOptions(
     if isinstance(path, str):
         return _no(path)
     # An empty history is a prefix of every history.
-    consistent = len(path) == 0 if old["size"] == 0 else verify_consistency(int(old["size"]), int(new["size"]), old_root, new_root, path)
+    consistent = (
+        len(path) == 0
+        if old["size"] == 0
+        else verify_consistency(int(old["size"]), int(new["size"]), old_root, new_root, path)
+    )
     if not consistent:
-        return _no("the history of " + js_string(new["size"]) + " blocks does not extend the one of " + js_string(old["size"]))
+        return _no(
+            "the history of "
+            + js_string(new["size"])
+            + " blocks does not extend the one of "
+            + js_string(old["size"])
+        )
     first = _signed_verdict(old.get("signed_header"), int(old["height"]), old["app_hash"].lower(), options)
     if not first.ok:
         return _no("from: " + first.reason)
@@ -150,12 +186,16 @@ def verify_consistency_proof(proof: Any, options: VerifyOptions = VerifyOptions(
     return last if last.ok else _no("to: " + last.reason)
 
 
-def check_transaction(tx: Any, proof: Any, tx_id: str, options: VerifyOptions = VerifyOptions()) -> Union[Verdict, str]:
+def check_transaction(
+    tx: Any, proof: Any, tx_id: str, options: VerifyOptions = VerifyOptions()
+) -> Union[Verdict, str]:
     """The checks of get_transaction(tx_id, verify=...) on the node's two answers: the
     transaction is the one asked for, its proof holds, and its body hashes to its id (which the
     proof commits to). The proof's verdict, or why the answers are refused."""
     if field(tx, "id") != tx_id:
-        return "the node answered transaction " + (js_string(tx["id"]) if isinstance(tx, dict) and "id" in tx else "undefined")
+        return "the node answered transaction " + (
+            js_string(tx["id"]) if isinstance(tx, dict) and "id" in tx else "undefined"
+        )
     verdict = verify_transaction_proof(proof, options, tx_id)
     if not verdict.ok:
         return verdict.reason

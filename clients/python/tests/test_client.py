@@ -1,6 +1,7 @@
 """The client over a real local socket (http.server): paged lists followed by their Link
 headers, and the API's JSON errors raised as LedgerdError. The Node suite runs it against a
 real ledgerd node too (test/unit/client/pythonClient.test.ts)."""
+
 import json
 import threading
 import unittest
@@ -26,7 +27,11 @@ class PagedNode(BaseHTTPRequestHandler):
             return self._send(404, {"message": "Not found", "status": 404}, None)
         limit, start = int(query["limit"]), int(query.get("cursor", "0"))
         end = min(start + limit, len(ITEMS))
-        link = None if end == len(ITEMS) else '</api/v1/outputs?public_key=k&limit=%d&cursor=%d>; rel="next"' % (limit, end)
+        link = (
+            None
+            if end == len(ITEMS)
+            else '</api/v1/outputs?public_key=k&limit=%d&cursor=%d>; rel="next"' % (limit, end)
+        )
         self._send(200, ITEMS[start:end], link)
 
     def _send(self, status: int, document: object, link: object) -> None:

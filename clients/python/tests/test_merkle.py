@@ -1,5 +1,6 @@
 """RFC 9162 inclusion and consistency verification, against paths a direct reading of the RFC's
 PATH and PROOF definitions makes, for every tree of up to 17 leaves."""
+
 import hashlib
 import unittest
 from typing import List
@@ -61,7 +62,7 @@ class MerkleTest(unittest.TestCase):
                 proof = subproof(old, LEAVES[:new], True)
                 old_root, new_root = root_of(LEAVES[:old]), root_of(LEAVES[:new])
                 self.assertTrue(verify_consistency(old, new, old_root, new_root, proof), (old, new))
-                self.assertFalse(verify_consistency(old, new, old_root, root_of(LEAVES[1:new + 1]), proof))
+                self.assertFalse(verify_consistency(old, new, old_root, root_of(LEAVES[1 : new + 1]), proof))
                 if proof:
                     self.assertFalse(verify_consistency(old, new, old_root, new_root, proof[:-1]))
         self.assertFalse(verify_consistency(0, 3, b"", root_of(LEAVES[:3]), []))

@@ -1,18 +1,32 @@
 """Signed notes and checkpoints: verifier keys, the base64 a browser reads, and a checkpoint
 signed, cosigned and refused. The shared vectors cover the node's own notes."""
+
 import unittest
 
 from ledgerd_client import ed25519
 from ledgerd_client.encoding import from_base64, to_base64
-from ledgerd_client.note import (COSIGNATURE_TYPE, CheckpointRefused, NoteKey, note_key_id, parse_verifier_key,
-                                 split_note, verify_checkpoint)
+from ledgerd_client.note import (
+    COSIGNATURE_TYPE,
+    CheckpointRefused,
+    NoteKey,
+    note_key_id,
+    parse_verifier_key,
+    split_note,
+    verify_checkpoint,
+)
 
 # RFC 8032 §7.1 TEST 2's key, under a name: a real key whose signatures the vectors of RFC 8032 give.
-KEY = NoteKey("example.com/log", bytes.fromhex("3d4017c3e843895a92b70aa74d1b7ebc9c982ccf2ec4968cc0cd55f12af4660c"))
+KEY = NoteKey(
+    "example.com/log", bytes.fromhex("3d4017c3e843895a92b70aa74d1b7ebc9c982ccf2ec4968cc0cd55f12af4660c")
+)
 
 
 def vkey(key: NoteKey, key_type: int = 1) -> str:
-    return "%s+%s+%s" % (key.name, note_key_id(key, key_type).hex(), to_base64(bytes([key_type]) + key.public_key))
+    return "%s+%s+%s" % (
+        key.name,
+        note_key_id(key, key_type).hex(),
+        to_base64(bytes([key_type]) + key.public_key),
+    )
 
 
 class NoteTest(unittest.TestCase):
@@ -21,7 +35,7 @@ class NoteTest(unittest.TestCase):
         self.assertIsNone(parse_verifier_key(vkey(KEY), COSIGNATURE_TYPE))
         self.assertEqual(parse_verifier_key(vkey(KEY, COSIGNATURE_TYPE), COSIGNATURE_TYPE), KEY)
         self.assertIsNone(parse_verifier_key(vkey(KEY).replace("+", "+0", 1)))
-        self.assertIsNone(parse_verifier_key("a b" + vkey(KEY)[len(KEY.name):]))
+        self.assertIsNone(parse_verifier_key("a b" + vkey(KEY)[len(KEY.name) :]))
         self.assertIsNone(parse_verifier_key("no plus at all"))
 
     def test_base64_read_as_atob_reads_it(self) -> None:
@@ -53,9 +67,16 @@ class NoteTest(unittest.TestCase):
         self.assertEqual(refused.exception.reason, "it carries no valid signature by example.com/log")
         with self.assertRaises(CheckpointRefused):
             verify_checkpoint(body + "\n" + line, "nonsense", "1")
-        self.assertTrue(ed25519.verify(
-            bytes.fromhex("92a009a9f0d4cab8720e820b5f642540a2b27b5416503f8fb3762223ebdb69da"
-                          "085ac1e43e15996e458f3613d0f11d8c387b2eaeb4302aeeb00d291612bb0c00"), b"\x72", KEY.public_key))
+        self.assertTrue(
+            ed25519.verify(
+                bytes.fromhex(
+                    "92a009a9f0d4cab8720e820b5f642540a2b27b5416503f8fb3762223ebdb69da"
+                    "085ac1e43e15996e458f3613d0f11d8c387b2eaeb4302aeeb00d291612bb0c00"
+                ),
+                b"\x72",
+                KEY.public_key,
+            )
+        )
 
 
 if __name__ == "__main__":

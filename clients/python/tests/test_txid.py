@@ -1,5 +1,6 @@
 """Transaction ids recomputed from the body, against the official JavaScript driver's vectors
 (test/vectors/driver) and both canonical forms."""
+
 import json
 import os
 import unittest
@@ -30,8 +31,13 @@ class TxIdTest(unittest.TestCase):
 
     def test_the_two_forms(self) -> None:
         value = {"\uffff": "a\u001fb", "\U0001f600": 1.0, "b": [True, None, 10**22, 1e-7]}
-        self.assertEqual(serialize(value), '{"b":[true,null,10000000000000000000000,1e-07],"\uffff":"a\\u001Fb","\U0001f600":1.0}')
-        self.assertEqual(serialize(value, js=True), '{"b":[true,null,1e+22,1e-7],"\U0001f600":1,"\uffff":"a\\u001fb"}')
+        self.assertEqual(
+            serialize(value),
+            '{"b":[true,null,10000000000000000000000,1e-07],"\uffff":"a\\u001Fb","\U0001f600":1.0}',
+        )
+        self.assertEqual(
+            serialize(value, js=True), '{"b":[true,null,1e+22,1e-7],"\U0001f600":1,"\uffff":"a\\u001fb"}'
+        )
 
     def test_a_lone_surrogate_hashes_in_the_driver_form_only(self) -> None:
         tx = {"id": "", "metadata": {"k": "\ud800"}}
