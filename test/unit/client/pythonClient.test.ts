@@ -60,7 +60,9 @@ describe("the Python package against a solo node", () => {
     const { stdout } = await promisify(execFile)("python3", [script, node().baseUrl, alice.publicKey, key], { env: { ...env, PYTHONPATH: installed } });
     const read = JSON.parse(stdout);
     assert.deepEqual(read.outputs, whole, "every output, across three pages of two");
-    assert.deepEqual(read.verified, [...made.map((tx) => tx.id), transfer.id].sort());
+    const ids = [...made.map((tx) => tx.id), transfer.id].sort();
+    assert.deepEqual(read.verified, ids, "each read with verify=True");
+    assert.deepEqual(read.at_checkpoint, ids, "each read against the checkpoint");
     assert.equal(read.consistent, true);
     const kept = await client.verifiedCheckpoint(key);
     assert.deepEqual(read.checkpoint, { size: kept.size, height: kept.height, app_hash: kept.appHash });
