@@ -1,6 +1,6 @@
-"""Reads what a key owns from a ledgerd node, each transaction only once its proof checks
-(against the app hash it carries, then against the node's checkpoint), verified by the checkpoint key given (pin it: a key fetched from
-the same node proves nothing). Prints one JSON document.
+"""Reads what a key owns from a ledgerd node, each transaction only once its proof checks:
+against the app hash it carries, then against the node's checkpoint, verified by the checkpoint
+key given (pin it: a key fetched from the same node proves nothing). Prints one JSON document.
 
     python3 read_with_proof.py http://127.0.0.1:9984 <public key> <checkpoint verifier key>"""
 
