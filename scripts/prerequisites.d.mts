@@ -20,3 +20,5 @@ export interface CachedProgram {
 }
 export declare const cachedPrograms: readonly CachedProgram[];
 export declare function ensureCachedPrograms(): void;
+export declare const pythonVersionMin: readonly [number, number];
+export declare function pythonVersionProblem(version: string): string | null;

@@ -17,6 +17,8 @@ export const systemPrograms = [
   { program: "ssh-keygen", package: "openssh-client", neededBy: "the litewitness interop test makes the witness's key with it" },
   { program: "systemd-analyze", package: "systemd", neededBy: "the systemd units' test verifies deploy/systemd with it" },
   { program: "script", package: "bsdutils", neededBy: "the progress bars' test runs a command in a terminal with it" },
+  { program: "python3", package: "python3", neededBy: "the Python client's tests (clients/python), BigchainDB's serializer and the fuzzer" },
+  { program: "pip3", package: "python3-pip", neededBy: "the Python client's test installs it with pip (pip install ./clients/python)" },
 ];
 
 /**
@@ -26,6 +28,26 @@ export const systemPrograms = [
 export const cachedPrograms = [
   { program: "promtool", script: "scripts/install-promtool.sh", neededBy: "the alert rules' tests: promtool check rules, promtool test rules" },
 ];
+
+/** The oldest Python the Python client (clients/python, `requires-python`) supports. */
+export const pythonVersionMin = [3, 7];
+
+/** Null when `version` ("3.11") is at least pythonVersionMin; else the one line to stop with. */
+export function pythonVersionProblem(version) {
+  const [major, minor] = version.trim().split(".").map(Number);
+  const [wantMajor, wantMinor] = pythonVersionMin;
+  if (major > wantMajor || (major === wantMajor && minor >= wantMinor)) return null;
+  return `npm test needs python3 ${wantMajor}.${wantMinor} or newer (found ${version.trim() || "none that runs"}); put a newer python3 first on the PATH`;
+}
+
+/** Stops the process with one line when python3 is older than the Python client supports. */
+function ensurePythonVersion() {
+  const run = spawnSync("python3", ["-c", "import sys; print('%d.%d' % sys.version_info[:2])"], { encoding: "utf8" });
+  const problem = pythonVersionProblem(run.status === 0 ? run.stdout : "");
+  if (problem === null) return;
+  console.error(problem);
+  process.exit(1);
+}
 
 /**
  * What to do, given the programs not found: nothing; install their packages (only as root where
@@ -65,7 +87,7 @@ export function ensureSystemPrograms() {
   const facts = { root: process.getuid?.() === 0, aptGet: found("apt-get"), installTried: false };
   for (;;) {
     const plan = planSystemPrograms({ ...facts, missing: systemPrograms.filter((p) => !found(p.program)) });
-    if (plan.kind === "ready") return;
+    if (plan.kind === "ready") return ensurePythonVersion();
     if (plan.kind === "stop") {
       console.error(plan.line);
       process.exit(1);

@@ -1,8 +1,8 @@
 // What `npm test` does about the programs the suites take from the system (scripts/prerequisites.mjs).
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { existsSync } from "node:fs";
-import { cachedPrograms, planSystemPrograms, systemPrograms } from "../../../scripts/prerequisites.mjs";
+import { existsSync, readFileSync } from "node:fs";
+import { cachedPrograms, planSystemPrograms, pythonVersionMin, pythonVersionProblem, systemPrograms } from "../../../scripts/prerequisites.mjs";
 
 const program = (name: string) => systemPrograms.find((p) => p.program === name)!;
 const postgres = [program("initdb"), program("pg_ctl")];
@@ -44,5 +44,25 @@ describe("cachedPrograms", () => {
   it("names an install script that exists for each", () => {
     assert.ok(cachedPrograms.some((p) => p.program === "promtool"));
     for (const { script } of cachedPrograms) assert.ok(existsSync(script), script);
+  });
+});
+
+describe("pythonVersionProblem", () => {
+  it("takes the Python client's minimum and newer, and stops with one line on an older one or none", () => {
+    assert.equal(pythonVersionProblem("3.7\n"), null);
+    assert.equal(pythonVersionProblem("3.13"), null);
+    assert.equal(pythonVersionProblem("4.0"), null);
+    assert.equal(pythonVersionProblem("3.6"), "npm test needs python3 3.7 or newer (found 3.6); put a newer python3 first on the PATH");
+    assert.match(pythonVersionProblem("2.7") ?? "", /found 2\.7/);
+    assert.match(pythonVersionProblem("") ?? "", /found none that runs/);
+  });
+
+  it("is the minimum the package declares", () => {
+    const pyproject = readFileSync(new URL("../../../clients/python/pyproject.toml", import.meta.url), "utf8");
+    assert.match(pyproject, new RegExp(`requires-python = ">=${pythonVersionMin.join("\\.")}"`));
+  });
+
+  it("names python3 among the programs", () => {
+    assert.equal(program("python3").package, "python3");
   });
 });
