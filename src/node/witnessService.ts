@@ -36,17 +36,52 @@ export function witnessOf(config: Config, clock: Clock): Witness | undefined {
   return new Witness(logs as NoteKey[], { cosigner, state: fileWitnessState(join(config.data_dir, witnessStateFileName)), now: () => clock.now() });
 }
 
-/** The heads in a JSON file; none before the first cosignature. */
+/**
+ * The heads in a JSON file (none before the first cosignature), read once when the node starts
+ * and kept in memory, the file written through at each cosignature. A file that holds no heads
+ * stops the start, saying so, rather than failing every request to the witness.
+ */
 export function fileWitnessState(path: string): WitnessState {
+  let heads = readHeads(path);
   return {
-    read: () => {
-      try {
-        return JSON.parse(readFileSync(path, "utf8")) as Record<string, WitnessedHead>;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === "ENOENT") return {};
-        throw error;
-      }
+    read: () => heads,
+    write: async (next) => {
+      writeFileDurably(path, `${JSON.stringify(next, null, 2)}\n`);
+      heads = next;
     },
-    write: async (heads) => writeFileDurably(path, `${JSON.stringify(heads, null, 2)}\n`),
   };
+}
+
+function readHeads(path: string): Record<string, WitnessedHead> {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return {};
+    throw error;
+  }
+  const heads = parseJsonOrNull(text);
+  if (!isHeads(heads)) {
+    // Removing the file would let the witness cosign a log's history that forks from the one it
+    // vouched for: the operator must choose that, not the node.
+    throw new Error(`${path} holds no witness heads (a JSON object of origin to {size, root}): restore it from a backup (removing it forgets every head cosigned)`);
+  }
+  return heads;
+}
+
+function parseJsonOrNull(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+function isHeads(value: unknown): value is Record<string, WitnessedHead> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  return Object.values(value).every((head: unknown) => {
+    if (typeof head !== "object" || head === null) return false;
+    const { size, root } = head as Record<string, unknown>;
+    return Number.isSafeInteger(size) && (size as number) >= 0 && typeof root === "string";
+  });
 }

@@ -5,7 +5,7 @@
 // branch of a split view), 404 / 403 / 400 as C2SP tlog-witness names them, and keeps its
 // heads in a file across restarts.
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -170,5 +170,29 @@ describe("POST /api/v1/witness/add-checkpoint", () => {
   test("a node that witnesses no log answers 404", async () => {
     expectJson(await http.app.inject({ method: "GET", url: "/api/v1/witness/key" }), 404);
     expectJson(await add(http.app, requestOf(0, a.slice(0, 1))), 404);
+  });
+});
+
+describe("the witness's heads file", () => {
+  const dir = mkdtempSync(join(tmpdir(), "ledgerd-witness-state-"));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  test("is read once, when the witness starts: the heads live in memory, written through", async () => {
+    const path = join(dir, "heads.json");
+    const state = fileWitnessState(path);
+    assert.deepEqual(state.read(), {});
+    await state.write({ [origin]: { size: 3, root: toBase64(emptyRoot) } });
+    assert.deepEqual(JSON.parse(readFileSync(path, "utf8")), { [origin]: { size: 3, root: toBase64(emptyRoot) } });
+    writeFileSync(path, "{}");
+    assert.deepEqual(state.read(), { [origin]: { size: 3, root: toBase64(emptyRoot) } }, "read again from the file");
+    assert.deepEqual(fileWitnessState(path).read(), {});
+  });
+
+  test("that holds no heads stops the witness's start, naming the file, instead of failing each request", () => {
+    for (const text of ["{not json", "[]", "null", `{"${origin}": {"size": -1, "root": ""}}`, `{"${origin}": {"size": 1}}`]) {
+      const path = join(dir, "broken.json");
+      writeFileSync(path, text);
+      assert.throws(() => fileWitnessState(path), (error: Error) => error.message.includes(path) && /holds no witness heads/.test(error.message), text);
+    }
   });
 });
