@@ -38,7 +38,7 @@ export interface CometBftEngineDeps {
   readonly version: string;
   /** Called once if a block cannot be applied: a broken invariant or a failed disk. */
   readonly onFatal?: (error: unknown) => void;
-  readonly logger?: Pick<Logger, "info" | "warn">;
+  readonly logger?: Pick<Logger, "info" | "warn" | "error">;
   /** The timers of the RPC client and the ABCI app; Node's timers by default. */
   readonly clock?: Clock;
 }

@@ -16,16 +16,18 @@ export interface GenesisSource {
 
 export class GenesisVersionReader {
   #reading: Promise<void> | null = null;
+  /** The genesis answered with a version this release cannot take: read no more. */
+  #refused = false;
 
   constructor(
     private readonly ledger: Pick<LedgerApp, "genesisVersionUnknown" | "recordGenesisVersion">,
     private readonly rpc: GenesisSource,
-    private readonly logger?: Pick<Logger, "info" | "warn">,
+    private readonly logger?: Pick<Logger, "info" | "warn" | "error">,
   ) {}
 
   /** Reads and records the version unless it is known or a read is under way. */
   poke(): void {
-    if (!this.ledger.genesisVersionUnknown || this.#reading !== null) return;
+    if (!this.ledger.genesisVersionUnknown || this.#reading !== null || this.#refused) return;
     const failed = "the genesis's protocol version could not be read from CometBFT; tried again after the next block";
     this.#reading = this.#read()
       .catch((error: unknown) => this.logger?.warn({ err: error }, failed))
@@ -39,7 +41,15 @@ export class GenesisVersionReader {
 
   async #read(): Promise<void> {
     const answer = (await this.rpc.call("genesis", {}, genesisReadTimeoutMs)) as { genesis?: unknown } | null;
-    const version = genesisAppVersionOf(answer?.genesis);
+    let version: bigint;
+    try {
+      version = genesisAppVersionOf(answer?.genesis);
+    } catch (error) {
+      // The genesis answered: every later read answers the same, so this one is the last.
+      this.#refused = true;
+      this.logger?.error({ err: error }, "the genesis's protocol version cannot be taken; Info keeps this release's (docs/upgrades.md)");
+      return;
+    }
     await this.ledger.recordGenesisVersion(version);
     this.logger?.info({ appVersion: String(version) }, "recorded the protocol version of the chain's genesis");
   }

@@ -1,6 +1,6 @@
 // The genesis's protocol version read from CometBFT's RPC for a store that did not record it (a
 // chain begun before schema 7): recorded once, Info follows, a failed read is tried again at the
-// next poke. The RPC is a stand-in answering as CometBFT's `genesis` does; the ledger and store
+// next poke, a genesis without a version is read once. The RPC is a stand-in answering as CometBFT's `genesis` does; the ledger and store
 // are real. The real CometBFT reads it in e2e/cometbft/rollingUpgrade.test.ts.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
@@ -35,6 +35,28 @@ describe("the genesis's protocol version for a store that did not record it", ()
       reader.poke();
       await reader.settled();
       assert.equal(calls, 2, "known: not read again");
+    } finally {
+      await fixture.close();
+    }
+  });
+
+  it("reads no more once the genesis answered with a version it cannot take, saying so once", async () => {
+    const fixture = await openLedger();
+    try {
+      await fixture.ledger.initChain("odd-chain", [{ publicKey: "ab".repeat(32), power: 1 }], "v1", { appVersion: null, ruleHeights: new Map() });
+      const ledger = await LedgerApp.open({}, { store: fixture.store, pool: fixture.pool });
+      let calls = 0;
+      const said: string[] = [];
+      const logger = { info: () => {}, warn: () => said.push("warn"), error: () => said.push("error") };
+      const genesis = { genesis: { consensus_params: { version: { app: "x" } } } };
+      const reader = new GenesisVersionReader(ledger, { call: async () => (calls++, genesis) }, logger);
+      for (let block = 0; block < 3; block++) {
+        reader.poke();
+        await reader.settled();
+      }
+      assert.equal(calls, 1, "not read after every block");
+      assert.deepEqual(said, ["error"]);
+      assert.equal(ledger.genesisVersionUnknown, true);
     } finally {
       await fixture.close();
     }
