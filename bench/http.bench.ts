@@ -41,6 +41,13 @@ const storedTxs = quick ? 100_000 : 1_000_000;
 const sustainRounds = quick ? 1 : 4;
 const sustainRoundSeconds = 15;
 const sustainRateMax = 12_000;
+/**
+ * A load before the measured rounds, not counted: V8 compiles the node's hot paths in its first
+ * seconds under load, on helper threads whose CPU a node that runs for months pays once (issue
+ * #42: without it, the quick run's "node" threads cost 55 to 70 µs a transaction).
+ * LEDGERD_BENCH_WARM_UP_SECONDS=0 skips it.
+ */
+const warmUpSeconds = Number(process.env["LEDGERD_BENCH_WARM_UP_SECONDS"] ?? 5);
 /** Posts in flight at once in the sustained run, each on its own connection. */
 const sustainClients = Number(process.env["LEDGERD_BENCH_CLIENTS"] ?? 64);
 const withMetrics = process.env["LEDGERD_BENCH_METRICS"] === "1";
@@ -212,6 +219,10 @@ async function sustainedRounds(node: BenchNode): Promise<void> {
   const rounds: Sustained[] = [];
   const ratios: number[] = [];
   const verifyMicros: number[] = [];
+  if (warmUpSeconds > 0) {
+    const warm = await sustained(node, signLoad(sustainRateMax * warmUpSeconds), warmUpSeconds);
+    console.log(`warm-up load, not counted: ${fmt(warm.committed / warm.seconds)} committed tx/s over ${warmUpSeconds} s`);
+  }
   for (let round = 1; round <= sustainRounds; round++) {
     const txs = signLoad(sustainRateMax * sustainRoundSeconds);
     verifyMicros.push(rawVerifyCpuMicros());
