@@ -19,6 +19,8 @@
 // LEDGERD_BENCH_COMETBFT_DATABASE='{"writer_thread":"on"}': database settings of every ledgerd
 // node, as JSON (an experiment).
 // LEDGERD_BENCH_COMETBFT_CEILINGS_ONLY=1 runs the ceilings only.
+// LEDGERD_BENCH_COMETBFT_FLOODS=128,64,128: the measured floods' posts in flight, in order
+// (default 64,128).
 // LEDGERD_BENCH_COMETBFT_CEILINGS=verify,none: which ceilings to run (default all three; an empty
 // value none, the ledgerd network's figures then printed without ratios).
 // LEDGERD_BENCH_CPU_PROF=<dir> writes the bare apps' and the ledgerd nodes' V8 CPU profiles there.
@@ -44,15 +46,17 @@ const latencyTxs = quick ? 600 : 2_000;
 /**
  * A flood before the measured ones, not counted: V8 compiles the node's hot paths in its first
  * tens of seconds (15 % of the four nodes' samples in the first measured flood, profiled), which
- * a node that runs for months pays once. The kvstore ceiling is Go, compiled ahead.
+ * a node that runs for months pays once. The kvstore ceiling is Go, compiled ahead. Measured
+ * (issue #42, floods of 3,000 one after another): each validator's CPU per transaction fell from
+ * 5.7 raw verifies in the first 1,000 to 4.2, 3.4, then 2.9 and 2.8, so ~7,000 warm the nodes.
  */
-const warmUpTxs = quick ? 1_000 : 4_000;
+const warmUpTxs = quick ? 7_000 : 12_000;
 /**
  * Async POSTs in flight at once over the four nodes, one flood each. The machine is saturated at
  * both; more clients at once means more work per wake-up (fuller JSON-RPC batches to CometBFT,
  * more requests per event-loop turn), so the rate still grows.
  */
-const asyncConcurrencies = [64, 128];
+const asyncConcurrencies = (process.env["LEDGERD_BENCH_COMETBFT_FLOODS"] ?? "64,128").split(",").map(Number);
 /** Clients each waiting for their `mode=commit` answer before the next POST. */
 const commitClients = 32;
 const validators = 4;
