@@ -4,8 +4,10 @@
 // `--packages`, to the nearest frame of ours or of a package. Samples with neither go to V8's own
 // entries (garbage collector, idle, program). With `--areas`, the samples of all the files
 // given are summed by what the node was doing (`areas` below: the verify, the key object, the
-// POST, the store write...), the work of starting (module loading) left out. Usage:
-//   node --import tsx bench/cpuProfileSummary.ts [--packages | --areas] <file.cpuprofile> [more files]
+// POST, the store write...), the work of starting (module loading) left out; `--window=A-B`
+// keeps the samples taken between A and B, in seconds of the system's monotonic clock (V8's
+// profile clock on Linux; `time.monotonic()` in Python), e.g. the floods of a warm node. Usage:
+//   node --import tsx bench/cpuProfileSummary.ts [--packages | --areas [--window=A-B]] <file.cpuprofile> [more files]
 import { readFileSync } from "node:fs";
 
 interface ProfileNode {
@@ -15,6 +17,7 @@ interface ProfileNode {
 }
 
 interface Profile {
+  startTime: number;
   nodes: ProfileNode[];
   samples: number[];
   timeDeltas: number[];
@@ -63,18 +66,21 @@ const areas: readonly (readonly [string, (frame: Frame) => boolean])[] = [
   ["(program), (root)", (f) => f.functionName === "(program)" || f.functionName === "(root)"],
 ];
 
-function summarizeAreas(paths: readonly string[]): void {
+function summarizeAreas(paths: readonly string[], window: readonly [number, number]): void {
   const totals = new Map<string, number>();
   for (const path of paths) {
     const profile = JSON.parse(readFileSync(path, "utf8")) as Profile;
     const parent = new Map<number, number>();
     const byId = new Map(profile.nodes.map((node) => [node.id, node]));
     for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+    let at = profile.startTime;
     profile.samples.forEach((id, i) => {
+      at += profile.timeDeltas[i] ?? 0;
+      if (at < window[0] * 1e6 || at > window[1] * 1e6) return;
       if (byId.get(id)!.callFrame.functionName === "(idle)") return;
       let best = areas.length;
-      for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
-        const frame = byId.get(at)!.callFrame;
+      for (let on: number | undefined = id; on !== undefined; on = parent.get(on)) {
+        const frame = byId.get(on)!.callFrame;
         best = Math.min(best, areas.findIndex(([, test]) => test(frame)) >>> 0);
       }
       const area = areas[best]?.[0] ?? "other";
@@ -121,5 +127,6 @@ function summarize(path: string, packages: boolean): void {
 process.stdout.on("error", () => process.exit(0));
 const args = process.argv.slice(2);
 const paths = args.filter((a) => !a.startsWith("--"));
-if (args.includes("--areas")) summarizeAreas(paths);
+const window = /^--window=([\d.]+)-([\d.]+)$/.exec(args.find((a) => a.startsWith("--window=")) ?? "");
+if (args.includes("--areas")) summarizeAreas(paths, window === null ? [0, Infinity] : [Number(window[1]), Number(window[2])]);
 else for (const path of paths) summarize(path, args.includes("--packages"));
