@@ -40,6 +40,15 @@ function placeOf(frame: ProfileNode["callFrame"]): string | null {
 
 type Frame = ProfileNode["callFrame"];
 
+/** A profile with its nodes by id and each node's parent, to walk a sample's stack. */
+function readProfile(path: string): { profile: Profile; byId: Map<number, ProfileNode>; parent: Map<number, number> } {
+  const profile = JSON.parse(readFileSync(path, "utf8")) as Profile;
+  const parent = new Map<number, number>();
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  return { profile, byId, parent };
+}
+
 /**
  * What a sample was spent on: the first area of this list found anywhere on its stack, so that a
  * verify under the POST counts as the verify. Names match this code base's files and functions.
@@ -69,10 +78,7 @@ const areas: readonly (readonly [string, (frame: Frame) => boolean])[] = [
 function summarizeAreas(paths: readonly string[], window: readonly [number, number]): void {
   const totals = new Map<string, number>();
   for (const path of paths) {
-    const profile = JSON.parse(readFileSync(path, "utf8")) as Profile;
-    const parent = new Map<number, number>();
-    const byId = new Map(profile.nodes.map((node) => [node.id, node]));
-    for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+    const { profile, byId, parent } = readProfile(path);
     let at = profile.startTime;
     profile.samples.forEach((id, i) => {
       at += profile.timeDeltas[i] ?? 0;
@@ -95,10 +101,7 @@ function summarizeAreas(paths: readonly string[], window: readonly [number, numb
 }
 
 function summarize(path: string, packages: boolean): void {
-  const profile = JSON.parse(readFileSync(path, "utf8")) as Profile;
-  const parent = new Map<number, number>();
-  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
-  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  const { profile, byId, parent } = readProfile(path);
   const totals = new Map<string, number>();
   let all = 0;
   profile.samples.forEach((id, i) => {
