@@ -19,7 +19,11 @@
 // LEDGERD_BENCH_COMETBFT_DATABASE='{"writer_thread":"on"}': database settings of every ledgerd
 // node, as JSON (an experiment).
 // LEDGERD_BENCH_COMETBFT_CEILINGS_ONLY=1 runs the ceilings only.
-// LEDGERD_BENCH_CPU_PROF=<dir> writes the bare apps' V8 CPU profiles there.
+// LEDGERD_BENCH_COMETBFT_FLOODS=128,64,128: the measured floods' posts in flight, in order
+// (default 64,128).
+// LEDGERD_BENCH_COMETBFT_CEILINGS=verify,none: which ceilings to run (default all three; an empty
+// value none, the ledgerd network's figures then printed without ratios).
+// LEDGERD_BENCH_CPU_PROF=<dir> writes the bare apps' and the ledgerd nodes' V8 CPU profiles there.
 // LEDGERD_BENCH_COMETBFT_BINARY=<path>: another CometBFT binary for both networks (an experiment,
 // e.g. one built with a change to measure; docs/cometbft-abci-flush.md).
 import { spawn, type ChildProcess } from "node:child_process";
@@ -32,7 +36,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import WebSocket from "ws";
 import { createTestnet, defaultCometBftBinary, startTestnet, stopTestnet, type TestnetNode } from "../src/testnet/testnet.js";
 import { bareSignedTxs, type BareMode } from "./bareAbciApp.js";
-import { fmt, percentile, signCreates } from "./lib.js";
+import { fmt, percentile, rawVerifyCpuMicros, signCreates } from "./lib.js";
 import { machineCpuMs, processCpuMs, setNodeDatabaseSettings, stopChild } from "./nodeProcess.js";
 import { RawHttpConnection } from "./rawHttp.js";
 
@@ -42,15 +46,17 @@ const latencyTxs = quick ? 600 : 2_000;
 /**
  * A flood before the measured ones, not counted: V8 compiles the node's hot paths in its first
  * tens of seconds (15 % of the four nodes' samples in the first measured flood, profiled), which
- * a node that runs for months pays once. The kvstore ceiling is Go, compiled ahead.
+ * a node that runs for months pays once. The kvstore ceiling is Go, compiled ahead. Measured
+ * (issue #42, floods of 3,000 one after another): each validator's CPU per transaction fell from
+ * 5.7 raw verifies in the first 1,000 to 4.2, 3.4, then 2.9 and 2.8, so ~7,000 warm the nodes.
  */
-const warmUpTxs = quick ? 1_000 : 4_000;
+const warmUpTxs = quick ? 7_000 : 12_000;
 /**
  * Async POSTs in flight at once over the four nodes, one flood each. The machine is saturated at
  * both; more clients at once means more work per wake-up (fuller JSON-RPC batches to CometBFT,
  * more requests per event-loop turn), so the rate still grows.
  */
-const asyncConcurrencies = [64, 128];
+const asyncConcurrencies = (process.env["LEDGERD_BENCH_COMETBFT_FLOODS"] ?? "64,128").split(",").map(Number);
 /** Clients each waiting for their `mode=commit` answer before the next POST. */
 const commitClients = 32;
 const validators = 4;
@@ -165,15 +171,26 @@ function cpuMeter(dir: string): (committed: number, seconds: number, machineAt?:
     if (comm === cometbftComm) return "CometBFT (4 processes)";
     return cmdline.includes("bareAbciApp") ? "bare app (4 processes)" : "ledgerd (4 processes)";
   };
+  // The unit of issue #42's figures: the CPU of one raw verify, measured right before and after.
+  const verifyBefore = rawVerifyCpuMicros();
   const before = processCpuMs(groupOf);
   const machineBefore = machineCpuMs();
   const clientBefore = process.cpuUsage();
   return (committed, seconds, machineAt = machineCpuMs()) => {
-    const perTx = (ms: number): string => ((ms * 1000) / committed).toFixed(0);
-    const groups = [...processCpuMs(groupOf)].map(([group, ms]) => `${group} ${perTx(ms - (before.get(group) ?? 0))} µs`);
+    const after = processCpuMs(groupOf);
     const client = process.cpuUsage(clientBefore);
+    const verifyAfter = rawVerifyCpuMicros();
+    const verifyMicros = (verifyBefore + verifyAfter) / 2;
+    const perTx = (ms: number): string => ((ms * 1000) / committed).toFixed(0);
+    // Each of the four processes' share in raw verifies of CPU (issue #42's unit).
+    const perValidator = (ms: number): string => ` (${((ms * 1000) / committed / validators / verifyMicros).toFixed(2)} raw verifies a validator)`;
+    const groups = [...after].map(([group, ms]) => {
+      const spent = ms - (before.get(group) ?? 0);
+      return `${group} ${perTx(spent)} µs${group.startsWith("CometBFT") ? "" : perValidator(spent)}`;
+    });
     const idle = ((machineAt.get("idle")! - machineBefore.get("idle")!) / 1000 / seconds).toFixed(2);
-    return `CPU per committed transaction: ${groups.join(", ")}, load generator ${perTx((client.user + client.system) / 1000)} µs; machine idle ${idle} of 2 cores`;
+    const unit = `one raw verify ${verifyBefore.toFixed(0)} / ${verifyAfter.toFixed(0)} µs of CPU before / after`;
+    return `CPU per committed transaction: ${groups.join(", ")}, load generator ${perTx((client.user + client.system) / 1000)} µs; machine idle ${idle} of 2 cores; ${unit}`;
   };
 }
 
@@ -271,7 +288,9 @@ async function rpcThroughput(nodes: readonly TestnetNode[], txs: readonly Buffer
  */
 type CeilingApp = "kvstore" | BareMode;
 
-const ceilingApps: readonly CeilingApp[] = ["kvstore", "verify", "none"];
+const ceilingApps: readonly CeilingApp[] = (process.env["LEDGERD_BENCH_COMETBFT_CEILINGS"]?.split(",") ?? ["kvstore", "verify", "none"]).filter(
+  (app): app is CeilingApp => app === "kvstore" || app === "verify" || app === "none",
+);
 
 const ceilingNames: Record<CeilingApp, string> = {
   kvstore: "CometBFT kvstore",
@@ -371,14 +390,20 @@ export async function run(): Promise<void> {
       for (const node of manifest.nodes) setNodeDatabaseSettings(join(dir, node.dataDir, "config.json"), database);
       console.log(`every ledgerd node runs with database settings ${database}`);
     }
-    await startTestnet(dir);
+    // The ledgerd nodes' V8 CPU profiles, written when each stops (bench/cpuProfileSummary.ts).
+    const ledgerdMain = join(import.meta.dirname, "..", "src", "cli", "main.ts");
+    const ledgerd = { args: [...profiling, "--import", "tsx", ledgerdMain], cwd: join(import.meta.dirname, "..") };
+    await startTestnet(dir, profileDir === undefined ? {} : { launch: () => ({ ledgerd }) });
     // Warm up: the first blocks, connections and JIT.
     await commitLatency(manifest.nodes, signCreates(100, "warm"));
     const warm = await throughput(manifest.nodes, signCreates(warmUpTxs, "warm-flood"), asyncConcurrencies[0]!, dir);
     console.log(`warm-up flood, not counted: ${fmt(warm)} tx/s (${fmt(warmUpTxs)} async POSTs, ${asyncConcurrencies[0]!} in flight)`);
     for (const [i, concurrency] of asyncConcurrencies.entries()) {
       const rate = await throughput(manifest.nodes, floods[i]!, concurrency, dir);
-      const of = (app: CeilingApp): string => (rate / ceilings.get(app)!.get(concurrency)!).toFixed(2);
+      const of = (app: CeilingApp): string => {
+        const ceilingRate = ceilings.get(app)?.get(concurrency);
+        return ceilingRate === undefined ? "(not run)" : (rate / ceilingRate).toFixed(2);
+      };
       console.log(
         `committed ${fmt(rate)} tx/s (async POSTs, ${concurrency} in flight over ${validators} nodes); of the kvstore ceiling ${of("kvstore")} (goal >= 0.6), of the bare app's: with one verify ${of("verify")}, with nothing ${of("none")}`,
       );

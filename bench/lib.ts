@@ -35,6 +35,22 @@ export function rawVerifyRate(seconds = 2, distinct = distinctSignatures): numbe
 }
 
 /**
+ * CPU time (this process's, in µs) one raw verify takes, over about `seconds` of verifies: the
+ * unit for a CPU-per-transaction figure. CPU time holds up under other processes' load far
+ * better than a rate does (a loaded core verifies less per second, not less per CPU second).
+ */
+export function rawVerifyCpuMicros(seconds = 0.5, distinct = distinctSignatures): number {
+  const verifyOne = rawVerifier(distinct);
+  rate(0.05, verifyOne);
+  const before = process.cpuUsage();
+  const end = performance.now() + seconds * 1000;
+  let calls = 0;
+  for (; performance.now() < end; calls += 64) for (let i = 0; i < 64; i++) verifyOne();
+  const spent = process.cpuUsage(before);
+  return (spent.user + spent.system) / calls;
+}
+
+/**
  * The same-run baseline every benchmark's figures are printed beside: one core's raw Ed25519
  * verify rate, measured by bench/run.ts just before each benchmark (and again after). This
  * machine's speed moves ~2.4x from day to day, so a figure means something only in these units.
