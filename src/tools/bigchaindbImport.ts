@@ -66,9 +66,9 @@ export async function importFromBigchaindb(config: Config, choices: BigchaindbIm
   const lock = lockLedger(config);
   try {
     const begun = readImportRecord(config.data_dir);
-    checkTarget(config, begun);
     const staging = stagingPath(config);
     if (begun?.state === "done") return finishDone(config, begun, staging);
+    checkTarget(config, begun);
     const node = await source.node();
     const validators = await source.validators();
     const record = begun ?? newRecord(source.base, node.version, config.engine.chain_id, validators);
@@ -99,7 +99,7 @@ function checkTarget(config: Config, begun: ImportRecord | null): void {
     if (initFiles.has(name)) return false;
     return begun === null || !ownFiles.some((own) => name.startsWith(own));
   });
-  if (existsSync(config.database.path) && begun?.state !== "done") {
+  if (existsSync(config.database.path)) {
     throw new Error(`${config.database.path} exists: import into a new data folder`);
   }
   if (others.length > 0) {
