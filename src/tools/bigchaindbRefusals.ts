@@ -35,8 +35,6 @@ const entriesByCode: Readonly<Record<string, readonly number[]>> = {
   InvalidPowerChange: [11],
   InvalidPublicKey: [11],
   ElectionConcluded: [11],
-  // #17: a lone surrogate is not Unicode.
-  LoneSurrogate: [17],
 };
 
 /** Codes by which a transaction that spends a refused one is refused in its turn. */
