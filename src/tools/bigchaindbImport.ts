@@ -61,6 +61,9 @@ export async function importFromBigchaindb(config: Config, choices: BigchaindbIm
   if (config.database.backend !== "sqlite") throw new Error("import builds a SQLite ledger: import, then `ledgerd migrate-store --to postgres`");
   const abort = new AbortController();
   const source = new BigchaindbSource(choices.url, choices.options, { sleep: choices.sleep ?? ((ms) => sleep(ms)), ...(choices.onRetry === undefined ? {} : { onRetry: choices.onRetry }) }, abort.signal);
+  // The node first: an unreachable one, or one that is not BigchainDB, leaves no folder behind.
+  const node = await source.node();
+  const validators = await source.validators();
   makeDirs(config.data_dir, "data_dir");
   // Held to the end, the rename included: no node starts on the folder meanwhile (dataDirLock.ts).
   const lock = lockLedger(config);
@@ -69,8 +72,6 @@ export async function importFromBigchaindb(config: Config, choices: BigchaindbIm
     const staging = stagingPath(config);
     if (begun?.state === "done") return finishDone(config, begun, staging);
     checkTarget(config, begun);
-    const node = await source.node();
-    const validators = await source.validators();
     const record = begun ?? newRecord(source.base, node.version, config.engine.chain_id, validators);
     checkSameImport(record, source.base, validators);
     if (begun === null) writeImportRecord(config.data_dir, record);

@@ -169,6 +169,7 @@ describe("ledgerd import --from-bigchaindb, a recorded BigchainDB 2.2.2", () => 
       node.root = { path: "/", status: 404, content_type: "text/html", body: "<html>nothing here</html>" };
       const other = await importFrom(node.url, join(root, "from-other"));
       assert.equal(other.status, 1);
+      assert.equal(existsSync(join(root, "from-other")), false, "no folder made for a node that is not BigchainDB");
       assert.match(other.stderr, /^ledgerd: http:\/\/127\.0\.0\.1:\d+\/ is not a BigchainDB node: its root answers 404 without "software" and "version"\n$/);
     } finally {
       node.root = null;
