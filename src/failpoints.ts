@@ -10,7 +10,7 @@
 export const failpointsEnv = "LEDGERD_TEST_FAILPOINTS";
 
 /** The places, each where its name says (docs/failpoints.md). */
-export const failpointNames = ["finalize.mid", "commit.answered-before-durable", "election.conclude", "backup.mid"] as const;
+export const failpointNames = ["finalize.mid", "commit.answered-before-durable", "election.conclude", "backup.mid", "import.block"] as const;
 export type FailpointName = (typeof failpointNames)[number];
 
 /** How many more times each armed place may be reached before the kill; null: none armed. */

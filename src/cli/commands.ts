@@ -11,6 +11,9 @@ import { runDoctor } from "../tools/doctor.js";
 import { verifyChain } from "../ledger/verifyChain.js";
 import { backupLedger, restoreLedger } from "../tools/backups.js";
 import { exportChain, importChain } from "../tools/exportImport.js";
+import { importFromBigchaindb } from "../tools/bigchaindbImport.js";
+import type { BigchaindbImportOptions } from "../tools/bigchaindbImportOptions.js";
+import { describeRefusal } from "../tools/bigchaindbRefusals.js";
 import { ledgerLogSource, mirrorLog, nodeLogSource } from "../tools/mirror.js";
 import { migrateToPostgres } from "../tools/migrateStore.js";
 import { databaseName, openLedgerReader } from "../node/openStore.js";
@@ -229,6 +232,32 @@ export async function runImport(flags: ConfigSources["flags"], file: string, rul
     console.log(`imported heights 1 to ${done.height}: every block re-executed to its exported app hash`);
   }
 }
+
+/**
+ * `ledgerd import --from-bigchaindb URL` (src/tools/bigchaindbImport.ts): each refusal and retry
+ * on stderr as it happens, the summary on stdout. Exit code 0 when every transaction was
+ * imported, 2 when some were refused (listed in the report), 1 when the import stopped (run it
+ * again to resume).
+ */
+export async function runImportFromBigchaindb(flags: ConfigSources["flags"], url: string, options: BigchaindbImportOptions): Promise<void> {
+  const done = await withProgress("import --from-bigchaindb", (onProgress) =>
+    importFromBigchaindb(loadSettings(flags), {
+      url,
+      options,
+      onProgress,
+      onRefused: (refusal) => process.stderr.write(`refused: ${describeRefusal(refusal)}\n`),
+      onRetry: (path, attempt, reason) => process.stderr.write(`retry ${attempt} of GET ${path}: ${reason}\n`),
+    }),
+  );
+  const { summary } = done;
+  const resumed = done.from > 1 ? ` (resumed at height ${done.from})` : "";
+  console.log(`imported heights 1 to ${summary.to} from BigchainDB${resumed} as a v1 chain: ${summary.accepted} of ${summary.transactions} transactions accepted, ${summary.refused} refused; last app hash ${summary.app_hash || '""'}`);
+  console.log(`report: ${done.reportPath}`);
+  if (summary.refused > 0) process.exitCode = importRefusedExit;
+}
+
+/** `import --from-bigchaindb`'s exit code when it finished with refused transactions. */
+export const importRefusedExit = 2;
 
 /** `ledgerd mirror --to DIR [--node URL]`: the log as static files (src/tools/mirror.ts). */
 export async function runMirror(flags: ConfigSources["flags"], dir: string, node: string | undefined): Promise<void> {

@@ -11,6 +11,7 @@ import {
   runDoctorCommand,
   runExport,
   runImport,
+  runImportFromBigchaindb,
   runInit,
   runKeys,
   runMigrateStore,
@@ -22,6 +23,7 @@ import {
   StartFailed,
 } from "./commands.js";
 import { addSettingOptions, settingFlags, settingsHelp } from "./settingOptions.js";
+import { bigchaindbImportOptionsDefault, fetchConcurrencyMax, retriesMaxMax, type BigchaindbImportOptions } from "../tools/bigchaindbImportOptions.js";
 import { registerElectionCommand } from "./electionCommand.js";
 import { registerVerifyCommand } from "./verifyCommand.js";
 import { registerAuditCommand } from "./auditCommand.js";
@@ -96,14 +98,47 @@ pathCommand("export", "Write the chain as JSON lines another ledgerd re-executes
 addSettingOptions(
   program
     .command("import")
-    .description("Re-execute an export into a data folder without a ledger, each block to its exported app hash")
-    .argument("<FILE>", "a file made by `ledgerd export`")
-    .option("--commitment <RULE>", "begin the chain anew with this app hash rule (v1: proofs) instead of the export's (docs/proofs.md)"),
-).action((file: string, options: Record<string, unknown>) => {
+    .description("Re-execute an export, or a BigchainDB 2.x node's chain (--from-bigchaindb), into a data folder without a ledger")
+    .argument("[FILE]", "a file made by `ledgerd export`")
+    .option("--commitment <RULE>", "begin the chain anew with this app hash rule (v1: proofs) instead of the export's (docs/proofs.md)")
+    .option("--from-bigchaindb <URL>", "read the chain of this BigchainDB 2.x node's HTTP API instead of a file (docs/migrating-from-bigchaindb.md)")
+    .option("--fetch-concurrency <N>", `blocks fetched at once from BigchainDB (default: ${bigchaindbImportOptionsDefault.fetchConcurrency})`)
+    .option("--request-timeout-ms <MS>", `time limit of one request to BigchainDB (default: ${bigchaindbImportOptionsDefault.requestTimeoutMs})`)
+    .option("--retries <N>", `retries of a request that failed on the network or got a 5xx, waiting twice as long each time (default: ${bigchaindbImportOptionsDefault.retriesMax})`),
+).action((file: string | undefined, options: Record<string, unknown>) => {
+  const url = options["fromBigchaindb"] as string | undefined;
+  if (url !== undefined) {
+    if (file !== undefined) throw new Error("give a FILE or --from-bigchaindb URL, not both");
+    if (options["commitment"] !== undefined && options["commitment"] !== "v1") throw new Error("--from-bigchaindb always begins a v1 chain (proofs)");
+    return runImportFromBigchaindb(settingFlags(options), url, bigchaindbFlags(options));
+  }
+  for (const flag of ["fetchConcurrency", "requestTimeoutMs", "retries"]) {
+    if (options[flag] !== undefined) throw new Error(`--${flag.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} goes with --from-bigchaindb`);
+  }
+  if (file === undefined) throw new Error("give the FILE to import (made by `ledgerd export`), or --from-bigchaindb URL");
   const rule = options["commitment"] as string | undefined;
   if (rule !== undefined && rule !== "v1" && rule !== "bigchaindb") throw new Error(`--commitment is v1 or bigchaindb: ${rule}`);
   return runImport(settingFlags(options), file, rule);
 });
+
+/** The BigchainDB import's limits, the flags over the defaults (bigchaindbImportOptions.ts). */
+function bigchaindbFlags(options: Record<string, unknown>): BigchaindbImportOptions {
+  const number = (flag: string, name: string, min: number, max: number): number | undefined => {
+    const text = options[flag] as string | undefined;
+    if (text === undefined) return undefined;
+    if (!/^[0-9]{1,9}$/.test(text) || Number(text) < min || Number(text) > max) throw new Error(`--${name} is a whole number from ${min} to ${max}: ${text}`);
+    return Number(text);
+  };
+  const fetchConcurrency = number("fetchConcurrency", "fetch-concurrency", 1, fetchConcurrencyMax);
+  const requestTimeoutMs = number("requestTimeoutMs", "request-timeout-ms", 1, 3_600_000);
+  const retriesMax = number("retries", "retries", 0, retriesMaxMax);
+  return {
+    ...bigchaindbImportOptionsDefault,
+    ...(fetchConcurrency === undefined ? {} : { fetchConcurrency }),
+    ...(requestTimeoutMs === undefined ? {} : { requestTimeoutMs }),
+    ...(retriesMax === undefined ? {} : { retriesMax }),
+  };
+}
 
 addSettingOptions(
   program

@@ -33,8 +33,8 @@ export function runLedgerd(args: readonly string[], env: Record<string, string> 
 }
 
 /** `runLedgerd` without blocking this process: for a command that talks to a server the test runs. */
-export function runLedgerdAsync(args: readonly string[], env: Record<string, string> = {}): Promise<RunResult> {
-  const child = spawn(process.execPath, [...ledgerdArgs(), ...args], { cwd: repoRoot, env: cleanEnv(env), stdio: ["ignore", "pipe", "pipe"], timeout: 30_000 });
+export function runLedgerdAsync(args: readonly string[], env: Record<string, string> = {}, timeoutMs = 30_000): Promise<RunResult> {
+  const child = spawn(process.execPath, [...ledgerdArgs(), ...args], { cwd: repoRoot, env: cleanEnv(env), stdio: ["ignore", "pipe", "pipe"], timeout: timeoutMs });
   let stdout = "";
   let stderr = "";
   child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
