@@ -92,7 +92,7 @@ export class Live {
 
   /** Discovers the streams, subscribes, then reads the latest blocks (so none falls between). */
   async start(): Promise<void> {
-    const index = await this.api.get<unknown>("/");
+    const index = await this.api.index();
     const streams = index.ok && isObject(index.value) && isString(index.value.streams) ? index.value.streams : null;
     if (streams === null) this.set({ status: "unavailable" });
     else this.subscribeStreams(streams);
@@ -170,13 +170,13 @@ export class Live {
    * list should not wait for the slowest.
    */
   private async loadLatest(): Promise<void> {
-    const latest = await this.api.get<unknown>("/blocks/latest");
+    const latest = await this.api.ask((client) => client.getLatestBlock());
     const top = latest.ok ? latestHeightOf(latest.value) : null;
     if (top === null) return this.set({ latest: "unavailable" });
     const heights = Array.from({ length: latestBlocksFetched }, (_, i) => top - i).filter((h) => h >= 1);
     await Promise.all(
       heights.map(async (height) => {
-        const answer = await this.api.get<unknown>(`/blocks/${height}`);
+        const answer = await this.api.ask((client) => client.getBlock(height));
         const txs = answer.ok ? blockTransactionsOf(answer.value) : null;
         if (txs === null) return;
         this.set({

@@ -25,6 +25,10 @@ export interface Transaction {
 export interface Output {
   readonly transaction_id: string;
   readonly output_index: number;
+  /** With `include: ["amount"]`: a decimal string. */
+  readonly amount?: string;
+  /** With `include: ["asset_id"]`. */
+  readonly asset_id?: string;
 }
 
 export interface Balance {
@@ -127,7 +131,7 @@ export const clientRoutes = {
   transaction: { method: "get", path: "/api/v1/transactions/{transaction_id}", query: [] },
   postTransaction: { method: "post", path: "/api/v1/transactions", query: ["mode"] },
   transactions: { method: "get", path: "/api/v1/transactions", query: ["asset_id", "operation", "limit", "cursor"] },
-  outputs: { method: "get", path: "/api/v1/outputs", query: ["public_key", "spent", "limit", "cursor"] },
+  outputs: { method: "get", path: "/api/v1/outputs", query: ["public_key", "spent", "include", "limit", "cursor"] },
   balances: { method: "get", path: "/api/v1/balances", query: ["public_key", "asset_id", "limit", "cursor"] },
   assets: { method: "get", path: "/api/v1/assets", query: ["search", "limit", "cursor"] },
   metadata: { method: "get", path: "/api/v1/metadata", query: ["search", "limit", "cursor"] },
@@ -212,6 +216,11 @@ export interface GetTransactionOptions {
 export interface PageOptions {
   /** Items per request (1 to the node's server.search_limit_max; default 100). */
   readonly pageSize?: number;
+}
+
+export interface OutputsOptions extends PageOptions {
+  /** What each output carries besides its place (docs/http-api.md, `include=`). */
+  readonly include?: readonly ("amount" | "asset_id")[];
 }
 
 const pageSizeDefault = 100;
@@ -321,9 +330,9 @@ export class LedgerdClient {
     return this.json(this.url("outputs", {}, { public_key: publicKey, spent }));
   }
 
-  /** The outputs a key is named in, a page at a time. */
-  outputs(publicKey: string, spent?: boolean, options: PageOptions = {}): AsyncGenerator<Output> {
-    return this.pages("outputs", { public_key: publicKey, spent }, options);
+  /** The outputs a key is named in, a page at a time (with their amount and asset with `include`). */
+  outputs(publicKey: string, spent?: boolean, options: OutputsOptions = {}): AsyncGenerator<Output> {
+    return this.pages("outputs", { public_key: publicKey, spent, include: options.include?.join(",") }, options);
   }
 
   /** What a key alone may spend, per asset (docs/http-api.md, Balances), a page at a time. */
