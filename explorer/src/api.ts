@@ -1,9 +1,8 @@
 // The node the explorer reads, and how: through ledgerd/client (docs/client.md), the public HTTP
 // API only, so the page works against any ledgerd or BigchainDB node. Every call answers a value,
 // never throws: a feature the node lacks is a `{ ok: false }` the page hides or falls back from.
-import { LedgerdClient, LedgerdError, type FetchLike } from "../../src/client/client.js";
-import { requestTimeoutMs } from "./limits.js";
-import { failureOf, type Answer } from "./pager.js";
+import { LedgerdClient, LedgerdError } from "../../src/client/client.js";
+import { failureOf, timedFetch, type Answer } from "./pager.js";
 
 export type { Answer } from "./pager.js";
 
@@ -23,10 +22,6 @@ export function nodeBaseOf(location: Location): string {
   }
   return location.origin;
 }
-
-/** The browser's fetch, given up after `requestTimeoutMs`: a stalled node must not hang a page. */
-export const timedFetch: FetchLike = (url, init) =>
-  fetch(url, { ...init, headers: { accept: "application/json", ...init?.headers }, signal: AbortSignal.timeout(requestTimeoutMs) });
 
 export class Api {
   /** e.g. `http://127.0.0.1:9984`, no trailing slash. */

@@ -1,7 +1,12 @@
-// What the explorer makes of the client's calls: an answer, never a throw (api.ts), and a
-// pager reading the client's paged lists a page at a time for "Load more". No browser type here,
-// so that the tests read it in Node.
-import { LedgerdError } from "../../src/client/client.js";
+// What the explorer makes of the client's calls: a fetch with a time limit, an answer, never a
+// throw (api.ts), and a pager reading the client's paged lists a page at a time for "Load more".
+// No browser-only type here, so that the tests read it in Node.
+import { LedgerdError, type FetchLike } from "../../src/client/client.js";
+import { requestTimeoutMs } from "./limits.js";
+
+/** The fetch the client calls, given up after `requestTimeoutMs`: a stalled node must not hang a page. */
+export const timedFetch: FetchLike = (url, init) =>
+  fetch(url, { ...init, headers: { accept: "application/json", ...init?.headers }, signal: AbortSignal.timeout(requestTimeoutMs) });
 
 export type Answer<T> =
   | { readonly ok: true; readonly value: T }
