@@ -1,11 +1,14 @@
 // ledgerd/client: a typed client of the HTTP API (docs/client.md). Browser-safe: it takes
 // `fetch` from the caller (or globalThis) and does no other IO. The routes it calls are in one
 // table, `clientRoutes`, that test/unit/client/openapiSync.test.ts holds to the OpenAPI document.
+import { isJsonObject } from "../json/jsonValue.js";
+import { readJsonOrNull } from "../json/readJson.js";
 import { parseCheckpointBody } from "../proofs/checkpoint.js";
 import { appHashV1 } from "../proofs/commitment.js";
 import { toBase64 } from "../proofs/encoding.js";
 import { openNote, parseVerifierKey } from "../proofs/signedNote.js";
 import { verifyTransactionProof, type ConsistencyProof, type LightBlock, type TransactionProof, type VerifyOptions } from "../proofs/verify.js";
+import { matchTxId } from "../transaction/matchTxId.js";
 
 export * from "./streamSubscription.js";
 export type { ConsistencyProof, LightBlock, TransactionProof, TrustRoot, VerifyOptions, Verdict } from "../proofs/verify.js";
@@ -237,6 +240,15 @@ function errorMessage(status: number, body: string): string {
   return body.length > 0 ? body.slice(0, messageCharsMax) : `HTTP ${status}`;
 }
 
+/**
+ * Whether a transaction's body, read exactly (numbers as written), hashes to the id it carries in
+ * either canonical form (docs/compatibility.md #7): else the node changed what was signed.
+ */
+function hashesToItsId(body: string): boolean {
+  const tx = readJsonOrNull(body);
+  return isJsonObject(tx) && matchTxId(tx) !== null;
+}
+
 /** The next page's path from a `Link` header, or null (docs/http-api.md, Paging). */
 export function nextPageOf(link: string | null): string | null {
   const match = link === null ? null : /<([^>]*)>\s*;\s*rel="?next"?/.exec(link);
@@ -292,10 +304,12 @@ export class LedgerdClient {
 
   /** A committed transaction; with `verify`, only once its proof checks (else ProofRefused). */
   async getTransaction(id: string, options: GetTransactionOptions = {}): Promise<Transaction> {
-    const tx = await this.json<Transaction>(this.url("transaction", { transaction_id: id }));
+    const { body } = await this.request(this.url("transaction", { transaction_id: id }));
+    const tx = JSON.parse(body) as Transaction;
     const { verify = false, checkpoint } = options;
     if (verify === false && checkpoint === undefined) return tx;
     if (tx.id !== id) throw new ProofRefused(id, `the node answered transaction ${String(tx.id)}`);
+    if (!hashesToItsId(body)) throw new ProofRefused(id, "the body the node answered does not hash to its id");
     const proof = await this.getProof(id, checkpoint?.height);
     const verdict = verifyTransactionProof(proof, typeof verify === "boolean" ? {} : verify, id);
     if (!verdict.ok) throw new ProofRefused(id, verdict.reason);
