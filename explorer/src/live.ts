@@ -6,7 +6,7 @@
 // reconnect and resume where the page stopped, so the lists have no gap (the chart counts what
 // was missed when it arrives). Every list is capped (limits.ts).
 import { useEffect, useState } from "preact/hooks";
-import { streamBlocks, streamTransactions } from "../../src/client/streamSubscription.js";
+import { streamBlocks, streamTransactions, type StreamPlace } from "../../src/client/streamSubscription.js";
 import type { Api } from "./api.js";
 import {
   chartWindowSeconds,
@@ -103,13 +103,18 @@ export class Live {
     return () => this.listeners.delete(listener);
   }
 
-  /** Discovers the streams, subscribes, then reads the latest blocks (so none falls between). */
+  /**
+   * Discovers the streams and the latest height, subscribes from the block after it (so none
+   * falls between, and a reconnection before the first event resumes there too), then reads the
+   * latest blocks. A node without `blocks/latest` is followed from its first event on.
+   */
   async start(): Promise<void> {
-    const index = await this.api.index();
+    const [index, latest] = await Promise.all([this.api.index(), this.api.ask((client) => client.getLatestBlock())]);
+    const top = latest.ok ? latestHeightOf(latest.value) : null;
     const streams = index.ok && isObject(index.value) && isString(index.value.streams) ? index.value.streams : null;
     if (streams === null) this.set({ status: "unavailable" });
-    else this.subscribeStreams(streams);
-    await this.loadLatest();
+    else this.subscribeStreams(streams, top === null ? undefined : { height: top + 1 });
+    await this.loadLatest(top);
   }
 
   stop(): void {
@@ -132,10 +137,10 @@ export class Live {
     }, liveNotifyDelayMs);
   }
 
-  private subscribeStreams(discovered: string): void {
+  private subscribeStreams(discovered: string, from: StreamPlace | undefined): void {
     const { signal } = this.streams;
     // Retried for as long as the page is open, as a reader of a live page expects.
-    const options = { WebSocket, signal, attemptsMax: Number.POSITIVE_INFINITY, pause: reconnectPause };
+    const options = { WebSocket, signal, attemptsMax: Number.POSITIVE_INFINITY, pause: reconnectPause, ...(from === undefined ? {} : { from }) };
     const transactions = streamTransactions(discovered, {
       ...options,
       onConnection: (open) => {
@@ -192,9 +197,7 @@ export class Live {
    * transactions as it arrives: a block of thousands of transactions is a large answer, and the
    * list should not wait for the slowest.
    */
-  private async loadLatest(): Promise<void> {
-    const latest = await this.api.ask((client) => client.getLatestBlock());
-    const top = latest.ok ? latestHeightOf(latest.value) : null;
+  private async loadLatest(top: number | null): Promise<void> {
     if (top === null) return this.set({ latest: "unavailable" });
     const heights = Array.from({ length: latestBlocksFetched }, (_, i) => top - i).filter((h) => h >= 1);
     await Promise.all(
