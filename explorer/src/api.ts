@@ -52,7 +52,7 @@ export class Api {
   index(): Promise<Answer<unknown>> {
     return this.ask(async () => {
       const response = await timedFetch(`${this.base}/api/v1/`);
-      if (!response.ok) throw new LedgerdError(`${response.status}`, response.status, "");
+      if (!response.ok) throw new LedgerdError(`the node answered ${response.status} for its API index`, response.status, "");
       return JSON.parse(await response.text()) as unknown;
     });
   }
