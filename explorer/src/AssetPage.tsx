@@ -1,11 +1,12 @@
 // `#/asset/<id>`: an asset's data, its whole history as a chain of transfers, and who holds it
 // now. The history is read a page at a time (`limit` + `Link: rel="next"`), up to
 // `historyPagesMax` pages; past that, the holders are those of the part read, as the page says.
-import { query, type Answer, type Api } from "./api.js";
+import type { Api } from "./api.js";
+import { Pager, type Answer } from "./pager.js";
 import { holdersOf } from "./holdersOf.js";
 import { historyPageSize, historyPagesMax } from "./limits.js";
 import { Failure, Json, KeyLink, Loading, Notice, Section, TxLink, useAnswer, useApi, useTitle } from "./ui.js";
-import { isConditionDetails, isTransaction, type Output, type Transaction } from "./wire.js";
+import { isAnything, isConditionDetails, isTransaction, type Output, type Transaction } from "./wire.js";
 
 interface History {
   readonly txs: readonly Transaction[];
@@ -16,20 +17,10 @@ interface History {
 }
 
 async function loadHistory(api: Api, id: string): Promise<Answer<History>> {
-  const txs: Transaction[] = [];
-  let odd = 0;
-  let url: string | null = `${api.base}/api/v1/transactions${query({ asset_id: id, limit: historyPageSize })}`;
-  for (let page = 0; url !== null && page < historyPagesMax; page++) {
-    const answer: Answer<unknown> = await api.getUrl<unknown>(url);
-    if (!answer.ok) return answer;
-    const list = Array.isArray(answer.value) ? answer.value : [];
-    for (const tx of list) {
-      if (isTransaction(tx)) txs.push(tx);
-      else odd += 1;
-    }
-    url = answer.next;
-  }
-  return { ok: true, value: { txs, odd, complete: url === null }, next: url };
+  const read = await new Pager(api.client.transactions(id, undefined, { pageSize: historyPageSize }), isAnything).take(historyPageSize * historyPagesMax);
+  if (!read.ok) return read;
+  const txs = read.value.items.filter(isTransaction);
+  return { ok: true, value: { txs, odd: read.value.items.length - txs.length, complete: !read.value.more } };
 }
 
 /** "3 to <key>", or "1 to 2 of <key>, <key>" under a threshold. */

@@ -61,7 +61,7 @@ function TransactionTable({ txs }: { txs: readonly unknown[] }) {
 export function BlockPage({ height }: { height: number }) {
   const api = useApi();
   useTitle(`Block ${height}`);
-  const loaded = useAnswer(() => api.get<unknown>(`/blocks/${height}`), String(height));
+  const loaded = useAnswer(() => api.ask((client) => client.getBlock(height)), String(height));
   const txs = !loaded.loading && loaded.answer.ok ? blockTransactionsOf(loaded.answer.value) : null;
   return (
     <>

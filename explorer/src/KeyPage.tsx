@@ -2,63 +2,69 @@
 // and spent, each a page at a time (a key may hold thousands of assets: anyone can give it one). On a node without `include=amount,asset_id` or `balances`
 // (BigchainDB) the outputs are listed without amounts and the balances are not shown.
 import { useState } from "preact/hooks";
-import { query, type Answer, type Api } from "./api.js";
+import type { Api } from "./api.js";
+import { Pager, type Answer } from "./pager.js";
 import { balancesPageSize, outputsPageSize } from "./limits.js";
 import { AssetLink, Failure, Loading, Notice, Section, TxLink, useAnswer, useApi, useTitle } from "./ui.js";
-import { isBalance, isOutputRef, listOf, type Balance, type OutputRef } from "./wire.js";
+import { isBalance, isOutputRef, type Balance, type OutputRef } from "./wire.js";
 
-interface Page<T> {
+/** The items read so far, and the pager that reads the next page. */
+interface Pages<T> {
   readonly items: readonly T[];
-  readonly next: string | null;
+  readonly pager: Pager<T>;
+  readonly more: boolean;
+}
+
+/** The first page read by `pager`, or the answer's failure. */
+async function firstPage<T>(pager: Pager<T>, pageSize: number): Promise<Answer<Pages<T>>> {
+  const page = await pager.take(pageSize);
+  return page.ok ? { ok: true, value: { ...page.value, pager } } : page;
+}
+
+/** An array as the async iterator a pager reads. */
+async function* each<T>(list: readonly T[]): AsyncGenerator<T> {
+  yield* list;
 }
 
 /** The first page; a node that refuses `include` or `limit` (400) is asked as BigchainDB is. */
-async function firstOutputs(api: Api, publicKey: string, spent: boolean): Promise<Answer<Page<OutputRef>>> {
-  const rich = await api.get<unknown>(`/outputs${query({ public_key: publicKey, spent, include: "amount,asset_id", limit: outputsPageSize })}`);
-  const answer = rich.ok || rich.status !== 400 ? rich : await api.get<unknown>(`/outputs${query({ public_key: publicKey, spent })}`);
-  return pageOf(answer, isOutputRef);
+async function firstOutputs(api: Api, publicKey: string, spent: boolean): Promise<Answer<Pages<OutputRef>>> {
+  const rich = await firstPage(new Pager(api.client.outputs(publicKey, spent, { include: ["amount", "asset_id"], pageSize: outputsPageSize }), isOutputRef), outputsPageSize);
+  if (rich.ok || rich.status !== 400) return rich;
+  const whole = await api.ask((client) => client.getOutputs(publicKey, spent));
+  return whole.ok ? firstPage(new Pager(each(whole.value), isOutputRef), outputsPageSize) : whole;
 }
 
-function pageOf<T>(answer: Answer<unknown>, isItem: (value: unknown) => value is T): Answer<Page<T>> {
-  if (!answer.ok) return answer;
-  const items = listOf(answer.value, isItem);
-  if (items === null) return { ok: false, status: 0, message: "the answer is not a list" };
-  return { ok: true, value: { items, next: answer.next }, next: answer.next };
-}
-
-/** The pages read so far from `first` on, and `more` to read the next one (its `Link`). */
-function usePages<T>(first: Page<T>, isItem: (value: unknown) => value is T) {
-  const api = useApi();
-  const [pages, setPages] = useState<Page<T> & { error: string | null }>({ ...first, error: null });
+/** The pages read so far from `first` on, and `more` to read the next one. */
+function usePages<T>(first: Pages<T>, pageSize: number) {
+  const [pages, setPages] = useState<Pages<T> & { error: string | null }>({ ...first, error: null });
   const more = async (): Promise<void> => {
-    if (pages.next === null) return;
-    const answer = pageOf(await api.getUrl<unknown>(pages.next), isItem);
-    if (!answer.ok) return setPages({ ...pages, error: answer.message });
-    setPages({ items: [...pages.items, ...answer.value.items], next: answer.value.next, error: null });
+    const page = await pages.pager.take(pageSize);
+    if (!page.ok) return setPages({ ...pages, error: page.message });
+    setPages({ ...pages, items: [...pages.items, ...page.value.items], more: page.value.more, error: null });
   };
   return { pages, more };
 }
 
 /** The "Load more" button, and why none may show, under a paged table. */
-function MoreControls({ pages, pageSize, more }: { pages: Page<unknown> & { error: string | null }; pageSize: number; more: () => Promise<void> }) {
+function MoreControls({ pages, pageSize, more }: { pages: Pages<unknown> & { error: string | null }; pageSize: number; more: () => Promise<void> }) {
   const api = useApi();
   // Across origins a browser hides `Link` unless the node exposes it: a full page may hide more.
-  const maybeMore = pages.next === null && pages.items.length % pageSize === 0 && new URL(api.base).origin !== window.location.origin;
+  const maybeMore = !pages.more && pages.items.length % pageSize === 0 && new URL(api.base).origin !== window.location.origin;
   return (
     <>
-      {pages.next === null ? null : (
+      {pages.more ? (
         <button type="button" onClick={() => void more()}>
           Load more
         </button>
-      )}
+      ) : null}
       {maybeMore ? <Notice>More may follow: the node does not show its paging header to this page's origin.</Notice> : null}
       {pages.error === null ? null : <Notice>The next page failed: {pages.error}</Notice>}
     </>
   );
 }
 
-function OutputsTable({ first, label }: { first: Page<OutputRef>; label: string }) {
-  const { pages, more } = usePages(first, isOutputRef);
+function OutputsTable({ first, label }: { first: Pages<OutputRef>; label: string }) {
+  const { pages, more } = usePages(first, outputsPageSize);
   if (pages.items.length === 0) return <p>None.</p>;
   const amounts = pages.items.some((o) => o.amount !== undefined);
   return (
@@ -111,18 +117,13 @@ function Outputs({ publicKey, spent }: { publicKey: string; spent: boolean }) {
   );
 }
 
-/**
- * The first page of balances; a ledgerd from before balances were paged refuses `limit` (400)
- * and is asked for them whole.
- */
-async function firstBalances(api: Api, publicKey: string): Promise<Answer<Page<Balance>>> {
-  const paged = await api.get<unknown>(`/balances${query({ public_key: publicKey, limit: balancesPageSize })}`);
-  const answer = paged.ok || paged.status !== 400 ? paged : await api.get<unknown>(`/balances${query({ public_key: publicKey })}`);
-  return pageOf(answer, isBalance);
+/** The first page of balances. */
+function firstBalances(api: Api, publicKey: string): Promise<Answer<Pages<Balance>>> {
+  return firstPage(new Pager(api.client.balances(publicKey, undefined, { pageSize: balancesPageSize }), isBalance), balancesPageSize);
 }
 
-function BalancesTable({ first }: { first: Page<Balance> }) {
-  const { pages, more } = usePages(first, isBalance);
+function BalancesTable({ first }: { first: Pages<Balance> }) {
+  const { pages, more } = usePages(first, balancesPageSize);
   if (pages.items.length === 0) return <p>None.</p>;
   return (
     <>

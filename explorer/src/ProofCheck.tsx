@@ -5,6 +5,7 @@
 // (pasted or from a file), the page follows the validator set from it through the elections
 // since, with the node's light blocks (docs/proofs.md "Across validator changes"), checked not trusted.
 import { useState } from "preact/hooks";
+import type { ValidatorChanges } from "../../src/client/client.js";
 import { trustRootOf, trustedValidatorsOf, verifyTransactionProof, type LightBlock, type TransactionProof, type Verdict } from "../../src/proofs/verify.js";
 import type { Answer, Api } from "./api.js";
 import { validatorChangePagesMax } from "./limits.js";
@@ -18,18 +19,13 @@ const proofNotYetSignedStatus = 503;
 
 type Outcome = { readonly verdict: Verdict; readonly against: "app hash only" | "validators" | "genesis" } | { readonly error: string };
 
-interface ValidatorChanges {
-  readonly light_blocks: LightBlock[];
-  readonly next_from_height: number | null;
-}
-
-
 /** The node's light blocks from `from` to `to`, every page; or why not. */
 async function validatorChanges(api: Api, from: number, to: number): Promise<LightBlock[] | string> {
   const blocks: LightBlock[] = [];
   let next: number | null = from;
   for (let page = 0; next !== null && page < validatorChangePagesMax; page++) {
-    const answer: Answer<ValidatorChanges> = await api.get<ValidatorChanges>(`/proofs/validator-changes?from_height=${next}&to_height=${to}`);
+    const fromHeight: number = next;
+    const answer: Answer<ValidatorChanges> = await api.ask((client) => client.getValidatorChanges(fromHeight, to));
     if (!answer.ok) return `the validator changes could not be read (${answer.message})`;
     blocks.push(...answer.value.light_blocks);
     next = answer.value.next_from_height;
@@ -57,7 +53,7 @@ async function checkFromGenesis(api: Api, proof: TransactionProof, id: string, g
 async function check(api: Api, proof: TransactionProof, id: string, genesis: string): Promise<Outcome> {
   if (proof.signed_header !== null && genesis.trim() !== "") return checkFromGenesis(api, proof, id, genesis);
   if (proof.signed_header === null) return { verdict: verifyTransactionProof(proof, {}, id), against: "app hash only" };
-  const answer = await api.get<unknown>("/validators");
+  const answer = await api.ask((client) => client.getValidators());
   if (!answer.ok) return { error: `the validator set could not be read (${answer.message})` };
   try {
     const validators = trustedValidatorsOf(answer.value);
@@ -155,7 +151,7 @@ function ProofDetails({ proof, id }: { proof: TransactionProof; id: string }) {
 
 export function ProofCheck({ id }: { id: string }) {
   const api = useApi();
-  const loaded = useAnswer(() => api.get<unknown>(`/proofs/transactions/${encodeURIComponent(id)}`), id);
+  const loaded = useAnswer(() => api.ask<unknown>((client) => client.getProof(id)), id);
   if (loaded.loading) return null;
   const { answer } = loaded;
   if (answer.ok) {

@@ -1,6 +1,5 @@
 // `#/search/<words>`: the node's text search over asset data and metadata (MongoDB's text
 // search syntax, docs/compatibility.md #12), best match first, `searchResultsMax` of each.
-import { query } from "./api.js";
 import { searchResultsMax, snippetChars } from "./limits.js";
 import { AssetLink, Failure, Loading, Section, TxLink, useAnswer, useApi, useTitle } from "./ui.js";
 import { isObject, isString } from "./wire.js";
@@ -23,7 +22,7 @@ function hitsOf(value: unknown, field: "data" | "metadata"): Hit[] {
 
 function Results({ words, kind }: { words: string; kind: "assets" | "metadata" }) {
   const api = useApi();
-  const loaded = useAnswer(() => api.get<unknown>(`/${kind}/${query({ search: words, limit: searchResultsMax })}`), `${kind}:${words}`);
+  const loaded = useAnswer(() => api.ask<unknown>((client) => (kind === "assets" ? client.searchAssets(words, searchResultsMax) : client.searchMetadata(words, searchResultsMax))), `${kind}:${words}`);
   const title = kind === "assets" ? "Assets" : "Metadata";
   if (loaded.loading) {
     return (

@@ -1,6 +1,5 @@
 // `#/tx/<id>`: one committed transaction, the block that holds it, and its proof where the
 // node serves proofs. A transaction of another shape (an earlier variant's) is shown as JSON.
-import { query } from "./api.js";
 import { ProofCheck } from "./ProofCheck.js";
 import { TransactionView } from "./TransactionView.js";
 import { Failure, Json, Loading, Notice, Section, useAnswer, useApi, useTitle } from "./ui.js";
@@ -9,7 +8,7 @@ import { isTransaction } from "./wire.js";
 /** The height of the block holding `id` (`GET /blocks?transaction_id=` answers `[h]` or `[]`). */
 function useHeightOf(id: string): number | null {
   const api = useApi();
-  const loaded = useAnswer(() => api.get<unknown>(`/blocks${query({ transaction_id: id })}`), id);
+  const loaded = useAnswer(() => api.ask<unknown>((client) => client.blocksOf(id)), id);
   if (loaded.loading || !loaded.answer.ok) return null;
   const list = loaded.answer.value;
   const first: unknown = Array.isArray(list) ? list[0] : undefined;
@@ -19,7 +18,7 @@ function useHeightOf(id: string): number | null {
 export function TransactionPage({ id }: { id: string }) {
   const api = useApi();
   useTitle(`Transaction ${id.slice(0, 8)}`);
-  const loaded = useAnswer(() => api.get<unknown>(`/transactions/${encodeURIComponent(id)}`), id);
+  const loaded = useAnswer(() => api.ask<unknown>((client) => client.getTransaction(id)), id);
   const height = useHeightOf(id);
   return (
     <>

@@ -7,7 +7,7 @@ const percent = 100;
 
 export function Validators() {
   const api = useApi();
-  const loaded = useAnswer(() => api.get<unknown>("/validators"), api.base);
+  const loaded = useAnswer(() => api.ask<unknown>((client) => client.getValidators()), api.base);
   if (loaded.loading || !loaded.answer.ok) return null;
   const list = loaded.answer.value;
   if (!Array.isArray(list)) return null;

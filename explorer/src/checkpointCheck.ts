@@ -5,12 +5,14 @@
 // other): a consistency proof built from the node's tiles and checked by ledgerd's pure code.
 // A smaller size than seen, or a proof that fails, is shown as what it is: a rollback or a
 // split view. Only a consistent (or a first) checkpoint replaces the one kept.
+import { LedgerdClient } from "../../src/client/client.js";
 import { parseCheckpointBody, type Checkpoint } from "../../src/proofs/checkpoint.js";
 import { fromBase64, toBase64, toHex } from "../../src/proofs/encoding.js";
 import { openNote, parseVerifierKey, splitNote } from "../../src/proofs/signedNote.js";
 import { extendsTree, type TileFetch } from "../../src/proofs/tileNodes.js";
 import { tilePath } from "../../src/proofs/tiles.js";
 import { requestTimeoutMs } from "./limits.js";
+import { timedFetch } from "./pager.js";
 
 /** Where the page keeps the last checkpoint it saw of an origin. */
 export const seenKeyPrefix = "ledgerd-checkpoint:";
@@ -44,6 +46,7 @@ export type CheckpointCheck =
       readonly lastSeen: LastSeen;
     };
 
+/** A tile (binary, so not the client's). */
 async function fetchOk(url: string): Promise<Response> {
   const response = await fetch(url, { signal: AbortSignal.timeout(requestTimeoutMs) });
   if (!response.ok) throw new Error(`${url}: ${response.status}`);
@@ -55,8 +58,9 @@ export async function checkCheckpoint(base: string, storage: CheckpointStorage):
   let vkey: string;
   let note: string;
   try {
-    vkey = (await (await fetchOk(`${base}/api/v1/checkpoint/key`)).text()).trim();
-    note = await (await fetchOk(`${base}/api/v1/checkpoint`)).text();
+    const client = new LedgerdClient(base, { fetch: timedFetch });
+    vkey = await client.getCheckpointKey();
+    note = (await client.getCheckpoint()).note;
   } catch (error) {
     return { ok: false, reason: error instanceof Error ? error.message : String(error) };
   }

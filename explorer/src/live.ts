@@ -2,12 +2,22 @@
 // starts from `GET /blocks/latest` (ledgerd, Planetmint; a BigchainDB node has none, and the
 // lists then start empty) and follows the event streams. Blocks come from `valid_blocks` when
 // the node has it, else they are told from the heights of `valid_transactions`' events (blocks
-// without a transaction are then not seen). Every list is capped (limits.ts).
+// without a transaction are then not seen). The streams are ledgerd/client's: after a drop they
+// reconnect and resume where the page stopped, so the lists have no gap (the chart counts what
+// was missed when it arrives). Every list is capped (limits.ts).
 import { useEffect, useState } from "preact/hooks";
+import { streamBlocks, streamTransactions, type StreamPlace } from "../../src/client/streamSubscription.js";
 import type { Api } from "./api.js";
-import { chartWindowSeconds, latestBlocksFetched, latestBlocksShownMax, latestTransactionsShownMax, liveNotifyDelayMs } from "./limits.js";
+import {
+  chartWindowSeconds,
+  latestBlocksFetched,
+  latestBlocksShownMax,
+  latestTransactionsShownMax,
+  liveNotifyDelayMs,
+  streamReconnectDelayMsMax,
+  streamReconnectDelayMsMin,
+} from "./limits.js";
 import { RateWindow } from "./rateWindow.js";
-import { StreamSocket, type SocketStatus } from "./streamSocket.js";
 import {
   assetIdOf,
   blockTransactionsOf,
@@ -49,12 +59,15 @@ export interface LiveState {
   readonly transactions: readonly TransactionSummary[];
 }
 
-const transactionStream = "valid_transactions";
-const blockStream = "valid_blocks";
+/** The pause before the `attempt`th reconnection in a row: doubling, capped (limits.ts). */
+function reconnectPause(attempt: number): Promise<void> {
+  const ms = Math.min(streamReconnectDelayMsMin * 2 ** (attempt - 1), streamReconnectDelayMsMax);
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
 
-/** The stream URL of `name`: the discovered one with its last path segment replaced. */
-export function streamUrlOf(discovered: string, name: string): string {
-  return discovered.replace(/[^/]*\/?$/, name);
+/** Hands each event of `events` to `each`, until the stream ends. */
+async function follow(events: AsyncIterable<unknown>, each: (event: unknown) => void): Promise<void> {
+  for await (const event of events) each(event);
 }
 
 /** `list` with `item` put in height order (newest first), replacing one of the same height. */
@@ -71,7 +84,7 @@ export class Live {
   /** The clock of the events' times, in ms. */
   readonly now: () => number;
   private readonly listeners = new Set<() => void>();
-  private sockets: StreamSocket[] = [];
+  private streams = new AbortController();
   private current: LiveState = { status: "connecting", blockSource: "unknown", latest: "loading", blocks: [], transactions: [] };
   private notifying: ReturnType<typeof setTimeout> | null = null;
 
@@ -90,18 +103,22 @@ export class Live {
     return () => this.listeners.delete(listener);
   }
 
-  /** Discovers the streams, subscribes, then reads the latest blocks (so none falls between). */
+  /**
+   * Discovers the streams and the latest height, subscribes from the block after it (so none
+   * falls between, and a reconnection before the first event resumes there too), then reads the
+   * latest blocks. A node without `blocks/latest` is followed from its first event on.
+   */
   async start(): Promise<void> {
-    const index = await this.api.get<unknown>("/");
+    const [index, latest] = await Promise.all([this.api.index(), this.api.ask((client) => client.getLatestBlock())]);
+    const top = latest.ok ? latestHeightOf(latest.value) : null;
     const streams = index.ok && isObject(index.value) && isString(index.value.streams) ? index.value.streams : null;
     if (streams === null) this.set({ status: "unavailable" });
-    else this.subscribeStreams(streams);
-    await this.loadLatest();
+    else this.subscribeStreams(streams, top === null ? undefined : { height: top + 1 });
+    await this.loadLatest(top);
   }
 
   stop(): void {
-    for (const socket of this.sockets) socket.close();
-    this.sockets = [];
+    this.streams.abort();
     if (this.notifying !== null) clearTimeout(this.notifying);
     this.notifying = null;
   }
@@ -120,25 +137,36 @@ export class Live {
     }, liveNotifyDelayMs);
   }
 
-  private subscribeStreams(discovered: string): void {
-    const transactions = new StreamSocket({
-      url: streamUrlOf(discovered, transactionStream),
-      onMessage: (event) => this.onTransactionEvent(event),
-      onStatus: (status) => this.set({ status: liveStatusOf(status) }),
-      giveUpIfFirstFails: false,
-    });
-    const blocks = new StreamSocket({
-      url: streamUrlOf(discovered, blockStream),
-      onMessage: (event) => this.onBlockEvent(event),
-      onStatus: (status) => {
-        if (status === "open") this.set({ blockSource: "valid_blocks" });
-        if (status === "refused") this.set({ blockSource: "valid_transactions" });
+  private subscribeStreams(discovered: string, from: StreamPlace | undefined): void {
+    const { signal } = this.streams;
+    // Retried for as long as the page is open, as a reader of a live page expects.
+    const options = { WebSocket, signal, attemptsMax: Number.POSITIVE_INFINITY, pause: reconnectPause, ...(from === undefined ? {} : { from }) };
+    const transactions = streamTransactions(discovered, {
+      ...options,
+      onConnection: (open) => {
+        if (!signal.aborted) this.set({ status: open ? "live" : "reconnecting" });
       },
-      giveUpIfFirstFails: true,
     });
-    this.sockets = [transactions, blocks];
-    transactions.open();
-    blocks.open();
+    void follow(transactions, (event) => this.onTransactionEvent(event)).catch(() => this.set({ status: "unavailable" }));
+    // A node without `valid_blocks` (BigchainDB) refuses it at once: its blocks are then told
+    // from the transactions' events.
+    const blocksOnly = new AbortController();
+    signal.addEventListener("abort", () => blocksOnly.abort());
+    let opened = false;
+    const refused = (): void => {
+      blocksOnly.abort();
+      if (!signal.aborted) this.set({ blockSource: "valid_transactions" });
+    };
+    const blocks = streamBlocks(discovered, {
+      ...options,
+      signal: blocksOnly.signal,
+      onConnection: (open) => {
+        if (open) opened = true;
+        if (open && !signal.aborted) this.set({ blockSource: "valid_blocks" });
+        if (!opened) refused();
+      },
+    });
+    void follow(blocks, (event) => this.onBlockEvent(event)).catch(refused);
   }
 
   private onTransactionEvent(event: unknown): void {
@@ -169,14 +197,12 @@ export class Live {
    * transactions as it arrives: a block of thousands of transactions is a large answer, and the
    * list should not wait for the slowest.
    */
-  private async loadLatest(): Promise<void> {
-    const latest = await this.api.get<unknown>("/blocks/latest");
-    const top = latest.ok ? latestHeightOf(latest.value) : null;
+  private async loadLatest(top: number | null): Promise<void> {
     if (top === null) return this.set({ latest: "unavailable" });
     const heights = Array.from({ length: latestBlocksFetched }, (_, i) => top - i).filter((h) => h >= 1);
     await Promise.all(
       heights.map(async (height) => {
-        const answer = await this.api.get<unknown>(`/blocks/${height}`);
+        const answer = await this.api.ask((client) => client.getBlock(height));
         const txs = answer.ok ? blockTransactionsOf(answer.value) : null;
         if (txs === null) return;
         this.set({
@@ -205,19 +231,6 @@ function mergeOlder(list: readonly TransactionSummary[], older: readonly Transac
   const merged = [...list, ...older.filter((t) => !seen.has(t.id))];
   merged.sort((a, b) => b.height - a.height);
   return merged.slice(0, latestTransactionsShownMax);
-}
-
-function liveStatusOf(status: SocketStatus): LiveStatus {
-  switch (status) {
-    case "connecting":
-      return "connecting";
-    case "open":
-      return "live";
-    case "retrying":
-      return "reconnecting";
-    case "refused":
-      return "unavailable";
-  }
 }
 
 /** The live state, re-rendering on each change. */

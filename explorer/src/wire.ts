@@ -62,6 +62,9 @@ const isString = (v: unknown): v is string => typeof v === "string";
 const isStringList = (v: unknown): v is string[] => Array.isArray(v) && v.every(isString);
 const isCount = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
 
+/** Every value: for a list whose items are sorted by their shape after reading. */
+export const isAnything = (v: unknown): v is unknown => v !== undefined;
+
 export function isInput(v: unknown): v is Input {
   if (!isObject(v) || !isStringList(v.owners_before)) return false;
   const f = v.fulfills;

@@ -1,11 +1,14 @@
 // ledgerd/client: a typed client of the HTTP API (docs/client.md). Browser-safe: it takes
 // `fetch` from the caller (or globalThis) and does no other IO. The routes it calls are in one
 // table, `clientRoutes`, that test/unit/client/openapiSync.test.ts holds to the OpenAPI document.
+import { isJsonObject } from "../json/jsonValue.js";
+import { readJsonOrNull } from "../json/readJson.js";
 import { parseCheckpointBody } from "../proofs/checkpoint.js";
 import { appHashV1 } from "../proofs/commitment.js";
 import { toBase64 } from "../proofs/encoding.js";
 import { openNote, parseVerifierKey } from "../proofs/signedNote.js";
 import { verifyTransactionProof, type ConsistencyProof, type LightBlock, type TransactionProof, type VerifyOptions } from "../proofs/verify.js";
+import { matchTxId } from "../transaction/matchTxId.js";
 
 export * from "./streamSubscription.js";
 export type { ConsistencyProof, LightBlock, TransactionProof, TrustRoot, VerifyOptions, Verdict } from "../proofs/verify.js";
@@ -25,6 +28,10 @@ export interface Transaction {
 export interface Output {
   readonly transaction_id: string;
   readonly output_index: number;
+  /** With `include: ["amount"]`: a decimal string. */
+  readonly amount?: string;
+  /** With `include: ["asset_id"]`. */
+  readonly asset_id?: string;
 }
 
 export interface Balance {
@@ -127,7 +134,7 @@ export const clientRoutes = {
   transaction: { method: "get", path: "/api/v1/transactions/{transaction_id}", query: [] },
   postTransaction: { method: "post", path: "/api/v1/transactions", query: ["mode"] },
   transactions: { method: "get", path: "/api/v1/transactions", query: ["asset_id", "operation", "limit", "cursor"] },
-  outputs: { method: "get", path: "/api/v1/outputs", query: ["public_key", "spent", "limit", "cursor"] },
+  outputs: { method: "get", path: "/api/v1/outputs", query: ["public_key", "spent", "include", "limit", "cursor"] },
   balances: { method: "get", path: "/api/v1/balances", query: ["public_key", "asset_id", "limit", "cursor"] },
   assets: { method: "get", path: "/api/v1/assets", query: ["search", "limit", "cursor"] },
   metadata: { method: "get", path: "/api/v1/metadata", query: ["search", "limit", "cursor"] },
@@ -214,6 +221,11 @@ export interface PageOptions {
   readonly pageSize?: number;
 }
 
+export interface OutputsOptions extends PageOptions {
+  /** What each output carries besides its place (docs/http-api.md, `include=`). */
+  readonly include?: readonly ("amount" | "asset_id")[];
+}
+
 const pageSizeDefault = 100;
 /** Most characters of a non-JSON error answer kept as the error's message (a proxy's page). */
 const messageCharsMax = 200;
@@ -226,6 +238,15 @@ function errorMessage(status: number, body: string): string {
     // Not the API's JSON (a proxy's page): the text itself says what happened.
   }
   return body.length > 0 ? body.slice(0, messageCharsMax) : `HTTP ${status}`;
+}
+
+/**
+ * Whether a transaction's body, read exactly (numbers as written), hashes to the id it carries in
+ * either canonical form (docs/compatibility.md #7): else the node changed what was signed.
+ */
+function hashesToItsId(body: string): boolean {
+  const tx = readJsonOrNull(body);
+  return isJsonObject(tx) && matchTxId(tx) !== null;
 }
 
 /** The next page's path from a `Link` header, or null (docs/http-api.md, Paging). */
@@ -283,10 +304,12 @@ export class LedgerdClient {
 
   /** A committed transaction; with `verify`, only once its proof checks (else ProofRefused). */
   async getTransaction(id: string, options: GetTransactionOptions = {}): Promise<Transaction> {
-    const tx = await this.json<Transaction>(this.url("transaction", { transaction_id: id }));
+    const { body } = await this.request(this.url("transaction", { transaction_id: id }));
+    const tx = JSON.parse(body) as Transaction;
     const { verify = false, checkpoint } = options;
     if (verify === false && checkpoint === undefined) return tx;
     if (tx.id !== id) throw new ProofRefused(id, `the node answered transaction ${String(tx.id)}`);
+    if (!hashesToItsId(body)) throw new ProofRefused(id, "the body the node answered does not hash to its id");
     const proof = await this.getProof(id, checkpoint?.height);
     const verdict = verifyTransactionProof(proof, typeof verify === "boolean" ? {} : verify, id);
     if (!verdict.ok) throw new ProofRefused(id, verdict.reason);
@@ -321,9 +344,9 @@ export class LedgerdClient {
     return this.json(this.url("outputs", {}, { public_key: publicKey, spent }));
   }
 
-  /** The outputs a key is named in, a page at a time. */
-  outputs(publicKey: string, spent?: boolean, options: PageOptions = {}): AsyncGenerator<Output> {
-    return this.pages("outputs", { public_key: publicKey, spent }, options);
+  /** The outputs a key is named in, a page at a time (with their amount and asset with `include`). */
+  outputs(publicKey: string, spent?: boolean, options: OutputsOptions = {}): AsyncGenerator<Output> {
+    return this.pages("outputs", { public_key: publicKey, spent, include: options.include?.join(",") }, options);
   }
 
   /** What a key alone may spend, per asset (docs/http-api.md, Balances), a page at a time. */

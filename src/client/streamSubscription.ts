@@ -20,6 +20,7 @@ export interface BlockEvent {
 
 /** What the client needs of a WebSocket; the browser's and `ws`'s both have it. */
 export interface WebSocketLike {
+  addEventListener(type: "open", listener: () => void): void;
   addEventListener(type: "message", listener: (event: { readonly data: unknown }) => void): void;
   addEventListener(type: "close", listener: (event: { readonly code: number; readonly reason: string }) => void): void;
   close(): void;
@@ -41,6 +42,10 @@ export interface StreamOptions {
   readonly attemptsMax?: number;
   /** The pause before the `attempt`th reconnection in a row (default 0.5 s, doubling, 30 s at most). */
   readonly pause?: (attempt: number) => Promise<void>;
+  /** Told when a connection opens (true) and when one ends (false): a page shows it. */
+  readonly onConnection?: (open: boolean) => void;
+  /** Aborted: the connection is closed and the iterator ends. */
+  readonly signal?: AbortSignal;
 }
 
 /** The stream ended for good: the node cannot serve the place (4410), or it kept failing. */
@@ -77,18 +82,26 @@ async function* resuming<E extends { readonly height: number }>(
 ): AsyncGenerator<E> {
   let place = options.from ?? null;
   let failures = 0;
-  for (;;) {
-    const connection = connect(options.WebSocket, place === null ? url : `${url}?${queryOf(place)}`);
+  const { signal, onConnection } = options;
+  // A function, read afresh: the signal is aborted from outside, between awaits.
+  const aborted = (): boolean => signal?.aborted === true;
+  while (!aborted()) {
+    const connection = connect(options.WebSocket, place === null ? url : `${url}?${queryOf(place)}`, onConnection);
+    const stop = (): void => connection.close();
+    signal?.addEventListener("abort", stop);
     try {
-      for (let message = await connection.next(); message !== null; message = await connection.next()) {
+      // Aborted: what is queued is dropped, the iterator ends at once.
+      for (let message = await connection.next(); message !== null && !aborted(); message = await connection.next()) {
         const event = JSON.parse(message) as E;
         place = placeAfter(event);
         failures = 0;
         yield event;
       }
     } finally {
+      signal?.removeEventListener("abort", stop);
       connection.close();
     }
+    if (aborted()) return;
     const { code, reason } = connection.closedWith!;
     if (code === closeNotStored) throw new StreamEnded(`The node cannot resume the stream: ${reason}`, code, reason);
     if (++failures >= (options.attemptsMax ?? 10)) throw new StreamEnded(`The stream failed ${failures} times in a row: ${code} ${reason}`, code, reason);
@@ -105,8 +118,9 @@ function backOff(attempt: number): Promise<void> {
 }
 
 /** One connection's messages, in order, then null once it closed (`closedWith` says how). */
-function connect(WebSocket: WebSocketConstructor, url: string) {
+function connect(WebSocket: WebSocketConstructor, url: string, onConnection?: (open: boolean) => void) {
   const socket = new WebSocket(url);
+  socket.addEventListener("open", () => onConnection?.(true));
   const queue: string[] = [];
   let wake: (() => void) | null = null;
   const state = { closedWith: null as { code: number; reason: string } | null };
@@ -120,6 +134,7 @@ function connect(WebSocket: WebSocketConstructor, url: string) {
   });
   socket.addEventListener("close", (event) => {
     state.closedWith = { code: event.code, reason: event.reason };
+    onConnection?.(false);
     notify();
   });
   return {

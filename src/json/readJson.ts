@@ -24,7 +24,6 @@
 // so a transaction holding one could be stored here and read nowhere else. Other invalid
 // UTF-8 is "BadJson".
 
-import { Buffer } from "node:buffer";
 import { JsonError } from "./jsonError.js";
 import { emptyJsonObject, JsonNumber, type JsonObject, type JsonValue } from "./jsonValue.js";
 import { txModelKeys } from "./modelKeys.js";
@@ -104,7 +103,7 @@ function decodeBytes(bytes: Uint8Array, limits: JsonLimits): string {
 function checkText(text: string, limits: JsonLimits): string {
   // A UTF-16 unit is at most 3 UTF-8 bytes: measure exactly only when it could matter.
   if (text.length * 3 > limits.bytesMax) {
-    const bytes = text.length > limits.bytesMax ? text.length : Buffer.byteLength(text, "utf8");
+    const bytes = text.length > limits.bytesMax ? text.length : utf8Length(text);
     if (bytes > limits.bytesMax) throw tooLarge(bytes, limits);
   }
   // A raw lone surrogate cannot have come from UTF-8: the text is not Unicode.
@@ -458,7 +457,24 @@ function shorten(lexeme: string): string {
 
 /** Only on the error path: the UTF-8 size of the text before UTF-16 index `at`. */
 function byteOffset(text: string, at: number): number {
-  return Buffer.byteLength(text.slice(0, at), "utf8");
+  return utf8Length(text.slice(0, at));
+}
+
+/**
+ * The UTF-8 size of a text, a lone surrogate counting as U+FFFD (3), as Buffer.byteLength
+ * does; without Buffer, so that the client reads JSON exactly in a browser too.
+ */
+function utf8Length(text: string): number {
+  let bytes = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit < 0x80) continue;
+    const pair = unit >= 0xd800 && unit <= 0xdbff && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00;
+    // Two units make 4 bytes; any other unit from U+0800 on, 3; below, 2.
+    bytes += pair ? 2 : unit >= 0x800 ? 2 : 1;
+    if (pair) i += 1;
+  }
+  return bytes;
 }
 
 function firstLoneSurrogate(text: string): number {

@@ -1,4 +1,3 @@
-import assert from "node:assert/strict";
 import { JsonNumber } from "./jsonValue.js";
 import type { CanonicalForm } from "./canonicalForm.js";
 
@@ -13,7 +12,7 @@ import type { CanonicalForm } from "./canonicalForm.js";
  */
 export function serializeNumber(value: number | JsonNumber, form: CanonicalForm): string {
   if (typeof value === "number") {
-    assert(Number.isFinite(value), "a JsonValue number must be finite");
+    if (!Number.isFinite(value)) throw new Error("a JsonValue number must be finite");
     if (Number.isSafeInteger(value) || form === "js") return String(value);
     // Not produced by readJson: a non-integer built in code is what Python calls a float.
     return pythonFloatRepr(value);

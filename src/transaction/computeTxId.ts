@@ -1,7 +1,7 @@
-import { createHash } from "node:crypto";
 import { emptyJsonObject, type JsonObject } from "../json/jsonValue.js";
 import type { CanonicalForm } from "../json/canonicalForm.js";
 import { serializeCanonical } from "../json/serializeCanonical.js";
+import { sha3Hex } from "./sha3Hex.js";
 
 /**
  * The transaction id in one canonical form: hex sha3-256 of the canonical JSON of the
@@ -12,5 +12,5 @@ import { serializeCanonical } from "../json/serializeCanonical.js";
 export function computeTxId(tx: JsonObject, form: CanonicalForm): string {
   const body: JsonObject = Object.assign(emptyJsonObject(), tx);
   body["id"] = null;
-  return createHash("sha3-256").update(serializeCanonical(body, form), "utf8").digest("hex");
+  return sha3Hex(serializeCanonical(body, form));
 }

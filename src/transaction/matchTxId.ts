@@ -1,4 +1,3 @@
-import { LedgerError } from "../errors/ledgerError.js";
 import { canonicalFormsDiffer } from "../json/canonicalFormsDiffer.js";
 import { computeTxId } from "./computeTxId.js";
 import type { JsonObject } from "../json/jsonValue.js";

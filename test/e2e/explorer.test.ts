@@ -3,7 +3,7 @@
 // transaction to its asset's history, searches, sees a transaction posted after the page opened
 // appear live, checks a proof, runs axe-core on the home and a transaction page, and points the
 // page at nodes of other origins: the node itself (`?node=`) and a BigchainDB-like front that
-// lacks ledgerd's additions. Screenshots go to .tmp/explorer-screenshots/ (gitignored).
+// lacks ledgerd's additions; and resumes its stream after a drop. Screenshots go to .tmp/explorer-screenshots/ (gitignored).
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -130,6 +130,47 @@ function bigchainDbFront(baseUrl: string, streamsUrl: string): { server: Server;
     });
   });
   return { server, sockets };
+}
+
+/**
+ * A front for the node that forwards everything, the streams with their query, and can fail as a
+ * network does: `down()` drops its stream connections and refuses new ones until `up()`.
+ */
+function cuttableFront(baseUrl: string, streamsUrl: string) {
+  let self = "";
+  let isDown = false;
+  const server = createServer((request, response) => void forward(request, response));
+  const forward = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const url = new URL(request.url ?? "/", baseUrl);
+    self ||= `ws://${request.headers.host}`;
+    const answer = await fetch(url);
+    let body = await answer.text();
+    if (/^\/api\/v1\/?$/.test(url.pathname)) body = JSON.stringify({ ...JSON.parse(body), streams: `${self}/api/v1/streams/valid_transactions` });
+    const link = answer.headers.get("link");
+    const headers = { "access-control-allow-origin": "*", "access-control-expose-headers": "Link", "content-type": answer.headers.get("content-type") ?? "text/plain" };
+    response.writeHead(answer.status, link === null ? headers : { ...headers, link }).end(body);
+  };
+  const sockets = new WebSocketServer({ noServer: true });
+  server.on("upgrade", (request, socket, head) => {
+    if (isDown) return void socket.end("HTTP/1.1 503 Service Unavailable\r\n\r\n");
+    sockets.handleUpgrade(request, socket, head, (client) => {
+      const upstream = new WebSocket(new URL(request.url ?? "/", streamsUrl).href);
+      upstream.on("message", (data) => client.send(String(data)));
+      upstream.on("close", () => client.close());
+      client.on("close", () => upstream.close());
+    });
+  });
+  return {
+    server,
+    sockets,
+    down(): void {
+      isDown = true;
+      for (const client of sockets.clients) client.terminate();
+    },
+    up(): void {
+      isDown = false;
+    },
+  };
 }
 
 interface Opened {
@@ -361,6 +402,29 @@ describe("the explorer page, in headless Chromium", () => {
     const expected = /Failed to load resource: the server responded with a status of 404|WebSocket connection to '.*valid_blocks' failed/;
     assert.deepEqual(errors.filter((e) => !expected.test(e)), []);
     await page.close();
+  });
+
+  it("a transaction committed while the stream was down appears once it is back: the stream resumes", { timeout: testTimeoutMs }, async () => {
+    const flaky = cuttableFront(node().baseUrl, node().streamsUrl);
+    const flakyUrl = await listen(flaky.server);
+    try {
+      const { page, errors } = await open(`${bundleUrl}/?node=${encodeURIComponent(flakyUrl)}`);
+      const status = page.getByRole("status");
+      await status.filter({ hasText: "Stream: live" }).waitFor();
+      flaky.down();
+      await status.filter({ hasText: "Stream: reconnecting" }).waitFor();
+      const missed = createTx(keypair(), { missed: word, nonce: randomBytes(4).toString("hex") }, null);
+      await postCommit(node().baseUrl, missed);
+      flaky.up();
+      await page.getByRole("region", { name: "Latest transactions" }).getByRole("link", { name: short(missed.id), exact: true }).waitFor();
+      await status.filter({ hasText: "Stream: live" }).waitFor();
+      // What the browser logs for the refused reconnections is expected; nothing else.
+      assert.deepEqual(errors.filter((e) => !/WebSocket connection to '.*' failed/.test(e)), []);
+      await page.close();
+    } finally {
+      flaky.sockets.close();
+      flaky.server.close();
+    }
   });
 
   // Last: its 51 transactions push the others out of the home page's latest.

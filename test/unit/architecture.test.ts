@@ -89,6 +89,14 @@ describe("docs/ARCHITECTURE.md's tour", () => {
     }
   });
 
+  it("names in the explorer/ row the folders of src/ the explorer imports, and it imports no other", () => {
+    const named = [...(rows.get("explorer/")?.text ?? "").matchAll(/`src\/([\w-]+)\/`/g)].map((m) => m[1]);
+    assert.ok(named.length > 0, "the explorer/ row names what of src/ it imports");
+    const files = readdirSync(join(repo, "explorer/src")).filter((n) => /\.tsx?$/.test(n));
+    const wrong = files.flatMap((name) => importsOf(`explorer/src/${name}`).filter((to) => to.startsWith("src/") && !named.includes(topOf(to))).map((to) => `explorer/src/${name} -> ${to}`));
+    assert.deepEqual(wrong, []);
+  });
+
   it("gives each folder of src/ an entry file that exists and starts with a header", () => {
     for (const [folder, row] of rows) {
       if (!folder.startsWith("src/")) continue;

@@ -1,6 +1,7 @@
 // ledgerd/client against a real solo node over real sockets: it posts what the official JS
 // driver builds and signs, reads it back, walks paged outputs across pages, verifies a proof,
-// and refuses a tampered proof and a proof of another transaction.
+// and refuses a tampered proof, a proof of another transaction and a body that does not hash to
+// its id, in Node and in a browser's context.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
@@ -27,6 +28,15 @@ function lyingFetch(change: (proof: TransactionProof) => TransactionProof): Fetc
     const proof = change((await response.json()) as TransactionProof);
     return { status: response.status, ok: response.ok, headers: response.headers, text: async () => JSON.stringify(proof) };
   };
+}
+
+/** The real fetch, with each transaction's metadata rewritten: a node that changed what was signed. */
+function bodyChangingFetch(url: string, init?: Parameters<FetchLike>[1]): ReturnType<FetchLike> {
+  return fetch(url, init).then((response) => {
+    if (!/\/api\/v1\/transactions\/[0-9a-f]{64}$/.test(url)) return response;
+    const rewritten = response.text().then((body) => JSON.stringify({ ...JSON.parse(body), metadata: { made: "by the node" } }));
+    return { status: response.status, ok: response.ok, headers: response.headers, text: () => rewritten };
+  });
 }
 
 describe("ledgerd/client against a solo node", () => {
@@ -111,6 +121,14 @@ describe("ledgerd/client against a solo node", () => {
     // Without verify, the same lying node is believed: verify is what refuses it.
     assert.deepEqual(await tampered.getTransaction(tx.id), tx);
 
+    // The body recomputed: the same id and a true proof, but the metadata changed.
+    const rewriting = new LedgerdClient(node().baseUrl, { fetch: bodyChangingFetch });
+    await assert.rejects(rewriting.getTransaction(tx.id, { verify: true }), (error: unknown) => error instanceof ProofRefused && /does not hash to its id/.test(error.reason));
+    // Numbers are read exactly: 0.1 + 0.2 and 2^53 + 1 hash as written.
+    const exact = driverCreate(alice, { token: "client-exact", sum: 0.30000000000000004, big: 9007199254740993n.toString() });
+    await honest.postTransaction(exact, "commit");
+    assert.deepEqual(await honest.getTransaction(exact.id, { verify: true }), exact);
+
     const otherProof = await honest.getProof(other.id);
     const swapped = new LedgerdClient(node().baseUrl, { fetch: lyingFetch(() => otherProof) });
     await assert.rejects(swapped.getTransaction(tx.id, { verify: true }), (error: unknown) => error instanceof ProofRefused && error.reason.includes(other.id));
@@ -153,11 +171,15 @@ describe("ledgerd/client against a solo node", () => {
       if (typeof this === "object" && this !== null && "getTransaction" in this) throw new TypeError("Illegal invocation");
       return fetch(url, init);
     }
-    const browser = { TextEncoder, atob, URL, fetch: browserFetch, baseUrl: node().baseUrl, id: tx.id, result: undefined as unknown };
+    const browser = { TextEncoder, TextDecoder, atob, URL, fetch: browserFetch, bodyChangingFetch, baseUrl: node().baseUrl, id: tx.id, result: undefined as unknown };
+    // It recomputes the id from the body there too (with @noble/hashes's SHA3), and refuses a changed one.
     await runInNewContext(`${code}
-      result = new ledgerdClient.LedgerdClient(baseUrl).getTransaction(id, { verify: true })
-        .then((read) => JSON.stringify([read.id, typeof require, typeof process]));`, browser);
-    assert.equal(await browser.result, JSON.stringify([tx.id, "undefined", "undefined"]));
+      const { LedgerdClient } = ledgerdClient;
+      result = new LedgerdClient(baseUrl).getTransaction(id, { verify: true }).then((read) =>
+        new LedgerdClient(baseUrl, { fetch: bodyChangingFetch }).getTransaction(id, { verify: true })
+          .then(() => "believed", (error) => error.name + ": " + error.reason)
+          .then((changed) => JSON.stringify([read.id, changed, typeof require, typeof process])));`, browser);
+    assert.equal(await browser.result, JSON.stringify([tx.id, "ProofRefused: the body the node answered does not hash to its id", "undefined", "undefined"]));
   });
 
   it("is what the package exports as ledgerd/client", () => {

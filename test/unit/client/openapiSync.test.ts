@@ -79,7 +79,7 @@ test("every request the client's methods make is an operation of the document, w
   await client.listTransactions(id, "TRANSFER");
   for await (const _ of client.transactions(id, "CREATE", { pageSize: 10 })) void _;
   await client.getOutputs(key, false);
-  for await (const _ of client.outputs(key, true)) void _;
+  for await (const _ of client.outputs(key, true, { include: ["amount", "asset_id"] })) void _;
   for await (const _ of client.balances(key, id)) void _;
   await client.searchAssets("gold", 5);
   await client.searchMetadata("gold", 5);

@@ -1,7 +1,7 @@
 // The client's streams (src/client/streamSubscription.ts) against a real stream on the real
 // ledger: connections cut at seeded points while blocks are committed, and the reader still sees
 // every committed transaction and block once, in order; a place the node does not hold ends the
-// iterator with the node's reason.
+// iterator with the node's reason; a reader is told of each connection and ends one by its signal.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { WebSocket } from "ws";
@@ -10,6 +10,7 @@ import { StreamEnded, streamBlocks, streamTransactions } from "../../../src/clie
 import { StreamServer } from "../../../src/events/streamServer.js";
 import { removeDir, startSoloStack } from "../../helpers/soloNode.js";
 import { bytesOf, create, keypairOf } from "../../helpers/txFactory.js";
+import { waitFor } from "../../helpers/waitFor.js";
 
 /** `ws`'s WebSocket, each one kept so that the test can cut the latest. */
 class CutSocket extends WebSocket {
@@ -64,6 +65,16 @@ test("the client's streams resume across cut connections: every transaction and 
     // A place beyond the node's chain is tried `attemptsMax` times, then ends with the node's code.
     const beyond = streamBlocks(url, { ...options, from: { height: height + 5 }, attemptsMax: 2 });
     await assert.rejects(beyond.next(), (error: unknown) => error instanceof StreamEnded && error.code === 4416);
+    // Told when its connection opens and ends; its signal ends it, the blocks queued unread.
+    const told: boolean[] = [];
+    const stop = new AbortController();
+    const following = streamBlocks(url, { ...options, onConnection: (open) => void told.push(open), signal: stop.signal });
+    assert.equal((await following.next()).value?.height, 1);
+    assert.deepEqual(told, [true]);
+    stop.abort();
+    assert.deepEqual(await following.next(), { done: true, value: undefined });
+    await waitFor("the aborted connection to close", () => told.length === 2);
+    assert.deepEqual(told, [true, false]);
   } finally {
     await stream.close();
     await stack.close();

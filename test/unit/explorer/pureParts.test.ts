@@ -1,13 +1,15 @@
 // The explorer's pure parts, without a browser: what the search box makes of what is typed, the
 // hash routes both ways, who holds an asset from its history, and the live chart's ring of
-// one-second buckets.
+// one-second buckets; and the pager that reads the client's paged lists for "Load more".
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { Pager } from "../../../explorer/src/pager.js";
 import { classifyQuery } from "../../../explorer/src/classifyQuery.js";
 import { holdersOf } from "../../../explorer/src/holdersOf.js";
 import { RateWindow } from "../../../explorer/src/rateWindow.js";
 import { hrefOf, parseRoute, type Route } from "../../../explorer/src/route.js";
 import type { Output, Transaction } from "../../../explorer/src/wire.js";
+import { LedgerdError } from "../../../src/client/client.js";
 
 const id = (c: string) => c.repeat(64);
 const key = "9Mzb9MpuLz3x7THeEbTMuK3TAQj9sBMnMPKXo5rPRPSw";
@@ -99,5 +101,40 @@ describe("the live chart's window", () => {
     window.addTransactions(7, 3_000); // the same slot of the ring, three seconds later
     assert.deepEqual(window.series(3_000).transactionsPerSecond, [0, 0, 7]);
     assert.deepEqual(window.series(10_000).transactionsPerSecond, [0, 0, 0]);
+  });
+});
+
+describe("the pager of a paged list", () => {
+  const isNumber = (v: unknown): v is number => typeof v === "number";
+  /** `items`, then `failure` thrown when given; counts the items read from it. */
+  function list(items: readonly unknown[], failure?: Error) {
+    const seen = { read: 0 };
+    async function* each(): AsyncGenerator<unknown> {
+      for (const item of items) {
+        seen.read += 1;
+        yield item;
+      }
+      if (failure !== undefined) throw failure;
+    }
+    return { items: each(), seen };
+  }
+
+  it("gives a page at a time, says whether more follow, and reads one item ahead only", async () => {
+    const { items, seen } = list([1, 2, "odd", 3, 4]);
+    const pager = new Pager(items, isNumber);
+    assert.deepEqual(await pager.take(2), { ok: true, value: { items: [1, 2], more: true } });
+    assert.equal(seen.read, 3);
+    // An item of another shape counts in the page, not in what is shown.
+    assert.deepEqual(await pager.take(2), { ok: true, value: { items: [3], more: true } });
+    assert.deepEqual(await pager.take(2), { ok: true, value: { items: [4], more: false } });
+    assert.deepEqual(await pager.take(2), { ok: true, value: { items: [], more: false } });
+  });
+
+  it("keeps what it read before a failure and answers the failure on the next page", async () => {
+    const pager = new Pager(list([1, 2], new LedgerdError("the cursor expired", 400, "")).items, isNumber);
+    assert.deepEqual(await pager.take(2), { ok: true, value: { items: [1, 2], more: true } });
+    assert.deepEqual(await pager.take(2), { ok: false, status: 400, message: "the cursor expired" });
+    const down = new Pager(list([], new TypeError("Failed to fetch")).items, isNumber);
+    assert.deepEqual(await down.take(2), { ok: false, status: 0, message: "Failed to fetch" });
   });
 });

@@ -240,6 +240,12 @@ describe("readJson: limits", () => {
     assert.ok(Object.isFrozen(jsonLimitsDefault));
   });
 
+  test("bytesMax counts UTF-8 bytes: 4 for a surrogate pair, 3 from U+0800, 2 from U+0080", () => {
+    const text = '"\u{1F600}€éa"'; // 2 quotes + 4 + 3 + 2 + 1 = 12 bytes in 7 UTF-16 units
+    assert.equal(readJson(text, { bytesMax: 12 }), "\u{1F600}€éa");
+    rejects(text, "BadJson", /JSON text of 12 bytes is larger than bytesMax \(11\)/, { bytesMax: 11 });
+  });
+
   test("nesting up to depthMax is read; one deeper is JsonTooDeep", () => {
     const nested = (n: number, open: string, close: string) => open.repeat(n) + close.repeat(n);
     assert.ok(readJson(nested(64, "[", "]")));

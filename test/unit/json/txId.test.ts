@@ -11,6 +11,7 @@ import { JsonError } from "../../../src/json/jsonError.js";
 import { computeTxId } from "../../../src/transaction/computeTxId.js";
 import { isJsonObject, type JsonObject } from "../../../src/json/jsonValue.js";
 import { matchTxId } from "../../../src/transaction/matchTxId.js";
+import { sha3Hex, sha3HexJs } from "../../../src/transaction/sha3Hex.js";
 import { readJson } from "../../../src/json/readJson.js";
 import { serializeCanonical } from "../../../src/json/serializeCanonical.js";
 import { signingDigests } from "../../../src/transaction/signingDigests.js";
@@ -47,6 +48,9 @@ describe("every driver vector", () => {
       assert.equal(serializeCanonical(withNullId(tx), "js"), vector.id_preimage);
       assert.equal(computeTxId(tx, "js"), vector.computed_id);
       assert.equal(sha3(vector.id_preimage), vector.computed_id);
+      // The JavaScript SHA3 the client uses in a browser gives the same id as node:crypto.
+      assert.equal(sha3HexJs(vector.id_preimage), vector.computed_id);
+      assert.equal(sha3Hex(vector.id_preimage), vector.computed_id);
       const digests = signingDigests(tx, "js").map(hex);
       assert.deepEqual(digests, vector.signing.map((s) => s.message_sha3_256_hex));
       for (const [i, signing] of vector.signing.entries()) {
