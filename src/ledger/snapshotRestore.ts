@@ -92,6 +92,21 @@ export async function restoreSnapshot(
 ): Promise<void> {
   const rules = { appVersion: BigInt(metadata.app_version), ruleHeights: ruleHeightsOf(metadata.rule_heights) };
   await ledger.initChain(metadata.chain_id, metadata.validators, "v1", rules);
+  // One bulk load (LedgerStore.beginBulkLoad): the blocks durable together at its end, not each
+  // on its own. A node stopped before then holds part of a ledger either way (docs/state-sync.md).
+  await headers.store.beginBulkLoad();
+  try {
+    await restoreBlocks(ledger, metadata, chunks, headers);
+  } finally {
+    await headers.store.endBulkLoad();
+  }
+  const { height, appHash } = ledger.info();
+  if (height !== metadata.height || appHash !== metadata.app_hash) {
+    throw new Error(`the restore ended at height ${height}, app hash ${appHash}; the snapshot is of ${metadata.height}, ${metadata.app_hash}`);
+  }
+}
+
+async function restoreBlocks(ledger: LedgerApp, metadata: SnapshotMetadata, chunks: AsyncIterable<Uint8Array>, headers: SnapshotHeaders): Promise<void> {
   const lines = new ChunkLines();
   let verified: StoredSignedHeader[] = [];
   for await (const chunk of chunks) {
@@ -110,15 +125,11 @@ export async function restoreSnapshot(
     }
   }
   if (verified.length > 0) await headers.store.putSignedHeaders(verified);
-  const { height, appHash } = ledger.info();
-  if (height !== metadata.height || appHash !== metadata.app_hash) {
-    throw new Error(`the restore ended at height ${height}, app hash ${appHash}; the snapshot is of ${metadata.height}, ${metadata.app_hash}`);
-  }
 }
 
 /** Where a restore keeps the snapshot's signed headers, and whom it tells of one it refuses. */
 export interface SnapshotHeaders {
-  readonly store: Pick<LedgerStore, "putSignedHeaders" | "getValidators">;
+  readonly store: Pick<LedgerStore, "putSignedHeaders" | "getValidators" | "beginBulkLoad" | "endBulkLoad">;
   readonly onRefused: (height: number, reason: string) => void;
 }
 

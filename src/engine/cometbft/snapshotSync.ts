@@ -52,7 +52,7 @@ export interface SnapshotSyncDeps {
   /** CometBFT's signed header of a height as compact JSON (the store's copy, else its RPC's), or null. */
   readonly signedHeader?: (height: number) => Promise<string | null>;
   /** Where a restore keeps the snapshot's signed headers. */
-  readonly headerStore: Pick<LedgerStore, "putSignedHeaders" | "getValidators">;
+  readonly headerStore: Pick<LedgerStore, "putSignedHeaders" | "getValidators" | "beginBulkLoad" | "endBulkLoad">;
   readonly logger?: Pick<Logger, "info" | "warn">;
 }
 
