@@ -6,7 +6,9 @@
 // which commits the blocks through the ledger as a replay would, deriving every row the same
 // way, but without checking signatures again: the app hash binds every id, every id its body.
 // The signed headers the snapshot carries are outside the app hash: each is kept only if the
-// validators the restored ledger names signed it.
+// validators the restored ledger names signed it. The second pass is one bulk load of the store;
+// a node stopped during it resumes from the blocks it wrote, once the first pass has found them
+// on the snapshot's chain.
 import { misbehaviorOfLine, type BlockLine } from "./blockLine.js";
 import { ChainCommitment } from "./commitment.js";
 import { restoredIdOf } from "./kinds/registry.js";
