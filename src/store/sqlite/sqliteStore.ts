@@ -203,9 +203,10 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * The last SQLite transaction committed, synchronous as configured again, then the log copied
-   * into the database and both files synced: pages the bulk load's checkpoints wrote unsynced
-   * are on disk too.
+   * The last SQLite transaction committed and synchronous as configured again, then both files
+   * synced: the log holds what no checkpoint copied yet, the database the pages the bulk load's
+   * checkpoints wrote unsynced. No checkpoint here: one that waited for readers (HTTP workers)
+   * would hold the engine's ABCI call.
    */
   async endBulkLoad(): Promise<void> {
     assert.ok(this.#bulk !== null, "endBulkLoad without beginBulkLoad");
@@ -214,7 +215,6 @@ export class SqliteStore implements Store {
     guardDamage(db.name, () => {
       if (db.inTransaction) db.exec("COMMIT");
       db.pragma(`synchronous = ${this.#synchronous.toUpperCase()}`);
-      db.pragma("wal_checkpoint(FULL)");
     });
     if (onDisk(db.name)) for (const path of [db.name, `${db.name}-wal`]) syncFile(path);
   }
