@@ -9,7 +9,8 @@
 // the time from its start until its ledger reports the network's height and app hash; the
 // ratio; and the restore's own rate in transactions/s, from the joining node's log.
 // LEDGERD_BENCH_QUICK=1: 3,000 transactions; LEDGERD_BENCH_STATESYNC_TXS=N sets N (100,000
-// by default, the figure is at 1,000,000). Needs scripts/install-cometbft.sh.
+// by default, the figure is at 1,000,000); LEDGERD_BENCH_STATESYNC_PORT its first port
+// (29,500 by default). Needs scripts/install-cometbft.sh.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
