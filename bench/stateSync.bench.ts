@@ -9,7 +9,8 @@
 // the time from its start until its ledger reports the network's height and app hash; the
 // ratio; and the restore's own rate in transactions/s, from the joining node's log.
 // LEDGERD_BENCH_QUICK=1: 3,000 transactions; LEDGERD_BENCH_STATESYNC_TXS=N sets N (100,000
-// by default, the issue's figure is at 1,000,000). Needs scripts/install-cometbft.sh.
+// by default, the issue's figure is at 1,000,000); LEDGERD_BENCH_STATESYNC_PORT its first port
+// (29,500 by default). Needs scripts/install-cometbft.sh.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -25,7 +26,7 @@ const quick = process.env["LEDGERD_BENCH_QUICK"] === "1";
 const committedTxs = quick ? 3_000 : Number(process.env["LEDGERD_BENCH_STATESYNC_TXS"] ?? 100_000);
 /** Bodies signed and committed at a time, so that a million is never held at once. */
 const signedBatch = 20_000;
-const basePort = 29_500;
+const basePort = Number(process.env["LEDGERD_BENCH_STATESYNC_PORT"] ?? 29_500);
 
 /** Sets engine settings of a node's config.json. */
 function setEngine(dir: string, node: TestnetNode, engine: Record<string, unknown>): void {
@@ -88,7 +89,8 @@ export async function run(): Promise<void> {
     await stopTestnet(dir, { nodes: [syncing.index] });
     const restored = lastLogOf(dir, syncing.node, "state sync: ledger restored");
     console.log(`by state sync: the network's height reached in ${stateSeconds.toFixed(1)} s (CometBFT's snapshot discovery, 5 s on a testnet, included); ` +
-      `the restore itself: ${String(restored?.["seconds"])} s, ${fmt(Number(restored?.["txsPerSecond"]))} transactions/s; ` +
+      `the chunks' checks (first pass, as they arrive): ${String(restored?.["checkSeconds"])} s; ` +
+      `the restore itself (second pass): ${String(restored?.["seconds"])} s, ${fmt(Number(restored?.["txsPerSecond"]))} transactions/s; ` +
       `${fmt(committedTxs / stateSeconds)} transactions/s from the start`);
 
     const replaying = addTestnetNode(dir, { logLevel: "warn", threads: preparePoolOptionsDefault.threads });

@@ -6,7 +6,9 @@
 // which commits the blocks through the ledger as a replay would, deriving every row the same
 // way, but without checking signatures again: the app hash binds every id, every id its body.
 // The signed headers the snapshot carries are outside the app hash: each is kept only if the
-// validators the restored ledger names signed it.
+// validators the restored ledger names signed it. The second pass is one bulk load of the store;
+// a node stopped during it resumes from the blocks it wrote, once the first pass has found them
+// on the snapshot's chain.
 import { misbehaviorOfLine, type BlockLine } from "./blockLine.js";
 import { ChainCommitment } from "./commitment.js";
 import { restoredIdOf } from "./kinds/registry.js";
@@ -26,13 +28,18 @@ export class SnapshotVerifier {
     private readonly metadata: SnapshotMetadata,
     private readonly trustedAppHash: string,
     private readonly commitment: ChainCommitment,
+    private readonly held: HeldLedger | null,
   ) {}
 
-  /** `trustedAppHash`: the app hash after the snapshot's height that the light client verified, hex. */
-  static async start(metadata: SnapshotMetadata, trustedAppHash: string): Promise<SnapshotVerifier> {
+  /**
+   * `trustedAppHash`: the app hash after the snapshot's height that the light client verified,
+   * hex. `held`: where the ledger a stopped restore left stands, which the snapshot must pass
+   * through for the restore to resume from it.
+   */
+  static async start(metadata: SnapshotMetadata, trustedAppHash: string, held: HeldLedger | null = null): Promise<SnapshotVerifier> {
     const empty = { commitment: "v1" as const, appHash: "", historySize: 0 };
     const commitment = await ChainCommitment.open({ getHistoryNodes: () => Promise.resolve([]) }, empty);
-    return new SnapshotVerifier(metadata, trustedAppHash, commitment);
+    return new SnapshotVerifier(metadata, trustedAppHash, commitment, held);
   }
 
   /** The next chunk: null when its blocks hold together so far, else why the snapshot is refused. */
@@ -60,6 +67,9 @@ export class SnapshotVerifier {
     const staged = this.commitment.next(line.height, ids);
     // Not trusted, but a line that disagrees with itself is refused at once.
     if (staged.appHash !== line.app_hash) return `block ${line.height}: app hash ${line.app_hash || '""'} in the snapshot, ${staged.appHash || '""'} recomputed`;
+    if (line.height === this.held?.height && staged.appHash !== this.held.appHash) {
+      return `this node's ledger holds blocks up to ${line.height} of another history (app hash ${this.held.appHash || '""'} there, the snapshot's ${staged.appHash || '""'}): remove it and join again (docs/state-sync.md)`;
+    }
     this.commitment.advance(staged);
     this.height = line.height;
     this.txs += ids.length;
@@ -79,10 +89,17 @@ export class SnapshotVerifier {
   }
 }
 
+/** The height and app hash of the ledger a node holds when a snapshot is offered. */
+export interface HeldLedger {
+  readonly height: number;
+  readonly appHash: string;
+}
+
 /**
- * The second pass, on a snapshot the first accepted, into an empty ledger: the chain begun with
- * the snapshot's first validator set, then every block restored (LedgerApp.restoreBlock). Ends
- * at the snapshot's height and app hash, or throws.
+ * The second pass, on a snapshot the first accepted: the chain begun with the snapshot's first
+ * validator set, then every block restored (LedgerApp.restoreBlock). Into an empty ledger, or
+ * one a stopped restore left, which the first pass found on the snapshot's chain: its blocks are
+ * kept and the restore goes on after them. Ends at the snapshot's height and app hash, or throws.
  */
 export async function restoreSnapshot(
   ledger: LedgerApp,
@@ -91,8 +108,25 @@ export async function restoreSnapshot(
   headers: SnapshotHeaders,
 ): Promise<void> {
   const rules = { appVersion: BigInt(metadata.app_version), ruleHeights: ruleHeightsOf(metadata.rule_heights) };
-  await ledger.initChain(metadata.chain_id, metadata.validators, "v1", rules);
+  if (ledger.chain === null) await ledger.initChain(metadata.chain_id, metadata.validators, "v1", rules);
+  // One bulk load (LedgerStore.beginBulkLoad): the blocks durable together at its end, not each
+  // on its own. A node stopped before then holds part of a ledger either way (docs/state-sync.md).
+  await headers.store.beginBulkLoad();
+  try {
+    await restoreBlocks(ledger, metadata, chunks, headers);
+  } finally {
+    await headers.store.endBulkLoad();
+  }
+  const { height, appHash } = ledger.info();
+  if (height !== metadata.height || appHash !== metadata.app_hash) {
+    throw new Error(`the restore ended at height ${height}, app hash ${appHash}; the snapshot is of ${metadata.height}, ${metadata.app_hash}`);
+  }
+}
+
+async function restoreBlocks(ledger: LedgerApp, metadata: SnapshotMetadata, chunks: AsyncIterable<Uint8Array>, headers: SnapshotHeaders): Promise<void> {
   const lines = new ChunkLines();
+  // Blocks a stopped restore wrote stay (the first pass found them on the snapshot's chain).
+  const held = ledger.info().height;
   let verified: StoredSignedHeader[] = [];
   for await (const chunk of chunks) {
     const texts = lines.push(chunk);
@@ -100,9 +134,10 @@ export async function restoreSnapshot(
     for (const text of texts) {
       const line = readBlockLine(text);
       if (typeof line === "string") throw new Error(line);
-      await ledger.restoreBlock(line.height, line.txs.map((json) => ledger.prepareRestored(json)), misbehaviorOfLine(line));
+      if (line.height > held) await ledger.restoreBlock(line.height, line.txs.map((json) => ledger.prepareRestored(json)), misbehaviorOfLine(line));
       if (line.signed_header === undefined) continue;
-      const kept = await checkedHeader(headers, metadata.chain_id, line.height, ledger.info().appHash, line.signed_header);
+      const appHash = line.height > held ? ledger.info().appHash : line.app_hash;
+      const kept = await checkedHeader(headers, metadata.chain_id, line.height, appHash, line.signed_header);
       if (kept !== null) verified.push(kept);
       if (verified.length < signedHeadersPerWrite) continue;
       await headers.store.putSignedHeaders(verified);
@@ -110,15 +145,11 @@ export async function restoreSnapshot(
     }
   }
   if (verified.length > 0) await headers.store.putSignedHeaders(verified);
-  const { height, appHash } = ledger.info();
-  if (height !== metadata.height || appHash !== metadata.app_hash) {
-    throw new Error(`the restore ended at height ${height}, app hash ${appHash}; the snapshot is of ${metadata.height}, ${metadata.app_hash}`);
-  }
 }
 
 /** Where a restore keeps the snapshot's signed headers, and whom it tells of one it refuses. */
 export interface SnapshotHeaders {
-  readonly store: Pick<LedgerStore, "putSignedHeaders" | "getValidators">;
+  readonly store: Pick<LedgerStore, "putSignedHeaders" | "getValidators" | "beginBulkLoad" | "endBulkLoad">;
   readonly onRefused: (height: number, reason: string) => void;
 }
 

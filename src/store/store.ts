@@ -334,6 +334,16 @@ export interface LedgerStore extends SharedReads {
    * A spend of a missing or spent output, or an id stored twice, of either kind, is asserted.
    */
   commitBlock(block: BlockWrite): Promise<void>;
+  /**
+   * A bulk load (a state-sync restore, docs/state-sync.md) begins: until `endBulkLoad`, a
+   * backend may make each commitBlock visible to this store's own reads without making it
+   * durable (SQLite: many blocks in one transaction, no fsync; PostgreSQL: asynchronous commit).
+   * Reads of this store see every block committed so far; a crash may lose the last ones. Not
+   * nested; no other writer runs meanwhile.
+   */
+  beginBulkLoad(): Promise<void>;
+  /** Ends a bulk load: every block committed since `beginBulkLoad` is durable when it resolves. */
+  endBulkLoad(): Promise<void>;
   /** Keeps signed headers (see getSignedHeader), in one write; a height kept already is left as it is. */
   putSignedHeaders(headers: readonly StoredSignedHeader[]): Promise<void>;
   /**

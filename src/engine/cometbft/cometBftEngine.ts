@@ -33,7 +33,7 @@ import { CometBftSignedHeaders, signedHeaderTimeoutMs } from "./signedHeaders.js
 
 export interface CometBftEngineDeps {
   readonly ledger: LedgerApp;
-  readonly store: Pick<Store, "getTransaction" | "putSignedHeaders" | "getSignedHeaderHeight" | "getValidators"> & ChainReads;
+  readonly store: Pick<Store, "getTransaction" | "putSignedHeaders" | "getSignedHeaderHeight" | "getValidators" | "beginBulkLoad" | "endBulkLoad"> & ChainReads;
   /** ledgerd's version, for the Info answer. */
   readonly version: string;
   /** Called once if a block cannot be applied: a broken invariant or a failed disk. */

@@ -52,7 +52,7 @@ export interface SnapshotSyncDeps {
   /** CometBFT's signed header of a height as compact JSON (the store's copy, else its RPC's), or null. */
   readonly signedHeader?: (height: number) => Promise<string | null>;
   /** Where a restore keeps the snapshot's signed headers. */
-  readonly headerStore: Pick<LedgerStore, "putSignedHeaders" | "getValidators">;
+  readonly headerStore: Pick<LedgerStore, "putSignedHeaders" | "getValidators" | "beginBulkLoad" | "endBulkLoad">;
   readonly logger?: Pick<Logger, "info" | "warn">;
 }
 
@@ -146,11 +146,16 @@ export class SnapshotSync {
     if (snapshot === undefined) return refuse(OfferResult.REJECT, "no snapshot offered");
     if (snapshot.format !== snapshotFormat) return refuse(OfferResult.REJECT_FORMAT, `format ${snapshot.format}; this node restores format ${snapshotFormat}`);
     const state = this.deps.ledger.info();
-    if (state.height !== 0 || this.deps.ledger.chain !== null) return refuse(OfferResult.ABORT, `this node's ledger is not empty (height ${state.height})`);
+    const chain = this.deps.ledger.chain;
+    if (state.height !== 0 && chain === null) return refuse(OfferResult.ABORT, `this node's ledger is not empty (height ${state.height})`);
     const metadata = await this.offered(snapshot, Buffer.from(request.appHash).toString("hex"));
     if (typeof metadata === "string") return refuse(OfferResult.REJECT, metadata);
+    // A ledger here is what a stopped restore left: resumed if the snapshot's chain passes through it (the first pass checks).
+    if (chain !== null && (chain !== metadata.chain_id || state.height > metadata.height)) {
+      return refuse(OfferResult.ABORT, `this node's ledger is not empty (chain ${chain}, height ${state.height}) and no part of this snapshot's`);
+    }
     this.deps.files.doneRestoring();
-    const verifier = await SnapshotVerifier.start(metadata, metadata.app_hash);
+    const verifier = await SnapshotVerifier.start(metadata, metadata.app_hash, chain === null ? null : state);
     this.restoring = { metadata, verifier, dir: this.deps.files.restoring(), applied: 0, checkMs: 0 };
     this.deps.logger?.info({ height, chunks: metadata.chunks.length, txs: metadata.txs }, "state sync: snapshot accepted, restoring");
     return { result: OfferResult.ACCEPT };

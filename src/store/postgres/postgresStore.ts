@@ -236,6 +236,26 @@ export class PostgresStore implements Store {
     }
   }
 
+  /**
+   * A bulk load: the writer's session commits asynchronously (`synchronous_commit = off`), so no
+   * block waits for its WAL flush; each block is still one transaction, which the pool's reads
+   * see once committed. A crash loses at most the last few blocks, never part of one.
+   */
+  async beginBulkLoad(): Promise<void> {
+    await this.#write(async (client) => void (await client.query("SET synchronous_commit = off")));
+  }
+
+  /**
+   * The session's setting back, then one synchronous commit: its WAL flush reaches past every
+   * asynchronous commit before it, so all the loaded blocks are durable.
+   */
+  async endBulkLoad(): Promise<void> {
+    await this.#write(async (client) => {
+      await client.query("RESET synchronous_commit");
+      await client.query("UPDATE chain_state SET height = height WHERE id = 1");
+    });
+  }
+
   async findTransactions(ids: readonly string[]): Promise<Set<string>> {
     if (ids.length === 0) return new Set();
     const rows = await this.#rows<{ id: string }>("SELECT id FROM transactions WHERE id = ANY($1::text[])", [[...new Set(ids)]]);

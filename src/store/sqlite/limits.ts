@@ -15,3 +15,10 @@ export const batchCharsMax = 256 * 1024;
  * server.search_limit_max (1,000, and the one more the HTTP layer asks for) is one pass.
  */
 export const balancesWindowMax = 1024;
+
+/**
+ * Transactions a bulk load (beginBulkLoad) writes in one SQLite transaction before it commits
+ * and begins the next: one commit's overhead (its log pages, the hot index pages written again)
+ * for many blocks, while the log stays bounded (~100 MB of pages for CREATEs).
+ */
+export const bulkLoadTxsPerCommit = 20_000;

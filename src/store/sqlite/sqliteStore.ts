@@ -25,7 +25,7 @@
 // a search the client got wrong is a LedgerError BadParameter.
 
 import assert from "node:assert/strict";
-import { statSync } from "node:fs";
+import { closeSync, fsyncSync, openSync, statSync } from "node:fs";
 import type Database from "better-sqlite3";
 import type { LegacyOutputRef } from "../../legacy/committed.js";
 import type { Operation, OutputRef } from "../../transaction/committed.js";
@@ -76,6 +76,7 @@ import {
 import { Checkpointer, fallbackFactor } from "./checkpointer.js";
 import { IndexFollower } from "./follower.js";
 import { legacySeqsOf, seqsOf } from "./lookups.js";
+import { bulkLoadTxsPerCommit } from "./limits.js";
 import { sqliteStoreOptionsDefault, type SqliteStoreOptions } from "./options.js";
 import * as readers from "./readers.js";
 import type { FieldFilter } from "../fieldQuery.js";
@@ -115,6 +116,9 @@ export class SqliteStore implements Store {
   #damageTold = false;
   /** The checkpoint thread, when this store writes a file others may open (checkpointer.ts). */
   readonly #checkpointer: Checkpointer | null;
+  readonly #synchronous: SqliteStoreOptions["synchronous"];
+  /** During a bulk load: the transactions written since its open SQLite transaction began. */
+  #bulk: { txs: number } | null = null;
 
   constructor(options: SqliteStoreOptions, deps: SqliteStoreDeps = {}) {
     const slices = options.indexSlices;
@@ -122,6 +126,7 @@ export class SqliteStore implements Store {
     const access = options.access ?? "owner";
     const db = deps.database ?? openDatabase(options.path, access);
     this.#readOnly = db.readonly;
+    this.#synchronous = options.synchronous;
     assert.ok(this.#readOnly || access !== "reader", "access reader needs a read-only connection");
     const owner = access === "owner" && !this.#readOnly;
     // An owner's exclusive lock lets no other connection in, so it checkpoints inside commits.
@@ -183,6 +188,35 @@ export class SqliteStore implements Store {
 
   async commitBlock(block: BlockWrite): Promise<void> {
     this.#commit(block, false);
+  }
+
+  /**
+   * A bulk load: without fsync (synchronous OFF), the blocks committed in SQLite transactions of
+   * `bulkLoadTxsPerCommit` transactions each, which this connection's reads see before they
+   * commit (each block is a savepoint inside: a refused one still rolls back alone).
+   */
+  async beginBulkLoad(): Promise<void> {
+    assert.ok(!this.#readOnly, "beginBulkLoad on a read-only store");
+    assert.ok(this.#bulk === null, "a bulk load is already under way");
+    this.#c.db.pragma("synchronous = OFF");
+    this.#bulk = { txs: 0 };
+  }
+
+  /**
+   * The last SQLite transaction committed and synchronous as configured again, then both files
+   * synced: the log holds what no checkpoint copied yet, the database the pages the bulk load's
+   * checkpoints wrote unsynced. No checkpoint here: one that waited for readers (HTTP workers)
+   * would hold the engine's ABCI call.
+   */
+  async endBulkLoad(): Promise<void> {
+    assert.ok(this.#bulk !== null, "endBulkLoad without beginBulkLoad");
+    const db = this.#c.db;
+    this.#bulk = null;
+    guardDamage(db.name, () => {
+      if (db.inTransaction) db.exec("COMMIT");
+      db.pragma(`synchronous = ${this.#synchronous.toUpperCase()}`);
+    });
+    if (onDisk(db.name)) for (const path of [db.name, `${db.name}-wal`]) syncFile(path);
   }
 
   /** commitBlock, giving back the index rows the block added, for `followBlock` on another thread. */
@@ -418,7 +452,14 @@ export class SqliteStore implements Store {
   /** A block written (with its index rows, for `followBlock`, when `journal`), then the cache sized. */
   #commit(block: BlockWrite, journal: boolean): BlockRows | null {
     assert.ok(!this.#readOnly, "commitBlock on a read-only store");
-    const rows = guardDamage(this.#c.db.name, () => this.#writer.commitBlock(block, journal));
+    const db = this.#c.db;
+    const bulk = this.#bulk;
+    if (bulk !== null && !db.inTransaction) db.exec("BEGIN IMMEDIATE");
+    const rows = guardDamage(db.name, () => this.#writer.commitBlock(block, journal));
+    if (bulk !== null && (bulk.txs += block.txs.length + 1) >= bulkLoadTxsPerCommit) {
+      guardDamage(db.name, () => db.exec("COMMIT"));
+      bulk.txs = 0;
+    }
     this.#pageCache!.update();
     return rows;
   }
@@ -437,6 +478,21 @@ export class SqliteStore implements Store {
       }
       throw error;
     }
+  }
+}
+
+/** fsync of a file, when it is there (the log may have been checkpointed away). */
+function syncFile(path: string): void {
+  let fd: number;
+  try {
+    fd = openSync(path, "r+");
+  } catch {
+    return;
+  }
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
   }
 }
 

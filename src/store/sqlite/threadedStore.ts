@@ -58,7 +58,7 @@ export interface PlainError {
   readonly code?: ErrorCode;
 }
 
-type Writes = Pick<Store, "initChain" | "commitBlock" | "putSignedHeaders" | "recordAppVersion" | "close">;
+type Writes = Pick<Store, "initChain" | "commitBlock" | "putSignedHeaders" | "recordAppVersion" | "beginBulkLoad" | "endBulkLoad" | "close">;
 
 /** Opens the file (creating it when missing) with its writer on a thread; resolves when both are open. */
 export async function openThreadedSqliteStore(options: Partial<SqliteStoreOptions> = {}): Promise<Store> {
@@ -81,6 +81,10 @@ export async function openThreadedSqliteStore(options: Partial<SqliteStoreOption
     },
     putSignedHeaders: async (headers) => void (await writer.ask({ op: "putSignedHeaders", headers })),
     recordAppVersion: async (appVersion) => void (await writer.ask({ op: "recordAppVersion", appVersion })),
+    // Each block durable as usual: the reader on this thread sees only committed blocks, and the
+    // writer thread is the solo engine's, which restores no snapshot.
+    beginBulkLoad: () => Promise.resolve(),
+    endBulkLoad: () => Promise.resolve(),
     close: async () => {
       await reader.close();
       await writer.close();

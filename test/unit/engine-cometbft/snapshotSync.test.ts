@@ -82,9 +82,9 @@ function copyOfSnapshot(): string {
   return dir;
 }
 
-/** The snapshot of `height` in `dir` as CometBFT offers it. */
-function offered(dir: string): Snapshot {
-  const kept = new SnapshotFiles(dir).list().find((s) => s.height === height)!;
+/** The snapshot of `at` (`height` unless named) in `dir` as CometBFT offers it. */
+function offered(dir: string, at = height): Snapshot {
+  const kept = new SnapshotFiles(dir).list().find((s) => s.height === at)!;
   return { ...kept, height: BigInt(kept.height) };
 }
 
@@ -96,14 +96,14 @@ async function joiner(): Promise<{ fixture: LedgerFixture; sync: SnapshotSync; c
   return { fixture, sync, close: async () => { await fixture.close(); rmSync(dir, { recursive: true, force: true }); } };
 }
 
-const trustedAppHash = async (): Promise<Uint8Array> => Buffer.from((await source.store.getBlockHead(height))!.appHash, "hex");
+const trustedAppHash = async (at = height): Promise<Uint8Array> => Buffer.from((await source.store.getBlockHead(at))!.appHash, "hex");
 
-/** Every chunk of the snapshot in `dir`, applied in order; the last answer. */
-async function applyAll(sync: SnapshotSync, dir: string): Promise<Apply> {
-  const chunks = readSnapshotMetadata(join(dir, String(height))).chunks.length;
+/** Every chunk of the snapshot of `at` in `dir`, applied in order; the last answer. */
+async function applyAll(sync: SnapshotSync, dir: string, at = height): Promise<Apply> {
+  const chunks = readSnapshotMetadata(join(dir, String(at))).chunks.length;
   let result = Apply.UNKNOWN;
   for (let index = 0; index < chunks; index++) {
-    const chunk = readFileSync(join(dir, String(height), `${index}.chunk`));
+    const chunk = readFileSync(join(dir, String(at), `${index}.chunk`));
     result = (await sync.apply({ index, chunk, sender: "peer-a" })).result;
   }
   return result;
@@ -248,13 +248,41 @@ describe("state sync through ABCI", () => {
       assert.equal(await applyAll(node.sync, edited), Apply.REJECT_SNAPSHOT);
       assert.match(warnings.join("\n"), /the metadata says/);
       assert.equal(await applyAll(node.sync, served), Apply.ABORT, "no chunk without an accepted snapshot");
-      await node.fixture.ledger.initChain("verify", genesis.validators);
+      await node.fixture.ledger.initChain("another-chain", genesis.validators);
       warnings.length = 0;
       assert.equal((await node.sync.offer({ snapshot: offered(served), appHash: await trustedAppHash() })).result, Offer.ABORT);
       assert.match(warnings.join("\n"), /not empty/);
     } finally {
       await node.close();
       rmSync(edited, { recursive: true, force: true });
+    }
+  });
+
+  it("resumes a restore a stop left (the blocks it wrote kept), and refuses to resume over a ledger of another history", async () => {
+    const node = await joiner();
+    const other = await joiner();
+    try {
+      // The restore of 8 blocks stands for one stopped there: the snapshot of 12 goes on from it.
+      assert.equal((await node.sync.offer({ snapshot: offered(served, 8), appHash: await trustedAppHash(8) })).result, Offer.ACCEPT);
+      assert.equal(await applyAll(node.sync, served, 8), Apply.ACCEPT);
+      const files = mkdtempSync(join(tmpdir(), "ledgerd-joiner-again-"));
+      const again = new SnapshotSync({ intervalBlocks: 0, keep: 2, chainId: "verify" }, { files: new SnapshotFiles(files), store: node.fixture.store, ledger: node.fixture.ledger, genesis: async () => genesis, headerStore: node.fixture.store, logger });
+      assert.equal((await again.offer({ snapshot: offered(served), appHash: await trustedAppHash() })).result, Offer.ACCEPT);
+      assert.equal(await applyAll(again, served), Apply.ACCEPT);
+      rmSync(files, { recursive: true, force: true });
+      await assertSameLedger(source.store, node.fixture.store);
+      // A block of its own at height 1: the snapshot's chain does not pass through it.
+      await other.fixture.ledger.initChain("verify", genesis.validators);
+      await other.fixture.ledger.finalizeBlock(1, [bytesOf(create(keypairOf("not-the-chain's")))]);
+      await other.fixture.ledger.commit();
+      assert.equal((await other.sync.offer({ snapshot: offered(served), appHash: await trustedAppHash() })).result, Offer.ACCEPT);
+      warnings.length = 0;
+      assert.equal(await applyAll(other.sync, served), Apply.REJECT_SNAPSHOT);
+      assert.match(warnings.join("\n"), /another history/);
+      assert.equal(other.fixture.ledger.info().height, 1);
+    } finally {
+      await node.close();
+      await other.close();
     }
   });
 

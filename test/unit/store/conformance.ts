@@ -149,6 +149,32 @@ function commitTests(withStore: WithStore): void {
       assert.equal((await store.getChainState()).height, 2);
     }));
 
+  it("a bulk load: each block's reads see the blocks before it, a refused block rolls back alone, all durable at its end", () =>
+    withStore(async (store) => {
+      await store.initChain("c", [validator("a")], "bigchaindb");
+      const p = publicKey("bulk-owner");
+      const c = createTx({ label: "bulk-c", outputs: [{ keys: [p] }, { keys: [p] }] });
+      const t = transferTx({ label: "bulk-t", assetId: c.id, spends: [ref(c, 0)] });
+      await store.beginBulkLoad();
+      await store.commitBlock(block(1, [c]));
+      // What a restore's execution of the next block reads.
+      assert.deepEqual(await store.findTransactions([c.id]), new Set([c.id]));
+      assert.equal((await store.getOutputs([ref(c, 0)])).get(`${c.id}:0`)?.spentBy, null);
+      await store.commitBlock(block(2, [t]));
+      const again = transferTx({ label: "bulk-again", assetId: c.id, spends: [ref(c, 0)] });
+      await assert.rejects(store.commitBlock(block(3, [createTx({ label: "bulk-lost" }), again])), isAssertion);
+      await store.commitBlock(block(3, []));
+      await store.endBulkLoad();
+      assert.equal((await store.getChainState()).height, 3);
+      assert.equal(await store.getTransaction(t.id), t.json);
+      assert.equal(await store.getTransaction(hex64("tx:bulk-lost")), null);
+      assert.equal((await store.getOutputs([ref(c, 0)])).get(`${c.id}:0`)?.spentBy, t.id);
+      assert.deepEqual(await wholeOf(store).getOutputsByPublicKey(p, false), [ref(c, 1)]);
+      // Blocks after it commit one by one again.
+      await store.commitBlock(block(4, [createTx({ label: "bulk-after" })]));
+      assert.equal((await store.getChainState()).height, 4);
+    }));
+
   it("empty blocks are stored", () =>
     withStore(async (store) => {
       await store.commitBlock({ height: 1, appHash: "", txs: [] });

@@ -28,6 +28,9 @@ function splitStore(writer: SqliteStore, reader: SqliteStore): Store {
     commitBlock: (write) => writer.commitBlock(write),
     putSignedHeaders: (headers) => writer.putSignedHeaders(headers),
     recordAppVersion: (appVersion) => writer.recordAppVersion(appVersion),
+    // As the threaded store's: reads from another connection see only committed blocks.
+    beginBulkLoad: () => Promise.resolve(),
+    endBulkLoad: () => Promise.resolve(),
     getSignedHeader: (height) => reader.getSignedHeader(height),
     getSignedHeaderHeight: () => reader.getSignedHeaderHeight(),
     getChainState: () => reader.getChainState(),

@@ -17,7 +17,7 @@ import { sliceOf } from "../../../src/store/sqlite/deferredIndex.js";
 import { keyHash } from "../../../src/store/sqlite/keyHash.js";
 import { indexLookupSql, indexTables, readSql } from "../../../src/store/sqlite/queries.js";
 import { schemaVersion } from "../../../src/store/sqlite/schema.js";
-import { balancesWindowMax } from "../../../src/store/sqlite/limits.js";
+import { balancesWindowMax, bulkLoadTxsPerCommit } from "../../../src/store/sqlite/limits.js";
 import { smallFileCacheBytes, WriterPageCache } from "../../../src/store/sqlite/pageCache.js";
 import { SqliteStore } from "../../../src/store/sqlite/sqliteStore.js";
 import { openThreadedSqliteStore } from "../../../src/store/sqlite/threadedStore.js";
@@ -41,6 +41,32 @@ storeConformance("sqlite (indexes merged at once)", async () =>
 );
 
 describe("sqlite store", () => {
+  it("a bulk load writes without fsync in transactions of bulkLoadTxsPerCommit, then is synced, synchronous as configured, and reopens whole", async () => {
+    const path = freshPath();
+    const first = SqliteStore.open({ path });
+    await first.initChain("bulk-chain", [validator("a")], "bigchaindb");
+    await first.beginBulkLoad();
+    assert.equal(first.database.pragma("synchronous", { simple: true }), 0);
+    const perBlock = 500;
+    const blocks = Math.ceil(bulkLoadTxsPerCommit / perBlock) + 1;
+    let committedAt = 0;
+    for (let height = 1; height <= blocks; height++) {
+      await first.commitBlock(block(height, Array.from({ length: perBlock }, (_, i) => createTx({ label: `bulk-${height}-${i}` }))));
+      // Between blocks the SQLite transaction stays open, but once: a batch commits when full.
+      if (!first.database.inTransaction) committedAt = height;
+    }
+    assert.equal(committedAt, blocks - 1, "one SQLite commit once the batch held bulkLoadTxsPerCommit transactions");
+    assert.ok(first.database.inTransaction);
+    await first.endBulkLoad();
+    assert.ok(!first.database.inTransaction);
+    assert.equal(first.database.pragma("synchronous", { simple: true }), 2);
+    await first.close();
+    const store = SqliteStore.open({ path });
+    assert.equal((await store.getChainState()).height, blocks);
+    assert.equal(await store.getTransaction(createTx({ label: `bulk-${blocks}-0` }).id), createTx({ label: `bulk-${blocks}-0` }).json);
+    await store.close();
+  });
+
   it("reopening keeps every block, output, index and search entry", async () => {
     const path = freshPath();
     const c = createTx({
