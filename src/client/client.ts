@@ -309,7 +309,7 @@ export class LedgerdClient {
     const { verify = false, checkpoint } = options;
     if (verify === false && checkpoint === undefined) return tx;
     if (tx.id !== id) throw new ProofRefused(id, `the node answered transaction ${String(tx.id)}`);
-    if (!hashesToItsId(body)) throw new ProofRefused(id, "the body the node answered does not hash to its id");
+    if (!hashesToItsId(body)) throw new ProofRefused(id, "the transaction's body does not hash to its id");
     const proof = await this.getProof(id, checkpoint?.height);
     const verdict = verifyTransactionProof(proof, typeof verify === "boolean" ? {} : verify, id);
     if (!verdict.ok) throw new ProofRefused(id, verdict.reason);

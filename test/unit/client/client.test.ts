@@ -179,7 +179,7 @@ describe("ledgerd/client against a solo node", () => {
         new LedgerdClient(baseUrl, { fetch: bodyChangingFetch }).getTransaction(id, { verify: true })
           .then(() => "believed", (error) => error.name + ": " + error.reason)
           .then((changed) => JSON.stringify([read.id, changed, typeof require, typeof process])));`, browser);
-    assert.equal(await browser.result, JSON.stringify([tx.id, "ProofRefused: the body the node answered does not hash to its id", "undefined", "undefined"]));
+    assert.equal(await browser.result, JSON.stringify([tx.id, "ProofRefused: the transaction's body does not hash to its id", "undefined", "undefined"]));
   });
 
   it("is what the package exports as ledgerd/client", () => {

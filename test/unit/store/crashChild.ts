@@ -1,8 +1,7 @@
-// The child process of the SQLite crash test (sqliteStore.test.ts): it commits blocks to the
+// The child process of the SQLite crash test (sqliteStore.test.ts, run as crashChildMain.ts): it commits blocks to the
 // store at argv[2] until it is killed, printing `committed <height>` after each commit returns.
 // The blocks are a function of their height, so the parent knows what each one must hold.
 
-import { pathToFileURL } from "node:url";
 import { SqliteStore } from "../../../src/store/sqlite/sqliteStore.js";
 import type { CommittedTx } from "../../../src/transaction/committed.js";
 import { block, createTx, ref, transferTx } from "./fixtures.js";
@@ -30,15 +29,12 @@ function crashCreate(height: number, i: number): CommittedTx {
   return createTx({ label, data: { name: `item ${height} ${i}` }, metadata: { i } });
 }
 
-async function main(path: string): Promise<void> {
+/** The child's work (crashChildMain.ts runs it): commits until it is killed. */
+export async function runCrashChild(path: string): Promise<void> {
   const store = SqliteStore.open({ path });
   for (;;) {
     const height = (await store.getChainState()).height + 1;
     await store.commitBlock(block(height, crashBlockTxs(height)));
     process.stdout.write(`committed ${height}\n`);
   }
-}
-
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  await main(process.argv[2] as string);
 }

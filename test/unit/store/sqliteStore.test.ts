@@ -449,7 +449,7 @@ describe("sqlite store", () => {
 
   it("a SIGKILL at any moment leaves whole blocks only", async () => {
     const path = freshPath();
-    const child = runnableModule(import.meta.url, "./crashChild");
+    const child = runnableModule(import.meta.url, "./crashChildMain");
     // Fixed kill delays after the first acknowledged commit: each lands somewhere in a commit.
     for (const delayMs of [3, 17, 41]) {
       const acknowledged = await runAndKill(child, path, delayMs);

@@ -5,8 +5,6 @@ import { CheckpointRefused, LedgerdClient, ProofRefused, type FetchLike } from "
 import { cosignatureType, verifyCosignature } from "../../../src/proofs/cosignature.js";
 import { parseVerifierKey, splitNote, type NoteKey } from "../../../src/proofs/signedNote.js";
 import { trustedValidatorsOf, trustRootOf, verifyConsistencyProof, verifyTransactionProof, type LightBlock, type VerifyOptions } from "../../../src/proofs/verify.js";
-import { matchTxId } from "../../../src/transaction/matchTxId.js";
-import type { JsonObject } from "../../../src/json/jsonValue.js";
 
 /** `verify: { trust }`: a genesis and the light blocks at the set's changes (validator-changes' `light_blocks`). */
 export interface VectorTrust {
@@ -89,14 +87,14 @@ async function checkpointVerdict(c: Extract<VectorCase, { kind: "checkpoint" }>)
   }
 }
 
-/** getTransaction(id, { verify }) of ledgerd/client over the case's answers, then the body's hash (matchTxId). */
+/** getTransaction(id, { verify }) of ledgerd/client over the case's answers (it checks the body's hash too). */
 async function transactionVerdict(c: Extract<VectorCase, { kind: "transaction" }>): Promise<Verdict> {
   const client = new LedgerdClient("http://node.invalid", {
     fetch: answering({ "/api/v1/transactions/": { body: JSON.stringify(c.transaction) }, "/api/v1/proofs/transactions/": { body: JSON.stringify(c.proof) } }),
   });
   try {
-    const tx = await client.getTransaction(c.id, { verify: optionsOf(c) });
-    return matchTxId(tx as unknown as JsonObject) === null ? { ok: false, reason: "the transaction's body does not hash to its id" } : { ok: true, reason: "" };
+    await client.getTransaction(c.id, { verify: optionsOf(c) });
+    return { ok: true, reason: "" };
   } catch (error) {
     if (error instanceof ProofRefused) return { ok: false, reason: error.reason };
     throw error;
