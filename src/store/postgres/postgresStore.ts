@@ -247,12 +247,13 @@ export class PostgresStore implements Store {
 
   /**
    * The session's setting back, then one synchronous commit: its WAL flush reaches past every
-   * asynchronous commit before it, so all the loaded blocks are durable.
+   * asynchronous commit before it, so all the loaded blocks are durable. Synchronous by `SET
+   * LOCAL`, not by the default RESET goes back to: an operator may have made that `off`.
    */
   async endBulkLoad(): Promise<void> {
     await this.#write(async (client) => {
       await client.query("RESET synchronous_commit");
-      await client.query("UPDATE chain_state SET height = height WHERE id = 1");
+      await client.query("BEGIN; SET LOCAL synchronous_commit = on; UPDATE chain_state SET height = height WHERE id = 1; COMMIT");
     });
   }
 

@@ -25,7 +25,7 @@
 // a search the client got wrong is a LedgerError BadParameter.
 
 import assert from "node:assert/strict";
-import { closeSync, fsyncSync, openSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import type Database from "better-sqlite3";
 import type { LegacyOutputRef } from "../../legacy/committed.js";
 import type { Operation, OutputRef } from "../../transaction/committed.js";
@@ -116,7 +116,6 @@ export class SqliteStore implements Store {
   #damageTold = false;
   /** The checkpoint thread, when this store writes a file others may open (checkpointer.ts). */
   readonly #checkpointer: Checkpointer | null;
-  readonly #synchronous: SqliteStoreOptions["synchronous"];
   /** During a bulk load: the transactions written since its open SQLite transaction began. */
   #bulk: { txs: number } | null = null;
 
@@ -126,7 +125,6 @@ export class SqliteStore implements Store {
     const access = options.access ?? "owner";
     const db = deps.database ?? openDatabase(options.path, access);
     this.#readOnly = db.readonly;
-    this.#synchronous = options.synchronous;
     assert.ok(this.#readOnly || access !== "reader", "access reader needs a read-only connection");
     const owner = access === "owner" && !this.#readOnly;
     // An owner's exclusive lock lets no other connection in, so it checkpoints inside commits.
@@ -191,22 +189,21 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * A bulk load: without fsync (synchronous OFF), the blocks committed in SQLite transactions of
-   * `bulkLoadTxsPerCommit` transactions each, which this connection's reads see before they
-   * commit (each block is a savepoint inside: a refused one still rolls back alone).
+   * A bulk load: the blocks committed in SQLite transactions of `bulkLoadTxsPerCommit`
+   * transactions each (one fsync a batch, not one a block), which this connection's reads see
+   * before they commit (each block is a savepoint inside: a refused one still rolls back alone).
+   * `synchronous` stays as configured: with it off, a power loss could leave a log whose
+   * checkpointed pages never reached the disk, a file no resume could build on.
    */
   async beginBulkLoad(): Promise<void> {
     assert.ok(!this.#readOnly, "beginBulkLoad on a read-only store");
     assert.ok(this.#bulk === null, "a bulk load is already under way");
-    this.#c.db.pragma("synchronous = OFF");
     this.#bulk = { txs: 0 };
   }
 
   /**
-   * The last SQLite transaction committed and synchronous as configured again, then both files
-   * synced: the log holds what no checkpoint copied yet, the database the pages the bulk load's
-   * checkpoints wrote unsynced. No checkpoint here: one that waited for readers (HTTP workers)
-   * would hold the engine's ABCI call.
+   * The last SQLite transaction committed (durable as `synchronous` makes every commit). No
+   * checkpoint here: one that waited for readers (HTTP workers) would hold the engine's ABCI call.
    */
   async endBulkLoad(): Promise<void> {
     assert.ok(this.#bulk !== null, "endBulkLoad without beginBulkLoad");
@@ -214,9 +211,7 @@ export class SqliteStore implements Store {
     this.#bulk = null;
     guardDamage(db.name, () => {
       if (db.inTransaction) db.exec("COMMIT");
-      db.pragma(`synchronous = ${this.#synchronous.toUpperCase()}`);
     });
-    if (onDisk(db.name)) for (const path of [db.name, `${db.name}-wal`]) syncFile(path);
   }
 
   /** commitBlock, giving back the index rows the block added, for `followBlock` on another thread. */
@@ -478,21 +473,6 @@ export class SqliteStore implements Store {
       }
       throw error;
     }
-  }
-}
-
-/** fsync of a file, when it is there (the log may have been checkpointed away). */
-function syncFile(path: string): void {
-  let fd: number;
-  try {
-    fd = openSync(path, "r+");
-  } catch {
-    return;
-  }
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
   }
 }
 
