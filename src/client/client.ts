@@ -308,7 +308,9 @@ export class LedgerdClient {
     const tx = JSON.parse(body) as Transaction;
     const { verify = false, checkpoint } = options;
     if (verify === false && checkpoint === undefined) return tx;
-    if (tx.id !== id) throw new ProofRefused(id, `the node answered transaction ${String(tx.id)}`);
+    // A JSON answer that is no object (`null`, a list) is refused as another transaction would be.
+    const answered: unknown = typeof tx === "object" && tx !== null && !Array.isArray(tx) ? tx.id : tx;
+    if (answered !== id) throw new ProofRefused(id, `the node answered transaction ${typeof answered === "string" ? answered : String(JSON.stringify(answered))}`);
     if (!hashesToItsId(body)) throw new ProofRefused(id, "the transaction's body does not hash to its id");
     const proof = await this.getProof(id, checkpoint?.height);
     const verdict = verifyTransactionProof(proof, typeof verify === "boolean" ? {} : verify, id);

@@ -39,6 +39,15 @@ function bodyChangingFetch(url: string, init?: Parameters<FetchLike>[1]): Return
   });
 }
 
+/** A fetch whose answer to a transaction read is `body`. */
+function answeringTransaction(body: string): FetchLike {
+  return (url, init) =>
+    fetch(url, init).then((response) => {
+      if (!/\/api\/v1\/transactions\/[0-9a-f]{64}$/.test(url)) return response;
+      return { status: response.status, ok: response.ok, headers: response.headers, text: () => Promise.resolve(body) };
+    });
+}
+
 describe("ledgerd/client against a solo node", () => {
   const node = useStartedNode("client");
   const alice = keypair();
@@ -124,6 +133,11 @@ describe("ledgerd/client against a solo node", () => {
     // The body recomputed: the same id and a true proof, but the metadata changed.
     const rewriting = new LedgerdClient(node().baseUrl, { fetch: bodyChangingFetch });
     await assert.rejects(rewriting.getTransaction(tx.id, { verify: true }), (error: unknown) => error instanceof ProofRefused && /does not hash to its id/.test(error.reason));
+    // An answer that is JSON but no transaction is a ProofRefused, not a TypeError.
+    for (const [answer, named] of [["null", "null"], ["[1]", "[1]"]] as const) {
+      const odd = new LedgerdClient(node().baseUrl, { fetch: answeringTransaction(answer) });
+      await assert.rejects(odd.getTransaction(tx.id, { verify: true }), (error: unknown) => error instanceof ProofRefused && error.reason === `the node answered transaction ${named}`);
+    }
     // Numbers are read exactly: 0.1 + 0.2 and 2^53 + 1 hash as written.
     const exact = driverCreate(alice, { token: "client-exact", sum: 0.30000000000000004, big: 9007199254740993n.toString() });
     await honest.postTransaction(exact, "commit");
