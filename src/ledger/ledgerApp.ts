@@ -185,6 +185,16 @@ export class LedgerApp {
   }
 
   /** The chain id recorded by initChain, or null on a new store. */
+  /**
+   * Whether the chain's recorded rules are these: its genesis's protocol version and its rule
+   * heights as the ledger holds them (a state-sync resume continues only under the same ones).
+   */
+  rulesAre(appVersion: bigint, ruleHeights: RuleHeights): boolean {
+    if (this.genesisVersion !== appVersion) return false;
+    const theirs = ruleHeightsFor(this.chainId, ruleHeights);
+    return theirs.size === this.ruleHeights.size && [...theirs].every(([name, at]) => this.ruleHeights.get(name) === at);
+  }
+
   get chain(): string | null {
     return this.chainId;
   }

@@ -154,6 +154,10 @@ export class SnapshotSync {
     if (chain !== null && (chain !== metadata.chain_id || state.height > metadata.height)) {
       return refuse(OfferResult.ABORT, `this node's ledger is not empty (chain ${chain}, height ${state.height}) and no part of this snapshot's`);
     }
+    // The rules are outside the app hash: a resume goes on only under the ones the restore began with.
+    if (chain !== null && !this.deps.ledger.rulesAre(BigInt(metadata.app_version), ruleHeightsOf(metadata.rule_heights))) {
+      return refuse(OfferResult.ABORT, `this node's ledger began under other rules (protocol version, rule heights) than this snapshot's; remove it to restore`);
+    }
     this.deps.files.doneRestoring();
     const verifier = await SnapshotVerifier.start(metadata, metadata.app_hash, chain === null ? null : state);
     this.restoring = { metadata, verifier, dir: this.deps.files.restoring(), applied: 0, checkMs: 0 };

@@ -258,7 +258,7 @@ describe("state sync through ABCI", () => {
     }
   });
 
-  it("resumes a restore a stop left (the blocks it wrote kept), and refuses to resume over a ledger of another history", async () => {
+  it("resumes a restore a stop left (the blocks it wrote kept), and refuses to resume over a ledger of another history or under other rules", async () => {
     const node = await joiner();
     const other = await joiner();
     try {
@@ -267,7 +267,15 @@ describe("state sync through ABCI", () => {
       assert.equal(await applyAll(node.sync, served, 8), Apply.ACCEPT);
       const files = mkdtempSync(join(tmpdir(), "ledgerd-joiner-again-"));
       const again = new SnapshotSync({ intervalBlocks: 0, keep: 2, chainId: "verify" }, { files: new SnapshotFiles(files), store: node.fixture.store, ledger: node.fixture.ledger, genesis: async () => genesis, headerStore: node.fixture.store, logger });
-      assert.equal((await again.offer({ snapshot: offered(served), appHash: await trustedAppHash() })).result, Offer.ACCEPT);
+      // The rules are outside the app hash: the same chain's snapshot claiming another genesis
+      // version (or rule heights) than the stopped restore began with does not resume it.
+      const honest = offered(served);
+      const otherRules = readSnapshotMetadata(join(served, String(height)));
+      const claimed = encodeMetadata({ ...otherRules, app_version: otherRules.app_version === "0" ? "1" : "0" });
+      warnings.length = 0;
+      assert.equal((await again.offer({ snapshot: { ...honest, metadata: claimed, hash: snapshotHash(claimed) }, appHash: await trustedAppHash() })).result, Offer.ABORT);
+      assert.match(warnings.join("\n"), /began under other rules/);
+      assert.equal((await again.offer({ snapshot: honest, appHash: await trustedAppHash() })).result, Offer.ACCEPT);
       assert.equal(await applyAll(again, served), Apply.ACCEPT);
       rmSync(files, { recursive: true, force: true });
       await assertSameLedger(source.store, node.fixture.store);
