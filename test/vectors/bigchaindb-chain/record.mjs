@@ -111,6 +111,23 @@ async function answerOf(path) {
   return { path, status: response.status, content_type: response.headers.get("content-type"), body: await response.text() };
 }
 
+/**
+ * Tendermint makes one more block after a block that changed the app hash: waits until the
+ * block after the last one holding transactions is there (polled, not a fixed sleep).
+ */
+async function blockAfterLastTransactions() {
+  let last = 0;
+  for (let h = 1; ; h++) {
+    const block = await fetch(`${base}/api/v1/blocks/${h}`);
+    if (block.status !== 200) break;
+    if ((await block.json()).transactions.length > 0) last = h;
+  }
+  for (const deadline = Date.now() + 60_000; (await fetch(`${base}/api/v1/blocks/${last + 1}`)).status !== 200; ) {
+    if (Date.now() > deadline) throw new Error(`block ${last + 1} did not come within 60 s`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
 async function record() {
   const answers = [await answerOf("/"), await answerOf("/api/v1/validators")];
   let height = 1;
@@ -127,7 +144,6 @@ async function record() {
 
 await makeChain();
 pythonPart();
-// Tendermint makes one more block after a block that changed the app hash: wait for it.
-await new Promise((resolve) => setTimeout(resolve, 3000));
+await blockAfterLastTransactions();
 const latest = await record();
 console.log(`recorded heights 1 to ${latest} of ${base} into ${join(here, "answers.jsonl")}`);
