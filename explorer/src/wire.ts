@@ -3,6 +3,7 @@
 // nothing here is trusted: every reader checks the shape and the page shows what fails a check
 // as plain JSON instead of breaking.
 import type { BlockEvent, TransactionEvent } from "../../src/client/streamSubscription.js";
+import type { Balance, Output as OutputOfAKey } from "../../src/client/client.js";
 
 /** A v2.0 transaction's condition details: a tree of Ed25519 keys under thresholds. */
 export interface ConditionDetails {
@@ -45,17 +46,8 @@ export interface Validator {
 }
 
 /** An output of `GET /outputs`, with `amount` and `asset_id` when the node knows `include=`. */
-export interface OutputRef {
-  readonly transaction_id: string;
-  readonly output_index: number;
-  readonly amount?: string;
-  readonly asset_id?: string;
-}
-
-export interface Balance {
-  readonly asset_id: string;
-  readonly amount: string;
-}
+export type OutputRef = OutputOfAKey;
+export type { Balance };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const isString = (v: unknown): v is string => typeof v === "string";
