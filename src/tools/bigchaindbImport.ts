@@ -232,13 +232,21 @@ async function executeBlock(ledger: LedgerApp, block: SourceBlock, run: BlocksRu
  * BigchainDB's order. BigchainDB answers a block's transactions in its store's order, which is
  * not always the block's (its store's `$in` lookup); BigchainDB executed them in the block's
  * order, where a spent transaction came first, and stored only the valid ones, which do not
- * conflict: any order that keeps spends after what they spend executes them alike.
+ * conflict: any order that keeps spends after what they spend executes them alike. A
+ * transaction served twice (no BigchainDB block holds one twice, but the answer is not trusted)
+ * is kept, its repeats after the block's others, so that the ledger refuses each repeat and the
+ * report lists it rather than the import dropping it unsaid.
  */
 export function dependencyOrder(txs: readonly SourceTx[]): SourceTx[] {
-  const inBlock = new Map(txs.map((tx) => [tx.id, tx]));
+  const inBlock = new Map<string, SourceTx>();
+  const repeats: SourceTx[] = [];
+  for (const tx of txs) {
+    if (inBlock.has(tx.id)) repeats.push(tx);
+    else inBlock.set(tx.id, tx);
+  }
   const placed = new Set<string>();
   const ordered: SourceTx[] = [];
-  for (const first of txs) {
+  for (const first of inBlock.values()) {
     // Depth first without recursion: a block may carry a long chain of transfers.
     const stack: { tx: SourceTx; expanded: boolean }[] = [{ tx: first, expanded: false }];
     while (stack.length > 0) {
@@ -256,5 +264,5 @@ export function dependencyOrder(txs: readonly SourceTx[]): SourceTx[] {
       }
     }
   }
-  return ordered;
+  return ordered.concat(repeats);
 }

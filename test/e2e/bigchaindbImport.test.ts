@@ -46,6 +46,10 @@ function forgedIds(): { create: string; transfer: string } {
   return { create, transfer };
 }
 
+function blockOf(height: number): { height: number; transactions: { id: string }[] } {
+  return JSON.parse(answers.get(`/api/v1/blocks/${height}`)!.body) as { height: number; transactions: { id: string }[] };
+}
+
 function importFrom(url: string, dir: string, extra: readonly string[] = [], env: Record<string, string> = {}): Promise<RunResult> {
   return runLedgerdAsync(["import", "--from-bigchaindb", url, "--data_dir", dir, ...extra], env);
 }
@@ -149,6 +153,27 @@ describe("ledgerd import --from-bigchaindb, a recorded BigchainDB 2.2.2", () => 
     assert.match(resumed.stdout, /\(resumed at height 9\)/);
     assert.deepEqual(await chainOf(dir), await chainOf(whole));
     assert.deepEqual(reportOf(dir).refusals, reportOf(whole).refusals);
+  });
+
+  it("reports a transaction a block serves twice as a refused duplicate, not dropped unsaid", async () => {
+    const doubled = new Map(answers);
+    const height = [...Array(latest).keys()].map((i) => i + 1).find((h) => blockOf(h).transactions.length > 0)!;
+    const block = blockOf(height);
+    const first = block.transactions[0]!;
+    doubled.set(`/api/v1/blocks/${height}`, { ...answers.get(`/api/v1/blocks/${height}`)!, body: JSON.stringify({ ...block, transactions: [...block.transactions, first] }) });
+    const twice = await serveRecorded(doubled);
+    try {
+      const dir = join(root, "doubled");
+      const result = await importFrom(twice.url, dir);
+      assert.equal(result.status, 2, result.stderr);
+      const report = reportOf(dir);
+      assert.deepEqual([report.transactions, report.accepted, report.refused], [16, 13, 3]);
+      const repeat = report.refusals.find((refusal) => refusal.height === height && refusal.id === first.id);
+      assert.ok(repeat !== undefined, `the repeat of ${first.id} at height ${height} is reported: ${JSON.stringify(report.refusals)}`);
+      assert.equal((await chainOf(dir)).appHash, (await chainOf(whole)).appHash, "the repeat changes nothing committed");
+    } finally {
+      await twice.close();
+    }
   });
 
   it("refuses a finished import, a data folder that is not new, and a node that is not BigchainDB", async () => {

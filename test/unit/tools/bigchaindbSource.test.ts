@@ -93,6 +93,13 @@ describe("dependencyOrder", () => {
     assert.deepEqual(dependencyOrder([d, a, b]).map((t) => t.id), ["d", "a", "b"]);
   });
 
+  it("keeps a transaction served twice, the repeat after the block's others", () => {
+    const [a, b, again] = [tx("a"), tx("b", ["a"]), tx("a")];
+    const ordered = dependencyOrder([b, again, a]);
+    assert.deepEqual(ordered.map((t) => t.id), ["a", "b", "a"]);
+    assert.equal(ordered.filter((t) => t === again || t === a).length, 2);
+  });
+
   it("takes a long chain of transfers without recursion", () => {
     const chain = Array.from({ length: 50_000 }, (_, i) => tx(`t${i}`, i === 0 ? [] : [`t${i - 1}`]));
     const ordered = dependencyOrder([...chain].reverse());
