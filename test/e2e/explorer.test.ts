@@ -155,6 +155,9 @@ function cuttableFront(baseUrl: string, streamsUrl: string) {
     if (isDown) return void socket.end("HTTP/1.1 503 Service Unavailable\r\n\r\n");
     sockets.handleUpgrade(request, socket, head, (client) => {
       const upstream = new WebSocket(new URL(request.url ?? "/", streamsUrl).href);
+      // A cut while the node's socket is still connecting ends it with an 'error' event (ws
+      // aborts the handshake): without a listener that would be the test's uncaught exception.
+      upstream.on("error", () => client.terminate());
       upstream.on("message", (data) => client.send(String(data)));
       upstream.on("close", () => client.close());
       client.on("close", () => upstream.close());
