@@ -26,6 +26,8 @@
 // LEDGERD_BENCH_CPU_PROF=<dir> writes the bare apps' and the ledgerd nodes' V8 CPU profiles there.
 // LEDGERD_BENCH_COMETBFT_BINARY=<path>: another CometBFT binary for both networks (an experiment,
 // e.g. one built with a change to measure; docs/cometbft-abci-flush.md).
+// LEDGERD_BENCH_COMETBFT_NODE_FLAGS='--max-semi-space-size=32': Node flags of every ledgerd node,
+// space-separated (an experiment, e.g. V8's heap settings).
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -392,7 +394,9 @@ export async function run(): Promise<void> {
     }
     // The ledgerd nodes' V8 CPU profiles, written when each stops (bench/cpuProfileSummary.ts).
     const ledgerdMain = join(import.meta.dirname, "..", "src", "cli", "main.ts");
-    const ledgerd = { args: [...profiling, "--import", "tsx", ledgerdMain], cwd: join(import.meta.dirname, "..") };
+    const nodeFlags = process.env["LEDGERD_BENCH_COMETBFT_NODE_FLAGS"]?.split(" ").filter((flag) => flag !== "") ?? [];
+    if (nodeFlags.length > 0) console.log(`every ledgerd node runs with Node flags ${nodeFlags.join(" ")}`);
+    const ledgerd = { args: [...profiling, ...nodeFlags, "--import", "tsx", ledgerdMain], cwd: join(import.meta.dirname, "..") };
     await startTestnet(dir, profileDir === undefined ? {} : { launch: () => ({ ledgerd }) });
     // Warm up: the first blocks, connections and JIT.
     await commitLatency(manifest.nodes, signCreates(100, "warm"));

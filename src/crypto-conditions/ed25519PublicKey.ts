@@ -31,6 +31,14 @@ export class Ed25519PublicKey {
     return (this.#base58 ??= encodeBase58(this.bytes));
   }
 
+  /**
+   * Takes `text` as the base58 text of these bytes without encoding them again; only for a text
+   * that decoded to them (base58 is a bijection, so it is the one `encodeBase58` would write).
+   */
+  knowBase58(text: string): void {
+    this.#base58 ??= text;
+  }
+
   get condition(): Condition {
     return (this.#condition ??= ed25519Condition(this.bytes));
   }
@@ -86,6 +94,9 @@ export function ed25519PublicKeyOfBase58(b58: string): Ed25519PublicKey | null {
   const bytes = decodePublicKey(b58);
   if (bytes === null) return null;
   const key = ed25519PublicKey(bytes);
+  // A new key's output names it in base58 and its fulfillment's owner is compared in base58:
+  // the text just decoded spares an encode (measured, BENCHMARKS.md issue #42, second look).
+  key.knowBase58(b58);
   byBase58.set(b58, key);
   return key;
 }

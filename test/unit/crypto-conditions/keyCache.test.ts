@@ -2,7 +2,13 @@
 import assert from "node:assert/strict";
 import { createPublicKey, sign as cryptoSign, verify } from "node:crypto";
 import { describe, it } from "node:test";
-import { ed25519PublicKey, ed25519PublicKeyCache as ed25519KeyCache } from "../../../src/crypto-conditions/ed25519PublicKey.js";
+import { decodeBase58 } from "../../../src/crypto-conditions/decodeBase58.js";
+import {
+  ed25519PublicKey,
+  ed25519PublicKeyCache as ed25519KeyCache,
+  ed25519PublicKeyOfBase58,
+} from "../../../src/crypto-conditions/ed25519PublicKey.js";
+import { encodeBase58 } from "../../../src/crypto-conditions/encodeBase58.js";
 import { keyCacheEntriesMax } from "../../../src/crypto-conditions/limits.js";
 import { LruCache } from "../../../src/crypto-conditions/lruCache.js";
 import { privateKeyFromSeed } from "../../../src/crypto-conditions/privateKeyFromSeed.js";
@@ -112,5 +118,25 @@ describe("verifyEd25519 and its key cache", () => {
     // The real key was the least recently used: dropped, and loaded again on the next verify.
     assert.equal(verifyEd25519(f.publicKey, f.signature, message), true);
     assert.equal(ed25519KeyCache.size, keyCacheEntriesMax);
+  });
+});
+
+describe("ed25519PublicKeyOfBase58", () => {
+  // The key takes the text it was decoded from as its base58 instead of encoding its bytes again:
+  // sound only if every text that decodes to 32 bytes is the one encodeBase58 writes, leading
+  // "1"s (zero bytes) included.
+  it("gives a key whose base58 is the text it was read from, and the encoding of its bytes", () => {
+    const random = new SeededRandom("base58 known");
+    for (let i = 0; i < 200; i++) {
+      const bytes = random.bytes(32);
+      bytes.fill(0, 0, i % 4); // some keys with one to three leading zero bytes
+      const text = encodeBase58(bytes);
+      const key = ed25519PublicKeyOfBase58(text);
+      assert.ok(key !== null);
+      assert.equal(key.base58, text);
+      assert.deepEqual(decodeBase58(key.base58), bytes);
+      assert.equal(ed25519PublicKey(bytes), key);
+    }
+    assert.equal(ed25519PublicKeyOfBase58("1" + encodeBase58(Uint8Array.of(1, ...new Uint8Array(31)))), null);
   });
 });
