@@ -114,9 +114,13 @@ export async function restoreSnapshot(
   await headers.store.beginBulkLoad();
   try {
     await restoreBlocks(ledger, metadata, chunks, headers);
-  } finally {
-    await headers.store.endBulkLoad();
+  } catch (error) {
+    // The restore's error is the one reported: ending the load after it can fail of the same
+    // cause (a full disk), and that error would say less.
+    await headers.store.endBulkLoad().catch(() => undefined);
+    throw error;
   }
+  await headers.store.endBulkLoad();
   const { height, appHash } = ledger.info();
   if (height !== metadata.height || appHash !== metadata.app_hash) {
     throw new Error(`the restore ended at height ${height}, app hash ${appHash}; the snapshot is of ${metadata.height}, ${metadata.app_hash}`);

@@ -26,6 +26,7 @@ import { makeValidatorElection, makeVote } from "../../../src/transaction/builde
 import { signTx } from "../../../src/transaction/builders/signTx.js";
 import { prepareBytes } from "../../../src/ledger/prepared.js";
 import { restoredDoor } from "../../../src/ledger/doors.js";
+import { restoreSnapshot } from "../../../src/ledger/snapshotRestore.js";
 import { writeJson } from "../../../src/json/writeJson.js";
 import { computeTxId } from "../../../src/transaction/computeTxId.js";
 import type { JsonObject } from "../../../src/json/jsonValue.js";
@@ -291,6 +292,27 @@ describe("state sync through ABCI", () => {
     } finally {
       await node.close();
       await other.close();
+    }
+  });
+
+  it("reports the restore's own error when ending the bulk load after it fails too", async () => {
+    const node = await joiner();
+    try {
+      const metadata = readSnapshotMetadata(join(served, String(height)));
+      const store = node.fixture.store;
+      const headers = {
+        store: {
+          getValidators: (h: number) => store.getValidators(h),
+          putSignedHeaders: (list: Parameters<Store["putSignedHeaders"]>[0]) => store.putSignedHeaders(list),
+          beginBulkLoad: () => store.beginBulkLoad(),
+          endBulkLoad: async () => { await store.endBulkLoad(); throw new Error("the bulk load's end failed"); },
+        },
+        onRefused: () => undefined,
+      };
+      const chunks = (async function* () { yield readFileSync(join(served, String(height), "0.chunk")); throw new Error("the chunk's file cannot be read"); })();
+      await assert.rejects(restoreSnapshot(node.fixture.ledger, metadata, chunks, headers), /the chunk's file cannot be read/);
+    } finally {
+      await node.close();
     }
   });
 
