@@ -4,7 +4,8 @@
 // folds the ids into the history tree (commitment v1) to the app hash CometBFT's light client
 // verified. Only a snapshot that gives that hash reaches the second pass (restoreSnapshot),
 // which commits the blocks through the ledger as a replay would, deriving every row the same
-// way, but without checking signatures again: the app hash binds every id, every id its body.
+// way, but without checking signatures or hashing ids again: the app hash binds every id, every
+// id its body, and the second pass reads the very chunks the first checked (their hashes again).
 // The signed headers the snapshot carries are outside the app hash: each is kept only if the
 // validators the restored ledger names signed it. The second pass is one bulk load of the store;
 // a node stopped during it resumes from the blocks it wrote, once the first pass has found them
@@ -16,7 +17,7 @@ import type { LedgerApp } from "./ledgerApp.js";
 import { ruleHeightsOf } from "./protocol.js";
 import { checkSignedHeader, type SignedHeader } from "../proofs/cometHeader.js";
 import type { LedgerStore, StoredSignedHeader } from "../store/store.js";
-import { ChunkLines, readBlockLine, type SnapshotMetadata } from "./snapshotFormat.js";
+import { chunkHash, ChunkLines, readBlockLine, type SnapshotMetadata } from "./snapshotFormat.js";
 
 /** The first pass: the chunks in order, checked against the trusted app hash. */
 export class SnapshotVerifier {
@@ -132,7 +133,11 @@ async function restoreBlocks(ledger: LedgerApp, metadata: SnapshotMetadata, chun
   // Blocks a stopped restore wrote stay (the first pass found them on the snapshot's chain).
   const held = ledger.info().height;
   let verified: StoredSignedHeader[] = [];
+  let index = 0;
   for await (const chunk of chunks) {
+    // The bytes the first pass checked, so their ids need no hashing again (prepareRestored).
+    if (chunkHash(chunk) !== metadata.chunks[index]) throw new Error(`chunk ${index} is not the one the first pass checked`);
+    index++;
     const texts = lines.push(chunk);
     if (typeof texts === "string") throw new Error(texts);
     for (const text of texts) {
