@@ -1,21 +1,23 @@
-// Issue #39, state sync: a snapshot's restore alone, without CometBFT, in paired runs. A SQLite
-// ledger of N CREATEs (blocks of 64, as the stateSync bench's network makes them) is
-// snapshotted; then, alternately, a fresh ledger restores it with the store's bulk load
-// (LedgerStore.beginBulkLoad) and without it (every block a durable commit of its own, as before
-// the bulk load). For each: the first pass (the chunks' checks), the second (the writes), in
-// seconds of the clock and of this process's CPU: on a shared machine the CPU time is the figure
-// that moves least. LEDGERD_BENCH_QUICK=1: 10,000 transactions; LEDGERD_BENCH_RESTORE_TXS=N sets
-// N (50,000 by default).
-import { mkdtempSync, rmSync } from "node:fs";
+// Issue #39, state sync: a snapshot's restore alone, without CometBFT. A SQLite ledger of N
+// CREATEs (blocks of 64, as the stateSync bench's network makes them) is snapshotted; then a
+// fresh ledger restores it, twice: the first pass (the chunks' checks; on the calling thread
+// alone and on every core, in turn) and the second (the writes, one bulk load of the store), each in seconds of the clock and in CPU per transaction
+// (µs, and in raw Ed25519 verifies measured in the same run): on a shared machine the CPU time
+// is the figure that moves least. LEDGERD_BENCH_QUICK=1: 10,000 transactions;
+// LEDGERD_BENCH_RESTORE_TXS=N sets N (50,000 by default). LEDGERD_BENCH_RESTORE_SNAPSHOT=DIR
+// keeps the snapshot in DIR and restores the one found there: an A/B of two builds (a git stash
+// between runs) then restores the same bytes and spends nothing making them.
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { LedgerApp } from "../src/ledger/ledgerApp.js";
 import { PreparePool, preparePoolOptionsDefault } from "../src/ledger/preparePool.js";
 import type { SnapshotMetadata } from "../src/ledger/snapshotFormat.js";
+import { snapshotIdThreadsDefault } from "../src/ledger/snapshotIds.js";
 import { restoreSnapshot, SnapshotVerifier, type SnapshotHeaders } from "../src/ledger/snapshotRestore.js";
 import { takeSnapshot } from "../src/ledger/snapshotTake.js";
 import { SqliteStore } from "../src/store/sqlite/sqliteStore.js";
-import { fmt, signCreates } from "./lib.js";
+import { fmt, rawVerifyCpuMicros, signCreates } from "./lib.js";
 
 const quick = process.env["LEDGERD_BENCH_QUICK"] === "1";
 const restoredTxs = quick ? 10_000 : Number(process.env["LEDGERD_BENCH_RESTORE_TXS"] ?? 50_000);
@@ -44,32 +46,50 @@ async function snapshotOf(dir: string): Promise<{ metadata: SnapshotMetadata; ch
   return { metadata, chunks };
 }
 
+/** The snapshot kept in `kept` (LEDGERD_BENCH_RESTORE_SNAPSHOT) if one of `restoredTxs` is there, else made (and kept there). */
+async function keptSnapshotOf(dir: string, kept: string | undefined): Promise<{ metadata: SnapshotMetadata; chunks: Buffer[] }> {
+  const metadataPath = kept === undefined ? "" : join(kept, `${restoredTxs}.json`);
+  if (kept !== undefined && existsSync(metadataPath)) {
+    const metadata = JSON.parse(readFileSync(metadataPath, "utf8")) as SnapshotMetadata;
+    return { metadata, chunks: metadata.chunks.map((_hash, i) => readFileSync(join(kept, `${restoredTxs}-${i}.chunk`))) };
+  }
+  const snapshot = await snapshotOf(dir);
+  if (kept !== undefined) {
+    mkdirSync(kept, { recursive: true });
+    snapshot.chunks.forEach((chunk, i) => writeFileSync(join(kept, `${restoredTxs}-${i}.chunk`), chunk));
+    writeFileSync(metadataPath, JSON.stringify(snapshot.metadata));
+  }
+  return snapshot;
+}
+
 function cpuSeconds(since: NodeJS.CpuUsage): number {
   const used = process.cpuUsage(since);
   return (used.user + used.system) / 1e6;
 }
 
-async function restoreOnce(dir: string, snapshot: { metadata: SnapshotMetadata; chunks: Buffer[] }, bulk: boolean): Promise<string> {
-  const target = await openLedger(join(dir, `target-${bulk ? "bulk" : "blocks"}-${Date.now()}.sqlite`));
+async function restoreOnce(dir: string, snapshot: { metadata: SnapshotMetadata; chunks: Buffer[] }, round: number, verifyMicros: number): Promise<string> {
+  const target = await openLedger(join(dir, `target-${round}-${Date.now()}.sqlite`));
+  const pass = (p: { seconds: number; cpu: number }): string => {
+    const micros = (p.cpu * 1e6) / restoredTxs;
+    return `${p.seconds.toFixed(2)} s (${fmt(restoredTxs / p.seconds)} tx/s), CPU ${micros.toFixed(1)} µs/tx = ${(micros / verifyMicros).toFixed(2)} raw verifies`;
+  };
   try {
-    let started = performance.now();
-    let cpu = process.cpuUsage();
-    const verifier = await SnapshotVerifier.start(snapshot.metadata, snapshot.metadata.app_hash);
-    for (const chunk of snapshot.chunks) if (verifier.chunk(chunk) !== null) throw new Error("the snapshot does not verify");
-    if (verifier.finish() !== null) throw new Error("the snapshot does not verify");
-    const first = { seconds: (performance.now() - started) / 1000, cpu: cpuSeconds(cpu) };
-    // Without the bulk load: the store's begin and end do nothing, each block commits durably.
-    const headers: SnapshotHeaders = {
-      store: bulk ? target.store : { getValidators: (h) => target.store.getValidators(h), putSignedHeaders: (list) => target.store.putSignedHeaders(list), beginBulkLoad: async () => undefined, endBulkLoad: async () => undefined },
-      onRefused: () => undefined,
-    };
-    started = performance.now();
-    cpu = process.cpuUsage();
+    // The first pass on the calling thread alone and on every core, in turn.
+    const firsts: string[] = [];
+    for (const threads of round % 2 === 0 ? [1, snapshotIdThreadsDefault] : [snapshotIdThreadsDefault, 1]) {
+      const started = performance.now();
+      const cpu = process.cpuUsage();
+      const verifier = await SnapshotVerifier.start(snapshot.metadata, snapshot.metadata.app_hash, null, threads);
+      for (const chunk of snapshot.chunks) if ((await verifier.chunk(chunk)) !== null) throw new Error("the snapshot does not verify");
+      if ((await verifier.finish()) !== null) throw new Error("the snapshot does not verify");
+      firsts.push(`first pass on ${threads} thread(s) ${pass({ seconds: (performance.now() - started) / 1000, cpu: cpuSeconds(cpu) })}`);
+    }
+    const headers: SnapshotHeaders = { store: target.store, onRefused: () => undefined };
+    const started = performance.now();
+    const cpu = process.cpuUsage();
     await restoreSnapshot(target.ledger, snapshot.metadata, (async function* () { yield* snapshot.chunks; })(), headers);
     const second = { seconds: (performance.now() - started) / 1000, cpu: cpuSeconds(cpu) };
-    const rate = (seconds: number): string => `${fmt(restoredTxs / seconds)} tx/s`;
-    return `${bulk ? "bulk load     " : "block by block"}: first pass ${first.seconds.toFixed(2)} s (${first.cpu.toFixed(2)} s CPU, ${rate(first.seconds)}), ` +
-      `second pass ${second.seconds.toFixed(2)} s (${second.cpu.toFixed(2)} s CPU, ${rate(second.seconds)})`;
+    return `round ${round + 1}: ${firsts.join("; ")}; second pass ${pass(second)}`;
   } finally {
     await target.close();
   }
@@ -78,10 +98,12 @@ async function restoreOnce(dir: string, snapshot: { metadata: SnapshotMetadata; 
 export async function run(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "ledgerd-bench-restore-"));
   try {
-    const snapshot = await snapshotOf(dir);
-    console.log(`a snapshot of ${fmt(restoredTxs)} CREATEs in ${snapshot.metadata.height} blocks, ${snapshot.chunks.length} chunks; restored into SQLite (synchronous=full):`);
+    const snapshot = await keptSnapshotOf(dir, process.env["LEDGERD_BENCH_RESTORE_SNAPSHOT"]);
+    console.log(`a snapshot of ${fmt(restoredTxs)} CREATEs in ${snapshot.metadata.height} blocks, ${snapshot.chunks.length} chunks; restored into SQLite (one bulk load):`);
     for (let round = 0; round < rounds; round++) {
-      for (const bulk of [false, true]) console.log(await restoreOnce(dir, snapshot, bulk));
+      const verifyMicros = rawVerifyCpuMicros();
+      console.log(`(one raw verify: ${verifyMicros.toFixed(1)} µs CPU)`);
+      console.log(await restoreOnce(dir, snapshot, round, verifyMicros));
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -455,7 +455,8 @@ export class LedgerApp {
 
   /**
    * A transaction of a state-sync snapshot whose chain was checked against a trusted app hash
-   * (docs/state-sync.md), prepared without checking its signatures and kept out of the prepared
+   * (docs/state-sync.md), prepared without checking its signatures or hashing its id again (the
+   * restore's first pass hashed these bytes) and kept out of the prepared
    * cache (whose entries a CheckTx would take as verified). On this thread: without signatures
    * the pool's threads gained nothing over the cost of sending the results back (measured in
    * paired runs, docs/state-sync.md "Figures").

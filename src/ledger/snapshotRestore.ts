@@ -4,19 +4,20 @@
 // folds the ids into the history tree (commitment v1) to the app hash CometBFT's light client
 // verified. Only a snapshot that gives that hash reaches the second pass (restoreSnapshot),
 // which commits the blocks through the ledger as a replay would, deriving every row the same
-// way, but without checking signatures again: the app hash binds every id, every id its body.
+// way, but without checking signatures or hashing ids again: the app hash binds every id, every
+// id its body, and the second pass reads the very chunks the first checked (their hashes again).
 // The signed headers the snapshot carries are outside the app hash: each is kept only if the
 // validators the restored ledger names signed it. The second pass is one bulk load of the store;
 // a node stopped during it resumes from the blocks it wrote, once the first pass has found them
 // on the snapshot's chain.
-import { misbehaviorOfLine, type BlockLine } from "./blockLine.js";
+import { misbehaviorOfLine } from "./blockLine.js";
 import { ChainCommitment } from "./commitment.js";
-import { restoredIdOf } from "./kinds/registry.js";
 import type { LedgerApp } from "./ledgerApp.js";
 import { ruleHeightsOf } from "./protocol.js";
 import { checkSignedHeader, type SignedHeader } from "../proofs/cometHeader.js";
 import type { LedgerStore, StoredSignedHeader } from "../store/store.js";
-import { ChunkLines, readBlockLine, type SnapshotMetadata } from "./snapshotFormat.js";
+import { chunkHash, ChunkLines, readBlockLine, type SnapshotMetadata } from "./snapshotFormat.js";
+import { SnapshotIdThreads, snapshotIdThreadsDefault, type LineIds } from "./snapshotIds.js";
 
 /** The first pass: the chunks in order, checked against the trusted app hash. */
 export class SnapshotVerifier {
@@ -29,42 +30,45 @@ export class SnapshotVerifier {
     private readonly trustedAppHash: string,
     private readonly commitment: ChainCommitment,
     private readonly held: HeldLedger | null,
+    private readonly threads: SnapshotIdThreads,
   ) {}
 
   /**
    * `trustedAppHash`: the app hash after the snapshot's height that the light client verified,
    * hex. `held`: where the ledger a stopped restore left stands, which the snapshot must pass
-   * through for the restore to resume from it.
+   * through for the restore to resume from it. `threads`: the threads that hash the ids, the
+   * calling one among them.
    */
-  static async start(metadata: SnapshotMetadata, trustedAppHash: string, held: HeldLedger | null = null): Promise<SnapshotVerifier> {
+  static async start(metadata: SnapshotMetadata, trustedAppHash: string, held: HeldLedger | null = null, threads = snapshotIdThreadsDefault): Promise<SnapshotVerifier> {
     const empty = { commitment: "v1" as const, appHash: "", historySize: 0 };
     const commitment = await ChainCommitment.open({ getHistoryNodes: () => Promise.resolve([]) }, empty);
-    return new SnapshotVerifier(metadata, trustedAppHash, commitment, held);
+    return new SnapshotVerifier(metadata, trustedAppHash, commitment, held, new SnapshotIdThreads(threads));
   }
 
   /** The next chunk: null when its blocks hold together so far, else why the snapshot is refused. */
-  chunk(bytes: Uint8Array): string | null {
-    const lines = this.lines.push(bytes);
-    if (typeof lines === "string") return lines;
-    for (const text of lines) {
-      const line = readBlockLine(text);
-      if (typeof line === "string") return line;
-      const wrong = this.block(line);
-      if (wrong !== null) return wrong;
+  async chunk(bytes: Uint8Array): Promise<string | null> {
+    const texts = this.lines.push(bytes);
+    if (typeof texts === "string") return texts;
+    // The ids hashed on every thread; their fold into the tree in order, here.
+    for (const share of await this.threads.ids(texts)) {
+      for (const line of share.lines) {
+        const wrong = this.block(line);
+        if (wrong !== null) return wrong;
+      }
+      if (share.refused !== null) return share.refused;
     }
     return null;
   }
 
-  private block(line: BlockLine): string | null {
+  /** Stops the threads hashing ids (`finish` does too): the snapshot is refused, or another taken. */
+  async close(): Promise<void> {
+    await this.threads.close();
+  }
+
+  private block(line: LineIds): string | null {
     if (line.height !== this.height + 1) return `block ${line.height} follows block ${this.height}`;
     if (line.height > this.metadata.height) return `block ${line.height} is past the snapshot's height ${this.metadata.height}`;
-    const ids: string[] = [];
-    for (const [i, json] of line.txs.entries()) {
-      const id = restoredIdOf(json);
-      if (id === null) return `block ${line.height}: transaction ${i} hashes to no id`;
-      ids.push(id);
-    }
-    const staged = this.commitment.next(line.height, ids);
+    const staged = this.commitment.next(line.height, line.ids);
     // Not trusted, but a line that disagrees with itself is refused at once.
     if (staged.appHash !== line.app_hash) return `block ${line.height}: app hash ${line.app_hash || '""'} in the snapshot, ${staged.appHash || '""'} recomputed`;
     if (line.height === this.held?.height && staged.appHash !== this.held.appHash) {
@@ -72,12 +76,13 @@ export class SnapshotVerifier {
     }
     this.commitment.advance(staged);
     this.height = line.height;
-    this.txs += ids.length;
+    this.txs += line.ids.length;
     return null;
   }
 
   /** After the last chunk: null when the blocks reach the snapshot's height and the trusted app hash. */
-  finish(): string | null {
+  async finish(): Promise<string | null> {
+    await this.threads.close();
     if (!this.lines.ended) return "the last chunk ends inside a line";
     if (this.height !== this.metadata.height) return `the chunks hold blocks up to ${this.height}, the snapshot's height is ${this.metadata.height}`;
     if (this.txs !== this.metadata.txs) return `the chunks hold ${this.txs} transactions, the metadata says ${this.metadata.txs}`;
@@ -114,9 +119,13 @@ export async function restoreSnapshot(
   await headers.store.beginBulkLoad();
   try {
     await restoreBlocks(ledger, metadata, chunks, headers);
-  } finally {
-    await headers.store.endBulkLoad();
+  } catch (error) {
+    // The restore's error is the one reported: ending the load after it can fail of the same
+    // cause (a full disk), and that error would say less.
+    await headers.store.endBulkLoad().catch(() => undefined);
+    throw error;
   }
+  await headers.store.endBulkLoad();
   const { height, appHash } = ledger.info();
   if (height !== metadata.height || appHash !== metadata.app_hash) {
     throw new Error(`the restore ended at height ${height}, app hash ${appHash}; the snapshot is of ${metadata.height}, ${metadata.app_hash}`);
@@ -128,7 +137,11 @@ async function restoreBlocks(ledger: LedgerApp, metadata: SnapshotMetadata, chun
   // Blocks a stopped restore wrote stay (the first pass found them on the snapshot's chain).
   const held = ledger.info().height;
   let verified: StoredSignedHeader[] = [];
+  let index = 0;
   for await (const chunk of chunks) {
+    // The bytes the first pass checked, so their ids need no hashing again (prepareRestored).
+    if (chunkHash(chunk) !== metadata.chunks[index]) throw new Error(`chunk ${index} is not the one the first pass checked`);
+    index++;
     const texts = lines.push(chunk);
     if (typeof texts === "string") throw new Error(texts);
     for (const text of texts) {

@@ -90,7 +90,8 @@ export interface TxKind<P extends PreparedBase = PreparedBase, S = unknown> {
   claims(body: JsonValue): boolean;
   /**
    * Every stateless check, pure (worker threads): a body as read, the posted text if compact.
-   * `verifySignatures` false (a state-sync restore only) takes the signatures as valid.
+   * `verifySignatures` false (a state-sync restore only) takes the signatures as valid (and a kind
+   * may take the id as the body's: the restore's first pass checked it on these bytes).
    */
   prepare(body: JsonValue, posted: string | undefined, verifySignatures?: boolean): P | Rejection;
   /** Whether a prepared transaction is this kind's (prepared results carry no tag). */

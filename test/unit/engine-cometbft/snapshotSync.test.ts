@@ -8,6 +8,7 @@
 // validator sets and the election too), into SQLite and into a real PostgreSQL.
 import assert from "node:assert/strict";
 import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { gunzipSync, gzipSync } from "node:zlib";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -26,6 +27,7 @@ import { makeValidatorElection, makeVote } from "../../../src/transaction/builde
 import { signTx } from "../../../src/transaction/builders/signTx.js";
 import { prepareBytes } from "../../../src/ledger/prepared.js";
 import { restoredDoor } from "../../../src/ledger/doors.js";
+import { restoreSnapshot } from "../../../src/ledger/snapshotRestore.js";
 import { writeJson } from "../../../src/json/writeJson.js";
 import { computeTxId } from "../../../src/transaction/computeTxId.js";
 import type { JsonObject } from "../../../src/json/jsonValue.js";
@@ -294,6 +296,27 @@ describe("state sync through ABCI", () => {
     }
   });
 
+  it("reports the restore's own error when ending the bulk load after it fails too", async () => {
+    const node = await joiner();
+    try {
+      const metadata = readSnapshotMetadata(join(served, String(height)));
+      const store = node.fixture.store;
+      const headers = {
+        store: {
+          getValidators: (h: number) => store.getValidators(h),
+          putSignedHeaders: (list: Parameters<Store["putSignedHeaders"]>[0]) => store.putSignedHeaders(list),
+          beginBulkLoad: () => store.beginBulkLoad(),
+          endBulkLoad: async () => { await store.endBulkLoad(); throw new Error("the bulk load's end failed"); },
+        },
+        onRefused: () => undefined,
+      };
+      const chunks = (async function* () { yield readFileSync(join(served, String(height), "0.chunk")); throw new Error("the chunk's file cannot be read"); })();
+      await assert.rejects(restoreSnapshot(node.fixture.ledger, metadata, chunks, headers), /the chunk's file cannot be read/);
+    } finally {
+      await node.close();
+    }
+  });
+
   it("prepares a restore's transactions without checking signatures, and only a restore's: a CheckTx still refuses the same bytes", async () => {
     // A CREATE carrying another transaction's signature, its id recomputed: only the signature fails.
     const signed = create(keypairOf("snapshot-owner"), 1n, { signature: "swapped" });
@@ -311,6 +334,36 @@ describe("state sync through ABCI", () => {
       assert.equal((node.fixture.ledger.prepareRestored(bytes.toString("utf8")) as { signaturesValid?: boolean }).signaturesValid, true);
       const checked = await node.fixture.ledger.checkTx(bytes);
       assert.equal(checked.ok, false);
+    } finally {
+      await node.close();
+    }
+  });
+
+  it("prepares a restored transaction as a replay does without hashing its id again, and restores only the chunks the first pass checked", async () => {
+    const owner = keypairOf("snapshot-forms");
+    const plain = create(owner, 1n);
+    // A control character with a hex letter: the two canonical forms differ, the id names one.
+    const escaped = create(owner, 1n, { note: "a\u001f" });
+    const cases = [
+      { tx: plain, form: "python" },
+      { tx: { ...escaped, id: computeTxId(escaped, "python") }, form: "python" },
+      { tx: { ...escaped, id: computeTxId(escaped, "js") }, form: "js" },
+    ];
+    for (const { tx, form } of cases) {
+      const bytes = Buffer.from(writeJson(tx));
+      const { signaturesValid: _restored, ...restored } = prepareBytes(bytes, restoredDoor) as { signaturesValid?: boolean; form?: string };
+      const { signaturesValid: _replayed, ...replayed } = prepareBytes(bytes) as { signaturesValid?: boolean; form?: string };
+      assert.deepEqual(restored, replayed);
+      assert.equal(restored.form, form);
+    }
+    const node = await joiner();
+    try {
+      const metadata = readSnapshotMetadata(join(served, String(height)));
+      // The same lines in other bytes: not what the first pass hashed its ids from.
+      const recompressed = gzipSync(gunzipSync(readFileSync(join(served, String(height), "0.chunk"))));
+      const chunks = (async function* () { yield recompressed; })();
+      await assert.rejects(restoreSnapshot(node.fixture.ledger, metadata, chunks, { store: node.fixture.store, onRefused: () => undefined }), /chunk 0 is not the one the first pass checked/);
+      assert.equal(node.fixture.ledger.info().height, 0);
     } finally {
       await node.close();
     }
