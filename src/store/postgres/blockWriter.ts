@@ -114,7 +114,8 @@ const blockWriteSql = `
         AS t (seq, operation, id, asset_id, asset_data, metadata, json)),
     o AS (INSERT INTO outputs (tx_seq, output_index, transaction_id, asset_id, amount, condition_uri, public_keys, spent_by)
       SELECT * FROM unnest($9::bigint[], $10::integer[], $11::text[], $12::text[], $13::numeric[], $14::text[], $15::text[], $16::bigint[])),
-    k AS (INSERT INTO output_keys (public_key, tx_seq, output_index) SELECT * FROM unnest($17::text[], $18::bigint[], $19::integer[])),
+    k AS (INSERT INTO output_keys (public_key, tx_seq, output_index, transaction_id, asset_id, amount)
+      SELECT * FROM unnest($17::text[], $18::bigint[], $19::integer[], $47::text[], $48::text[], $49::numeric[])),
     s AS (UPDATE outputs SET spent_by = p.by FROM unnest($20::bigint[], $21::integer[], $22::bigint[]) AS p (seq, idx, by)
       WHERE outputs.tx_seq = p.seq AND outputs.output_index = p.idx AND outputs.spent_by IS NULL RETURNING 1),
     at AS (INSERT INTO asset_text (seq, body, tokens) SELECT * FROM unnest($23::bigint[], $24::tsvector[], $25::integer[])),
@@ -148,6 +149,7 @@ export async function writeBlock(client: pg.ClientBase, block: BlockWrite): Prom
       block.height, ...rows.values,
       ...historyValues(history?.nodes ?? []), ...historyValues(history?.blockNodes ?? []),
       block.appHash, seqFirst, txs.length, block.history?.size ?? null, history?.size ?? null,
+      ...rows.keyColumns,
     ]);
     assert.equal(written.rows[0]!.spent, rows.earlierSpends, "every spend found its unspent output");
     // A validator update takes effect from the next height (BigchainDB `end_block`).
@@ -180,17 +182,17 @@ function historyValues(nodes: readonly { level: number; index: number; hash: Uin
 
 /**
  * The block's v2.0 transactions, outputs, spends, text and field index as blockWriteSql's
- * arrays ($2 to $35), each checked against the committed state read (`state`) plus the block so
+ * arrays ($2 to $35, and $47 to $49), each checked against the committed state read (`state`) plus the block so
  * far; `earlierSpends`: how many spends are of outputs committed before the block.
  */
-function blockRows(block: BlockWrite, seqFirst: number, state: Pick<BlockReadRow, "named" | "stored">): { values: unknown[]; earlierSpends: number } {
+function blockRows(block: BlockWrite, seqFirst: number, state: Pick<BlockReadRow, "named" | "stored">): { values: unknown[]; keyColumns: unknown[]; earlierSpends: number } {
   const txs = block.txs;
   const ids = new Map(state.named);
   const outputs = new Set(state.stored.map(([seq, index]) => `${seq}:${index}`));
   const spent = new Map(state.stored.filter((row) => row[2] !== null).map(([seq, index, by]) => [`${seq}:${index}`, by!]));
   const t = { seq: [] as number[], operation: [] as string[], id: [] as string[], assetId: [] as string[], assetData: [] as (string | null)[], metadata: [] as (string | null)[], json: [] as string[] };
   const o = { seq: [] as number[], index: [] as number[], txId: [] as string[], assetId: [] as string[], amount: [] as string[], uri: [] as string[], keys: [] as string[], spentBy: [] as (number | null)[] };
-  const k = { key: [] as string[], seq: [] as number[], index: [] as number[] };
+  const k = { key: [] as string[], seq: [] as number[], index: [] as number[], txId: [] as string[], assetId: [] as string[], amount: [] as string[] };
   const s = { seq: [] as number[], index: [] as number[], by: [] as number[] };
   const f = { digest: [] as Buffer[], seq: [] as number[] };
   // Where each of the block's own outputs is in `o`, so that a later spend in the block marks it.
@@ -220,7 +222,9 @@ function blockRows(block: BlockWrite, seqFirst: number, state: Pick<BlockReadRow
       o.seq.push(seq), o.index.push(output.outputIndex), o.txId.push(tx.id), o.assetId.push(tx.assetId), o.amount.push(output.amount.toString());
       o.uri.push(output.conditionUri), o.keys.push(JSON.stringify(output.publicKeys)), o.spentBy.push(null);
       outputs.add(`${seq}:${output.outputIndex}`);
-      for (const key of new Set(output.publicKeys)) k.key.push(key), k.seq.push(seq), k.index.push(output.outputIndex);
+      for (const key of new Set(output.publicKeys)) {
+        k.key.push(key), k.seq.push(seq), k.index.push(output.outputIndex), k.txId.push(tx.id), k.assetId.push(tx.assetId), k.amount.push(o.amount.at(-1)!);
+      }
     }
     if (tx.assetData !== null) assetDocs.push({ seq, id: tx.id, json: tx.assetData });
     if (tx.metadata !== null) metadataDocs.push({ seq, id: tx.id, json: tx.metadata });
@@ -245,6 +249,8 @@ function blockRows(block: BlockWrite, seqFirst: number, state: Pick<BlockReadRow
       terms.map(([kind]) => kind), terms.map(([, lexeme]) => lexeme),
       f.digest, f.seq,
     ],
+    // $47 to $49: what output_keys repeats of each output (schema.ts migration 6).
+    keyColumns: [k.txId, k.assetId, k.amount],
     earlierSpends: s.seq.length,
   };
 }
