@@ -28,6 +28,10 @@ storeConformance("postgres", async () => PostgresStore.open({ url: await freshUr
 
 const isAssertion = { name: "AssertionError" };
 
+/** output_keys as before schema version 6: without the output's columns. */
+const undoMigration6 = `ALTER TABLE output_keys DROP CONSTRAINT output_keys_pkey, DROP COLUMN transaction_id, DROP COLUMN asset_id,
+  DROP COLUMN amount, ADD PRIMARY KEY (public_key, tx_seq, output_index)`;
+
 function isUnavailable(error: unknown): boolean {
   return error instanceof LedgerError && error.code === "StoreUnavailable" && /PostgreSQL cannot be reached/.test(error.message);
 }
@@ -251,8 +255,10 @@ describe("postgres store", () => {
       const made = Array.from({ length: 30 }, (_, i) => createTx({ label: `holder-${i}`, outputs: [{ keys: [owner], amount: 2n }, { keys: [publicKey("holder-other")] }] }));
       await store.commitBlock(block(1, made));
       // A database of schema version 1 gains the index (and migration 3's evidence table, 4's
-      // signed headers, 5's chain rules: unknown for a chain begun before) when a writer opens it.
+      // signed headers, 5's chain rules: unknown for a chain begun before, 6's columns of
+      // output_keys) when a writer opens it.
       await store.close();
+      await client.query(undoMigration6);
       await client.query("ALTER TABLE chain_state DROP COLUMN app_version, DROP COLUMN rule_heights");
       await client.query("DROP TABLE signed_headers; DROP VIEW ledger_evidence; DROP TABLE evidence; DROP INDEX outputs_by_holder; UPDATE schema_version SET version = 1");
       store = await PostgresStore.open({ url });
@@ -307,8 +313,7 @@ describe("postgres store", () => {
       ];
       // A database of schema version 5: output_keys without the output's columns.
       await store.close();
-      await client.query(`ALTER TABLE output_keys DROP CONSTRAINT output_keys_pkey, DROP COLUMN transaction_id, DROP COLUMN asset_id,
-        DROP COLUMN amount, ADD PRIMARY KEY (public_key, tx_seq, output_index); UPDATE schema_version SET version = 5`);
+      await client.query(`${undoMigration6}; UPDATE schema_version SET version = 5`);
       store = await PostgresStore.open({ url });
       assert.deepEqual(await entries(), expected);
       assert.deepEqual(await entries(false), [expected[1], expected[2]]);
