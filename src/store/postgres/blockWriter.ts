@@ -1,5 +1,7 @@
-// The PostgreSQL block writer: one block per database transaction, all or nothing, a few bulk
-// statements per table (arrays through `unnest`), whatever the block's size. Each spend is
+// The PostgreSQL block writer: one block per database transaction, all or nothing, in four round
+// trips whatever the block's size (BEGIN, one statement reading what the checks need, one
+// writing every table through arrays and `unnest`, COMMIT), since each round trip cost more
+// than a block of 100 transactions' rows (BENCHMARKS.md, issue #42). Each spend is
 // checked against the committed state plus the block so far; a failed check is a ledger bug
 // (the validator checked the same state), so it is an assertion and rolls the block back.
 
