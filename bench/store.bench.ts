@@ -9,13 +9,13 @@
 // CREATE) and TRANSFER-shaped (spending an earlier output). Synchronous = full, as deployed.
 
 import { createHash } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir, totalmem } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import pg from "pg";
 import { PostgresStore } from "../src/store/postgres/postgresStore.js";
 import { SqliteStore } from "../src/store/sqlite/sqliteStore.js";
-import { startPostgres } from "../test/helpers/postgres.js";
+import { startPostgres, type PostgresServer } from "../test/helpers/postgres.js";
 import type { Store } from "../src/store/store.js";
 import type { CommittedTx, OutputRef } from "../src/transaction/committed.js";
 import { inVerifies, ofVerifyRate } from "./lib.js";
@@ -59,6 +59,29 @@ export async function benchStore(backend: "sqlite" | "postgres", dir: string): P
     }
   };
   return { store, describe: `postgres 15 on loopback, fsync on, synchronous_commit on, shared_buffers ${sharedBuffers}`, settle, remove: () => server.stop() };
+}
+
+/**
+ * CPU time (ms) the PostgreSQL server's processes have used so far (the postmaster and its
+ * children, from /proc, as the kernel counts it in clock ticks of 10 ms): the node's own
+ * process.cpuUsage() misses the server's share of a commit.
+ */
+export function postgresCpuMs(server: PostgresServer): number {
+  const postmaster = Number(readFileSync(join(dirname(server.log), "data", "postmaster.pid"), "utf8").split("\n")[0]);
+  let ticks = 0;
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${name}/stat`, "utf8");
+    } catch {
+      continue; // a process that ended meanwhile
+    }
+    // After the command's closing parenthesis: state, ppid, ... utime (12th), stime (13th).
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (Number(name) === postmaster || Number(fields[1]) === postmaster) ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return ticks * 10;
 }
 
 export interface BenchStore {

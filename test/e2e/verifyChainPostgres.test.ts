@@ -79,7 +79,8 @@ describe("verify-chain on PostgreSQL: the rows derived from the transactions (is
 
   it("reports an output key row missing or added", async () => {
     await refused("DELETE FROM output_keys WHERE tx_seq = 4", 3, /^output_keys: the row of key \w+ of output 0 is missing/);
-    await refused("INSERT INTO output_keys VALUES ('forged', 6, 0)", 8, /^output_keys: 1 row\(s\) of transaction [0-9a-f]{64} that it does not give$/);
+    await refused("UPDATE output_keys SET amount = amount + 1 WHERE tx_seq = 4", 3, /^output_keys: the row of key \w+ of output 0 is missing or differs from its output/);
+    await refused("INSERT INTO output_keys SELECT 'forged', tx_seq, output_index, transaction_id, asset_id, amount FROM output_keys WHERE tx_seq = 6 AND output_index = 0 LIMIT 1", 8, /^output_keys: 1 row\(s\) of transaction [0-9a-f]{64} that it does not give$/);
   });
 
   it("reports a field index row missing or added", async () => {

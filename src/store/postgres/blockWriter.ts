@@ -1,5 +1,7 @@
-// The PostgreSQL block writer: one block per database transaction, all or nothing, a few bulk
-// statements per table (arrays through `unnest`), whatever the block's size. Each spend is
+// The PostgreSQL block writer: one block per database transaction, all or nothing, in four round
+// trips whatever the block's size (BEGIN, one statement reading what the checks need, one
+// writing every table through arrays and `unnest`, COMMIT), since each round trip cost more
+// than a block of 100 transactions' rows (BENCHMARKS.md, issue #42). Each spend is
 // checked against the committed state plus the block so far; a failed check is a ledger bug
 // (the validator checked the same state), so it is an assertion and rolls the block back.
 
@@ -79,19 +81,79 @@ export async function writeInitChain(
   });
 }
 
+/** What a block's checks read, in one statement: the chain state (locked), the last seq, the ids named, the outputs spent. */
+interface BlockReadRow extends StateRow {
+  last_seq: number | null;
+  /** [id, seq] of each id the block names that is committed. */
+  named: [string, number][];
+  /** [seq, output index, spent_by] of each committed output the block spends. */
+  stored: [number, number, number | null][];
+}
+
+// Not prepared statements: a generic plan (PostgreSQL's choice after five runs) cannot see how
+// few rows the arrays hold, and joined the outputs whole (measured: 10x the CPU of a TRANSFER).
+const blockReadSql = `
+  WITH state AS (SELECT chain_id, height, commitment, history_size FROM chain_state WHERE id = 1 FOR UPDATE),
+    named AS (SELECT id, seq FROM transactions WHERE id = ANY($1::text[]))
+  SELECT state.*, (SELECT max(seq) FROM transactions) AS last_seq,
+    (SELECT coalesce(json_agg(json_build_array(id, seq)), '[]') FROM named) AS named,
+    (SELECT coalesce(json_agg(json_build_array(o.tx_seq, o.output_index, o.spent_by)), '[]')
+     FROM unnest($2::text[], $3::integer[]) AS p (id, idx)
+     JOIN named ON named.id = p.id JOIN outputs o ON o.tx_seq = named.seq AND o.output_index = p.idx) AS stored
+  FROM state`;
+
+/**
+ * Everything a block writes but its legacy part and the rare rows (validators, elections,
+ * evidence), in one statement of data-modifying WITH queries: one round trip, however many
+ * tables. They all see the state before the statement, so an output spent in its own block is
+ * inserted spent (spent_by) instead of updated; the result is the count of earlier outputs spent.
+ */
+const blockWriteSql = `
+  WITH
+    t AS (INSERT INTO transactions (seq, height, operation, id, asset_id, asset_data, metadata, json)
+      SELECT seq, $1::bigint, operation, id, asset_id, asset_data, metadata, json
+      FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
+        AS t (seq, operation, id, asset_id, asset_data, metadata, json)),
+    o AS (INSERT INTO outputs (tx_seq, output_index, transaction_id, asset_id, amount, condition_uri, public_keys, spent_by)
+      SELECT * FROM unnest($9::bigint[], $10::integer[], $11::text[], $12::text[], $13::numeric[], $14::text[], $15::text[], $16::bigint[])),
+    k AS (INSERT INTO output_keys (public_key, tx_seq, output_index, transaction_id, asset_id, amount)
+      SELECT * FROM unnest($17::text[], $18::bigint[], $19::integer[], $47::text[], $48::text[], $49::numeric[])),
+    s AS (UPDATE outputs SET spent_by = p.by FROM unnest($20::bigint[], $21::integer[], $22::bigint[]) AS p (seq, idx, by)
+      WHERE outputs.tx_seq = p.seq AND outputs.output_index = p.idx AND outputs.spent_by IS NULL RETURNING 1),
+    at AS (INSERT INTO asset_text (seq, body, tokens) SELECT * FROM unnest($23::bigint[], $24::tsvector[], $25::integer[])),
+    mt AS (INSERT INTO metadata_text (seq, body, tokens) SELECT * FROM unnest($26::bigint[], $27::tsvector[], $28::integer[])),
+    ts AS (UPDATE text_stats SET documents = text_stats.documents + d.documents, tokens = text_stats.tokens + d.tokens
+      FROM unnest($29::text[], $30::bigint[], $31::bigint[]) AS d (kind, documents, tokens) WHERE text_stats.kind = d.kind),
+    tt AS (INSERT INTO text_terms (kind, lexeme, documents)
+      SELECT kind, lexeme, count(*) FROM unnest($32::text[], $33::text[]) AS l (kind, lexeme) GROUP BY kind, lexeme
+      ON CONFLICT (kind, lexeme) DO UPDATE SET documents = text_terms.documents + excluded.documents),
+    f AS (INSERT INTO field_index (digest, seq) SELECT * FROM unnest($34::bytea[], $35::bigint[]) ON CONFLICT DO NOTHING),
+    hn AS (INSERT INTO history_nodes (level, idx, hash) SELECT * FROM unnest($36::integer[], $37::bigint[], $38::bytea[])),
+    bn AS (INSERT INTO block_nodes (height, level, idx, hash) SELECT $1::bigint, * FROM unnest($39::integer[], $40::bigint[], $41::bytea[])),
+    b AS (INSERT INTO blocks (height, app_hash, seq_first, tx_count, history_size) VALUES ($1::bigint, $42::text, $43::bigint, $44::integer, $45::bigint)),
+    c AS (UPDATE chain_state SET height = $1::bigint, app_hash = $42::text, history_size = coalesce($46::bigint, history_size) WHERE id = 1)
+  SELECT count(*)::integer AS spent FROM s`;
+
 export async function writeBlock(client: pg.ClientBase, block: BlockWrite): Promise<void> {
   await inTransaction(client, async () => {
-    const state = await lockedState(client);
+    const txs = block.txs;
+    const named = [...new Set(txs.flatMap((tx) => [tx.id, ...tx.spends.map((ref) => ref.transactionId)]))];
+    const spends = txs.flatMap((tx) => tx.spends);
+    const read = await client.query<BlockReadRow>(blockReadSql, [named, spends.map((ref) => ref.transactionId), spends.map((ref) => ref.outputIndex)]);
+    const state = read.rows[0]!;
     checkNextHeight(block, state.height);
-    const last = await client.query<{ seq: number | null }>("SELECT max(seq) AS seq FROM transactions");
-    const seqFirst = (last.rows[0]!.seq ?? 0) + 1;
-    await writeTransactions(client, block, seqFirst);
-    if (block.legacy !== undefined) await writeLegacy(client, block.legacy, block.height, block.txs.length);
-    await writeHistory(client, block, state);
-    await client.query(
-      "INSERT INTO blocks (height, app_hash, seq_first, tx_count, history_size) VALUES ($1, $2, $3, $4, $5)",
-      [block.height, block.appHash, seqFirst, block.txs.length, block.history?.size ?? null],
-    );
+    const seqFirst = (state.last_seq ?? 0) + 1;
+    const rows = blockRows(block, seqFirst, state);
+    if (block.legacy !== undefined) await writeLegacy(client, block.legacy, block.height, txs.length);
+    const history = checkHistory(block, state.commitment, state.history_size);
+    const evidence = checkEvidence(block);
+    const written = await client.query<{ spent: number }>(blockWriteSql, [
+      block.height, ...rows.values,
+      ...historyValues(history?.nodes ?? []), ...historyValues(history?.blockNodes ?? []),
+      block.appHash, seqFirst, txs.length, block.history?.size ?? null, history?.size ?? null,
+      ...rows.keyColumns,
+    ]);
+    assert.equal(written.rows[0]!.spent, rows.earlierSpends, "every spend found its unspent output");
     // A validator update takes effect from the next height (BigchainDB `end_block`).
     if (block.validators !== undefined) {
       await client.query("INSERT INTO validators (height, json) VALUES ($1, $2)", [block.height + 1, validatorsJson(block.validators)]);
@@ -105,46 +167,38 @@ export async function writeBlock(client: pg.ClientBase, block: BlockWrite): Prom
         [e.id, e.height, e.validatorKey, e.power, storedText(e.nodeId), `${e.total}`, `${e.votes}`, e.concludedAt],
       );
     }
-    for (const e of checkEvidence(block)) {
+    for (const e of evidence) {
       await client.query(
         `INSERT INTO evidence (height, idx, type, validator_address, power, infraction_height, time, total_power)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
         [e.height, e.index, e.type, e.validatorAddress, e.power, e.infractionHeight, e.time, e.totalPower],
       );
     }
-    await client.query("UPDATE chain_state SET height = $1, app_hash = $2 WHERE id = 1", [block.height, block.appHash]);
   });
 }
 
-/** The block's v2.0 transactions, their outputs, spends, text and field index, in bulk. */
-async function writeTransactions(client: pg.ClientBase, block: BlockWrite, seqFirst: number): Promise<void> {
-  const txs = block.txs;
-  if (txs.length === 0) return;
-  // What the checks need from the committed state: the ids named, the outputs spent.
-  const named = [...new Set(txs.flatMap((tx) => [tx.id, ...tx.spends.map((ref) => ref.transactionId)]))];
-  const found = await client.query<{ id: string; seq: number }>("SELECT id, seq FROM transactions WHERE id = ANY($1::text[])", [named]);
-  const ids = new Map(found.rows.map((row) => [row.id, row.seq]));
-  const spentSeqs: number[] = [];
-  const spentIndexes: number[] = [];
-  for (const tx of txs) {
-    for (const ref of tx.spends) {
-      const seq = ids.get(ref.transactionId);
-      if (seq !== undefined) spentSeqs.push(seq), spentIndexes.push(ref.outputIndex);
-    }
-  }
-  const stored = await client.query<{ tx_seq: number; output_index: number; spent_by: number | null }>(
-    `SELECT o.tx_seq, o.output_index, o.spent_by FROM outputs o
-     JOIN unnest($1::bigint[], $2::integer[]) AS p (seq, idx) ON o.tx_seq = p.seq AND o.output_index = p.idx`,
-    [spentSeqs, spentIndexes],
-  );
-  const outputs = new Set(stored.rows.map((row) => `${row.tx_seq}:${row.output_index}`));
-  const spent = new Map(stored.rows.filter((row) => row.spent_by !== null).map((row) => [`${row.tx_seq}:${row.output_index}`, row.spent_by!]));
+/** A history tree's nodes as blockWriteSql's three arrays. */
+function historyValues(nodes: readonly { level: number; index: number; hash: Uint8Array }[]): unknown[] {
+  return [nodes.map((n) => n.level), nodes.map((n) => n.index), nodes.map((n) => Buffer.from(n.hash))];
+}
 
+/**
+ * The block's v2.0 transactions, outputs, spends, text and field index as blockWriteSql's
+ * arrays ($2 to $35, and $47 to $49), each checked against the committed state read (`state`) plus the block so
+ * far; `earlierSpends`: how many spends are of outputs committed before the block.
+ */
+function blockRows(block: BlockWrite, seqFirst: number, state: Pick<BlockReadRow, "named" | "stored">): { values: unknown[]; keyColumns: unknown[]; earlierSpends: number } {
+  const txs = block.txs;
+  const ids = new Map(state.named);
+  const outputs = new Set(state.stored.map(([seq, index]) => `${seq}:${index}`));
+  const spent = new Map(state.stored.filter((row) => row[2] !== null).map(([seq, index, by]) => [`${seq}:${index}`, by!]));
   const t = { seq: [] as number[], operation: [] as string[], id: [] as string[], assetId: [] as string[], assetData: [] as (string | null)[], metadata: [] as (string | null)[], json: [] as string[] };
-  const o = { seq: [] as number[], index: [] as number[], txId: [] as string[], assetId: [] as string[], amount: [] as string[], uri: [] as string[], keys: [] as string[] };
-  const k = { key: [] as string[], seq: [] as number[], index: [] as number[] };
+  const o = { seq: [] as number[], index: [] as number[], txId: [] as string[], assetId: [] as string[], amount: [] as string[], uri: [] as string[], keys: [] as string[], spentBy: [] as (number | null)[] };
+  const k = { key: [] as string[], seq: [] as number[], index: [] as number[], txId: [] as string[], assetId: [] as string[], amount: [] as string[] };
   const s = { seq: [] as number[], index: [] as number[], by: [] as number[] };
   const f = { digest: [] as Buffer[], seq: [] as number[] };
+  // Where each of the block's own outputs is in `o`, so that a later spend in the block marks it.
+  const ownOutputs = new Map<string, number>();
   const assetDocs: { seq: number; id: string; json: string }[] = [];
   const metadataDocs: { seq: number; id: string; json: string }[] = [];
   txs.forEach((tx, i) => {
@@ -161,13 +215,18 @@ async function writeTransactions(client: pg.ClientBase, block: BlockWrite, seqFi
       const what = `${tx.id} spends ${outputKey(ref)}`;
       checkSpend(what, outputs.has(place), spent.has(place));
       spent.set(place, seq);
-      s.seq.push(spentSeq!), s.index.push(ref.outputIndex), s.by.push(seq);
+      const own = ownOutputs.get(place);
+      if (own !== undefined) o.spentBy[own] = seq;
+      else s.seq.push(spentSeq!), s.index.push(ref.outputIndex), s.by.push(seq);
     }
     for (const output of tx.outputs) {
+      ownOutputs.set(`${seq}:${output.outputIndex}`, o.seq.length);
       o.seq.push(seq), o.index.push(output.outputIndex), o.txId.push(tx.id), o.assetId.push(tx.assetId), o.amount.push(output.amount.toString());
-      o.uri.push(output.conditionUri), o.keys.push(JSON.stringify(output.publicKeys));
+      o.uri.push(output.conditionUri), o.keys.push(JSON.stringify(output.publicKeys)), o.spentBy.push(null);
       outputs.add(`${seq}:${output.outputIndex}`);
-      for (const key of new Set(output.publicKeys)) k.key.push(key), k.seq.push(seq), k.index.push(output.outputIndex);
+      for (const key of new Set(output.publicKeys)) {
+        k.key.push(key), k.seq.push(seq), k.index.push(output.outputIndex), k.txId.push(tx.id), k.assetId.push(tx.assetId), k.amount.push(o.amount.at(-1)!);
+      }
     }
     if (tx.assetData !== null) assetDocs.push({ seq, id: tx.id, json: tx.assetData });
     if (tx.metadata !== null) metadataDocs.push({ seq, id: tx.id, json: tx.metadata });
@@ -176,50 +235,37 @@ async function writeTransactions(client: pg.ClientBase, block: BlockWrite, seqFi
     if (tx.metadata !== null) for (const key of fieldLeafKeys("metadata", tx.metadata)) leaves.add(key);
     for (const key of leaves) f.digest.push(fieldDigest(key)), f.seq.push(seq);
   });
-  await client.query(
-    `INSERT INTO transactions (seq, height, operation, id, asset_id, asset_data, metadata, json)
-     SELECT seq, $1, operation, id, asset_id, asset_data, metadata, json
-     FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
-       AS t (seq, operation, id, asset_id, asset_data, metadata, json)`,
-    [block.height, t.seq, t.operation, t.id, t.assetId, t.assetData, t.metadata, t.json],
-  );
-  await client.query(
-    `INSERT INTO outputs (tx_seq, output_index, transaction_id, asset_id, amount, condition_uri, public_keys)
-     SELECT * FROM unnest($1::bigint[], $2::integer[], $3::text[], $4::text[], $5::numeric[], $6::text[], $7::text[])`,
-    [o.seq, o.index, o.txId, o.assetId, o.amount, o.uri, o.keys],
-  );
-  await client.query("INSERT INTO output_keys (public_key, tx_seq, output_index) SELECT * FROM unnest($1::text[], $2::bigint[], $3::integer[])", [k.key, k.seq, k.index]);
-  if (s.seq.length > 0) {
-    const updated = await client.query(
-      `UPDATE outputs SET spent_by = p.by FROM unnest($1::bigint[], $2::integer[], $3::bigint[]) AS p (seq, idx, by)
-       WHERE outputs.tx_seq = p.seq AND outputs.output_index = p.idx AND outputs.spent_by IS NULL`,
-      [s.seq, s.index, s.by],
-    );
-    assert.equal(updated.rowCount, s.seq.length, "every spend found its unspent output");
-  }
-  for (const [kind, docs] of [["assets", assetDocs], ["metadata", metadataDocs]] as const) {
-    if (docs.length > 0) await writeSearchDocuments(client, kind, docs);
-  }
-  if (f.seq.length > 0) {
-    await client.query("INSERT INTO field_index (digest, seq) SELECT * FROM unnest($1::bytea[], $2::bigint[]) ON CONFLICT DO NOTHING", [f.digest, f.seq]);
-  }
+  const assets = searchRows(assetDocs);
+  const metadata = searchRows(metadataDocs);
+  const stats = [["assets", assets], ["metadata", metadata]] as const;
+  const counted = stats.filter(([, rows]) => rows.documents > 0);
+  const terms = stats.flatMap(([kind, rows]) => rows.lexemes.map((lexeme) => [kind, lexeme] as const));
+  return {
+    values: [
+      t.seq, t.operation, t.id, t.assetId, t.assetData, t.metadata, t.json,
+      o.seq, o.index, o.txId, o.assetId, o.amount, o.uri, o.keys, o.spentBy,
+      k.key, k.seq, k.index,
+      s.seq, s.index, s.by,
+      ...assets.values, ...metadata.values,
+      counted.map(([kind]) => kind), counted.map(([, rows]) => rows.documents), counted.map(([, rows]) => rows.tokens),
+      terms.map(([kind]) => kind), terms.map(([, lexeme]) => lexeme),
+      f.digest, f.seq,
+    ],
+    // $47 to $49: what output_keys repeats of each output (schema.ts migration 6).
+    keyColumns: [k.txId, k.assetId, k.amount],
+    earlierSpends: s.seq.length,
+  };
 }
 
-/** The documents' tsvectors, and the counts bm25.ts ranks on: lengths and document frequencies. */
-async function writeSearchDocuments(client: pg.ClientBase, kind: "assets" | "metadata", docs: readonly { seq: number; id: string; json: string }[]): Promise<void> {
+/** The documents' tsvectors, and the counts bm25.ts ranks on: lengths and (per lexeme) document frequencies. */
+function searchRows(docs: readonly { seq: number; id: string; json: string }[]): { values: unknown[]; documents: number; tokens: number; lexemes: string[] } {
   const rows = searchDocuments(docs);
-  const table = kind === "assets" ? "asset_text" : "metadata_text";
-  await client.query(`INSERT INTO ${table} (seq, body, tokens) SELECT * FROM unnest($1::bigint[], $2::tsvector[], $3::integer[])`, [
-    docs.map((d) => d.seq), rows.map((r) => r.vector), rows.map((r) => r.tokens),
-  ]);
-  const tokens = rows.reduce((sum, r) => sum + r.tokens, 0);
-  await client.query("UPDATE text_stats SET documents = documents + $2, tokens = tokens + $3 WHERE kind = $1", [kind, rows.length, tokens]);
-  await client.query(
-    `INSERT INTO text_terms (kind, lexeme, documents)
-     SELECT $1, lexeme, count(*) FROM unnest($2::text[]) AS l (lexeme) GROUP BY lexeme
-     ON CONFLICT (kind, lexeme) DO UPDATE SET documents = text_terms.documents + excluded.documents`,
-    [kind, rows.flatMap((r) => r.lexemes)],
-  );
+  return {
+    values: [docs.map((d) => d.seq), rows.map((r) => r.vector), rows.map((r) => r.tokens)],
+    documents: rows.length,
+    tokens: rows.reduce((sum, r) => sum + r.tokens, 0),
+    lexemes: rows.flatMap((r) => r.lexemes),
+  };
 }
 
 /** The block's legacy part: one spent index for both variants, refusals recorded. */
@@ -270,23 +316,4 @@ async function writeLegacy(client: pg.ClientBase, legacy: LegacyBlockWrite, heig
       refused.id, height, storedText(refused.code), storedText(refused.message),
     ]);
   }
-}
-
-/** The history tree's new perfect subtrees, on a `v1` chain (and none on another). */
-async function writeHistory(client: pg.ClientBase, block: BlockWrite, state: Pick<ChainState, "commitment"> & { history_size: number }): Promise<void> {
-  const history = checkHistory(block, state.commitment, state.history_size);
-  if (history === undefined) return;
-  const nodes = history.nodes;
-  if (nodes.length > 0) {
-    await client.query("INSERT INTO history_nodes (level, idx, hash) SELECT * FROM unnest($1::integer[], $2::bigint[], $3::bytea[])", [
-      nodes.map((n) => n.level), nodes.map((n) => n.index), nodes.map((n) => Buffer.from(n.hash)),
-    ]);
-  }
-  const blockNodes = history.blockNodes;
-  if (blockNodes.length > 0) {
-    await client.query("INSERT INTO block_nodes (height, level, idx, hash) SELECT $1, * FROM unnest($2::integer[], $3::bigint[], $4::bytea[])", [
-      block.height, blockNodes.map((n) => n.level), blockNodes.map((n) => n.index), blockNodes.map((n) => Buffer.from(n.hash)),
-    ]);
-  }
-  await client.query("UPDATE chain_state SET history_size = $1 WHERE id = 1", [history.size]);
 }

@@ -220,18 +220,21 @@ export class PostgresDerivedCheck implements DerivedCheck {
   }
 
   async #outputKeys(txs: readonly CommittedTx[], seqFirst: number): Promise<RowFault | null> {
-    const rows: { key: string; seq: number; index: number; tx: CommittedTx }[] = [];
+    const rows: { key: string; seq: number; index: number; amount: string; tx: CommittedTx }[] = [];
     txs.forEach((tx, i) => {
       for (const output of tx.outputs) {
-        for (const key of new Set(output.publicKeys)) rows.push({ key, seq: seqFirst + i, index: output.outputIndex, tx });
+        for (const key of new Set(output.publicKeys)) rows.push({ key, seq: seqFirst + i, index: output.outputIndex, amount: output.amount.toString(), tx });
       }
     });
-    const missing = await this.#firstMissing("output_keys", ["public_key", "tx_seq", "output_index"], ["text", "bigint", "integer"], [
-      rows.map((r) => r.key), rows.map((r) => r.seq), rows.map((r) => r.index),
-    ]);
+    const missing = await this.#firstMissing(
+      "output_keys",
+      ["public_key", "tx_seq", "output_index", "transaction_id", "asset_id", "amount"],
+      ["text", "bigint", "integer", "text", "text", "numeric"],
+      [rows.map((r) => r.key), rows.map((r) => r.seq), rows.map((r) => r.index), rows.map((r) => r.tx.id), rows.map((r) => r.tx.assetId), rows.map((r) => r.amount)],
+    );
     if (missing !== null) {
       const row = rows[missing]!;
-      return fault(`output_keys: the row of key ${row.key} of output ${row.index} is missing`, row.tx.id);
+      return fault(`output_keys: the row of key ${row.key} of output ${row.index} is missing or differs from its output`, row.tx.id);
     }
     for (const row of rows) this.#counts.keys.add(row.seq);
     return null;

@@ -178,6 +178,18 @@ const migrations: readonly string[] = [
   ALTER TABLE chain_state ADD COLUMN app_version text;
   ALTER TABLE chain_state ADD COLUMN rule_heights text NOT NULL DEFAULT '{}';
   `,
+  // 6: a key's outputs from its index alone (issue #42): each key's row repeats its output's
+  // transaction id, asset id and amount, carried in the primary key's index, so that listing a
+  // key's outputs is one index-only scan instead of a lookup in \`outputs\` per output (measured
+  // at 1,000,000 outputs: a key of 1,000, p50 26 ms to 2 to 6 ms on a loaded machine).
+  `
+  ALTER TABLE output_keys ADD COLUMN transaction_id text, ADD COLUMN asset_id text, ADD COLUMN amount numeric(78, 0);
+  UPDATE output_keys k SET transaction_id = o.transaction_id, asset_id = o.asset_id, amount = o.amount
+    FROM outputs o WHERE o.tx_seq = k.tx_seq AND o.output_index = k.output_index;
+  ALTER TABLE output_keys ALTER COLUMN transaction_id SET NOT NULL, ALTER COLUMN asset_id SET NOT NULL, ALTER COLUMN amount SET NOT NULL;
+  ALTER TABLE output_keys DROP CONSTRAINT output_keys_pkey,
+    ADD PRIMARY KEY (public_key, tx_seq, output_index) INCLUDE (transaction_id, asset_id, amount);
+  `,
 ];
 
 /** The schema this build writes. */

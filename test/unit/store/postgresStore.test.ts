@@ -7,7 +7,7 @@ import { createConnection, createServer, type Server, type Socket } from "node:n
 import pg from "pg";
 import { LedgerError } from "../../../src/errors/ledgerError.js";
 import { PostgresStore } from "../../../src/store/postgres/postgresStore.js";
-import { balancesSql } from "../../../src/store/postgres/pagedReads.js";
+import { balancesSql, outputBatchSql } from "../../../src/store/postgres/pagedReads.js";
 import { evidenceOf } from "./evidenceConformance.js";
 import { postgresSchemaVersion } from "../../../src/store/postgres/schema.js";
 import { startPostgres, type PostgresServer } from "../../helpers/postgres.js";
@@ -27,6 +27,10 @@ async function freshUrl(): Promise<string> {
 storeConformance("postgres", async () => PostgresStore.open({ url: await freshUrl() }));
 
 const isAssertion = { name: "AssertionError" };
+
+/** output_keys as before schema version 6: without the output's columns. */
+const undoMigration6 = `ALTER TABLE output_keys DROP CONSTRAINT output_keys_pkey, DROP COLUMN transaction_id, DROP COLUMN asset_id,
+  DROP COLUMN amount, ADD PRIMARY KEY (public_key, tx_seq, output_index)`;
 
 function isUnavailable(error: unknown): boolean {
   return error instanceof LedgerError && error.code === "StoreUnavailable" && /PostgreSQL cannot be reached/.test(error.message);
@@ -251,8 +255,10 @@ describe("postgres store", () => {
       const made = Array.from({ length: 30 }, (_, i) => createTx({ label: `holder-${i}`, outputs: [{ keys: [owner], amount: 2n }, { keys: [publicKey("holder-other")] }] }));
       await store.commitBlock(block(1, made));
       // A database of schema version 1 gains the index (and migration 3's evidence table, 4's
-      // signed headers, 5's chain rules: unknown for a chain begun before) when a writer opens it.
+      // signed headers, 5's chain rules: unknown for a chain begun before, 6's columns of
+      // output_keys) when a writer opens it.
       await store.close();
+      await client.query(undoMigration6);
       await client.query("ALTER TABLE chain_state DROP COLUMN app_version, DROP COLUMN rule_heights");
       await client.query("DROP TABLE signed_headers; DROP VIEW ledger_evidence; DROP TABLE evidence; DROP INDEX outputs_by_holder; UPDATE schema_version SET version = 1");
       store = await PostgresStore.open({ url });
@@ -275,6 +281,49 @@ describe("postgres store", () => {
       assert.deepEqual((await store.getBlockContents(2))?.evidence, [evidenceOf(2, 0)]);
       await store.putSignedHeaders([{ height: 2, json: "{}" }]);
       assert.equal(await store.getSignedHeader(2), "{}");
+    } finally {
+      await client.end();
+      await store.close();
+    }
+  });
+
+  it("a key's outputs come from output_keys' index alone; migration 6 fills an older database's rows", async () => {
+    const url = await freshUrl();
+    let store = await PostgresStore.open({ url });
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const owner = publicKey("keyed-owner");
+      const made = [
+        createTx({ label: "keyed-1", outputs: [{ keys: [owner], amount: 7n }, { keys: [publicKey("keyed-other")] }] }),
+        createTx({ label: "keyed-2", outputs: [{ keys: [publicKey("keyed-other"), owner], amount: 12345678901234567890n }] }),
+      ];
+      const moved = transferTx({ label: "keyed-3", assetId: made[0]!.id, spends: [ref(made[0]!, 0)], outputs: [{ keys: [owner], amount: 7n }] });
+      await store.commitBlock(block(1, made));
+      await store.commitBlock(block(2, [moved]));
+      const entries = async (spent?: boolean) => {
+        const all = [];
+        for await (const batch of store.streamOutputEntries(owner, spent)) all.push(...batch.map((e) => [e.transactionId, e.outputIndex, e.amount, e.assetId, e.position]));
+        return all;
+      };
+      const expected = [
+        [made[0]!.id, 0, "7", made[0]!.id, "3.1.0"],
+        [made[1]!.id, 0, "12345678901234567890", made[1]!.id, "3.2.0"],
+        [moved.id, 0, "7", made[0]!.id, "3.3.0"],
+      ];
+      // A database of schema version 5: output_keys without the output's columns.
+      await store.close();
+      await client.query(`${undoMigration6}; UPDATE schema_version SET version = 5`);
+      store = await PostgresStore.open({ url });
+      assert.deepEqual(await entries(), expected);
+      assert.deepEqual(await entries(false), [expected[1], expected[2]]);
+      assert.deepEqual(await entries(true), [expected[0]]);
+      await client.query("VACUUM ANALYZE output_keys");
+      await client.query("SET enable_seqscan = off");
+      const plan = await client.query(`EXPLAIN ${outputBatchSql(undefined)}`, [owner, 0, -1, 3, 500]);
+      const text = plan.rows.map((row: Record<string, string>) => row["QUERY PLAN"]).join("\n");
+      assert.match(text, /Index Only Scan using output_keys_pkey/, text);
+      assert.doesNotMatch(text, / on outputs /, text);
     } finally {
       await client.end();
       await store.close();
