@@ -9,7 +9,12 @@ import type { LegacyOutputRow, OutputRow, SeqIdRow, SpentRow } from "./rows.js";
 /** The seqs of the committed transactions among these ids. */
 export function seqsOf(c: Connection, ids: Iterable<string>): Map<string, number> {
   const wanted = new Map<string, number>(); // id -> keyHash
-  for (const id of ids) if (!wanted.has(id)) wanted.set(id, keyHash(id));
+  for (const id of ids) {
+    if (wanted.has(id)) continue;
+    // An id the filter has never seen is not committed: no read (hashFilter.ts).
+    const hash = keyHash(id);
+    if (c.index.ids.mayHold(hash)) wanted.set(id, hash);
+  }
   const found = new Map<string, number>();
   if (wanted.size === 0) return found;
   const rows =
