@@ -62,6 +62,11 @@ export class IndexFollower {
     this.#catchUp();
   }
 
+  /** Whether no other connection has committed since the last look: what this one knows is all. */
+  current(): boolean {
+    return this.#c.read.dataVersion.get() === this.#dataVersion;
+  }
+
   /** Whether another connection committed since the last look (and notes that it did). */
   #changed(): boolean {
     const version = this.#c.read.dataVersion.get() as number;

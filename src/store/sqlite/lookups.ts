@@ -34,6 +34,12 @@ export function seqsOf(c: Connection, ids: Iterable<string>): Map<string, number
   return found;
 }
 
+/** Whether the ids' filter says none of these ids is committed (hashFilter.ts). */
+export function noneMayBeCommitted(c: Connection, ids: readonly string[]): boolean {
+  for (const id of ids) if (c.index.ids.mayHold(keyHash(id))) return false;
+  return true;
+}
+
 /** The ids of the transactions at these seqs. */
 export function idsAt(c: Connection, seqs: Iterable<number>): Map<number, string> {
   const unique = [...new Set(seqs)];

@@ -2,7 +2,9 @@
 // for an id that cannot be committed. It must never say "no" for a committed id: not for one
 // merged into id_index before the store opened (built from the table), not for one merged by the
 // writer thread before the main thread followed its block (noted by the follower), not for one
-// a reader in another connection sees merged already. A duplicate is refused as before.
+// a reader in another connection sees merged already, nor for one committed by another connection
+// since this one last looked (a check with no read asks whether one was). A duplicate is refused
+// as before.
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -75,6 +77,8 @@ describe("the filter of committed ids", () => {
         const tx = createTx({ label: `reader-${height}` });
         await writer.commitBlock(block(height, [tx]));
         ids.push(tx.id);
+        // The new id alone first: the reader's filter learns of it only by looking.
+        assert.deepEqual(await reader.findTransactions([tx.id]), new Set([tx.id]), `block ${height}`);
         assert.deepEqual(await reader.findTransactions(ids), new Set(ids), `block ${height}`);
       }
     } finally {
