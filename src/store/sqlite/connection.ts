@@ -70,7 +70,9 @@ export function prepareConnection(db: Database.Database): Connection {
   for (const statement of Object.values(rank)) statement.pluck();
   const merged = read.sweep.all() as number[];
   const count = merged.length; // the database's own slice count
-  const make = (name: IndexName) => new DeferredIndex(db, indexTables[name].table, indexTables[name].columns, count, addedBySeqColumn[name]);
+  // Only the ids are filtered: the duplicate check of each posted transaction looks up a new id.
+  const make = (name: IndexName) =>
+    new DeferredIndex(db, indexTables[name].table, indexTables[name].columns, count, addedBySeqColumn[name], name === "ids");
   const index: Indexes = { ids: make("ids"), assets: make("assets"), keys: make("keys"), spent: make("spent") };
   return { db, read, write, rank, index, merged };
 }

@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3";
-import { indexInsertSql, indexLookupSql } from "./queries.js";
+import { HashFilter } from "./hashFilter.js";
+import { indexHashesSql, indexInsertSql, indexLookupSql } from "./queries.js";
 
 // Why this exists: an index keyed by a hash takes each insert at a random place. Once the index
 // is much bigger than a block, every insert dirties its own page, and the commit must write every
@@ -48,12 +49,17 @@ export class DeferredIndex {
   readonly #stagedCount: number[];
   #pending = new Map<number, IndexRow[]>();
   #pendingCount: number[];
+  /**
+   * With `filtered`: every hash in the table when it was read, and every hash added, restored
+   * or noted since (a superset of what a lookup can find), so an absent hash costs no read.
+   */
+  #filter: HashFilter | null = null;
 
   /**
    * `table` has columns (hash, ...columns) with a primary key starting with hash; a row's
    * `seqColumn` holds the seq of the transaction that added it.
    */
-  constructor(db: Database.Database, table: string, columns: readonly string[], slices: number, seqColumn: number) {
+  constructor(db: Database.Database, table: string, columns: readonly string[], slices: number, seqColumn: number, filtered = false) {
     this.#slices = slices;
     this.#seqColumn = seqColumn;
     this.#select = db.prepare(indexLookupSql(table, columns)).raw();
@@ -61,10 +67,25 @@ export class DeferredIndex {
     this.#staged = Array.from({ length: slices }, () => new Map());
     this.#stagedCount = new Array<number>(slices).fill(0);
     this.#pendingCount = new Array<number>(slices).fill(0);
+    if (filtered) this.#buildFilter(db.prepare(indexHashesSql(table)).pluck());
+  }
+
+  /** False only when no row with this hash is in the table or waiting (always true unfiltered). */
+  mayHold(hash: number): boolean {
+    return this.#filter === null || this.#filter.mayHold(hash);
+  }
+
+  /**
+   * A row another connection committed and merged before this one saw it (a follower's): in the
+   * table now, so never restored here, but the filter must know its hash.
+   */
+  note(row: IndexRow): void {
+    this.#filterAdd(row[0] as number);
   }
 
   /** Every row with this hash (merged, staged, or of the block being written), without hash. */
   lookup(hash: number): number[][] {
+    if (!this.mayHold(hash)) return [];
     const rows = this.#select.all(hash) as number[][];
     for (const row of this.waitingRows(hash)) rows.push(row.slice(1));
     return rows;
@@ -84,12 +105,18 @@ export class DeferredIndex {
   /** A row of the block being written; it becomes staged when the block commits. */
   add(row: IndexRow): void {
     const hash = row[0] as number;
+    this.#filterAdd(hash);
     push(this.#pending, hash, row);
     this.#pendingCount[sliceOf(hash, this.#slices)]! += 1;
   }
 
   /** A row re-derived on open, committed earlier but not merged yet. */
   restore(row: IndexRow): void {
+    this.#filterAdd(row[0] as number);
+    this.#stage(row);
+  }
+
+  #stage(row: IndexRow): void {
     const hash = row[0] as number;
     const slice = sliceOf(hash, this.#slices);
     push(this.#staged[slice]!, hash, row);
@@ -158,9 +185,24 @@ export class DeferredIndex {
     for (const { slice, upTo: bound } of merges) this.dropMerged(slice, bound);
     for (const [hash, list] of this.#pending) {
       const bound = upTo.get(sliceOf(hash, this.#slices)) ?? -1;
-      for (const row of list) if (row[seq]! > bound) this.restore(row);
+      for (const row of list) if (row[seq]! > bound) this.#stage(row); // in the filter since add
     }
     this.rolledBack();
+  }
+
+  #filterAdd(hash: number): void {
+    this.#filter?.add(hash);
+  }
+
+  /**
+   * The filter of the table's hashes, at open (before any row is restored or added): one read
+   * of the table, 0.4 to 0.7 s and 4 MiB at a million rows on this project's test machine.
+   */
+  #buildFilter(hashes: Database.Statement): void {
+    const merged = hashes.all() as number[];
+    const filter = new HashFilter(2 * merged.length);
+    for (const hash of merged) filter.add(hash);
+    this.#filter = filter;
   }
 
   #bounds(merges: readonly SliceMerge[]): Map<number, number> {

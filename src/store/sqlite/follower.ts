@@ -51,15 +51,20 @@ export class IndexFollower {
         const width = 1 + indexTables[name].columns.length;
         const bySeq = addedBySeqColumn[name];
         for (let at = 0; at < flat.length; at += width) {
-          if (flat[at + bySeq]! <= merged[sliceOf(flat[at]!, slices)]!) continue;
           const row: number[] = [];
           for (let column = 0; column < width; column++) row.push(flat[at + column]!);
-          index[name].restore(row);
+          if (flat[at + bySeq]! <= merged[sliceOf(flat[at]!, slices)]!) index[name].note(row);
+          else index[name].restore(row);
         }
       }
       this.#seenSeq = block.lastSeq;
     }
     this.#catchUp();
+  }
+
+  /** Whether no other connection has committed since the last look: what this one knows is all. */
+  current(): boolean {
+    return this.#c.read.dataVersion.get() === this.#dataVersion;
   }
 
   /** Whether another connection committed since the last look (and notes that it did). */
@@ -96,10 +101,10 @@ export class IndexFollower {
   #restoreWaitingRows(from: number): void {
     const { read, index, merged } = this.#c;
     const slices = merged.length;
+    // A row already merged is in the table; a filtered index notes its hash all the same.
     const restore = (name: IndexName, row: IndexRow, seq: number) => {
-      if (seq > (merged[sliceOf(row[0] as number, slices)] as number)) {
-        index[name].restore(row);
-      }
+      if (seq > (merged[sliceOf(row[0] as number, slices)] as number)) index[name].restore(row);
+      else index[name].note(row);
     };
     for (const tx of read.txsAfter.iterate(from) as Iterable<TxRow>) {
       const rows = txIndexRows(tx.seq, tx.id, tx.operation, tx.assetId);

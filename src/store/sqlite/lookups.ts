@@ -9,7 +9,12 @@ import type { LegacyOutputRow, OutputRow, SeqIdRow, SpentRow } from "./rows.js";
 /** The seqs of the committed transactions among these ids. */
 export function seqsOf(c: Connection, ids: Iterable<string>): Map<string, number> {
   const wanted = new Map<string, number>(); // id -> keyHash
-  for (const id of ids) if (!wanted.has(id)) wanted.set(id, keyHash(id));
+  for (const id of ids) {
+    if (wanted.has(id)) continue;
+    // An id the filter has never seen is not committed: no read (hashFilter.ts).
+    const hash = keyHash(id);
+    if (c.index.ids.mayHold(hash)) wanted.set(id, hash);
+  }
   const found = new Map<string, number>();
   if (wanted.size === 0) return found;
   const rows =
@@ -27,6 +32,12 @@ export function seqsOf(c: Connection, ids: Iterable<string>): Map<string, number
   }
   for (const [seq, id] of idsAt(c, candidates)) if (wanted.has(id)) found.set(id, seq);
   return found;
+}
+
+/** Whether the ids' filter says none of these ids is committed (hashFilter.ts). */
+export function noneMayBeCommitted(c: Connection, ids: readonly string[]): boolean {
+  for (const id of ids) if (c.index.ids.mayHold(keyHash(id))) return false;
+  return true;
 }
 
 /** The ids of the transactions at these seqs. */

@@ -19,6 +19,11 @@ export function indexLookupSql(table: string, columns: readonly string[]): strin
   return `SELECT ${columns.join(", ")} FROM ${table} WHERE hash = ?`;
 }
 
+/** Every hash of an index table, for its filter (hashFilter.ts). */
+export function indexHashesSql(table: string): string {
+  return `SELECT hash FROM ${table}`;
+}
+
 export function indexInsertSql(table: string, columns: readonly string[]): string {
   const marks = columns.map(() => ", ?").join("");
   return `INSERT INTO ${table} (hash, ${columns.join(", ")}) VALUES (?${marks})`;
