@@ -10,14 +10,14 @@
 // validators the restored ledger names signed it. The second pass is one bulk load of the store;
 // a node stopped during it resumes from the blocks it wrote, once the first pass has found them
 // on the snapshot's chain.
-import { misbehaviorOfLine } from "./blockLine.js";
+import { misbehaviorOfLine, type BlockLine } from "./blockLine.js";
 import { ChainCommitment } from "./commitment.js";
+import { restoredIdOf } from "./kinds/registry.js";
 import type { LedgerApp } from "./ledgerApp.js";
 import { ruleHeightsOf } from "./protocol.js";
 import { checkSignedHeader, type SignedHeader } from "../proofs/cometHeader.js";
 import type { LedgerStore, StoredSignedHeader } from "../store/store.js";
 import { chunkHash, ChunkLines, readBlockLine, type SnapshotMetadata } from "./snapshotFormat.js";
-import { SnapshotIdThreads, snapshotIdThreadsDefault, type LineIds } from "./snapshotIds.js";
 
 /** The first pass: the chunks in order, checked against the trusted app hash. */
 export class SnapshotVerifier {
@@ -30,45 +30,42 @@ export class SnapshotVerifier {
     private readonly trustedAppHash: string,
     private readonly commitment: ChainCommitment,
     private readonly held: HeldLedger | null,
-    private readonly threads: SnapshotIdThreads,
   ) {}
 
   /**
    * `trustedAppHash`: the app hash after the snapshot's height that the light client verified,
    * hex. `held`: where the ledger a stopped restore left stands, which the snapshot must pass
-   * through for the restore to resume from it. `threads`: the threads that hash the ids, the
-   * calling one among them.
+   * through for the restore to resume from it.
    */
-  static async start(metadata: SnapshotMetadata, trustedAppHash: string, held: HeldLedger | null = null, threads = snapshotIdThreadsDefault): Promise<SnapshotVerifier> {
+  static async start(metadata: SnapshotMetadata, trustedAppHash: string, held: HeldLedger | null = null): Promise<SnapshotVerifier> {
     const empty = { commitment: "v1" as const, appHash: "", historySize: 0 };
     const commitment = await ChainCommitment.open({ getHistoryNodes: () => Promise.resolve([]) }, empty);
-    return new SnapshotVerifier(metadata, trustedAppHash, commitment, held, new SnapshotIdThreads(threads));
+    return new SnapshotVerifier(metadata, trustedAppHash, commitment, held);
   }
 
   /** The next chunk: null when its blocks hold together so far, else why the snapshot is refused. */
-  async chunk(bytes: Uint8Array): Promise<string | null> {
-    const texts = this.lines.push(bytes);
-    if (typeof texts === "string") return texts;
-    // The ids hashed on every thread; their fold into the tree in order, here.
-    for (const share of await this.threads.ids(texts)) {
-      for (const line of share.lines) {
-        const wrong = this.block(line);
-        if (wrong !== null) return wrong;
-      }
-      if (share.refused !== null) return share.refused;
+  chunk(bytes: Uint8Array): string | null {
+    const lines = this.lines.push(bytes);
+    if (typeof lines === "string") return lines;
+    for (const text of lines) {
+      const line = readBlockLine(text);
+      if (typeof line === "string") return line;
+      const wrong = this.block(line);
+      if (wrong !== null) return wrong;
     }
     return null;
   }
 
-  /** Stops the threads hashing ids (`finish` does too): the snapshot is refused, or another taken. */
-  async close(): Promise<void> {
-    await this.threads.close();
-  }
-
-  private block(line: LineIds): string | null {
+  private block(line: BlockLine): string | null {
     if (line.height !== this.height + 1) return `block ${line.height} follows block ${this.height}`;
     if (line.height > this.metadata.height) return `block ${line.height} is past the snapshot's height ${this.metadata.height}`;
-    const staged = this.commitment.next(line.height, line.ids);
+    const ids: string[] = [];
+    for (const [i, json] of line.txs.entries()) {
+      const id = restoredIdOf(json);
+      if (id === null) return `block ${line.height}: transaction ${i} hashes to no id`;
+      ids.push(id);
+    }
+    const staged = this.commitment.next(line.height, ids);
     // Not trusted, but a line that disagrees with itself is refused at once.
     if (staged.appHash !== line.app_hash) return `block ${line.height}: app hash ${line.app_hash || '""'} in the snapshot, ${staged.appHash || '""'} recomputed`;
     if (line.height === this.held?.height && staged.appHash !== this.held.appHash) {
@@ -76,13 +73,12 @@ export class SnapshotVerifier {
     }
     this.commitment.advance(staged);
     this.height = line.height;
-    this.txs += line.ids.length;
+    this.txs += ids.length;
     return null;
   }
 
   /** After the last chunk: null when the blocks reach the snapshot's height and the trusted app hash. */
-  async finish(): Promise<string | null> {
-    await this.threads.close();
+  finish(): string | null {
     if (!this.lines.ended) return "the last chunk ends inside a line";
     if (this.height !== this.metadata.height) return `the chunks hold blocks up to ${this.height}, the snapshot's height is ${this.metadata.height}`;
     if (this.txs !== this.metadata.txs) return `the chunks hold ${this.txs} transactions, the metadata says ${this.metadata.txs}`;

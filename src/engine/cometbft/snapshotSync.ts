@@ -96,11 +96,10 @@ export class SnapshotSync {
     await this.taking;
   }
 
-  /** Stops a snapshot being taken (at its next chunk; it is not kept) and a restore's threads, and resolves once they have. */
+  /** Stops a snapshot being taken (at its next chunk; it is not kept) and resolves once it has. */
   async close(): Promise<void> {
     this.stopping = true;
     await this.taking;
-    await this.restoring?.verifier.close();
   }
 
   private async take(height: number): Promise<void> {
@@ -160,7 +159,6 @@ export class SnapshotSync {
       return refuse(OfferResult.ABORT, `this node's ledger began under other rules (protocol version, rule heights) than this snapshot's; remove it to restore`);
     }
     this.deps.files.doneRestoring();
-    await this.restoring?.verifier.close(); // another snapshot's, given up for this one
     const verifier = await SnapshotVerifier.start(metadata, metadata.app_hash, chain === null ? null : state);
     this.restoring = { metadata, verifier, dir: this.deps.files.restoring(), applied: 0, checkMs: 0 };
     this.deps.logger?.info({ height, chunks: metadata.chunks.length, txs: metadata.txs }, "state sync: snapshot accepted, restoring");
@@ -207,22 +205,21 @@ export class SnapshotSync {
       return answer(ApplyResult.RETRY, [request.index], request.sender === "" ? [] : [request.sender]);
     }
     const checking = performance.now();
-    const wrong = await restoring.verifier.chunk(request.chunk);
+    const wrong = restoring.verifier.chunk(request.chunk);
     restoring.checkMs += performance.now() - checking;
-    if (wrong !== null) return await this.rejectRestore(wrong);
+    if (wrong !== null) return this.rejectRestore(wrong);
     await writeChunk(join(restoring.dir, `${request.index}.chunk`), request.chunk);
     restoring.applied++;
     if (restoring.applied < restoring.metadata.chunks.length) return answer(ApplyResult.ACCEPT);
-    const unfit = await restoring.verifier.finish();
-    if (unfit !== null) return await this.rejectRestore(unfit);
+    const unfit = restoring.verifier.finish();
+    if (unfit !== null) return this.rejectRestore(unfit);
     await this.restore(restoring);
     return answer(ApplyResult.ACCEPT);
   }
 
   /** The snapshot fails its checks: nothing was written; CometBFT tries another. */
-  private async rejectRestore(reason: string): Promise<ResponseApplySnapshotChunk> {
+  private rejectRestore(reason: string): ResponseApplySnapshotChunk {
     this.deps.logger?.warn({ height: this.restoring?.metadata.height, reason }, "state sync: snapshot refused, its ledger does not hold");
-    await this.restoring?.verifier.close();
     this.restoring = null;
     this.deps.files.doneRestoring();
     return { result: ApplyResult.REJECT_SNAPSHOT, refetchChunks: [], rejectSenders: [] };
