@@ -9,7 +9,10 @@
 // SQLite ledger); goal: replay >= 0.8 of it, from the joining node's first block (before it, a
 // start-up of fixed waits; printed too, and the rate with it). The baseline is taken before the
 // network starts and again after the joining node caught up, and the ratios are to their mean:
-// this machine's speed drifts within minutes, and the replay runs between the two.
+// this machine's speed drifts within minutes, and the replay runs between the two. Beside the
+// rates, CPU a transaction: the engine's process (all threads) against the replay's four processes
+// and against the joining ledgerd alone; on cores shared with other work, the rates' ratio follows
+// how the scheduler splits the machine between one process and four, the CPU's does not.
 // LEDGERD_BENCH_QUICK=1: fewer transactions. LEDGERD_BENCH_CPU_PROF=<dir>: V8's CPU profile of
 // each of the joining ledgerd's threads, written there when it stops (bench/cpuProfileSummary.ts).
 // Needs scripts/install-cometbft.sh.
@@ -149,6 +152,7 @@ export async function run(): Promise<void> {
     const cpuUsed = [...processCpuMs(groupOf)].map(([group, ms]): [string, number] => [group, ((ms - (cpuBefore.get(group) ?? 0)) * 1000) / committedTxs]);
     const cpu = cpuUsed.map(([group, micros]) => `${group} ${micros.toFixed(0)}`);
     const replayCpu = cpuUsed.reduce((sum, [, micros]) => sum + micros, 0);
+    const joiningLedgerdCpu = cpuUsed.find(([group]) => group === "joining node: ledgerd")?.[1] ?? Number.NaN;
     // The joining ledgerd's threads by name (the main thread, the verify threads, ...): all of
     // their CPU since the node started, which is the replay and its start-up.
     const joiningPid = ledgerdPidOf(join(dir, node.dataDir));
@@ -170,8 +174,11 @@ export async function run(): Promise<void> {
         `from there ${fmt(replayRate)} transactions/s replayed: ${(replayRate / baseline).toFixed(2)} of the engine's committed rate ` +
         `(${(replayRate / baselineBefore).toFixed(2)} of the first baseline alone; goal >= 0.8)`);
     }
-    console.log(`CPU per replayed transaction (µs): ${cpu.join(", ")}; all four processes ${replayCpu.toFixed(0)}, ` +
-      `the engine's ${((first.cpuMicrosPerTx + second.cpuMicrosPerTx) / 2 / replayCpu).toFixed(2)} of it (a ratio of CPU, which the machine's load moves less than rates)`);
+    // Ratios of CPU, which the machine's load moves less than rates: to the replay's four
+    // processes, and to the joining ledgerd alone (the engine has no CometBFT beside it).
+    const engineCpu = (first.cpuMicrosPerTx + second.cpuMicrosPerTx) / 2;
+    console.log(`CPU per replayed transaction (µs): ${cpu.join(", ")}; all four processes ${replayCpu.toFixed(0)}; ` +
+      `the engine's (${engineCpu.toFixed(0)}) is ${(engineCpu / replayCpu).toFixed(2)} of the four's, ${(engineCpu / joiningLedgerdCpu).toFixed(2)} of the joining ledgerd's`);
     console.log(`the joining ledgerd's threads, CPU per replayed transaction (µs): ${threads.join(", ")}`);
     console.log(`machine's cores by state during the replay (on average): ${machine.join(", ")}`);
     console.log(`an added full node reached the same height and app hash in ${seconds.toFixed(1)} s: ` +
