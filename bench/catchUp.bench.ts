@@ -9,8 +9,13 @@
 // SQLite ledger); goal: replay >= 0.8 of it, from the joining node's first block (before it, a
 // start-up of fixed waits; printed too, and the rate with it). The baseline is taken before the
 // network starts and again after the joining node caught up, and the ratios are to their mean:
-// this machine's speed drifts within minutes, and the replay runs between the two.
-// LEDGERD_BENCH_QUICK=1: fewer transactions. Needs scripts/install-cometbft.sh.
+// this machine's speed drifts within minutes, and the replay runs between the two. Beside the
+// rates, CPU a transaction: the engine's process (all threads) against the replay's four processes
+// and against the joining ledgerd alone; on cores shared with other work, the rates' ratio follows
+// how the scheduler splits the machine between one process and four, the CPU's does not.
+// LEDGERD_BENCH_QUICK=1: fewer transactions. LEDGERD_BENCH_CPU_PROF=<dir>: V8's CPU profile of
+// each of the joining ledgerd's threads, written there when it stops (bench/cpuProfileSummary.ts).
+// Needs scripts/install-cometbft.sh.
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -21,18 +26,21 @@ import { SoloEngine } from "../src/engine/solo/soloEngine.js";
 import { LedgerApp } from "../src/ledger/ledgerApp.js";
 import { PreparePool, preparePoolOptionsDefault } from "../src/ledger/preparePool.js";
 import { SqliteStore } from "../src/store/sqlite/sqliteStore.js";
+import { runnableModule } from "../src/workerThread.js";
 import { committedRate } from "./engine.bench.js";
 import { fmt, signCreates } from "./lib.js";
 import { machineCpuMs, processCpuMs, setNodeDatabaseSettings, threadCpuMs } from "./nodeProcess.js";
 import { RawHttpConnection } from "./rawHttp.js";
 
 const quick = process.env["LEDGERD_BENCH_QUICK"] === "1";
-const committedTxs = quick ? 3_000 : 100_000;
+/** LEDGERD_BENCH_CATCHUP_TXS=<n>: the network's transactions (a shorter run on a busy machine). */
+const committedTxs = Number(process.env["LEDGERD_BENCH_CATCHUP_TXS"] ?? (quick ? 3_000 : 100_000));
 /**
  * LEDGERD_BENCH_CATCHUP_DATABASE='{"synchronous":"normal"}': database settings of the joining
  * node only, as JSON (an experiment: its fsync, its writer thread, ...).
  */
 const joinerDatabase = process.env["LEDGERD_BENCH_CATCHUP_DATABASE"];
+const profileDir = process.env["LEDGERD_BENCH_CPU_PROF"];
 /** The baseline's transactions (bench engine posts as many in each of its measurements). */
 const baselineTxs = 20_000;
 const clients = 64;
@@ -69,17 +77,25 @@ export async function appState(node: TestnetNode): Promise<string | null> {
   }
 }
 
+/** What the solo engine did with the baseline's transactions: committed tx/s, and the CPU a transaction cost its process (all threads). */
+interface Baseline {
+  readonly rate: number;
+  readonly cpuMicrosPerTx: number;
+}
+
 /** The solo engine's committed rate for `bodies` on an empty SQLite ledger, as bench engine measures it. */
-async function engineBaseline(bodies: readonly Buffer[]): Promise<number> {
+async function engineBaseline(bodies: readonly Buffer[]): Promise<Baseline> {
   const dir = mkdtempSync(join(tmpdir(), "ledgerd-bench-catchup-engine-"));
   const store = SqliteStore.open({ path: join(dir, "ledger.sqlite") });
   const pool = new PreparePool({ ...preparePoolOptionsDefault, threads: availableParallelism() });
   try {
     const ledger = await LedgerApp.open({}, { store, pool });
     const engine = await SoloEngine.start({ blockIntervalMs: 20, txsPerBlockMax: 2_000 }, { ledger, validator: { publicKey: "00".repeat(32), power: 10 } });
+    const cpu = process.cpuUsage();
     const rate = await committedRate(engine, ledger, bodies);
+    const used = process.cpuUsage(cpu);
     await engine.stop();
-    return rate;
+    return { rate, cpuMicrosPerTx: (used.user + used.system) / bodies.length };
   } finally {
     await pool.close();
     await store.close();
@@ -90,8 +106,10 @@ async function engineBaseline(bodies: readonly Buffer[]): Promise<number> {
 export async function run(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "ledgerd-bench-catchup-"));
   try {
-    const baselineBefore = await engineBaseline(signCreates(baselineTxs, "baseline"));
-    console.log(`same-run baseline: the solo engine commits ${fmt(baselineBefore)} CREATEs/s (${fmt(baselineTxs)} posted at once, empty SQLite ledger)`);
+    const first = await engineBaseline(signCreates(baselineTxs, "baseline"));
+    const baselineBefore = first.rate;
+    console.log(`same-run baseline: the solo engine commits ${fmt(baselineBefore)} CREATEs/s (${fmt(baselineTxs)} posted at once, empty SQLite ledger), ` +
+      `${first.cpuMicrosPerTx.toFixed(0)} µs of CPU a transaction`);
     const manifest = createTestnet({ validators: 1, dir, basePort, cometbft: defaultCometBftBinary(), logLevel: "warn" });
     const bodies = signCreates(committedTxs, "catchUp");
     await startTestnet(dir);
@@ -119,14 +137,22 @@ export async function run(): Promise<void> {
     const cpuBefore = processCpuMs(groupOf);
     const machineBefore = machineCpuMs();
     const started = performance.now();
-    await startTestnet(dir, { nodes: [index] });
+    const ledgerd = { args: ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, runnableModule(import.meta.url, "../src/cli/main")], cwd: process.cwd() };
+    await startTestnet(dir, { nodes: [index], ...(profileDir === undefined ? {} : { launch: () => ({ ledgerd }) }) });
+    // Polled through CometBFT's status (its block store's height) until the last block, not the
+    // ledger's ABCI Info: an Info waits for the write of the last committed block, which the
+    // node otherwise makes beside the next block's verification (abciApp.ts, `commit`).
     let firstBlockAt: number | null = null; // the start-up's share of the time
-    for (let state = await appState(node); state !== target; state = await appState(node)) {
-      if (firstBlockAt === null && state !== null && !state.startsWith("0/")) firstBlockAt = performance.now();
+    for (let stored = await chainHeight(node); stored < height; stored = await chainHeight(node)) {
+      if (firstBlockAt === null && stored > 0) firstBlockAt = performance.now();
       await sleep(50);
     }
+    while ((await appState(node)) !== target) await sleep(50);
     const seconds = (performance.now() - started) / 1000;
-    const cpu = [...processCpuMs(groupOf)].map(([group, ms]) => `${group} ${(((ms - (cpuBefore.get(group) ?? 0)) * 1000) / committedTxs).toFixed(0)}`);
+    const cpuUsed = [...processCpuMs(groupOf)].map(([group, ms]): [string, number] => [group, ((ms - (cpuBefore.get(group) ?? 0)) * 1000) / committedTxs]);
+    const cpu = cpuUsed.map(([group, micros]) => `${group} ${micros.toFixed(0)}`);
+    const replayCpu = cpuUsed.reduce((sum, [, micros]) => sum + micros, 0);
+    const joiningLedgerdCpu = cpuUsed.find(([group]) => group === "joining node: ledgerd")?.[1] ?? Number.NaN;
     // The joining ledgerd's threads by name (the main thread, the verify threads, ...): all of
     // their CPU since the node started, which is the replay and its start-up.
     const joiningPid = ledgerdPidOf(join(dir, node.dataDir));
@@ -134,9 +160,11 @@ export async function run(): Promise<void> {
       .map(([group, ms]) => `${group} ${((ms * 1000) / committedTxs).toFixed(0)}`);
     const machine = [...machineCpuMs()].map(([state, ms]) => `${state} ${((ms - (machineBefore.get(state) ?? 0)) / 1000 / seconds).toFixed(2)}`);
     await stopTestnet(dir);
-    const baselineAfter = await engineBaseline(signCreates(baselineTxs, "baseline-after"));
+    const second = await engineBaseline(signCreates(baselineTxs, "baseline-after"));
+    const baselineAfter = second.rate;
     const baseline = (baselineBefore + baselineAfter) / 2;
-    console.log(`same-run baseline again, after the replay: ${fmt(baselineAfter)} CREATEs/s; the ratios below are to the mean, ${fmt(baseline)}`);
+    console.log(`same-run baseline again, after the replay: ${fmt(baselineAfter)} CREATEs/s, ${second.cpuMicrosPerTx.toFixed(0)} µs of CPU a transaction; ` +
+      `the ratios below are to the mean, ${fmt(baseline)}`);
     if (firstBlockAt !== null) {
       // The goal's figure: the replay itself. Before it, CometBFT's block sync waits a fixed 3 s
       // for peers before it asks for any block (v0.38 blocksync/pool.go, peerConnWait).
@@ -146,7 +174,11 @@ export async function run(): Promise<void> {
         `from there ${fmt(replayRate)} transactions/s replayed: ${(replayRate / baseline).toFixed(2)} of the engine's committed rate ` +
         `(${(replayRate / baselineBefore).toFixed(2)} of the first baseline alone; goal >= 0.8)`);
     }
-    console.log(`CPU per replayed transaction (µs): ${cpu.join(", ")}`);
+    // Ratios of CPU, which the machine's load moves less than rates: to the replay's four
+    // processes, and to the joining ledgerd alone (the engine has no CometBFT beside it).
+    const engineCpu = (first.cpuMicrosPerTx + second.cpuMicrosPerTx) / 2;
+    console.log(`CPU per replayed transaction (µs): ${cpu.join(", ")}; all four processes ${replayCpu.toFixed(0)}; ` +
+      `the engine's (${engineCpu.toFixed(0)}) is ${(engineCpu / replayCpu).toFixed(2)} of the four's, ${(engineCpu / joiningLedgerdCpu).toFixed(2)} of the joining ledgerd's`);
     console.log(`the joining ledgerd's threads, CPU per replayed transaction (µs): ${threads.join(", ")}`);
     console.log(`machine's cores by state during the replay (on average): ${machine.join(", ")}`);
     console.log(`an added full node reached the same height and app hash in ${seconds.toFixed(1)} s: ` +
@@ -155,6 +187,16 @@ export async function run(): Promise<void> {
   } finally {
     await stopTestnet(dir).catch(() => undefined);
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The height of the blocks CometBFT holds (its block store's; it applies each right after storing it); 0 while it is down. */
+async function chainHeight(node: TestnetNode): Promise<number> {
+  try {
+    const body = (await (await fetch(`http://${node.rpc}/status`)).json()) as { result: { sync_info: { latest_block_height: string } } };
+    return Number(body.result.sync_info.latest_block_height);
+  } catch {
+    return 0;
   }
 }
 
