@@ -184,7 +184,6 @@ export class LedgerApp {
     return false;
   }
 
-  /** The chain id recorded by initChain, or null on a new store. */
   /**
    * Whether the chain's recorded rules are these: its genesis's protocol version and its rule
    * heights as the ledger holds them (a state-sync resume continues only under the same ones).
@@ -195,6 +194,7 @@ export class LedgerApp {
     return theirs.size === this.ruleHeights.size && [...theirs].every(([name, at]) => this.ruleHeights.get(name) === at);
   }
 
+  /** The chain id recorded by initChain, or null on a new store. */
   get chain(): string | null {
     return this.chainId;
   }
