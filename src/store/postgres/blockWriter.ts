@@ -117,21 +117,21 @@ const blockWriteSql = `
     o AS (INSERT INTO outputs (tx_seq, output_index, transaction_id, asset_id, amount, condition_uri, public_keys, spent_by)
       SELECT * FROM unnest($9::bigint[], $10::integer[], $11::text[], $12::text[], $13::numeric[], $14::text[], $15::text[], $16::bigint[])),
     k AS (INSERT INTO output_keys (public_key, tx_seq, output_index, transaction_id, asset_id, amount)
-      SELECT * FROM unnest($17::text[], $18::bigint[], $19::integer[], $47::text[], $48::text[], $49::numeric[])),
-    s AS (UPDATE outputs SET spent_by = p.by FROM unnest($20::bigint[], $21::integer[], $22::bigint[]) AS p (seq, idx, by)
+      SELECT * FROM unnest($17::text[], $18::bigint[], $19::integer[], $20::text[], $21::text[], $22::numeric[])),
+    s AS (UPDATE outputs SET spent_by = p.by FROM unnest($23::bigint[], $24::integer[], $25::bigint[]) AS p (seq, idx, by)
       WHERE outputs.tx_seq = p.seq AND outputs.output_index = p.idx AND outputs.spent_by IS NULL RETURNING 1),
-    at AS (INSERT INTO asset_text (seq, body, tokens) SELECT * FROM unnest($23::bigint[], $24::tsvector[], $25::integer[])),
-    mt AS (INSERT INTO metadata_text (seq, body, tokens) SELECT * FROM unnest($26::bigint[], $27::tsvector[], $28::integer[])),
+    at AS (INSERT INTO asset_text (seq, body, tokens) SELECT * FROM unnest($26::bigint[], $27::tsvector[], $28::integer[])),
+    mt AS (INSERT INTO metadata_text (seq, body, tokens) SELECT * FROM unnest($29::bigint[], $30::tsvector[], $31::integer[])),
     ts AS (UPDATE text_stats SET documents = text_stats.documents + d.documents, tokens = text_stats.tokens + d.tokens
-      FROM unnest($29::text[], $30::bigint[], $31::bigint[]) AS d (kind, documents, tokens) WHERE text_stats.kind = d.kind),
+      FROM unnest($32::text[], $33::bigint[], $34::bigint[]) AS d (kind, documents, tokens) WHERE text_stats.kind = d.kind),
     tt AS (INSERT INTO text_terms (kind, lexeme, documents)
-      SELECT kind, lexeme, count(*) FROM unnest($32::text[], $33::text[]) AS l (kind, lexeme) GROUP BY kind, lexeme
+      SELECT kind, lexeme, count(*) FROM unnest($35::text[], $36::text[]) AS l (kind, lexeme) GROUP BY kind, lexeme
       ON CONFLICT (kind, lexeme) DO UPDATE SET documents = text_terms.documents + excluded.documents),
-    f AS (INSERT INTO field_index (digest, seq) SELECT * FROM unnest($34::bytea[], $35::bigint[]) ON CONFLICT DO NOTHING),
-    hn AS (INSERT INTO history_nodes (level, idx, hash) SELECT * FROM unnest($36::integer[], $37::bigint[], $38::bytea[])),
-    bn AS (INSERT INTO block_nodes (height, level, idx, hash) SELECT $1::bigint, * FROM unnest($39::integer[], $40::bigint[], $41::bytea[])),
-    b AS (INSERT INTO blocks (height, app_hash, seq_first, tx_count, history_size) VALUES ($1::bigint, $42::text, $43::bigint, $44::integer, $45::bigint)),
-    c AS (UPDATE chain_state SET height = $1::bigint, app_hash = $42::text, history_size = coalesce($46::bigint, history_size) WHERE id = 1)
+    f AS (INSERT INTO field_index (digest, seq) SELECT * FROM unnest($37::bytea[], $38::bigint[]) ON CONFLICT DO NOTHING),
+    hn AS (INSERT INTO history_nodes (level, idx, hash) SELECT * FROM unnest($39::integer[], $40::bigint[], $41::bytea[])),
+    bn AS (INSERT INTO block_nodes (height, level, idx, hash) SELECT $1::bigint, * FROM unnest($42::integer[], $43::bigint[], $44::bytea[])),
+    b AS (INSERT INTO blocks (height, app_hash, seq_first, tx_count, history_size) VALUES ($1::bigint, $45::text, $46::bigint, $47::integer, $48::bigint)),
+    c AS (UPDATE chain_state SET height = $1::bigint, app_hash = $45::text, history_size = coalesce($49::bigint, history_size) WHERE id = 1)
   SELECT count(*)::integer AS spent FROM s`;
 
 export async function writeBlock(client: pg.ClientBase, block: BlockWrite): Promise<void> {
@@ -151,7 +151,6 @@ export async function writeBlock(client: pg.ClientBase, block: BlockWrite): Prom
       block.height, ...rows.values,
       ...historyValues(history?.nodes ?? []), ...historyValues(history?.blockNodes ?? []),
       block.appHash, seqFirst, txs.length, block.history?.size ?? null, history?.size ?? null,
-      ...rows.keyColumns,
     ]);
     assert.equal(written.rows[0]!.spent, rows.earlierSpends, "every spend found its unspent output");
     // A validator update takes effect from the next height (BigchainDB `end_block`).
@@ -184,10 +183,10 @@ function historyValues(nodes: readonly { level: number; index: number; hash: Uin
 
 /**
  * The block's v2.0 transactions, outputs, spends, text and field index as blockWriteSql's
- * arrays ($2 to $35, and $47 to $49), each checked against the committed state read (`state`) plus the block so
+ * arrays ($2 to $38), each checked against the committed state read (`state`) plus the block so
  * far; `earlierSpends`: how many spends are of outputs committed before the block.
  */
-function blockRows(block: BlockWrite, seqFirst: number, state: Pick<BlockReadRow, "named" | "stored">): { values: unknown[]; keyColumns: unknown[]; earlierSpends: number } {
+function blockRows(block: BlockWrite, seqFirst: number, state: Pick<BlockReadRow, "named" | "stored">): { values: unknown[]; earlierSpends: number } {
   const txs = block.txs;
   const ids = new Map(state.named);
   const outputs = new Set(state.stored.map(([seq, index]) => `${seq}:${index}`));
@@ -244,15 +243,13 @@ function blockRows(block: BlockWrite, seqFirst: number, state: Pick<BlockReadRow
     values: [
       t.seq, t.operation, t.id, t.assetId, t.assetData, t.metadata, t.json,
       o.seq, o.index, o.txId, o.assetId, o.amount, o.uri, o.keys, o.spentBy,
-      k.key, k.seq, k.index,
+      k.key, k.seq, k.index, k.txId, k.assetId, k.amount,
       s.seq, s.index, s.by,
       ...assets.values, ...metadata.values,
       counted.map(([kind]) => kind), counted.map(([, rows]) => rows.documents), counted.map(([, rows]) => rows.tokens),
       terms.map(([kind]) => kind), terms.map(([, lexeme]) => lexeme),
       f.digest, f.seq,
     ],
-    // $47 to $49: what output_keys repeats of each output (schema.ts migration 6).
-    keyColumns: [k.txId, k.assetId, k.amount],
     earlierSpends: s.seq.length,
   };
 }
