@@ -10,7 +10,10 @@
 // ratio; and the restore's own rate in transactions/s, from the joining node's log.
 // LEDGERD_BENCH_QUICK=1: 3,000 transactions; LEDGERD_BENCH_STATESYNC_TXS=N sets N (100,000
 // by default, the issue's figure is at 1,000,000); LEDGERD_BENCH_STATESYNC_PORT its first port
-// (29,500 by default). Needs scripts/install-cometbft.sh.
+// (29,500 by default). LEDGERD_BENCH_STATESYNC_LOAD=sync: the network is loaded with mode=sync
+// POSTs (each back once CheckTx took it) instead of mode=commit, so blocks fill up to the
+// mempool's pace rather than to the 64 clients' (64 a block at most): a million commits in
+// minutes rather than hours, in fewer and larger blocks. Needs scripts/install-cometbft.sh.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -21,12 +24,16 @@ import { fetchTrustPoint } from "../src/testnet/trustPoint.js";
 import { preparePoolOptionsDefault } from "../src/ledger/preparePool.js";
 import { appState, commitAll } from "./catchUp.bench.js";
 import { fmt, signCreates } from "./lib.js";
+import { RawHttpConnection } from "./rawHttp.js";
 
 const quick = process.env["LEDGERD_BENCH_QUICK"] === "1";
 const committedTxs = quick ? 3_000 : Number(process.env["LEDGERD_BENCH_STATESYNC_TXS"] ?? 100_000);
 /** Bodies signed and committed at a time, so that a million is never held at once. */
 const signedBatch = 20_000;
 const basePort = Number(process.env["LEDGERD_BENCH_STATESYNC_PORT"] ?? 29_500);
+const loadMode = process.env["LEDGERD_BENCH_STATESYNC_LOAD"] === "sync" ? "sync" : "commit";
+/** POSTs in flight in the sync-mode load. */
+const syncClients = 64;
 
 /** Sets engine settings of a node's config.json. */
 function setEngine(dir: string, node: TestnetNode, engine: Record<string, unknown>): void {
@@ -49,6 +56,36 @@ function lastLogOf(dir: string, node: TestnetNode, msg: string): Record<string, 
   return lines.length === 0 ? null : (JSON.parse(lines[lines.length - 1]!) as Record<string, unknown>);
 }
 
+/** Posts every body with mode=sync (back once CheckTx took it; 503, a full mempool, retried). */
+async function postAllSync(node: TestnetNode, bodies: readonly Buffer[]): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: syncClients }, async () => {
+    const connection = await RawHttpConnection.open(node.http);
+    try {
+      while (next < bodies.length) {
+        const body = bodies[next++]!;
+        for (;;) {
+          const answer = await connection.post("/api/v1/transactions?mode=sync", body);
+          if (answer.status === 202) break;
+          if (answer.status !== 503) throw new Error(`POST answered ${answer.status}: ${answer.body}`);
+          await sleep(20);
+        }
+      }
+    } finally {
+      connection.close();
+    }
+  }));
+}
+
+/** Waits until CometBFT's mempool of `node` is empty: every transaction it took is in a block. */
+async function mempoolDrained(node: TestnetNode): Promise<void> {
+  for (;;) {
+    const body = (await (await fetch(`http://${node.rpc}/num_unconfirmed_txs`)).json()) as { result: { total: string } };
+    if (body.result.total === "0") return;
+    await sleep(200);
+  }
+}
+
 /** Posts one CREATE and waits for its commit. */
 async function commitOne(node: TestnetNode, tag: string): Promise<void> {
   await commitAll(node, signCreates(1, tag));
@@ -63,9 +100,12 @@ export async function run(): Promise<void> {
     await startTestnet(dir);
     const loadStarted = performance.now();
     for (let done = 0; done < committedTxs; done += signedBatch) {
-      await commitAll(validator, signCreates(Math.min(signedBatch, committedTxs - done), `stateSync-${done}`));
+      const bodies = signCreates(Math.min(signedBatch, committedTxs - done), `stateSync-${done}`);
+      await (loadMode === "sync" ? postAllSync(validator, bodies) : commitAll(validator, bodies));
     }
-    console.log(`the network: 1 validator, ${fmt(committedTxs)} CREATEs committed in ${((performance.now() - loadStarted) / 1000).toFixed(0)} s`);
+    if (loadMode === "sync") await mempoolDrained(validator);
+    const loaded = (await appState(validator))!.split("/")[0];
+    console.log(`the network: 1 validator, ${fmt(committedTxs)} CREATEs committed (mode=${loadMode}) in ${((performance.now() - loadStarted) / 1000).toFixed(0)} s, ${String(loaded)} blocks`);
     // A snapshot at the next block: the validator restarted with that interval, one more commit.
     await sleep(1_000);
     const tip = Number((await appState(validator))!.split("/")[0]);
