@@ -9,13 +9,15 @@
 // The signed headers the snapshot carries are outside the app hash: each is kept only if the
 // validators the restored ledger names signed it. So are the refused legacy transactions
 // (format 2): the second pass executes them again where their block carried them, with every
-// check, and records what the rules decide, as a replay does. The second pass is one bulk load of the store;
-// a node stopped during it resumes from the blocks it wrote, once the first pass has found them
-// on the snapshot's chain.
+// check, and records what the rules decide, as a replay does. The second pass is one bulk load
+// of the store; a node stopped during it resumes from the blocks it wrote, once the first pass
+// has found them on the snapshot's chain.
 import { misbehaviorOfLine, type BlockLine } from "./blockLine.js";
 import { ChainCommitment } from "./commitment.js";
 import { restoredIdOf } from "./kinds/registry.js";
 import type { LedgerApp } from "./ledgerApp.js";
+import type { PreparedBase } from "./txKind.js";
+import type { Rejection } from "../errors/ledgerError.js";
 import { ruleHeightsOf } from "./protocol.js";
 import { checkSignedHeader, type SignedHeader } from "../proofs/cometHeader.js";
 import type { LedgerStore, StoredSignedHeader } from "../store/store.js";
@@ -175,7 +177,7 @@ export interface SnapshotHeaders {
  */
 async function restoreLine(ledger: LedgerApp, line: SnapshotLine, headers: SnapshotHeaders): Promise<void> {
   const carried = line.refused ?? [];
-  const prepared = [];
+  const prepared: (PreparedBase | Rejection)[] = [];
   const refused: number[] = [];
   let next = 0;
   for (let at = 0; at <= line.txs.length; at++) {
