@@ -481,14 +481,14 @@ export class LedgerApp {
    * refusal is the rules' own, recorded as a replay records it. Every other one must be valid,
    * as the chain committed them: a refused one throws (this node's rules are not the chain's).
    * A transaction at a `refused` place that the rules let pass would change the app hash: the
-   * block is restored without it. Returns the ids of those left out.
+   * block is restored without it (`leftOut`, their ids).
    */
   async restoreBlock(
     height: number,
     prepared: readonly (PreparedBase | Rejection)[],
     misbehavior: readonly Misbehavior[],
     refused: readonly number[] = [],
-  ): Promise<string[]> {
+  ): Promise<CommittedBlock & { readonly leftOut: readonly string[] }> {
     assert(this.staged === null, "a restored block while another is staged");
     assert.equal(height, this.height + 1, "block heights are contiguous");
     const finalized = await this.execute(height, prepared, [], misbehavior);
@@ -496,16 +496,15 @@ export class LedgerApp {
     if (passed.length > 0) {
       this.abandonBlock();
       const kept = prepared.flatMap((_, i) => (passed.includes(i) ? [] : [i]));
-      const left = await this.restoreBlock(height, kept.map((i) => prepared[i]!), misbehavior, kept.flatMap((i, at) => (refused.includes(i) ? [at] : [])));
-      return [...passed.map((i) => (prepared[i] as PreparedBase).id), ...left];
+      const block = await this.restoreBlock(height, kept.map((i) => prepared[i]!), misbehavior, kept.flatMap((i, at) => (refused.includes(i) ? [at] : [])));
+      return { ...block, leftOut: [...passed.map((i) => (prepared[i] as PreparedBase).id), ...block.leftOut] };
     }
     const wrong = finalized.results.findIndex((result, i) => result !== null && !refused.includes(i));
     if (wrong >= 0) {
       this.abandonBlock();
       throw new Error(`restored block ${height}: transaction ${wrong} is refused: ${finalized.results[wrong]!.message}`);
     }
-    await this.commit();
-    return [];
+    return { ...(await this.commit()), leftOut: [] };
   }
 
   /** finalizeBlock once the block's transactions are prepared. */

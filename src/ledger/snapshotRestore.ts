@@ -15,7 +15,7 @@
 import { misbehaviorOfLine, type BlockLine } from "./blockLine.js";
 import { ChainCommitment } from "./commitment.js";
 import { restoredIdOf } from "./kinds/registry.js";
-import type { LedgerApp } from "./ledgerApp.js";
+import type { CommittedBlock, LedgerApp } from "./ledgerApp.js";
 import type { PreparedBase } from "./txKind.js";
 import type { Rejection } from "../errors/ledgerError.js";
 import { ruleHeightsOf } from "./protocol.js";
@@ -175,7 +175,7 @@ export interface SnapshotHeaders {
  * hash), the refused ones with every check (outside it), each where the block carried it, so
  * that execution refuses and records them as it did on the nodes that executed the block.
  */
-async function restoreLine(ledger: LedgerApp, line: SnapshotLine, headers: SnapshotHeaders): Promise<void> {
+async function restoreLine(ledger: LedgerApp, line: SnapshotLine, headers: SnapshotHeaders): Promise<CommittedBlock> {
   const carried = line.refused ?? [];
   const prepared: (PreparedBase | Rejection)[] = [];
   const refused: number[] = [];
@@ -187,8 +187,9 @@ async function restoreLine(ledger: LedgerApp, line: SnapshotLine, headers: Snaps
     }
     if (at < line.txs.length) prepared.push(ledger.prepareRestored(line.txs[at]!));
   }
-  const left = await ledger.restoreBlock(line.height, prepared, misbehaviorOfLine(line), refused);
-  for (const id of left) headers.onNotRefused?.(line.height, id);
+  const block = await ledger.restoreBlock(line.height, prepared, misbehaviorOfLine(line), refused);
+  for (const id of block.leftOut) headers.onNotRefused?.(line.height, id);
+  return block;
 }
 
 /** Signed headers stored in one write (as signedHeaderKeeper.ts batches them). */
