@@ -466,22 +466,45 @@ export class LedgerApp {
   }
 
   /**
-   * Commits a block of a state-sync snapshot whose chain was checked against a trusted app hash
-   * first (docs/state-sync.md): its transactions prepared without their signatures' check
-   * (prepareRestored), executed and written as finalizeBlock and commit do.
-   * Every one must be valid, as the chain committed them: a refused one throws (this node's
-   * rules are not the chain's).
+   * A transaction a state-sync snapshot says its block carried and execution refused: outside
+   * the app hash, so prepared with every check a replay makes (any kind, signatures, id hashed).
+   * On this thread and not cached: they are rare.
    */
-  async restoreBlock(height: number, prepared: readonly (PreparedBase | Rejection)[], misbehavior: readonly Misbehavior[]): Promise<CommittedBlock> {
+  prepareRefused(json: string): PreparedBase | Rejection {
+    return prepareBytes(json);
+  }
+
+  /**
+   * Commits a block of a state-sync snapshot whose chain was checked against a trusted app hash
+   * first (docs/state-sync.md): its transactions (prepareRestored, and prepareRefused at the
+   * places `refused` names) executed in order and written as finalizeBlock and commit do, so a
+   * refusal is the rules' own, recorded as a replay records it. Every other one must be valid,
+   * as the chain committed them: a refused one throws (this node's rules are not the chain's).
+   * A transaction at a `refused` place that the rules let pass would change the app hash: the
+   * block is restored without it (`leftOut`, their ids).
+   */
+  async restoreBlock(
+    height: number,
+    prepared: readonly (PreparedBase | Rejection)[],
+    misbehavior: readonly Misbehavior[],
+    refused: readonly number[] = [],
+  ): Promise<CommittedBlock & { readonly leftOut: readonly string[] }> {
     assert(this.staged === null, "a restored block while another is staged");
     assert.equal(height, this.height + 1, "block heights are contiguous");
     const finalized = await this.execute(height, prepared, [], misbehavior);
-    const refused = finalized.results.findIndex((result) => result !== null);
-    if (refused >= 0) {
+    const passed = refused.filter((i) => finalized.results[i] === null);
+    if (passed.length > 0) {
       this.abandonBlock();
-      throw new Error(`restored block ${height}: transaction ${refused} is refused: ${finalized.results[refused]!.message}`);
+      const kept = prepared.flatMap((_, i) => (passed.includes(i) ? [] : [i]));
+      const block = await this.restoreBlock(height, kept.map((i) => prepared[i]!), misbehavior, kept.flatMap((i, at) => (refused.includes(i) ? [at] : [])));
+      return { ...block, leftOut: [...passed.map((i) => (prepared[i] as PreparedBase).id), ...block.leftOut] };
     }
-    return this.commit();
+    const wrong = finalized.results.findIndex((result, i) => result !== null && !refused.includes(i));
+    if (wrong >= 0) {
+      this.abandonBlock();
+      throw new Error(`restored block ${height}: transaction ${wrong} is refused: ${finalized.results[wrong]!.message}`);
+    }
+    return { ...(await this.commit()), leftOut: [] };
   }
 
   /** finalizeBlock once the block's transactions are prepared. */

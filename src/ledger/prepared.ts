@@ -28,6 +28,6 @@ export function prepareBytes(bytes: Uint8Array | string, door?: Door): PreparedB
   // A compact text is the transaction as posted, exactly; anything else is written compactly.
   const posted = info.compact ? info.text : undefined;
   // A restore's transactions: any kind, their signatures taken as checked (doors.ts).
-  if (door === restoredDoor) return prepareBody(body, posted, undefined, false);
+  if (door === restoredDoor) return prepareBody(body, posted, undefined, true);
   return prepareBody(body, posted, door);
 }

@@ -1,8 +1,8 @@
-// The state-sync snapshot, format 1 (docs/state-sync.md): what a snapshot's metadata says, how
+// The state-sync snapshot, format 2 (docs/state-sync.md): what a snapshot's metadata says, how
 // its hash and its chunks' hashes are made, and how its chunks are cut and read back.
 //
 // A snapshot of height H is the chain's blocks 1..H as lines of JSON (blockLine.ts, the lines of
-// `ledgerd export`), one after another, cut into pieces of `snapshotChunkBytes` (the last one
+// `ledgerd export`, with the legacy transactions execution refused), one after another, cut into pieces of `snapshotChunkBytes` (the last one
 // shorter; a line may run on into the next), each gzip-compressed into a chunk. The metadata is JSON naming the chain, its
 // app hash rule, the protocol version, the height and app hash, the first validator set, and
 // the SHA-256 of every chunk; the snapshot's hash is SHA-256 of a tag and the metadata's bytes.
@@ -16,8 +16,14 @@ import type { CommitmentVersion } from "../proofs/commitment.js";
 import { ruleHeightsOf } from "./protocol.js";
 import type { Validator } from "../store/store.js";
 
-/** ABCI Snapshot.format of this layout; another format is refused (REJECT_FORMAT). */
-export const snapshotFormat = 1;
+/** ABCI Snapshot.format of the layout this release takes. */
+export const snapshotFormat = 2;
+
+/**
+ * The formats this release restores; another is refused (REJECT_FORMAT). Format 1, the previous
+ * release's, is format 2 without `refused` (docs/state-sync.md "Formats").
+ */
+export const snapshotFormatsRestored: readonly number[] = [1, 2];
 
 /** The metadata's `format` field, naming what the bytes are. */
 export const snapshotKind = "ledgerd-snapshot";
@@ -65,6 +71,18 @@ export const snapshotValidatorsMax = 10_000;
  */
 export interface SnapshotLine extends BlockLine {
   readonly signed_header?: string;
+  /**
+   * Format 2: the legacy transactions the block carried and execution refused (status
+   * `invalid`), in block order; absent when none. Outside the app hash: a restore executes
+   * them again where they stood, so their refusal is the rules', not the snapshot's.
+   */
+  readonly refused?: readonly RefusedLine[];
+}
+
+/** A refused transaction of a line: the stored text, after the block's first `at` valid ones. */
+export interface RefusedLine {
+  readonly at: number;
+  readonly tx: string;
 }
 
 /** What the metadata says (JSON, these field names). */
@@ -153,8 +171,8 @@ function isCount(value: unknown): value is number {
   return typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
 }
 
-/** One block's line read from an untrusted chunk, its shape checked; or why it is not one. */
-export function readBlockLine(text: string): SnapshotLine | string {
+/** One block's line of a snapshot of `format` read from an untrusted chunk, its shape checked; or why it is not one. */
+export function readBlockLine(text: string, format = snapshotFormat): SnapshotLine | string {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -170,7 +188,21 @@ export function readBlockLine(text: string): SnapshotLine | string {
   const evidence = line["evidence"];
   if (evidence !== undefined && !(Array.isArray(evidence) && evidence.every(isEvidenceLine))) return `block ${line["height"]}'s evidence is malformed`;
   if (line["signed_header"] !== undefined && typeof line["signed_header"] !== "string") return `block ${line["height"]}'s signed_header is not a string`;
+  const refused = line["refused"];
+  if (refused !== undefined && (format < 2 || !isRefusedList(refused, txs.length))) return `block ${line["height"]}'s refused transactions are malformed`;
   return line as unknown as SnapshotLine;
+}
+
+/** A line's `refused`: entries in block order, each after at most all the block's valid transactions. */
+function isRefusedList(value: unknown, validTxs: number): value is RefusedLine[] {
+  if (!Array.isArray(value) || value.length === 0) return false;
+  let at = 0;
+  for (const entry of value as unknown[]) {
+    const e = entry as Partial<Record<string, unknown>> | null;
+    if (typeof e !== "object" || e === null || !isCount(e["at"]) || e["at"] < at || e["at"] > validTxs || typeof e["tx"] !== "string") return false;
+    at = e["at"];
+  }
+  return true;
 }
 
 function isEvidenceLine(value: unknown): value is EvidenceLine {

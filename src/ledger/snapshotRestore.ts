@@ -7,17 +7,21 @@
 // way, but without checking signatures or hashing ids again: the app hash binds every id, every
 // id its body, and the second pass reads the very chunks the first checked (their hashes again).
 // The signed headers the snapshot carries are outside the app hash: each is kept only if the
-// validators the restored ledger names signed it. The second pass is one bulk load of the store;
-// a node stopped during it resumes from the blocks it wrote, once the first pass has found them
-// on the snapshot's chain.
+// validators the restored ledger names signed it. So are the refused legacy transactions
+// (format 2): the second pass executes them again where their block carried them, with every
+// check, and records what the rules decide, as a replay does. The second pass is one bulk load
+// of the store; a node stopped during it resumes from the blocks it wrote, once the first pass
+// has found them on the snapshot's chain.
 import { misbehaviorOfLine, type BlockLine } from "./blockLine.js";
 import { ChainCommitment } from "./commitment.js";
 import { restoredIdOf } from "./kinds/registry.js";
-import type { LedgerApp } from "./ledgerApp.js";
+import type { CommittedBlock, LedgerApp } from "./ledgerApp.js";
+import type { PreparedBase } from "./txKind.js";
+import type { Rejection } from "../errors/ledgerError.js";
 import { ruleHeightsOf } from "./protocol.js";
 import { checkSignedHeader, type SignedHeader } from "../proofs/cometHeader.js";
 import type { LedgerStore, StoredSignedHeader } from "../store/store.js";
-import { chunkHash, ChunkLines, readBlockLine, type SnapshotMetadata } from "./snapshotFormat.js";
+import { chunkHash, ChunkLines, readBlockLine, snapshotFormat, type SnapshotLine, type SnapshotMetadata } from "./snapshotFormat.js";
 
 /** The first pass: the chunks in order, checked against the trusted app hash. */
 export class SnapshotVerifier {
@@ -30,17 +34,18 @@ export class SnapshotVerifier {
     private readonly trustedAppHash: string,
     private readonly commitment: ChainCommitment,
     private readonly held: HeldLedger | null,
+    private readonly format: number,
   ) {}
 
   /**
    * `trustedAppHash`: the app hash after the snapshot's height that the light client verified,
    * hex. `held`: where the ledger a stopped restore left stands, which the snapshot must pass
-   * through for the restore to resume from it.
+   * through for the restore to resume from it. `format`: the snapshot's (ABCI Snapshot.format).
    */
-  static async start(metadata: SnapshotMetadata, trustedAppHash: string, held: HeldLedger | null = null): Promise<SnapshotVerifier> {
+  static async start(metadata: SnapshotMetadata, trustedAppHash: string, held: HeldLedger | null = null, format = snapshotFormat): Promise<SnapshotVerifier> {
     const empty = { commitment: "v1" as const, appHash: "", historySize: 0 };
     const commitment = await ChainCommitment.open({ getHistoryNodes: () => Promise.resolve([]) }, empty);
-    return new SnapshotVerifier(metadata, trustedAppHash, commitment, held);
+    return new SnapshotVerifier(metadata, trustedAppHash, commitment, held, format);
   }
 
   /** The next chunk: null when its blocks hold together so far, else why the snapshot is refused. */
@@ -48,7 +53,7 @@ export class SnapshotVerifier {
     const lines = this.lines.push(bytes);
     if (typeof lines === "string") return lines;
     for (const text of lines) {
-      const line = readBlockLine(text);
+      const line = readBlockLine(text, this.format);
       if (typeof line === "string") return line;
       const wrong = this.block(line);
       if (wrong !== null) return wrong;
@@ -107,6 +112,7 @@ export async function restoreSnapshot(
   metadata: SnapshotMetadata,
   chunks: AsyncIterable<Uint8Array>,
   headers: SnapshotHeaders,
+  format = snapshotFormat,
 ): Promise<void> {
   const rules = { appVersion: BigInt(metadata.app_version), ruleHeights: ruleHeightsOf(metadata.rule_heights) };
   if (ledger.chain === null) await ledger.initChain(metadata.chain_id, metadata.validators, "v1", rules);
@@ -114,7 +120,7 @@ export async function restoreSnapshot(
   // on its own. A node stopped before then holds part of a ledger either way (docs/state-sync.md).
   await headers.store.beginBulkLoad();
   try {
-    await restoreBlocks(ledger, metadata, chunks, headers);
+    await restoreBlocks(ledger, metadata, chunks, headers, format);
   } catch (error) {
     // The restore's error is the one reported: ending the load after it can fail of the same
     // cause (a full disk), and that error would say less.
@@ -128,7 +134,7 @@ export async function restoreSnapshot(
   }
 }
 
-async function restoreBlocks(ledger: LedgerApp, metadata: SnapshotMetadata, chunks: AsyncIterable<Uint8Array>, headers: SnapshotHeaders): Promise<void> {
+async function restoreBlocks(ledger: LedgerApp, metadata: SnapshotMetadata, chunks: AsyncIterable<Uint8Array>, headers: SnapshotHeaders, format: number): Promise<void> {
   const lines = new ChunkLines();
   // Blocks a stopped restore wrote stay (the first pass found them on the snapshot's chain).
   const held = ledger.info().height;
@@ -141,9 +147,9 @@ async function restoreBlocks(ledger: LedgerApp, metadata: SnapshotMetadata, chun
     const texts = lines.push(chunk);
     if (typeof texts === "string") throw new Error(texts);
     for (const text of texts) {
-      const line = readBlockLine(text);
+      const line = readBlockLine(text, format);
       if (typeof line === "string") throw new Error(line);
-      if (line.height > held) await ledger.restoreBlock(line.height, line.txs.map((json) => ledger.prepareRestored(json)), misbehaviorOfLine(line));
+      if (line.height > held) await restoreLine(ledger, line, headers);
       if (line.signed_header === undefined) continue;
       const appHash = line.height > held ? ledger.info().appHash : line.app_hash;
       const kept = await checkedHeader(headers, metadata.chain_id, line.height, appHash, line.signed_header);
@@ -160,6 +166,30 @@ async function restoreBlocks(ledger: LedgerApp, metadata: SnapshotMetadata, chun
 export interface SnapshotHeaders {
   readonly store: Pick<LedgerStore, "putSignedHeaders" | "getValidators" | "beginBulkLoad" | "endBulkLoad">;
   readonly onRefused: (height: number, reason: string) => void;
+  /** Told of a transaction the snapshot says its block refused that the rules let pass (left out). */
+  readonly onNotRefused?: (height: number, id: string) => void;
+}
+
+/**
+ * A line's block restored: its valid transactions as restored ones (their ids bound by the app
+ * hash), the refused ones with every check (outside it), each where the block carried it, so
+ * that execution refuses and records them as it did on the nodes that executed the block.
+ */
+async function restoreLine(ledger: LedgerApp, line: SnapshotLine, headers: SnapshotHeaders): Promise<CommittedBlock> {
+  const carried = line.refused ?? [];
+  const prepared: (PreparedBase | Rejection)[] = [];
+  const refused: number[] = [];
+  let next = 0;
+  for (let at = 0; at <= line.txs.length; at++) {
+    for (; carried[next]?.at === at; next++) {
+      refused.push(prepared.length);
+      prepared.push(ledger.prepareRefused(carried[next]!.tx));
+    }
+    if (at < line.txs.length) prepared.push(ledger.prepareRestored(line.txs[at]!));
+  }
+  const block = await ledger.restoreBlock(line.height, prepared, misbehaviorOfLine(line), refused);
+  for (const id of block.leftOut) headers.onNotRefused?.(line.height, id);
+  return block;
 }
 
 /** Signed headers stored in one write (as signedHeaderKeeper.ts batches them). */

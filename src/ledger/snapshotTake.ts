@@ -3,8 +3,11 @@
 // last. Blocks up to H never change once committed, so reading them while later blocks commit
 // sees one consistent chain: no commit waits for a snapshot.
 import { blockLineOf } from "./blockLine.js";
-import { chunkHash, SnapshotChunker, snapshotKind, type SnapshotLine, type SnapshotMetadata } from "./snapshotFormat.js";
-import type { ChainReads } from "../store/store.js";
+import { chunkHash, SnapshotChunker, snapshotKind, type RefusedLine, type SnapshotLine, type SnapshotMetadata } from "./snapshotFormat.js";
+import type { ChainReads, RefusedLegacyTx } from "../store/store.js";
+
+/** Blocks whose refused transactions are read at once: refusals are rare, one read covers many. */
+const refusedReadBlocks = 1024;
 
 /**
  * The snapshot of height `height` (committed: asserted by the read), its chunks to `putChunk`
@@ -32,13 +35,25 @@ export async function takeSnapshot(
     await putChunk(hashes.length - 1, chunk);
   });
   let txs = 0;
+  let refusals: RefusedLegacyTx[] = [];
+  let next = 0;
   for (let h = 1; h <= height; h++) {
     const contents = await store.getBlockContents(h);
     if (contents === null) throw new Error(`block ${h} is missing`);
     txs += contents.txs.length;
+    if ((h - 1) % refusedReadBlocks === 0) {
+      refusals = await store.getRefusedLegacyTxs(h, Math.min(height, h + refusedReadBlocks - 1));
+      next = 0;
+    }
+    const refused: RefusedLine[] = [];
+    for (; refusals[next]?.height === h; next++) refused.push({ at: refusals[next]!.position, tx: refusals[next]!.json });
     // The header that carries this block's app hash; the last block's has none yet.
     const header = h < height ? await signedHeader(h + 1) : null;
-    const line: SnapshotLine = header === null ? blockLineOf(contents) : { ...blockLineOf(contents), signed_header: header };
+    const line: SnapshotLine = {
+      ...blockLineOf(contents),
+      ...(header === null ? {} : { signed_header: header }),
+      ...(refused.length === 0 ? {} : { refused }),
+    };
     await chunker.add(JSON.stringify(line));
   }
   await chunker.end();

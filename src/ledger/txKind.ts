@@ -90,10 +90,15 @@ export interface TxKind<P extends PreparedBase = PreparedBase, S = unknown> {
   claims(body: JsonValue): boolean;
   /**
    * Every stateless check, pure (worker threads): a body as read, the posted text if compact.
-   * `verifySignatures` false (a state-sync restore only) takes the signatures as valid (and a kind
-   * may take the id as the body's: the restore's first pass checked it on these bytes).
+   *
+   * `restored` (default false) is the one flag of preparation, here and in every kind's prepare
+   * function: true only for a valid transaction of a state-sync snapshot whose chain was checked
+   * against a trusted app hash (docs/state-sync.md). Such a transaction is prepared without
+   * checking its signatures (taken as valid), and a kind may take its id as the body's instead of
+   * hashing it again: the restore's first pass hashed these very bytes, and the app hash binds
+   * every id. Nothing a client sends is ever prepared with it (doors.ts restoredDoor).
    */
-  prepare(body: JsonValue, posted: string | undefined, verifySignatures?: boolean): P | Rejection;
+  prepare(body: JsonValue, posted: string | undefined, restored?: boolean): P | Rejection;
   /** Whether a prepared transaction is this kind's (prepared results carry no tag). */
   owns(tx: PreparedBase): boolean;
   /**

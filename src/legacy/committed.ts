@@ -49,4 +49,11 @@ export interface LegacyInvalidTx {
   /** The error code (src/errors/codes.ts) and message it was refused with. */
   readonly code: string;
   readonly message: string;
+  /** The transaction as stored (PreparedLegacyTx.json): a snapshot carries it for a restore to execute again. */
+  readonly json: string;
+  /**
+   * The valid transactions of its block before it: where it was executed (a refused transaction
+   * changes nothing, so its outcome depends only on those).
+   */
+  readonly position: number;
 }

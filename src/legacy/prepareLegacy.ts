@@ -31,10 +31,10 @@ import type {
  * code a transaction with several faults gets differs.
  *
  * `postedJson`: the posted text when it is compact and faithful (see `JsonReadInfo`), stored
- * as it is when there is no `assignee` to drop. `verifySignatures` false takes the signatures
- * as valid: only for a chain whose app hash was verified elsewhere (docs/state-sync.md).
+ * as it is when there is no `assignee` to drop. `restored`: the ledger's TxKind.prepare says
+ * what it is (a state-sync restore's transaction: signatures taken as valid).
  */
-export function prepareLegacy(body: JsonValue, postedJson?: string, verifySignatures = true): PreparedLegacyTx | Rejection {
+export function prepareLegacy(body: JsonValue, postedJson?: string, restored = false): PreparedLegacyTx | Rejection {
   const variant = classifyLegacy(body);
   if (typeof variant !== "string") return variant;
   const tx = body as LegacyTx;
@@ -46,7 +46,7 @@ export function prepareLegacy(body: JsonValue, postedJson?: string, verifySignat
   }
   const transaction = tx["transaction"] as JsonObject;
   const operation = transaction["operation"] as LegacyOperation;
-  const fulfilledUris = checkFulfillments(tx, variant, operation, verifySignatures);
+  const fulfilledUris = checkFulfillments(tx, variant, operation, restored);
   if (!Array.isArray(fulfilledUris)) return fulfilledUris;
   const outputs = readOutputs(transaction);
   if (!Array.isArray(outputs)) return outputs;
@@ -72,7 +72,7 @@ export function prepareLegacy(body: JsonValue, postedJson?: string, verifySignat
 }
 
 /** The condition URI each fulfillment fulfills, or the first rejection. */
-function checkFulfillments(tx: LegacyTx, variant: LegacyVariant, operation: LegacyOperation, verifySignatures: boolean): string[] | Rejection {
+function checkFulfillments(tx: LegacyTx, variant: LegacyVariant, operation: LegacyOperation, restored: boolean): string[] | Rejection {
   const fulfillments = (tx["transaction"] as JsonObject)["fulfillments"] as JsonObject[];
   const owners = legacyNames[variant].ownersBefore;
   const uris: string[] = [];
@@ -86,7 +86,7 @@ function checkFulfillments(tx: LegacyTx, variant: LegacyVariant, operation: Lega
     try {
       const parsed = decodeLegacyFulfillment(text);
       uri = encodeLegacyCondition(legacyConditionOfFulfillment(parsed));
-      verified = !verifySignatures || verifyLegacyFulfillment(parsed, Buffer.from(legacySigningMessage(tx, variant, i), "utf8"));
+      verified = restored || verifyLegacyFulfillment(parsed, Buffer.from(legacySigningMessage(tx, variant, i), "utf8"));
     } catch (error) {
       return fulfillmentRejection(error, i);
     }

@@ -165,6 +165,14 @@ export interface StoredLegacyOutput extends CommittedLegacyOutput {
   readonly spentBy: string | null;
 }
 
+/** A legacy transaction a block carried and execution refused, as a snapshot carries it. */
+export interface RefusedLegacyTx {
+  readonly height: number;
+  /** The valid transactions of its block before it (LegacyInvalidTx.position). */
+  readonly position: number;
+  readonly json: string;
+}
+
 /** What the store knows of a legacy id: committed (valid), or only refused at execution. */
 export type LegacyRecord =
   | { readonly status: "valid"; readonly height: number }
@@ -372,6 +380,12 @@ export interface ChainReads extends SharedReads {
   getBlockHeightOfTransaction(id: string): Promise<number | null>;
   /** A block's app hash and valid transactions of both kinds in block order, or null. */
   getBlockContents(height: number): Promise<BlockContents | null>;
+  /**
+   * The legacy transactions that blocks `from` to `to` carried and execution refused, whose
+   * bodies are kept (recorded since schema 8 (SQLite), 7 (PostgreSQL)), by height then block
+   * order: what a state-sync snapshot carries for a restore to execute again.
+   */
+  getRefusedLegacyTxs(from: number, to: number): Promise<RefusedLegacyTx[]>;
   /** A block's app hash and history size, without its transactions; null when there is no such block. */
   getBlockHead(height: number): Promise<Omit<BlockRecord, "txIds"> | null>;
   /** The ids of a block's valid transactions of both kinds in block order (its contents' ids), or null. */

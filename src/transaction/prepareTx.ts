@@ -26,15 +26,14 @@ import { JsonError } from "../json/jsonError.js";
  * Every stateless check of a posted v2.0 transaction, in BigchainDB's order
  * (docs/bigchaindb-behaviour.md §2.5): id, schema, key rules, inputs, outputs; then the signatures,
  * whose failure is carried in the result and reported by `validateTx` after the stateful checks,
- * where BigchainDB reports it. `verifySignatures` false takes them as valid, and the id as the
- * body's: only for a transaction of a chain whose app hash, which binds its id and so its body,
- * was verified elsewhere (a state-sync restore's first pass, over these bytes, docs/state-sync.md).
+ * where BigchainDB reports it. `restored`: the ledger's TxKind.prepare says what it is (a
+ * state-sync restore's transaction: signatures taken as valid, the id as the body's).
  */
-export function prepareTx(body: JsonValue, postedJson?: string, verifySignatures = true): PreparedTx | Rejection {
+export function prepareTx(body: JsonValue, postedJson?: string, restored = false): PreparedTx | Rejection {
   if (!isJsonObject(body)) return reject("BadJson", "A transaction must be a JSON object");
   // The id is checked before the schema (`Transaction.validate_id`).
   if (!("id" in body)) return reject("InvalidHash", "No transaction id found!");
-  const matched = verifySignatures ? matchId(body) : restoredMatch(body);
+  const matched = restored ? restoredMatch(body) : matchId(body);
   if (matched === null) {
     // `'{}'.format(id)`: the text of a string, the repr of anything else (an object or a list
     // too, which `String` cannot convert).
@@ -48,7 +47,7 @@ export function prepareTx(body: JsonValue, postedJson?: string, verifySignatures
   if (!Array.isArray(inputs)) return inputs;
   const outputs = readOutputs(body);
   if ("code" in outputs) return outputs;
-  return assemble(body, matched, { inputs, outputs, verifySignatures }, postedJson ?? writeJson(body));
+  return assemble(body, matched, { inputs, outputs, restored }, postedJson ?? writeJson(body));
 }
 
 /**
@@ -203,7 +202,7 @@ function listedKeys(detailKeys: readonly string[], publicKeys: readonly string[]
 function assemble(
   body: JsonObject,
   matched: MatchedForm,
-  read: { readonly inputs: readonly ReadInput[]; readonly outputs: ReadOutputs; readonly verifySignatures: boolean },
+  read: { readonly inputs: readonly ReadInput[]; readonly outputs: ReadOutputs; readonly restored: boolean },
   json: string,
 ): PreparedTx {
   const { inputs, outputs } = read;
@@ -227,7 +226,7 @@ function assemble(
     inputs: preparedInputs,
     outputs: outputs.outputs,
     outputsTotal: outputs.total,
-    signaturesValid: outputs.urisMatch && (!read.verifySignatures || signaturesVerify(body, matched.message!, inputs)),
+    signaturesValid: outputs.urisMatch && (read.restored || signaturesVerify(body, matched.message!, inputs)),
     form: matched.form,
     election: operation === "VALIDATOR_ELECTION" ? electionFacts(body, inputs) : null,
     votes: operation === "VOTE" ? votesCast(asset["id"] as string, outputs.outputs, outputKeysOf(body)) : 0n,

@@ -1,6 +1,7 @@
 // The snapshots a node keeps for state sync, as files (docs/state-sync.md): under the data
-// folder's `snapshots/`, one folder per height holding `metadata.json` and its chunks
-// `<index>.chunk`. A snapshot is written into `<height>.partial/` and renamed when whole, so a
+// folder's `snapshots/`, one folder per height holding `metadata.json`, its chunks
+// `<index>.chunk` and `format` (its ABCI format, in decimal; none in a folder of format 1, written
+// before there was a second). A snapshot is written into `<height>.partial/` and renamed when whole, so a
 // folder named by a height is always a whole snapshot; a partial one left by a crash is removed
 // at the next start. `restoring/` holds the chunks of a snapshot being restored.
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
@@ -37,7 +38,7 @@ export class SnapshotFiles {
       }
       const read = readMetadata(metadata);
       if (typeof read === "string") continue;
-      kept.push({ height, format: snapshotFormat, chunks: read.chunks.length, hash: snapshotHash(metadata), metadata });
+      kept.push({ height, format: this.formatOf(height), chunks: read.chunks.length, hash: snapshotHash(metadata), metadata });
     }
     return kept;
   }
@@ -47,10 +48,20 @@ export class SnapshotFiles {
     return readdirSync(this.dir).filter((name) => heightName.test(name)).map(Number).sort((a, b) => b - a);
   }
 
-  /** A chunk of a kept snapshot, or null when there is none such. */
-  async chunk(height: number, index: number): Promise<Buffer | null> {
+  /** A chunk of a kept snapshot of this format, or null when there is none such. */
+  async chunk(height: number, format: number, index: number): Promise<Buffer | null> {
     if (!Number.isSafeInteger(height) || !Number.isSafeInteger(index) || index < 0) return null;
+    if (!heightName.test(String(height)) || this.formatOf(height) !== format) return null;
     return readFile(join(this.dir, String(height), `${index}.chunk`)).catch(() => null);
+  }
+
+  /** A kept snapshot's format: its `format` file's, else 1 (kept by a release that took no other). */
+  private formatOf(height: number): number {
+    try {
+      return Number(readFileSync(join(this.dir, String(height), "format"), "utf8"));
+    } catch {
+      return 1;
+    }
   }
 
   /** A snapshot's writer: its chunks into the partial folder, then `finish` makes it whole. */
@@ -62,6 +73,7 @@ export class SnapshotFiles {
       putChunk: (index, chunk) => writeFile(join(partial, `${index}.chunk`), chunk),
       finish: (metadata) => {
         writeFileSync(join(partial, "metadata.json"), encodeMetadata(metadata));
+        writeFileSync(join(partial, "format"), String(snapshotFormat));
         rmSync(join(this.dir, String(height)), { recursive: true, force: true });
         renameSync(partial, join(this.dir, String(height)));
       },

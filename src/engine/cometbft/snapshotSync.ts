@@ -22,7 +22,7 @@ import {
 } from "cosmjs-types/tendermint/abci/types";
 import type { LedgerApp } from "../../ledger/ledgerApp.js";
 import { protocolVersion, protocolVersionAt, ruleHeightsFor, ruleHeightsOf } from "../../ledger/protocol.js";
-import { chunkHash, readMetadata, snapshotFormat, snapshotHash, type SnapshotMetadata } from "../../ledger/snapshotFormat.js";
+import { chunkHash, readMetadata, snapshotFormatsRestored, snapshotHash, type SnapshotMetadata } from "../../ledger/snapshotFormat.js";
 import { restoreSnapshot, SnapshotVerifier } from "../../ledger/snapshotRestore.js";
 import { takeSnapshot } from "../../ledger/snapshotTake.js";
 import type { ChainReads, LedgerStore, Validator } from "../../store/store.js";
@@ -59,6 +59,8 @@ export interface SnapshotSyncDeps {
 /** A snapshot being restored: what OfferSnapshot accepted, and the chunks applied so far. */
 interface Restoring {
   readonly metadata: SnapshotMetadata;
+  /** Its ABCI format (snapshotFormatsRestored). */
+  readonly format: number;
   readonly verifier: SnapshotVerifier;
   readonly dir: string;
   applied: number;
@@ -130,8 +132,8 @@ export class SnapshotSync {
 
   /** LoadSnapshotChunk: a kept chunk, or nothing (CometBFT then tells the peer it has none). */
   async load(request: RequestLoadSnapshotChunk): Promise<ResponseLoadSnapshotChunk> {
-    if (this.options.intervalBlocks === 0 || request.format !== snapshotFormat) return { chunk: new Uint8Array(0) };
-    const chunk = await this.deps.files.chunk(Number(request.height), request.chunk);
+    if (this.options.intervalBlocks === 0) return { chunk: new Uint8Array(0) };
+    const chunk = await this.deps.files.chunk(Number(request.height), request.format, request.chunk);
     return { chunk: chunk ?? new Uint8Array(0) };
   }
 
@@ -144,7 +146,7 @@ export class SnapshotSync {
       return { result };
     };
     if (snapshot === undefined) return refuse(OfferResult.REJECT, "no snapshot offered");
-    if (snapshot.format !== snapshotFormat) return refuse(OfferResult.REJECT_FORMAT, `format ${snapshot.format}; this node restores format ${snapshotFormat}`);
+    if (!snapshotFormatsRestored.includes(snapshot.format)) return refuse(OfferResult.REJECT_FORMAT, `format ${snapshot.format}; this node restores formats ${snapshotFormatsRestored.join(", ")}`);
     const state = this.deps.ledger.info();
     const chain = this.deps.ledger.chain;
     if (state.height !== 0 && chain === null) return refuse(OfferResult.ABORT, `this node's ledger is not empty (height ${state.height})`);
@@ -159,8 +161,8 @@ export class SnapshotSync {
       return refuse(OfferResult.ABORT, `this node's ledger began under other rules (protocol version, rule heights) than this snapshot's; remove it to restore`);
     }
     this.deps.files.doneRestoring();
-    const verifier = await SnapshotVerifier.start(metadata, metadata.app_hash, chain === null ? null : state);
-    this.restoring = { metadata, verifier, dir: this.deps.files.restoring(), applied: 0, checkMs: 0 };
+    const verifier = await SnapshotVerifier.start(metadata, metadata.app_hash, chain === null ? null : state, snapshot.format);
+    this.restoring = { metadata, format: snapshot.format, verifier, dir: this.deps.files.restoring(), applied: 0, checkMs: 0 };
     this.deps.logger?.info({ height, chunks: metadata.chunks.length, txs: metadata.txs }, "state sync: snapshot accepted, restoring");
     return { result: OfferResult.ACCEPT };
   }
@@ -228,12 +230,14 @@ export class SnapshotSync {
   /** The second pass: the checked chunks committed as blocks. A failure here stops the node. */
   private async restore(restoring: Restoring): Promise<void> {
     const started = performance.now();
-    const { metadata, dir } = restoring;
+    const { metadata, format, dir } = restoring;
     async function* chunks(): AsyncGenerator<Uint8Array> {
       for (let i = 0; i < metadata.chunks.length; i++) yield await readChunk(join(dir, `${i}.chunk`));
     }
     const onRefused = (at: number, reason: string): void => this.deps.logger?.warn({ height: at, reason }, "state sync: a snapshot's signed header not kept");
-    await restoreSnapshot(this.deps.ledger, metadata, chunks(), { store: this.deps.headerStore, onRefused });
+    const onNotRefused = (at: number, id: string): void =>
+      this.deps.logger?.warn({ height: at, id }, "state sync: a transaction the snapshot says its block refused passes the rules: left out");
+    await restoreSnapshot(this.deps.ledger, metadata, chunks(), { store: this.deps.headerStore, onRefused, onNotRefused }, format);
     this.restoring = null;
     this.deps.files.doneRestoring();
     const seconds = (performance.now() - started) / 1000;

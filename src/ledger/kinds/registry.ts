@@ -40,14 +40,14 @@ export function kindForBody(body: JsonValue, door: Door | undefined): AnyTxKind 
   return fallback;
 }
 
-/** Stateless preparation by the kind `kindForBody` picks; `verifySignatures` false only for a restore (doors.ts restoredDoor). */
+/** Stateless preparation by the kind `kindForBody` picks; `restored`: TxKind.prepare's (a restore only, doors.ts restoredDoor). */
 export function prepareBody(
   body: JsonValue,
   posted: string | undefined,
   door: Door | undefined,
-  verifySignatures = true,
+  restored = false,
 ): PreparedBase | Rejection {
-  return kindForBody(body, door).prepare(body, posted, verifySignatures);
+  return kindForBody(body, door).prepare(body, posted, restored);
 }
 
 /** The id a committed transaction's stored JSON hashes to by its kind's rule, or null (kinds' storedId). */

@@ -309,8 +309,8 @@ async function writeLegacy(client: pg.ClientBase, legacy: LegacyBlockWrite, heig
     seq++;
   }
   for (const refused of legacy.invalid) {
-    await client.query("INSERT INTO legacy_invalid (id, height, code, message) VALUES ($1, $2, $3, $4)", [
-      refused.id, height, storedText(refused.code), storedText(refused.message),
+    await client.query("INSERT INTO legacy_invalid (id, height, code, message, json, position) VALUES ($1, $2, $3, $4, $5, $6)", [
+      refused.id, height, storedText(refused.code), storedText(refused.message), refused.json, refused.position,
     ]);
   }
 }

@@ -28,6 +28,7 @@ import type {
   Balance,
   Batches,
   BlockContents,
+  RefusedLegacyTx,
   BlockRecord,
   BlockWrite,
   ChainRules,
@@ -397,6 +398,14 @@ export class PostgresStore implements Store {
     );
     const evidence = await this.#evidenceAfter([height, -1], height, height, Number.MAX_SAFE_INTEGER);
     return { height, appHash: head.app_hash, txs, historySize: head.history_size, evidence };
+  }
+
+  async getRefusedLegacyTxs(from: number, to: number): Promise<RefusedLegacyTx[]> {
+    const rows = await this.#rows<{ height: string; position: number; json: string }>(
+      "SELECT height, position, json FROM legacy_invalid WHERE height >= $1 AND height <= $2 AND json IS NOT NULL ORDER BY height, seq",
+      [from, to],
+    );
+    return rows.map((row) => ({ height: Number(row.height), position: row.position, json: row.json }));
   }
 
   async getBlockHead(height: number): Promise<Omit<BlockRecord, "txIds"> | null> {

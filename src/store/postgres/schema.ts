@@ -190,6 +190,12 @@ const migrations: readonly string[] = [
   ALTER TABLE output_keys DROP CONSTRAINT output_keys_pkey,
     ADD PRIMARY KEY (public_key, tx_seq, output_index) INCLUDE (transaction_id, asset_id, amount);
   `,
+  // 7: a refused legacy transaction's body and place in its block, as in SQLite (schema 8):
+  // NULL on the rows written before, whose bodies were not kept.
+  `
+  ALTER TABLE legacy_invalid ADD COLUMN json text, ADD COLUMN position integer;
+  CREATE INDEX legacy_invalid_by_height ON legacy_invalid (height) WHERE json IS NOT NULL;
+  `,
 ];
 
 /** The schema this build writes. */

@@ -246,7 +246,7 @@ export class BlockWriter {
       seq++;
     }
     for (const refused of legacy.invalid) {
-      insertLegacyInvalid.run(keyHash(refused.id), refused.id, height, refused.code, refused.message);
+      insertLegacyInvalid.run(keyHash(refused.id), refused.id, height, refused.code, refused.message, refused.json, refused.position);
     }
   }
 

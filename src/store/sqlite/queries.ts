@@ -164,6 +164,9 @@ export const readSql = {
   legacyLastRefusal: `
     SELECT height, code, message FROM legacy_invalid
     WHERE id_hash = ? AND id = ? ORDER BY seq DESC LIMIT 1`,
+  legacyRefusedBodies: `
+    SELECT height, position, json FROM legacy_invalid
+    WHERE height >= ? AND height <= ? AND json IS NOT NULL ORDER BY height, seq`,
 } as const;
 
 /** Writes, all inside the commitBlock or initChain transaction. */
@@ -199,8 +202,8 @@ export const writeSql = {
                        VALUES (?, ?, ?, ?, NULL)`,
   spendLegacyOutput:
     "UPDATE legacy_outputs SET spent_by = ? WHERE tx_seq = ? AND cid = ? AND spent_by IS NULL",
-  insertLegacyInvalid: `INSERT INTO legacy_invalid (id_hash, id, height, code, message)
-                        VALUES (?, ?, ?, ?, ?)`,
+  insertLegacyInvalid: `INSERT INTO legacy_invalid (id_hash, id, height, code, message, json, position)
+                        VALUES (?, ?, ?, ?, ?, ?, ?)`,
 } as const;
 
 /**

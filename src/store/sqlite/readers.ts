@@ -15,6 +15,7 @@ import type {
   ElectionRecord,
   Evidence,
   BlockContents,
+  RefusedLegacyTx,
   NodePlace,
   StoredBlockTx,
   StreamBlockPage,
@@ -153,6 +154,11 @@ export function readBlockContents(c: Connection, height: number): BlockContents 
     legacy.map((tx) => ({ position: tx.position, item: { kind: "legacy", id: tx.id, json: tx.json } })),
   );
   return { height, appHash: row.appHash, txs, historySize: row.historySize, evidence: readEvidenceAfter(c, [height, -1], height, height, Number.MAX_SAFE_INTEGER) };
+}
+
+/** The refused legacy transactions with a body of blocks `from` to `to` (store.ts getRefusedLegacyTxs). */
+export function readRefusedLegacyTxs(c: Connection, from: number, to: number): RefusedLegacyTx[] {
+  return c.read.legacyRefusedBodies.all(from, to) as RefusedLegacyTx[];
 }
 
 /** At most `count` evidence after `place` of blocks up to `snapshot` (of block `only` when not null). */

@@ -6,9 +6,9 @@ import { searchTokenizer } from "../searchTokens.js";
  * The schema this build writes. A database with a newer one is refused, never guessed at; an
  * older one is migrated by its owner when opened (version 2 added the legacy tables, 3 the
  * elections, 4 the ledger commitment, 5 the evidence, 6 the signed headers, 7 the chain's
- * protocol version and rule heights).
+ * protocol version and rule heights, 8 the refused legacy transactions' bodies).
  */
-export const schemaVersion = 7;
+export const schemaVersion = 8;
 
 // Layout, chosen so that a commit's cost does not grow with the ledger:
 // - `transactions` is keyed by `seq`, the commit order, an integer rowid, with no secondary
@@ -225,6 +225,16 @@ ALTER TABLE chain_state ADD COLUMN app_version TEXT;
 ALTER TABLE chain_state ADD COLUMN rule_heights TEXT NOT NULL DEFAULT '{}';
 `;
 
+// Schema version 8: a refused legacy transaction's body and place in its block (the valid ones
+// before it), which a state-sync snapshot carries for a restore to execute again
+// (docs/state-sync.md); NULL on the rows written before, whose bodies were not kept. By height
+// for the snapshot's read, only the rows that have a body (refusals are rare).
+const refusedBodiesSchemaSql = `
+ALTER TABLE legacy_invalid ADD COLUMN json TEXT;
+ALTER TABLE legacy_invalid ADD COLUMN position INTEGER;
+CREATE INDEX legacy_invalid_by_height ON legacy_invalid (height) WHERE json IS NOT NULL;
+`;
+
 /**
  * Creates the schema in an empty database, or checks the version of an existing one and migrates
  * an older one (only a writer can; a read-only store refuses it). Refuses a database written by
@@ -245,6 +255,7 @@ export function ensureSchema(db: Database.Database, indexSlices: number): void {
       db.exec(evidenceSchemaSql);
       db.exec(signedHeadersSchemaSql);
       db.exec(chainRulesSchemaSql);
+      db.exec(refusedBodiesSchemaSql);
       db.prepare("INSERT INTO schema_version (version) VALUES (?)").run(schemaVersion);
       const sweep = db.prepare("INSERT INTO index_sweep (slice, merged_seq) VALUES (?, 0)");
       for (let slice = 0; slice < indexSlices; slice++) sweep.run(slice);
@@ -292,6 +303,8 @@ function migrate(db: Database.Database, from: number): void {
     // Version 7: the chain's rules; a chain begun before keeps no rule heights (no release
     // scheduled any) and an unknown protocol version.
     if (from < 7) db.exec(chainRulesSchemaSql);
+    // Version 8: the refused legacy transactions' bodies, from now on (none was kept before).
+    if (from < 8) db.exec(refusedBodiesSchemaSql);
     db.prepare("UPDATE schema_version SET version = ?").run(schemaVersion);
   }).immediate();
 }

@@ -52,6 +52,7 @@ import type {
   EvidenceEntry,
   StoredSignedHeader,
   BlockContents,
+  RefusedLegacyTx,
   NodePlace,
   DerivedCheck,
   StreamBlockPage,
@@ -328,6 +329,10 @@ export class SqliteStore implements Store {
 
   async getBlockContents(height: number): Promise<BlockContents | null> {
     return this.#reading(() => readers.readBlockContents(this.#c, height));
+  }
+
+  async getRefusedLegacyTxs(from: number, to: number): Promise<RefusedLegacyTx[]> {
+    return this.#reading(() => readers.readRefusedLegacyTxs(this.#c, from, to));
   }
 
   async getBlockHead(height: number): Promise<Omit<BlockRecord, "txIds"> | null> {

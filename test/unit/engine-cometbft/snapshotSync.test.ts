@@ -16,7 +16,7 @@ import { ResponseApplySnapshotChunk_Result as Apply, ResponseOfferSnapshot_Resul
 import type { Logger } from "pino";
 import { SnapshotFiles } from "../../../src/engine/cometbft/snapshotFiles.js";
 import { SnapshotSync, type GenesisFacts } from "../../../src/engine/cometbft/snapshotSync.js";
-import { encodeMetadata, snapshotHash, type SnapshotMetadata } from "../../../src/ledger/snapshotFormat.js";
+import { encodeMetadata, snapshotFormat, snapshotHash, type SnapshotMetadata } from "../../../src/ledger/snapshotFormat.js";
 import { verifyChain } from "../../../src/ledger/verifyChain.js";
 import type { Store } from "../../../src/store/store.js";
 import { corruptChunk, editMetadata, forgeLedger, readSnapshotMetadata } from "../../helpers/snapshotForgery.js";
@@ -177,7 +177,7 @@ describe("state sync through ABCI", () => {
         return { ...snapshot, metadata, hash: snapshotHash(metadata) };
       };
       const cases: [string, Snapshot, Uint8Array, Offer, RegExp][] = [
-        ["another format", { ...snapshot, format: 2 }, appHash, Offer.REJECT_FORMAT, /format 2/],
+        ["a format this release does not restore", { ...snapshot, format: 3 }, appHash, Offer.REJECT_FORMAT, /format 3; this node restores formats 1, 2/],
         ["a hash that is not its metadata's", { ...snapshot, hash: new Uint8Array(32) }, appHash, Offer.REJECT, /does not hash to its hash/],
         ["another chain", spoiled((m) => ({ ...m, chain_id: "other" })), appHash, Offer.REJECT, /of chain other; this node's is verify/],
         ["BigchainDB's rule", spoiled((m) => ({ ...m, commitment: "bigchaindb" })), appHash, Offer.REJECT, /BigchainDB's app hash rule/],
@@ -194,6 +194,21 @@ describe("state sync through ABCI", () => {
       assert.equal(node.fixture.ledger.info().height, 0);
     } finally {
       await node.close();
+    }
+  });
+
+  it("lists a kept snapshot under the format it was taken in, one of the release before as format 1, and serves its chunks for that format only", async () => {
+    const dir = copyOfSnapshot();
+    try {
+      const sync = new SnapshotSync({ intervalBlocks: 4, keep: 2, chainId: "verify" }, { files: new SnapshotFiles(dir), store: source.store, ledger: source.ledger, genesis: async () => genesis, headerStore: source.store });
+      const load = async (format: number) => (await sync.load({ height: BigInt(height), format, chunk: 0 })).chunk.length > 0;
+      assert.deepEqual(sync.list().snapshots.map((s) => s.format), [snapshotFormat]);
+      assert.deepEqual([await load(1), await load(snapshotFormat)], [false, true]);
+      rmSync(join(dir, String(height), "format"));
+      assert.deepEqual(sync.list().snapshots.map((s) => s.format), [1]);
+      assert.deepEqual([await load(1), await load(snapshotFormat)], [true, false]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

@@ -117,4 +117,14 @@ describe("a snapshot's metadata and lines, read from a peer", () => {
     assert.equal(readBlockLine(JSON.stringify({ ...line, evidence: [{ type: "other" }] })), "block 2's evidence is malformed");
     assert.equal(readBlockLine(JSON.stringify({ ...line, signed_header: {} })), "block 2's signed_header is not a string");
   });
+
+  it("reads a format 2 line's refused transactions, in block order, and refuses them in a format 1 line", () => {
+    const line = { height: 2, app_hash: "", txs: ["{}"], refused: [{ at: 0, tx: "{}" }, { at: 1, tx: "{}" }, { at: 1, tx: "{}" }] };
+    assert.deepEqual(readBlockLine(JSON.stringify(line), 2), line);
+    const malformed = "block 2's refused transactions are malformed";
+    assert.equal(readBlockLine(JSON.stringify(line), 1), malformed);
+    for (const refused of [[], [{ at: 2, tx: "{}" }], [{ at: 1, tx: "{}" }, { at: 0, tx: "{}" }], [{ at: 0, tx: {} }], [{ at: -1, tx: "{}" }], {}]) {
+      assert.equal(readBlockLine(JSON.stringify({ ...line, refused }), 2), malformed, JSON.stringify(refused));
+    }
+  });
 });

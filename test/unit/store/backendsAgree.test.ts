@@ -66,7 +66,7 @@ async function fill(stores: readonly Store[], seed: number): Promise<Built> {
         built.assets.push(tx.id);
       }
     }
-    const write = mixedBlock(height, items, random.next() < 0.05 ? [{ id: hex64(`refused-${height}`), code: "DoubleSpend", message: "spent" }] : []);
+    const write = mixedBlock(height, items, random.next() < 0.05 ? [{ id: hex64(`refused-${height}`), code: "DoubleSpend", message: "spent", json: `{"refused":${height}}`, position: items.length }] : []);
     for (const store of stores) await store.commitBlock(height === 30 ? { ...write, validators: [validator("c", 7)] } : write);
     for (const item of items) ("variant" in item ? built.legacy : built.txs).push(item as never);
   }

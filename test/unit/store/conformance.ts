@@ -851,16 +851,20 @@ function legacyTests(withStore: WithStore): void {
     withStore(async (store) => {
       const a = legacyTx({ label: "refused-a" });
       const other = legacyTx({ label: "refused-other" });
-      await store.commitBlock(mixedBlock(1, [other], [{ id: a.id, code: "InputDoesNotExist", message: "first" }]));
+      await store.commitBlock(mixedBlock(1, [other], [{ id: a.id, code: "InputDoesNotExist", message: "first", json: a.json, position: 1 }]));
       const first = { status: "invalid", height: 1, code: "InputDoesNotExist", message: "first" };
       assert.deepEqual(await store.getLegacyRecord(a.id), first);
       assert.equal(await store.getLegacyTransaction(a.id), null);
       assert.deepEqual(await store.findLegacyTransactions([a.id]), new Set());
       // A block that carries only a refusal still records it.
       // A message may quote anything a transaction carried, NUL included.
-      await store.commitBlock(mixedBlock(2, [], [{ id: a.id, code: "DoubleSpend", message: "second \u0000 'x'" }]));
+      await store.commitBlock(mixedBlock(2, [], [{ id: a.id, code: "DoubleSpend", message: "second \u0000 'x'", json: a.json, position: 0 }]));
       const second = { status: "invalid", height: 2, code: "DoubleSpend", message: "second \u0000 'x'" };
       assert.deepEqual(await store.getLegacyRecord(a.id), second);
+      // Their bodies and places, by height, for a state-sync snapshot to carry.
+      const bodies = [{ height: 1, position: 1, json: a.json }, { height: 2, position: 0, json: a.json }];
+      assert.deepEqual(await store.getRefusedLegacyTxs(1, 2), bodies);
+      assert.deepEqual(await store.getRefusedLegacyTxs(2, 9), bodies.slice(1));
       await store.commitBlock(mixedBlock(3, [a]));
       assert.deepEqual(await store.getLegacyRecord(a.id), { status: "valid", height: 3 });
       assert.equal(await store.getLegacyTransaction(a.id), a.json);
@@ -897,7 +901,7 @@ function legacyTests(withStore: WithStore): void {
         await store.commitBlock(mixedBlock(1, [prior, priorV2, spender]));
         const good = createTx({ label: "lgood", outputs: [{ keys: [publicKey("lgood-owner")] }] });
         const goodLegacy = legacyTx({ label: "lgood-legacy" });
-        const refusal = { id: hex64("legacy:refused"), code: "DoubleSpend", message: "m" };
+        const refusal = { id: hex64("legacy:refused"), code: "DoubleSpend", message: "m", json: "{}", position: 0 };
         const bad = mixedBlock(2, [good, goodLegacy, ...makeBad(prior)], [refusal]);
         await assert.rejects(store.commitBlock(bad), isAssertion);
         assert.equal((await store.getChainState()).height, 1);

@@ -31,6 +31,8 @@ const isAssertion = { name: "AssertionError" };
 /** output_keys as before schema version 6: without the output's columns. */
 const undoMigration6 = `ALTER TABLE output_keys DROP CONSTRAINT output_keys_pkey, DROP COLUMN transaction_id, DROP COLUMN asset_id,
   DROP COLUMN amount, ADD PRIMARY KEY (public_key, tx_seq, output_index)`;
+/** Migration 7 undone: the refused legacy transactions' bodies. */
+const undoMigration7 = "DROP INDEX legacy_invalid_by_height; ALTER TABLE legacy_invalid DROP COLUMN json, DROP COLUMN position";
 
 function isUnavailable(error: unknown): boolean {
   return error instanceof LedgerError && error.code === "StoreUnavailable" && /PostgreSQL cannot be reached/.test(error.message);
@@ -258,7 +260,7 @@ describe("postgres store", () => {
       // signed headers, 5's chain rules: unknown for a chain begun before, 6's columns of
       // output_keys) when a writer opens it.
       await store.close();
-      await client.query(undoMigration6);
+      await client.query(`${undoMigration7}; ${undoMigration6}`);
       await client.query("ALTER TABLE chain_state DROP COLUMN app_version, DROP COLUMN rule_heights");
       await client.query("DROP TABLE signed_headers; DROP VIEW ledger_evidence; DROP TABLE evidence; DROP INDEX outputs_by_holder; UPDATE schema_version SET version = 1");
       store = await PostgresStore.open({ url });
@@ -313,7 +315,7 @@ describe("postgres store", () => {
       ];
       // A database of schema version 5: output_keys without the output's columns.
       await store.close();
-      await client.query(`${undoMigration6}; UPDATE schema_version SET version = 5`);
+      await client.query(`${undoMigration7}; ${undoMigration6}; UPDATE schema_version SET version = 5`);
       store = await PostgresStore.open({ url });
       assert.deepEqual(await entries(), expected);
       assert.deepEqual(await entries(false), [expected[1], expected[2]]);

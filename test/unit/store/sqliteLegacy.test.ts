@@ -11,6 +11,7 @@ import Database from "better-sqlite3";
 import { evidenceOf } from "./evidenceConformance.js";
 import { schemaVersion } from "../../../src/store/sqlite/schema.js";
 import { SqliteStore } from "../../../src/store/sqlite/sqliteStore.js";
+import { keyHash } from "../../../src/store/sqlite/keyHash.js";
 import { block, createTx, validator } from "./fixtures.js";
 import { legacyRef, legacyTx, mixedBlock } from "./legacyFixtures.js";
 
@@ -32,17 +33,19 @@ function tablesOf(path: string): string[] {
  * A database as schema version 1 wrote it (this schema without the legacy tables, the elections
  * table and the commitment's), version 2 (without the elections table and
  * legacy_transactions_by_height), version 3 (without the commitment's table and columns) or
- * version 4 (without the evidence table), 5 (without the signed headers) or 6 (without the chain's
- * protocol version and rule heights). With `blocks` false, a chain with no block yet.
+ * version 4 (without the evidence table), 5 (without the signed headers), 6 (without the chain's
+ * protocol version and rule heights) or 7 (without the refused legacy transactions' bodies). With
+ * `blocks` false, a chain with no block yet.
  */
-async function versionOneFile(path: string, version: 1 | 2 | 3 | 4 | 5 | 6 = 1, blocks = true): Promise<ReturnType<typeof createTx>> {
+async function versionOneFile(path: string, version: 1 | 2 | 3 | 4 | 5 | 6 | 7 = 1, blocks = true): Promise<ReturnType<typeof createTx>> {
   const store = SqliteStore.open({ path });
   const c = createTx({ label: "v1-c" });
   if (blocks) await store.commitBlock(block(1, [c]));
   else await store.initChain("begun", [validator("a")]);
   await store.close();
   const db = new Database(path);
-  db.exec("ALTER TABLE chain_state DROP COLUMN app_version; ALTER TABLE chain_state DROP COLUMN rule_heights");
+  db.exec("DROP INDEX legacy_invalid_by_height; ALTER TABLE legacy_invalid DROP COLUMN json; ALTER TABLE legacy_invalid DROP COLUMN position");
+  if (version < 7) db.exec("ALTER TABLE chain_state DROP COLUMN app_version; ALTER TABLE chain_state DROP COLUMN rule_heights");
   if (version < 6) db.exec("DROP TABLE signed_headers");
   if (version < 5) db.exec("DROP TABLE evidence");
   if (version < 4) db.exec("DROP TABLE history_nodes; DROP TABLE block_nodes; ALTER TABLE blocks DROP COLUMN history_size");
@@ -57,8 +60,24 @@ async function versionOneFile(path: string, version: 1 | 2 | 3 | 4 | 5 | 6 = 1, 
 }
 
 describe("sqlite store, legacy tables", () => {
-  it("is at schema version 7", () => {
-    assert.equal(schemaVersion, 7);
+  it("is at schema version 8", () => {
+    assert.equal(schemaVersion, 8);
+  });
+
+  it("migrates a version 7 database: a refusal recorded before keeps no body, one after does", async () => {
+    const path = freshPath();
+    await versionOneFile(path, 7);
+    const before = legacyTx({ label: "v7-refused-before" });
+    const db = new Database(path);
+    db.prepare("INSERT INTO legacy_invalid (id_hash, id, height, code, message) VALUES (?, ?, 1, 'DoubleSpend', 'm')").run(keyHash(before.id), before.id);
+    db.close();
+    const store = SqliteStore.open({ path });
+    assert.equal(store.database.prepare("SELECT version FROM schema_version").pluck().get(), schemaVersion);
+    assert.deepEqual(await store.getLegacyRecord(before.id), { status: "invalid", height: 1, code: "DoubleSpend", message: "m" });
+    const after = legacyTx({ label: "v7-refused-after" });
+    await store.commitBlock(mixedBlock(2, [], [{ id: after.id, code: "DoubleSpend", message: "m", json: after.json, position: 0 }]));
+    assert.deepEqual(await store.getRefusedLegacyTxs(1, 2), [{ height: 2, position: 0, json: after.json }]);
+    await store.close();
   });
 
   it("migrates a version 6 database: a begun chain's protocol version unknown, no rule heights; a new chain records them", async () => {
@@ -164,7 +183,7 @@ describe("sqlite store, legacy tables", () => {
     const b = legacyTx({ label: "re-b", variant: "B", spends: [legacyRef(a, 0)] });
     const refused = legacyTx({ label: "re-refused" });
     const first = SqliteStore.open({ path });
-    await first.commitBlock(mixedBlock(1, [a, createTx({ label: "re-v2" }), b], [{ id: refused.id, code: "DoubleSpend", message: "m" }]));
+    await first.commitBlock(mixedBlock(1, [a, createTx({ label: "re-v2" }), b], [{ id: refused.id, code: "DoubleSpend", message: "m", json: refused.json, position: 3 }]));
     await first.close();
     const store = SqliteStore.open({ path });
     assert.equal(await store.getLegacyTransaction(b.id), b.json);

@@ -36,6 +36,7 @@ function splitStore(writer: SqliteStore, reader: SqliteStore): Store {
     getChainState: () => reader.getChainState(),
     getValidatorSet: (height) => reader.getValidatorSet(height),
     getBlockContents: (height) => reader.getBlockContents(height),
+    getRefusedLegacyTxs: (from, to) => reader.getRefusedLegacyTxs(from, to),
     openDerivedCheck: (from) => reader.openDerivedCheck(from),
     getHistoryNodes: (places) => reader.getHistoryNodes(places),
     getBlockIds: (height) => reader.getBlockIds(height),

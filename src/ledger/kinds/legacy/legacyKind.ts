@@ -107,7 +107,7 @@ class LegacyBlock implements KindBlock<PreparedLegacyTx> {
     } else if (!this.overlay.hasTransaction(tx.id)) {
       // Refused at execution: status `invalid`. A copy of a transaction already committed (or
       // valid earlier in this block) is not recorded: that transaction is valid.
-      this.refused.push({ id: tx.id, code: rejection.code, message: rejection.message });
+      this.refused.push({ id: tx.id, code: rejection.code, message: rejection.message, json: tx.json, position });
     }
     return rejection;
   }
