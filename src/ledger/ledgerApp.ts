@@ -63,6 +63,8 @@ export interface CommittedBlock {
   readonly txs: readonly StreamEvent[];
   /** Every valid transaction of every kind, in block order. */
   readonly committed: readonly PreparedBase[];
+  /** When the block changed the validator set: the whole new set, in force from `height + 1`. */
+  readonly validators?: readonly Validator[];
 }
 
 export interface LedgerDeps {
@@ -575,6 +577,7 @@ export class LedgerApp {
       evidence: staged.write.evidence ?? [],
       txs: staged.events,
       committed: staged.valid,
+      ...(staged.write.validators === undefined ? {} : { validators: staged.write.validators }),
     };
     for (const listener of this.listeners) listener(block);
     return block;
