@@ -5,12 +5,15 @@
 import { Buffer } from "node:buffer";
 import { LedgerError } from "../errors/ledgerError.js";
 import type { ChainReads, StreamBlockRecord } from "../store/store.js";
-import type { StreamKind } from "./limits.js";
+import { replayPageBlocksMax, replayPageTxsMax, type StreamKind } from "./limits.js";
 import { blockMessage, eventMessage } from "./messages.js";
 import type { ResumeAsk } from "./resumeAsk.js";
 
 /** What the stream reads of the store: the committed height, and the blocks to replay. */
 export type StreamReads = Pick<ChainReads, "getChainState" | "getStreamBlocks">;
+
+/** One page of a replay's reads (limits.ts). */
+export const replayPageLimits = { blocksMax: replayPageBlocksMax, txsMax: replayPageTxsMax };
 
 /**
  * WebSocket close codes of a resumed subscription (RFC 6455 §7.4.2: 4000-4999 are the
@@ -34,7 +37,13 @@ export interface CloseReason {
   readonly reason: string;
 }
 
-export type ResumeStart = { readonly cursor: Cursor; readonly close?: never } | { readonly close: CloseReason };
+/**
+ * Where a resumed subscriber starts, and the replay's first page when reading the cursor's block
+ * read it (empty: the replay reads it), or why it is closed.
+ */
+export type ResumeStart =
+  | { readonly cursor: Cursor; readonly page: readonly StreamBlockRecord[]; readonly close?: never }
+  | { readonly close: CloseReason };
 
 /**
  * Where a resumed subscriber starts, or why it is closed once upgraded. `committed` is the last
@@ -46,13 +55,15 @@ export async function resumeStart(ask: ResumeAsk, reads: StreamReads, committed:
   // The next block is a place to wait at; `after` names a transaction of a committed block.
   const last = ask.after === null ? tip + 1 : tip;
   if (ask.height > last) return { close: beyondChain(ask.height, tip) };
-  if (ask.height === tip + 1) return { cursor: { height: ask.height, index: 0 } };
-  const [first] = await reads.getStreamBlocks(ask.height, { blocksMax: 1, txsMax: 0 });
+  if (ask.height === tip + 1) return { cursor: { height: ask.height, index: 0 }, page: [] };
+  // The replay's first page: its first block is the one asked for, read once.
+  const page = await reads.getStreamBlocks(ask.height, replayPageLimits);
+  const first = page[0];
   if (first?.height !== ask.height) return { close: notStored(ask.height, first?.height ?? tip + 1) };
-  if (ask.after === null) return { cursor: { height: ask.height, index: 0 } };
+  if (ask.after === null) return { cursor: { height: ask.height, index: 0 }, page };
   const index = first.txs.findIndex((tx) => tx.id === ask.after);
   if (index < 0) throw new LedgerError("BadParameter", `after: no transaction ${ask.after} in block ${ask.height}`);
-  return { cursor: { height: ask.height, index: index + 1 } };
+  return { cursor: { height: ask.height, index: index + 1 }, page };
 }
 
 /**

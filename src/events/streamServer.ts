@@ -39,11 +39,12 @@ import { LedgerError } from "../errors/ledgerError.js";
 import { answerClientError } from "../httpWire/clientErrors.js";
 import { answerWithError } from "../httpWire/errorAnswer.js";
 import { requestHeadBytesMax } from "../httpWire/limits.js";
+import type { StreamBlockRecord } from "../store/store.js";
 import { encodeTextFrames } from "./encodeTextFrames.js";
-import { replayPageBlocksMax, replayPageTxsMax, type StreamKind } from "./limits.js";
+import type { StreamKind } from "./limits.js";
 import { blockMessage, eventMessage } from "./messages.js";
 import { blockStreamPath, streamOptionsDefault, streamPath, type StreamOptions } from "./options.js";
-import { notStored, replayPage, resumeStart, type CloseReason, type Cursor, type ResumeStart, type StreamReads } from "./resume.js";
+import { notStored, replayPage, replayPageLimits, resumeStart, type CloseReason, type Cursor, type ResumeStart, type StreamReads } from "./resume.js";
 import { parseResumeAsk, type ResumeAsk } from "./resumeAsk.js";
 
 /** What the stream needs of a committed block; `LedgerApp`'s `CommittedBlock` is one. */
@@ -79,7 +80,6 @@ const closePolicyViolation = 1008;
 const closeGoingAway = 1001;
 const closeInternalError = 1011;
 const shuttingDown = "The node is shutting down";
-const replayPageLimits = { blocksMax: replayPageBlocksMax, txsMax: replayPageTxsMax };
 
 interface Subscriber {
   readonly ws: WebSocket;
@@ -331,22 +331,25 @@ export class StreamServer {
       this.subscribers.delete(subscriber);
       this.logger?.debug({ subscribers: this.subscribers.size }, "event stream subscriber left");
     });
-    if (cursor !== null) void this.replay(subscriber);
+    if (cursor !== null) void this.replay(subscriber, start?.page);
   }
 
   /**
    * Sends a resumed subscriber the blocks from its cursor on, a page of the store at a time,
    * each page once its socket has taken the last (bounded memory: limits.ts), then hands it to
-   * the live blocks (the header says why nothing is lost or sent twice). Never throws.
+   * the live blocks (the header says why nothing is lost or sent twice). `first`: the page at the
+   * cursor, read already (resumeStart). Never throws.
    */
-  private async replay(subscriber: Subscriber): Promise<void> {
+  private async replay(subscriber: Subscriber, first: readonly StreamBlockRecord[] = []): Promise<void> {
+    let read = first;
     subscriber.replaying = true;
     this.replayingNow++;
     try {
       while (await this.taken(subscriber)) {
         const cursor = subscriber.cursor!;
         const publishedBefore = this.committed;
-        const blocks = await this.reads!.getStreamBlocks(cursor.height, replayPageLimits);
+        const blocks = read.length > 0 ? read : await this.reads!.getStreamBlocks(cursor.height, replayPageLimits);
+        read = [];
         if (!isOpen(subscriber)) return;
         const page = replayPage(subscriber.kind, blocks, cursor);
         if (page.taken === 0) {

@@ -2,7 +2,8 @@
 // size, as a C2SP checkpoint signed with the node key as a signed note whose key name is the
 // origin. Signed lazily, when asked, and kept per size (an LRU of `checkpointCacheEntriesMax`):
 // a checkpoint of a size never changes, and a node signs only sizes someone asked for, at most
-// one signature per block however many clients poll (BENCHMARKS.md, issue #40).
+// one signature per block however many clients poll (BENCHMARKS.md, issue #40). Requests of one
+// size at once share its signing, and the witnesses' round for the latest.
 import assert from "node:assert/strict";
 import { LruCache } from "../crypto-conditions/lruCache.js";
 import { LedgerError } from "../errors/ledgerError.js";
@@ -27,6 +28,9 @@ export function checkpointOriginOf(setting: string, chainId: string): string {
 /** Sizes whose checkpoint is kept signed. */
 export const checkpointCacheEntriesMax = 256;
 
+/** Sizes being signed at once whose signing concurrent requests share; beyond, each signs its own. */
+export const checkpointSigningsSharedMax = 64;
+
 /** The node key as the checkpoints' signer: `name` is the origin (node/checkpointSigner.ts). */
 export interface NoteSigner extends NoteKey {
   sign(message: Uint8Array): Uint8Array;
@@ -46,6 +50,8 @@ export class CheckpointNotary {
   readonly #signer: NoteSigner;
   readonly #keyId: Uint8Array;
   readonly #signed = new LruCache<number, SignedCheckpoint>(checkpointCacheEntriesMax);
+  /** The signings under way, by size: removed once settled. */
+  readonly #signing = new Map<number, Promise<SignedCheckpoint>>();
   readonly #witnesses: CheckpointWitnesses | undefined;
 
   /** With `witnesses`, the latest checkpoint carries their cosignatures (checkpointWitnesses.ts). */
@@ -72,8 +78,20 @@ export class CheckpointNotary {
   async at(store: ChainReads, size: number, limit: number, height?: number): Promise<SignedCheckpoint> {
     await provingChain(store);
     if (size > limit) throw new LedgerError("NotFound", `No checkpoint of size ${size}: the history has ${limit} blocks`);
-    const cached = this.#signed.get(size);
+    const cached = this.#signed.get(size) ?? this.#signing.get(size);
     if (cached !== undefined) return cached;
+    const signing = this.#sign(store, size, limit, height);
+    if (this.#signing.size >= checkpointSigningsSharedMax) return signing;
+    this.#signing.set(size, signing);
+    try {
+      return await signing;
+    } finally {
+      this.#signing.delete(size);
+    }
+  }
+
+  /** Signs the checkpoint of `size` (cosigned when it is the latest), kept once it is final. */
+  async #sign(store: ChainReads, size: number, limit: number, height: number | undefined): Promise<SignedCheckpoint> {
     // The root folds the tree's right edge: one read of a node per set bit of the size.
     const edge = await store.getHistoryNodes(edgeOf(size));
     assert.ok(edge.every((hash) => hash !== null), `the history's edge at size ${size} is not stored`);

@@ -63,6 +63,8 @@ export interface CommittedBlock {
   readonly txs: readonly StreamEvent[];
   /** Every valid transaction of every kind, in block order. */
   readonly committed: readonly PreparedBase[];
+  /** When the block changed the validator set: the whole new set, in force from `height + 1`. */
+  readonly validators?: readonly Validator[];
 }
 
 export interface LedgerDeps {
@@ -108,6 +110,11 @@ export class LedgerApp {
    */
   private genesisVersion: bigint | null;
   private ruleHeights: RuleHeights;
+  /**
+   * The last `protocolVersionAt` answer: each block asks for its own height's and the next's, and
+   * the next block for that one again, so each height's is computed once. Reset when the rules change.
+   */
+  private versionMemo: { readonly height: number; readonly version: bigint } | null = null;
 
   private constructor(
     private readonly options: LedgerOptions,
@@ -155,6 +162,7 @@ export class LedgerApp {
     if (!this.genesisVersionUnknown) return;
     await this.deps.store.recordAppVersion(appVersion);
     this.genesisVersion = appVersion;
+    this.versionMemo = null;
   }
 
   /** The rule changes in force at `height` (protocol.ts): what a height-gated check asks. */
@@ -168,7 +176,10 @@ export class LedgerApp {
    * begun) counts from this release's, as Info reported before.
    */
   protocolVersionAt(height: number): bigint {
-    return protocolVersionAt(height, this.genesisVersion ?? protocolVersion, this.ruleHeights);
+    if (this.versionMemo?.height === height) return this.versionMemo.version;
+    const version = protocolVersionAt(height, this.genesisVersion ?? protocolVersion, this.ruleHeights);
+    this.versionMemo = { height, version };
+    return version;
   }
 
   get pendingCount(): number {
@@ -221,6 +232,7 @@ export class LedgerApp {
     this.chainId = chainId;
     this.genesisVersion = rules.appVersion;
     this.ruleHeights = ruleHeights;
+    this.versionMemo = null;
     this.commitment = await ChainCommitment.open(this.deps.store, await this.deps.store.getChainState());
   }
 
@@ -588,6 +600,7 @@ export class LedgerApp {
       evidence: staged.write.evidence ?? [],
       txs: staged.events,
       committed: staged.valid,
+      ...(staged.write.validators === undefined ? {} : { validators: staged.write.validators }),
     };
     for (const listener of this.listeners) listener(block);
     return block;

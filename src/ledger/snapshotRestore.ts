@@ -19,8 +19,8 @@ import type { CommittedBlock, LedgerApp } from "./ledgerApp.js";
 import type { PreparedBase } from "./txKind.js";
 import type { Rejection } from "../errors/ledgerError.js";
 import { ruleHeightsOf } from "./protocol.js";
-import { checkSignedHeader, type SignedHeader } from "../proofs/cometHeader.js";
-import type { LedgerStore, StoredSignedHeader } from "../store/store.js";
+import { checkSignedHeader, type SignedHeader, type TrustedValidator } from "../proofs/cometHeader.js";
+import type { LedgerStore, StoredSignedHeader, Validator } from "../store/store.js";
 import { chunkHash, ChunkLines, readBlockLine, snapshotFormat, type SnapshotLine, type SnapshotMetadata } from "./snapshotFormat.js";
 
 /** The first pass: the chunks in order, checked against the trusted app hash. */
@@ -138,6 +138,7 @@ async function restoreBlocks(ledger: LedgerApp, metadata: SnapshotMetadata, chun
   const lines = new ChunkLines();
   // Blocks a stopped restore wrote stay (the first pass found them on the snapshot's chain).
   const held = ledger.info().height;
+  const sets = new RestoreValidators(headers.store);
   let verified: StoredSignedHeader[] = [];
   let index = 0;
   for await (const chunk of chunks) {
@@ -149,10 +150,14 @@ async function restoreBlocks(ledger: LedgerApp, metadata: SnapshotMetadata, chun
     for (const text of texts) {
       const line = readBlockLine(text, format);
       if (typeof line === "string") throw new Error(line);
-      if (line.height > held) await restoreLine(ledger, line, headers);
+      if (line.height > held) {
+        const block = await restoreLine(ledger, line, headers);
+        sets.restored(block.height, block.validators);
+      } else sets.held();
       if (line.signed_header === undefined) continue;
       const appHash = line.height > held ? ledger.info().appHash : line.app_hash;
-      const kept = await checkedHeader(headers, metadata.chain_id, line.height, appHash, line.signed_header);
+      const validators = await sets.at(line.height);
+      const kept = checkedHeader(headers, metadata.chain_id, line.height, appHash, line.signed_header, validators);
       if (kept !== null) verified.push(kept);
       if (verified.length < signedHeadersPerWrite) continue;
       await headers.store.putSignedHeaders(verified);
@@ -202,8 +207,14 @@ const signedHeadersPerWrite = 64;
  * change a block later than the ledger, docs/compatibility.md #11). The snapshot is not trusted
  * for them: one that does not verify is not kept (its proofs then fall back on CometBFT's RPC).
  */
-async function checkedHeader(headers: SnapshotHeaders, chainId: string, height: number, appHash: string, json: string): Promise<StoredSignedHeader | null> {
-  const validators = (await headers.store.getValidators(height)).map((v) => ({ publicKey: Buffer.from(v.publicKey, "hex"), power: BigInt(v.power) }));
+function checkedHeader(
+  headers: SnapshotHeaders,
+  chainId: string,
+  height: number,
+  appHash: string,
+  json: string,
+  validators: readonly TrustedValidator[],
+): StoredSignedHeader | null {
   let reason: string | null;
   try {
     reason = checkSignedHeader(JSON.parse(json) as SignedHeader, { height: height + 1, appHash, chainId }, validators);
@@ -213,4 +224,42 @@ async function checkedHeader(headers: SnapshotHeaders, chainId: string, height: 
   if (reason === null) return { height: height + 1, json };
   headers.onRefused(height + 1, reason);
   return null;
+}
+
+/**
+ * The ledger's validator set as a restore goes, which each kept header is checked against: read
+ * from the store once, then followed through the changes of the blocks the restore commits (a
+ * read per change of the set, not per header). The changes of blocks a stopped restore wrote
+ * were not seen: at those it reads the store each time.
+ */
+export class RestoreValidators {
+  private current: readonly TrustedValidator[] | null = null;
+  private next: { readonly from: number; readonly validators: readonly TrustedValidator[] } | null = null;
+
+  constructor(private readonly store: Pick<LedgerStore, "getValidators">) {}
+
+  /** A block the restore committed; `validators`, when it changed the set: the new one, from `height + 1`. */
+  restored(height: number, validators: readonly Validator[] | undefined): void {
+    if (validators !== undefined) this.next = { from: height + 1, validators: trustedOf(validators) };
+  }
+
+  /** A block a stopped restore wrote, whose change, if any, is not known here. */
+  held(): void {
+    this.current = null;
+    this.next = null;
+  }
+
+  /** The set at `height`, the last block committed or held (heights only go up). */
+  async at(height: number): Promise<readonly TrustedValidator[]> {
+    if (this.next !== null && height >= this.next.from) {
+      this.current = this.next.validators;
+      this.next = null;
+    }
+    this.current ??= trustedOf(await this.store.getValidators(height));
+    return this.current;
+  }
+}
+
+function trustedOf(validators: readonly Validator[]): TrustedValidator[] {
+  return validators.map((v) => ({ publicKey: Buffer.from(v.publicKey, "hex"), power: BigInt(v.power) }));
 }

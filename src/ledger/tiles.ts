@@ -9,10 +9,14 @@ import { blockLeafData } from "../proofs/commitment.js";
 import { leafHash, rangeRoot } from "../proofs/merkle.js";
 import { tileHeight, tileWidth, tileWithin, type TileRef } from "../proofs/tiles.js";
 import type { ChainReads } from "../store/store.js";
+import { readBounded } from "./boundedReads.js";
 import { provingState, withStoredNodes } from "./proofs.js";
 
 /** The entries' length prefix: a big-endian uint16 (C2SP tlog-tiles). */
 const lengthPrefixBytes = 2;
+
+/** An entry bundle's reads of blocks running at once (a bundle holds up to 256 blocks' leaves). */
+export const tileBlockReadsAtOnceMax = 16;
 
 /**
  * The history's size after the last committed block and that block's height, read together;
@@ -57,23 +61,41 @@ async function historySizeAt(store: ChainReads, height: number): Promise<number>
   return head.historySize;
 }
 
-/** Leaves [first, first + count) as an entry bundle, walking the blocks from the first's. */
+/** Leaves [first, first + count) as an entry bundle: the blocks that hold them, read side by side. */
 async function entryBundle(store: ChainReads, first: number, count: number): Promise<Uint8Array> {
   const stored = await store.getHistoryNodes(Array.from({ length: count }, (_, i) => ({ level: 0, index: first + i })));
+  const heights = await leafHeights(store, first, count);
+  const leaves = await readBounded(heights, tileBlockReadsAtOnceMax, (height) => leafDataOf(store, height));
   const bundle = new Uint8Array(count * (lengthPrefixBytes + 45));
   let offset = 0;
-  let height = await heightOfLeaf(store, first);
-  for (let leaf = first; leaf < first + count; height++) {
-    // A block without a valid transaction has no leaf: its size is the one before it.
-    if ((await historySizeAt(store, height)) !== leaf + 1) continue;
-    const data = await leafDataOf(store, height);
-    assert.ok(sameBytes(leafHash(data), stored[leaf - first]), `history leaf ${leaf} (block ${height}) does not hash to the stored leaf`);
+  leaves.forEach((data, i) => {
+    assert.ok(sameBytes(leafHash(data), stored[i]), `history leaf ${first + i} (block ${heights[i]}) does not hash to the stored leaf`);
     new DataView(bundle.buffer).setUint16(offset, data.length);
     bundle.set(data, offset + lengthPrefixBytes);
     offset += lengthPrefixBytes + data.length;
-    leaf++;
-  }
+  });
   return bundle;
+}
+
+/**
+ * The heights of the blocks holding leaves [first, first + count), from the first's on: block
+ * heads read a window at a time. A block without a valid transaction has no leaf: its size is
+ * the one before it.
+ */
+async function leafHeights(store: ChainReads, first: number, count: number): Promise<number[]> {
+  const heights = [await heightOfLeaf(store, first)];
+  let from = heights[0]! + 1;
+  while (heights.length < count) {
+    const window = Array.from({ length: tileBlockReadsAtOnceMax }, (_, i) => from + i);
+    const heads = await readBounded(window, tileBlockReadsAtOnceMax, (height) => store.getBlockHead(height));
+    for (const [i, head] of heads.entries()) {
+      assert.ok(head !== null && head.historySize !== null, `no block ${window[i]} with a history size holds history leaf ${first + heights.length}`);
+      if (head.historySize === first + heights.length + 1) heights.push(window[i]!);
+      if (heights.length === count) break;
+    }
+    from += window.length;
+  }
+  return heights;
 }
 
 /** A block's leaf data: its height, its number of valid transactions and its tree's root. */

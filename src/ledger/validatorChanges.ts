@@ -4,12 +4,15 @@
 // CometBFT applies that change two blocks on: the header of `h + 1` still carries the old set and
 // names the new one as its next, the header of `h + 2` is the new set's first. Both are served,
 // each with its own set, so that a client follows any change sequentially, however large.
-import type { Validator, ChainReads } from "../store/store.js";
+import type { ChainReads, Validator } from "../store/store.js";
 import { sha256 } from "../proofs/sha256.js";
 import { fromHex, toBase64, toHex } from "../proofs/encoding.js";
 
 /** Set changes in one answer at most (two light blocks each); a client asks again from the next height. */
 export const validatorChangesPerAnswerMax = 100;
+
+/** An answer's signed headers fetched at once (from the store, or CometBFT's RPC for those it lacks). */
+export const validatorChangeHeadersAtOnceMax = 8;
 
 /** A light block's place: the CometBFT height and the set that signed it. */
 export interface LightBlockPlace {
@@ -21,17 +24,19 @@ export interface LightBlockPlace {
  * The light blocks at the set's changes, with heights in `[from, to]`, in height order: at most
  * `validatorChangesPerAnswerMax` changes, the earliest; `next` is where to ask again, or null.
  */
-export async function validatorChangePlaces(store: Pick<ChainReads, "getValidatorSet">, from: number, to: number): Promise<{ places: LightBlockPlace[]; next: number | null }> {
-  // The store's records from the last back to the first whose second light block is in range.
-  const records: { height: number; validators: readonly Validator[]; before: readonly Validator[] }[] = [];
-  let set = await store.getValidatorSet(to);
-  while (set !== null && set.height > 1 && set.height + 1 >= from) {
-    const before = await store.getValidatorSet(set.height - 1);
-    if (before === null) break;
-    records.push({ height: set.height, validators: set.validators, before: before.validators });
-    set = before;
-  }
-  records.reverse();
+export async function validatorChangePlaces(
+  store: Pick<ChainReads, "getValidatorSet" | "getValidatorSetsFrom">,
+  from: number,
+  to: number,
+): Promise<{ places: LightBlockPlace[]; next: number | null }> {
+  // The store's records, forward from the first whose second light block is in range (one more
+  // than kept, to say where to ask again), and the set before the first: two reads.
+  const sets = await store.getValidatorSetsFrom(Math.max(2, from - 1), to, validatorChangesPerAnswerMax + 1);
+  const first = sets[0] === undefined ? null : await store.getValidatorSet(sets[0].height - 1);
+  const records = sets.flatMap((set, i) => {
+    const before = i === 0 ? first : sets[i - 1]!;
+    return before === null ? [] : [{ height: set.height, validators: set.validators, before: before.validators }];
+  });
   const kept = records.slice(0, validatorChangesPerAnswerMax);
   // Changes in consecutive blocks share a header (the new set's first is the next one's old set's
   // last, with the same set): it is served once.

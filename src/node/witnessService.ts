@@ -45,8 +45,9 @@ export function fileWitnessState(path: string): WitnessState {
   let heads = readHeads(path);
   return {
     read: () => heads,
+    // Off the event loop; the heads change once the file is durable, and the witness answers after.
     write: async (next) => {
-      writeFileDurably(path, `${JSON.stringify(next, null, 2)}\n`);
+      await writeFileDurably(path, `${JSON.stringify(next, null, 2)}\n`);
       heads = next;
     },
   };

@@ -390,6 +390,8 @@ export interface ChainReads extends SharedReads {
   getBlockHead(height: number): Promise<Omit<BlockRecord, "txIds"> | null>;
   /** The ids of a block's valid transactions of both kinds in block order (its contents' ids), or null. */
   getBlockIds(height: number): Promise<string[] | null>;
+  /** The validator sets in force from heights `from` to `to`, in height order, at most `limit`: where the set changed. */
+  getValidatorSetsFrom(from: number, to: number, limit: number): Promise<ValidatorSet[]>;
   /**
    * The stored blocks from height `from` on, in height order, as one snapshot, for the event
    * streams' replay (StreamBlockPage bounds it). A height the store lacks (below the oldest it

@@ -95,8 +95,8 @@ export function readAuditState(path: string): AuditState {
   return state;
 }
 
-export function writeAuditState(path: string, state: AuditState): void {
-  writeFileDurably(path, `${JSON.stringify(state, null, 2)}\n`);
+export async function writeAuditState(path: string, state: AuditState): Promise<void> {
+  await writeFileDurably(path, `${JSON.stringify(state, null, 2)}\n`);
 }
 
 /** Where the auditor reads a node: its log (checkpoint, tiles) and its verifier key. */
@@ -297,7 +297,7 @@ export async function followAudit(options: AuditOptions, deps: FollowDeps): Prom
   let worst = auditExit.ok as number;
   do {
     const { state, report } = await auditRound(options, readAuditState(deps.statePath), deps.sourceOf);
-    writeAuditState(deps.statePath, state);
+    await writeAuditState(deps.statePath, state);
     for (const line of roundLines(report)) deps.log(line);
     deps.metrics?.record(report, state);
     worst = Math.max(worst, exitCodeOf(report));

@@ -371,8 +371,10 @@ export class LedgerAbciApp implements AbciHandler {
     const answer = { events: [], txResults, validatorUpdates, appHash: appHashBytes(finalized.appHash) };
     // A rule change that switches on at the next height moves the protocol version there: the
     // next header carries it (CometBFT applies params from the next height; docs/upgrades.md).
+    // This height's first: the previous block computed it (the ledger keeps the last answer).
+    const current = this.deps.ledger.protocolVersionAt(height);
     const next = this.deps.ledger.protocolVersionAt(height + 1);
-    if (next === this.deps.ledger.protocolVersionAt(height)) return answer;
+    if (next === current) return answer;
     return { ...answer, consensusParamUpdates: { version: { app: next } } };
   }
 

@@ -3,9 +3,10 @@
 // `<index>.chunk` and `format` (its ABCI format, in decimal; none in a folder of format 1, written
 // before there was a second). A snapshot is written into `<height>.partial/` and renamed when whole, so a
 // folder named by a height is always a whole snapshot; a partial one left by a crash is removed
-// at the next start. `restoring/` holds the chunks of a snapshot being restored.
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { readFile, writeFile } from "node:fs/promises";
+// at the next start. `restoring/` holds the chunks of a snapshot being restored. Taking one writes
+// and removes files asynchronously, off the event loop: commits go on meanwhile (issue #39).
+import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { encodeMetadata, readMetadata, snapshotFormat, snapshotHash, type SnapshotMetadata } from "../../ledger/snapshotFormat.js";
 
@@ -16,6 +17,13 @@ export interface KeptSnapshot {
   readonly chunks: number;
   readonly hash: Uint8Array;
   readonly metadata: Uint8Array;
+}
+
+/** A snapshot being written: its chunks into the partial folder, then `finish` makes it whole. */
+export interface SnapshotWriter {
+  putChunk(index: number, chunk: Buffer): Promise<void>;
+  finish(metadata: SnapshotMetadata): Promise<void>;
+  abandon(): Promise<void>;
 }
 
 const heightName = /^[1-9][0-9]{0,15}$/;
@@ -65,25 +73,25 @@ export class SnapshotFiles {
   }
 
   /** A snapshot's writer: its chunks into the partial folder, then `finish` makes it whole. */
-  writer(height: number): { putChunk: (index: number, chunk: Buffer) => Promise<void>; finish: (metadata: SnapshotMetadata) => void; abandon: () => void } {
+  async writer(height: number): Promise<SnapshotWriter> {
     const partial = join(this.dir, `${height}.partial`);
-    rmSync(partial, { recursive: true, force: true });
-    mkdirSync(partial);
+    await rm(partial, { recursive: true, force: true });
+    await mkdir(partial);
     return {
       putChunk: (index, chunk) => writeFile(join(partial, `${index}.chunk`), chunk),
-      finish: (metadata) => {
-        writeFileSync(join(partial, "metadata.json"), encodeMetadata(metadata));
-        writeFileSync(join(partial, "format"), String(snapshotFormat));
-        rmSync(join(this.dir, String(height)), { recursive: true, force: true });
-        renameSync(partial, join(this.dir, String(height)));
+      finish: async (metadata) => {
+        await writeFile(join(partial, "metadata.json"), encodeMetadata(metadata));
+        await writeFile(join(partial, "format"), String(snapshotFormat));
+        await rm(join(this.dir, String(height)), { recursive: true, force: true });
+        await rename(partial, join(this.dir, String(height)));
       },
-      abandon: () => rmSync(partial, { recursive: true, force: true }),
+      abandon: () => rm(partial, { recursive: true, force: true }),
     };
   }
 
   /** Removes all but the `keep` highest snapshots. */
-  prune(keep: number): void {
-    for (const height of this.heights().slice(keep)) rmSync(join(this.dir, String(height)), { recursive: true, force: true });
+  async prune(keep: number): Promise<void> {
+    for (const height of this.heights().slice(keep)) await rm(join(this.dir, String(height)), { recursive: true, force: true });
   }
 
   /** The folder a restore keeps the chunks it received in, emptied. */

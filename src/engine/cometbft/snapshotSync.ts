@@ -26,7 +26,7 @@ import { chunkHash, readMetadata, snapshotFormatsRestored, snapshotHash, type Sn
 import { restoreSnapshot, SnapshotVerifier } from "../../ledger/snapshotRestore.js";
 import { takeSnapshot } from "../../ledger/snapshotTake.js";
 import type { ChainReads, LedgerStore, Validator } from "../../store/store.js";
-import type { SnapshotFiles } from "./snapshotFiles.js";
+import type { SnapshotFiles, SnapshotWriter } from "./snapshotFiles.js";
 
 export interface SnapshotSyncOptions {
   /** A snapshot every this many blocks (at heights that are multiples of it); 0: none taken or served. */
@@ -106,21 +106,27 @@ export class SnapshotSync {
 
   private async take(height: number): Promise<void> {
     const started = performance.now();
-    const writer = this.deps.files.writer(height);
+    let writer: SnapshotWriter | undefined;
     try {
-      const putChunk = (index: number, chunk: Buffer): Promise<void> => {
-        if (this.stopping) throw new Error("the node is stopping");
-        return writer.putChunk(index, chunk);
-      };
-      const metadata = await takeSnapshot(this.deps.store, height, putChunk, this.deps.signedHeader);
-      writer.finish(metadata);
-      this.deps.files.prune(this.options.keep);
+      writer = await this.deps.files.writer(height);
+      const metadata = await takeSnapshot(this.deps.store, height, this.chunksTo(writer), this.deps.signedHeader);
+      await writer.finish(metadata);
+      await this.deps.files.prune(this.options.keep);
       const ms = Math.round(performance.now() - started);
       this.deps.logger?.info({ height, chunks: metadata.chunks.length, txs: metadata.txs, ms }, "snapshot taken");
     } catch (error) {
-      writer.abandon();
+      // A partial folder that cannot be removed now is removed at the next start.
+      await writer?.abandon().catch(() => undefined);
       this.deps.logger?.warn({ height, err: error }, "snapshot not taken");
     }
+  }
+
+  /** Where a snapshot's chunks go: the writer's folder, until the node stops. */
+  private chunksTo(writer: SnapshotWriter): (index: number, chunk: Buffer) => Promise<void> {
+    return (index, chunk) => {
+      if (this.stopping) throw new Error("the node is stopping");
+      return writer.putChunk(index, chunk);
+    };
   }
 
   /** ListSnapshots: the kept snapshots (none while snapshots are off). */

@@ -7,7 +7,8 @@
 import type { FastifyInstance } from "fastify";
 import { LedgerError } from "../../errors/ledgerError.js";
 import { consistencyProof, transactionProof } from "../../ledger/proofs.js";
-import { cometValidatorJson, validatorChangePlaces } from "../../ledger/validatorChanges.js";
+import { readBounded } from "../../ledger/boundedReads.js";
+import { cometValidatorJson, validatorChangeHeadersAtOnceMax, validatorChangePlaces } from "../../ledger/validatorChanges.js";
 import { proofVersion, type SignedHeader } from "../../proofs/verify.js";
 import type { ChainReads } from "../../store/store.js";
 import { badParameter, firstValue, parseBlockHeight, rejectUnknown, requiredValue, type Query } from "../parameters.js";
@@ -103,10 +104,10 @@ export function registerProofRoutes(app: FastifyInstance, deps: { readonly store
       const to = await lastHeaderOf(query, view);
       if (from > to) throw badParameter("from_height", `Height ${from} is after to_height (${to})`);
       const { places, next } = await validatorChangePlaces(deps.store, from, to);
-      const lightBlocks = [];
-      for (const place of places) {
-        lightBlocks.push({ signed_header: await headerFor(place.height - 1, view), validator_set: { validators: place.validators.map(cometValidatorJson) } });
-      }
+      const lightBlocks = await readBounded(places, validatorChangeHeadersAtOnceMax, async (place) => ({
+        signed_header: await headerFor(place.height - 1, view),
+        validator_set: { validators: place.validators.map(cometValidatorJson) },
+      }));
       const chainId = view.latest.header.chain_id;
       const body = { version: proofVersion, chain_id: chainId, from_height: from, to_height: to, light_blocks: lightBlocks, next_from_height: next };
       return sendJson(reply, 200, JSON.stringify(body));

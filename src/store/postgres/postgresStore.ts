@@ -503,6 +503,14 @@ export class PostgresStore implements Store {
     return row === undefined ? null : { height: row.height, validators: JSON.parse(row.json) as Validator[] };
   }
 
+  async getValidatorSetsFrom(from: number, to: number, limit: number): Promise<ValidatorSet[]> {
+    const rows = await this.#rows<{ height: number; json: string }>(
+      "SELECT height, json FROM validators WHERE height >= $1 AND height <= $2 ORDER BY height LIMIT $3",
+      [from, to, limit],
+    );
+    return rows.map((row) => ({ height: row.height, validators: JSON.parse(row.json) as Validator[] }));
+  }
+
   async getElections(ids: readonly string[]): Promise<Map<string, ElectionRecord>> {
     const records = new Map<string, ElectionRecord>();
     if (ids.length === 0) return records;

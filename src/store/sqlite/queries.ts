@@ -131,6 +131,7 @@ export const readSql = {
   legacyTxsAtHeight: "SELECT position, id, json FROM legacy_transactions WHERE height = ? ORDER BY position",
   legacyIdsAtHeight: "SELECT position, id FROM legacy_transactions WHERE height = ? ORDER BY position",
   validatorsAt: "SELECT height, json FROM validators WHERE height <= ? ORDER BY height DESC LIMIT 1",
+  validatorsFrom: "SELECT height, json FROM validators WHERE height >= ? AND height <= ? ORDER BY height LIMIT ?",
   electionById: `SELECT id, height, validator_key AS validatorKey, power, node_id AS nodeId, total, votes,
     concluded_at AS concludedAt FROM elections WHERE id = ?`,
   evidenceAfter: `SELECT height, idx AS "index", type, validator_address AS validatorAddress, power,

@@ -194,6 +194,11 @@ export function readValidatorSet(c: Connection, height: number | undefined): Val
   return row === undefined ? null : { height: row.height, validators: JSON.parse(row.json) as Validator[] };
 }
 
+export function readValidatorSetsFrom(c: Connection, from: number, to: number, limit: number): ValidatorSet[] {
+  const rows = c.read.validatorsFrom.all(from, to, limit) as { height: number; json: string }[];
+  return rows.map((row) => ({ height: row.height, validators: JSON.parse(row.json) as Validator[] }));
+}
+
 export function readElections(c: Connection, ids: readonly string[]): Map<string, ElectionRecord> {
   const records = new Map<string, ElectionRecord>();
   for (const id of new Set(ids)) {

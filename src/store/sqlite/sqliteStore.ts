@@ -389,6 +389,10 @@ export class SqliteStore implements Store {
     return this.#reading(() => readers.readValidatorSet(this.#c, height));
   }
 
+  async getValidatorSetsFrom(from: number, to: number, limit: number): Promise<ValidatorSet[]> {
+    return this.#reading(() => readers.readValidatorSetsFrom(this.#c, from, to, limit));
+  }
+
   async getElections(ids: readonly string[]): Promise<Map<string, ElectionRecord>> {
     return this.#reading(() => readers.readElections(this.#c, ids));
   }

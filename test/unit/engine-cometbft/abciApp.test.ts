@@ -199,6 +199,8 @@ describe("LedgerAbciApp", () => {
 
   it("answers InitChain with a rule change's version when the genesis names height 1 for it", async () => {
     registerRuleChange({ name: "toy_version_two", protocolVersion: protocolVersion + 1n });
+    // CometBFT's handshake asks Info first: block 1's version before the genesis named its rules.
+    assert.equal((await consensus.call(info))[0]!.info!.appVersion, protocolVersion);
     const [answer] = await consensus.call(initChain("test-chain", { app: protocolVersion, appState: '{"commitment":"v1","rule_heights":{"toy_version_two":1}}' }));
     assert.equal(answer!.initChain!.consensusParams?.version?.app, protocolVersion + 1n);
     assert.equal((await commitBlock(1, [])).consensusParamUpdates, undefined);

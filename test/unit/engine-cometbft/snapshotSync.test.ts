@@ -36,6 +36,8 @@ import { LedgerApp } from "../../../src/ledger/ledgerApp.js";
 import { PreparePool, preparePoolOptionsDefault } from "../../../src/ledger/preparePool.js";
 import { PostgresStore } from "../../../src/store/postgres/postgresStore.js";
 import { startPostgres } from "../../helpers/postgres.js";
+import { syntheticSignedHeader, type SyntheticValidator } from "../../helpers/syntheticChain.js";
+import { decodeBase58 } from "../../../src/crypto-conditions/decodeBase58.js";
 
 const height = 12;
 let source: LedgerFixture;
@@ -381,6 +383,51 @@ describe("state sync through ABCI", () => {
       assert.equal(node.fixture.ledger.info().height, 0);
     } finally {
       await node.close();
+    }
+  });
+
+  it("keeps the snapshot's signed headers, each checked against the set that signed it, reading the set once and following the election's change", async () => {
+    const validatorOf = (name: string, power: bigint): SyntheticValidator => {
+      const keypair = keypairOf(name);
+      return { secretKey: keypair.seed, publicKey: decodeBase58(keypair.publicKey), power };
+    };
+    const node = validatorOf("verify-node", 10n);
+    const newcomer = validatorOf("newcomer", 1n);
+    // CometBFT's set at h + 1 is the ledger's at h: the newcomer signs from the header of 12.
+    const setAt = (h: number): SyntheticValidator[] => (h >= 12 ? [node, newcomer] : [node]);
+    const signedHeader = async (h: number): Promise<string> => {
+      const appHash = (await source.store.getBlockHead(h - 1))!.appHash;
+      return JSON.stringify(syntheticSignedHeader({ height: h, set: setAt(h), next: setAt(h + 1), appHash, chainId: "verify" }));
+    };
+    const dir = mkdtempSync(join(tmpdir(), "ledgerd-snapshots-headers-"));
+    const taker = new SnapshotSync({ intervalBlocks: 4, keep: 1, chainId: "verify" }, { files: new SnapshotFiles(dir), store: source.store, ledger: source.ledger, genesis: async () => genesis, headerStore: source.store, signedHeader });
+    const joining = await joiner();
+    try {
+      taker.committed(height);
+      await taker.settled();
+      const metadata = readSnapshotMetadata(join(dir, String(height)));
+      const chunks = (async function* () { for (let i = 0; i < metadata.chunks.length; i++) yield readFileSync(join(dir, String(height), `${i}.chunk`)); })();
+      const store = joining.fixture.store;
+      const setsRead: number[] = [];
+      const refused: string[] = [];
+      const headers = {
+        store: {
+          getValidators: (h?: number) => (setsRead.push(h!), store.getValidators(h)),
+          putSignedHeaders: (list: Parameters<Store["putSignedHeaders"]>[0]) => store.putSignedHeaders(list),
+          beginBulkLoad: () => store.beginBulkLoad(),
+          endBulkLoad: () => store.endBulkLoad(),
+        },
+        onRefused: (at: number, reason: string) => void refused.push(`${at}: ${reason}`),
+      };
+      await restoreSnapshot(joining.fixture.ledger, metadata, chunks, headers);
+      assert.deepEqual(refused, []);
+      for (let h = 2; h <= height; h++) assert.equal(await store.getSignedHeader(h), await signedHeader(h), `the header of ${h}`);
+      // Once at the first header; the election's change came with block 10 (was: once per header).
+      assert.deepEqual(setsRead, [1]);
+    } finally {
+      await taker.close();
+      await joining.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

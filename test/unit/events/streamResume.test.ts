@@ -20,6 +20,8 @@ class FakeChain extends FakeLedger implements StreamReads {
   private tip = 0;
   /** Page reads so far. */
   reads = 0;
+  /** The height each page read began at, in order. */
+  readFroms: number[] = [];
   /** Page reads from this count on fail, as a database that went away does. */
   failFrom = Infinity;
   private held: { reached: () => void; released: Promise<void> } | null = null;
@@ -59,6 +61,7 @@ class FakeChain extends FakeLedger implements StreamReads {
   }
 
   async getStreamBlocks(from: number, page: StreamBlockPage): Promise<StreamBlockRecord[]> {
+    this.readFroms.push(from);
     if (this.reads++ >= this.failFrom) throw new LedgerError("StoreUnavailable", "The database went away");
     const out: StreamBlockRecord[] = [];
     let txs = 0;
@@ -226,12 +229,33 @@ describe("resuming a stream on a hand-made chain", () => {
       chain.failFrom = chain.reads;
       const answer = await refused(stream.port, `${blockStreamPath}?from_height=1`);
       assert.deepEqual(answer, { status: 503, type: "application/json", body: JSON.stringify({ message: "The database went away", status: 503 }) });
-      // The look-up before the upgrade reads once; the replay's first page fails.
+      // The look-up before the upgrade reads the first page; the replay's next page fails.
       chain.failFrom = chain.reads + 1;
       const client = await connect(stream.port, `${blockStreamPath}?from_height=1`);
       assert.deepEqual(await client.closed, { code: 1011, reason: "The node could not read its blocks; resume later" });
     } finally {
       chain.failFrom = Infinity;
+    }
+  });
+});
+
+describe("a resumed subscriber's reads", () => {
+  test("the block it resumes at is read once: the look-up's read is the replay's first page", async () => {
+    const chain = new FakeChain();
+    const blocks = chain.commitRange(1, 6, 2);
+    const stream = await StreamServer.start({ host: "127.0.0.1", port: 0 }, { ledger: chain, store: chain });
+    try {
+      const client = await connect(stream.port, `${streamPath}?from_height=3&after=${blocks[2]!.txs[0]!.id}`);
+      const missed = [...messagesOf(blocks[2]!).slice(1), ...blocks.slice(3).flatMap(messagesOf)];
+      await client.received(missed.length);
+      await waitFor("the replay handed over", () => stream.replayingCount === 0);
+      assert.deepEqual(client.messages, missed, "no event twice");
+      // One page holds blocks 3 to 6; the next read finds nothing at 7 and hands over to live.
+      assert.deepEqual(chain.readFroms, [3, 7]);
+      client.ws.close();
+      await client.closed;
+    } finally {
+      await stream.close();
     }
   });
 });

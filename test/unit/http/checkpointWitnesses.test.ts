@@ -100,6 +100,26 @@ describe("a node's checkpoints cosigned by its witnesses", () => {
     }
   });
 
+  test("requests of one size at once share one signing and one round of the witnesses", async () => {
+    let signs = 0;
+    let posts = 0;
+    const counted = new CheckpointNotary(
+      { ...signer, sign: (message) => (signs++, signer.sign(message)) },
+      new CheckpointWitnesses(cosigners.map((key, i) => ({ key, url: urls[i]! })), 2, async (url, body) => (posts++, post(url, body))),
+    );
+    const latest = async () => (await http.stack.store.getChainState()).historySize;
+    // Once alone: the notary learns the sizes the witnesses cosigned last (their 409s).
+    await counted.at(http.stack.store, await latest(), await latest());
+    await addBlocks(1);
+    [signs, posts] = [0, 0];
+    const size = await latest();
+    const answers = await Promise.all(Array.from({ length: 5 }, () => counted.at(http.stack.store, size, size)));
+    assert.equal(signs, 1);
+    assert.equal(posts, cosigners.length);
+    assert.ok(answers.every((answer) => answer === answers[0]), "one answer for all");
+    assert.equal(splitNote(answers[0]!.note)!.signatures.length, 1 + cosigners.length);
+  });
+
   test("a witness that is down leaves the checkpoint with the other's cosignature", async () => {
     await witnessApps[1]!.close();
     await addBlocks(1);

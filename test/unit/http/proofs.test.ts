@@ -10,6 +10,7 @@ import { LedgerApp } from "../../../src/ledger/ledgerApp.js";
 import { PreparePool, preparePoolOptionsDefault } from "../../../src/ledger/preparePool.js";
 import { verifyConsistencyProof, verifyTransactionProof, type ConsistencyProof, type SignedHeader, type TransactionProof } from "../../../src/proofs/verify.js";
 import type { SignedHeaders } from "../../../src/http/routes/proofs.js";
+import { validatorChangeHeadersAtOnceMax } from "../../../src/ledger/validatorChanges.js";
 import { SqliteStore } from "../../../src/store/sqlite/sqliteStore.js";
 import { bytesOf, create, keypairOf } from "../../helpers/txFactory.js";
 import { assertDescribed } from "../../helpers/openapiConformance.js";
@@ -223,6 +224,48 @@ describe("GET /api/v1/proofs with CometBFT's signed headers", () => {
         // A proof links to the changes up to its header.
         const tx = (await http.stack.store.getBlockIds(head))![0]!;
         assert.equal((await get(app, `/api/v1/proofs/transactions/${tx}`)).headers["link"], `</api/v1/proofs/validator-changes?to_height=${head + 1}>; rel="validator-changes"`);
+      } finally {
+        await app.close();
+      }
+    } finally {
+      await http.close();
+    }
+  });
+
+  it("fetches the validator changes' headers side by side, at most a bound at once, in height order", async () => {
+    const http = await startHttpStack();
+    try {
+      for (let i = 0; i < 12; i++) await commit(http.app, create(keypairOf("changes-many"), 1n, { i }));
+      const head = (await http.stack.store.getChainState()).height;
+      // A set recorded from each even height 2 to 10: ten light blocks, none shared.
+      const sets = [1, 2, 4, 6, 8, 10].map((height) => ({ height, validators: [{ publicKey: height.toString(16).padStart(64, "0"), power: 10 }] }));
+      const store = new Proxy(http.stack.store, {
+        get(target, name) {
+          if (name === "getValidatorSetsFrom") return async (from: number, to: number, limit: number) => sets.filter((s) => s.height >= from && s.height <= to).slice(0, limit);
+          if (name === "getValidatorSet") return async (height: number) => sets.filter((s) => s.height <= height).pop() ?? null;
+          const value = Reflect.get(target, name) as unknown;
+          return typeof value === "function" ? value.bind(target) : value;
+        },
+      });
+      const rpc = signedHeaders(() => head + 1);
+      let running = 0;
+      let most = 0;
+      const slow: SignedHeaders = {
+        latestSignedHeader: () => rpc.headers.latestSignedHeader(),
+        async signedHeader(height) {
+          most = Math.max(most, ++running);
+          await new Promise((resolve) => setImmediate(resolve));
+          running--;
+          return rpc.headers.signedHeader(height);
+        },
+      };
+      const app = await buildHttpApp({}, { broadcaster: http.stack.engine, store, signedHeaders: slow });
+      try {
+        const response = await get(app, "/api/v1/proofs/validator-changes?from_height=1");
+        expectJson(response, 200);
+        const body = JSON.parse(response.body) as { light_blocks: { signed_header: SignedHeader }[] };
+        assert.deepEqual(body.light_blocks.map((b) => Number(b.signed_header.header.height)), [2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+        assert.equal(most, validatorChangeHeadersAtOnceMax);
       } finally {
         await app.close();
       }

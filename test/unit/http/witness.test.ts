@@ -5,7 +5,7 @@
 // branch of a split view), 404 / 403 / 400 as C2SP tlog-witness names them, and keeps its
 // heads in a file across restarts.
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -186,6 +186,18 @@ describe("the witness's heads file", () => {
     writeFileSync(path, "{}");
     assert.deepEqual(state.read(), { [origin]: { size: 3, root: toBase64(emptyRoot) } }, "read again from the file");
     assert.deepEqual(fileWitnessState(path).read(), {});
+  });
+
+  test("is written off the event loop: nothing on disk when write() returns, the heads moved once the file is durable", async () => {
+    const path = join(dir, "off-loop.json");
+    const state = fileWitnessState(path);
+    const next = { [origin]: { size: 5, root: toBase64(emptyRoot) } };
+    const writing = state.write(next);
+    assert.equal(existsSync(path), false, "not written in the caller's turn");
+    assert.deepEqual(state.read(), {}, "not yet durable: the last heads still");
+    await writing;
+    assert.deepEqual(JSON.parse(readFileSync(path, "utf8")), next);
+    assert.deepEqual(state.read(), next);
   });
 
   test("that holds no heads stops the witness's start, naming the file, instead of failing each request", () => {

@@ -7,13 +7,20 @@ import { describe, it } from "node:test";
 import { validatorChangePlaces, validatorChangesPerAnswerMax } from "../../../src/ledger/validatorChanges.js";
 import type { Validator, ValidatorSet } from "../../../src/store/store.js";
 
-/** The store's read over records (height -> set), as both backends answer it: the last at or before. */
+/** The store's reads over records (height -> set), as both backends answer them; `reads` counts them. */
 function storeOf(records: ReadonlyMap<number, readonly Validator[]>) {
   const heights = [...records.keys()].sort((a, b) => a - b);
+  const setAt = (at: number): ValidatorSet => ({ height: at, validators: records.get(at)! });
   return {
+    reads: 0,
     async getValidatorSet(height?: number): Promise<ValidatorSet | null> {
+      this.reads++;
       const at = heights.filter((h) => h <= (height ?? Infinity)).pop();
-      return at === undefined ? null : { height: at, validators: records.get(at)! };
+      return at === undefined ? null : setAt(at);
+    },
+    async getValidatorSetsFrom(from: number, to: number, limit: number): Promise<ValidatorSet[]> {
+      this.reads++;
+      return heights.filter((h) => h >= from && h <= to).slice(0, limit).map(setAt);
     },
   };
 }
@@ -50,5 +57,14 @@ describe("the validator set's changes, for a light client", () => {
     const rest = await places(many, first.next!, 10_000);
     assert.equal(rest.at.length, 10);
     assert.equal(rest.next, null);
+  });
+
+  it("reads the store twice, forward from the range's start, however many changes the range holds", async () => {
+    const many = new Map([[1, a], ...Array.from({ length: 3 * validatorChangesPerAnswerMax }, (_, i) => [10 * (i + 1), i % 2 === 0 ? b : c] as const)]);
+    const store = storeOf(many);
+    const answer = await validatorChangePlaces(store, 1, 100_000);
+    assert.equal(answer.places.length, 2 * validatorChangesPerAnswerMax);
+    assert.equal(answer.next, 10 * (validatorChangesPerAnswerMax + 1));
+    assert.equal(store.reads, 2);
   });
 });

@@ -34,6 +34,15 @@ export function electionTests(withStore: WithStore): void {
       assert.deepEqual(await store.getValidatorSet(), { height: 2, validators: second });
       assert.deepEqual(await store.getValidatorSet(9), { height: 2, validators: second });
       assert.equal(await store.getValidatorSet(0), null);
+      // Forward, from a height: where the set changed.
+      const third = [validator("b", 3)];
+      await store.commitBlock(block(2, []));
+      await store.commitBlock(block(3, [], third));
+      const sets = [{ height: 1, validators: first }, { height: 2, validators: second }, { height: 4, validators: third }];
+      assert.deepEqual(await store.getValidatorSetsFrom(1, 9, 10), sets);
+      assert.deepEqual(await store.getValidatorSetsFrom(2, 9, 1), sets.slice(1, 2));
+      assert.deepEqual(await store.getValidatorSetsFrom(2, 3, 10), sets.slice(1, 2));
+      assert.deepEqual(await store.getValidatorSetsFrom(5, 9, 10), []);
     }));
 
   it("election records are written whole with their block and read back exactly; others are absent", () =>

@@ -35,6 +35,7 @@ function splitStore(writer: SqliteStore, reader: SqliteStore): Store {
     getSignedHeaderHeight: () => reader.getSignedHeaderHeight(),
     getChainState: () => reader.getChainState(),
     getValidatorSet: (height) => reader.getValidatorSet(height),
+    getValidatorSetsFrom: (from, to, limit) => reader.getValidatorSetsFrom(from, to, limit),
     getBlockContents: (height) => reader.getBlockContents(height),
     getRefusedLegacyTxs: (from, to) => reader.getRefusedLegacyTxs(from, to),
     openDerivedCheck: (from) => reader.openDerivedCheck(from),
