@@ -7,6 +7,8 @@
 // LEDGERD_BENCH_RESTORE_TXS=N sets N (50,000 by default). LEDGERD_BENCH_RESTORE_SNAPSHOT=DIR
 // keeps the snapshot in DIR and restores the one found there: an A/B of two builds (a git stash
 // between runs) then restores the same bytes and spends nothing making them.
+// LEDGERD_BENCH_RESTORE_CACHE_MB=N: the restoring store's SQLite page cache (cacheSizeBytes), an
+// experiment on how the restore's writes slow as the ledger outgrows the cache.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -22,9 +24,10 @@ const quick = process.env["LEDGERD_BENCH_QUICK"] === "1";
 const restoredTxs = quick ? 10_000 : Number(process.env["LEDGERD_BENCH_RESTORE_TXS"] ?? 50_000);
 const blockTxs = 64;
 const rounds = 2;
+const targetCacheMb = process.env["LEDGERD_BENCH_RESTORE_CACHE_MB"];
 
-async function openLedger(path: string): Promise<{ store: SqliteStore; ledger: LedgerApp; close: () => Promise<void> }> {
-  const store = SqliteStore.open({ path });
+async function openLedger(path: string, cacheSizeBytes?: number): Promise<{ store: SqliteStore; ledger: LedgerApp; close: () => Promise<void> }> {
+  const store = SqliteStore.open({ path, ...(cacheSizeBytes === undefined ? {} : { cacheSizeBytes }) });
   const pool = new PreparePool({ ...preparePoolOptionsDefault });
   const ledger = await LedgerApp.open({}, { store, pool });
   return { store, ledger, close: async () => { await pool.close(); await store.close(); } };
@@ -67,7 +70,7 @@ function cpuSeconds(since: NodeJS.CpuUsage): number {
 }
 
 async function restoreOnce(dir: string, snapshot: { metadata: SnapshotMetadata; chunks: Buffer[] }, round: number, verifyMicros: number): Promise<string> {
-  const target = await openLedger(join(dir, `target-${round}-${Date.now()}.sqlite`));
+  const target = await openLedger(join(dir, `target-${round}-${Date.now()}.sqlite`), targetCacheMb === undefined ? undefined : Number(targetCacheMb) * 2 ** 20);
   try {
     let started = performance.now();
     let cpu = process.cpuUsage();
@@ -94,7 +97,8 @@ export async function run(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "ledgerd-bench-restore-"));
   try {
     const snapshot = await keptSnapshotOf(dir, process.env["LEDGERD_BENCH_RESTORE_SNAPSHOT"]);
-    console.log(`a snapshot of ${fmt(restoredTxs)} CREATEs in ${snapshot.metadata.height} blocks, ${snapshot.chunks.length} chunks; restored into SQLite (one bulk load):`);
+    const cache = targetCacheMb === undefined ? "" : `, a ${targetCacheMb} MiB page cache`;
+    console.log(`a snapshot of ${fmt(restoredTxs)} CREATEs in ${snapshot.metadata.height} blocks, ${snapshot.chunks.length} chunks; restored into SQLite (one bulk load${cache}):`);
     for (let round = 0; round < rounds; round++) {
       const verifyMicros = rawVerifyCpuMicros();
       console.log(`(one raw verify: ${verifyMicros.toFixed(1)} µs CPU)`);
