@@ -88,11 +88,21 @@ interface StagedBlock {
   readonly cacheKeys: readonly PreparedKey[];
 }
 
+/**
+ * The blocks of a catch-up made durable together at most (`LedgerApp.commit`): one fsync for
+ * them, and what another connection to the store (an HTTP worker) lags behind at most.
+ */
+export const replayBatchBlocksMax = 64;
+
 export class LedgerApp {
   private height: number;
   private chainId: string | null;
   private commitment: ChainCommitment;
   private staged: StagedBlock | null = null;
+  /** The last block handed to the store (the staged one's write may have failed after it). */
+  private storedHeight: number;
+  /** The blocks written since the replay batch began, while one is open (see `commit`). */
+  private replayBatch: { blocks: number } | null = null;
   private readonly cache: PreparedCache;
   private readonly pending = new PendingPool(txKinds);
   /** The transactions engines wait to see committed, by what they spend (`watchRivals`). */
@@ -116,6 +126,7 @@ export class LedgerApp {
     commitment: ChainCommitment,
   ) {
     this.height = state.height;
+    this.storedHeight = state.height;
     this.chainId = state.chainId;
     this.genesisVersion = state.appVersion;
     this.ruleHeights = ruleHeightsFor(state.chainId, knownRuleHeights(state.ruleHeights));
@@ -545,11 +556,19 @@ export class LedgerApp {
     return height;
   }
 
-  /** ABCI Commit: make the finalized block durable, then tell the listeners. */
-  async commit(): Promise<CommittedBlock> {
+  /**
+   * ABCI Commit: write the finalized block, then tell the listeners. Durable when it resolves,
+   * unless `followed`: the engine holds the next block already (a catch-up replaying blocks one
+   * after another) and no transaction is pending here, and then it is written in a replay batch (Store.beginBulkLoad: one fsync for
+   * up to `replayBatchBlocksMax` blocks, not one each), made durable with the first block written
+   * without a next one waiting, or by `endReplayBatch`. A crash before then loses those blocks
+   * from the store, and the engine gives them again (CometBFT's handshake replays what the
+   * ledger lacks). Until then another connection to the store (an HTTP worker) does not see them.
+   */
+  async commit(followed = false): Promise<CommittedBlock> {
     const staged = this.staged;
     assert(staged !== null, "commit without finalizeBlock");
-    await this.deps.store.commitBlock(staged.write);
+    await this.writeBlock(staged.write, followed);
     this.staged = null;
     this.height = staged.write.height;
     this.commitment.advance(staged.commitment);
@@ -568,6 +587,33 @@ export class LedgerApp {
     };
     for (const listener of this.listeners) listener(block);
     return block;
+  }
+
+  /** Makes every block of the replay batch durable, if one is open (see `commit`). */
+  async endReplayBatch(): Promise<void> {
+    if (this.replayBatch === null) return;
+    await this.deps.store.endBulkLoad();
+    this.replayBatch = null;
+  }
+
+  /**
+   * The store write of `commit`: a retry after a failure (an unreachable store) writes the block
+   * once, and ends the batch it was to end.
+   */
+  private async writeBlock(write: BlockWrite, followedByNext: boolean): Promise<void> {
+    // A node holding transactions of its own to commit is serving clients, and a client told
+    // "committed" may read from another connection next: never a batch then.
+    const followed = followedByNext && this.pending.size === 0;
+    if (followed && this.replayBatch === null) {
+      await this.deps.store.beginBulkLoad();
+      this.replayBatch = { blocks: 0 };
+    }
+    if (this.storedHeight < write.height) {
+      await this.deps.store.commitBlock(write);
+      this.storedHeight = write.height;
+      if (this.replayBatch !== null) this.replayBatch.blocks++;
+    }
+    if (this.replayBatch !== null && (!followed || this.replayBatch.blocks >= replayBatchBlocksMax)) await this.endReplayBatch();
   }
 
   /**

@@ -116,7 +116,7 @@ export class LedgerAbciApp implements AbciHandler {
   /** The same, settled either way (its failure went to onFatal): what waiters await. */
   private written: Promise<void> = Promise.resolve();
   /** Starts that write now, while it waits for the next FinalizeBlock; null once it started. */
-  private startWrite: (() => void) | null = null;
+  private startWrite: ((followed?: boolean) => void) | null = null;
   /** The height of the last FinalizeBlock: the one the next Commit commits. */
   private finalizedHeight = 0;
 
@@ -208,6 +208,7 @@ export class LedgerAbciApp implements AbciHandler {
   /** Stops the idle timer (the engine is stopping) once the last committed block is durable. */
   async close(): Promise<void> {
     await this.durable();
+    await this.deps.ledger.endReplayBatch();
     this.stopIdleTimer();
   }
 
@@ -232,18 +233,20 @@ export class LedgerAbciApp implements AbciHandler {
    */
   private commit(height: number): void {
     const ledger = this.deps.ledger;
-    const start = new Promise<void>((resolve) => {
+    const start = new Promise<boolean>((resolve) => {
       const timer = this.clock.setTimeout(() => this.startWrite?.(), commitWriteWaitMs);
-      this.startWrite = () => {
+      this.startWrite = (followed = false) => {
         this.startWrite = null;
         this.clock.clearTimeout(timer);
         // Not before this turn's answers are out: Commit's answer must not wait for the write.
-        void afterAnswersWritten().then(resolve);
+        void afterAnswersWritten().then(() => resolve(followed));
       };
     });
-    this.committing = start.then(() => {
+    this.committing = start.then((followed) => {
       failpoint("commit.answered-before-durable");
-      return untilStoreReachable(() => ledger.commit(), undefined, this.clock);
+      // Followed: the next block is here already (a catch-up), so this one need not be durable
+      // on its own (LedgerApp.commit); CometBFT replays any block a crash takes.
+      return untilStoreReachable(() => ledger.commit(followed), undefined, this.clock);
     }).then(() => {
       ledger.releaseUnasked(unaskedCommitsMax);
       this.restartIdleTimer();
@@ -360,7 +363,7 @@ export class LedgerAbciApp implements AbciHandler {
     );
     // This block's transactions go to the verify threads at the end of this turn; the previous
     // block's write runs after that, beside them (see `commit`).
-    this.startWrite?.();
+    this.startWrite?.(true);
     const finalized = await finalizing;
     const txResults = finalized.results.map((rejection) =>
       rejection === null ? executedOk : ExecTxResult.fromPartial(rejected(rejection)),

@@ -19,6 +19,8 @@ import { LedgerAbciApp, appHashBytes, prepareProposal, unaskedCommitsMax } from 
 import { AbciServer, type AbciHandler } from "../../../src/engine/cometbft/abciServer.js";
 import { storeRetryIntervalMs } from "../../../src/engine/storeRetry.js";
 import { LedgerError } from "../../../src/errors/ledgerError.js";
+import { SqliteStore } from "../../../src/store/sqlite/sqliteStore.js";
+import { join } from "node:path";
 import { bytesOf, create, keypairOf, transfer } from "../../helpers/txFactory.js";
 import { AbciTestClient } from "./abciTestClient.js";
 import { openLedger, type LedgerFixture } from "./ledgerFixture.js";
@@ -534,6 +536,83 @@ describe("LedgerAbciApp: Commit answered before the block is durable", () => {
     const answer = await consensus.send(finalizeBlock(2, []), { flush: {} })[0];
     assert.match(answer!.exception!.error, /disk I\/O error/);
     assert.equal((await fx.store.getChainState()).height, 0);
+  });
+});
+
+/**
+ * The app on a store of its own that other connections may read beside the writer (a node's
+ * HTTP workers), whose bulk loads and block writes are listed in `calls`; its clock stands still.
+ */
+async function appOnSharedFile(): Promise<{ path: string; calls: string[]; close(): Promise<void> }> {
+  const path = join(fx.dir, "shared.sqlite");
+  const store = SqliteStore.open({ path, access: "readers" });
+  const calls: string[] = [];
+  const counted = new Proxy(store, {
+    get(target, property) {
+      const value: unknown = Reflect.get(target, property, target);
+      if (typeof value !== "function") return value;
+      return (...args: unknown[]) => {
+        if (property === "beginBulkLoad" || property === "endBulkLoad") calls.push(property);
+        if (property === "commitBlock") calls.push(`commitBlock ${(args[0] as BlockWrite).height}`);
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+  await stopApp();
+  // A clock that stands still: a write waits for the next FinalizeBlock however slow the machine.
+  await startApp(undefined, await LedgerApp.open({}, { store: counted, pool: fx.pool }), new ManualClock());
+  await consensus.call(initChain());
+  return {
+    path,
+    calls,
+    async close() {
+      await stopApp();
+      await store.close();
+      await startApp();
+    },
+  };
+}
+
+/** Blocks `from` to `to`, each FinalizeBlock sent right after the last Commit (CometBFT's block sync). */
+async function replay(from: number, to: number): Promise<void> {
+  for (let height = from; height <= to; height++) {
+    await consensus.call(finalizeBlock(height, [bytesOf(create(keypairOf(`owner ${height}`)))]), { commit: {} });
+  }
+}
+
+describe("LedgerAbciApp: a catch-up's blocks, each followed by the next", () => {
+  it("are durable together: one bulk load, ended by the block with no next one; another connection sees them then", async () => {
+    const shared = await appOnSharedFile();
+    const other = SqliteStore.open({ path: shared.path, access: "reader" });
+    try {
+      await replay(1, 3);
+      await waitFor("block 2 written", () => shared.calls.includes("commitBlock 2"));
+      assert.equal((await other.getChainState()).height, 0, "blocks 1 and 2 are written, not yet durable: no other connection sees them");
+      await app.durable();
+      assert.deepEqual(shared.calls, ["beginBulkLoad", "commitBlock 1", "commitBlock 2", "commitBlock 3", "endBulkLoad"]);
+      assert.equal((await other.getChainState()).height, 3);
+      // A block in consensus, with no next one waiting, is durable on its own.
+      await commitBlock(4, []);
+      assert.deepEqual(shared.calls.slice(5), ["commitBlock 4"]);
+    } finally {
+      await other.close();
+      await shared.close();
+    }
+    assert.deepEqual(fatal, []);
+  });
+
+  it("are durable each on its own while a transaction is pending here (a client may read its commit elsewhere next)", async () => {
+    const shared = await appOnSharedFile();
+    try {
+      const [pending] = await mempool.call(checkTx(bytesOf(create(alice))));
+      assert.equal(pending!.checkTx!.code, 0);
+      await replay(1, 3);
+      await app.durable();
+      assert.deepEqual(shared.calls, ["commitBlock 1", "commitBlock 2", "commitBlock 3"]);
+    } finally {
+      await shared.close();
+    }
+    assert.deepEqual(fatal, []);
   });
 });
 
