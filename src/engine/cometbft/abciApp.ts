@@ -143,9 +143,12 @@ export class LedgerAbciApp implements AbciHandler {
     if (request.commit !== undefined) {
       this.finalizedOn = null;
       const height = this.finalizedHeight;
+      // Asked before this block's write joins a replay batch: blocks of an open one (each
+      // before this) may be lost in a crash, and CometBFT must keep them to replay them.
+      const retainHeight = this.deps.ledger.replayBatchOpen ? 0 : this.deps.signedHeaders?.retainHeight(height) ?? 0;
       this.commit(height);
       // Every block (0) unless engine.retain_blocks says otherwise (signedHeaderKeeper.ts).
-      return { commit: { retainHeight: BigInt(this.deps.signedHeaders?.retainHeight(height) ?? 0) } };
+      return { commit: { retainHeight: BigInt(retainHeight) } };
     }
     if (request.prepareProposal !== undefined) return { prepareProposal: prepareProposal(request.prepareProposal) };
     // Every validator runs the same checks at FinalizeBlock, where a conflicting transaction
@@ -156,7 +159,9 @@ export class LedgerAbciApp implements AbciHandler {
     if (request.info !== undefined) {
       // A Commit answered just before CometBFT stopped may still be writing: the handshake must
       // see it, or CometBFT would replay a block the ledger is about to hold (see `commit`).
+      // And the height told is one the store holds durably: a replay batch ends first.
       await this.durable();
+      await untilStoreReachable(() => this.deps.ledger.endReplayBatch(), undefined, this.clock);
       return { info: this.info(request.info) };
     }
     if (request.initChain !== undefined) {
@@ -199,7 +204,11 @@ export class LedgerAbciApp implements AbciHandler {
     return null;
   }
 
-  /** Resolves once the last committed block is durable (a failed write went to onFatal). */
+  /**
+   * Resolves once the last committed block is written (a failed write went to onFatal): durable,
+   * unless it joined a replay batch (LedgerApp.commit), which a block holding a transaction
+   * pending here never does.
+   */
   durable(): Promise<void> {
     this.startWrite?.();
     return this.written;
