@@ -94,7 +94,7 @@ interface StagedBlock {
 /**
  * How long a replay batch stays open at most (`LedgerApp.commit`), besides its blocks
  * (`LedgerOptions.replayBatchBlocksMax`): what another connection to the store (an HTTP worker)
- * and the event streams' readers lag behind the writer at most, however slow the blocks come.
+ * lags behind the writer at most, however slow the blocks come.
  */
 export const replayBatchMsMax = 1_000;
 
