@@ -73,6 +73,16 @@ export const idleSpellMsDefault = 5_000;
  */
 export const commitWriteWaitMs = 5;
 
+/**
+ * The same wait while the last block's write was started by its next FinalizeBlock (a catch-up):
+ * between a Commit and the next block CometBFT saves its state and that block (fsyncs of its
+ * own), measured under load at 2.6 ms p50, 4.9 ms p90 and up to 39 ms, so one block in ten
+ * missed 5 ms and its write ended the replay batch and held the next block's hand-over to the
+ * verify threads (BENCHMARKS.md, issue #42, the catch-up pipeline). A wait that ends without a
+ * next block goes back to `commitWriteWaitMs`: in consensus a block never follows that fast.
+ */
+export const replayWriteWaitMs = 50;
+
 /** A Query for a committed transaction's JSON: `/transactions/<id>`. */
 const queryTransactionPath = /^\/transactions\/([0-9a-f]{64})$/;
 
@@ -119,6 +129,8 @@ export class LedgerAbciApp implements AbciHandler {
   private startWrite: ((followed?: boolean) => void) | null = null;
   /** The height of the last FinalizeBlock: the one the next Commit commits. */
   private finalizedHeight = 0;
+  /** Whether the last block's write was started by the next FinalizeBlock (see `replayWriteWaitMs`). */
+  private replaying = false;
 
   private readonly clock: Clock;
 
@@ -224,7 +236,8 @@ export class LedgerAbciApp implements AbciHandler {
   /**
    * ABCI Commit, answered before the block is durable. CometBFT saves its state and goes on to
    * the next block (in a catch-up: takes it from its pool, checks it, calls FinalizeBlock) while
-   * this node writes this one. The write waits for that FinalizeBlock, up to `commitWriteWaitMs`,
+   * this node writes this one. The write waits for that FinalizeBlock, up to `commitWriteWaitMs`
+   * (`replayWriteWaitMs` in a catch-up),
    * so that it runs on this thread while the verify threads check the next block's signatures
    * (measured in a catch-up: the threads sat idle during the write, ~3 of every ~12 ms). The
    * next FinalizeBlock reads committed state only once the write has settled
@@ -243,9 +256,10 @@ export class LedgerAbciApp implements AbciHandler {
   private commit(height: number): void {
     const ledger = this.deps.ledger;
     const start = new Promise<boolean>((resolve) => {
-      const timer = this.clock.setTimeout(() => this.startWrite?.(), commitWriteWaitMs);
+      const timer = this.clock.setTimeout(() => this.startWrite?.(), this.replaying ? replayWriteWaitMs : commitWriteWaitMs);
       this.startWrite = (followed = false) => {
         this.startWrite = null;
+        this.replaying = followed;
         this.clock.clearTimeout(timer);
         // Not before this turn's answers are out: Commit's answer must not wait for the write.
         void afterAnswersWritten().then(() => resolve(followed));

@@ -17,7 +17,15 @@ import { LedgerApp, replayBatchMsMax } from "../../../src/ledger/ledgerApp.js";
 import type { LedgerOptions } from "../../../src/ledger/options.js";
 import { protocolVersion, registerRuleChange } from "../../../src/ledger/protocol.js";
 import type { BlockWrite, Store } from "../../../src/store/store.js";
-import { LedgerAbciApp, appHashBytes, prepareProposal, unaskedCommitsMax, type LedgerAbciAppDeps } from "../../../src/engine/cometbft/abciApp.js";
+import {
+  LedgerAbciApp,
+  appHashBytes,
+  commitWriteWaitMs,
+  prepareProposal,
+  replayWriteWaitMs,
+  unaskedCommitsMax,
+  type LedgerAbciAppDeps,
+} from "../../../src/engine/cometbft/abciApp.js";
 import { AbciServer, type AbciHandler } from "../../../src/engine/cometbft/abciServer.js";
 import { storeRetryIntervalMs } from "../../../src/engine/storeRetry.js";
 import { LedgerError } from "../../../src/errors/ledgerError.js";
@@ -556,6 +564,8 @@ interface SharedApp {
   readonly calls: string[];
   /** What the ledger reads a replay batch's age on: `now` ms. */
   readonly time: { now: number };
+  /** The app's clock (its writes' waits for the next block), standing still until advanced. */
+  readonly clock: ManualClock;
   close(): Promise<void>;
 }
 
@@ -585,13 +595,15 @@ async function appOnSharedFile(
   const time = { now: 0 };
   const ledger = await LedgerApp.open(options, { store: counted, pool: fx.pool, clock: { now: () => time.now } });
   // A clock that stands still: a write waits for the next FinalizeBlock however slow the machine.
-  await startApp(undefined, ledger, new ManualClock(), signedHeaders);
+  const clock = new ManualClock();
+  await startApp(undefined, ledger, clock, signedHeaders);
   if (ledger.chain === null) await consensus.call(initChain());
   return {
     path,
     store,
     calls,
     time,
+    clock,
     async close() {
       await stopApp();
       await store.close();
@@ -680,6 +692,29 @@ describe("LedgerAbciApp: a catch-up's blocks, each followed by the next", () => 
       await waitFor("block 6 written", () => shared.calls.includes("commitBlock 6"));
       assert.deepEqual(shared.calls.slice(8), ["beginBulkLoad", "commitBlock 5", "commitBlock 6", "endBulkLoad"]);
       await app.durable();
+    } finally {
+      await shared.close();
+    }
+    assert.deepEqual(fatal, []);
+  });
+
+  it("a write waits replayWriteWaitMs for its next block once the last one's came (CometBFT saves its own state between), then commitWriteWaitMs again", async () => {
+    const shared = await appOnSharedFile();
+    try {
+      // Block 2's FinalizeBlock started block 1's write: a catch-up.
+      await replay(1, 2);
+      await waitFor("block 1 written", () => shared.calls.includes("commitBlock 1"));
+      await shared.clock.advance(commitWriteWaitMs);
+      await replay(3, 3);
+      await waitFor("block 2 written", () => shared.calls.includes("commitBlock 2"));
+      // No block 4 within the longer wait: block 3 is written on its own moment and ends the batch.
+      await shared.clock.advance(replayWriteWaitMs);
+      await waitFor("block 3 written", () => shared.calls.includes("commitBlock 3"));
+      assert.deepEqual(shared.calls, ["beginBulkLoad", "commitBlock 1", "commitBlock 2", "commitBlock 3", "endBulkLoad"], "block 2 waited past commitWriteWaitMs for block 3, in the batch");
+      // A block after that wait ended without its next one: the short wait again.
+      await consensus.call(finalizeBlock(4, []), { commit: {} });
+      await shared.clock.advance(commitWriteWaitMs);
+      await waitFor("block 4 written", () => shared.calls.includes("commitBlock 4"));
     } finally {
       await shared.close();
     }
