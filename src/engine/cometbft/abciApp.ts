@@ -79,7 +79,8 @@ export const commitWriteWaitMs = 5;
  * own), measured under load at 2.6 ms p50, 4.9 ms p90 and up to 39 ms, so one block in ten
  * missed 5 ms and its write ended the replay batch and held the next block's hand-over to the
  * verify threads (BENCHMARKS.md, issue #42, the catch-up pipeline). A wait that ends without a
- * next block goes back to `commitWriteWaitMs`: in consensus a block never follows that fast.
+ * next block goes back to `commitWriteWaitMs`, as does every wait while a transaction is pending
+ * on this node (its client waits for the block to be durable).
  */
 export const replayWriteWaitMs = 50;
 
@@ -256,7 +257,9 @@ export class LedgerAbciApp implements AbciHandler {
   private commit(height: number): void {
     const ledger = this.deps.ledger;
     const start = new Promise<boolean>((resolve) => {
-      const timer = this.clock.setTimeout(() => this.startWrite?.(), this.replaying ? replayWriteWaitMs : commitWriteWaitMs);
+      // A transaction pending here has a client waiting for its block's durability: never longer then.
+      const wait = this.replaying && ledger.pendingCount === 0 ? replayWriteWaitMs : commitWriteWaitMs;
+      const timer = this.clock.setTimeout(() => this.startWrite?.(), wait);
       this.startWrite = (followed = false) => {
         this.startWrite = null;
         this.replaying = followed;

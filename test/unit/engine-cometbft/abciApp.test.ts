@@ -721,6 +721,21 @@ describe("LedgerAbciApp: a catch-up's blocks, each followed by the next", () => 
     assert.deepEqual(fatal, []);
   });
 
+  it("a write waits commitWriteWaitMs only while a transaction is pending here, even in a catch-up (its client waits for it)", async () => {
+    const shared = await appOnSharedFile();
+    try {
+      const [pending] = await mempool.call(checkTx(bytesOf(create(alice))));
+      assert.equal(pending!.checkTx!.code, 0);
+      await replay(1, 2);
+      await waitFor("block 1 written", () => shared.calls.includes("commitBlock 1"));
+      await shared.clock.advance(commitWriteWaitMs);
+      await waitFor("block 2 written", () => shared.calls.includes("commitBlock 2"));
+    } finally {
+      await shared.close();
+    }
+    assert.deepEqual(fatal, []);
+  });
+
   it("Commit asks CometBFT to prune nothing while a batch is open (a crash would have it replay those blocks)", async () => {
     const keeper = { committed: () => undefined, retainHeight: (height: number) => height };
     const shared = await appOnSharedFile({}, keeper);
