@@ -612,6 +612,27 @@ async function appOnSharedFile(
   };
 }
 
+/** Runs `body` on the app on a store of its own (`appOnSharedFile`), then checks that nothing went fatal. */
+async function onSharedFile(
+  body: (shared: SharedApp) => Promise<void>,
+  options: Partial<LedgerOptions> = {},
+  signedHeaders?: LedgerAbciAppDeps["signedHeaders"],
+): Promise<void> {
+  const shared = await appOnSharedFile(options, signedHeaders);
+  try {
+    await body(shared);
+  } finally {
+    await shared.close();
+  }
+  assert.deepEqual(fatal, []);
+}
+
+/** A transaction of this node's own pending: CheckTx admits a new CREATE of alice's. */
+async function admitOne(): Promise<void> {
+  const [pending] = await mempool.call(checkTx(bytesOf(create(alice))));
+  assert.equal(pending!.checkTx!.code, 0);
+}
+
 /** Block `height`'s one transaction: a CREATE of its own, the same every time (a replay gives the same blocks). */
 const blockTxs = (height: number): Uint8Array[] => [bytesOf(create(keypairOf(`owner ${height}`), 1n, { height }))];
 
@@ -653,34 +674,24 @@ describe("LedgerAbciApp: a catch-up's blocks, each followed by the next", () => 
   });
 
   it("are durable each on its own while a transaction is pending here (a client may read its commit elsewhere next)", async () => {
-    const shared = await appOnSharedFile();
-    try {
-      const [pending] = await mempool.call(checkTx(bytesOf(create(alice))));
-      assert.equal(pending!.checkTx!.code, 0);
+    await onSharedFile(async (shared) => {
+      await admitOne();
       await replay(1, 3);
       await app.durable();
       assert.deepEqual(shared.calls, ["commitBlock 1", "commitBlock 2", "commitBlock 3"]);
-    } finally {
-      await shared.close();
-    }
-    assert.deepEqual(fatal, []);
+    });
   });
 
   it("are durable each on its own with ledger.replay_batch_blocks_max 0", async () => {
-    const shared = await appOnSharedFile({ replayBatchBlocksMax: 0 });
-    try {
+    await onSharedFile(async (shared) => {
       await replay(1, 3);
       await app.durable();
       assert.deepEqual(shared.calls, ["commitBlock 1", "commitBlock 2", "commitBlock 3"]);
-    } finally {
-      await shared.close();
-    }
-    assert.deepEqual(fatal, []);
+    }, { replayBatchBlocksMax: 0 });
   });
 
   it("a batch ends at its most blocks, and once it is replayBatchMsMax old: what readers lag behind at most", async () => {
-    const shared = await appOnSharedFile({ replayBatchBlocksMax: 2 });
-    try {
+    await onSharedFile(async (shared) => {
       await replay(1, 5);
       await waitFor("block 4 written", () => shared.calls.includes("commitBlock 4"));
       assert.deepEqual(shared.calls, ["beginBulkLoad", "commitBlock 1", "commitBlock 2", "endBulkLoad", "beginBulkLoad", "commitBlock 3", "commitBlock 4", "endBulkLoad"]);
@@ -692,15 +703,11 @@ describe("LedgerAbciApp: a catch-up's blocks, each followed by the next", () => 
       await waitFor("block 6 written", () => shared.calls.includes("commitBlock 6"));
       assert.deepEqual(shared.calls.slice(8), ["beginBulkLoad", "commitBlock 5", "commitBlock 6", "endBulkLoad"]);
       await app.durable();
-    } finally {
-      await shared.close();
-    }
-    assert.deepEqual(fatal, []);
+    }, { replayBatchBlocksMax: 2 });
   });
 
   it("a write waits replayWriteWaitMs for its next block once the last one's came (CometBFT saves its own state between), then commitWriteWaitMs again", async () => {
-    const shared = await appOnSharedFile();
-    try {
+    await onSharedFile(async (shared) => {
       // Block 2's FinalizeBlock started block 1's write: a catch-up.
       await replay(1, 2);
       await waitFor("block 1 written", () => shared.calls.includes("commitBlock 1"));
@@ -715,31 +722,22 @@ describe("LedgerAbciApp: a catch-up's blocks, each followed by the next", () => 
       await consensus.call(finalizeBlock(4, []), { commit: {} });
       await shared.clock.advance(commitWriteWaitMs);
       await waitFor("block 4 written", () => shared.calls.includes("commitBlock 4"));
-    } finally {
-      await shared.close();
-    }
-    assert.deepEqual(fatal, []);
+    });
   });
 
   it("a write waits commitWriteWaitMs only while a transaction is pending here, even in a catch-up (its client waits for it)", async () => {
-    const shared = await appOnSharedFile();
-    try {
-      const [pending] = await mempool.call(checkTx(bytesOf(create(alice))));
-      assert.equal(pending!.checkTx!.code, 0);
+    await onSharedFile(async (shared) => {
+      await admitOne();
       await replay(1, 2);
       await waitFor("block 1 written", () => shared.calls.includes("commitBlock 1"));
       await shared.clock.advance(commitWriteWaitMs);
       await waitFor("block 2 written", () => shared.calls.includes("commitBlock 2"));
-    } finally {
-      await shared.close();
-    }
-    assert.deepEqual(fatal, []);
+    });
   });
 
   it("Commit asks CometBFT to prune nothing while a batch is open (a crash would have it replay those blocks)", async () => {
     const keeper = { committed: () => undefined, retainHeight: (height: number) => height };
-    const shared = await appOnSharedFile({}, keeper);
-    try {
+    await onSharedFile(async () => {
       const commits = await replay(1, 4);
       // Block 1's Commit came before any batch; 2's to 4's while blocks 1 to 3 were in one.
       assert.deepEqual(commits.map((c) => c.commit!.retainHeight), [1n, 0n, 0n, 0n]);
@@ -747,10 +745,7 @@ describe("LedgerAbciApp: a catch-up's blocks, each followed by the next", () => 
       const [, committed] = await consensus.call(finalizeBlock(5, []), { commit: {} });
       assert.equal(committed!.commit!.retainHeight, 5n, "the batch ended with block 4: every block is durable again");
       await app.durable();
-    } finally {
-      await shared.close();
-    }
-    assert.deepEqual(fatal, []);
+    }, {}, keeper);
   });
 
   it("Info tells the height the store holds durably: a CometBFT stopped mid-batch is told its blocks are there", async () => {
