@@ -29,7 +29,7 @@ import { SqliteStore } from "../src/store/sqlite/sqliteStore.js";
 import { runnableModule } from "../src/workerThread.js";
 import { committedRate } from "./engine.bench.js";
 import { fmt, signCreates } from "./lib.js";
-import { machineCpuMs, processCpuMs, setNodeDatabaseSettings, threadCpuMs } from "./nodeProcess.js";
+import { machineCpuMs, processCpuMs, setNodeDatabaseSettings, setNodeSettings, threadCpuMs } from "./nodeProcess.js";
 import { RawHttpConnection } from "./rawHttp.js";
 
 const quick = process.env["LEDGERD_BENCH_QUICK"] === "1";
@@ -40,6 +40,11 @@ const committedTxs = Number(process.env["LEDGERD_BENCH_CATCHUP_TXS"] ?? (quick ?
  * node only, as JSON (an experiment: its fsync, its writer thread, ...).
  */
 const joinerDatabase = process.env["LEDGERD_BENCH_CATCHUP_DATABASE"];
+/**
+ * LEDGERD_BENCH_CATCHUP_LEDGER='{"replay_batch_blocks_max":0}': ledger settings of the joining
+ * node only, as JSON (an A/B switch: its replay batch off).
+ */
+const joinerLedger = process.env["LEDGERD_BENCH_CATCHUP_LEDGER"];
 const profileDir = process.env["LEDGERD_BENCH_CPU_PROF"];
 /** The baseline's transactions (bench engine posts as many in each of its measurements). */
 const baselineTxs = 20_000;
@@ -127,6 +132,10 @@ export async function run(): Promise<void> {
       // The experiment of LEDGERD_BENCH_CATCHUP_DATABASE: the joining node's store otherwise set.
       const database = setNodeDatabaseSettings(join(dir, node.dataDir, "config.json"), joinerDatabase);
       console.log(`the joining node runs with database settings ${JSON.stringify(database)}`);
+    }
+    if (joinerLedger !== undefined) {
+      const ledger = setNodeSettings(join(dir, node.dataDir, "config.json"), "ledger", joinerLedger);
+      console.log(`the joining node runs with ledger settings ${JSON.stringify(ledger)}`);
     }
     // Where the replay's CPU goes: each node's ledgerd and CometBFT processes, and the machine.
     const groupOf = (cmdline: string, comm: string): string | null => {

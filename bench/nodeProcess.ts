@@ -148,10 +148,15 @@ function parseStat(stat: string): { comm: string; state: string; cpuMs: number }
  * `database` section of a testnet node's config.json, for experiments; returns the section.
  */
 export function setNodeDatabaseSettings(configFile: string, json: string): Record<string, unknown> {
-  const config = JSON.parse(readFileSync(configFile, "utf8")) as { database?: Record<string, unknown> };
-  const database = { ...config.database, ...(JSON.parse(json) as Record<string, unknown>) };
-  writeFileSync(configFile, JSON.stringify({ ...config, database }));
-  return database;
+  return setNodeSettings(configFile, "database", json);
+}
+
+/** Merges `json` (an object of settings) into the `section` of a testnet node's config.json; returns the section. */
+export function setNodeSettings(configFile: string, section: string, json: string): Record<string, unknown> {
+  const config = JSON.parse(readFileSync(configFile, "utf8")) as Record<string, Record<string, unknown> | undefined>;
+  const merged = { ...config[section], ...(JSON.parse(json) as Record<string, unknown>) };
+  writeFileSync(configFile, JSON.stringify({ ...config, [section]: merged }));
+  return merged;
 }
 
 /**

@@ -86,6 +86,7 @@ export const configDefault: Config = deepFreeze({
   ledger: {
     pending_txs_max: ledgerOptionsDefault.pendingTxsMax,
     prepared_cache_entries_max: ledgerOptionsDefault.preparedCacheEntriesMax,
+    replay_batch_blocks_max: ledgerOptionsDefault.replayBatchBlocksMax,
     prepare_batch_txs_max: preparePoolOptionsDefault.batchTxsMax,
     prepare_shared_txs_min: preparePoolOptionsDefault.sharedTxsMin,
   },

@@ -80,6 +80,7 @@ export function moduleOptions(config: Config): ModuleOptions {
     ledger: {
       pendingTxsMax: config.ledger.pending_txs_max,
       preparedCacheEntriesMax: config.ledger.prepared_cache_entries_max,
+      replayBatchBlocksMax: config.ledger.replay_batch_blocks_max,
     },
     preparePool: {
       threads: config.server.threads,

@@ -86,6 +86,7 @@ export interface Config {
   readonly ledger: {
     readonly pending_txs_max: number;
     readonly prepared_cache_entries_max: number;
+    readonly replay_batch_blocks_max: number;
     readonly prepare_batch_txs_max: number;
     readonly prepare_shared_txs_min: number;
   };
@@ -334,10 +335,11 @@ export const configSchema: JSONSchemaType<Config> = {
     ledger: {
       type: "object",
       additionalProperties: false,
-      required: ["pending_txs_max", "prepared_cache_entries_max", "prepare_batch_txs_max", "prepare_shared_txs_min"],
+      required: ["pending_txs_max", "prepared_cache_entries_max", "replay_batch_blocks_max", "prepare_batch_txs_max", "prepare_shared_txs_min"],
       properties: {
         pending_txs_max: count(1, "Transactions accepted and not yet committed (then 503)"),
         prepared_cache_entries_max: count(1, "Verified transactions cached by their exact bytes"),
+        replay_batch_blocks_max: count(0, "cometbft: blocks of a catch-up made durable together at most (one fsync; HTTP workers see them then); 0: each on its own"),
         prepare_batch_txs_max: count(1, "Transactions sent to a verification thread at once"),
         prepare_shared_txs_min: count(1, "Transactions arriving together from which all verification threads share them, one at a time, instead of a batch each (a block)"),
       },

@@ -31,6 +31,7 @@ import { PreparedCache, preparedKey, type PreparedKey } from "./preparedCache.js
 import { RivalWatch } from "./rivalWatch.js";
 import type { AnyTxKind, Door, KindBlock, PreparedBase, StreamEvent } from "./txKind.js";
 import { failpoint } from "../failpoints.js";
+import { systemClock, type Clock } from "../clock/clock.js";
 import { restoredDoor } from "./doors.js";
 import { prepareBytes } from "./prepared.js";
 
@@ -75,6 +76,8 @@ export interface LedgerDeps {
    * (the solo engine: elections, docs/compatibility.md #11). None by default.
    */
   readonly refuse?: (tx: PreparedBase) => Rejection | null;
+  /** What a replay batch's age is read on (`replayBatchMsMax`); Node's by default. */
+  readonly clock?: Pick<Clock, "now">;
 }
 
 interface StagedBlock {
@@ -90,11 +93,22 @@ interface StagedBlock {
   readonly cacheKeys: readonly PreparedKey[];
 }
 
+/**
+ * How long a replay batch stays open at most (`LedgerApp.commit`), besides its blocks
+ * (`LedgerOptions.replayBatchBlocksMax`): what another connection to the store (an HTTP worker)
+ * lags behind the writer at most, however slow the blocks come.
+ */
+export const replayBatchMsMax = 1_000;
+
 export class LedgerApp {
   private height: number;
   private chainId: string | null;
   private commitment: ChainCommitment;
   private staged: StagedBlock | null = null;
+  /** The last block handed to the store (the staged one's write may have failed after it). */
+  private storedHeight: number;
+  /** The blocks written since the replay batch began and when it began, while one is open (see `commit`). */
+  private replayBatch: { blocks: number; readonly since: number } | null = null;
   private readonly cache: PreparedCache;
   private readonly pending = new PendingPool(txKinds);
   /** The transactions engines wait to see committed, by what they spend (`watchRivals`). */
@@ -123,6 +137,7 @@ export class LedgerApp {
     commitment: ChainCommitment,
   ) {
     this.height = state.height;
+    this.storedHeight = state.height;
     this.chainId = state.chainId;
     this.genesisVersion = state.appVersion;
     this.ruleHeights = ruleHeightsFor(state.chainId, knownRuleHeights(state.ruleHeights));
@@ -580,11 +595,22 @@ export class LedgerApp {
     return height;
   }
 
-  /** ABCI Commit: make the finalized block durable, then tell the listeners. */
-  async commit(): Promise<CommittedBlock> {
+  /**
+   * ABCI Commit: write the finalized block, then tell the listeners. Durable when it resolves,
+   * unless `followed`: the engine holds the next block already (a catch-up replaying blocks one
+   * after another) and no transaction is pending here, and then it is written in a replay batch
+   * (Store.beginBulkLoad: one fsync for up to `replayBatchBlocksMax` blocks, not one each), made
+   * durable with the first block written without a next one waiting, once the batch holds its
+   * most blocks or is `replayBatchMsMax` old, or by `endReplayBatch`. A crash before then loses
+   * those blocks from the store, and the engine gives them again: CometBFT's handshake replays
+   * what the ledger lacks, from the height the store holds, as long as it kept those blocks
+   * (the engine asks for no pruning while a batch is open: `replayBatchOpen`). Until then
+   * another connection to the store (an HTTP worker) does not see them.
+   */
+  async commit(followed = false): Promise<CommittedBlock> {
     const staged = this.staged;
     assert(staged !== null, "commit without finalizeBlock");
-    await this.deps.store.commitBlock(staged.write);
+    await this.writeBlock(staged.write, followed);
     this.staged = null;
     this.height = staged.write.height;
     this.commitment.advance(staged.commitment);
@@ -604,6 +630,47 @@ export class LedgerApp {
     };
     for (const listener of this.listeners) listener(block);
     return block;
+  }
+
+  /** Makes every block of the replay batch durable, if one is open (see `commit`). */
+  async endReplayBatch(): Promise<void> {
+    if (this.replayBatch === null) return;
+    await this.deps.store.endBulkLoad();
+    this.replayBatch = null;
+  }
+
+  /** Whether blocks written are waiting to be made durable together (see `commit`): the store may lose them in a crash. */
+  get replayBatchOpen(): boolean {
+    return this.replayBatch !== null;
+  }
+
+  /**
+   * The store write of `commit`: a retry after a failure (an unreachable store) writes the block
+   * once, and ends the batch it was to end.
+   */
+  private async writeBlock(write: BlockWrite, followedByNext: boolean): Promise<void> {
+    // A node holding transactions of its own to commit is serving clients, and a client told
+    // "committed" may read from another connection next: never a batch then.
+    const followed = followedByNext && this.pending.size === 0 && this.options.replayBatchBlocksMax > 0;
+    if (followed && this.replayBatch === null) {
+      await this.deps.store.beginBulkLoad();
+      this.replayBatch = { blocks: 0, since: this.clock.now() };
+    }
+    if (this.storedHeight < write.height) {
+      await this.deps.store.commitBlock(write);
+      this.storedHeight = write.height;
+      if (this.replayBatch !== null) this.replayBatch.blocks++;
+    }
+    if (this.replayBatch !== null && (!followed || this.replayBatchFull(this.replayBatch))) await this.endReplayBatch();
+  }
+
+  /** A batch that holds its most blocks, or has been open its longest (see `commit`). */
+  private replayBatchFull(batch: { blocks: number; readonly since: number }): boolean {
+    return batch.blocks >= this.options.replayBatchBlocksMax || this.clock.now() - batch.since >= replayBatchMsMax;
+  }
+
+  private get clock(): Pick<Clock, "now"> {
+    return this.deps.clock ?? systemClock;
   }
 
   /**

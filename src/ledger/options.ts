@@ -5,11 +5,18 @@ export interface LedgerOptions {
   readonly preparedCacheEntriesMax: number;
   /** Transactions admitted by checkTx and not yet in a committed block. */
   readonly pendingTxsMax: number;
+  /**
+   * Blocks of a catch-up made durable together at most (LedgerApp.commit, "replay batch"): one
+   * fsync for them, and what an HTTP worker's view of the store lags behind at most; 0: each
+   * block durable on its own.
+   */
+  readonly replayBatchBlocksMax: number;
 }
 
 export const ledgerOptionsDefault: LedgerOptions = {
   preparedCacheEntriesMax: 100_000,
   pendingTxsMax: 50_000,
+  replayBatchBlocksMax: 64,
 };
 
 /** The threads that verify signatures (preparePool.ts). */

@@ -114,7 +114,7 @@ export async function startNode(config: Config, deps: NodeDeps = {}): Promise<No
     const pool = new PreparePool({ ...options.preparePool, threads });
     closers.add("verification pool", () => pool.close());
     const refuse = config.engine.kind === "solo" ? soloElectionRefusal : undefined;
-    const ledger = await LedgerApp.open(options.ledger, { store, pool, ...(refuse === undefined ? {} : { refuse }) });
+    const ledger = await LedgerApp.open(options.ledger, { store, pool, clock, ...(refuse === undefined ? {} : { refuse }) });
     const metrics = nodeMetricsOf(options.metrics, { ledger, pool, storeSize: () => store.sizeBytes() });
     ledger.onCommitted((block) => {
       logger.debug({ height: block.height, txs: block.txs.length, appHash: block.appHash }, "block committed");

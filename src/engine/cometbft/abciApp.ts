@@ -73,6 +73,17 @@ export const idleSpellMsDefault = 5_000;
  */
 export const commitWriteWaitMs = 5;
 
+/**
+ * The same wait while the last block's write was started by its next FinalizeBlock (a catch-up):
+ * between a Commit and the next block CometBFT saves its state and that block (fsyncs of its
+ * own), measured under load at 2.6 ms p50, 4.9 ms p90 and up to 39 ms, so one block in ten
+ * missed 5 ms and its write ended the replay batch and held the next block's hand-over to the
+ * verify threads (BENCHMARKS.md, issue #42, the catch-up pipeline). A wait that ends without a
+ * next block goes back to `commitWriteWaitMs`, as does every wait while a transaction is pending
+ * on this node (its client waits for the block to be durable).
+ */
+export const replayWriteWaitMs = 50;
+
 /** A Query for a committed transaction's JSON: `/transactions/<id>`. */
 const queryTransactionPath = /^\/transactions\/([0-9a-f]{64})$/;
 
@@ -116,9 +127,11 @@ export class LedgerAbciApp implements AbciHandler {
   /** The same, settled either way (its failure went to onFatal): what waiters await. */
   private written: Promise<void> = Promise.resolve();
   /** Starts that write now, while it waits for the next FinalizeBlock; null once it started. */
-  private startWrite: (() => void) | null = null;
+  private startWrite: ((followed?: boolean) => void) | null = null;
   /** The height of the last FinalizeBlock: the one the next Commit commits. */
   private finalizedHeight = 0;
+  /** Whether the last block's write was started by the next FinalizeBlock (see `replayWriteWaitMs`). */
+  private replaying = false;
 
   private readonly clock: Clock;
 
@@ -143,9 +156,12 @@ export class LedgerAbciApp implements AbciHandler {
     if (request.commit !== undefined) {
       this.finalizedOn = null;
       const height = this.finalizedHeight;
+      // Asked before this block's write joins a replay batch: blocks of an open one (each
+      // before this) may be lost in a crash, and CometBFT must keep them to replay them.
+      const retainHeight = this.deps.ledger.replayBatchOpen ? 0 : this.deps.signedHeaders?.retainHeight(height) ?? 0;
       this.commit(height);
       // Every block (0) unless engine.retain_blocks says otherwise (signedHeaderKeeper.ts).
-      return { commit: { retainHeight: BigInt(this.deps.signedHeaders?.retainHeight(height) ?? 0) } };
+      return { commit: { retainHeight: BigInt(retainHeight) } };
     }
     if (request.prepareProposal !== undefined) return { prepareProposal: prepareProposal(request.prepareProposal) };
     // Every validator runs the same checks at FinalizeBlock, where a conflicting transaction
@@ -156,7 +172,9 @@ export class LedgerAbciApp implements AbciHandler {
     if (request.info !== undefined) {
       // A Commit answered just before CometBFT stopped may still be writing: the handshake must
       // see it, or CometBFT would replay a block the ledger is about to hold (see `commit`).
+      // And the height told is one the store holds durably: a replay batch ends first.
       await this.durable();
+      await untilStoreReachable(() => this.deps.ledger.endReplayBatch(), undefined, this.clock);
       return { info: this.info(request.info) };
     }
     if (request.initChain !== undefined) {
@@ -199,7 +217,11 @@ export class LedgerAbciApp implements AbciHandler {
     return null;
   }
 
-  /** Resolves once the last committed block is durable (a failed write went to onFatal). */
+  /**
+   * Resolves once the last committed block is written (a failed write went to onFatal): durable,
+   * unless it joined a replay batch (LedgerApp.commit), which a block holding a transaction
+   * pending here never does.
+   */
   durable(): Promise<void> {
     this.startWrite?.();
     return this.written;
@@ -208,13 +230,15 @@ export class LedgerAbciApp implements AbciHandler {
   /** Stops the idle timer (the engine is stopping) once the last committed block is durable. */
   async close(): Promise<void> {
     await this.durable();
+    await this.deps.ledger.endReplayBatch();
     this.stopIdleTimer();
   }
 
   /**
    * ABCI Commit, answered before the block is durable. CometBFT saves its state and goes on to
    * the next block (in a catch-up: takes it from its pool, checks it, calls FinalizeBlock) while
-   * this node writes this one. The write waits for that FinalizeBlock, up to `commitWriteWaitMs`,
+   * this node writes this one. The write waits for that FinalizeBlock, up to `commitWriteWaitMs`
+   * (`replayWriteWaitMs` in a catch-up),
    * so that it runs on this thread while the verify threads check the next block's signatures
    * (measured in a catch-up: the threads sat idle during the write, ~3 of every ~12 ms). The
    * next FinalizeBlock reads committed state only once the write has settled
@@ -232,18 +256,23 @@ export class LedgerAbciApp implements AbciHandler {
    */
   private commit(height: number): void {
     const ledger = this.deps.ledger;
-    const start = new Promise<void>((resolve) => {
-      const timer = this.clock.setTimeout(() => this.startWrite?.(), commitWriteWaitMs);
-      this.startWrite = () => {
+    const start = new Promise<boolean>((resolve) => {
+      // A transaction pending here has a client waiting for its block's durability: never longer then.
+      const wait = this.replaying && ledger.pendingCount === 0 ? replayWriteWaitMs : commitWriteWaitMs;
+      const timer = this.clock.setTimeout(() => this.startWrite?.(), wait);
+      this.startWrite = (followed = false) => {
         this.startWrite = null;
+        this.replaying = followed;
         this.clock.clearTimeout(timer);
         // Not before this turn's answers are out: Commit's answer must not wait for the write.
-        void afterAnswersWritten().then(resolve);
+        void afterAnswersWritten().then(() => resolve(followed));
       };
     });
-    this.committing = start.then(() => {
+    this.committing = start.then((followed) => {
       failpoint("commit.answered-before-durable");
-      return untilStoreReachable(() => ledger.commit(), undefined, this.clock);
+      // Followed: the next block is here already (a catch-up), so this one need not be durable
+      // on its own (LedgerApp.commit); CometBFT replays any block a crash takes.
+      return untilStoreReachable(() => ledger.commit(followed), undefined, this.clock);
     }).then(() => {
       ledger.releaseUnasked(unaskedCommitsMax);
       this.restartIdleTimer();
@@ -360,7 +389,7 @@ export class LedgerAbciApp implements AbciHandler {
     );
     // This block's transactions go to the verify threads at the end of this turn; the previous
     // block's write runs after that, beside them (see `commit`).
-    this.startWrite?.();
+    this.startWrite?.(true);
     const finalized = await finalizing;
     const txResults = finalized.results.map((rejection) =>
       rejection === null ? executedOk : ExecTxResult.fromPartial(rejected(rejection)),

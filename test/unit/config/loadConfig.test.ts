@@ -320,6 +320,7 @@ describe("settings that cannot work (issue 11)", () => {
       "database.journal_size_limit_bytes": 0, "database.search_words_max": 1, "database.index_slices": 1,
       "database.index_rows_waiting_max": 1, "database.index_merge_rows_max": 1, "engine.block_interval_ms": 0, "engine.txs_per_block_max": 1,
       "engine.commit_timeout_ms": 1, "engine.retain_blocks": 0, "engine.snapshot_interval": 0, "engine.snapshot_keep": 1, "ledger.pending_txs_max": 1, "ledger.prepared_cache_entries_max": 1,
+      "ledger.replay_batch_blocks_max": 0,
       "ledger.prepare_batch_txs_max": 1, "ledger.prepare_shared_txs_min": 1, "server.expensive_reads_max": 1, "server.pipelined_requests_max": 1,
       "database.search_ranked_matches_max": 1, "server.list_max": 0, "database.pool_size": 1,
       "database.statement_timeout_ms": 0, "database.connect_timeout_ms": 1, "checkpoint.witness_quorum": 0,

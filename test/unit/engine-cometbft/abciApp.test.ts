@@ -9,16 +9,29 @@ import {
   type Misbehavior,
   type Request,
   type RequestFinalizeBlock,
+  type Response,
   type RequestInitChain,
 } from "cosmjs-types/tendermint/abci/types";
 import { nextAppHash } from "../../../src/ledger/appHash.js";
-import { LedgerApp } from "../../../src/ledger/ledgerApp.js";
+import { LedgerApp, replayBatchMsMax } from "../../../src/ledger/ledgerApp.js";
+import type { LedgerOptions } from "../../../src/ledger/options.js";
 import { protocolVersion, registerRuleChange } from "../../../src/ledger/protocol.js";
 import type { BlockWrite, Store } from "../../../src/store/store.js";
-import { LedgerAbciApp, appHashBytes, prepareProposal, unaskedCommitsMax } from "../../../src/engine/cometbft/abciApp.js";
+import {
+  LedgerAbciApp,
+  appHashBytes,
+  commitWriteWaitMs,
+  prepareProposal,
+  replayWriteWaitMs,
+  unaskedCommitsMax,
+  type LedgerAbciAppDeps,
+} from "../../../src/engine/cometbft/abciApp.js";
 import { AbciServer, type AbciHandler } from "../../../src/engine/cometbft/abciServer.js";
 import { storeRetryIntervalMs } from "../../../src/engine/storeRetry.js";
 import { LedgerError } from "../../../src/errors/ledgerError.js";
+import { SqliteStore } from "../../../src/store/sqlite/sqliteStore.js";
+import { join } from "node:path";
+import { copyFileSync } from "node:fs";
 import { bytesOf, create, keypairOf, transfer } from "../../helpers/txFactory.js";
 import { AbciTestClient } from "./abciTestClient.js";
 import { openLedger, type LedgerFixture } from "./ledgerFixture.js";
@@ -41,9 +54,15 @@ let fatal: unknown[];
 let received: string[];
 
 /** The app on a real ABCI socket, with a consensus and a mempool connection. */
-async function startApp(idleSpellMs?: number, ledger: LedgerApp = fx.ledger, clock?: ManualClock): Promise<void> {
+async function startApp(
+  idleSpellMs?: number,
+  ledger: LedgerApp = fx.ledger,
+  clock?: ManualClock,
+  signedHeaders?: LedgerAbciAppDeps["signedHeaders"],
+): Promise<void> {
   const options = { chainId: "test-chain", version: "9.9.9", ...(idleSpellMs === undefined ? {} : { idleSpellMs }) };
-  app = new LedgerAbciApp(options, { ledger, store: fx.store, onFatal: (e) => fatal.push(e), ...(clock === undefined ? {} : { clock }) });
+  const extra = { ...(clock === undefined ? {} : { clock }), ...(signedHeaders === undefined ? {} : { signedHeaders }) };
+  app = new LedgerAbciApp(options, { ledger, store: fx.store, onFatal: (e) => fatal.push(e), ...extra });
   received = [];
   const handler: AbciHandler = {
     handle: (request, connection) => {
@@ -536,6 +555,258 @@ describe("LedgerAbciApp: Commit answered before the block is durable", () => {
     const answer = await consensus.send(finalizeBlock(2, []), { flush: {} })[0];
     assert.match(answer!.exception!.error, /disk I\/O error/);
     assert.equal((await fx.store.getChainState()).height, 0);
+  });
+});
+
+/** The app on a store of its own, as `appOnSharedFile` makes it. */
+interface SharedApp {
+  readonly path: string;
+  readonly store: SqliteStore;
+  /** The bulk loads and block writes, in order ("beginBulkLoad", "commitBlock 3", ...). */
+  readonly calls: string[];
+  /** What the ledger reads a replay batch's age on: `now` ms. */
+  readonly time: { now: number };
+  /** The app's clock (its writes' waits for the next block), standing still until advanced. */
+  readonly clock: ManualClock;
+  close(): Promise<void>;
+}
+
+/**
+ * The app on a store of its own that other connections may read beside the writer (a node's
+ * HTTP workers), whose bulk loads and block writes are listed in `calls`; its clock stands still.
+ */
+async function appOnSharedFile(
+  options: Partial<LedgerOptions> = {},
+  signedHeaders?: LedgerAbciAppDeps["signedHeaders"],
+  path = join(fx.dir, "shared.sqlite"),
+): Promise<SharedApp> {
+  const store = SqliteStore.open({ path, access: "readers" });
+  const calls: string[] = [];
+  const counted = new Proxy(store, {
+    get(target, property) {
+      const value: unknown = Reflect.get(target, property, target);
+      if (typeof value !== "function") return value;
+      return (...args: unknown[]) => {
+        if (property === "beginBulkLoad" || property === "endBulkLoad") calls.push(property);
+        if (property === "commitBlock") calls.push(`commitBlock ${(args[0] as BlockWrite).height}`);
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+  await stopApp();
+  const time = { now: 0 };
+  const ledger = await LedgerApp.open(options, { store: counted, pool: fx.pool, clock: { now: () => time.now } });
+  // A clock that stands still: a write waits for the next FinalizeBlock however slow the machine.
+  const clock = new ManualClock();
+  await startApp(undefined, ledger, clock, signedHeaders);
+  if (ledger.chain === null) await consensus.call(initChain());
+  return {
+    path,
+    store,
+    calls,
+    time,
+    clock,
+    async close() {
+      await stopApp();
+      await store.close();
+      await startApp();
+    },
+  };
+}
+
+/** Runs `body` on the app on a store of its own (`appOnSharedFile`), then checks that nothing went fatal. */
+async function onSharedFile(
+  body: (shared: SharedApp) => Promise<void>,
+  options: Partial<LedgerOptions> = {},
+  signedHeaders?: LedgerAbciAppDeps["signedHeaders"],
+): Promise<void> {
+  const shared = await appOnSharedFile(options, signedHeaders);
+  try {
+    await body(shared);
+  } finally {
+    await shared.close();
+  }
+  assert.deepEqual(fatal, []);
+}
+
+/** A transaction of this node's own pending: CheckTx admits a new CREATE of alice's. */
+async function admitOne(): Promise<void> {
+  const [pending] = await mempool.call(checkTx(bytesOf(create(alice))));
+  assert.equal(pending!.checkTx!.code, 0);
+}
+
+/** Block `height`'s one transaction: a CREATE of its own, the same every time (a replay gives the same blocks). */
+const blockTxs = (height: number): Uint8Array[] => [bytesOf(create(keypairOf(`owner ${height}`), 1n, { height }))];
+
+/** Blocks `from` to `to`, each FinalizeBlock sent right after the last Commit (CometBFT's block sync); the Commits' answers. */
+async function replay(from: number, to: number): Promise<Response[]> {
+  const commits: Response[] = [];
+  for (let height = from; height <= to; height++) {
+    const [, committed] = await consensus.call(finalizeBlock(height, blockTxs(height)), { commit: {} });
+    commits.push(committed!);
+  }
+  return commits;
+}
+
+/** The height and app hash the app's Info tells CometBFT. */
+async function infoOf(client: AbciTestClient): Promise<{ height: bigint; appHash: string }> {
+  const [answer] = await client.call(info);
+  return { height: answer!.info!.lastBlockHeight, appHash: Buffer.from(answer!.info!.lastBlockAppHash).toString("hex") };
+}
+
+describe("LedgerAbciApp: a catch-up's blocks, each followed by the next", () => {
+  it("are durable together: one bulk load, ended by the block with no next one; another connection sees them then", async () => {
+    const shared = await appOnSharedFile();
+    const other = SqliteStore.open({ path: shared.path, access: "reader" });
+    try {
+      await replay(1, 3);
+      await waitFor("block 2 written", () => shared.calls.includes("commitBlock 2"));
+      assert.equal((await other.getChainState()).height, 0, "blocks 1 and 2 are written, not yet durable: no other connection sees them");
+      await app.durable();
+      assert.deepEqual(shared.calls, ["beginBulkLoad", "commitBlock 1", "commitBlock 2", "commitBlock 3", "endBulkLoad"]);
+      assert.equal((await other.getChainState()).height, 3);
+      // A block in consensus, with no next one waiting, is durable on its own.
+      await commitBlock(4, []);
+      assert.deepEqual(shared.calls.slice(5), ["commitBlock 4"]);
+    } finally {
+      await other.close();
+      await shared.close();
+    }
+    assert.deepEqual(fatal, []);
+  });
+
+  it("are durable each on its own while a transaction is pending here (a client may read its commit elsewhere next)", async () => {
+    await onSharedFile(async (shared) => {
+      await admitOne();
+      await replay(1, 3);
+      await app.durable();
+      assert.deepEqual(shared.calls, ["commitBlock 1", "commitBlock 2", "commitBlock 3"]);
+    });
+  });
+
+  it("are durable each on its own with ledger.replay_batch_blocks_max 0", async () => {
+    await onSharedFile(async (shared) => {
+      await replay(1, 3);
+      await app.durable();
+      assert.deepEqual(shared.calls, ["commitBlock 1", "commitBlock 2", "commitBlock 3"]);
+    }, { replayBatchBlocksMax: 0 });
+  });
+
+  it("a batch ends at its most blocks, and once it is replayBatchMsMax old: what readers lag behind at most", async () => {
+    await onSharedFile(async (shared) => {
+      await replay(1, 5);
+      await waitFor("block 4 written", () => shared.calls.includes("commitBlock 4"));
+      assert.deepEqual(shared.calls, ["beginBulkLoad", "commitBlock 1", "commitBlock 2", "endBulkLoad", "beginBulkLoad", "commitBlock 3", "commitBlock 4", "endBulkLoad"]);
+      await replay(6, 6);
+      await waitFor("block 5 written", () => shared.calls.includes("commitBlock 5"));
+      // Block 5 began a batch; block 6 joins it when it is written, as the batch's time is up.
+      shared.time.now += replayBatchMsMax;
+      await replay(7, 7);
+      await waitFor("block 6 written", () => shared.calls.includes("commitBlock 6"));
+      assert.deepEqual(shared.calls.slice(8), ["beginBulkLoad", "commitBlock 5", "commitBlock 6", "endBulkLoad"]);
+      await app.durable();
+    }, { replayBatchBlocksMax: 2 });
+  });
+
+  it("a write waits replayWriteWaitMs for its next block once the last one's came (CometBFT saves its own state between), then commitWriteWaitMs again", async () => {
+    await onSharedFile(async (shared) => {
+      // Block 2's FinalizeBlock started block 1's write: a catch-up.
+      await replay(1, 2);
+      await waitFor("block 1 written", () => shared.calls.includes("commitBlock 1"));
+      await shared.clock.advance(commitWriteWaitMs);
+      await replay(3, 3);
+      await waitFor("block 2 written", () => shared.calls.includes("commitBlock 2"));
+      // No block 4 within the longer wait: block 3 is written on its own moment and ends the batch.
+      await shared.clock.advance(replayWriteWaitMs);
+      await waitFor("block 3 written", () => shared.calls.includes("commitBlock 3"));
+      assert.deepEqual(shared.calls, ["beginBulkLoad", "commitBlock 1", "commitBlock 2", "commitBlock 3", "endBulkLoad"], "block 2 waited past commitWriteWaitMs for block 3, in the batch");
+      // A block after that wait ended without its next one: the short wait again.
+      await consensus.call(finalizeBlock(4, []), { commit: {} });
+      await shared.clock.advance(commitWriteWaitMs);
+      await waitFor("block 4 written", () => shared.calls.includes("commitBlock 4"));
+    });
+  });
+
+  it("a write waits commitWriteWaitMs only while a transaction is pending here, even in a catch-up (its client waits for it)", async () => {
+    await onSharedFile(async (shared) => {
+      await admitOne();
+      await replay(1, 2);
+      await waitFor("block 1 written", () => shared.calls.includes("commitBlock 1"));
+      await shared.clock.advance(commitWriteWaitMs);
+      await waitFor("block 2 written", () => shared.calls.includes("commitBlock 2"));
+    });
+  });
+
+  it("Commit asks CometBFT to prune nothing while a batch is open (a crash would have it replay those blocks)", async () => {
+    const keeper = { committed: () => undefined, retainHeight: (height: number) => height };
+    await onSharedFile(async () => {
+      const commits = await replay(1, 4);
+      // Block 1's Commit came before any batch; 2's to 4's while blocks 1 to 3 were in one.
+      assert.deepEqual(commits.map((c) => c.commit!.retainHeight), [1n, 0n, 0n, 0n]);
+      await app.durable();
+      const [, committed] = await consensus.call(finalizeBlock(5, []), { commit: {} });
+      assert.equal(committed!.commit!.retainHeight, 5n, "the batch ended with block 4: every block is durable again");
+      await app.durable();
+    }, {}, keeper);
+  });
+
+  it("Info tells the height the store holds durably: a CometBFT stopped mid-batch is told its blocks are there", async () => {
+    const shared = await appOnSharedFile();
+    const other = SqliteStore.open({ path: shared.path, access: "reader" });
+    try {
+      await replay(1, 2);
+      // Block 3 finalized and never committed: its FinalizeBlock started block 2's write, in the batch.
+      await consensus.call(finalizeBlock(3, blockTxs(3)));
+      await waitFor("block 2 written", () => shared.calls.includes("commitBlock 2"));
+      consensus.close();
+      const restarted = await AbciTestClient.open(server.address);
+      try {
+        assert.equal((await infoOf(restarted)).height, 2n);
+        assert.equal((await other.getChainState()).height, 2, "what Info told is durable");
+        assert.deepEqual(shared.calls, ["beginBulkLoad", "commitBlock 1", "commitBlock 2", "endBulkLoad"]);
+      } finally {
+        restarted.close();
+      }
+    } finally {
+      await other.close();
+      await shared.close();
+    }
+    assert.deepEqual(fatal, []);
+  });
+
+  it("a node that crashes mid-batch restarts at the last durable block; CometBFT's replay ends at the same app hash", async () => {
+    const shared = await appOnSharedFile();
+    const crashed = join(fx.dir, "crashed.sqlite");
+    let uninterrupted: { height: bigint; appHash: string };
+    let block1AppHash: string;
+    try {
+      block1AppHash = Buffer.from((await commitBlock(1, blockTxs(1))).appHash).toString("hex");
+      await replay(2, 6);
+      await waitFor("block 5 written", () => shared.calls.includes("commitBlock 5"));
+      assert.deepEqual(shared.calls, ["commitBlock 1", "beginBulkLoad", "commitBlock 2", "commitBlock 3", "commitBlock 4", "commitBlock 5"]);
+      // The files as a crash leaves them now (nothing runs on this thread meanwhile): the batch's
+      // SQLite transaction not committed, its pages perhaps in the log without a commit record.
+      copyFileSync(shared.path, crashed);
+      copyFileSync(`${shared.path}-wal`, `${crashed}-wal`);
+      await app.durable();
+      uninterrupted = await infoOf(consensus);
+      assert.equal(uninterrupted.height, 6n);
+    } finally {
+      await shared.close();
+    }
+    const restarted = await appOnSharedFile({}, undefined, crashed);
+    try {
+      const before = await infoOf(consensus);
+      assert.deepEqual(before, { height: 1n, appHash: block1AppHash }, "the last block made durable before the batch");
+      // CometBFT's handshake replays blocks 2 to 6 from its own block store.
+      await replay(2, 6);
+      await app.durable();
+      assert.deepEqual(await infoOf(consensus), uninterrupted);
+      assert.equal((await restarted.store.getChainState()).height, 6);
+    } finally {
+      await restarted.close();
+    }
+    assert.deepEqual(fatal, []);
   });
 });
 
