@@ -141,7 +141,7 @@ export class SqliteStore implements Store {
     // A write takes the exclusive lock, and EXCLUSIVE mode keeps it until close: a second
     // ledgerd on the same file fails at open instead of writing behind this one's back.
     if (owner) db.exec("BEGIN IMMEDIATE; UPDATE chain_state SET id = 1 WHERE id = 1; COMMIT");
-    this.#c = prepareConnection(db);
+    this.#c = prepareConnection(db, options.idFilter === true);
     const follower = new IndexFollower(this.#c);
     this.#follower = follower;
     const snapshot = db.transaction((read: () => unknown) => {
@@ -175,6 +175,11 @@ export class SqliteStore implements Store {
   /** Rows of the hashed indexes waiting in memory for their slice's merge (deferredIndex.ts), for tests and diagnostics. */
   get indexRowsWaiting(): number {
     return this.#c.merged.reduce((n, _, slice) => n + rowsWaitingIn(this.#c, slice), 0);
+  }
+
+  /** The bytes of this connection's filter of the committed ids (options.idFilter), for tests and diagnostics; 0 without. */
+  get idFilterBytes(): number {
+    return this.#c.index.ids.filterBytes;
   }
 
   async getChainState(): Promise<ChainState> {
