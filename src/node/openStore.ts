@@ -12,8 +12,11 @@ export async function openStore(options: ModuleOptions, role: "writer" | "reader
   if (options.storeBackend === "postgres") {
     return PostgresStore.open({ ...options.postgresStore, access: role });
   }
-  if (role === "writer" && options.sqliteWriterThread) return openThreadedSqliteStore(options.sqliteStore);
-  return role === "writer" ? SqliteStore.open(options.sqliteStore) : SqliteStore.open({ ...options.sqliteStore, access: "reader" });
+  if (role === "reader") return SqliteStore.open({ ...options.sqliteStore, access: "reader" });
+  // The ledger's checks run on the writer's store (its main-thread reader, with the writer
+  // thread): only it keeps the filter of committed ids (options.idFilter).
+  const writer = { ...options.sqliteStore, idFilter: true };
+  return options.sqliteWriterThread ? openThreadedSqliteStore(writer) : SqliteStore.open(writer);
 }
 
 /** Where the database is, for logs and messages: the file, or the URL without its password. */

@@ -58,8 +58,11 @@ export function configure(db: Database.Database, options: SqliteStoreOptions, ow
   db.pragma("temp_store = MEMORY");
 }
 
-/** Prepares the statements and loads the index marks on a database whose schema is in place. */
-export function prepareConnection(db: Database.Database): Connection {
+/**
+ * Prepares the statements and loads the index marks on a database whose schema is in place;
+ * with `idFilter`, the ids' index keeps its filter (options.idFilter).
+ */
+export function prepareConnection(db: Database.Database, idFilter = false): Connection {
   const read = prepareAll(db, readSql);
   for (const name of singleColumnReads) read[name].pluck();
   read.keyPlacesAfter.raw();
@@ -72,7 +75,7 @@ export function prepareConnection(db: Database.Database): Connection {
   const count = merged.length; // the database's own slice count
   // Only the ids are filtered: the duplicate check of each posted transaction looks up a new id.
   const make = (name: IndexName) =>
-    new DeferredIndex(db, indexTables[name].table, indexTables[name].columns, count, addedBySeqColumn[name], name === "ids");
+    new DeferredIndex(db, indexTables[name].table, indexTables[name].columns, count, addedBySeqColumn[name], idFilter && name === "ids");
   const index: Indexes = { ids: make("ids"), assets: make("assets"), keys: make("keys"), spent: make("spent") };
   return { db, read, write, rank, index, merged };
 }

@@ -70,6 +70,11 @@ export class DeferredIndex {
     if (filtered) this.#buildFilter(db.prepare(indexHashesSql(table)).pluck());
   }
 
+  /** The bytes its filter takes; 0 unfiltered. */
+  get filterBytes(): number {
+    return this.#filter?.bytes ?? 0;
+  }
+
   /** False only when no row with this hash is in the table or waiting (always true unfiltered). */
   mayHold(hash: number): boolean {
     return this.#filter === null || this.#filter.mayHold(hash);

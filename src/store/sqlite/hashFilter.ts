@@ -66,6 +66,11 @@ export class HashFilter {
     }
   }
 
+  /** The bytes its layers take. */
+  get bytes(): number {
+    return this.#layers.reduce((n, layer) => n + layer.words.byteLength, 0);
+  }
+
   /** False only for a hash never added. */
   mayHold(hash: number): boolean {
     for (const layer of this.#layers) if (holds(layer, hash)) return true;

@@ -67,6 +67,16 @@ export interface SqliteStoreOptions {
    * refuses to write. Optional so that option literals written before it still type-check.
    */
   readonly access?: "owner" | "readers" | "reader";
+  /**
+   * Keep a filter of the committed transaction ids in memory (hashFilter.ts), so that the
+   * duplicate check of a new id reads nothing. It costs each connection that keeps it ~4 MiB a
+   * million ids and a read of the whole id index at open (0.4 to 0.7 s at a million ids), so it
+   * is for the connection the ledger's checks run on, the node's writer (openStore.ts): a store
+   * that only answers reads (an HTTP worker's, a backup's, verify-chain's) goes without and
+   * looks ids up in the index. Optional so that option literals written before it still
+   * type-check.
+   */
+  readonly idFilter?: boolean;
 }
 
 export const sqliteStoreOptionsDefault: SqliteStoreOptions = Object.freeze({
@@ -83,4 +93,5 @@ export const sqliteStoreOptionsDefault: SqliteStoreOptions = Object.freeze({
   indexRowsWaitingMax: 250_000,
   indexMergeRowsMax: 4_096,
   access: "owner",
+  idFilter: false,
 });

@@ -113,6 +113,8 @@ export class SqliteStore implements Store {
   readonly #readSnapshot: <T>(read: () => T) => T;
   readonly #follower: IndexFollower;
   readonly #followBlock: (rows: BlockRows) => void;
+  /** Whether every commit to the file is followed here before it resolves (followsEveryCommit). */
+  #followsEveryCommit = false;
   /** Told once of the first damage a read meets (onDamaged). */
   #damaged: ((error: Error) => void) | null = null;
   #damageTold = false;
@@ -142,7 +144,7 @@ export class SqliteStore implements Store {
     // A write takes the exclusive lock, and EXCLUSIVE mode keeps it until close: a second
     // ledgerd on the same file fails at open instead of writing behind this one's back.
     if (owner) db.exec("BEGIN IMMEDIATE; UPDATE chain_state SET id = 1 WHERE id = 1; COMMIT");
-    this.#c = prepareConnection(db);
+    this.#c = prepareConnection(db, options.idFilter === true);
     const follower = new IndexFollower(this.#c);
     this.#follower = follower;
     const snapshot = db.transaction((read: () => unknown) => {
@@ -176,6 +178,11 @@ export class SqliteStore implements Store {
   /** Rows of the hashed indexes waiting in memory for their slice's merge (deferredIndex.ts), for tests and diagnostics. */
   get indexRowsWaiting(): number {
     return this.#c.merged.reduce((n, _, slice) => n + rowsWaitingIn(this.#c, slice), 0);
+  }
+
+  /** The bytes of this connection's filter of the committed ids (options.idFilter), for tests and diagnostics; 0 without. */
+  get idFilterBytes(): number {
+    return this.#c.index.ids.filterBytes;
   }
 
   async getChainState(): Promise<ChainState> {
@@ -231,10 +238,24 @@ export class SqliteStore implements Store {
     this.#followBlock(rows);
   }
 
+  /**
+   * A read-only store whose writer is a thread of this process (threadedStore.ts) is told so:
+   * every block committed to the file is then followed here (followBlock, or a read's catch-up
+   * before it) before its commit resolves, so this connection's ids' filter holds every id of
+   * every commit resolved, and a duplicate check the filter answers "none" needs no look at
+   * whether the writer committed since: a commit not resolved yet may go unseen by any read.
+   * Told `false` again when a commit fails (one durable but never followed must be looked for).
+   */
+  followsEveryCommit(yes: boolean): void {
+    assert.ok(this.#readOnly || !yes, "followsEveryCommit on a store that writes");
+    this.#followsEveryCommit = yes;
+  }
+
   async findTransactions(ids: readonly string[]): Promise<Set<string>> {
     // The duplicate check of new ids (issue #42): when this connection has seen every commit
-    // and its filter none of the ids, no read transaction either (~4 µs a call).
-    if (this.#follower.current() && noneMayBeCommitted(this.#c, ids)) return new Set();
+    // resolved and its filter none of the ids, no read transaction either (~4 µs a call).
+    const seenAll = this.#followsEveryCommit || this.#follower.current();
+    if (seenAll && noneMayBeCommitted(this.#c, ids)) return new Set();
     return this.#reading(() => new Set(seqsOf(this.#c, ids).keys()));
   }
 

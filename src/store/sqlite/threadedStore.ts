@@ -71,13 +71,23 @@ export async function openThreadedSqliteStore(options: Partial<SqliteStoreOption
     await writer.close();
     throw error;
   }
+  // The writer thread is the file's one writer (one ledgerd per file), and each of its commits
+  // is followed below before it resolves: the reader's filter answers a new id alone.
+  reader.followsEveryCommit(true);
   const writes: Writes = {
     initChain: async (chainId, validators, commitment, rules) =>
       void (await writer.ask({ op: "initChain", chainId, validators, commitment, rules })),
     commitBlock: async (block) => {
-      const rows = await writer.ask({ op: "commitBlock", block });
-      assert.ok(rows !== undefined, "a commit's answer carries its block's rows");
-      reader.followBlock(rows);
+      try {
+        const rows = await writer.ask({ op: "commitBlock", block });
+        assert.ok(rows !== undefined, "a commit's answer carries its block's rows");
+        reader.followBlock(rows);
+      } catch (error) {
+        // The block may be durable all the same (the thread lost after its commit, or the
+        // follow failed): from now on a check looks for commits this thread has not followed.
+        reader.followsEveryCommit(false);
+        throw error;
+      }
     },
     putSignedHeaders: async (headers) => void (await writer.ask({ op: "putSignedHeaders", headers })),
     recordAppVersion: async (appVersion) => void (await writer.ask({ op: "recordAppVersion", appVersion })),
