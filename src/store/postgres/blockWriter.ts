@@ -1,6 +1,6 @@
 // The PostgreSQL block writer: one block per database transaction, all or nothing, in four round
 // trips whatever the block's size (BEGIN, one statement reading what the checks need, one
-// writing every table from a JSON array of rows each, COMMIT), since each round trip cost more
+// writing every table through arrays and `unnest`, COMMIT), since each round trip cost more
 // than a block of 100 transactions' rows (BENCHMARKS.md, issue #42). Each spend is
 // checked against the committed state plus the block so far; a failed check is a ledger bug
 // (the validator checked the same state), so it is an assertion and rolls the block back.
@@ -107,34 +107,49 @@ const blockReadSql = `
  * evidence), in one statement of data-modifying WITH queries: one round trip, however many
  * tables. They all see the state before the statement, so an output spent in its own block is
  * inserted spent (spent_by) instead of updated; the result is the count of earlier outputs spent.
- * Each table's rows come as one JSON array of objects ($2 to $9, `json_to_recordset`), not one
- * array literal a column: node-postgres writes array literals element by element in JavaScript,
- * JSON.stringify natively, and the server parses one JSON text instead of many arrays
- * (BENCHMARKS.md, "Issue #42: PostgreSQL's write path").
  */
 const blockWriteSql = `
   WITH
     t AS (INSERT INTO transactions (seq, height, operation, id, asset_id, asset_data, metadata, json)
-      SELECT s, $1::bigint, o, i, a, d, m, j FROM json_to_recordset($2::json) AS r (s bigint, o text, i text, a text, d text, m text, j text)),
+      SELECT seq, $1::bigint, operation, id, asset_id, asset_data, metadata, json
+      FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
+        AS t (seq, operation, id, asset_id, asset_data, metadata, json)),
     o AS (INSERT INTO outputs (tx_seq, output_index, transaction_id, asset_id, amount, condition_uri, public_keys, spent_by)
-      SELECT * FROM json_to_recordset($3::json) AS r (s bigint, x integer, i text, a text, n numeric, u text, k text, b bigint)),
+      SELECT * FROM unnest($9::bigint[], $10::integer[], $11::text[], $12::text[], $13::numeric[], $14::text[], $15::text[], $16::bigint[])),
     k AS (INSERT INTO output_keys (public_key, tx_seq, output_index, transaction_id, asset_id, amount)
-      SELECT * FROM json_to_recordset($4::json) AS r (k text, s bigint, x integer, i text, a text, n numeric)),
-    s AS (UPDATE outputs SET spent_by = p.b FROM json_to_recordset($5::json) AS p (s bigint, x integer, b bigint)
-      WHERE outputs.tx_seq = p.s AND outputs.output_index = p.x AND outputs.spent_by IS NULL RETURNING 1),
-    at AS (INSERT INTO asset_text (seq, body, tokens) SELECT * FROM json_to_recordset($6::json) AS r (s bigint, v tsvector, n integer)),
-    mt AS (INSERT INTO metadata_text (seq, body, tokens) SELECT * FROM json_to_recordset($7::json) AS r (s bigint, v tsvector, n integer)),
-    ts AS (UPDATE text_stats SET documents = text_stats.documents + d.d, tokens = text_stats.tokens + d.n
-      FROM json_to_recordset($8::json) AS d (k text, d bigint, n bigint) WHERE text_stats.kind = d.k),
+      SELECT * FROM unnest($17::text[], $18::bigint[], $19::integer[], $20::text[], $21::text[], $22::numeric[])),
+    s AS (UPDATE outputs SET spent_by = p.by FROM unnest($23::bigint[], $24::integer[], $25::bigint[]) AS p (seq, idx, by)
+      WHERE outputs.tx_seq = p.seq AND outputs.output_index = p.idx AND outputs.spent_by IS NULL RETURNING 1),
+    at AS (INSERT INTO asset_text (seq, body, tokens) SELECT * FROM unnest($26::bigint[], $27::tsvector[], $28::integer[])),
+    mt AS (INSERT INTO metadata_text (seq, body, tokens) SELECT * FROM unnest($29::bigint[], $30::tsvector[], $31::integer[])),
+    ts AS (UPDATE text_stats SET documents = text_stats.documents + d.documents, tokens = text_stats.tokens + d.tokens
+      FROM unnest($32::text[], $33::bigint[], $34::bigint[]) AS d (kind, documents, tokens) WHERE text_stats.kind = d.kind),
     tt AS (INSERT INTO text_terms (kind, lexeme, documents)
-      SELECT k, l, count(*) FROM json_to_recordset($9::json) AS r (k text, l text) GROUP BY k, l
+      SELECT kind, lexeme, count(*) FROM unnest($35::text[], $36::text[]) AS l (kind, lexeme) GROUP BY kind, lexeme
       ON CONFLICT (kind, lexeme) DO UPDATE SET documents = text_terms.documents + excluded.documents),
-    f AS (INSERT INTO field_index (digest, seq) SELECT decode(d, 'hex'), s FROM json_to_recordset($10::json) AS r (d text, s bigint) ON CONFLICT DO NOTHING),
-    hn AS (INSERT INTO history_nodes (level, idx, hash) SELECT * FROM unnest($11::integer[], $12::bigint[], $13::bytea[])),
-    bn AS (INSERT INTO block_nodes (height, level, idx, hash) SELECT $1::bigint, * FROM unnest($14::integer[], $15::bigint[], $16::bytea[])),
-    b AS (INSERT INTO blocks (height, app_hash, seq_first, tx_count, history_size) VALUES ($1::bigint, $17::text, $18::bigint, $19::integer, $20::bigint)),
-    c AS (UPDATE chain_state SET height = $1::bigint, app_hash = $17::text, history_size = coalesce($21::bigint, history_size) WHERE id = 1)
+    f AS (INSERT INTO field_index (digest, seq) SELECT * FROM unnest($37::bytea[], $38::bigint[]) ON CONFLICT DO NOTHING),
+    hn AS (INSERT INTO history_nodes (level, idx, hash) SELECT * FROM unnest($39::integer[], $40::bigint[], $41::bytea[])),
+    bn AS (INSERT INTO block_nodes (height, level, idx, hash) SELECT $1::bigint, * FROM unnest($42::integer[], $43::bigint[], $44::bytea[])),
+    b AS (INSERT INTO blocks (height, app_hash, seq_first, tx_count, history_size) VALUES ($1::bigint, $45::text, $46::bigint, $47::integer, $48::bigint)),
+    c AS (UPDATE chain_state SET height = $1::bigint, app_hash = $45::text, history_size = coalesce($49::bigint, history_size) WHERE id = 1)
   SELECT count(*)::integer AS spent FROM s`;
+
+/**
+ * blockWriteSql is prepared once a connection (node-postgres names it), so the server parses
+ * and analyses it once instead of at every block; it is still planned for each block's values
+ * (`startWriterSession`). Measured: 4 to 10% less of the server's CPU a transaction
+ * (BENCHMARKS.md, "Issue #42: PostgreSQL's write path").
+ */
+const blockWriteStatement = "ledgerd_block_write";
+
+/**
+ * Sets up the writer's session: its prepared statements are planned for each block's values.
+ * A generic plan, PostgreSQL's choice after five runs, is made once and kept while the tables
+ * grow (measured: 2 to 3x the server's CPU a TRANSFER).
+ */
+export async function startWriterSession(client: pg.ClientBase): Promise<void> {
+  await client.query("SET plan_cache_mode = force_custom_plan");
+}
 
 export async function writeBlock(client: pg.ClientBase, block: BlockWrite): Promise<void> {
   await inTransaction(client, async () => {
@@ -149,11 +164,15 @@ export async function writeBlock(client: pg.ClientBase, block: BlockWrite): Prom
     if (block.legacy !== undefined) await writeLegacy(client, block.legacy, block.height, txs.length);
     const history = checkHistory(block, state.commitment, state.history_size);
     const evidence = checkEvidence(block);
-    const written = await client.query<{ spent: number }>(blockWriteSql, [
-      block.height, ...rows.values,
-      ...historyValues(history?.nodes ?? []), ...historyValues(history?.blockNodes ?? []),
-      block.appHash, seqFirst, txs.length, block.history?.size ?? null, history?.size ?? null,
-    ]);
+    const written = await client.query<{ spent: number }>({
+      name: blockWriteStatement,
+      text: blockWriteSql,
+      values: [
+        block.height, ...rows.values,
+        ...historyValues(history?.nodes ?? []), ...historyValues(history?.blockNodes ?? []),
+        block.appHash, seqFirst, txs.length, block.history?.size ?? null, history?.size ?? null,
+      ],
+    });
     assert.equal(written.rows[0]!.spent, rows.earlierSpends, "every spend found its unspent output");
     // A validator update takes effect from the next height (BigchainDB `end_block`).
     if (block.validators !== undefined) {
@@ -183,26 +202,23 @@ function historyValues(nodes: readonly { level: number; index: number; hash: Uin
   return [nodes.map((n) => n.level), nodes.map((n) => n.index), nodes.map((n) => Buffer.from(n.hash))];
 }
 
-/** One output's row in blockWriteSql's `outputs` ($3); `b` (spent_by) is set when a later transaction of the block spends it. */
-interface OutputRow { s: number; x: number; i: string; a: string; n: string; u: string; k: string; b: number | null }
-
 /**
  * The block's v2.0 transactions, outputs, spends, text and field index as blockWriteSql's
- * JSON parameters ($2 to $10), each checked against the committed state read (`state`) plus the
- * block so far; `earlierSpends`: how many spends are of outputs committed before the block.
+ * arrays ($2 to $38), each checked against the committed state read (`state`) plus the block so
+ * far; `earlierSpends`: how many spends are of outputs committed before the block.
  */
-function blockRows(block: BlockWrite, seqFirst: number, state: Pick<BlockReadRow, "named" | "stored">): { values: string[]; earlierSpends: number } {
+function blockRows(block: BlockWrite, seqFirst: number, state: Pick<BlockReadRow, "named" | "stored">): { values: unknown[]; earlierSpends: number } {
   const txs = block.txs;
   const ids = new Map(state.named);
   const outputs = new Set(state.stored.map(([seq, index]) => `${seq}:${index}`));
   const spent = new Map(state.stored.filter((row) => row[2] !== null).map(([seq, index, by]) => [`${seq}:${index}`, by!]));
-  const t: { s: number; o: string; i: string; a: string; d: string | null; m: string | null; j: string }[] = [];
-  const o: OutputRow[] = [];
-  const k: { k: string; s: number; x: number; i: string; a: string; n: string }[] = [];
-  const earlier: { s: number; x: number; b: number }[] = [];
-  const f: { d: string; s: number }[] = [];
-  // The block's own outputs by place, so that a later spend in the block marks its row.
-  const ownOutputs = new Map<string, OutputRow>();
+  const t = { seq: [] as number[], operation: [] as string[], id: [] as string[], assetId: [] as string[], assetData: [] as (string | null)[], metadata: [] as (string | null)[], json: [] as string[] };
+  const o = { seq: [] as number[], index: [] as number[], txId: [] as string[], assetId: [] as string[], amount: [] as string[], uri: [] as string[], keys: [] as string[], spentBy: [] as (number | null)[] };
+  const k = { key: [] as string[], seq: [] as number[], index: [] as number[], txId: [] as string[], assetId: [] as string[], amount: [] as string[] };
+  const s = { seq: [] as number[], index: [] as number[], by: [] as number[] };
+  const f = { digest: [] as Buffer[], seq: [] as number[] };
+  // Where each of the block's own outputs is in `o`, so that a later spend in the block marks it.
+  const ownOutputs = new Map<string, number>();
   const assetDocs: { seq: number; id: string; json: string }[] = [];
   const metadataDocs: { seq: number; id: string; json: string }[] = [];
   txs.forEach((tx, i) => {
@@ -210,7 +226,8 @@ function blockRows(block: BlockWrite, seqFirst: number, state: Pick<BlockReadRow
     checkNewId(tx.id, ids.get(tx.id));
     ids.set(tx.id, seq);
     // The column holds the role (schema.ts): an election makes its asset, a vote moves one.
-    t.push({ s: seq, o: makesAsset(tx.operation) ? "CREATE" : "TRANSFER", i: tx.id, a: tx.assetId, d: tx.assetData, m: tx.metadata, j: tx.json });
+    t.seq.push(seq), t.operation.push(makesAsset(tx.operation) ? "CREATE" : "TRANSFER"), t.id.push(tx.id);
+    t.assetId.push(tx.assetId), t.assetData.push(tx.assetData), t.metadata.push(tx.metadata), t.json.push(tx.json);
     // Spends before outputs: a transaction can never spend its own output.
     for (const ref of tx.spends) {
       const spentSeq = ids.get(ref.transactionId);
@@ -219,43 +236,53 @@ function blockRows(block: BlockWrite, seqFirst: number, state: Pick<BlockReadRow
       checkSpend(what, outputs.has(place), spent.has(place));
       spent.set(place, seq);
       const own = ownOutputs.get(place);
-      if (own !== undefined) own.b = seq;
-      else earlier.push({ s: spentSeq!, x: ref.outputIndex, b: seq });
+      if (own !== undefined) o.spentBy[own] = seq;
+      else s.seq.push(spentSeq!), s.index.push(ref.outputIndex), s.by.push(seq);
     }
     for (const output of tx.outputs) {
-      const amount = output.amount.toString();
-      const row: OutputRow = { s: seq, x: output.outputIndex, i: tx.id, a: tx.assetId, n: amount, u: output.conditionUri, k: JSON.stringify(output.publicKeys), b: null };
-      ownOutputs.set(`${seq}:${output.outputIndex}`, row);
-      o.push(row);
+      ownOutputs.set(`${seq}:${output.outputIndex}`, o.seq.length);
+      o.seq.push(seq), o.index.push(output.outputIndex), o.txId.push(tx.id), o.assetId.push(tx.assetId), o.amount.push(output.amount.toString());
+      o.uri.push(output.conditionUri), o.keys.push(JSON.stringify(output.publicKeys)), o.spentBy.push(null);
       outputs.add(`${seq}:${output.outputIndex}`);
-      for (const key of new Set(output.publicKeys)) k.push({ k: key, s: seq, x: output.outputIndex, i: tx.id, a: tx.assetId, n: amount });
+      for (const key of new Set(output.publicKeys)) {
+        k.key.push(key), k.seq.push(seq), k.index.push(output.outputIndex), k.txId.push(tx.id), k.assetId.push(tx.assetId), k.amount.push(o.amount.at(-1)!);
+      }
     }
     if (tx.assetData !== null) assetDocs.push({ seq, id: tx.id, json: tx.assetData });
     if (tx.metadata !== null) metadataDocs.push({ seq, id: tx.id, json: tx.metadata });
     const leaves = new Set<string>();
     if (tx.assetData !== null) for (const key of fieldLeafKeys("assets", tx.assetData)) leaves.add(key);
     if (tx.metadata !== null) for (const key of fieldLeafKeys("metadata", tx.metadata)) leaves.add(key);
-    for (const key of leaves) f.push({ d: fieldDigest(key).toString("hex"), s: seq });
+    for (const key of leaves) f.digest.push(fieldDigest(key)), f.seq.push(seq);
   });
   const assets = searchRows(assetDocs);
   const metadata = searchRows(metadataDocs);
   const stats = [["assets", assets], ["metadata", metadata]] as const;
-  const counted = stats.filter(([, rows]) => rows.documents > 0).map(([kind, rows]) => ({ k: kind, d: rows.documents, n: rows.tokens }));
-  const terms = stats.flatMap(([kind, rows]) => rows.lexemes.map((lexeme) => ({ k: kind, l: lexeme })));
+  const counted = stats.filter(([, rows]) => rows.documents > 0);
+  const terms = stats.flatMap(([kind, rows]) => rows.lexemes.map((lexeme) => [kind, lexeme] as const));
   return {
-    values: [t, o, k, earlier, assets.rows, metadata.rows, counted, terms, f].map((rows) => JSON.stringify(rows)),
-    earlierSpends: earlier.length,
+    values: [
+      t.seq, t.operation, t.id, t.assetId, t.assetData, t.metadata, t.json,
+      o.seq, o.index, o.txId, o.assetId, o.amount, o.uri, o.keys, o.spentBy,
+      k.key, k.seq, k.index, k.txId, k.assetId, k.amount,
+      s.seq, s.index, s.by,
+      ...assets.values, ...metadata.values,
+      counted.map(([kind]) => kind), counted.map(([, rows]) => rows.documents), counted.map(([, rows]) => rows.tokens),
+      terms.map(([kind]) => kind), terms.map(([, lexeme]) => lexeme),
+      f.digest, f.seq,
+    ],
+    earlierSpends: s.seq.length,
   };
 }
 
 /** The documents' tsvectors, and the counts bm25.ts ranks on: lengths and (per lexeme) document frequencies. */
-function searchRows(docs: readonly { seq: number; id: string; json: string }[]): { rows: { s: number; v: string; n: number }[]; documents: number; tokens: number; lexemes: string[] } {
-  const found = searchDocuments(docs);
+function searchRows(docs: readonly { seq: number; id: string; json: string }[]): { values: unknown[]; documents: number; tokens: number; lexemes: string[] } {
+  const rows = searchDocuments(docs);
   return {
-    rows: found.map((r, i) => ({ s: docs[i]!.seq, v: r.vector, n: r.tokens })),
-    documents: found.length,
-    tokens: found.reduce((sum, r) => sum + r.tokens, 0),
-    lexemes: found.flatMap((r) => r.lexemes),
+    values: [docs.map((d) => d.seq), rows.map((r) => r.vector), rows.map((r) => r.tokens)],
+    documents: rows.length,
+    tokens: rows.reduce((sum, r) => sum + r.tokens, 0),
+    lexemes: rows.flatMap((r) => r.lexemes),
   };
 }
 
