@@ -57,7 +57,7 @@ import type {
 import { chainRulesOfColumns } from "../chainRules.js";
 import { pageOfHeads, seqRangeOf, streamBlocksOf, type StreamBlockHead, type StreamTxRow } from "../streamBlocks.js";
 import { PostgresDerivedCheck } from "./derivedCheck.js";
-import { readStoredText, writeBlock, writeInitChain } from "./blockWriter.js";
+import { readStoredText, startWriterSession, writeBlock, writeInitChain } from "./blockWriter.js";
 import { connectionConfig, isCancelled, isUnavailable, openPool, storeUnavailable } from "./connection.js";
 import { postgresStoreOptionsDefault, type PostgresStoreOptions } from "./options.js";
 import { assetHistory, balances, fieldMatches, outputEntries } from "./pagedReads.js";
@@ -145,6 +145,7 @@ export class PostgresStore implements Store {
       this.#writerBroken = true;
     });
     await client.connect();
+    await startWriterSession(client);
     // At an open, a held lock may be a writer killed a moment ago whose session the server has
     // not closed yet (it notices the socket's end when it next reads): wait that out, within a
     // bound, before calling the holder another writer. A reconnect does not wait: see above.
