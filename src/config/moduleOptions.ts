@@ -128,6 +128,8 @@ export function moduleOptions(config: Config): ModuleOptions {
       indexSlices: config.database.index_slices,
       indexRowsWaitingMax: config.database.index_rows_waiting_max,
       indexMergeRowsMax: config.database.index_merge_rows_max,
+      // Not a setting: openStore turns it on for the store the ledger's checks run on.
+      idFilter: false,
       // The node's process writes and lets read-only stores in: its HTTP workers, and `ledgerd
       // backup` / `verify-chain` beside the running node. The data folder's lock (ledgerd.lock),
       // and for a database outside it its own (`<database>.lock`), keep a second ledgerd off it.
