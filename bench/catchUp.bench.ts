@@ -51,8 +51,11 @@ const baselineTxs = 20_000;
 const clients = 64;
 const basePort = 29_000;
 
-/** Commits every body through `node`, `clients` POSTs in flight (mode=commit). */
-export async function commitAll(node: TestnetNode, bodies: readonly Buffer[]): Promise<void> {
+/**
+ * Commits every body through `node`, `clients` POSTs in flight (mode=commit; mode=sync answers
+ * once CheckTx took it, so the caller waits for the mempool to drain). 503 is retried.
+ */
+export async function commitAll(node: TestnetNode, bodies: readonly Buffer[], mode: "commit" | "sync" = "commit"): Promise<void> {
   let next = 0;
   await Promise.all(Array.from({ length: clients }, async () => {
     const connection = await RawHttpConnection.open(node.http);
@@ -60,7 +63,7 @@ export async function commitAll(node: TestnetNode, bodies: readonly Buffer[]): P
       while (next < bodies.length) {
         const body = bodies[next++]!;
         for (;;) {
-          const answer = await connection.post("/api/v1/transactions?mode=commit", body);
+          const answer = await connection.post(`/api/v1/transactions?mode=${mode}`, body);
           if (answer.status === 202) break;
           if (answer.status !== 503) throw new Error(`POST answered ${answer.status}: ${answer.body}`);
           await sleep(20);

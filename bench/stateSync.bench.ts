@@ -24,7 +24,6 @@ import { fetchTrustPoint } from "../src/testnet/trustPoint.js";
 import { preparePoolOptionsDefault } from "../src/ledger/preparePool.js";
 import { appState, commitAll } from "./catchUp.bench.js";
 import { fmt, signCreates } from "./lib.js";
-import { RawHttpConnection } from "./rawHttp.js";
 
 const quick = process.env["LEDGERD_BENCH_QUICK"] === "1";
 const committedTxs = quick ? 3_000 : Number(process.env["LEDGERD_BENCH_STATESYNC_TXS"] ?? 100_000);
@@ -32,8 +31,6 @@ const committedTxs = quick ? 3_000 : Number(process.env["LEDGERD_BENCH_STATESYNC
 const signedBatch = 20_000;
 const basePort = Number(process.env["LEDGERD_BENCH_STATESYNC_PORT"] ?? 29_500);
 const loadMode = process.env["LEDGERD_BENCH_STATESYNC_LOAD"] === "sync" ? "sync" : "commit";
-/** POSTs in flight in the sync-mode load. */
-const syncClients = 64;
 
 /** Sets engine settings of a node's config.json. */
 function setEngine(dir: string, node: TestnetNode, engine: Record<string, unknown>): void {
@@ -54,27 +51,6 @@ async function timeToReach(dir: string, index: number, node: TestnetNode, target
 function lastLogOf(dir: string, node: TestnetNode, msg: string): Record<string, unknown> | null {
   const lines = readFileSync(logFile(dir, node, "ledgerd"), "utf8").split("\n").filter((line) => line.includes(`"msg":"${msg}"`));
   return lines.length === 0 ? null : (JSON.parse(lines[lines.length - 1]!) as Record<string, unknown>);
-}
-
-/** Posts every body with mode=sync (back once CheckTx took it; 503, a full mempool, retried). */
-async function postAllSync(node: TestnetNode, bodies: readonly Buffer[]): Promise<void> {
-  let next = 0;
-  await Promise.all(Array.from({ length: syncClients }, async () => {
-    const connection = await RawHttpConnection.open(node.http);
-    try {
-      while (next < bodies.length) {
-        const body = bodies[next++]!;
-        for (;;) {
-          const answer = await connection.post("/api/v1/transactions?mode=sync", body);
-          if (answer.status === 202) break;
-          if (answer.status !== 503) throw new Error(`POST answered ${answer.status}: ${answer.body}`);
-          await sleep(20);
-        }
-      }
-    } finally {
-      connection.close();
-    }
-  }));
 }
 
 /** Waits until CometBFT's mempool of `node` is empty: every transaction it took is in a block. */
@@ -101,7 +77,7 @@ export async function run(): Promise<void> {
     const loadStarted = performance.now();
     for (let done = 0; done < committedTxs; done += signedBatch) {
       const bodies = signCreates(Math.min(signedBatch, committedTxs - done), `stateSync-${done}`);
-      await (loadMode === "sync" ? postAllSync(validator, bodies) : commitAll(validator, bodies));
+      await commitAll(validator, bodies, loadMode);
     }
     if (loadMode === "sync") await mempoolDrained(validator);
     const loaded = (await appState(validator))!.split("/")[0];
