@@ -124,11 +124,6 @@ export class LedgerApp {
    */
   private genesisVersion: bigint | null;
   private ruleHeights: RuleHeights;
-  /**
-   * The last `protocolVersionAt` answer: each block asks for its own height's and the next's, and
-   * the next block for that one again, so each height's is computed once. Reset when the rules change.
-   */
-  private versionMemo: { readonly height: number; readonly version: bigint } | null = null;
 
   private constructor(
     private readonly options: LedgerOptions,
@@ -177,7 +172,6 @@ export class LedgerApp {
     if (!this.genesisVersionUnknown) return;
     await this.deps.store.recordAppVersion(appVersion);
     this.genesisVersion = appVersion;
-    this.versionMemo = null;
   }
 
   /** The rule changes in force at `height` (protocol.ts): what a height-gated check asks. */
@@ -191,10 +185,7 @@ export class LedgerApp {
    * begun) counts from this release's, as Info reported before.
    */
   protocolVersionAt(height: number): bigint {
-    if (this.versionMemo?.height === height) return this.versionMemo.version;
-    const version = protocolVersionAt(height, this.genesisVersion ?? protocolVersion, this.ruleHeights);
-    this.versionMemo = { height, version };
-    return version;
+    return protocolVersionAt(height, this.genesisVersion ?? protocolVersion, this.ruleHeights);
   }
 
   get pendingCount(): number {
@@ -247,7 +238,6 @@ export class LedgerApp {
     this.chainId = chainId;
     this.genesisVersion = rules.appVersion;
     this.ruleHeights = ruleHeights;
-    this.versionMemo = null;
     this.commitment = await ChainCommitment.open(this.deps.store, await this.deps.store.getChainState());
   }
 
