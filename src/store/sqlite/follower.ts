@@ -11,7 +11,10 @@ import type { InputAfterRow, OutputAfterRow, TxRow } from "./rows.js";
 
 export class IndexFollower {
   readonly #c: Connection;
-  /** What refresh has seen: the connection's data_version and the last seq. */
+  /**
+   * What refresh has seen: the connection's data_version and the last seq, each recorded only
+   * once what it stands for is in memory, so a look that throws is taken again by the next.
+   */
   #dataVersion: number;
   #seenSeq: number;
 
@@ -29,9 +32,11 @@ export class IndexFollower {
    * table now (a slice merged in parts keeps those above it).
    */
   refresh(): void {
-    if (!this.#changed()) return;
+    const version = this.#c.read.dataVersion.get() as number;
+    if (version === this.#dataVersion) return;
     this.#followMarks();
     this.#catchUp();
+    this.#dataVersion = version;
   }
 
   /**
@@ -41,7 +46,8 @@ export class IndexFollower {
    * this follower not stand right before the block, it reads the rows back as `refresh` does.
    */
   follow(block: BlockRows): void {
-    if (!this.#changed()) return;
+    const version = this.#c.read.dataVersion.get() as number;
+    if (version === this.#dataVersion) return;
     this.#followMarks();
     if (this.#seenSeq === block.firstSeq - 1) {
       const { index, merged } = this.#c;
@@ -60,19 +66,12 @@ export class IndexFollower {
       this.#seenSeq = block.lastSeq;
     }
     this.#catchUp();
+    this.#dataVersion = version;
   }
 
   /** Whether no other connection has committed since the last look: what this one knows is all. */
   current(): boolean {
     return this.#c.read.dataVersion.get() === this.#dataVersion;
-  }
-
-  /** Whether another connection committed since the last look (and notes that it did). */
-  #changed(): boolean {
-    const version = this.#c.read.dataVersion.get() as number;
-    if (version === this.#dataVersion) return false;
-    this.#dataVersion = version;
-    return true;
   }
 
   /** Drops the rows of each slice the writer merged since the last look: they are in its table. */
@@ -88,9 +87,10 @@ export class IndexFollower {
 
   /** Restores the rows of the transactions committed after those seen (none: nothing to read). */
   #catchUp(): void {
-    const from = this.#seenSeq;
-    this.#seenSeq = (this.#c.read.lastSeq.get() as number | null) ?? 0;
-    if (this.#seenSeq !== from) this.#restoreWaitingRows(from);
+    const last = (this.#c.read.lastSeq.get() as number | null) ?? 0;
+    if (last === this.#seenSeq) return;
+    this.#restoreWaitingRows(this.#seenSeq);
+    this.#seenSeq = last;
   }
 
   /**
@@ -101,11 +101,10 @@ export class IndexFollower {
   #restoreWaitingRows(from: number): void {
     const { read, index, merged } = this.#c;
     const slices = merged.length;
-    // A row already merged is in the table; a filtered index notes its hash all the same.
-    const restore = (name: IndexName, row: IndexRow, seq: number) => {
-      if (seq > (merged[sliceOf(row[0] as number, slices)] as number)) index[name].restore(row);
-      else index[name].note(row);
-    };
+    // Every row is read before any is restored: a read that throws changes nothing here, and
+    // the next look reads them all again without restoring any twice.
+    const found: { readonly name: IndexName; readonly row: IndexRow; readonly seq: number }[] = [];
+    const restore = (name: IndexName, row: IndexRow, seq: number) => void found.push({ name, row, seq });
     for (const tx of read.txsAfter.iterate(from) as Iterable<TxRow>) {
       const rows = txIndexRows(tx.seq, tx.id, tx.operation, tx.assetId);
       for (const row of rows.ids) restore("ids", row, tx.seq);
@@ -120,6 +119,11 @@ export class IndexFollower {
     for (const input of read.inputsAfter.iterate(from) as Iterable<InputAfterRow>) {
       const row = spentIndexRow(input.txSeq, input.outputIndex, input.spenderSeq);
       restore("spent", row, input.spenderSeq);
+    }
+    // A row already merged is in the table; a filtered index notes its hash all the same.
+    for (const { name, row, seq } of found) {
+      if (seq > (merged[sliceOf(row[0] as number, slices)] as number)) index[name].restore(row);
+      else index[name].note(row);
     }
   }
 }
