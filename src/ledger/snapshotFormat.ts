@@ -10,7 +10,8 @@
 // arrives. None of this is trusted: the app hash CometBFT's light client verified is, and the
 // restore recomputes it from the transactions (snapshotVerifier.ts) before it writes anything.
 import { createHash } from "node:crypto";
-import { constants, gunzipSync, gzipSync } from "node:zlib";
+import { promisify } from "node:util";
+import { constants, gunzipSync, gzip } from "node:zlib";
 import type { BlockLine, EvidenceLine } from "./blockLine.js";
 import type { CommitmentVersion } from "../proofs/commitment.js";
 import { ruleHeightsOf } from "./protocol.js";
@@ -213,12 +214,14 @@ function isEvidenceLine(value: unknown): value is EvidenceLine {
     isCount(e["power"]) && isCount(e["infraction_height"]) && typeof e["time"] === "string" && isCount(e["total_power"]);
 }
 
+const gzipAsync = promisify(gzip);
+
 /**
  * Cuts a run of lines into chunks of `snapshotChunkBytes`: `add` a line, then `end`; each full
  * chunk goes to `onChunk` as soon as it is full.
  */
 export class SnapshotChunker {
-  private readonly buffer = Buffer.allocUnsafe(snapshotChunkBytes);
+  private buffer = Buffer.allocUnsafe(snapshotChunkBytes);
   private filled = 0;
   private chunks = 0;
 
@@ -243,8 +246,12 @@ export class SnapshotChunker {
   }
 
   private async flush(): Promise<void> {
-    const chunk = gzipSync(this.buffer.subarray(0, this.filled), { level: chunkGzipLevel });
+    // On libuv's threads, from a buffer of its own: a validator taking a snapshot goes on
+    // committing meanwhile.
+    const full = this.buffer.subarray(0, this.filled);
+    this.buffer = Buffer.allocUnsafe(snapshotChunkBytes);
     this.filled = 0;
+    const chunk = await gzipAsync(full, { level: chunkGzipLevel });
     this.chunks++;
     await this.onChunk(chunk);
   }

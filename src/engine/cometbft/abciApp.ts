@@ -203,7 +203,7 @@ export class LedgerAbciApp implements AbciHandler {
    */
   private async snapshotRequest(request: Request): Promise<Response | null> {
     const snapshots = this.deps.snapshots;
-    if (request.listSnapshots !== undefined) return { listSnapshots: snapshots?.list() ?? { snapshots: [] } };
+    if (request.listSnapshots !== undefined) return { listSnapshots: (await snapshots?.list()) ?? { snapshots: [] } };
     if (request.loadSnapshotChunk !== undefined) {
       return { loadSnapshotChunk: (await snapshots?.load(request.loadSnapshotChunk)) ?? { chunk: new Uint8Array(0) } };
     }

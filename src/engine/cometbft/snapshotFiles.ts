@@ -3,10 +3,11 @@
 // `<index>.chunk` and `format` (its ABCI format, in decimal; none in a folder of format 1, written
 // before there was a second). A snapshot is written into `<height>.partial/` and renamed when whole, so a
 // folder named by a height is always a whole snapshot; a partial one left by a crash is removed
-// at the next start. `restoring/` holds the chunks of a snapshot being restored. Taking one writes
-// and removes files asynchronously, off the event loop: commits go on meanwhile (issue #39).
-import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+// at the next start. `restoring/` holds the chunks of a snapshot being restored. Every file is
+// read, written and removed asynchronously, off the event loop, but in the constructor (the
+// node's start): commits and the ABCI connections go on meanwhile (issue #39).
+import { mkdirSync, readdirSync, rmSync } from "node:fs";
+import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { encodeMetadata, readMetadata, snapshotFormat, snapshotHash, type SnapshotMetadata } from "../../ledger/snapshotFormat.js";
 
@@ -35,41 +36,34 @@ export class SnapshotFiles {
   }
 
   /** The whole snapshots kept, highest first. A folder whose metadata cannot be read is skipped. */
-  list(): KeptSnapshot[] {
+  async list(): Promise<KeptSnapshot[]> {
     const kept: KeptSnapshot[] = [];
-    for (const height of this.heights()) {
-      let metadata: Buffer;
-      try {
-        metadata = readFileSync(join(this.dir, String(height), "metadata.json"));
-      } catch {
-        continue;
-      }
+    for (const height of await this.heights()) {
+      const metadata = await readFile(join(this.dir, String(height), "metadata.json")).catch(() => null);
+      if (metadata === null) continue;
       const read = readMetadata(metadata);
       if (typeof read === "string") continue;
-      kept.push({ height, format: this.formatOf(height), chunks: read.chunks.length, hash: snapshotHash(metadata), metadata });
+      kept.push({ height, format: await this.formatOf(height), chunks: read.chunks.length, hash: snapshotHash(metadata), metadata });
     }
     return kept;
   }
 
   /** The kept snapshots' heights, highest first. */
-  heights(): number[] {
-    return readdirSync(this.dir).filter((name) => heightName.test(name)).map(Number).sort((a, b) => b - a);
+  async heights(): Promise<number[]> {
+    return (await readdir(this.dir)).filter((name) => heightName.test(name)).map(Number).sort((a, b) => b - a);
   }
 
   /** A chunk of a kept snapshot of this format, or null when there is none such. */
   async chunk(height: number, format: number, index: number): Promise<Buffer | null> {
     if (!Number.isSafeInteger(height) || !Number.isSafeInteger(index) || index < 0) return null;
-    if (!heightName.test(String(height)) || this.formatOf(height) !== format) return null;
+    if (!heightName.test(String(height)) || (await this.formatOf(height)) !== format) return null;
     return readFile(join(this.dir, String(height), `${index}.chunk`)).catch(() => null);
   }
 
   /** A kept snapshot's format: its `format` file's, else 1 (kept by a release that took no other). */
-  private formatOf(height: number): number {
-    try {
-      return Number(readFileSync(join(this.dir, String(height), "format"), "utf8"));
-    } catch {
-      return 1;
-    }
+  private async formatOf(height: number): Promise<number> {
+    const text = await readFile(join(this.dir, String(height), "format"), "utf8").catch(() => null);
+    return text === null ? 1 : Number(text);
   }
 
   /** A snapshot's writer: its chunks into the partial folder, then `finish` makes it whole. */
@@ -91,19 +85,19 @@ export class SnapshotFiles {
 
   /** Removes all but the `keep` highest snapshots. */
   async prune(keep: number): Promise<void> {
-    for (const height of this.heights().slice(keep)) await rm(join(this.dir, String(height)), { recursive: true, force: true });
+    for (const height of (await this.heights()).slice(keep)) await rm(join(this.dir, String(height)), { recursive: true, force: true });
   }
 
   /** The folder a restore keeps the chunks it received in, emptied. */
-  restoring(): string {
+  async restoring(): Promise<string> {
     const dir = join(this.dir, "restoring");
-    rmSync(dir, { recursive: true, force: true });
-    mkdirSync(dir);
+    await rm(dir, { recursive: true, force: true });
+    await mkdir(dir);
     return dir;
   }
 
   /** Removes the restore's folder. */
-  doneRestoring(): void {
-    rmSync(join(this.dir, "restoring"), { recursive: true, force: true });
+  doneRestoring(): Promise<void> {
+    return rm(join(this.dir, "restoring"), { recursive: true, force: true });
   }
 }

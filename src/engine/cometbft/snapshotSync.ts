@@ -130,9 +130,9 @@ export class SnapshotSync {
   }
 
   /** ListSnapshots: the kept snapshots (none while snapshots are off). */
-  list(): ResponseListSnapshots {
+  async list(): Promise<ResponseListSnapshots> {
     if (this.options.intervalBlocks === 0) return { snapshots: [] };
-    const snapshots = this.deps.files.list().map((kept) => ({ ...kept, height: BigInt(kept.height) }));
+    const snapshots = (await this.deps.files.list()).map((kept) => ({ ...kept, height: BigInt(kept.height) }));
     return { snapshots };
   }
 
@@ -166,9 +166,8 @@ export class SnapshotSync {
     if (chain !== null && !this.deps.ledger.rulesAre(BigInt(metadata.app_version), ruleHeightsOf(metadata.rule_heights))) {
       return refuse(OfferResult.ABORT, `this node's ledger began under other rules (protocol version, rule heights) than this snapshot's; remove it to restore`);
     }
-    this.deps.files.doneRestoring();
     const verifier = await SnapshotVerifier.start(metadata, metadata.app_hash, chain === null ? null : state, snapshot.format);
-    this.restoring = { metadata, format: snapshot.format, verifier, dir: this.deps.files.restoring(), applied: 0, checkMs: 0 };
+    this.restoring = { metadata, format: snapshot.format, verifier, dir: await this.deps.files.restoring(), applied: 0, checkMs: 0 };
     this.deps.logger?.info({ height, chunks: metadata.chunks.length, txs: metadata.txs }, "state sync: snapshot accepted, restoring");
     return { result: OfferResult.ACCEPT };
   }
@@ -226,10 +225,10 @@ export class SnapshotSync {
   }
 
   /** The snapshot fails its checks: nothing was written; CometBFT tries another. */
-  private rejectRestore(reason: string): ResponseApplySnapshotChunk {
+  private async rejectRestore(reason: string): Promise<ResponseApplySnapshotChunk> {
     this.deps.logger?.warn({ height: this.restoring?.metadata.height, reason }, "state sync: snapshot refused, its ledger does not hold");
     this.restoring = null;
-    this.deps.files.doneRestoring();
+    await this.deps.files.doneRestoring();
     return { result: ApplyResult.REJECT_SNAPSHOT, refetchChunks: [], rejectSenders: [] };
   }
 
@@ -245,7 +244,7 @@ export class SnapshotSync {
       this.deps.logger?.warn({ height: at, id }, "state sync: a transaction the snapshot says its block refused passes the rules: left out");
     await restoreSnapshot(this.deps.ledger, metadata, chunks(), { store: this.deps.headerStore, onRefused, onNotRefused }, format);
     this.restoring = null;
-    this.deps.files.doneRestoring();
+    await this.deps.files.doneRestoring();
     const seconds = (performance.now() - started) / 1000;
     this.deps.logger?.info(
       {

@@ -38,11 +38,11 @@ describe("taking a snapshot's files", () => {
       assert.equal(existsSync(join(dir, String(height))), false, "made whole off the loop");
       await finishing;
     }
-    assert.deepEqual(files.list().map((kept) => kept.height), [8, 4]);
+    assert.deepEqual((await files.list()).map((kept) => kept.height), [8, 4]);
     const pruning = files.prune(1);
     assert.ok(existsSync(join(dir, "4")), "removed off the loop");
     await pruning;
-    assert.deepEqual(files.heights(), [8]);
+    assert.deepEqual(await files.heights(), [8]);
     const abandoned = await files.writer(12);
     await abandoned.putChunk(0, chunk);
     const abandoning = abandoned.abandon();

@@ -59,18 +59,18 @@ before(async () => {
   sync.committed(4);
   sync.committed(height); // none: the one of 4 is still being taken
   await sync.settled();
-  assert.deepEqual(sync.list().snapshots.map((s) => Number(s.height)), [4]);
+  assert.deepEqual((await sync.list()).snapshots.map((s) => Number(s.height)), [4]);
   sync.committed(8);
   await sync.settled();
   sync.committed(height);
   await sync.settled();
-  assert.deepEqual(sync.list().snapshots.map((s) => Number(s.height)), [12, 8]);
+  assert.deepEqual((await sync.list()).snapshots.map((s) => Number(s.height)), [12, 8]);
   // One the node's stop interrupts is not kept.
   const elsewhere = mkdtempSync(join(tmpdir(), "ledgerd-snapshots-stopped-"));
   const stopped = new SnapshotSync({ intervalBlocks: 4, keep: 2, chainId: "verify" }, { files: new SnapshotFiles(elsewhere), store: source.store, ledger: source.ledger, genesis: async () => genesis, headerStore: source.store });
   stopped.committed(height);
   await stopped.close();
-  assert.deepEqual(stopped.list().snapshots, []);
+  assert.deepEqual((await stopped.list()).snapshots, []);
   rmSync(elsewhere, { recursive: true, force: true });
 });
 
@@ -87,8 +87,8 @@ function copyOfSnapshot(): string {
 }
 
 /** The snapshot of `at` (`height` unless named) in `dir` as CometBFT offers it. */
-function offered(dir: string, at = height): Snapshot {
-  const kept = new SnapshotFiles(dir).list().find((s) => s.height === at)!;
+async function offered(dir: string, at = height): Promise<Snapshot> {
+  const kept = (await new SnapshotFiles(dir).list()).find((s) => s.height === at)!;
   return { ...kept, height: BigInt(kept.height) };
 }
 
@@ -173,7 +173,7 @@ describe("state sync through ABCI", () => {
     const node = await joiner();
     try {
       const appHash = await trustedAppHash();
-      const snapshot = offered(served);
+      const snapshot = await offered(served);
       const spoiled = (change: (m: SnapshotMetadata) => SnapshotMetadata): Snapshot => {
         const metadata = encodeMetadata(change(readSnapshotMetadata(join(served, String(height)))));
         return { ...snapshot, metadata, hash: snapshotHash(metadata) };
@@ -204,10 +204,10 @@ describe("state sync through ABCI", () => {
     try {
       const sync = new SnapshotSync({ intervalBlocks: 4, keep: 2, chainId: "verify" }, { files: new SnapshotFiles(dir), store: source.store, ledger: source.ledger, genesis: async () => genesis, headerStore: source.store });
       const load = async (format: number) => (await sync.load({ height: BigInt(height), format, chunk: 0 })).chunk.length > 0;
-      assert.deepEqual(sync.list().snapshots.map((s) => s.format), [snapshotFormat]);
+      assert.deepEqual((await sync.list()).snapshots.map((s) => s.format), [snapshotFormat]);
       assert.deepEqual([await load(1), await load(snapshotFormat)], [false, true]);
       rmSync(join(dir, String(height), "format"));
-      assert.deepEqual(sync.list().snapshots.map((s) => s.format), [1]);
+      assert.deepEqual((await sync.list()).snapshots.map((s) => s.format), [1]);
       assert.deepEqual([await load(1), await load(snapshotFormat)], [true, false]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -219,7 +219,7 @@ describe("state sync through ABCI", () => {
     const bad = copyOfSnapshot();
     try {
       corruptChunk(join(bad, String(height)));
-      assert.equal((await node.sync.offer({ snapshot: offered(served), appHash: await trustedAppHash() })).result, Offer.ACCEPT);
+      assert.equal((await node.sync.offer({ snapshot: await offered(served), appHash: await trustedAppHash() })).result, Offer.ACCEPT);
       const refused = await node.sync.apply({ index: 0, chunk: readFileSync(join(bad, String(height), "0.chunk")), sender: "peer-a" });
       assert.deepEqual(refused, { result: Apply.RETRY, refetchChunks: [0], rejectSenders: ["peer-a"] });
       assert.equal(node.fixture.ledger.info().height, 0);
@@ -241,14 +241,14 @@ describe("state sync through ABCI", () => {
     const forged = copyOfSnapshot();
     try {
       await forgeLedger(join(forged, String(height)));
-      assert.equal((await node.sync.offer({ snapshot: offered(forged), appHash: await trustedAppHash() })).result, Offer.ACCEPT);
+      assert.equal((await node.sync.offer({ snapshot: await offered(forged), appHash: await trustedAppHash() })).result, Offer.ACCEPT);
       warnings.length = 0;
       assert.equal(await applyAll(node.sync, forged), Apply.REJECT_SNAPSHOT);
       assert.match(warnings.join("\n"), /recomputed from its transactions, the light client verified/);
       assert.equal(node.fixture.ledger.info().height, 0);
       assert.equal((await node.fixture.store.getChainState()).chainId, null);
       // The next snapshot CometBFT offers restores on the same, still empty, ledger.
-      assert.equal((await node.sync.offer({ snapshot: offered(served), appHash: await trustedAppHash() })).result, Offer.ACCEPT);
+      assert.equal((await node.sync.offer({ snapshot: await offered(served), appHash: await trustedAppHash() })).result, Offer.ACCEPT);
       assert.equal(await applyAll(node.sync, served), Apply.ACCEPT);
       await assertSameLedger(source.store, node.fixture.store);
     } finally {
@@ -262,14 +262,14 @@ describe("state sync through ABCI", () => {
     const edited = copyOfSnapshot();
     try {
       editMetadata(join(edited, String(height)), (m) => ({ ...m, txs: m.txs + 1 }));
-      assert.equal((await node.sync.offer({ snapshot: offered(edited), appHash: await trustedAppHash() })).result, Offer.ACCEPT);
+      assert.equal((await node.sync.offer({ snapshot: await offered(edited), appHash: await trustedAppHash() })).result, Offer.ACCEPT);
       warnings.length = 0;
       assert.equal(await applyAll(node.sync, edited), Apply.REJECT_SNAPSHOT);
       assert.match(warnings.join("\n"), /the metadata says/);
       assert.equal(await applyAll(node.sync, served), Apply.ABORT, "no chunk without an accepted snapshot");
       await node.fixture.ledger.initChain("another-chain", genesis.validators);
       warnings.length = 0;
-      assert.equal((await node.sync.offer({ snapshot: offered(served), appHash: await trustedAppHash() })).result, Offer.ABORT);
+      assert.equal((await node.sync.offer({ snapshot: await offered(served), appHash: await trustedAppHash() })).result, Offer.ABORT);
       assert.match(warnings.join("\n"), /not empty/);
     } finally {
       await node.close();
@@ -282,13 +282,13 @@ describe("state sync through ABCI", () => {
     const other = await joiner();
     try {
       // The restore of 8 blocks stands for one stopped there: the snapshot of 12 goes on from it.
-      assert.equal((await node.sync.offer({ snapshot: offered(served, 8), appHash: await trustedAppHash(8) })).result, Offer.ACCEPT);
+      assert.equal((await node.sync.offer({ snapshot: await offered(served, 8), appHash: await trustedAppHash(8) })).result, Offer.ACCEPT);
       assert.equal(await applyAll(node.sync, served, 8), Apply.ACCEPT);
       const files = mkdtempSync(join(tmpdir(), "ledgerd-joiner-again-"));
       const again = new SnapshotSync({ intervalBlocks: 0, keep: 2, chainId: "verify" }, { files: new SnapshotFiles(files), store: node.fixture.store, ledger: node.fixture.ledger, genesis: async () => genesis, headerStore: node.fixture.store, logger });
       // The rules are outside the app hash: the same chain's snapshot claiming another genesis
       // version (or rule heights) than the stopped restore began with does not resume it.
-      const honest = offered(served);
+      const honest = await offered(served);
       const otherRules = readSnapshotMetadata(join(served, String(height)));
       const claimed = encodeMetadata({ ...otherRules, app_version: otherRules.app_version === "0" ? "1" : "0" });
       warnings.length = 0;
@@ -302,7 +302,7 @@ describe("state sync through ABCI", () => {
       await other.fixture.ledger.initChain("verify", genesis.validators);
       await other.fixture.ledger.finalizeBlock(1, [bytesOf(create(keypairOf("not-the-chain's")))]);
       await other.fixture.ledger.commit();
-      assert.equal((await other.sync.offer({ snapshot: offered(served), appHash: await trustedAppHash() })).result, Offer.ACCEPT);
+      assert.equal((await other.sync.offer({ snapshot: await offered(served), appHash: await trustedAppHash() })).result, Offer.ACCEPT);
       warnings.length = 0;
       assert.equal(await applyAll(other.sync, served), Apply.REJECT_SNAPSHOT);
       assert.match(warnings.join("\n"), /another history/);
@@ -439,7 +439,7 @@ describe("state sync through ABCI", () => {
     try {
       const ledger = await LedgerApp.open({}, { store, pool });
       const sync = new SnapshotSync({ intervalBlocks: 0, keep: 2, chainId: "verify" }, { files: new SnapshotFiles(dir), store, ledger, genesis: async () => genesis, headerStore: store, logger });
-      assert.equal((await sync.offer({ snapshot: offered(served), appHash: await trustedAppHash() })).result, Offer.ACCEPT);
+      assert.equal((await sync.offer({ snapshot: await offered(served), appHash: await trustedAppHash() })).result, Offer.ACCEPT);
       assert.equal(await applyAll(sync, served), Apply.ACCEPT);
       const report = await verifyChain(store);
       assert.equal(report.fault, null, JSON.stringify(report.fault));

@@ -52,6 +52,17 @@ describe("snapshot chunks", () => {
     assert.ok(reader.ended);
   });
 
+  it("compresses a full chunk off the caller's turn, so the event loop goes on (a validator keeps committing)", async () => {
+    const chunks: Buffer[] = [];
+    const chunker = new SnapshotChunker(async (chunk) => void chunks.push(chunk));
+    const filling = chunker.add("y".repeat(snapshotChunkBytes));
+    // A compression inside the call would have handed the chunk over before it returned.
+    assert.equal(chunks.length, 0);
+    await filling;
+    assert.equal(chunks.length, 1);
+    assert.equal(gunzipSync(chunks[0]!).toString("utf8"), "y".repeat(snapshotChunkBytes));
+  });
+
   it("reads the same lines however the bytes are cut, and says when the last cut is inside a line", () => {
     const text = Buffer.from("alpha\nβeta\n\ngamma\n", "utf8");
     for (let cut = 0; cut <= text.length; cut++) {
