@@ -28,14 +28,18 @@
 // e.g. one built with a change to measure; docs/cometbft-abci-flush.md).
 // LEDGERD_BENCH_COMETBFT_NODE_FLAGS='--max-semi-space-size=32': Node flags of every ledgerd node,
 // space-separated (an experiment, e.g. V8's heap settings).
+// LEDGERD_BENCH_COMETBFT_CONFIG='mempool.recheck=false': edits of every CometBFT node's
+// config.toml, `section.key=value` space-separated, on the ceilings' networks and ledgerd's alike
+// (an experiment).
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { connect } from "node:net";
 import { basename, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import WebSocket from "ws";
+import { setTomlValues, type TomlEdit } from "../src/engine/cometbft/cometBftConfig.js";
 import { createTestnet, defaultCometBftBinary, startTestnet, stopTestnet, type TestnetNode } from "../src/testnet/testnet.js";
 import { bareSignedTxs, type BareMode } from "./bareAbciApp.js";
 import { fmt, percentile, rawVerifyCpuMicros, signCreates } from "./lib.js";
@@ -68,6 +72,27 @@ const ceilingsOnly = process.env["LEDGERD_BENCH_COMETBFT_CEILINGS_ONLY"] === "1"
 const cometbftBinary = process.env["LEDGERD_BENCH_COMETBFT_BINARY"] ?? defaultCometBftBinary();
 /** CometBFT's processes by their name in /proc (the binary's, cut to Linux's 15 characters). */
 const cometbftComm = basename(cometbftBinary).slice(0, 15);
+
+/** LEDGERD_BENCH_COMETBFT_CONFIG: `section.key=value` edits, the value a boolean, an integer or a string. */
+const configEdits: readonly TomlEdit[] = (process.env["LEDGERD_BENCH_COMETBFT_CONFIG"] ?? "")
+  .split(" ")
+  .filter((edit) => edit !== "")
+  .map((edit) => {
+    const match = /^([a-z_]+)\.([a-z_]+)=(.*)$/.exec(edit);
+    if (match === null) throw new Error(`LEDGERD_BENCH_COMETBFT_CONFIG: ${edit} is not section.key=value`);
+    const raw = match[3]!;
+    const value = raw === "true" || raw === "false" ? raw === "true" : /^\d+$/.test(raw) ? Number(raw) : raw;
+    return { section: match[1]!, key: match[2]!, value };
+  });
+
+/** The edits of LEDGERD_BENCH_COMETBFT_CONFIG in every node's config.toml of the network in `dir`. */
+function editCometBftConfig(dir: string, nodes: readonly TestnetNode[]): void {
+  if (configEdits.length === 0) return;
+  for (const node of nodes) {
+    const path = join(dir, node.home, "config", "config.toml");
+    writeFileSync(path, setTomlValues(readFileSync(path, "utf8"), configEdits));
+  }
+}
 
 /** Posts until accepted: a full mempool (503) is back-pressure, not a failure. */
 async function postAccepted(connection: RawHttpConnection, node: TestnetNode, body: Buffer, mode: string): Promise<void> {
@@ -333,6 +358,7 @@ async function ceiling(app: CeilingApp, bodyBytes: number): Promise<Map<number, 
   const txsOf = (count: number, tag: string): Buffer[] => (app === "verify" ? bareSignedTxs(count, bodyBytes, tag) : kvstoreTxs(count, bodyBytes, tag));
   try {
     const manifest = createTestnet({ validators, dir, basePort: ceilingBasePorts[app], cometbft: cometbftBinary, logLevel: "warn" });
+    editCometBftConfig(dir, manifest.nodes);
     if (app !== "kvstore") {
       for (const node of manifest.nodes) {
         const appFile = join(import.meta.dirname, "bareAbciApp.ts");
@@ -381,6 +407,8 @@ export async function run(): Promise<void> {
   try {
     const manifest = createTestnet({ validators, dir, basePort, cometbft: cometbftBinary, logLevel: "warn" });
     console.log(`${validators} validators on loopback; CometBFT ${manifest.cometbft}; consensus.timeout_commit 200 ms`);
+    editCometBftConfig(dir, manifest.nodes);
+    if (configEdits.length > 0) console.log(`every CometBFT node's config.toml edited: ${process.env["LEDGERD_BENCH_COMETBFT_CONFIG"]}`);
     const floods = asyncConcurrencies.map((concurrency) => signCreates(throughputTxs, `flood-${concurrency}`));
     const bodyBytes = Math.round(floods[0]!.reduce((sum, body) => sum + body.length, 0) / throughputTxs);
     const ceilings = new Map<CeilingApp, Map<number, number>>();
