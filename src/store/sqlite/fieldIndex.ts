@@ -33,7 +33,8 @@ const catchUpRowsMax = 1000;
 
 const statementsOf = new WeakMap<Database.Database, Map<string, Database.Statement>>();
 
-function statement(db: Database.Database, sql: string): Database.Statement {
+/** `sql` prepared once per connection. */
+export function statement(db: Database.Database, sql: string): Database.Statement {
   let cache = statementsOf.get(db);
   if (cache === undefined) statementsOf.set(db, (cache = new Map()));
   let prepared = cache.get(sql);
