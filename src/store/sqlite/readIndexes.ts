@@ -14,7 +14,7 @@
 import type Database from "better-sqlite3";
 import { LedgerError } from "../../errors/ledgerError.js";
 import { searchText } from "../searchText.js";
-import { catchUpFieldIndex, fieldIndexSql, hasFieldIndex, statement } from "./fieldIndex.js";
+import { catchUpFieldIndex, fieldIndexSql, forEachDocumentAfter, hasFieldIndex, statement } from "./fieldIndex.js";
 
 const textIndexSql = `
 CREATE TABLE IF NOT EXISTS text_index_mark (
@@ -22,9 +22,6 @@ CREATE TABLE IF NOT EXISTS text_index_mark (
 );
 INSERT OR IGNORE INTO text_index_mark (id, seq) VALUES (1, (SELECT coalesce(max(seq), 0) FROM transactions));
 `;
-
-/** Transactions read per statement while catching up. */
-const catchUpRowsMax = 1000;
 
 /**
  * At a writer's open: creates the marks when missing; with the read indexes on, writes the rows
@@ -43,22 +40,12 @@ function catchUpTextIndex(db: Database.Database): void {
   db.transaction(() => {
     db.exec(textIndexSql);
     const mark = db.prepare("SELECT seq FROM text_index_mark WHERE id = 1").pluck().get() as number;
-    const last = (db.prepare("SELECT max(seq) FROM transactions").pluck().get() as number | null) ?? 0;
-    const read = db.prepare(`
-      SELECT seq, id, asset_data AS assetData, metadata FROM transactions
-      WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?`);
     const assets = db.prepare("INSERT INTO assets_fts (rowid, body) VALUES (?, ?)");
     const metadata = db.prepare("INSERT INTO metadata_fts (rowid, body) VALUES (?, ?)");
-    let after = mark;
-    while (after < last) {
-      const rows = read.all(after, last, catchUpRowsMax) as { seq: number; id: string; assetData: string | null; metadata: string | null }[];
-      if (rows.length === 0) break;
-      for (const row of rows) {
-        if (row.assetData !== null) assets.run(row.seq, searchText(row.id, row.assetData));
-        if (row.metadata !== null) metadata.run(row.seq, searchText(row.id, row.metadata));
-      }
-      after = rows[rows.length - 1]!.seq;
-    }
+    const last = forEachDocumentAfter(db, mark, (row) => {
+      if (row.assetData !== null) assets.run(row.seq, searchText(row.id, row.assetData));
+      if (row.metadata !== null) metadata.run(row.seq, searchText(row.id, row.metadata));
+    });
     setTextIndexMark(db, last);
   }).immediate();
 }
