@@ -8,8 +8,9 @@
 // `text_index_mark` says up to which seq the text documents are complete, as `field_index_mark`
 // does for the field index. Created at a writer's open at the last seq: every ledgerd before it
 // wrote each transaction's documents in its block. A writer that opens with the read indexes on
-// and finds a mark behind writes the rest first (`catchUpReadIndexes`): turning them back on is
-// one restart.
+// and finds a mark behind writes the rest first (`openReadIndexes`): turning them back on is
+// one restart. A document written again (an older ledgerd, which knows no mark, may have
+// written blocks past it) is one document still: a contentless FTS5 table keeps one per rowid.
 
 import type Database from "better-sqlite3";
 import { LedgerError } from "../../errors/ledgerError.js";

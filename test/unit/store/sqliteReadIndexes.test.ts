@@ -108,4 +108,27 @@ describe("sqlite store without read indexes", () => {
     assert.deepEqual(await byField(store, "S2"), [b.id, later.id]);
     await store.close();
   });
+
+  it("catches up past documents an older ledgerd wrote beyond the mark: one document each", async () => {
+    const path = freshPath();
+    const off = SqliteStore.open({ path, readIndexes: false });
+    await off.commitBlock(block(1, [a]));
+    await off.close();
+    // An older ledgerd, which knows no mark, writes block 2 with its documents.
+    const older = SqliteStore.open({ path });
+    await older.commitBlock(block(2, [b]));
+    await older.close();
+    const db = new Database(path);
+    db.exec("UPDATE text_index_mark SET seq = 0; UPDATE field_index_mark SET seq = 0");
+    db.close();
+    const store = SqliteStore.open({ path });
+    assert.deepEqual(new Set(await searched(store, "sailboat")), new Set([a.id, b.id]));
+    await derivedClean(store, [block(1, [a]), block(2, [b])]);
+    await store.close();
+    // b's document was written twice: the word is still in two documents, once each.
+    const file = new Database(path);
+    file.exec("CREATE VIRTUAL TABLE temp.vocab USING fts5vocab(main, assets_fts, 'row')");
+    assert.deepEqual(file.prepare("SELECT doc, cnt FROM vocab WHERE term = 'sailboat'").get(), { doc: 2, cnt: 2 });
+    file.close();
+  });
 });
