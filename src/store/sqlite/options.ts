@@ -80,8 +80,9 @@ export interface SqliteStoreOptions {
   /**
    * Write the read indexes: the text-search documents and the field index (readIndexes.ts).
    * Only searches and queries by field read them; a validator that serves no reads may go
-   * without (measured: a quarter to over half of a block's write, BENCHMARKS.md issue #42). Off, those
-   * reads are refused (409 ReadIndexesOff); back on, the writer's open writes what is missing.
+   * without (measured: a quarter to over half of a block's write, BENCHMARKS.md issue #42).
+   * Off, those reads are refused (409 ReadIndexesOff); back on, the writer's open writes what
+   * is missing.
    * Optional so that option literals written before it still type-check.
    */
   readonly readIndexes?: boolean;
