@@ -28,14 +28,22 @@
 // e.g. one built with a change to measure; docs/cometbft-abci-flush.md).
 // LEDGERD_BENCH_COMETBFT_NODE_FLAGS='--max-semi-space-size=32': Node flags of every ledgerd node,
 // space-separated (an experiment, e.g. V8's heap settings).
+// LEDGERD_BENCH_COMETBFT_CONFIG='mempool.recheck=false': edits of every CometBFT node's
+// config.toml, `section.key=value` space-separated, on the ceilings' networks and ledgerd's alike
+// (an experiment).
+// LEDGERD_BENCH_COMETBFT_NODES=0,1: the ledgerd network's nodes LEDGERD_BENCH_COMETBFT_DATABASE and
+// _CONFIG apply to (default all; the ceilings' networks get _CONFIG on every node). The ledgerd
+// CPU is then printed for those nodes and the others apart: an A/B inside one flood, under the
+// same load and the same blocks (swap the halves in the next run: the nodes differ a little).
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { connect } from "node:net";
 import { basename, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import WebSocket from "ws";
+import { setTomlValues, type TomlEdit } from "../src/engine/cometbft/cometBftConfig.js";
 import { createTestnet, defaultCometBftBinary, startTestnet, stopTestnet, type TestnetNode } from "../src/testnet/testnet.js";
 import { bareSignedTxs, type BareMode } from "./bareAbciApp.js";
 import { fmt, percentile, rawVerifyCpuMicros, signCreates } from "./lib.js";
@@ -68,6 +76,35 @@ const ceilingsOnly = process.env["LEDGERD_BENCH_COMETBFT_CEILINGS_ONLY"] === "1"
 const cometbftBinary = process.env["LEDGERD_BENCH_COMETBFT_BINARY"] ?? defaultCometBftBinary();
 /** CometBFT's processes by their name in /proc (the binary's, cut to Linux's 15 characters). */
 const cometbftComm = basename(cometbftBinary).slice(0, 15);
+
+/** LEDGERD_BENCH_COMETBFT_CONFIG: `section.key=value` edits, the value a boolean, an integer or a string. */
+const configEdits: readonly TomlEdit[] = (process.env["LEDGERD_BENCH_COMETBFT_CONFIG"] ?? "")
+  .split(" ")
+  .filter((edit) => edit !== "")
+  .map((edit) => {
+    const match = /^([a-z_]+)\.([a-z_]+)=(.*)$/.exec(edit);
+    if (match === null) throw new Error(`LEDGERD_BENCH_COMETBFT_CONFIG: ${edit} is not section.key=value`);
+    const raw = match[3]!;
+    const value = raw === "true" || raw === "false" ? raw === "true" : /^\d+$/.test(raw) ? Number(raw) : raw;
+    return { section: match[1]!, key: match[2]!, value };
+  });
+
+/** LEDGERD_BENCH_COMETBFT_NODES: the indexes of the ledgerd network's nodes the settings apply to; null for all. */
+const settingsNodes = process.env["LEDGERD_BENCH_COMETBFT_NODES"]?.split(",").map(Number) ?? null;
+
+/** The nodes the settings apply to, of `nodes` (all without LEDGERD_BENCH_COMETBFT_NODES). */
+function setNodes(nodes: readonly TestnetNode[]): readonly TestnetNode[] {
+  return settingsNodes === null ? nodes : nodes.filter((_, i) => settingsNodes.includes(i));
+}
+
+/** The edits of LEDGERD_BENCH_COMETBFT_CONFIG in each config.toml of `nodes` (of the network in `dir`). */
+function editCometBftConfig(dir: string, nodes: readonly TestnetNode[]): void {
+  if (configEdits.length === 0) return;
+  for (const node of nodes) {
+    const path = join(dir, node.home, "config", "config.toml");
+    writeFileSync(path, setTomlValues(readFileSync(path, "utf8"), configEdits));
+  }
+}
 
 /** Posts until accepted: a full mempool (503) is back-pressure, not a failure. */
 async function postAccepted(connection: RawHttpConnection, node: TestnetNode, body: Buffer, mode: string): Promise<void> {
@@ -132,7 +169,7 @@ async function throughput(nodes: readonly TestnetNode[], txs: readonly Buffer[],
   const ids = txs.map((tx) => (JSON.parse(tx.toString("utf8")) as { id: string }).id);
   const counter = await streamCounter(nodes[0]!, new Set(ids));
   const committed = (): number => counter.seen.size;
-  const cpu = cpuMeter(dir);
+  const cpu = cpuMeter(dir, nodes);
   const start = performance.now();
   await clients(nodes, concurrency, txs, "async");
   const posted = performance.now();
@@ -167,11 +204,19 @@ async function throughput(nodes: readonly TestnetNode[], txs: readonly Buffer[],
  * `seconds` (up to `machineAt`, a reading taken then): where a rate's time goes, the ledgerd
  * network's beside the kvstore ceiling's.
  */
-function cpuMeter(dir: string): (committed: number, seconds: number, machineAt?: Map<string, number>) => string {
+function cpuMeter(dir: string, nodes: readonly TestnetNode[] = []): (committed: number, seconds: number, machineAt?: Map<string, number>) => string {
+  // With LEDGERD_BENCH_COMETBFT_NODES, the ledgerd nodes with the settings and the others apart.
+  const withSettings = settingsNodes === null ? [] : setNodes(nodes).map((node) => join(dir, node.dataDir));
+  const ledgerdGroup = (cmdline: string): string => {
+    if (withSettings.length === 0) return `ledgerd (${validators} processes)`;
+    return withSettings.some((data) => cmdline.includes(`${data} `) || cmdline.endsWith(data))
+      ? `ledgerd with the settings (${withSettings.length} processes)`
+      : `ledgerd without (${validators - withSettings.length} processes)`;
+  };
   const groupOf = (cmdline: string, comm: string): string | null => {
     if (!cmdline.includes(dir)) return null;
     if (comm === cometbftComm) return "CometBFT (4 processes)";
-    return cmdline.includes("bareAbciApp") ? "bare app (4 processes)" : "ledgerd (4 processes)";
+    return cmdline.includes("bareAbciApp") ? "bare app (4 processes)" : ledgerdGroup(cmdline);
   };
   // The unit of issue #42's figures: the CPU of one raw verify, measured right before and after.
   const verifyBefore = rawVerifyCpuMicros();
@@ -185,10 +230,11 @@ function cpuMeter(dir: string): (committed: number, seconds: number, machineAt?:
     const verifyMicros = (verifyBefore + verifyAfter) / 2;
     const perTx = (ms: number): string => ((ms * 1000) / committed).toFixed(0);
     // Each of the four processes' share in raw verifies of CPU (issue #42's unit).
-    const perValidator = (ms: number): string => ` (${((ms * 1000) / committed / validators / verifyMicros).toFixed(2)} raw verifies a validator)`;
-    const groups = [...after].map(([group, ms]) => {
+    const perValidator = (ms: number, processes: number): string => ` (${((ms * 1000) / committed / processes / verifyMicros).toFixed(2)} raw verifies a validator)`;
+    const groups = [...after].sort(([a], [b]) => a.localeCompare(b)).map(([group, ms]) => {
       const spent = ms - (before.get(group) ?? 0);
-      return `${group} ${perTx(spent)} µs${group.startsWith("CometBFT") ? "" : perValidator(spent)}`;
+      const processes = Number(/\((\d+) processes\)/.exec(group)![1]);
+      return `${group} ${perTx(spent)} µs${group.startsWith("CometBFT") ? "" : perValidator(spent, processes)}`;
     });
     const idle = ((machineAt.get("idle")! - machineBefore.get("idle")!) / 1000 / seconds).toFixed(2);
     const unit = `one raw verify ${verifyBefore.toFixed(0)} / ${verifyAfter.toFixed(0)} µs of CPU before / after`;
@@ -333,6 +379,7 @@ async function ceiling(app: CeilingApp, bodyBytes: number): Promise<Map<number, 
   const txsOf = (count: number, tag: string): Buffer[] => (app === "verify" ? bareSignedTxs(count, bodyBytes, tag) : kvstoreTxs(count, bodyBytes, tag));
   try {
     const manifest = createTestnet({ validators, dir, basePort: ceilingBasePorts[app], cometbft: cometbftBinary, logLevel: "warn" });
+    editCometBftConfig(dir, manifest.nodes);
     if (app !== "kvstore") {
       for (const node of manifest.nodes) {
         const appFile = join(import.meta.dirname, "bareAbciApp.ts");
@@ -381,6 +428,10 @@ export async function run(): Promise<void> {
   try {
     const manifest = createTestnet({ validators, dir, basePort, cometbft: cometbftBinary, logLevel: "warn" });
     console.log(`${validators} validators on loopback; CometBFT ${manifest.cometbft}; consensus.timeout_commit 200 ms`);
+    const settingsOn = setNodes(manifest.nodes);
+    const onWhich = settingsOn.length === manifest.nodes.length ? "every node" : settingsOn.map((node) => node.name).join(", ");
+    editCometBftConfig(dir, settingsOn);
+    if (configEdits.length > 0) console.log(`CometBFT's config.toml edited on ${onWhich}: ${process.env["LEDGERD_BENCH_COMETBFT_CONFIG"]}`);
     const floods = asyncConcurrencies.map((concurrency) => signCreates(throughputTxs, `flood-${concurrency}`));
     const bodyBytes = Math.round(floods[0]!.reduce((sum, body) => sum + body.length, 0) / throughputTxs);
     const ceilings = new Map<CeilingApp, Map<number, number>>();
@@ -389,8 +440,8 @@ export async function run(): Promise<void> {
     const signedCommit = signCreates(latencyTxs, "commit");
     const database = process.env["LEDGERD_BENCH_COMETBFT_DATABASE"];
     if (database !== undefined) {
-      for (const node of manifest.nodes) setNodeDatabaseSettings(join(dir, node.dataDir, "config.json"), database);
-      console.log(`every ledgerd node runs with database settings ${database}`);
+      for (const node of settingsOn) setNodeDatabaseSettings(join(dir, node.dataDir, "config.json"), database);
+      console.log(`ledgerd's database settings on ${onWhich}: ${database}`);
     }
     // The ledgerd nodes' V8 CPU profiles, written when each stops (bench/cpuProfileSummary.ts).
     const ledgerdMain = join(import.meta.dirname, "..", "src", "cli", "main.ts");

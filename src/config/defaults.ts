@@ -68,6 +68,7 @@ export const configDefault: Config = deepFreeze({
     // arrive one at a time, each waiting for the last to be written, so the thread only adds its
     // round trip (a joining node replayed 10 to 25 % slower): `auto` is on with the solo engine.
     writer_thread: "auto",
+    read_indexes: sqliteStoreOptionsDefault.readIndexes !== false,
   },
   engine: {
     kind: "solo",

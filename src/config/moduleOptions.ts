@@ -130,6 +130,7 @@ export function moduleOptions(config: Config): ModuleOptions {
       indexMergeRowsMax: config.database.index_merge_rows_max,
       // Not a setting: openStore turns it on for the store the ledger's checks run on.
       idFilter: false,
+      readIndexes: config.database.read_indexes,
       // The node's process writes and lets read-only stores in: its HTTP workers, and `ledgerd
       // backup` / `verify-chain` beside the running node. The data folder's lock (ledgerd.lock),
       // and for a database outside it its own (`<database>.lock`), keep a second ledgerd off it.

@@ -68,6 +68,7 @@ export interface Config {
     readonly index_rows_waiting_max: number;
     readonly index_merge_rows_max: number;
     readonly writer_thread: WriterThreadMode;
+    readonly read_indexes: boolean;
   };
   readonly engine: {
     readonly kind: EngineKind;
@@ -249,6 +250,7 @@ export const configSchema: JSONSchemaType<Config> = {
         "index_rows_waiting_max",
         "index_merge_rows_max",
         "writer_thread",
+        "read_indexes",
       ],
       properties: {
         backend: { type: "string", enum: [...databaseBackends], description: "Storage backend" },
@@ -291,6 +293,11 @@ export const configSchema: JSONSchemaType<Config> = {
           enum: [...writerThreadModes],
           description:
             "sqlite: commit blocks on a thread of their own, so the main thread keeps serving meanwhile (on), or on the main thread (off); auto: on with the solo engine, off under CometBFT (whose blocks come one at a time)",
+        },
+        read_indexes: {
+          type: "boolean",
+          description:
+            "sqlite: write the text-search and field indexes (false: a validator that serves no reads; searches and queries by field then answer 409 ReadIndexesOff; back to true, the next start writes what is missing)",
         },
       },
     },

@@ -69,6 +69,7 @@ export const codes = {
   ProofsUnavailable: { status: 409, frame: "plain", summary: "The chain keeps BigchainDB's app hash, which proves nothing (docs/proofs.md)." },
   ProofNotYetSigned: { status: 503, frame: "plain", summary: "Committed, but no signed header carries the app hash yet; retry after the next block." },
   ProofHeightBeforeTransaction: { status: 400, frame: "plain", summary: "The height asked for a proof is before the transaction's block; no proof to it can exist." },
+  ReadIndexesOff: { status: 409, frame: "plain", summary: "This node writes no text-search or field index (database.read_indexes false); ask a node that serves reads." },
   NoSignedHeaders: { status: 409, frame: "plain", summary: "The solo engine signs no headers; there is no validator set to follow (docs/proofs.md)." },
   // The witness (docs/transparency.md "Witness"), with the statuses C2SP tlog-witness names.
   WitnessMalformed: { status: 400, frame: "plain", summary: "An add-checkpoint body that is not an old size, a proof and a checkpoint, or an old size past the checkpoint's." },

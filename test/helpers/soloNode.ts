@@ -10,6 +10,7 @@ import { LedgerApp } from "../../src/ledger/ledgerApp.js";
 import { PreparePool, preparePoolOptionsDefault } from "../../src/ledger/preparePool.js";
 import { PostgresStore } from "../../src/store/postgres/postgresStore.js";
 import { SqliteStore } from "../../src/store/sqlite/sqliteStore.js";
+import type { SqliteStoreOptions } from "../../src/store/sqlite/options.js";
 import type { Store } from "../../src/store/store.js";
 
 export interface SoloStack {
@@ -26,12 +27,12 @@ export const testValidator = { publicKey: "cd".repeat(32), power: 10 };
 
 export async function startSoloStack(
   options: Partial<SoloEngineOptions> = {},
-  at?: { dir?: string; postgresUrl?: string; onFatal?: (error: unknown) => void; clock?: Clock },
+  at?: { dir?: string; postgresUrl?: string; onFatal?: (error: unknown) => void; clock?: Clock; sqlite?: Partial<SqliteStoreOptions> },
   threads = 0,
 ): Promise<SoloStack> {
   const dir = at?.dir ?? mkdtempSync(join(tmpdir(), "ledgerd-solo-"));
   const path = join(dir, "ledger.sqlite");
-  const store = at?.postgresUrl === undefined ? SqliteStore.open({ path }) : await PostgresStore.open({ url: at.postgresUrl });
+  const store = at?.postgresUrl === undefined ? SqliteStore.open({ ...at?.sqlite, path }) : await PostgresStore.open({ url: at.postgresUrl });
   const pool = new PreparePool({ ...preparePoolOptionsDefault, threads });
   const ledger = await LedgerApp.open({}, { store, pool });
   const engine = await SoloEngine.start({ blockIntervalMs: 5, ...options }, {

@@ -92,6 +92,7 @@ const anyRequest = {
 };
 const longRead = { "503": failure("As many long reads run as allowed (Retry-After), or the node is shutting down.") };
 const notFound = { "404": failure("Not found.") };
+const noReadIndexes = { "409": failure("This node writes no read indexes (database.read_indexes false): ReadIndexesOff.") };
 const withBody = { "413": failure("The body is larger than server.body_bytes_max.") };
 const posting = {
   ...withBody,
@@ -205,11 +206,11 @@ const pathsOf = (options: OpenapiOptions) => {
     "/api/v1/assets": get("Text search over asset data, or a query by field (data.<path>=<value>).", [
       searchOf("data"),
       ...paging,
-    ], { "200": okPage("Best match first (search) or commit order (fields).", ref("AssetHit")), ...longRead }),
+    ], { "200": okPage("Best match first (search) or commit order (fields).", ref("AssetHit")), ...noReadIndexes, ...longRead }),
     "/api/v1/metadata": get("Text search over metadata, or a query by field (metadata.<path>=<value>).", [
       searchOf("metadata"),
       ...paging,
-    ], { "200": okPage("Best match first (search) or commit order (fields).", ref("MetadataHit")), ...longRead }),
+    ], { "200": okPage("Best match first (search) or commit order (fields).", ref("MetadataHit")), ...noReadIndexes, ...longRead }),
     "/api/v1/validators": get("The validator set.", [], { "200": ok("Each validator's key and power.", { type: "array", items: ref("Validator") }) }),
     "/api/v1/elections/{election_id}": get("A validator election: what it proposes, its votes and status.", [
       path("election_id", "The election transaction's id.", storedId),

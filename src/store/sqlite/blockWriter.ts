@@ -15,6 +15,7 @@ import type { IndexName } from "./queries.js";
 import type { IndexRow, SliceMerge } from "./deferredIndex.js";
 import { setFieldIndexMark, writeFieldRows } from "./fieldIndex.js";
 import { keyHash } from "./keyHash.js";
+import { setTextIndexMark } from "./readIndexes.js";
 import { legacyOutputsAt, legacySeqsOf, outputsAt, seqsOf, spendersOf } from "./lookups.js";
 import { keyIndexRows, placeKey, spentIndexRow, txIndexRows, type BlockRows, type Place } from "./places.js";
 import type { ChainStateRow } from "./rows.js";
@@ -22,14 +23,14 @@ import { searchText } from "../searchText.js";
 
 export class BlockWriter {
   readonly #c: Connection;
-  readonly #limits: IndexMergeLimits;
+  readonly #options: BlockWriterOptions;
   readonly #commit: (block: BlockWrite) => { merges: SliceMerge[]; lastSeq: number };
   /** The rows the block being written adds, when its caller asked for them; else null. */
   #journal: { [K in IndexName]: number[] } | null = null;
 
-  constructor(c: Connection, limits: IndexMergeLimits) {
+  constructor(c: Connection, options: BlockWriterOptions) {
     this.#c = c;
-    this.#limits = limits;
+    this.#options = options;
     // IMMEDIATE: take the write lock at BEGIN, so a commit never fails halfway for a lock.
     const commit = c.db.transaction((block: BlockWrite) => this.#writeBlock(block));
     this.#commit = (block) => commit.immediate(block);
@@ -125,9 +126,13 @@ export class BlockWriter {
       write.insertEvidence.run(e.height, e.index, e.type, e.validatorAddress, e.power, e.infractionHeight, e.time, e.totalPower);
     }
     write.setHead.run(block.height, block.appHash);
-    // The field index: written directly, not deferred (fieldIndex.ts).
+    // The field index: written directly, not deferred (fieldIndex.ts); both read indexes'
+    // marks stay behind when they are off (readIndexes.ts).
     const lastSeq = seqFirst + block.txs.length - 1;
-    setFieldIndexMark(this.#c.db, lastSeq);
+    if (this.#options.readIndexes) {
+      setFieldIndexMark(this.#c.db, lastSeq);
+      setTextIndexMark(this.#c.db, lastSeq);
+    }
     // Last: lookups above must not see rows both merged and waiting.
     return { merges: this.#mergeSlices(lastSeq), lastSeq };
   }
@@ -189,6 +194,8 @@ export class BlockWriter {
       context.outputs.add(placeKey(seq, at));
       for (const row of keyIndexRows(seq, at, output.publicKeys)) this.#add("keys", row);
     }
+    // Reads' indexes only (readIndexes.ts): no check of a transaction reads them.
+    if (!this.#options.readIndexes) return;
     if (tx.assetData !== null) {
       write.insertAssetText.run(seq, searchText(tx.id, tx.assetData));
     }
@@ -259,7 +266,7 @@ export class BlockWriter {
    */
   #mergeSlices(lastSeq: number): SliceMerge[] {
     const { index, merged } = this.#c;
-    const { rowsWaitingMax, mergeRowsMax } = this.#limits;
+    const { rowsWaitingMax, mergeRowsMax } = this.#options;
     const order = merged.map((mark, slice) => ({ mark, slice }));
     order.sort((a, b) => a.mark - b.mark || a.slice - b.slice);
     const waiting = (slice: number) => rowsWaitingIn(this.#c, slice);
@@ -317,8 +324,10 @@ export function rowsWaitingIn(c: Connection, slice: number): number {
   return indexNames.reduce((n, name) => n + c.index[name].waitingCount(slice), 0);
 }
 
-/** How the deferred indexes are merged (SqliteStoreOptions). */
-export interface IndexMergeLimits {
+/** How the deferred indexes are merged, and whether the read indexes are written (SqliteStoreOptions). */
+export interface BlockWriterOptions {
+  /** SqliteStoreOptions.readIndexes. */
+  readonly readIndexes: boolean;
   /** When more rows than this wait in memory, a commit merges more than one slice. */
   readonly rowsWaitingMax: number;
   /** Most rows one commit merges, so that a commit stays short whatever waits. */

@@ -24,6 +24,7 @@ import type { DerivedBlock, DerivedCheck } from "../store.js";
 import { indexNames } from "./connection.js";
 import { sliceOf, type IndexRow } from "./deferredIndex.js";
 import { hasFieldIndex } from "./fieldIndex.js";
+import { textIndexMark } from "./readIndexes.js";
 import { keyHash } from "./keyHash.js";
 import { addedBySeqColumn, keyIndexRows, spentIndexRow, txIndexRows } from "./places.js";
 import { indexTables, type IndexName } from "./queries.js";
@@ -97,6 +98,8 @@ export class SqliteDerivedCheck implements DerivedCheck {
   readonly #marks: number[];
   /** Field index rows are written up to this seq (fieldIndex.ts); null without the table. */
   readonly #fieldMark: number | null;
+  /** Text documents are written up to this seq (readIndexes.ts). */
+  readonly #textMark: number;
   readonly #headHeight: number;
   readonly #indexRow: { [K in IndexName]: Database.Statement };
   readonly #counts: Record<CountedTable, SeqCounts>;
@@ -124,6 +127,7 @@ export class SqliteDerivedCheck implements DerivedCheck {
       this.#headHeight = this.#read.head.pluck().get() as number;
       this.#marks = this.#read.marks.pluck().all() as number[];
       this.#fieldMark = fields ? (this.#read.fieldMark.pluck().get() as number) : null;
+      this.#textMark = textIndexMark(db);
       const block = this.#read.block.get(from) as { seqFirst: number } | undefined;
       if (block === undefined) throw new Error(`no block at height ${from}`);
       this.#firstSeq = this.#nextSeq = block.seqFirst;
@@ -247,6 +251,7 @@ export class SqliteDerivedCheck implements DerivedCheck {
   /** A contentless FTS5 document: its size is the text's token count, the text matches it whole. */
   #text(kind: "assets" | "metadata", seq: number, id: string, json: string | null, tokens: number): string | null {
     const table = `${kind}_fts`;
+    if (seq > this.#textMark) return null;
     const size = (kind === "assets" ? this.#read.assetsSize : this.#read.metadataSize).pluck().get(seq) as Buffer | undefined;
     if (json === null) return size === undefined ? null : `${table}: a document the transaction has no ${kind} for`;
     if (size === undefined) return `${table}: no document`;

@@ -33,7 +33,8 @@ const catchUpRowsMax = 1000;
 
 const statementsOf = new WeakMap<Database.Database, Map<string, Database.Statement>>();
 
-function statement(db: Database.Database, sql: string): Database.Statement {
+/** `sql` prepared once per connection. */
+export function statement(db: Database.Database, sql: string): Database.Statement {
   let cache = statementsOf.get(db);
   if (cache === undefined) statementsOf.set(db, (cache = new Map()));
   let prepared = cache.get(sql);
@@ -55,25 +56,33 @@ export function catchUpFieldIndex(db: Database.Database): void {
   db.transaction(() => {
     db.exec(fieldIndexSql);
     const mark = db.prepare("SELECT seq FROM field_index_mark WHERE id = 1").pluck().get() as number;
-    const last = (db.prepare("SELECT max(seq) FROM transactions").pluck().get() as number | null) ?? 0;
-    const read = db.prepare(`
-      SELECT seq, asset_data AS assetData, metadata FROM transactions
-      WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?`);
-    let after = mark;
-    while (after < last) {
-      const rows = read.all(after, last, catchUpRowsMax) as DocumentRow[];
-      if (rows.length === 0) break;
-      for (const row of rows) writeFieldRows(db, row.seq, row.assetData, row.metadata);
-      after = rows[rows.length - 1]!.seq;
-    }
+    const last = forEachDocumentAfter(db, mark, (row) => writeFieldRows(db, row.seq, row.assetData, row.metadata));
     setFieldIndexMark(db, last);
   }).immediate();
 }
 
-interface DocumentRow {
-  seq: number;
-  assetData: string | null;
-  metadata: string | null;
+/** A stored transaction's documents, as a read index's catch-up reads them. */
+export interface DocumentRow {
+  readonly seq: number;
+  readonly id: string;
+  readonly assetData: string | null;
+  readonly metadata: string | null;
+}
+
+/** Calls `each` with every transaction after seq `mark`, in order, in reads of `catchUpRowsMax`; returns the last seq. */
+export function forEachDocumentAfter(db: Database.Database, mark: number, each: (row: DocumentRow) => void): number {
+  const last = (db.prepare("SELECT max(seq) FROM transactions").pluck().get() as number | null) ?? 0;
+  const read = db.prepare(`
+    SELECT seq, id, asset_data AS assetData, metadata FROM transactions
+    WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?`);
+  let after = mark;
+  while (after < last) {
+    const rows = read.all(after, last, catchUpRowsMax) as DocumentRow[];
+    if (rows.length === 0) break;
+    for (const row of rows) each(row);
+    after = rows[rows.length - 1]!.seq;
+  }
+  return last;
 }
 
 /** Indexes one transaction's documents; inside the block's write transaction. */

@@ -77,6 +77,15 @@ export interface SqliteStoreOptions {
    * type-check.
    */
   readonly idFilter?: boolean;
+  /**
+   * Write the read indexes: the text-search documents and the field index (readIndexes.ts).
+   * Only searches and queries by field read them; a validator that serves no reads may go
+   * without (measured: a quarter to over half of a block's write, BENCHMARKS.md issue #42).
+   * Off, those reads are refused (409 ReadIndexesOff); back on, the writer's open writes what
+   * is missing.
+   * Optional so that option literals written before it still type-check.
+   */
+  readonly readIndexes?: boolean;
 }
 
 export const sqliteStoreOptionsDefault: SqliteStoreOptions = Object.freeze({
@@ -94,4 +103,5 @@ export const sqliteStoreOptionsDefault: SqliteStoreOptions = Object.freeze({
   indexMergeRowsMax: 4_096,
   access: "owner",
   idFilter: false,
+  readIndexes: true,
 });

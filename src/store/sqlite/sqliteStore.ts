@@ -81,7 +81,8 @@ import { bulkLoadTxsPerCommit } from "./limits.js";
 import { sqliteStoreOptionsDefault, type SqliteStoreOptions } from "./options.js";
 import * as readers from "./readers.js";
 import type { FieldFilter } from "../fieldQuery.js";
-import { catchUpFieldIndex, fieldMatches } from "./fieldIndex.js";
+import { fieldMatches } from "./fieldIndex.js";
+import { checkReadIndex, openReadIndexes } from "./readIndexes.js";
 import { ensureSchema } from "./schema.js";
 import { rankedPage, rankedSeqs, type SearchLimits } from "./search.js";
 import { WriterPageCache } from "./pageCache.js";
@@ -137,8 +138,8 @@ export class SqliteStore implements Store {
     if (this.#readOnly) db.pragma("busy_timeout = 0");
     configure(db, options, owner, checkpoints ? options.walAutocheckpointPages * fallbackFactor : options.walAutocheckpointPages);
     ensureSchema(db, slices);
-    // The field index is added and caught up by the writer (fieldIndex.ts explains why).
-    if (!this.#readOnly) catchUpFieldIndex(db);
+    // The read indexes are added and caught up by the writer (fieldIndex.ts explains why).
+    if (!this.#readOnly) openReadIndexes(db, options.readIndexes !== false);
     this.#pageCache = this.#readOnly ? null : new WriterPageCache(db, options.cacheSizeBytes);
     if (this.#readOnly) db.pragma(`busy_timeout = ${busyTimeoutMs}`);
     // A write takes the exclusive lock, and EXCLUSIVE mode keeps it until close: a second
@@ -154,7 +155,11 @@ export class SqliteStore implements Store {
     this.#readSnapshot = <T>(read: () => T) => snapshot(read) as T;
     const follow = db.transaction((rows: BlockRows) => follower.follow(rows));
     this.#followBlock = (rows) => void follow(rows);
-    this.#writer = new BlockWriter(this.#c, { rowsWaitingMax: options.indexRowsWaitingMax, mergeRowsMax: options.indexMergeRowsMax });
+    this.#writer = new BlockWriter(this.#c, {
+      rowsWaitingMax: options.indexRowsWaitingMax,
+      mergeRowsMax: options.indexMergeRowsMax,
+      readIndexes: options.readIndexes !== false,
+    });
     if (!this.#readOnly && options.indexMergeAtOpen !== false) this.#writer.mergeWaiting();
     this.#searchLimits = {
       wordsMax: options.searchWordsMax,
@@ -299,6 +304,7 @@ export class SqliteStore implements Store {
   streamSearchPage(kind: "assets" | "metadata", query: string, page: PageOptions & { limit: number }): Batches<FieldHit> {
     const c = this.#c;
     return this.#batches(() => {
+      checkReadIndex(c.db, "text", lastSeqOf(c));
       const [snapshot, offset] = page.after === undefined
         ? [lastSeqOf(c), 0]
         : (parsePosition(page.after, 2, lastSeqOf(c), false) as [number, number]);
@@ -328,6 +334,7 @@ export class SqliteStore implements Store {
   ): Batches<FieldHit> {
     const c = this.#c;
     return this.#batches(() => {
+      checkReadIndex(c.db, "fields", lastSeqOf(c));
       const [upTo, after] = page.after === undefined
         ? [lastSeqOf(c), 0]
         : (parsePosition(page.after, 2, lastSeqOf(c), true) as [number, number]);
@@ -464,6 +471,7 @@ export class SqliteStore implements Store {
   #search(kind: "assets" | "metadata", query: string, limit?: number): Batches<SearchHit> {
     const c = this.#c;
     return this.#batches(() => {
+      checkReadIndex(c.db, "text", lastSeqOf(c));
       const seqs = rankedSeqs(c, kind, query, limit, this.#searchLimits);
       return searchHits(c, kind, seqs);
     });

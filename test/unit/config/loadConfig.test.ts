@@ -384,6 +384,7 @@ function sampleValue(key: string): string {
     "server.threads": "3",
     "database.index_slices": "8",
     "database.synchronous_off_acknowledged": "true",
+    "database.read_indexes": "false",
     "server.explorer": "false",
     "database.writer_thread": "off",
   };
