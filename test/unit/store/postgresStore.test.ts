@@ -351,8 +351,9 @@ describe("postgres store", () => {
     }
   });
 
-  it("while PostgreSQL is down, reads and writes fail StoreUnavailable; when it returns the store goes on", async () => {
-    const url = await freshUrl();
+  // Over a Unix-domain socket a stopped server's socket file is gone: connect fails ENOENT.
+  for (const socket of [false, true]) it(`while PostgreSQL is down, reads and writes fail StoreUnavailable; when it returns the store goes on (${socket ? "Unix-domain socket" : "TCP"})`, async () => {
+    const url = await (await serverStarted).newDatabase({ socket });
     const store = await PostgresStore.open({ url, connectTimeoutMs: 1_000 });
     const reader = await PostgresStore.open({ url, access: "reader", connectTimeoutMs: 1_000 });
     const running = await serverStarted;
