@@ -7,7 +7,7 @@ import type { StreamOptions } from "../events/options.js";
 import type { HttpOptions } from "../http/options.js";
 import type { CheckpointOptions, LedgerOptions, PreparePoolOptions, WitnessOptions } from "../ledger/options.js";
 import type { MetricsOptions } from "../metrics/options.js";
-import type { PostgresStoreOptions } from "../store/postgres/options.js";
+import { postgresStoreOptionsDefault, type PostgresStoreOptions } from "../store/postgres/options.js";
 import type { SqliteStoreOptions } from "../store/sqlite/options.js";
 import { parseHostPort } from "./parseHostPort.js";
 import type { Config } from "./schema.js";
@@ -114,6 +114,7 @@ export function moduleOptions(config: Config): ModuleOptions {
       searchWordsMax: config.database.search_words_max,
       searchRankedMatchesMax: config.database.search_ranked_matches_max,
       access: "writer",
+      bulkLoadVacuumTxsMin: postgresStoreOptionsDefault.bulkLoadVacuumTxsMin,
     },
     sqliteStore: {
       path: config.database.path,

@@ -11,8 +11,11 @@ import pg from "pg";
 
 export interface PostgresServer {
   readonly port: number;
-  /** A new, empty database: its connection URL. */
-  newDatabase(): Promise<string>;
+  /**
+   * A new, empty database: its connection URL, over TCP on loopback, or with `socket` over the
+   * server's Unix-domain socket (docs/postgres.md, "A server on the same machine").
+   */
+  newDatabase(options?: { readonly socket?: boolean }): Promise<string>;
   /** Stops the server as a crash would (`pg_ctl stop -m immediate`); the folder stays. */
   halt(): void;
   /** The server's log file. */
@@ -107,7 +110,7 @@ export async function startPostgres(settings: Readonly<Record<string, string>> =
   return {
     port,
     log: join(dir, "server.log"),
-    async newDatabase() {
+    async newDatabase(options = {}) {
       const name = `ledgerd_test_${++databases}`;
       const client = new pg.Client({ connectionString: admin });
       await client.connect();
@@ -116,6 +119,7 @@ export async function startPostgres(settings: Readonly<Record<string, string>> =
       } finally {
         await client.end();
       }
+      if (options.socket === true) return `postgres:///${name}?host=${encodeURIComponent(dir)}&port=${port}&user=ledgerd`;
       return `postgres://ledgerd@127.0.0.1:${port}/${name}`;
     },
     halt() {

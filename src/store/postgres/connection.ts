@@ -34,7 +34,8 @@ export function openPool(options: PostgresStoreOptions): pg.Pool {
 
 // SQLSTATE classes and codes of a server that is gone or not yet back.
 const unavailableCodes = new Set(["57P01", "57P02", "57P03", "53300", "53400"]);
-const unavailableErrnos = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EHOSTUNREACH", "EAI_AGAIN"]);
+// ENOENT: a Unix-domain socket's file is gone while its server is stopped.
+const unavailableErrnos = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EHOSTUNREACH", "EAI_AGAIN", "ENOENT"]);
 
 /** True when the error says the database cannot be reached (as opposed to a bad statement). */
 export function isUnavailable(error: unknown): boolean {

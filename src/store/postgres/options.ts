@@ -22,6 +22,16 @@ export interface PostgresStoreOptions {
    * workers, HTTP-only processes on other machines, a replica); it needs the schema to exist.
    */
   readonly access: "writer" | "reader";
+  /**
+   * Transactions bulk loads (a state-sync restore, a catch-up's replay batches) may commit before
+   * the end of one runs `VACUUM (ANALYZE)`. After a load autovacuum comes at its own pace: until it
+   * analysed `output_keys` a key's outputs were read by a bitmap scan of the table and a sort,
+   * not the index alone (measured: 3.4x the server's CPU a read); and it vacuums a table only once
+   * a fifth of its rows are new, so up to a sixth of a loaded ledger's rows stay out of the
+   * visibility map, whose reads visit the table too (BENCHMARKS.md, "Issue #42: PostgreSQL,
+   * third look").
+   */
+  readonly bulkLoadVacuumTxsMin: number;
 }
 
 export const postgresStoreOptionsDefault: PostgresStoreOptions = Object.freeze({
@@ -32,4 +42,5 @@ export const postgresStoreOptionsDefault: PostgresStoreOptions = Object.freeze({
   searchWordsMax: 64,
   searchRankedMatchesMax: 10_000,
   access: "writer",
+  bulkLoadVacuumTxsMin: 100_000,
 });

@@ -113,6 +113,9 @@ export class PostgresStore implements Store {
   #closed = false;
   /** The block of a commit that failed with the connection: it may have been written. */
   #uncertain: { height: number; appHash: string } | null = null;
+  /** In a bulk load, and the transactions bulk loads committed since this store last vacuumed. */
+  #bulk = false;
+  #bulkTxs = 0;
 
   private constructor(options: PostgresStoreOptions) {
     this.#options = options;
@@ -232,6 +235,7 @@ export class PostgresStore implements Store {
     this.#uncertain = null;
     try {
       await this.#write((client) => writeBlock(client, block));
+      if (this.#bulk) this.#bulkTxs += block.txs.length;
     } catch (error) {
       if (error instanceof LedgerError && error.code === "StoreUnavailable") this.#uncertain = { height: block.height, appHash: block.appHash };
       throw error;
@@ -245,6 +249,7 @@ export class PostgresStore implements Store {
    */
   async beginBulkLoad(): Promise<void> {
     await this.#write(async (client) => void (await client.query("SET synchronous_commit = off")));
+    this.#bulk = true;
   }
 
   /**
@@ -257,6 +262,11 @@ export class PostgresStore implements Store {
       await client.query("RESET synchronous_commit");
       await client.query("BEGIN; SET LOCAL synchronous_commit = on; UPDATE chain_state SET height = height WHERE id = 1; COMMIT");
     });
+    this.#bulk = false;
+    if (this.#bulkTxs >= this.#options.bulkLoadVacuumTxsMin) {
+      await this.#write(vacuumAnalyze);
+      this.#bulkTxs = 0;
+    }
   }
 
   async findTransactions(ids: readonly string[]): Promise<Set<string>> {
@@ -622,3 +632,15 @@ export class PostgresStore implements Store {
 
 }
 
+/**
+ * `VACUUM (ANALYZE)` of the ledger's database on `client`, without the session's statement time
+ * limit (at a million transactions it takes seconds to a minute), which comes back after it.
+ */
+async function vacuumAnalyze(client: pg.ClientBase): Promise<void> {
+  await client.query("SET statement_timeout = 0");
+  try {
+    await client.query("VACUUM (ANALYZE)");
+  } finally {
+    await client.query("RESET statement_timeout");
+  }
+}

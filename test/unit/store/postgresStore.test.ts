@@ -332,6 +332,41 @@ describe("postgres store", () => {
     }
   });
 
+  it("a bulk load that committed bulkLoadVacuumTxsMin transactions or more ends vacuumed: a key's outputs are read from the index alone", async () => {
+    const url = await freshUrl();
+    const store = await PostgresStore.open({ url, bulkLoadVacuumTxsMin: 3 });
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    const owner = publicKey("bulk-owner");
+    const owned = (label: string) => createTx({ label, outputs: [{ keys: [owner] }] });
+    // What the outputs' read visits of the table: nothing once the pages are in the visibility map.
+    const heapFetches = async () => {
+      const plan = await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${outputBatchSql(undefined)}`, [owner, 0, -1, 10, 500]);
+      return [...JSON.stringify(plan.rows[0]["QUERY PLAN"]).matchAll(/"Heap Fetches":(\d+)/g)].reduce((sum, m) => sum + Number(m[1]), 0);
+    };
+    try {
+      await client.query("SET enable_seqscan = off");
+      await store.initChain("pg-bulk-vacuum", [validator("a")], "bigchaindb");
+      await store.beginBulkLoad();
+      await store.commitBlock(block(1, [owned("bulk-1"), owned("bulk-2")]));
+      await store.endBulkLoad();
+      assert.equal(await heapFetches(), 2, "two transactions, below the limit: left to autovacuum");
+      await store.commitBlock(block(2, [owned("bulk-3")]));
+      await store.beginBulkLoad();
+      await store.commitBlock(block(3, []));
+      await store.endBulkLoad();
+      assert.equal(await heapFetches(), 3, "a block outside a bulk load is not counted");
+      await store.beginBulkLoad();
+      await store.commitBlock(block(4, [owned("bulk-4")]));
+      await store.endBulkLoad();
+      assert.equal(await heapFetches(), 0, "three in bulk loads since the last vacuum: vacuumed");
+      assert.equal((await wholeOf(store).getOutputsByPublicKey(owner)).length, 4);
+    } finally {
+      await client.end();
+      await store.close();
+    }
+  });
+
   it("a reader refuses a database without ledgerd's schema instead of creating it", async () => {
     await assert.rejects(PostgresStore.open({ url: await freshUrl(), access: "reader" }), /schema version 0; this ledgerd needs/);
   });
@@ -351,8 +386,9 @@ describe("postgres store", () => {
     }
   });
 
-  it("while PostgreSQL is down, reads and writes fail StoreUnavailable; when it returns the store goes on", async () => {
-    const url = await freshUrl();
+  // Over a Unix-domain socket a stopped server's socket file is gone: connect fails ENOENT.
+  for (const socket of [false, true]) it(`while PostgreSQL is down, reads and writes fail StoreUnavailable; when it returns the store goes on (${socket ? "Unix-domain socket" : "TCP"})`, async () => {
+    const url = await (await serverStarted).newDatabase({ socket });
     const store = await PostgresStore.open({ url, connectTimeoutMs: 1_000 });
     const reader = await PostgresStore.open({ url, access: "reader", connectTimeoutMs: 1_000 });
     const running = await serverStarted;
