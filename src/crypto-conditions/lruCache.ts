@@ -1,58 +1,92 @@
 import assert from "node:assert/strict";
 
-interface Entry<V> {
-  value: V;
-  /** `tick` when the entry was last moved to the recent end. */
-  touched: number;
-}
-
 /**
  * A map that keeps at most `capacity` entries and drops the least recently used one to make
- * room. A JS Map iterates in insertion order, so moving an entry to the end keeps the oldest
- * first: each get and set is O(1).
+ * room. Each get and set is O(1): the entries sit in slots chained from the most recent to the
+ * least (two arrays of slot numbers), and the Map only finds a key's slot.
  *
- * Nearly LRU, for speed: a hit moves its entry only when it is in the older half of the order
- * (a move is a delete and an insert, the dearer part of a hit). So the hot entries of a busy
- * cache cost one lookup per hit, and an entry is dropped only after at least `capacity / 2` other
- * keys were used since its last use (a strict LRU: `capacity`).
+ * Not the order of a JS Map, as this cache once used: dropping its oldest entry with
+ * `keys().next()` walks over the holes its deletes left at the front (V8 reclaims them only
+ * when the table is rebuilt), so once a cache was full each new key cost ~35 to 100 µs instead
+ * of ~5 (65,536 entries; BENCHMARKS.md issue #39, "the second pass at a million, profiled").
  */
 export class LruCache<K, V> {
-  readonly #entries = new Map<K, Entry<V>>();
-  /** Counts inserts and moves: an entry's position in the order, as a number. */
-  #tick = 0;
+  /** A key's slot. */
+  readonly #slots = new Map<K, number>();
+  readonly #keys: K[] = [];
+  readonly #values: V[] = [];
+  /** Per slot, the next more recent and the next less recent slot; -1 at either end. */
+  readonly #newer: number[] = [];
+  readonly #older: number[] = [];
+  #newest = -1;
+  #oldest = -1;
 
   constructor(readonly capacity: number) {
     assert(Number.isSafeInteger(capacity) && capacity >= 1, "an LRU cache holds at least one entry");
   }
 
   get size(): number {
-    return this.#entries.size;
+    return this.#slots.size;
   }
 
   /** Whether `key` is held, without counting as a use. */
   has(key: K): boolean {
-    return this.#entries.has(key);
+    return this.#slots.has(key);
   }
 
   get(key: K): V | undefined {
-    const entry = this.#entries.get(key);
-    if (entry === undefined) return undefined;
-    if (this.#tick - entry.touched >= this.capacity / 2) {
-      this.#entries.delete(key);
-      this.#entries.set(key, entry);
-      entry.touched = ++this.#tick;
-    }
-    return entry.value;
+    const slot = this.#slots.get(key);
+    if (slot === undefined) return undefined;
+    this.#touch(slot);
+    return this.#values[slot];
   }
 
   set(key: K, value: V): void {
-    if (this.#entries.has(key)) {
-      this.#entries.delete(key);
-    } else if (this.#entries.size >= this.capacity) {
-      const oldest = this.#entries.keys().next();
-      if (oldest.done !== true) this.#entries.delete(oldest.value);
+    let slot = this.#slots.get(key);
+    if (slot !== undefined) {
+      this.#values[slot] = value;
+      this.#touch(slot);
+      return;
     }
-    this.#entries.set(key, { value, touched: ++this.#tick });
-    assert(this.#entries.size <= this.capacity);
+    if (this.#keys.length < this.capacity) {
+      slot = this.#keys.length;
+      this.#keys.push(key);
+      this.#values.push(value);
+      this.#newer.push(-1);
+      this.#older.push(-1);
+    } else {
+      // Full: the least recently used slot takes the new entry.
+      slot = this.#oldest;
+      this.#slots.delete(this.#keys[slot]!);
+      this.#unlink(slot);
+      this.#keys[slot] = key;
+      this.#values[slot] = value;
+    }
+    this.#slots.set(key, slot);
+    this.#linkNewest(slot);
+  }
+
+  /** The slot becomes the most recent. */
+  #touch(slot: number): void {
+    if (slot === this.#newest) return;
+    this.#unlink(slot);
+    this.#linkNewest(slot);
+  }
+
+  #unlink(slot: number): void {
+    const newer = this.#newer[slot]!;
+    const older = this.#older[slot]!;
+    if (newer === -1) this.#newest = older;
+    else this.#older[newer] = older;
+    if (older === -1) this.#oldest = newer;
+    else this.#newer[older] = newer;
+  }
+
+  #linkNewest(slot: number): void {
+    this.#newer[slot] = -1;
+    this.#older[slot] = this.#newest;
+    if (this.#newest === -1) this.#oldest = slot;
+    else this.#newer[this.#newest] = slot;
+    this.#newest = slot;
   }
 }

@@ -37,6 +37,47 @@ describe("LruCache", () => {
     assert.throws(() => new LruCache(0));
   });
 
+  it("drops exactly the least recently used entry, a hit in the newer half counting as a use", () => {
+    // The cache it replaced moved a hit only from the older half of a Map's order, and would drop
+    // "c" here; it also walked the Map's holes to find its oldest entry (BENCHMARKS.md issue #39).
+    const cache = new LruCache<string, number>(4);
+    for (const [i, key] of ["a", "b", "c", "d"].entries()) cache.set(key, i);
+    assert.equal(cache.get("c"), 2);
+    assert.equal(cache.get("a"), 0);
+    assert.equal(cache.get("b"), 1);
+    cache.set("e", 4); // "d" was used least recently
+    assert.equal(cache.has("d"), false);
+    for (const key of ["a", "b", "c", "e"]) assert.equal(cache.has(key), true, key);
+    cache.set("f", 5); // then "c"
+    assert.equal(cache.has("c"), false);
+    assert.equal(cache.size, 4);
+  });
+
+  it("keeps the order through many more keys than its capacity", () => {
+    const capacity = 64;
+    const cache = new LruCache<number, number>(capacity);
+    const random = new SeededRandom("lru order");
+    /** The strict order, least recent first. */
+    const order: number[] = [];
+    const use = (key: number) => {
+      const at = order.indexOf(key);
+      if (at >= 0) order.splice(at, 1);
+      order.push(key);
+    };
+    for (let step = 0; step < 20_000; step++) {
+      const key = random.int(4 * capacity);
+      if (random.int(2) === 0) {
+        if (cache.get(key) !== undefined) use(key);
+      } else {
+        cache.set(key, step);
+        use(key);
+        if (order.length > capacity) order.shift();
+      }
+      assert.equal(cache.size, order.length);
+    }
+    for (const key of order) assert.equal(cache.get(key) !== undefined, true, `key ${key}`);
+  });
+
   it("drops an entry only after capacity / 2 other keys were used since its last use (nearly LRU)", () => {
     const capacity = 16;
     const cache = new LruCache<number, number>(capacity);
