@@ -73,20 +73,15 @@ if (files.length === 0) {
   process.exit(1);
 }
 // Unit and compatibility suites run two files at a time. The end-to-end suites (real processes,
-// SIGKILL loops, 4-validator networks) run in two lanes side by side, each one file at a time:
-// the CometBFT networks in one, the other end-to-end files in the other, so that no two networks
-// starve each other into timeouts while the two cores stay busy. Every summary is summed into one
-// closing line.
+// SIGKILL loops, 4-validator networks) then run in two lanes side by side, each one file at a
+// time, so that no two networks starve each other into timeouts while the two cores stay busy:
+// one lane runs the CometBFT networks, and both take the other end-to-end files from one queue,
+// so neither waits while the other still has files. Every summary is summed into one closing line.
 const concurrency = process.env.LEDGERD_TEST_CONCURRENCY ?? "2";
 const e2e = files.filter((f) => f.startsWith("test/e2e/"));
 const networks = e2e.filter((f) => f.startsWith("test/e2e/cometbft/"));
-const phases = [
-  [{ files: files.filter((f) => !f.startsWith("test/e2e/")), concurrency }],
-  [
-    { files: networks, concurrency: "1" },
-    { files: e2e.filter((f) => !networks.includes(f)), concurrency: "1" },
-  ],
-].map((lanes) => lanes.filter((lane) => lane.files.length > 0)).filter((lanes) => lanes.length > 0);
+const units = files.filter((f) => !f.startsWith("test/e2e/"));
+const queue = e2e.filter((f) => !networks.includes(f));
 
 /** Runs one lane's files with node's test runner; its output and exit status. */
 function runLane(lane) {
@@ -102,14 +97,26 @@ function runLane(lane) {
 let passed = 0;
 let failed = 0;
 let status = 0;
-for (const lanes of phases) {
-  // A lane's output is printed whole when it ends, so that two lanes' lines do not interleave.
-  for (const result of await Promise.all(lanes.map(runLane))) {
-    process.stdout.write(result.out);
-    passed += Number(/^ℹ pass (\d+)$/m.exec(result.out)?.[1] ?? 0);
-    failed += Number(/^ℹ fail (\d+)$/m.exec(result.out)?.[1] ?? 0);
-    if (result.status !== 0) status = result.status;
-  }
+/** A lane's output, printed whole when it ends so that two lanes' lines do not interleave. */
+function report(result) {
+  process.stdout.write(result.out);
+  passed += Number(/^ℹ pass (\d+)$/m.exec(result.out)?.[1] ?? 0);
+  failed += Number(/^ℹ fail (\d+)$/m.exec(result.out)?.[1] ?? 0);
+  if (result.status !== 0) status = result.status;
 }
+
+/** Runs the queue's files one at a time until it is empty (two of these share it). */
+async function drainQueue() {
+  for (let file = queue.shift(); file !== undefined; file = queue.shift()) report(await runLane({ files: [file], concurrency: "1" }));
+}
+
+if (units.length > 0) report(await runLane({ files: units, concurrency }));
+await Promise.all([
+  (async () => {
+    if (networks.length > 0) report(await runLane({ files: networks, concurrency: "1" }));
+    await drainQueue();
+  })(),
+  drainQueue(),
+]);
 console.log(`\n${passed} passed, ${failed} failed`);
 process.exit(status !== 0 || failed > 0 ? status || 1 : 0);
