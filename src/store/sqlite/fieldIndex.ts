@@ -45,7 +45,7 @@ export function statement(db: Database.Database, sql: string): Database.Statemen
 /** True when the database has the field index tables. */
 export function hasFieldIndex(db: Database.Database): boolean {
   const sql = "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'field_index_mark'";
-  return (db.prepare(sql).pluck().get() as number) === 1;
+  return (statement(db, sql).pluck().get() as number) === 1;
 }
 
 /**

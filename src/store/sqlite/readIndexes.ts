@@ -15,7 +15,7 @@
 import type Database from "better-sqlite3";
 import { LedgerError } from "../../errors/ledgerError.js";
 import { searchText } from "../searchText.js";
-import { catchUpFieldIndex, fieldIndexSql, forEachDocumentAfter, hasFieldIndex, statement } from "./fieldIndex.js";
+import { catchUpFieldIndex, fieldIndexSql, forEachDocumentAfter, statement } from "./fieldIndex.js";
 
 const textIndexSql = `
 CREATE TABLE IF NOT EXISTS text_index_mark (
@@ -61,20 +61,22 @@ export function setTextIndexMark(db: Database.Database, seq: number): void {
  * of this version has opened yet) every seq, as every writer before wrote them.
  */
 export function textIndexMark(db: Database.Database): number {
-  const table = db.prepare("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'text_index_mark'").pluck().get() as number;
-  if (table === 0) return Number.MAX_SAFE_INTEGER;
-  return db.prepare("SELECT seq FROM text_index_mark WHERE id = 1").pluck().get() as number;
+  return indexMark(db, "text_index_mark");
 }
 
-/** The field index is complete up to this seq (every seq without the table: fieldMatches says why). */
-function fieldIndexMark(db: Database.Database): number {
-  if (!hasFieldIndex(db)) return Number.MAX_SAFE_INTEGER;
-  return db.prepare("SELECT seq FROM field_index_mark WHERE id = 1").pluck().get() as number;
+/**
+ * A read index's mark (the field index's is read the same way: every seq without its table,
+ * fieldMatches says why). Its statements are prepared once a connection: every search asks.
+ */
+function indexMark(db: Database.Database, table: "text_index_mark" | "field_index_mark"): number {
+  const tables = statement(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?").pluck();
+  if ((tables.get(table) as number) === 0) return Number.MAX_SAFE_INTEGER;
+  return statement(db, `SELECT seq FROM ${table} WHERE id = 1`).pluck().get() as number;
 }
 
 /** Refuses a read of `index` when it stops short of `lastSeq` (the read's snapshot). */
 export function checkReadIndex(db: Database.Database, index: "text" | "fields", lastSeq: number): void {
-  const mark = index === "text" ? textIndexMark(db) : fieldIndexMark(db);
+  const mark = indexMark(db, index === "text" ? "text_index_mark" : "field_index_mark");
   if (mark >= lastSeq) return;
   const what = index === "text" ? "text search" : "queries by field";
   throw new LedgerError("ReadIndexesOff", `This node keeps no index for ${what} (database.read_indexes is false); ask a node that serves reads`);
