@@ -169,7 +169,8 @@ describe("crash safety on PostgreSQL: the node SIGKILLed, the database stopped a
     const running = server;
     const url = await running.newDatabase();
     // Rounds 2, 5 and 8: PostgreSQL crashes under load and stays down until the node has refused
-    // a client for it, then returns; the node must go on acknowledging commits before it is killed.
+    // a client for it (the child's reader: its writing clients may all be waiting on the block
+    // the engine holds), then returns; the node must go on acknowledging commits before it is killed.
     const crashDatabase: Disturbance = async (proc, acked, said) => {
       const ended = (): string | null => (proc.exitCode !== null || proc.signalCode !== null ? "the child ended" : null);
       await waitFor("commits before PostgreSQL crashes", () => acked() >= 3, { timeoutMs: 60_000, abortIf: ended });

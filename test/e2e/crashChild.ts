@@ -48,5 +48,26 @@ async function client(): Promise<void> {
   }
 }
 
+/** How often the reader below asks the database, between its reads. */
+const readerPauseMs = 20;
+
+/**
+ * A reader beside the clients, as the HTTP API's GETs would be. While the database is down the
+ * writing clients may all be waiting in `commit` mode on a block the engine holds (it holds it
+ * until the database returns, and says nothing): a read is what is refused at once, and tells
+ * the parent that the node saw the database go.
+ */
+async function reader(): Promise<void> {
+  for (;;) {
+    try {
+      await stack.store.getChainState();
+    } catch (error) {
+      if (!(error instanceof LedgerError)) throw error;
+      say(`refused: ${error.code}: ${error.message}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, readerPauseMs));
+  }
+}
+
 process.stdout.write(`READY ${stack.ledger.info().height}\n`);
-await Promise.all(Array.from({ length: clients }, client));
+await Promise.all([...Array.from({ length: clients }, client), ...(postgresUrl === undefined ? [] : [reader()])]);
