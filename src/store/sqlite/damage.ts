@@ -50,7 +50,9 @@ export function damageAtOpen(path: string, error: unknown): string | null {
   if (isSqliteDamage(error)) return (error as Error).message;
   let db: Database.Database | null = null;
   try {
-    db = new Database(path, { readonly: true, fileMustExist: true });
+    // No busy wait: a file another connection holds is not damaged, only not checkable now,
+    // and the open's own error says so (a reader beside an owning writer waited 5 s for it).
+    db = new Database(path, { readonly: true, fileMustExist: true, timeout: 0 });
     const verdict = quickCheck(db);
     return verdict === "ok" ? null : `quick_check: ${verdict}`;
   } catch (checkError) {

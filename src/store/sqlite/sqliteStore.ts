@@ -136,10 +136,15 @@ export class SqliteStore implements Store {
     const checkpoints = access === "readers" && !this.#readOnly && onDisk(db.name) && options.checkpointIntervalMs > 0;
     // A reader fails at once on a file whose owner holds it, instead of waiting out a timeout.
     if (this.#readOnly) db.pragma("busy_timeout = 0");
-    configure(db, options, owner, checkpoints ? options.walAutocheckpointPages * fallbackFactor : options.walAutocheckpointPages);
-    ensureSchema(db, slices);
-    // The read indexes are added and caught up by the writer (fieldIndex.ts explains why).
-    if (!this.#readOnly) openReadIndexes(db, options.readIndexes !== false);
+    // A file refused here (not a ledgerd database, a newer schema) is closed before the error
+    // leaves: left to the GC, an owner's exclusive lock held the file, and the damage check
+    // after a failed open (damage.ts) waited the whole busy timeout on it before it could say why.
+    closedOnThrow(db, deps.database === undefined, () => {
+      configure(db, options, owner, checkpoints ? options.walAutocheckpointPages * fallbackFactor : options.walAutocheckpointPages);
+      ensureSchema(db, slices);
+      // The read indexes are added and caught up by the writer (fieldIndex.ts explains why).
+      if (!this.#readOnly) openReadIndexes(db, options.readIndexes !== false);
+    });
     this.#pageCache = this.#readOnly ? null : new WriterPageCache(db, options.cacheSizeBytes);
     if (this.#readOnly) db.pragma(`busy_timeout = ${busyTimeoutMs}`);
     // A write takes the exclusive lock, and EXCLUSIVE mode keeps it until close: a second
@@ -525,5 +530,15 @@ function fileBytes(path: string): number {
     return statSync(path).size;
   } catch {
     return 0;
+  }
+}
+
+/** Runs `work` on a connection just opened, closing it (when `owned`) if `work` throws. */
+function closedOnThrow(db: Database.Database, owned: boolean, work: () => void): void {
+  try {
+    work();
+  } catch (error) {
+    if (owned) db.close();
+    throw error;
   }
 }

@@ -124,6 +124,7 @@ describe("sqlite store", () => {
     db.close();
     const refusal = `schema version ${schemaVersion + 1}; this ledgerd reads up to ${schemaVersion}`;
     assert.throws(() => SqliteStore.open({ path }), { message: new RegExp(refusal) });
+    assertNotHeld(path);
   });
 
   it("refuses a database that is not a ledgerd one", () => {
@@ -132,6 +133,7 @@ describe("sqlite store", () => {
     db.exec("CREATE TABLE something (x)");
     db.close();
     assert.throws(() => SqliteStore.open({ path }), /not a ledgerd database/);
+    assertNotHeld(path);
   });
 
   it("a writer keeps a small page cache while its file is under 1 GiB; a reader has the configured one", async () => {
@@ -513,4 +515,14 @@ function runAndKill(child: string, path: string, delayMs: number): Promise<numbe
       else resolve(acknowledged);
     });
   });
+}
+
+/** A refused open let go of the file: another connection takes its exclusive lock without waiting. */
+function assertNotHeld(path: string): void {
+  const db = new Database(path, { timeout: 0 });
+  try {
+    db.exec("BEGIN EXCLUSIVE; COMMIT");
+  } finally {
+    db.close();
+  }
 }
