@@ -21,7 +21,7 @@ export class PreparedCache {
     return this.entries.peek(key);
   }
 
-  /** Puts `tx` as the newest entry (a key put again becomes the newest), dropping the oldest when full. */
+  /** Puts `tx` as the newest entry (a key put again too), dropping the oldest when full. */
   put(key: PreparedKey, tx: PreparedBase): void {
     this.entries.set(key, tx);
   }

@@ -267,7 +267,8 @@ export class PostgresStore implements Store {
       await client.query("BEGIN; SET LOCAL synchronous_commit = on; UPDATE chain_state SET height = height WHERE id = 1; COMMIT");
     });
     this.#bulk = false;
-    if (this.#bulkTxs >= this.#options.bulkLoadVacuumTxsMin && this.#vacuum === null && !this.#closed) {
+    const due = this.#bulkTxs >= this.#options.bulkLoadVacuumTxsMin;
+    if (due && this.#vacuum === null && !this.#closed) {
       const counted = this.#bulkTxs;
       this.#bulkTxs = 0;
       // An optimisation, not a write: a vacuum that failed (the server went away, close
@@ -655,7 +656,8 @@ export class PostgresStore implements Store {
     this.#closed = true;
     // A background vacuum of a large ledger may run for a minute: cancelled, not waited out.
     const vacuumPid = this.#vacuumPid;
-    if (vacuumPid !== null) await this.#pool.query("SELECT pg_cancel_backend($1)", [vacuumPid]).catch(() => undefined);
+    const cancel = "SELECT pg_cancel_backend($1)";
+    if (vacuumPid !== null) await this.#pool.query(cancel, [vacuumPid]).catch(() => undefined);
     await this.backgroundVacuum();
     await this.#writer?.end().catch(() => undefined);
     await this.#pool.end();
