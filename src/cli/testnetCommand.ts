@@ -32,7 +32,11 @@ export function registerTestnetCommand(program: Command): void {
     .option("--cometbft <PATH>", "the CometBFT binary (default: .cache/bin/cometbft, else cometbft on PATH)")
     .addOption(new Option("--timeout-commit <MS>", "CometBFT's consensus.timeout_commit").default(timeoutCommitMsDefault).argParser(parseCount))
     .addOption(new Option("--threads <N>", "each ledgerd's server.threads").default(threadsDefault).argParser(parseCount))
-    .action((options: { validators?: number; fullNodes?: number; dir?: string; basePort: number; chainId: string; cometbft?: string; timeoutCommit: number; threads: number }) => {
+    .option(
+      "--no-read-indexes",
+      "validators without read indexes (database.read_indexes = false: no searches or queries by field on them); full nodes keep theirs",
+    )
+    .action((options: { validators?: number; fullNodes?: number; dir?: string; basePort: number; chainId: string; cometbft?: string; timeoutCommit: number; threads: number; readIndexes: boolean }) => {
       if (options.validators === undefined || options.dir === undefined) {
         throw new Error("testnet needs --validators N and --dir DIR (or a subcommand: start, stop)");
       }
@@ -44,6 +48,7 @@ export function registerTestnetCommand(program: Command): void {
         chainId: options.chainId,
         timeoutCommitMs: options.timeoutCommit,
         threads: options.threads,
+        readIndexes: options.readIndexes,
         ...(options.cometbft === undefined ? {} : { cometbft: options.cometbft }),
       };
       const manifest = createTestnet(create);

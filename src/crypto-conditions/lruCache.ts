@@ -18,6 +18,8 @@ export class LruCache<K, V> {
   /** Per slot, the next more recent and the next less recent slot; -1 at either end. */
   readonly #newer: number[] = [];
   readonly #older: number[] = [];
+  /** Slots a delete emptied, taken again before the arrays grow. */
+  readonly #free: number[] = [];
   #newest = -1;
   #oldest = -1;
 
@@ -41,6 +43,25 @@ export class LruCache<K, V> {
     return this.#values[slot];
   }
 
+  /** The value of `key`, without counting as a use (a cache dropped oldest-set first). */
+  peek(key: K): V | undefined {
+    const slot = this.#slots.get(key);
+    return slot === undefined ? undefined : this.#values[slot];
+  }
+
+  /** Drops `key`; its slot is taken by the next new key. */
+  delete(key: K): boolean {
+    const slot = this.#slots.get(key);
+    if (slot === undefined) return false;
+    this.#slots.delete(key);
+    this.#unlink(slot);
+    // Let go of the key and value for the collector; the slot waits in the free list.
+    this.#keys[slot] = undefined as K;
+    this.#values[slot] = undefined as V;
+    this.#free.push(slot);
+    return true;
+  }
+
   set(key: K, value: V): void {
     let slot = this.#slots.get(key);
     if (slot !== undefined) {
@@ -48,7 +69,12 @@ export class LruCache<K, V> {
       this.#touch(slot);
       return;
     }
-    if (this.#keys.length < this.capacity) {
+    const free = this.#free.pop();
+    if (free !== undefined) {
+      slot = free;
+      this.#keys[slot] = key;
+      this.#values[slot] = value;
+    } else if (this.#keys.length < this.capacity) {
       slot = this.#keys.length;
       this.#keys.push(key);
       this.#values.push(value);

@@ -53,6 +53,11 @@ export interface CreateTestnetOptions {
   /** ledgerd's server.threads per node (signature verification threads). */
   readonly threads?: number;
   readonly logLevel?: string;
+  /**
+   * The validators' `database.read_indexes` (default true). False: validators that serve no
+   * searches or queries by field (docs/operations.md); the full nodes keep theirs, for the reads.
+   */
+  readonly readIndexes?: boolean;
 }
 
 /** Writes a new testnet into `dir` (which must not hold one) and returns its plan. */
@@ -109,7 +114,8 @@ export function createTestnet(options: CreateTestnetOptions): TestnetManifest {
   for (const node of nodes) {
     // Each node's own config of `cometbft testnet` (a full node has its own key, not in genesis).
     writeCometBftConfig(dir, node, nodes, options.timeoutCommitMs ?? timeoutCommitMsDefault);
-    writeLedgerdConfig(dir, node, chainId, options.threads ?? threadsDefault, options.logLevel ?? "info");
+    const readIndexes = node.validator === false || options.readIndexes !== false;
+    writeLedgerdConfig(dir, node, chainId, options.threads ?? threadsDefault, options.logLevel ?? "info", readIndexes);
     writeLedgerdKey(dir, node);
   }
   const manifest: TestnetManifest = { chainId, cometbft: resolveBinary(cometbft), nodes };
@@ -146,7 +152,7 @@ export function writeCometBftConfig(dir: string, node: TestnetNode, nodes: reado
 }
 
 /** `<data_dir>/config.json`: only what differs from ledgerd's defaults. */
-export function writeLedgerdConfig(dir: string, node: TestnetNode, chainId: string, threads: number, logLevel: string): void {
+export function writeLedgerdConfig(dir: string, node: TestnetNode, chainId: string, threads: number, logLevel: string, readIndexes = true): void {
   const dataDir = join(dir, node.dataDir);
   mkdirSync(dataDir, { recursive: true });
   const config = {
@@ -160,6 +166,7 @@ export function writeLedgerdConfig(dir: string, node: TestnetNode, chainId: stri
       rpc_url: `http://${node.rpc}`,
       commit_timeout_ms: commitTimeoutMs,
     },
+    ...(readIndexes ? {} : { database: { read_indexes: false } }),
   };
   writeFileSync(join(dataDir, configFileName), `${JSON.stringify(config, null, 2)}\n`);
 }

@@ -45,6 +45,17 @@ async function post(base: string, tx: JsonObject): Promise<Response> {
   return fetch(`${base}/api/v1/transactions?mode=commit`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(tx) });
 }
 
+/** The rows of one statement, on a connection of its own. */
+async function pgRows(database: string, sql: string): Promise<Record<string, unknown>[]> {
+  const client = new pg.Client({ connectionString: database });
+  await client.connect();
+  try {
+    return (await client.query(sql)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
 const alice = keypairOf("pg-e2e-alice");
 const bob = keypairOf("pg-e2e-bob");
 const onSqlite: JsonObject[] = [];
@@ -96,6 +107,10 @@ describe("a node moved to PostgreSQL", () => {
       assert.deepEqual(await postgres.getValidators(), await sqlite.getValidators());
       assert.equal(await postgres.getSignedHeader(2), signedHeaderTwo);
       assert.equal(await postgres.getSignedHeaderHeight(), 2);
+      // It ended with VACUUM (ANALYZE): the node reads a key's outputs from their index at once.
+      const stats = await pgRows(url, "SELECT relname, last_vacuum, last_analyze FROM pg_stat_user_tables WHERE relname IN ('transactions', 'output_keys')");
+      assert.equal(stats.length, 2);
+      for (const row of stats) assert.ok(row.last_vacuum !== null && row.last_analyze !== null, `${String(row.relname)} not vacuumed`);
     } finally {
       await sqlite.close();
       await postgres.close();

@@ -24,7 +24,8 @@ export interface PostgresStoreOptions {
   readonly access: "writer" | "reader";
   /**
    * Transactions bulk loads (a state-sync restore, a catch-up's replay batches) may commit before
-   * the end of one runs `VACUUM (ANALYZE)`. After a load autovacuum comes at its own pace: until it
+   * the end of one starts `VACUUM (ANALYZE)`, in the background on a connection of its own (the
+   * next block does not wait for it). After a load autovacuum comes at its own pace: until it
    * analysed `output_keys` a key's outputs were read by a bitmap scan of the table and a sort,
    * not the index alone (measured: 3.4x the server's CPU a read); and it vacuums a table only once
    * a fifth of its rows are new, so up to a sixth of a loaded ledger's rows stay out of the

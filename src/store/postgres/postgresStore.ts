@@ -58,7 +58,7 @@ import { chainRulesOfColumns } from "../chainRules.js";
 import { pageOfHeads, seqRangeOf, streamBlocksOf, type StreamBlockHead, type StreamTxRow } from "../streamBlocks.js";
 import { PostgresDerivedCheck } from "./derivedCheck.js";
 import { readStoredText, startWriterSession, writeBlock, writeInitChain } from "./blockWriter.js";
-import { connectionConfig, isCancelled, isUnavailable, openPool, storeUnavailable } from "./connection.js";
+import { connectionConfig, isCancelled, isUnavailable, openPool, reachable, storeUnavailable } from "./connection.js";
 import { postgresStoreOptionsDefault, type PostgresStoreOptions } from "./options.js";
 import { assetHistory, balances, fieldMatches, outputEntries } from "./pagedReads.js";
 import { batchRowsMax, Reads } from "./reads.js";
@@ -116,6 +116,10 @@ export class PostgresStore implements Store {
   /** In a bulk load, and the transactions bulk loads committed since this store last vacuumed. */
   #bulk = false;
   #bulkTxs = 0;
+  /** The vacuum a bulk load's end started, on a connection of its own, while it runs. */
+  #vacuum: Promise<void> | null = null;
+  /** That connection's server process, for `close` to cancel the vacuum. */
+  #vacuumPid: number | null = null;
 
   private constructor(options: PostgresStoreOptions) {
     this.#options = options;
@@ -263,9 +267,63 @@ export class PostgresStore implements Store {
       await client.query("BEGIN; SET LOCAL synchronous_commit = on; UPDATE chain_state SET height = height WHERE id = 1; COMMIT");
     });
     this.#bulk = false;
-    if (this.#bulkTxs >= this.#options.bulkLoadVacuumTxsMin) {
-      await this.#write(vacuumAnalyze);
+    const due = this.#bulkTxs >= this.#options.bulkLoadVacuumTxsMin;
+    if (due && this.#vacuum === null && !this.#closed) {
+      const counted = this.#bulkTxs;
       this.#bulkTxs = 0;
+      // An optimisation, not a write: a vacuum that failed (the server went away, close
+      // cancelled it) is left to the next bulk load's end, or to autovacuum meanwhile.
+      this.#startVacuum().catch(() => void (this.#bulkTxs += counted));
+    }
+  }
+
+  /**
+   * Resolves when the `VACUUM (ANALYZE)` a bulk load's end started in the background has ended
+   * (at once when none runs); it never rejects. `close` waits for it; so may a test.
+   */
+  async backgroundVacuum(): Promise<void> {
+    await this.#vacuum;
+  }
+
+  /**
+   * `VACUUM (ANALYZE)` of the whole database, awaited: what a tool that loaded a ledger
+   * (`ledgerd migrate-store`) runs before it ends. Fails as a read does when the database
+   * cannot be reached.
+   */
+  async vacuum(): Promise<void> {
+    await this.backgroundVacuum();
+    await reachable(() => this.#startVacuum());
+  }
+
+  /** Starts the vacuum, the one this store runs at a time, for `backgroundVacuum` to wait for. */
+  #startVacuum(): Promise<void> {
+    const run = this.#vacuumApart();
+    this.#vacuum = run.then(() => undefined, () => undefined).finally(() => (this.#vacuum = null));
+    return run;
+  }
+
+  /**
+   * The vacuum on a connection of its own, not the writer's: VACUUM cannot run inside a
+   * transaction block, and the writer's next block must not wait for it (at 100,000
+   * transactions it held the engine's next block 1.5 s; BENCHMARKS.md, "Issue #42:
+   * PostgreSQL's vacuum off the commit path"). It takes no advisory lock, and its locks
+   * (SHARE UPDATE EXCLUSIVE, per table) do not conflict with the writer's inserts and updates.
+   */
+  async #vacuumApart(): Promise<void> {
+    const client = new pg.Client({ ...connectionConfig(this.#options), application_name: "ledgerd vacuum" });
+    client.on("error", () => undefined);
+    try {
+      await client.connect();
+      const pid = await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid");
+      this.#vacuumPid = pid.rows[0]!.pid;
+      // Without the store's statement time limit: at a million transactions it takes seconds
+      // to a minute.
+      await client.query("SET statement_timeout = 0");
+      if (this.#closed) return;
+      await client.query("VACUUM (ANALYZE)");
+    } finally {
+      this.#vacuumPid = null;
+      await client.end().catch(() => undefined);
     }
   }
 
@@ -596,6 +654,11 @@ export class PostgresStore implements Store {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    // A background vacuum of a large ledger may run for a minute: cancelled, not waited out.
+    const vacuumPid = this.#vacuumPid;
+    const cancel = "SELECT pg_cancel_backend($1)";
+    if (vacuumPid !== null) await this.#pool.query(cancel, [vacuumPid]).catch(() => undefined);
+    await this.backgroundVacuum();
     await this.#writer?.end().catch(() => undefined);
     await this.#pool.end();
   }
@@ -630,17 +693,4 @@ export class PostgresStore implements Store {
     return rows.map((row) => row.id);
   }
 
-}
-
-/**
- * `VACUUM (ANALYZE)` of the ledger's database on `client`, without the session's statement time
- * limit (at a million transactions it takes seconds to a minute), which comes back after it.
- */
-async function vacuumAnalyze(client: pg.ClientBase): Promise<void> {
-  await client.query("SET statement_timeout = 0");
-  try {
-    await client.query("VACUUM (ANALYZE)");
-  } finally {
-    await client.query("RESET statement_timeout");
-  }
 }

@@ -53,6 +53,19 @@ describe("LruCache", () => {
     assert.equal(cache.size, 4);
   });
 
+  it("peek is not a use; delete makes room without dropping another entry", () => {
+    const cache = new LruCache<string, number>(2);
+    cache.set("a", 1);
+    cache.set("b", 2);
+    assert.equal(cache.peek("a"), 1);
+    assert.equal(cache.delete("b"), true);
+    assert.equal(cache.delete("b"), false);
+    cache.set("c", 3);
+    assert.deepEqual([cache.peek("a"), cache.peek("c"), cache.size], [1, 3, 2]);
+    cache.set("d", 4);
+    assert.equal(cache.has("a"), false, "a, peeked but not used, was the least recent");
+  });
+
   it("keeps the order through many more keys than its capacity", () => {
     const capacity = 64;
     const cache = new LruCache<number, number>(capacity);

@@ -359,12 +359,80 @@ describe("postgres store", () => {
       await store.beginBulkLoad();
       await store.commitBlock(block(4, [owned("bulk-4")]));
       await store.endBulkLoad();
+      await store.backgroundVacuum();
       assert.equal(await heapFetches(), 0, "three in bulk loads since the last vacuum: vacuumed");
       assert.equal((await wholeOf(store).getOutputsByPublicKey(owner)).length, 4);
     } finally {
       await client.end();
       await store.close();
     }
+  });
+
+  describe("the vacuum a bulk load's end starts runs beside the writer", () => {
+    /** What the store's background vacuum waits for ([] when it runs not). */
+    const vacuums = async (url: string) => {
+      // A connection of its own: in a transaction, pg_stat_activity keeps its first answer.
+      const watcher = new pg.Client({ connectionString: url });
+      await watcher.connect();
+      try {
+        const sql = "SELECT wait_event_type AS wait FROM pg_stat_activity WHERE application_name = 'ledgerd vacuum' AND datname = current_database()";
+        return (await watcher.query<{ wait: string | null }>(sql)).rows;
+      } finally {
+        await watcher.end();
+      }
+    };
+
+    /** A store whose bulk load has just ended with its vacuum held up by `locker`'s lock. */
+    async function vacuumHeld(url: string, locker: pg.Client) {
+      const store = await PostgresStore.open({ url, bulkLoadVacuumTxsMin: 1 });
+      await store.initChain("pg-vacuum-apart", [validator("a")], "bigchaindb");
+      await store.beginBulkLoad();
+      await store.commitBlock(block(1, [createTx({ label: "apart-1" })]));
+      // What VACUUM needs of output_keys (SHARE UPDATE EXCLUSIVE), held: it waits for it.
+      await locker.query("BEGIN; LOCK TABLE output_keys IN SHARE UPDATE EXCLUSIVE MODE");
+      let ended = false;
+      const end = store.endBulkLoad().then(() => (ended = true));
+      await waitFor("the vacuum to wait for the lock", async () => (await vacuums(url)).some((row) => row.wait === "Lock"));
+      return { store, ended, end };
+    }
+
+    it("the bulk load's end and the next block do not wait for it; it ends vacuumed", async () => {
+      const url = await freshUrl();
+      const locker = new pg.Client({ connectionString: url });
+      await locker.connect();
+      const held = await vacuumHeld(url, locker);
+      try {
+        assert.equal(held.ended, true, "endBulkLoad returned while the vacuum waits");
+        await held.store.commitBlock(block(2, [createTx({ label: "apart-2" })]));
+        assert.equal((await held.store.getChainState()).height, 2);
+        await locker.query("COMMIT");
+        await held.store.backgroundVacuum();
+        const analysed = await locker.query("SELECT last_vacuum, last_analyze FROM pg_stat_user_tables WHERE relname = 'output_keys'");
+        assert.notEqual(analysed.rows[0].last_vacuum, null);
+        assert.notEqual(analysed.rows[0].last_analyze, null);
+        await waitFor("the vacuum's connection to close", async () => (await vacuums(url)).length === 0);
+      } finally {
+        await locker.query("ROLLBACK").catch(() => undefined);
+        await held.end;
+        await locker.end();
+        await held.store.close();
+      }
+    });
+
+    it("close cancels a vacuum still running and leaves no connection behind", async () => {
+      const url = await freshUrl();
+      const locker = new pg.Client({ connectionString: url });
+      await locker.connect();
+      const held = await vacuumHeld(url, locker);
+      try {
+        await held.store.close();
+        await waitFor("the cancelled vacuum's connection to close", async () => (await vacuums(url)).length === 0);
+      } finally {
+        await locker.query("ROLLBACK");
+        await held.end;
+        await locker.end();
+      }
+    });
   });
 
   it("a reader refuses a database without ledgerd's schema instead of creating it", async () => {
