@@ -49,7 +49,7 @@ import { setTomlValues, type TomlEdit } from "../src/engine/cometbft/cometBftCon
 import { createTestnet, defaultCometBftBinary, startTestnet, stopTestnet, type NodeLaunch, type TestnetNode } from "../src/testnet/testnet.js";
 import { bareSignedTxs, type BareMode } from "./bareAbciApp.js";
 import { fmt, percentile, rawVerifyCpuMicros, signCreates } from "./lib.js";
-import { machineCpuMs, processCpuMs, setNodeDatabaseSettings, stopChild } from "./nodeProcess.js";
+import { machineCpuMs, processCpuMs, processThreadCpuMs, setNodeDatabaseSettings, stopChild } from "./nodeProcess.js";
 import { RawHttpConnection } from "./rawHttp.js";
 
 const quick = process.env["LEDGERD_BENCH_QUICK"] === "1";
@@ -222,11 +222,18 @@ function cpuMeter(dir: string, nodes: readonly TestnetNode[] = []): (committed: 
   };
   // The unit of issue #42's figures: the CPU of one raw verify, measured right before and after.
   const verifyBefore = rawVerifyCpuMicros();
+  // The ledgerd processes' threads apart: main, V8's helpers (`node`), the WAL checkpointer.
+  const threadsOf = (cmdline: string, comm: string): string | null => {
+    const group = groupOf(cmdline, comm);
+    return group?.startsWith("ledgerd") === true ? group : null;
+  };
   const before = processCpuMs(groupOf);
+  const threadsBefore = processThreadCpuMs(threadsOf);
   const machineBefore = machineCpuMs();
   const clientBefore = process.cpuUsage();
   return (committed, seconds, machineAt = machineCpuMs()) => {
     const after = processCpuMs(groupOf);
+    const threadsAfter = processThreadCpuMs(threadsOf);
     const client = process.cpuUsage(clientBefore);
     const verifyAfter = rawVerifyCpuMicros();
     const verifyMicros = (verifyBefore + verifyAfter) / 2;
@@ -240,7 +247,12 @@ function cpuMeter(dir: string, nodes: readonly TestnetNode[] = []): (committed: 
     });
     const idle = ((machineAt.get("idle")! - machineBefore.get("idle")!) / 1000 / seconds).toFixed(2);
     const unit = `one raw verify ${verifyBefore.toFixed(0)} / ${verifyAfter.toFixed(0)} µs of CPU before / after`;
-    return `CPU per committed transaction: ${groups.join(", ")}, load generator ${perTx((client.user + client.system) / 1000)} µs; machine idle ${idle} of 2 cores; ${unit}`;
+    const threads = [...threadsAfter].sort(([a], [b]) => a.localeCompare(b)).map(([name, ms]) => {
+      const processes = Number(/\((\d+) processes\)/.exec(name)![1]);
+      return `${name} ${((ms - (threadsBefore.get(name) ?? 0)) * 1000 / committed / processes / verifyMicros).toFixed(2)}`;
+    });
+    const threadLine = threads.length === 0 ? "" : `\n  by thread, raw verifies a validator: ${threads.join(", ")}`;
+    return `CPU per committed transaction: ${groups.join(", ")}, load generator ${perTx((client.user + client.system) / 1000)} µs; machine idle ${idle} of 2 cores; ${unit}${threadLine}`;
   };
 }
 
