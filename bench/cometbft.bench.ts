@@ -468,7 +468,8 @@ export async function run(): Promise<void> {
     // Every node through `launch`, so that the flags reach them with or without profiles (they
     // were given only with LEDGERD_BENCH_CPU_PROF before).
     const launch = (node: TestnetNode): NodeLaunch => {
-      const on = settingsOn.includes(node);
+      // By name: startTestnet reads the manifest again, so its nodes are other objects.
+      const on = settingsOn.some((setOn) => setOn.name === node.name);
       return {
         ledgerd: { args: [...profiling, ...(on ? nodeFlags : []), "--import", "tsx", ledgerdMain], cwd: join(import.meta.dirname, "..") },
         env: { ledgerd: on ? nodeEnv : {} },
