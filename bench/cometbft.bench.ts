@@ -28,8 +28,10 @@
 // e.g. one built with a change to measure; docs/cometbft-abci-flush.md).
 // LEDGERD_BENCH_COMETBFT_NODE_FLAGS='--max-semi-space-size=32': Node flags of the ledgerd nodes,
 // space-separated (an experiment, e.g. V8's heap settings); LEDGERD_BENCH_COMETBFT_NODE_ENV='A=1 B=2':
-// variables of their environment (an experiment's switch in the code). Both on the nodes of
-// LEDGERD_BENCH_COMETBFT_NODES when it is set.
+// variables of their environment (an experiment's switch in the code: not named LEDGERD_*, which
+// ledgerd refuses when unknown; V8's heap options go here as NODE_OPTIONS, as a node's worker
+// threads refuse V8 options in its argv). Both on the nodes of LEDGERD_BENCH_COMETBFT_NODES when
+// it is set.
 // LEDGERD_BENCH_COMETBFT_CONFIG='mempool.recheck=false': edits of every CometBFT node's
 // config.toml, `section.key=value` space-separated, on the ceilings' networks and ledgerd's alike
 // (an experiment).
