@@ -26,13 +26,17 @@
 // LEDGERD_BENCH_CPU_PROF=<dir> writes the bare apps' and the ledgerd nodes' V8 CPU profiles there.
 // LEDGERD_BENCH_COMETBFT_BINARY=<path>: another CometBFT binary for both networks (an experiment,
 // e.g. one built with a change to measure; docs/cometbft-abci-flush.md).
-// LEDGERD_BENCH_COMETBFT_NODE_FLAGS='--max-semi-space-size=32': Node flags of every ledgerd node,
-// space-separated (an experiment, e.g. V8's heap settings).
+// LEDGERD_BENCH_COMETBFT_NODE_FLAGS='--max-semi-space-size=32': Node flags of the ledgerd nodes,
+// space-separated (an experiment, e.g. V8's heap settings); LEDGERD_BENCH_COMETBFT_NODE_ENV='A=1 B=2':
+// variables of their environment (an experiment's switch in the code: not named LEDGERD_*, which
+// ledgerd refuses when unknown; V8's heap options go here as NODE_OPTIONS, as a node's worker
+// threads refuse V8 options in its argv). Both on the nodes of LEDGERD_BENCH_COMETBFT_NODES when
+// it is set.
 // LEDGERD_BENCH_COMETBFT_CONFIG='mempool.recheck=false': edits of every CometBFT node's
 // config.toml, `section.key=value` space-separated, on the ceilings' networks and ledgerd's alike
 // (an experiment).
-// LEDGERD_BENCH_COMETBFT_NODES=0,1: the ledgerd network's nodes LEDGERD_BENCH_COMETBFT_DATABASE and
-// _CONFIG apply to (default all; the ceilings' networks get _CONFIG on every node). The ledgerd
+// LEDGERD_BENCH_COMETBFT_NODES=0,1: the ledgerd network's nodes LEDGERD_BENCH_COMETBFT_DATABASE,
+// _CONFIG, _NODE_FLAGS and _NODE_ENV apply to (default all; the ceilings' networks get _CONFIG on every node). The ledgerd
 // CPU is then printed for those nodes and the others apart: an A/B inside one flood, under the
 // same load and the same blocks (swap the halves in the next run: the nodes differ a little).
 import { spawn, type ChildProcess } from "node:child_process";
@@ -44,10 +48,10 @@ import { basename, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import WebSocket from "ws";
 import { setTomlValues, type TomlEdit } from "../src/engine/cometbft/cometBftConfig.js";
-import { createTestnet, defaultCometBftBinary, startTestnet, stopTestnet, type TestnetNode } from "../src/testnet/testnet.js";
+import { createTestnet, defaultCometBftBinary, startTestnet, stopTestnet, type NodeLaunch, type TestnetNode } from "../src/testnet/testnet.js";
 import { bareSignedTxs, type BareMode } from "./bareAbciApp.js";
 import { fmt, percentile, rawVerifyCpuMicros, signCreates } from "./lib.js";
-import { machineCpuMs, processCpuMs, setNodeDatabaseSettings, stopChild } from "./nodeProcess.js";
+import { machineCpuMs, processCpuMs, processThreadCpuMs, setNodeDatabaseSettings, stopChild } from "./nodeProcess.js";
 import { RawHttpConnection } from "./rawHttp.js";
 
 const quick = process.env["LEDGERD_BENCH_QUICK"] === "1";
@@ -220,11 +224,18 @@ function cpuMeter(dir: string, nodes: readonly TestnetNode[] = []): (committed: 
   };
   // The unit of issue #42's figures: the CPU of one raw verify, measured right before and after.
   const verifyBefore = rawVerifyCpuMicros();
+  // The ledgerd processes' threads apart: main, V8's helpers (`node`), the WAL checkpointer.
+  const threadsOf = (cmdline: string, comm: string): string | null => {
+    const group = groupOf(cmdline, comm);
+    return group?.startsWith("ledgerd") === true ? group : null;
+  };
   const before = processCpuMs(groupOf);
+  const threadsBefore = processThreadCpuMs(threadsOf);
   const machineBefore = machineCpuMs();
   const clientBefore = process.cpuUsage();
   return (committed, seconds, machineAt = machineCpuMs()) => {
     const after = processCpuMs(groupOf);
+    const threadsAfter = processThreadCpuMs(threadsOf);
     const client = process.cpuUsage(clientBefore);
     const verifyAfter = rawVerifyCpuMicros();
     const verifyMicros = (verifyBefore + verifyAfter) / 2;
@@ -238,7 +249,12 @@ function cpuMeter(dir: string, nodes: readonly TestnetNode[] = []): (committed: 
     });
     const idle = ((machineAt.get("idle")! - machineBefore.get("idle")!) / 1000 / seconds).toFixed(2);
     const unit = `one raw verify ${verifyBefore.toFixed(0)} / ${verifyAfter.toFixed(0)} µs of CPU before / after`;
-    return `CPU per committed transaction: ${groups.join(", ")}, load generator ${perTx((client.user + client.system) / 1000)} µs; machine idle ${idle} of 2 cores; ${unit}`;
+    const threads = [...threadsAfter].sort(([a], [b]) => a.localeCompare(b)).map(([name, ms]) => {
+      const processes = Number(/\((\d+) processes\)/.exec(name)![1]);
+      return `${name} ${((ms - (threadsBefore.get(name) ?? 0)) * 1000 / committed / processes / verifyMicros).toFixed(2)}`;
+    });
+    const threadLine = threads.length === 0 ? "" : `\n  by thread, raw verifies a validator: ${threads.join(", ")}`;
+    return `CPU per committed transaction: ${groups.join(", ")}, load generator ${perTx((client.user + client.system) / 1000)} µs; machine idle ${idle} of 2 cores; ${unit}${threadLine}`;
   };
 }
 
@@ -446,9 +462,22 @@ export async function run(): Promise<void> {
     // The ledgerd nodes' V8 CPU profiles, written when each stops (bench/cpuProfileSummary.ts).
     const ledgerdMain = join(import.meta.dirname, "..", "src", "cli", "main.ts");
     const nodeFlags = process.env["LEDGERD_BENCH_COMETBFT_NODE_FLAGS"]?.split(" ").filter((flag) => flag !== "") ?? [];
-    if (nodeFlags.length > 0) console.log(`every ledgerd node runs with Node flags ${nodeFlags.join(" ")}`);
-    const ledgerd = { args: [...profiling, ...nodeFlags, "--import", "tsx", ledgerdMain], cwd: join(import.meta.dirname, "..") };
-    await startTestnet(dir, profileDir === undefined ? {} : { launch: () => ({ ledgerd }) });
+    if (nodeFlags.length > 0) console.log(`ledgerd on ${onWhich} runs with Node flags ${nodeFlags.join(" ")}`);
+    const nodeEnv = Object.fromEntries(
+      (process.env["LEDGERD_BENCH_COMETBFT_NODE_ENV"] ?? "").split(" ").filter((pair) => pair.includes("=")).map((pair) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)]),
+    );
+    if (Object.keys(nodeEnv).length > 0) console.log(`ledgerd on ${onWhich} runs with ${process.env["LEDGERD_BENCH_COMETBFT_NODE_ENV"]}`);
+    // Every node through `launch`, so that the flags reach them with or without profiles (they
+    // were given only with LEDGERD_BENCH_CPU_PROF before).
+    const launch = (node: TestnetNode): NodeLaunch => {
+      // By name: startTestnet reads the manifest again, so its nodes are other objects.
+      const on = settingsOn.some((setOn) => setOn.name === node.name);
+      return {
+        ledgerd: { args: [...profiling, ...(on ? nodeFlags : []), "--import", "tsx", ledgerdMain], cwd: join(import.meta.dirname, "..") },
+        env: { ledgerd: on ? nodeEnv : {} },
+      };
+    };
+    await startTestnet(dir, { launch });
     // Warm up: the first blocks, connections and JIT.
     await commitLatency(manifest.nodes, signCreates(100, "warm"));
     const warm = await throughput(manifest.nodes, signCreates(warmUpTxs, "warm-flood"), asyncConcurrencies[0]!, dir);

@@ -175,6 +175,27 @@ export function machineCpuMs(): Map<string, number> {
  * group `groupOf` names from its command line and kernel name (null: not counted).
  */
 export function processCpuMs(groupOf: (cmdline: string, comm: string) => string | null): Map<string, number> {
+  return processCpuMsBy(groupOf, (pid, stat) => [["", parseStat(stat).cpuMs]]);
+}
+
+/**
+ * The same by thread, the groups' names followed by the thread's: "main" or its kernel name
+ * (Node's V8 helper threads are all `node`), e.g. `ledgerd (4 processes) ledgerd-ckpt`.
+ */
+export function processThreadCpuMs(groupOf: (cmdline: string, comm: string) => string | null): Map<string, number> {
+  return processCpuMsBy(groupOf, (pid) => {
+    try {
+      return [...threadCpuMs(pid)].map(([thread, ms]): [string, number] => [` ${thread}`, ms]);
+    } catch {
+      return []; // exited meanwhile
+    }
+  });
+}
+
+function processCpuMsBy(
+  groupOf: (cmdline: string, comm: string) => string | null,
+  parts: (pid: number, stat: string) => readonly (readonly [string, number])[],
+): Map<string, number> {
   const groups = new Map<string, number>();
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
@@ -186,10 +207,9 @@ export function processCpuMs(groupOf: (cmdline: string, comm: string) => string 
     } catch {
       continue; // exited meanwhile
     }
-    const { comm, cpuMs } = parseStat(stat);
-    const group = groupOf(cmdline, comm);
+    const group = groupOf(cmdline, parseStat(stat).comm);
     if (group === null) continue;
-    groups.set(group, (groups.get(group) ?? 0) + cpuMs);
+    for (const [part, ms] of parts(Number(entry), stat)) groups.set(group + part, (groups.get(group + part) ?? 0) + ms);
   }
   return groups;
 }

@@ -288,6 +288,14 @@ export class LedgerApp {
   async checkTx(bytes: Uint8Array, door?: Door): Promise<CheckTxResult> {
     const prepared = await this.prepare(bytes, door);
     if ("code" in prepared) return { ok: false, rejection: prepared };
+    return this.checkPrepared(prepared);
+  }
+
+  /**
+   * checkTx's checks of a transaction prepared already: recheckTx's of one not pending (every
+   * new CheckTx from CometBFT's mempool) would otherwise make its cache key and look it up again.
+   */
+  private async checkPrepared(prepared: PreparedBase): Promise<CheckTxResult> {
     const refused = this.deps.refuse?.(prepared) ?? null;
     if (refused !== null) return { ok: false, rejection: refused };
     const kind = kindOf(prepared);
@@ -320,7 +328,7 @@ export class LedgerApp {
     if ("code" in prepared) return { ok: false, rejection: prepared };
     const kind = kindOf(prepared);
     for (;;) {
-      if (!this.pending.has(kind, prepared.id)) return this.checkTx(bytes);
+      if (!this.pending.has(kind, prepared.id)) return this.checkPrepared(prepared);
       if (this.pending.stillValid(kind, prepared)) {
         this.pending.noteStillValid(prepared);
         return { ok: true, tx: prepared };

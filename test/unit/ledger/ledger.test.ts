@@ -7,6 +7,7 @@ import { protocolVersion } from "../../../src/ledger/protocol.js";
 import { nextAppHash } from "../../../src/ledger/appHash.js";
 import { LedgerApp } from "../../../src/ledger/ledgerApp.js";
 import { PreparePool, preparePoolOptionsDefault } from "../../../src/ledger/preparePool.js";
+import { PreparedCache, type PreparedKey } from "../../../src/ledger/preparedCache.js";
 import { SqliteStore } from "../../../src/store/sqlite/sqliteStore.js";
 import type { Store } from "../../../src/store/store.js";
 import { bytesOf, create, keypairOf, transfer } from "../../helpers/txFactory.js";
@@ -145,6 +146,28 @@ describe("LedgerApp", () => {
     assert.equal(again.ok ? null : again.rejection.code, "DuplicateTransaction");
     assert.equal(prepared, 2, "the committed transaction was read again");
     await store.close();
+  });
+
+  it("a new transaction through recheckTx (every CheckTx of CometBFT's mempool) is looked up in the prepared cache once", async () => {
+    const store = SqliteStore.open({ path: tempPath() });
+    const ledger = await LedgerApp.open({}, { store, pool });
+    await ledger.initChain("test-chain", [validator]);
+    const lookUp = PreparedCache.prototype.get;
+    let lookups = 0;
+    PreparedCache.prototype.get = function (this: PreparedCache, key: PreparedKey) {
+      lookups++;
+      return lookUp.call(this, key);
+    };
+    try {
+      const tx = bytesOf(create(alice));
+      assert.equal((await ledger.recheckTx(tx)).ok, true, "checked as new, and admitted");
+      assert.equal(lookups, 1, "one key made and looked up for the new transaction");
+      assert.equal((await ledger.recheckTx(tx)).ok, true, "then rechecked as pending");
+      assert.equal(lookups, 2);
+    } finally {
+      PreparedCache.prototype.get = lookUp;
+      await store.close();
+    }
   });
 
   it("checkTx sees the pending pool: a second spend of a pending spend is refused", async () => {
