@@ -118,7 +118,7 @@ export async function restoreSnapshot(
   if (ledger.chain === null) await ledger.initChain(metadata.chain_id, metadata.validators, "v1", rules);
   // One bulk load (LedgerStore.beginBulkLoad): the blocks durable together at its end, not each
   // on its own. A node stopped before then holds part of a ledger either way (docs/state-sync.md).
-  await headers.store.beginBulkLoad();
+  await headers.store.beginBulkLoad({ restore: true });
   try {
     await restoreBlocks(ledger, metadata, chunks, headers, format);
   } catch (error) {

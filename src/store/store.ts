@@ -86,6 +86,12 @@ export interface EvidenceEntry extends Evidence {
   readonly position: string;
 }
 
+/** How a bulk load (Store.beginBulkLoad) will go. */
+export interface BulkLoadOptions {
+  /** A state-sync restore's: thousands of blocks in one load, not a catch-up's few. */
+  readonly restore?: boolean;
+}
+
 /** CometBFT's signed header of `height`, as the JSON its RPC's `/commit` showed (`signed_header`). */
 export interface StoredSignedHeader {
   readonly height: number;
@@ -347,9 +353,11 @@ export interface LedgerStore extends SharedReads {
    * backend may make each commitBlock visible to this store's own reads without making it
    * durable (SQLite: many blocks in one transaction, no fsync; PostgreSQL: asynchronous commit).
    * Reads of this store see every block committed so far; a crash may lose the last ones. Not
-   * nested; no other writer runs meanwhile.
+   * nested; no other writer runs meanwhile. `options.restore`: the load is a restore's, of a
+   * whole ledger's blocks (not a catch-up's short batch), so a backend may hold upkeep it does a
+   * block to the load's commits (SQLite: the deferred indexes' merges).
    */
-  beginBulkLoad(): Promise<void>;
+  beginBulkLoad(options?: BulkLoadOptions): Promise<void>;
   /** Ends a bulk load: every block committed since `beginBulkLoad` is durable when it resolves. */
   endBulkLoad(): Promise<void>;
   /** Keeps signed headers (see getSignedHeader), in one write; a height kept already is left as it is. */

@@ -27,7 +27,8 @@ import { JsonError } from "../json/jsonError.js";
  * (docs/bigchaindb-behaviour.md §2.5): id, schema, key rules, inputs, outputs; then the signatures,
  * whose failure is carried in the result and reported by `validateTx` after the stateful checks,
  * where BigchainDB reports it. `restored`: the ledger's TxKind.prepare says what it is (a
- * state-sync restore's transaction: signatures taken as valid, the id as the body's).
+ * state-sync restore's transaction: signatures taken as valid, the id and a one-key output's
+ * condition URI as the body's).
  */
 export function prepareTx(body: JsonValue, postedJson?: string, restored = false): PreparedTx | Rejection {
   if (!isJsonObject(body)) return reject("BadJson", "A transaction must be a JSON object");
@@ -45,7 +46,7 @@ export function prepareTx(body: JsonValue, postedJson?: string, restored = false
   // From here the schema guarantees the shapes read below.
   const inputs = readInputs(body);
   if (!Array.isArray(inputs)) return inputs;
-  const outputs = readOutputs(body);
+  const outputs = readOutputs(body, restored);
   if ("code" in outputs) return outputs;
   return assemble(body, matched, { inputs, outputs, restored }, postedJson ?? writeJson(body));
 }
@@ -159,7 +160,7 @@ function fulfillmentRejection(error: unknown): Rejection {
 // `Output.from_dict`).
 const amountLexeme = /^(0|[1-9][0-9]*)$/;
 
-function readOutputs(body: JsonObject): ReadOutputs | Rejection {
+function readOutputs(body: JsonObject, restored: boolean): ReadOutputs | Rejection {
   const result: CommittedOutput[] = [];
   let total = 0n;
   let urisMatch = true;
@@ -170,7 +171,7 @@ function readOutputs(body: JsonObject): ReadOutputs | Rejection {
     let conditionUri: string;
     let detailKeys: string[];
     try {
-      ({ uri: conditionUri, publicKeys: detailKeys } = conditionUriAndKeysOfDetails(condition["details"]!));
+      ({ uri: conditionUri, publicKeys: detailKeys } = (restored ? restoredEd25519Output(condition) : null) ?? conditionUriAndKeysOfDetails(condition["details"]!));
     } catch (error) {
       return fulfillmentRejection(error);
     }
@@ -185,6 +186,21 @@ function readOutputs(body: JsonObject): ReadOutputs | Rejection {
     result.push({ outputIndex: index, amount, conditionUri, publicKeys });
   }
   return { outputs: result, total, urisMatch };
+}
+
+/**
+ * A restored transaction's output of one Ed25519 key: its URI and key as the body states them,
+ * without decoding the key or hashing its condition. The chain committed the transaction, so
+ * the validators found that key base58 of 32 bytes and that URI the one its details give (else
+ * its signatures fail, `urisMatch`), and `conditionUriAndKeysOfDetails` would give the same two
+ * (the key's base58 is the text it was decoded from). Any other condition: null, derived as usual.
+ */
+function restoredEd25519Output(condition: JsonObject): { uri: string; publicKeys: string[] } | null {
+  const details = condition["details"];
+  const uri = condition["uri"];
+  if (!isJsonObject(details) || details["type"] !== "ed25519-sha-256" || typeof uri !== "string") return null;
+  const key = details["public_key"];
+  return typeof key === "string" ? { uri, publicKeys: [key] } : null;
 }
 
 // Above this many key pairs to compare, `listedKeys` builds a Set.

@@ -27,6 +27,8 @@ export class BlockWriter {
   readonly #commit: (block: BlockWrite) => { merges: SliceMerge[]; lastSeq: number };
   /** The rows the block being written adds, when its caller asked for them; else null. */
   #journal: { [K in IndexName]: number[] } | null = null;
+  /** A restore's bulk load: blocks merge nothing (unless too many rows wait); its commits merge all (holdMerges). */
+  #mergesHeld = false;
 
   constructor(c: Connection, options: BlockWriterOptions) {
     this.#c = c;
@@ -84,15 +86,48 @@ export class BlockWriter {
    * the node takes that time once, before it serves.
    */
   mergeWaiting(): void {
-    const { db, merged, read } = this.#c;
-    const lastSeq = (read.lastSeq.get() as number | null) ?? 0;
-    const merges: SliceMerge[] = [];
-    merged.forEach((mark, slice) => {
-      if (mark < lastSeq && rowsWaitingIn(this.#c, slice) > 0) merges.push({ slice, upTo: lastSeq });
-    });
+    const merges = this.#allSlices(false);
     if (merges.length === 0) return;
-    db.transaction(() => this.#writeMerges(merges)).immediate();
+    this.#c.db.transaction(() => this.#writeMerges(merges)).immediate();
     this.#afterMerges(merges);
+  }
+
+  /**
+   * A restore's bulk load (SqliteStore.beginBulkLoad): while held, a block merges no slice
+   * (unless more than `rowsWaitingMax` rows wait), and each of the load's SQLite commits merges
+   * every slice (mergeHeld). Per block, a slice's rows wait 64 blocks and a bulk commit of ~300
+   * blocks merged each slice ~5 times, its pages dirtied again each time; at the commit each
+   * index is merged once, in key order. Not for a catch-up's batches: a batch of fewer blocks
+   * than slices would merge rows that had not waited long enough to share pages.
+   */
+  holdMerges(held: boolean): void {
+    this.#mergesHeld = held;
+  }
+
+  /**
+   * While merges are held: every slice merged up to the last transaction, inside the open SQLite
+   * transaction (give the result to `merged` once it commits); else nothing.
+   */
+  mergeHeld(): SliceMerge[] {
+    if (!this.#mergesHeld) return [];
+    const merges = this.#allSlices(true);
+    this.#writeMerges(merges);
+    return merges;
+  }
+
+  /** The transaction that wrote these merges (mergeHeld) committed: the merged rows leave memory. */
+  merged(merges: readonly SliceMerge[]): void {
+    this.#afterMerges(merges);
+  }
+
+  /** Each slice behind the last transaction (`empty`: even one with no row waiting), merged up to it. */
+  #allSlices(empty: boolean): SliceMerge[] {
+    const lastSeq = (this.#c.read.lastSeq.get() as number | null) ?? 0;
+    const merges: SliceMerge[] = [];
+    this.#c.merged.forEach((mark, slice) => {
+      if (mark < lastSeq && (empty || rowsWaitingIn(this.#c, slice) > 0)) merges.push({ slice, upTo: lastSeq });
+    });
+    return merges;
   }
 
   /** A row of the block being written, into its index (and the journal, when one is kept). */
@@ -261,8 +296,9 @@ export class BlockWriter {
    * Merges the slice that waited longest, and more while too many rows wait, at most
    * `mergeRowsMax` rows in all, or twice the rows the block adds if more, so that merging always
    * outpaces the blocks (a slice holding more is merged oldest rows first, the rest in later
-   * commits). Inside the commit transaction; the in-memory side follows in commitBlock once the
-   * commit has succeeded.
+   * commits); none while merges are held (holdMerges) and at most `rowsWaitingMax` rows wait.
+   * Inside the commit transaction; the in-memory side follows in commitBlock once the commit has
+   * succeeded.
    */
   #mergeSlices(lastSeq: number): SliceMerge[] {
     const { index, merged } = this.#c;
@@ -271,6 +307,7 @@ export class BlockWriter {
     order.sort((a, b) => a.mark - b.mark || a.slice - b.slice);
     const waiting = (slice: number) => rowsWaitingIn(this.#c, slice);
     let left = order.reduce((n, { slice }) => n + waiting(slice), 0);
+    if (this.#mergesHeld && left <= rowsWaitingMax) return [];
     let budget = Math.max(mergeRowsMax, 2 * indexNames.reduce((n, name) => n + index[name].pendingRows, 0));
     const merges: SliceMerge[] = [];
     for (const { slice } of order) {

@@ -47,6 +47,8 @@ export class DeferredIndex {
   /** Per slice, hash -> rows: a merged slice is dropped whole. */
   readonly #staged: Map<number, IndexRow[]>[];
   readonly #stagedCount: number[];
+  /** Per slice, no staged row's seq is above this (a bound, not always the greatest). */
+  readonly #stagedSeqMax: number[];
   #pending = new Map<number, IndexRow[]>();
   #pendingCount: number[];
   /**
@@ -66,6 +68,7 @@ export class DeferredIndex {
     this.#insert = db.prepare(indexInsertSql(table, columns));
     this.#staged = Array.from({ length: slices }, () => new Map());
     this.#stagedCount = new Array<number>(slices).fill(0);
+    this.#stagedSeqMax = new Array<number>(slices).fill(0);
     this.#pendingCount = new Array<number>(slices).fill(0);
     if (filtered) this.#buildFilter(db.prepare(indexHashesSql(table)).pluck());
   }
@@ -126,6 +129,7 @@ export class DeferredIndex {
     const slice = sliceOf(hash, this.#slices);
     push(this.#staged[slice]!, hash, row);
     this.#stagedCount[slice]! += 1;
+    this.#stagedSeqMax[slice] = Math.max(this.#stagedSeqMax[slice]!, row[this.#seqColumn]!);
   }
 
   /** Rows waiting in this slice, staged and pending. */
@@ -173,6 +177,13 @@ export class DeferredIndex {
   dropMerged(slice: number, upTo: number): void {
     const seq = this.#seqColumn;
     const staged = this.#staged[slice]!;
+    // Merged whole, as nearly every merge is: no row to look at.
+    if (upTo >= this.#stagedSeqMax[slice]!) {
+      staged.clear();
+      this.#stagedCount[slice] = 0;
+      this.#stagedSeqMax[slice] = 0;
+      return;
+    }
     let left = 0;
     for (const [hash, list] of staged) {
       const kept = list.filter((row) => row[seq]! > upTo);

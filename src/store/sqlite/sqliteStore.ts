@@ -51,6 +51,7 @@ import type {
   ElectionRecord,
   EvidenceEntry,
   StoredSignedHeader,
+  BulkLoadOptions,
   BlockContents,
   RefusedLegacyTx,
   NodePlace,
@@ -215,10 +216,12 @@ export class SqliteStore implements Store {
    * `synchronous` stays as configured: with it off, a power loss could leave a log whose
    * checkpointed pages never reached the disk, a file no resume could build on.
    */
-  async beginBulkLoad(): Promise<void> {
+  async beginBulkLoad(options: BulkLoadOptions = {}): Promise<void> {
     assert.ok(!this.#readOnly, "beginBulkLoad on a read-only store");
     assert.ok(this.#bulk === null, "a bulk load is already under way");
     this.#bulk = { txs: 0 };
+    // A restore's: the deferred indexes merged once a commit, not a slice a block (holdMerges).
+    if (options.restore === true) this.#writer.holdMerges(true);
   }
 
   /**
@@ -229,8 +232,20 @@ export class SqliteStore implements Store {
     assert.ok(this.#bulk !== null, "endBulkLoad without beginBulkLoad");
     const db = this.#c.db;
     this.#bulk = null;
+    try {
+      if (db.inTransaction) this.#commitBulk();
+    } finally {
+      this.#writer.holdMerges(false);
+    }
+  }
+
+  /** A bulk load's SQLite transaction committed; a restore's merges every slice first (holdMerges). */
+  #commitBulk(): void {
+    const db = this.#c.db;
     guardDamage(db.name, () => {
-      if (db.inTransaction) db.exec("COMMIT");
+      const merges = this.#writer.mergeHeld();
+      db.exec("COMMIT");
+      this.#writer.merged(merges);
     });
   }
 
@@ -500,7 +515,7 @@ export class SqliteStore implements Store {
     if (bulk !== null && !db.inTransaction) db.exec("BEGIN IMMEDIATE");
     const rows = guardDamage(db.name, () => this.#writer.commitBlock(block, journal));
     if (bulk !== null && (bulk.txs += block.txs.length + 1) >= bulkLoadTxsPerCommit) {
-      guardDamage(db.name, () => db.exec("COMMIT"));
+      this.#commitBulk();
       bulk.txs = 0;
     }
     this.#pageCache!.update();

@@ -21,7 +21,7 @@ import { verifyChain } from "../../../src/ledger/verifyChain.js";
 import type { Store } from "../../../src/store/store.js";
 import { corruptChunk, editMetadata, forgeLedger, readSnapshotMetadata } from "../../helpers/snapshotForgery.js";
 import { writeMixedLedger } from "../../helpers/mixedLedger.js";
-import { bytesOf, create, keypairOf } from "../../helpers/txFactory.js";
+import { bytesOf, create, keypairOf, transfer } from "../../helpers/txFactory.js";
 import { hexKey } from "../../helpers/legacyFactory.js";
 import { makeValidatorElection, makeVote } from "../../../src/transaction/builders/makeElection.js";
 import { signTx } from "../../../src/transaction/builders/signTx.js";
@@ -361,8 +361,15 @@ describe("state sync through ABCI", () => {
     const plain = create(owner, 1n);
     // A control character with a hex letter: the two canonical forms differ, the id names one.
     const escaped = create(owner, 1n, { note: "a\u001f" });
+    // Outputs of one key (their URI and key taken as the body states them) and of two (a
+    // threshold condition, derived as a replay derives it).
+    const split = transfer([{ tx: create(owner, 2n), outputIndex: 0 }], [owner], [
+      { publicKeys: [keypairOf("snapshot-heir").publicKey], amount: 1n },
+      { publicKeys: [owner.publicKey, keypairOf("snapshot-heir").publicKey], amount: 1n },
+    ]);
     const cases = [
       { tx: plain, form: "python" },
+      { tx: split, form: "python" },
       { tx: { ...escaped, id: computeTxId(escaped, "python") }, form: "python" },
       { tx: { ...escaped, id: computeTxId(escaped, "js") }, form: "js" },
     ];

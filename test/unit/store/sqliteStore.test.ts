@@ -68,6 +68,80 @@ describe("sqlite store", () => {
     await store.close();
   });
 
+  it("a restore's bulk load merges the deferred indexes at its commits, every slice, and none a block", async () => {
+    const path = freshPath();
+    const slices = 4;
+    const store = SqliteStore.open({ path, indexSlices: slices });
+    const db = store.database;
+    const marks = () => db.prepare("SELECT merged_seq FROM index_sweep ORDER BY slice").pluck().all() as number[];
+    const rowsInTables = () => ["id_index", "key_index", "asset_index", "spent_index"].reduce((n, table) => n + (db.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number), 0);
+    const txs: CommittedTx[] = [];
+    const answersWhole = async () => {
+      assert.deepEqual(await store.findTransactions(txs.map((tx) => tx.id)), new Set(txs.map((tx) => tx.id)));
+      assert.equal((await wholeOf(store).getOutputsByPublicKey(publicKey("held"))).length, txs.length - 1);
+      const transfers = txs.filter((t) => t.operation === "TRANSFER").map((t) => t.json);
+      assert.deepEqual(await wholeOf(store).getTransactionsByAsset(txs[0]!.id), [txs[0]!.json, ...transfers]);
+      const outputs = await store.getOutputs(txs.map((t) => ref(t, 0)));
+      assert.equal([...outputs.values()].filter((o) => o.spentBy !== null).length, transfers.length);
+    };
+    // Blocks of a catch-up's bulk load merge a slice each, as outside one.
+    await store.beginBulkLoad();
+    let prev = createTx({ label: "held-0" });
+    await store.commitBlock(block(1, [prev]));
+    txs.push(prev);
+    assert.equal(marks().filter((mark) => mark === 1).length, 1);
+    await store.endBulkLoad();
+    const mergedBefore = rowsInTables();
+    // A restore's: no block merges a slice, and every lookup finds the rows waiting.
+    await store.beginBulkLoad({ restore: true });
+    const marksAtBegin = marks();
+    for (let h = 2; h <= 9; h++) {
+      const c = createTx({ label: `held-c-${h}`, outputs: [{ keys: [publicKey("held")] }] });
+      const t = transferTx({ label: `held-t-${h}`, assetId: prev.assetId, spends: [ref(prev, 0)], outputs: [{ keys: [publicKey("held")] }] });
+      await store.commitBlock(block(h, [c, t]));
+      txs.push(c, t);
+      prev = t;
+      assert.deepEqual(marks(), marksAtBegin, `block ${h} merged nothing`);
+      assert.equal(rowsInTables(), mergedBefore);
+      await answersWhole();
+    }
+    // Its commit merges every slice up to the last transaction, each row once.
+    await store.endBulkLoad();
+    const lastSeq = txs.length;
+    assert.deepEqual(marks(), Array(slices).fill(lastSeq));
+    assert.equal(store.indexRowsWaiting, 0);
+    assert.equal(db.prepare("SELECT count(*) FROM id_index").pluck().get(), txs.length);
+    await answersWhole();
+    // After it, a block merges one slice again.
+    const c = createTx({ label: "held-after", outputs: [{ keys: [publicKey("held")] }] });
+    await store.commitBlock(block(10, [c]));
+    txs.push(c);
+    assert.equal(marks().filter((mark) => mark === lastSeq + 1).length, 1);
+    await store.close();
+    const reopened = SqliteStore.open({ path });
+    for (const tx of txs) assert.equal(await reopened.getTransaction(tx.id), tx.json);
+    await reopened.close();
+  });
+
+  it("a restore's bulk load merges every slice at each of its SQLite commits", async () => {
+    const store = SqliteStore.open({ path: freshPath() });
+    const marks = () => store.database.prepare("SELECT merged_seq FROM index_sweep").pluck().all() as number[];
+    await store.beginBulkLoad({ restore: true });
+    const perBlock = 500;
+    let seq = 0;
+    for (let height = 1; store.database.inTransaction || height === 1; height++) {
+      await store.commitBlock(block(height, Array.from({ length: perBlock }, (_, i) => createTx({ label: `held-bulk-${height}-${i}` }))));
+      seq += perBlock;
+      if (store.database.inTransaction) assert.ok(marks().every((mark) => mark === 0), `block ${height} merged nothing`);
+    }
+    // The batch committed once it held bulkLoadTxsPerCommit transactions, every slice merged first.
+    assert.ok(seq >= bulkLoadTxsPerCommit);
+    assert.ok(marks().every((mark) => mark === seq));
+    assert.equal(store.indexRowsWaiting, 0);
+    await store.endBulkLoad();
+    await store.close();
+  });
+
   it("reopening keeps every block, output, index and search entry", async () => {
     const path = freshPath();
     const c = createTx({
