@@ -7,16 +7,24 @@ import { PostgresStore } from "../store/postgres/postgresStore.js";
 import { SqliteStore } from "../store/sqlite/sqliteStore.js";
 import { openThreadedSqliteStore } from "../store/sqlite/threadedStore.js";
 import type { Store } from "../store/store.js";
+import type { Logger } from "pino";
 
-export async function openStore(options: ModuleOptions, role: "writer" | "reader"): Promise<Store> {
+/** `logger`: where the store reports what fails outside a call (PostgreSQL's background vacuum). */
+export async function openStore(options: ModuleOptions, role: "writer" | "reader", logger?: Pick<Logger, "warn">): Promise<Store> {
   if (options.storeBackend === "postgres") {
-    return PostgresStore.open({ ...options.postgresStore, access: role });
+    return PostgresStore.open({ ...options.postgresStore, access: role }, logger === undefined ? {} : { onVacuumError: vacuumWarning(logger) });
   }
   if (role === "reader") return SqliteStore.open({ ...options.sqliteStore, access: "reader" });
   // The ledger's checks run on the writer's store (its main-thread reader, with the writer
   // thread): only it keeps the filter of committed ids (options.idFilter).
   const writer = { ...options.sqliteStore, idFilter: true };
   return options.sqliteWriterThread ? openThreadedSqliteStore(writer) : SqliteStore.open(writer);
+}
+
+/** A failed background vacuum, at warn: the reads it would have sped up go on, slower (docs/postgres.md, Tuning). */
+function vacuumWarning(logger: Pick<Logger, "warn">): (error: Error) => void {
+  const what = "PostgreSQL's VACUUM (ANALYZE) after a bulk load failed: autovacuum, or the next bulk load's end, makes up for it";
+  return (error) => logger.warn({ err: error }, what);
 }
 
 /** Where the database is, for logs and messages: the file, or the URL without its password. */

@@ -106,7 +106,7 @@ export async function startNode(config: Config, deps: NodeDeps = {}): Promise<No
     const { key, created } = loadOrCreateNodeKey(config.data_dir, keyDeps);
     if (created) logger.info({ path: key.path, publicKey: key.publicKey }, "node key created");
     const validator: Validator = { publicKey: key.publicKeyHex, power: soloValidatorPower };
-    const store = await (deps.openStore ?? ((o: ModuleOptions) => openStore(o, "writer")))(options);
+    const store = await (deps.openStore ?? ((o: ModuleOptions) => openStore(o, "writer", logger)))(options);
     closers.add("store", () => store.close());
     await checkChain(store, config, key);
     // With HTTP workers, transactions arrive here prepared by the workers: no threads needed.

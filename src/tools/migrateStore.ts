@@ -3,16 +3,19 @@
 // hash compared with the one stored, so the copy is checked as it is made (nothing is copied
 // that the ledger would not accept again). It reads the SQLite file as a reader, so it may run
 // beside the node; run again, it resumes after the last block it wrote, once it has checked that
-// block's app hash. The legacy variants' refused transactions are not carried (they are outside
-// the app hash, as in `ledgerd export`); the signed headers the proofs carry are. It ends with
-// `VACUUM (ANALYZE)` of the database, so the node starting on it reads a key's outputs from
-// their index at once (docs/postgres.md, Tuning).
+// block's app hash. It writes in one bulk load (Store.beginBulkLoad: PostgreSQL commits each
+// block asynchronously, each still one transaction), ended before it vacuums or reports, and
+// when it fails midway: a crash may lose the last blocks written, never part of one, and the
+// next run resumes after the last block PostgreSQL kept. The legacy variants' refused
+// transactions are not carried (they are outside the app hash, as in `ledgerd export`); the
+// signed headers the proofs carry are. It ends with `VACUUM (ANALYZE)` of the database, so the
+// node starting on it reads a key's outputs from their index at once (docs/postgres.md, Tuning).
 import type { Config } from "../config/schema.js";
 import { moduleOptions } from "../config/moduleOptions.js";
 import { LedgerApp } from "../ledger/ledgerApp.js";
 import { PreparePool } from "../ledger/preparePool.js";
 import { PostgresStore } from "../store/postgres/postgresStore.js";
-import type { Store } from "../store/store.js";
+import type { Store, StoredSignedHeader } from "../store/store.js";
 import { replayBlock } from "./exportImport.js";
 import { blockLineOf } from "../ledger/blockLine.js";
 import { openLedgerReader } from "../node/openStore.js";
@@ -32,21 +35,24 @@ export async function migrateToPostgres(config: Config, url: string, onProgress?
   let target: PostgresStore | null = null;
   const pool = new PreparePool(options.preparePool);
   try {
-    target = await PostgresStore.open({ ...options.postgresStore, ...(url === "" ? {} : { url }), access: "writer" });
+    // No vacuum at the bulk load's end: the tool runs its own, awaited, below.
+    const noBulkVacuum = { bulkLoadVacuumTxsMin: Number.POSITIVE_INFINITY };
+    target = await PostgresStore.open({ ...options.postgresStore, ...(url === "" ? {} : { url }), access: "writer", ...noBulkVacuum });
     const head = await source.getChainState();
     if (head.chainId === null) throw new Error("the SQLite ledger has no chain yet");
     const from = (await checkResumable(source, target, head.chainId)) + 1;
     const ledger = await LedgerApp.open(options.ledger, { store: target, pool });
     if (from === 1) await ledger.initChain(head.chainId, await source.getValidators(1), head.commitment, head);
-    for (let height = from; height <= head.height; height++) {
-      const contents = await source.getBlockContents(height);
-      if (contents === null) throw new Error(`block ${height} is missing from the SQLite ledger`);
-      await replayBlock(ledger, blockLineOf(contents), true);
-      // CometBFT's signed header, kept for the proofs: CometBFT may have pruned it since.
-      const signed = await source.getSignedHeader(height);
-      if (signed !== null) await target.putSignedHeaders([{ height, json: signed }]);
-      onProgress?.(height, head.height);
+    await target.beginBulkLoad();
+    try {
+      await copyBlocks(source, target, ledger, { from, to: head.height }, onProgress);
+    } catch (error) {
+      // What was written is made durable; the copy's error is the one reported (ending the load
+      // fails too when the server went away, and that error would say less).
+      await target.endBulkLoad().catch(() => undefined);
+      throw error;
     }
+    await target.endBulkLoad();
     // A second run's vacuum is short: the pages the first left all-visible are skipped.
     if (from <= head.height) await target.vacuum();
     return { from, to: head.height, appHash: ledger.info().appHash };
@@ -54,6 +60,43 @@ export async function migrateToPostgres(config: Config, url: string, onProgress?
     await pool.close();
     await target?.close();
     await source.close();
+  }
+}
+
+/**
+ * Blocks whose signed headers are read and written together: one write (a synchronous commit,
+ * on the store's pool) for this many blocks, not one for each, which under a bulk load would
+ * wait for a WAL flush per block again.
+ */
+const headersBatchBlocks = 1_000;
+
+/**
+ * Re-executes the blocks `from`..`to` into the target. A batch's signed headers are written
+ * before its blocks: a crash then leaves headers of blocks that a rerun writes (a header kept
+ * already is left as it is), never a block whose header is lost.
+ */
+async function copyBlocks(
+  source: Store,
+  target: Store,
+  ledger: LedgerApp,
+  range: { readonly from: number; readonly to: number },
+  onProgress?: (height: number, of: number) => void,
+): Promise<void> {
+  for (let first = range.from; first <= range.to; first += headersBatchBlocks) {
+    const last = Math.min(first + headersBatchBlocks - 1, range.to);
+    // CometBFT's signed headers, kept for the proofs: CometBFT may have pruned them since.
+    const headers: StoredSignedHeader[] = [];
+    for (let height = first; height <= last; height++) {
+      const json = await source.getSignedHeader(height);
+      if (json !== null) headers.push({ height, json });
+    }
+    if (headers.length > 0) await target.putSignedHeaders(headers);
+    for (let height = first; height <= last; height++) {
+      const contents = await source.getBlockContents(height);
+      if (contents === null) throw new Error(`block ${height} is missing from the SQLite ledger`);
+      await replayBlock(ledger, blockLineOf(contents), true);
+      onProgress?.(height, range.to);
+    }
   }
 }
 

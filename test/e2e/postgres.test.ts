@@ -18,6 +18,7 @@ import { startReadServer } from "../../src/node/readServer.js";
 import { startNode, type NodeHandle } from "../../src/node/startNode.js";
 import { PostgresStore } from "../../src/store/postgres/postgresStore.js";
 import { SqliteStore } from "../../src/store/sqlite/sqliteStore.js";
+import { migrateToPostgres } from "../../src/tools/migrateStore.js";
 import { postgresBinary, startPostgres, type PostgresServer } from "../helpers/postgres.js";
 import { create, keypairOf, transfer } from "../helpers/txFactory.js";
 import { waitFor } from "../helpers/waitFor.js";
@@ -84,6 +85,11 @@ before(async () => {
   await store.close();
 });
 
+/** The settings of the SQLite node above, for the tool run in this process. */
+function sqliteConfig() {
+  return loadConfig({ flags: { data_dir: dir, "log.level": "silent", "database.connect_timeout_ms": "1000" }, env: {} });
+}
+
 const signedHeaderTwo = '{"header":{"height":"2"},"commit":{"height":"2","signatures":[]}}';
 
 after(() => {
@@ -126,6 +132,48 @@ describe("a node moved to PostgreSQL", () => {
     const refused = runLedgerd(["migrate-store", "--to", "postgres", "--url", other, "--data_dir", dir]);
     assert.equal(refused.status, 1);
     assert.match(refused.stderr, /holds chain another-chain/);
+  });
+
+  it("migrate-store writes its blocks in one bulk load, ended before its vacuum", async (t) => {
+    const calls: string[] = [];
+    for (const name of ["beginBulkLoad", "endBulkLoad", "commitBlock", "vacuum"] as const) {
+      const original = PostgresStore.prototype[name] as (...args: unknown[]) => Promise<void>;
+      t.mock.method(PostgresStore.prototype, name, function (this: PostgresStore, ...args: unknown[]) {
+        if (calls.at(-1) !== name) calls.push(name);
+        return original.apply(this, args);
+      });
+    }
+    await migrateToPostgres(sqliteConfig(), await server.newDatabase());
+    assert.deepEqual(calls, ["beginBulkLoad", "commitBlock", "endBulkLoad", "vacuum"]);
+  });
+
+  it("a migrate-store the server's crash stopped midway resumes after the last block PostgreSQL kept, and copies the ledger whole", async () => {
+    const copy = await server.newDatabase();
+    const stopAt = 3;
+    const crash = (height: number) => void (height === stopAt && server.halt());
+    try {
+      await assert.rejects(migrateToPostgres(sqliteConfig(), copy, crash), /PostgreSQL cannot be reached/);
+    } finally {
+      server.resume();
+    }
+    // Blocks committed asynchronously may be lost with the crash, never part of one: the rerun
+    // checks the last block kept against the SQLite ledger's app hash and goes on after it.
+    const rerun = await migrateToPostgres(sqliteConfig(), copy);
+    assert.ok(rerun.from >= 1 && rerun.from <= stopAt + 1, `resumed at ${rerun.from}`);
+    const sqlite = SqliteStore.open({ path: join(dir, "ledgerd.sqlite"), access: "reader" });
+    const postgres = await PostgresStore.open({ url: copy, access: "reader" });
+    try {
+      const state = await sqlite.getChainState();
+      assert.equal(rerun.to, state.height);
+      assert.deepEqual(await postgres.getChainState(), state);
+      for (let height = 1; height <= state.height; height++) {
+        assert.deepEqual(await postgres.getBlockContents(height), await sqlite.getBlockContents(height), `block ${height}`);
+      }
+      assert.equal(await postgres.getSignedHeader(2), signedHeaderTwo);
+    } finally {
+      await sqlite.close();
+      await postgres.close();
+    }
   });
 
   it("verify-chain reads a PostgreSQL ledger, and finds a row edited with SQL", async () => {

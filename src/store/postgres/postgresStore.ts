@@ -88,13 +88,23 @@ async function tryWriterLock(client: pg.Client): Promise<boolean> {
   return locked.rows[0]?.locked === true;
 }
 
+/** What the store tells its opener: it has no logger of its own. */
+export interface PostgresStoreDeps {
+  /**
+   * The vacuum a bulk load's end started in the background failed (the server went away, an
+   * operator cancelled it): nothing waits for it, so without this nobody would know. Not
+   * called when `close` cancelled it.
+   */
+  readonly onVacuumError?: (error: Error) => void;
+}
+
 export class PostgresStore implements Store {
   readonly backend = "postgres";
 
   /** Connects, creates or migrates the schema (a writer), and takes the writer's lock. */
-  static async open(options: Partial<PostgresStoreOptions> = {}): Promise<PostgresStore> {
+  static async open(options: Partial<PostgresStoreOptions> = {}, deps: PostgresStoreDeps = {}): Promise<PostgresStore> {
     const full = { ...postgresStoreOptionsDefault, ...options };
-    const store = new PostgresStore(full);
+    const store = new PostgresStore(full, deps);
     try {
       await store.#start();
     } catch (error) {
@@ -105,6 +115,7 @@ export class PostgresStore implements Store {
   }
 
   readonly #options: PostgresStoreOptions;
+  readonly #deps: PostgresStoreDeps;
   readonly #pool: pg.Pool;
   readonly #reads: Reads;
   #writer: pg.Client | null = null;
@@ -121,8 +132,9 @@ export class PostgresStore implements Store {
   /** That connection's server process, for `close` to cancel the vacuum. */
   #vacuumPid: number | null = null;
 
-  private constructor(options: PostgresStoreOptions) {
+  private constructor(options: PostgresStoreOptions, deps: PostgresStoreDeps) {
     this.#options = options;
+    this.#deps = deps;
     this.#pool = openPool(options);
     this.#reads = new Reads(this.#pool);
   }
@@ -273,7 +285,7 @@ export class PostgresStore implements Store {
       this.#bulkTxs = 0;
       // An optimisation, not a write: a vacuum that failed (the server went away, close
       // cancelled it) is left to the next bulk load's end, or to autovacuum meanwhile.
-      this.#startVacuum().catch(() => void (this.#bulkTxs += counted));
+      this.#startVacuum().catch((error: unknown) => this.#vacuumFailed(error, counted));
     }
   }
 
@@ -293,6 +305,13 @@ export class PostgresStore implements Store {
   async vacuum(): Promise<void> {
     await this.backgroundVacuum();
     await reachable(() => this.#startVacuum());
+  }
+
+  /** A background vacuum failed: its transactions count towards the next, and it is reported. */
+  #vacuumFailed(error: unknown, counted: number): void {
+    this.#bulkTxs += counted;
+    if (this.#closed) return;
+    this.#deps.onVacuumError?.(error instanceof Error ? error : new Error(String(error)));
   }
 
   /** Starts the vacuum, the one this store runs at a time, for `backgroundVacuum` to wait for. */

@@ -6,6 +6,10 @@ import { after, before, describe, it } from "node:test";
 import { createConnection, createServer, type Server, type Socket } from "node:net";
 import pg from "pg";
 import { LedgerError } from "../../../src/errors/ledgerError.js";
+import { loadConfig } from "../../../src/config/loadConfig.js";
+import { moduleOptions } from "../../../src/config/moduleOptions.js";
+import { createLogger } from "../../../src/node/logger.js";
+import { openStore } from "../../../src/node/openStore.js";
 import { PostgresStore } from "../../../src/store/postgres/postgresStore.js";
 import { balancesSql, outputBatchSql } from "../../../src/store/postgres/pagedReads.js";
 import { evidenceOf } from "./evidenceConformance.js";
@@ -383,8 +387,8 @@ describe("postgres store", () => {
     };
 
     /** A store whose bulk load has just ended with its vacuum held up by `locker`'s lock. */
-    async function vacuumHeld(url: string, locker: pg.Client) {
-      const store = await PostgresStore.open({ url, bulkLoadVacuumTxsMin: 1 });
+    async function vacuumHeld(url: string, locker: pg.Client, open = (at: string) => PostgresStore.open({ url: at, bulkLoadVacuumTxsMin: 1 })) {
+      const store = await open(url);
       await store.initChain("pg-vacuum-apart", [validator("a")], "bigchaindb");
       await store.beginBulkLoad();
       await store.commitBlock(block(1, [createTx({ label: "apart-1" })]));
@@ -419,19 +423,63 @@ describe("postgres store", () => {
       }
     });
 
-    it("close cancels a vacuum still running and leaves no connection behind", async () => {
+    it("close cancels a vacuum still running and leaves no connection behind, and does not report it failed", async () => {
       const url = await freshUrl();
       const locker = new pg.Client({ connectionString: url });
       await locker.connect();
-      const held = await vacuumHeld(url, locker);
+      const reported: Error[] = [];
+      const held = await vacuumHeld(url, locker, (at) => PostgresStore.open({ url: at, bulkLoadVacuumTxsMin: 1 }, { onVacuumError: (error) => void reported.push(error) }));
       try {
         await held.store.close();
         await waitFor("the cancelled vacuum's connection to close", async () => (await vacuums(url)).length === 0);
+        assert.deepEqual(reported, []);
       } finally {
         await locker.query("ROLLBACK");
         await held.end;
         await locker.end();
       }
+    });
+
+    describe("a background vacuum that fails is reported, not lost", () => {
+      /** The store's vacuum, held by `locker`'s lock, cancelled as an operator would (pg_cancel_backend). */
+      async function cancelHeldVacuum(url: string, open: (at: string) => Promise<PostgresStore>): Promise<void> {
+        const locker = new pg.Client({ connectionString: url });
+        await locker.connect();
+        const held = await vacuumHeld(url, locker, open);
+        try {
+          const cancel = "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE application_name = 'ledgerd vacuum' AND datname = current_database()";
+          assert.deepEqual((await locker.query(cancel)).rows, [{ pg_cancel_backend: true }]);
+          await held.store.backgroundVacuum();
+        } finally {
+          await locker.query("ROLLBACK").catch(() => undefined);
+          await held.end;
+          await locker.end();
+          await held.store.close();
+        }
+      }
+
+      it("to the store's onVacuumError, with PostgreSQL's error", async () => {
+        const reported: Error[] = [];
+        const onVacuumError = (error: Error) => void reported.push(error);
+        await cancelHeldVacuum(await freshUrl(), (at) => PostgresStore.open({ url: at, bulkLoadVacuumTxsMin: 1 }, { onVacuumError }));
+        assert.equal(reported.length, 1);
+        assert.match(reported[0]!.message, /canceling statement due to user request/);
+      });
+
+      it("to the node's logger, at warn, when the node opened the store (openStore)", async () => {
+        const lines: string[] = [];
+        const logger = createLogger("info", { write: (line: string) => void lines.push(line) });
+        const open = async (at: string) => {
+          const options = moduleOptions(loadConfig({ flags: { "database.backend": "postgres", "database.url": at }, env: {} }));
+          const postgresStore = { ...options.postgresStore, bulkLoadVacuumTxsMin: 1 };
+          return (await openStore({ ...options, postgresStore }, "writer", logger)) as PostgresStore;
+        };
+        await cancelHeldVacuum(await freshUrl(), open);
+        const warned = lines.map((line) => JSON.parse(line) as { level: number; msg: string; err?: { message: string } }).filter((line) => line.level === 40);
+        assert.equal(warned.length, 1, lines.join(""));
+        assert.match(warned[0]!.msg, /VACUUM \(ANALYZE\) after a bulk load failed/);
+        assert.match(warned[0]!.err?.message ?? "", /canceling statement due to user request/);
+      });
     });
   });
 
