@@ -72,16 +72,19 @@ if (files.length === 0) {
   console.error("no test files matched");
   process.exit(1);
 }
-// Unit and compatibility suites run two files at a time. The end-to-end suites (real processes,
-// SIGKILL loops, 4-validator networks) then run in two lanes side by side, each one file at a
-// time, so that no two networks starve each other into timeouts while the two cores stay busy:
-// one lane runs the CometBFT networks, and both take the other end-to-end files from one queue,
-// so neither waits while the other still has files. Every summary is summed into one closing line.
-const concurrency = process.env.LEDGERD_TEST_CONCURRENCY ?? "2";
+// Two lanes side by side from the start, so that the two cores stay busy: one runs the CometBFT
+// networks (4-validator networks, one file at a time, so that no two networks starve each other
+// into timeouts), the other the unit and compatibility suites; then both take the other
+// end-to-end files (real processes, SIGKILL loops) from one queue, one at a time, so neither
+// waits while the other still has files. The networks spend much of their time waiting for
+// blocks: run after the unit suites, they left a core idle for minutes. The unit suites run
+// one file at a time beside the networks, two when no network is selected. Every summary is
+// summed into one closing line.
 const e2e = files.filter((f) => f.startsWith("test/e2e/"));
 const networks = e2e.filter((f) => f.startsWith("test/e2e/cometbft/"));
 const units = files.filter((f) => !f.startsWith("test/e2e/"));
 const queue = e2e.filter((f) => !networks.includes(f));
+const concurrency = process.env.LEDGERD_TEST_CONCURRENCY ?? (networks.length > 0 ? "1" : "2");
 
 /** Runs one lane's files with node's test runner; its output and exit status. */
 function runLane(lane) {
@@ -110,13 +113,15 @@ async function drainQueue() {
   for (let file = queue.shift(); file !== undefined; file = queue.shift()) report(await runLane({ files: [file], concurrency: "1" }));
 }
 
-if (units.length > 0) report(await runLane({ files: units, concurrency }));
 await Promise.all([
   (async () => {
     if (networks.length > 0) report(await runLane({ files: networks, concurrency: "1" }));
     await drainQueue();
   })(),
-  drainQueue(),
+  (async () => {
+    if (units.length > 0) report(await runLane({ files: units, concurrency }));
+    await drainQueue();
+  })(),
 ]);
 console.log(`\n${passed} passed, ${failed} failed`);
 process.exit(status !== 0 || failed > 0 ? status || 1 : 0);
