@@ -13,7 +13,7 @@ import type { BlockWrite, ChainRules, LegacyBlockWrite, Validator } from "../sto
 import { indexNames, type Connection } from "./connection.js";
 import type { IndexName } from "./queries.js";
 import type { IndexRow, SliceMerge } from "./deferredIndex.js";
-import { setFieldIndexMark, writeFieldRows } from "./fieldIndex.js";
+import { holdFieldRows, setFieldIndexMark, writeFieldRows, writeHeldFieldRows } from "./fieldIndex.js";
 import { keyHash } from "./keyHash.js";
 import { setTextIndexMark } from "./readIndexes.js";
 import { legacyOutputsAt, legacySeqsOf, outputsAt, seqsOf, spendersOf } from "./lookups.js";
@@ -29,6 +29,8 @@ export class BlockWriter {
   #journal: { [K in IndexName]: number[] } | null = null;
   /** A restore's bulk load: blocks merge nothing (unless too many rows wait); its commits merge all (holdMerges). */
   #mergesHeld = false;
+  /** While merges are held: the field rows of the blocks since the last commit, (hash, seq) pairs. */
+  #fieldsHeld: number[] = [];
 
   constructor(c: Connection, options: BlockWriterOptions) {
     this.#c = c;
@@ -59,10 +61,12 @@ export class BlockWriter {
     const index = this.#c.index;
     let merged: { merges: SliceMerge[]; lastSeq: number };
     this.#journal = journal ? { ids: [], assets: [], keys: [], spent: [] } : null;
+    const fieldsBefore = this.#fieldsHeld.length;
     try {
       merged = this.#commit(block);
     } catch (error) {
       this.#journal = null;
+      this.#fieldsHeld.length = fieldsBefore;
       for (const name of indexNames) index[name].rolledBack();
       throw error;
     }
@@ -102,6 +106,7 @@ export class BlockWriter {
    */
   holdMerges(held: boolean): void {
     this.#mergesHeld = held;
+    this.#fieldsHeld = [];
   }
 
   /**
@@ -110,6 +115,9 @@ export class BlockWriter {
    */
   mergeHeld(): SliceMerge[] {
     if (!this.#mergesHeld) return [];
+    // The field index's rows too, sorted by its key; the marks moved with each block.
+    writeHeldFieldRows(this.#c.db, this.#fieldsHeld);
+    this.#fieldsHeld = [];
     const merges = this.#allSlices(true);
     this.#writeMerges(merges);
     return merges;
@@ -237,7 +245,8 @@ export class BlockWriter {
     if (tx.metadata !== null) {
       write.insertMetadataText.run(seq, searchText(tx.id, tx.metadata));
     }
-    writeFieldRows(this.#c.db, seq, tx.assetData, tx.metadata);
+    if (this.#mergesHeld) holdFieldRows(this.#fieldsHeld, seq, tx.assetData, tx.metadata);
+    else writeFieldRows(this.#c.db, seq, tx.assetData, tx.metadata);
   }
 
   /**

@@ -85,6 +85,8 @@ export function forEachDocumentAfter(db: Database.Database, mark: number, each: 
   return last;
 }
 
+const insertFieldRowSql = "INSERT OR IGNORE INTO field_index (hash, seq) VALUES (?, ?)";
+
 /** Indexes one transaction's documents; inside the block's write transaction. */
 export function writeFieldRows(
   db: Database.Database,
@@ -93,9 +95,26 @@ export function writeFieldRows(
   metadata: string | null,
 ): void {
   // Two leaves of one document may share a hash: the row is the same, written once.
-  const insert = statement(db, "INSERT OR IGNORE INTO field_index (hash, seq) VALUES (?, ?)");
+  const insert = statement(db, insertFieldRowSql);
   if (assetData !== null) for (const key of fieldLeafKeys("assets", assetData)) insert.run(keyHash(key), seq);
   if (metadata !== null) for (const key of fieldLeafKeys("metadata", metadata)) insert.run(keyHash(key), seq);
+}
+
+/** One transaction's field rows, appended to `held` as (hash, seq) pairs, for writeHeldFieldRows. */
+export function holdFieldRows(held: number[], seq: number, assetData: string | null, metadata: string | null): void {
+  if (assetData !== null) for (const key of fieldLeafKeys("assets", assetData)) held.push(keyHash(key), seq);
+  if (metadata !== null) for (const key of fieldLeafKeys("metadata", metadata)) held.push(keyHash(key), seq);
+}
+
+/**
+ * Writes held (hash, seq) pairs in the table's key order, inside the open write transaction:
+ * each page of the index is then dirtied once, not once per random key (a restore's commits).
+ */
+export function writeHeldFieldRows(db: Database.Database, held: readonly number[]): void {
+  const order = Array.from({ length: held.length / 2 }, (_, i) => 2 * i);
+  order.sort((a, b) => held[a]! - held[b]! || held[a + 1]! - held[b + 1]!);
+  const insert = statement(db, insertFieldRowSql);
+  for (const at of order) insert.run(held[at]!, held[at + 1]!);
 }
 
 /** The field index is complete up to `seq`; inside the block's write transaction. */

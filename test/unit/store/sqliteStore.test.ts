@@ -142,6 +142,33 @@ describe("sqlite store", () => {
     await store.close();
   });
 
+  it("a restore's bulk load holds the field rows to its commits and writes the same rows", async () => {
+    const fieldRows = (store: SqliteStore) => store.database.prepare("SELECT hash, seq FROM field_index ORDER BY hash, seq").raw().all();
+    const load = async (restore: boolean) => {
+      const store = SqliteStore.open({ path: freshPath() });
+      await store.beginBulkLoad({ restore });
+      for (let height = 1; height <= 6; height++) {
+        const txs = Array.from({ length: 3 }, (_, i) =>
+          createTx({ label: `fields-${height}-${i}`, data: { kind: `k${i}`, n: height, tags: ["a", `t${height}`] }, metadata: { at: height * 10 + i } }));
+        await store.commitBlock(block(height, txs));
+        // A block refused after its first transaction (the second's id is taken) holds no rows.
+        const fresh = createTx({ label: `refused-${height}`, data: { refused: true } });
+        await assert.rejects(store.commitBlock(block(height + 1, [fresh, txs[0]!])));
+        if (restore) assert.equal(fieldRows(store).length, 0, `block ${height} wrote no field row`);
+      }
+      await store.endBulkLoad();
+      const rows = fieldRows(store);
+      const hits = await collect(store.streamFieldMatches("assets", [{ path: ["tags"], value: "t3" }]));
+      await store.close();
+      return { rows, hits };
+    };
+    const held = await load(true);
+    const direct = await load(false);
+    assert.ok(held.rows.length > 6 * 3 * 4);
+    assert.deepEqual(held.rows, direct.rows);
+    assert.equal(held.hits.length, 3);
+  });
+
   it("reopening keeps every block, output, index and search entry", async () => {
     const path = freshPath();
     const c = createTx({
