@@ -400,12 +400,26 @@ describe("postgres store", () => {
       return { store, ended, end };
     }
 
-    it("the bulk load's end and the next block do not wait for it; it ends vacuumed", async () => {
+    type HeldVacuum = Awaited<ReturnType<typeof vacuumHeld>>;
+
+    /** Runs `work` on a fresh database's store whose vacuum `locker` holds up; then lets go of all. */
+    async function withHeldVacuum(work: (held: HeldVacuum, locker: pg.Client, url: string) => Promise<void>, open?: (at: string) => Promise<PostgresStore>): Promise<void> {
       const url = await freshUrl();
       const locker = new pg.Client({ connectionString: url });
       await locker.connect();
-      const held = await vacuumHeld(url, locker);
+      const held = await vacuumHeld(url, locker, open);
       try {
+        await work(held, locker, url);
+      } finally {
+        await locker.query("ROLLBACK").catch(() => undefined);
+        await held.end;
+        await locker.end();
+        await held.store.close();
+      }
+    }
+
+    it("the bulk load's end and the next block do not wait for it; it ends vacuumed", async () => {
+      await withHeldVacuum(async (held, locker, url) => {
         assert.equal(held.ended, true, "endBulkLoad returned while the vacuum waits");
         await held.store.commitBlock(block(2, [createTx({ label: "apart-2" })]));
         assert.equal((await held.store.getChainState()).height, 2);
@@ -415,53 +429,32 @@ describe("postgres store", () => {
         assert.notEqual(analysed.rows[0].last_vacuum, null);
         assert.notEqual(analysed.rows[0].last_analyze, null);
         await waitFor("the vacuum's connection to close", async () => (await vacuums(url)).length === 0);
-      } finally {
-        await locker.query("ROLLBACK").catch(() => undefined);
-        await held.end;
-        await locker.end();
-        await held.store.close();
-      }
+      });
     });
 
     it("close cancels a vacuum still running and leaves no connection behind, and does not report it failed", async () => {
-      const url = await freshUrl();
-      const locker = new pg.Client({ connectionString: url });
-      await locker.connect();
       const reported: Error[] = [];
-      const held = await vacuumHeld(url, locker, (at) => PostgresStore.open({ url: at, bulkLoadVacuumTxsMin: 1 }, { onVacuumError: (error) => void reported.push(error) }));
-      try {
+      await withHeldVacuum(async (held, _locker, url) => {
         await held.store.close();
         await waitFor("the cancelled vacuum's connection to close", async () => (await vacuums(url)).length === 0);
         assert.deepEqual(reported, []);
-      } finally {
-        await locker.query("ROLLBACK");
-        await held.end;
-        await locker.end();
-      }
+      }, (at) => PostgresStore.open({ url: at, bulkLoadVacuumTxsMin: 1 }, { onVacuumError: (error) => void reported.push(error) }));
     });
 
     describe("a background vacuum that fails is reported, not lost", () => {
-      /** The store's vacuum, held by `locker`'s lock, cancelled as an operator would (pg_cancel_backend). */
-      async function cancelHeldVacuum(url: string, open: (at: string) => Promise<PostgresStore>): Promise<void> {
-        const locker = new pg.Client({ connectionString: url });
-        await locker.connect();
-        const held = await vacuumHeld(url, locker, open);
-        try {
+      /** The store's vacuum, held by a lock, cancelled as an operator would (pg_cancel_backend). */
+      async function cancelHeldVacuum(open: (at: string) => Promise<PostgresStore>): Promise<void> {
+        await withHeldVacuum(async (held, locker) => {
           const cancel = "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE application_name = 'ledgerd vacuum' AND datname = current_database()";
           assert.deepEqual((await locker.query(cancel)).rows, [{ pg_cancel_backend: true }]);
           await held.store.backgroundVacuum();
-        } finally {
-          await locker.query("ROLLBACK").catch(() => undefined);
-          await held.end;
-          await locker.end();
-          await held.store.close();
-        }
+        }, open);
       }
 
       it("to the store's onVacuumError, with PostgreSQL's error", async () => {
         const reported: Error[] = [];
         const onVacuumError = (error: Error) => void reported.push(error);
-        await cancelHeldVacuum(await freshUrl(), (at) => PostgresStore.open({ url: at, bulkLoadVacuumTxsMin: 1 }, { onVacuumError }));
+        await cancelHeldVacuum((at) => PostgresStore.open({ url: at, bulkLoadVacuumTxsMin: 1 }, { onVacuumError }));
         assert.equal(reported.length, 1);
         assert.match(reported[0]!.message, /canceling statement due to user request/);
       });
@@ -474,7 +467,7 @@ describe("postgres store", () => {
           const postgresStore = { ...options.postgresStore, bulkLoadVacuumTxsMin: 1 };
           return (await openStore({ ...options, postgresStore }, "writer", logger)) as PostgresStore;
         };
-        await cancelHeldVacuum(await freshUrl(), open);
+        await cancelHeldVacuum(open);
         const warned = lines.map((line) => JSON.parse(line) as { level: number; msg: string; err?: { message: string } }).filter((line) => line.level === 40);
         assert.equal(warned.length, 1, lines.join(""));
         assert.match(warned[0]!.msg, /VACUUM \(ANALYZE\) after a bulk load failed/);
