@@ -31,6 +31,8 @@ export class BlockWriter {
   #mergesHeld = false;
   /** While merges are held: the field rows of the blocks since the last commit, (hash, seq) pairs. */
   #fieldsHeld: number[] = [];
+  /** The block being written wrote the held field rows (past `rowsWaitingMax`): drop them once it commits. */
+  #fieldsWritten = false;
 
   constructor(c: Connection, options: BlockWriterOptions) {
     this.#c = c;
@@ -62,14 +64,17 @@ export class BlockWriter {
     let merged: { merges: SliceMerge[]; lastSeq: number };
     this.#journal = journal ? { ids: [], assets: [], keys: [], spent: [] } : null;
     const fieldsBefore = this.#fieldsHeld.length;
+    this.#fieldsWritten = false;
     try {
       merged = this.#commit(block);
     } catch (error) {
       this.#journal = null;
+      // Rolled back with the block: what it wrote of them, and its own rows.
       this.#fieldsHeld.length = fieldsBefore;
       for (const name of indexNames) index[name].rolledBack();
       throw error;
     }
+    if (this.#fieldsWritten) this.#fieldsHeld = [];
     this.#afterMerges(merged.merges);
     const added = this.#journal;
     this.#journal = null;
@@ -175,6 +180,12 @@ export class BlockWriter {
     if (this.#options.readIndexes) {
       setFieldIndexMark(this.#c.db, lastSeq);
       setTextIndexMark(this.#c.db, lastSeq);
+    }
+    // Held field rows are bounded as the deferred indexes' are: past the limit they are written
+    // now, inside this block's savepoint (if it fails they are rolled back and still held).
+    if (this.#fieldsHeld.length > 2 * this.#options.rowsWaitingMax) {
+      writeHeldFieldRows(this.#c.db, this.#fieldsHeld);
+      this.#fieldsWritten = true;
     }
     // Last: lookups above must not see rows both merged and waiting.
     return { merges: this.#mergeSlices(lastSeq), lastSeq };
@@ -374,7 +385,10 @@ export function rowsWaitingIn(c: Connection, slice: number): number {
 export interface BlockWriterOptions {
   /** SqliteStoreOptions.readIndexes. */
   readonly readIndexes: boolean;
-  /** When more rows than this wait in memory, a commit merges more than one slice. */
+  /**
+   * When more rows than this wait in memory, a commit merges more than one slice; and a block
+   * writes a restore's held field rows (holdMerges) once more than this many are held.
+   */
   readonly rowsWaitingMax: number;
   /** Most rows one commit merges, so that a commit stays short whatever waits. */
   readonly mergeRowsMax: number;

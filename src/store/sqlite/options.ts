@@ -44,7 +44,10 @@ export interface SqliteStoreOptions {
    * for up to this many blocks, and a merge touches about 1/slices of each index.
    */
   readonly indexSlices: number;
-  /** When more index rows than this wait in memory, a commit merges more than one slice. */
+  /**
+   * When more index rows than this wait in memory, a commit merges more than one slice; a
+   * restore's bulk load also writes the field-index rows it holds once more than this many wait.
+   */
   readonly indexRowsWaitingMax: number;
   /**
    * Most index rows one commit merges (or twice the rows its block adds, if more: merging keeps

@@ -169,6 +169,35 @@ describe("sqlite store", () => {
     assert.equal(held.hits.length, 3);
   });
 
+  it("a restore's held field rows are written once more than indexRowsWaitingMax wait; a refused block's are dropped", async () => {
+    const fieldRows = (store: SqliteStore) => store.database.prepare("SELECT hash, seq FROM field_index ORDER BY hash, seq").raw().all();
+    const txsAt = (height: number) =>
+      Array.from({ length: 3 }, (_, i) => createTx({ label: `capped-${height}-${i}`, data: { kind: `k${i}`, n: height, tags: ["a", `t${height}`] } }));
+    const load = async (indexRowsWaitingMax: number) => {
+      const store = SqliteStore.open({ path: freshPath(), indexRowsWaitingMax });
+      await store.beginBulkLoad({ restore: true });
+      const written: number[] = [];
+      for (let height = 1; height <= 8; height++) {
+        const txs = txsAt(height);
+        // Refused at its third transaction (an id taken): its first two's rows are not kept.
+        await assert.rejects(store.commitBlock(block(height, [txs[0]!, createTx({ label: `taken-${height}` }), txsAt(1)[0]!])));
+        await store.commitBlock(block(height, txs));
+        written.push(fieldRows(store).length);
+      }
+      await store.endBulkLoad();
+      const rows = fieldRows(store);
+      await store.close();
+      return { rows, written };
+    };
+    // Each block's 3 transactions hold 15 field rows (4 leaves each, "a" twice once hashed).
+    const capped = await load(20);
+    const held = await load(250_000);
+    assert.deepEqual(held.written, Array(8).fill(0), "under the limit nothing is written before the commit");
+    assert.ok(capped.written.some((n, i) => n > 0 && n < capped.rows.length && i < 7), `written before the end: ${capped.written.join(",")}`);
+    assert.ok(capped.written.every((n, i) => i === 0 || n >= capped.written[i - 1]!));
+    assert.deepEqual(capped.rows, held.rows);
+  });
+
   it("reopening keeps every block, output, index and search entry", async () => {
     const path = freshPath();
     const c = createTx({
