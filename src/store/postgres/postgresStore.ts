@@ -82,6 +82,8 @@ const writerLockKey = 7_016_161_415;
 /** How long an open waits for a held writer's lock to be let go before it refuses. */
 export const writerLockWaitMsMax = 5_000;
 const writerLockPollMs = 100;
+/** A bulk load's session: commits do not wait for their WAL flush (beginBulkLoad). */
+const bulkLoadSessionSql = "SET synchronous_commit = off";
 
 async function tryWriterLock(client: pg.Client): Promise<boolean> {
   const locked = await client.query<{ locked: boolean }>("SELECT pg_try_advisory_lock($1) AS locked", [writerLockKey]);
@@ -165,6 +167,8 @@ export class PostgresStore implements Store {
     });
     await client.connect();
     await startWriterSession(client);
+    // A session's setting: a writer reconnected during a bulk load takes the load's again.
+    if (this.#bulk) await client.query(bulkLoadSessionSql);
     // At an open, a held lock may be a writer killed a moment ago whose session the server has
     // not closed yet (it notices the socket's end when it next reads): wait that out, within a
     // bound, before calling the holder another writer. A reconnect does not wait: see above.
@@ -264,7 +268,7 @@ export class PostgresStore implements Store {
    * see once committed. A crash loses at most the last few blocks, never part of one.
    */
   async beginBulkLoad(): Promise<void> {
-    await this.#write(async (client) => void (await client.query("SET synchronous_commit = off")));
+    await this.#write(async (client) => void (await client.query(bulkLoadSessionSql)));
     this.#bulk = true;
   }
 

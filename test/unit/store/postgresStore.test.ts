@@ -336,6 +336,48 @@ describe("postgres store", () => {
     }
   });
 
+  it("a writer reconnected during a bulk load takes the load's session setting again before it writes", async () => {
+    const url = await freshUrl();
+    const store = await PostgresStore.open({ url });
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    // A session's settings are its own (no other session can read them): the texts each client sends, by client.
+    const sent = new Map<unknown, string[]>();
+    const query = pg.Client.prototype.query;
+    const spy = function (this: pg.Client, ...args: unknown[]) {
+      const first = args[0] as string | { text?: string };
+      const text = typeof first === "string" ? first : first?.text;
+      if (text !== undefined) sent.set(this, [...(sent.get(this) ?? []), text]);
+      return (query as (...a: unknown[]) => unknown).apply(this, args);
+    };
+    pg.Client.prototype.query = spy as typeof query;
+    try {
+      await store.initChain("pg-bulk-reconnect", [validator("a")], "bigchaindb");
+      await store.beginBulkLoad();
+      await store.commitBlock(block(1, [createTx({ label: "bulk-reconnect-1" })]));
+      const writerPid = (await admin.query("SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted")).rows[0].pid as number;
+      await admin.query("SELECT pg_terminate_backend($1)", [writerPid]);
+      // The engine holds a block the store could not write and tries it again, as here.
+      const second = block(2, [createTx({ label: "bulk-reconnect-2" })]);
+      await store.commitBlock(second).catch(async (error: unknown) => {
+        assert.ok(error instanceof LedgerError && error.code === "StoreUnavailable", String(error));
+        await store.commitBlock(second);
+      });
+      const locked = [...sent.values()].filter((texts) => texts.some((t) => t.includes("pg_try_advisory_lock")));
+      assert.equal(locked.length, 1, "the writer connected again (its first connection predates the spy)");
+      const texts = locked[0]!;
+      const setAt = texts.indexOf("SET synchronous_commit = off");
+      assert.ok(setAt >= 0, `the new session's statements: ${texts.join(" | ")}`);
+      assert.ok(setAt < texts.findIndex((t) => t.startsWith("BEGIN")), "set before the block's write");
+      await store.endBulkLoad();
+      assert.equal((await store.getChainState()).height, 2);
+    } finally {
+      pg.Client.prototype.query = query;
+      await admin.end();
+      await store.close();
+    }
+  });
+
   it("a bulk load that committed bulkLoadVacuumTxsMin transactions or more ends vacuumed: a key's outputs are read from the index alone", async () => {
     const url = await freshUrl();
     const store = await PostgresStore.open({ url, bulkLoadVacuumTxsMin: 3 });
