@@ -88,14 +88,14 @@ const queue = e2e.filter((f) => !networks.includes(f));
 const concurrency = process.env.LEDGERD_TEST_CONCURRENCY ?? (networks.length > 0 ? "1" : "2");
 
 // Each test file runs from its bundle (testBundles.mjs): plain JavaScript, without tsx's loader.
-// Stack traces name the sources' lines through the bundles' source maps.
+// Its stack traces name the sources' lines through the bundle's source map.
 const bundleOf = await bundledTests(files);
 
 /** Runs one lane's files with node's test runner; its output and exit status. */
 function runLane(lane) {
   return new Promise((resolve) => {
     const bundles = lane.files.map((file) => bundleOf.get(file));
-    const args = ["--enable-source-maps", "--test", `--test-concurrency=${lane.concurrency}`, "--test-reporter=spec", ...bundles];
+    const args = ["--test", `--test-concurrency=${lane.concurrency}`, "--test-reporter=spec", ...bundles];
     const child = spawn(process.execPath, args, { stdio: ["inherit", "pipe", "inherit"] });
     const chunks = [];
     child.stdout.on("data", (chunk) => chunks.push(chunk));

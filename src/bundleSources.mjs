@@ -38,9 +38,9 @@ export async function bundleOne(entry, outfile) {
 }
 
 /**
- * Many entries in one build, each into `outdir` at its path under `outbase`, as .mjs (each
- * bundle whole: no chunks shared between them).
+ * Many entries in one build, each into `outdir` at its path under `outbase`, its extension
+ * replaced by `extension` (each bundle whole: no chunks shared between them).
  */
-export async function bundleMany(entries, outbase, outdir) {
-  await build({ ...common, entryPoints: entries, outbase, outdir, outExtension: { ".js": ".mjs" } });
+export async function bundleMany(entries, outbase, outdir, extension) {
+  await build({ ...common, entryPoints: entries, outbase, outdir, outExtension: { ".js": extension } });
 }
