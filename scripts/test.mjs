@@ -4,6 +4,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync 
 import { join } from "node:path";
 import { spawn, spawnSync } from "node:child_process";
 import { ensureCachedPrograms, ensureSystemPrograms } from "./prerequisites.mjs";
+import { bundledTests } from "./testBundles.mjs";
 
 function findTests(dir) {
   const out = [];
@@ -86,10 +87,15 @@ const units = files.filter((f) => !f.startsWith("test/e2e/"));
 const queue = e2e.filter((f) => !networks.includes(f));
 const concurrency = process.env.LEDGERD_TEST_CONCURRENCY ?? (networks.length > 0 ? "1" : "2");
 
+// Each test file runs from its bundle (testBundles.mjs): plain JavaScript, without tsx's loader.
+// Its stack traces name the sources' lines through the bundle's source map.
+const bundleOf = await bundledTests(files);
+
 /** Runs one lane's files with node's test runner; its output and exit status. */
 function runLane(lane) {
   return new Promise((resolve) => {
-    const args = ["--import", "tsx", "--test", `--test-concurrency=${lane.concurrency}`, "--test-reporter=spec", ...lane.files];
+    const bundles = lane.files.map((file) => bundleOf.get(file));
+    const args = ["--test", `--test-concurrency=${lane.concurrency}`, "--test-reporter=spec", ...bundles];
     const child = spawn(process.execPath, args, { stdio: ["inherit", "pipe", "inherit"] });
     const chunks = [];
     child.stdout.on("data", (chunk) => chunks.push(chunk));
