@@ -2,7 +2,7 @@
 // uses it: the JSON schema of the header and of a block line, then what a schema cannot say (a
 // validator listed twice, a total power past what a number holds exactly). A file that passes
 // gives a ledger a node can start on; any other is refused naming its line and field.
-import { Ajv, type ErrorObject } from "ajv";
+import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { chainIdCharsMax } from "../config/schema.js";
 import { commitmentVersions, type CommitmentVersion } from "../proofs/commitment.js";
 import type { Validator } from "../store/store.js";
@@ -104,13 +104,20 @@ const blockSchema = {
   },
 } as const;
 
-const ajv = new Ajv({ allErrors: false, strict: true });
-const validateHeader = ajv.compile<ExportHeader>(headerSchema);
-const validateBlock = ajv.compile<ExportBlock>(blockSchema);
+// Compiled at first use: only `ledgerd import` reads an export, and every command loads this module.
+let compiled: { header: ValidateFunction<ExportHeader>; block: ValidateFunction<ExportBlock> } | undefined;
+function lineValidators(): NonNullable<typeof compiled> {
+  if (compiled === undefined) {
+    const ajv = new Ajv({ allErrors: false, strict: true });
+    compiled = { header: ajv.compile<ExportHeader>(headerSchema), block: ajv.compile<ExportBlock>(blockSchema) };
+  }
+  return compiled;
+}
 
 /** Line 1 of an export, checked; throws naming the field that is wrong. */
 export function readHeader(text: string): ExportHeader {
   const value = parseLine(text, 1);
+  const validateHeader = lineValidators().header;
   if (!validateHeader(value)) throw schemaError(1, "the header", validateHeader.errors);
   const seen = new Map<string, number>();
   let power = 0;
@@ -129,6 +136,7 @@ export function readHeader(text: string): ExportHeader {
 /** A block's line (line `number`), checked; throws naming the line and the field. */
 export function readBlock(text: string, number: number): ExportBlock {
   const value = parseLine(text, number);
+  const validateBlock = lineValidators().block;
   if (!validateBlock(value)) throw schemaError(number, "a block's line", validateBlock.errors);
   return value;
 }
