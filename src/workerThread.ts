@@ -63,9 +63,9 @@ function bundleFromSources(entry: string): string {
   const sources = fileURLToPath(new URL(".", import.meta.url));
   const root = join(sources, "..");
   const outside = relative(sources, entry).startsWith("..");
-  const files = outside ? [...sourceFiles(sources), ...sourceFiles(join(root, relative(root, entry).split(sep)[0] ?? ""))] : sourceFiles(sources);
+  const trees = outside ? [sources, join(root, relative(root, entry).split(sep)[0] ?? "")] : [sources];
   const hash = createHash("sha256").update(entry);
-  for (const file of files) hash.update(file).update(readFileSync(file));
+  for (const tree of trees) hash.update(treeDigest(tree));
   const dir = fileURLToPath(new URL("../.cache/workers/", import.meta.url));
   const bundle = join(dir, `${hash.digest("hex").slice(0, 24)}.mjs`);
   if (!existsSync(bundle)) {
@@ -76,6 +76,21 @@ function bundleFromSources(entry: string): string {
   }
   bundles.set(entry, bundle);
   return bundle;
+}
+
+/** Digests of source trees this process has read, by folder: each is read once, not per bundle. */
+const treeDigests = new Map<string, Buffer>();
+
+/** A digest of every file under `dir` (its path and content) and of the package's manifest. */
+function treeDigest(dir: string): Buffer {
+  let digest = treeDigests.get(dir);
+  if (digest === undefined) {
+    const hash = createHash("sha256");
+    for (const file of sourceFiles(dir)) hash.update(file).update(readFileSync(file));
+    digest = hash.digest();
+    treeDigests.set(dir, digest);
+  }
+  return digest;
 }
 
 /** Every file under `dir`, sorted (a stable hash), and the package's manifest. */
