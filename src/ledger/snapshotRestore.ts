@@ -20,7 +20,7 @@ import type { PreparedBase } from "./txKind.js";
 import type { Rejection } from "../errors/ledgerError.js";
 import { ruleHeightsOf } from "./protocol.js";
 import { checkSignedHeader, type SignedHeader, type TrustedValidator } from "../proofs/cometHeader.js";
-import type { LedgerStore, StoredSignedHeader, Validator } from "../store/store.js";
+import { inBulkLoad, type LedgerStore, type StoredSignedHeader, type Validator } from "../store/store.js";
 import { chunkHash, ChunkLines, readBlockLine, snapshotFormat, type SnapshotLine, type SnapshotMetadata } from "./snapshotFormat.js";
 
 /** The first pass: the chunks in order, checked against the trusted app hash. */
@@ -118,16 +118,7 @@ export async function restoreSnapshot(
   if (ledger.chain === null) await ledger.initChain(metadata.chain_id, metadata.validators, "v1", rules);
   // One bulk load (LedgerStore.beginBulkLoad): the blocks durable together at its end, not each
   // on its own. A node stopped before then holds part of a ledger either way (docs/state-sync.md).
-  await headers.store.beginBulkLoad({ restore: true });
-  try {
-    await restoreBlocks(ledger, metadata, chunks, headers, format);
-  } catch (error) {
-    // The restore's error is the one reported: ending the load after it can fail of the same
-    // cause (a full disk), and that error would say less.
-    await headers.store.endBulkLoad().catch(() => undefined);
-    throw error;
-  }
-  await headers.store.endBulkLoad();
+  await inBulkLoad(headers.store, { restore: true }, () => restoreBlocks(ledger, metadata, chunks, headers, format));
   const { height, appHash } = ledger.info();
   if (height !== metadata.height || appHash !== metadata.app_hash) {
     throw new Error(`the restore ended at height ${height}, app hash ${appHash}; the snapshot is of ${metadata.height}, ${metadata.app_hash}`);

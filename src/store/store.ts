@@ -494,3 +494,25 @@ export interface StoreLifecycle {
 
 /** Every role at once: what a backend implements (one conformance suite holds them all). */
 export interface Store extends LedgerStore, ChainReads, ApiReads, StoreLifecycle {}
+
+/**
+ * Runs `work` inside one bulk load of `store`, ended whether or not `work` succeeds (what it
+ * wrote is made durable either way). When it fails its own error is thrown: ending the load
+ * after it can fail of the same cause (a full disk, a server gone), and that error says less.
+ */
+export async function inBulkLoad<T>(
+  store: Pick<LedgerStore, "beginBulkLoad" | "endBulkLoad">,
+  options: BulkLoadOptions,
+  work: () => Promise<T>,
+): Promise<T> {
+  await store.beginBulkLoad(options);
+  let result: T;
+  try {
+    result = await work();
+  } catch (error) {
+    await store.endBulkLoad().catch(() => undefined);
+    throw error;
+  }
+  await store.endBulkLoad();
+  return result;
+}

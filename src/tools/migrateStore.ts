@@ -15,7 +15,7 @@ import { moduleOptions } from "../config/moduleOptions.js";
 import { LedgerApp } from "../ledger/ledgerApp.js";
 import { PreparePool } from "../ledger/preparePool.js";
 import { PostgresStore } from "../store/postgres/postgresStore.js";
-import type { Store, StoredSignedHeader } from "../store/store.js";
+import { inBulkLoad, type Store, type StoredSignedHeader } from "../store/store.js";
 import { replayBlock } from "./exportImport.js";
 import { blockLineOf } from "../ledger/blockLine.js";
 import { openLedgerReader } from "../node/openStore.js";
@@ -43,16 +43,8 @@ export async function migrateToPostgres(config: Config, url: string, onProgress?
     const from = (await checkResumable(source, target, head.chainId)) + 1;
     const ledger = await LedgerApp.open(options.ledger, { store: target, pool });
     if (from === 1) await ledger.initChain(head.chainId, await source.getValidators(1), head.commitment, head);
-    await target.beginBulkLoad();
-    try {
-      await copyBlocks(source, target, ledger, { from, to: head.height }, onProgress);
-    } catch (error) {
-      // What was written is made durable; the copy's error is the one reported (ending the load
-      // fails too when the server went away, and that error would say less).
-      await target.endBulkLoad().catch(() => undefined);
-      throw error;
-    }
-    await target.endBulkLoad();
+    const writing = target;
+    await inBulkLoad(writing, {}, () => copyBlocks(source, writing, ledger, { from, to: head.height }, onProgress));
     // A second run's vacuum is short: the pages the first left all-visible are skipped.
     if (from <= head.height) await target.vacuum();
     return { from, to: head.height, appHash: ledger.info().appHash };
