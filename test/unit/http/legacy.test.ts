@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { FastifyInstance, LightMyRequestResponse } from "fastify";
+import { HoldableClock } from "../../helpers/holdableClock.js";
 import { SoloEngine } from "../../../src/engine/solo/soloEngine.js";
 import { buildHttpApp } from "../../../src/http/httpApp.js";
 import { LedgerApp } from "../../../src/ledger/ledgerApp.js";
@@ -44,6 +45,8 @@ interface Stack {
   readonly engine: SoloEngine;
   readonly app: FastifyInstance;
   readonly uuids: string[];
+  /** The engine's: held, no block is cut. */
+  readonly clock: HoldableClock;
 }
 
 async function startStack(): Promise<Stack> {
@@ -53,7 +56,8 @@ async function startStack(): Promise<Stack> {
   const ledger = await LedgerApp.open({}, { store, pool });
   // Long enough that a status read right after a POST sees the transaction pending.
   const validator = { publicKey: hexKey(node.publicKey), power: 10 };
-  const engine = await SoloEngine.start({ blockIntervalMs: 250 }, { ledger, validator });
+  const clock = new HoldableClock();
+  const engine = await SoloEngine.start({ blockIntervalMs: 250 }, { ledger, validator, clock });
   const uuids: string[] = [];
   const uuid = () => {
     const made = `11111111-2222-4333-8444-${String(uuids.length).padStart(12, "0")}`;
@@ -62,7 +66,7 @@ async function startStack(): Promise<Stack> {
   };
   const legacy = new LegacyService({ engine, ledger, store, signer: node, now: () => clockMs, uuid });
   const app = await buildHttpApp({}, { broadcaster: engine, store, legacy });
-  return { dir, store, pool, ledger, engine, app, uuids };
+  return { dir, store, pool, ledger, engine, app, uuids, clock };
 }
 
 /** What a client posts to get an asset: a CREATE listing its owners, signed by anyone. */
@@ -175,6 +179,8 @@ describe("legacy routes", () => {
     const asset = await commitLegacy(stack, clientLegacyCreate("A", [alice.publicKey]));
     const pendingSpend = legacyTransfer("A", [{ tx: asset, cid: 0 }], [bob.publicKey], [alice]);
     const pendingDone = committed(stack, idOf(pendingSpend));
+    // The spend stays pending through every case below: no block is cut until they are done.
+    stack.clock.hold();
     await posted201(stack, pendingSpend);
     const ghost = clientLegacyCreate("B", [alice.publicKey]);
     const signed = legacyTransfer("B", [{ tx: asset, cid: 0 }], [carol.publicKey], [alice]);
@@ -199,7 +205,7 @@ describe("legacy routes", () => {
       ),
       ["the same transaction again while pending", pendingSpend, /^Transaction `[0-9a-f]{64}` is already pending$/],
     ];
-    // The only block that may commit meanwhile is the pending spend's.
+    // Blocks committed meanwhile: none while the clock is held.
     const blocks: string[][] = [];
     stack.ledger.onCommitted((b) => blocks.push(b.committed.map((tx) => tx.id)));
     for (const [what, body, message] of cases) {
@@ -217,6 +223,8 @@ describe("legacy routes", () => {
         assert.equal(await stack.store.getLegacyRecord(idOf(body)), null, what);
       }
     }
+    assert.deepEqual(blocks, [], "no block while held");
+    stack.clock.release();
     await pendingDone;
     assert.deepEqual(blocks.flat(), [idOf(pendingSpend)]);
     // Committed, the other spend is still a DoubleSpend, and the refused ids stay unknown.
