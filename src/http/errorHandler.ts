@@ -11,7 +11,8 @@ import { setCorsHeaders } from "./cors.js";
 import { loggedUrlCharsMax } from "./limits.js";
 import { echoRequestId } from "./requestId.js";
 import { sendJson } from "./reply.js";
-import { unknownPathMessage } from "../httpWire/messages.js";
+import { methodNotAllowedMessage, unknownPathMessage } from "../httpWire/messages.js";
+import { knownPathAt } from "./resource.js";
 import { JsonError } from "../json/jsonError.js";
 
 const internalBody = JSON.stringify({ message: "Internal Server Error", status: 500 });
@@ -25,7 +26,12 @@ export interface ErrorContext {
 export function installErrorHandling(app: FastifyInstance, context: ErrorContext): void {
   app.setErrorHandler((error, request, reply) => replyWithError(error, request, reply, context));
   app.setNotFoundHandler((request, reply) => {
-    replyWithError(new LedgerError("NotFound", unknownPathMessage), request, reply, context);
+    // No route took it: a method the path does not allow (405, naming those it does), or a path
+    // that is not the API's.
+    const known = knownPathAt(app, request.url);
+    if (known === null) return replyWithError(new LedgerError("NotFound", unknownPathMessage), request, reply, context);
+    reply.header("allow", known.allow);
+    replyWithError(new LedgerError("MethodNotAllowed", methodNotAllowedMessage), request, reply, context);
   });
 }
 

@@ -141,6 +141,14 @@ describe("health, metrics and request ids of a solo node", () => {
     assert.doesNotMatch(text, /12345/);
   });
 
+  it("a method a known path does not allow (405) is counted under the path's route", async () => {
+    const before = sample(await (await fetch(metrics)).text(), "ledgerd_http_request_duration_seconds_count", { method: "DELETE", route: "/api/v1/blocks/:block_height", status: "405" });
+    assert.equal((await call(api, "DELETE", "/api/v1/blocks/77777")).status, 405);
+    const text = await (await fetch(metrics)).text();
+    assert.equal(sample(text, "ledgerd_http_request_duration_seconds_count", { method: "DELETE", route: "/api/v1/blocks/:block_height", status: "405" }), before + 1);
+    assert.doesNotMatch(text, /77777/);
+  });
+
   it("a sane X-Request-Id is echoed and names the request's log lines", async () => {
     const id = "client-7f3a:42";
     const refused = await call(api, "POST", "/api/v1/transactions", "{}", { "x-request-id": id });
