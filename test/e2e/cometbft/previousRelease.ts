@@ -65,9 +65,9 @@ function ensureCommit(commit: string): void {
   );
 }
 
-/** Its npm packages: this checkout's if the lockfiles install the same, else installed by its own. */
+/** Its npm packages: this checkout's if they serve it (`servesPrevious`), else installed by its own lockfile. */
 function installPackages(dir: string, commit: string): void {
-  if (installedTree(join(dir, "package-lock.json")) === installedTree(join(repoRoot, "package-lock.json"))) {
+  if (servesPrevious(lockOf(join(dir, "package-lock.json")), lockOf(join(repoRoot, "package-lock.json")))) {
     symlinkSync(join(repoRoot, "node_modules"), join(dir, "node_modules"), "dir");
     return;
   }
@@ -75,14 +75,31 @@ function installPackages(dir: string, commit: string): void {
   assert.equal(npm.status, 0, `npm ci for the previous release ${commit} failed: ${npm.stderr.split("\n").slice(-5).join(" ")}`);
 }
 
+interface Lock {
+  readonly packages: Record<string, Record<string, unknown>>;
+}
+
+function lockOf(lockfile: string): Lock {
+  return JSON.parse(readFileSync(lockfile, "utf8")) as Lock;
+}
+
+const dependencyKinds = ["dependencies", "devDependencies", "optionalDependencies"] as const;
+
 /**
- * What a lockfile installs: every package but the root, and the root's dependencies. The root's
- * own fields (version, engines) change with a release and install nothing: comparing whole files
- * made an `engines` edit cost an `npm ci` with native builds (80 s) in every run.
+ * Whether this checkout's packages serve the previous release: the same packages installed, at
+ * the same versions, and every dependency it declares declared here with the same range (one
+ * only this release declares, already installed for another, changes nothing for the previous
+ * one's code). The root's own fields (version, engines) install nothing: comparing whole files
+ * made an `engines` edit cost an `npm ci` with native builds (80 s) in every run, and a newly
+ * declared dependency cost one of ~200 s on a slow day.
  */
-function installedTree(lockfile: string): string {
-  const lock = JSON.parse(readFileSync(lockfile, "utf8")) as { packages: Record<string, Record<string, unknown>> };
-  const { "": root = {}, ...packages } = lock.packages;
-  const { dependencies, devDependencies, optionalDependencies } = root;
-  return JSON.stringify({ packages, root: { dependencies, devDependencies, optionalDependencies } });
+export function servesPrevious(previous: Lock, current: Lock): boolean {
+  const { "": previousRoot = {}, ...previousPackages } = previous.packages;
+  const { "": currentRoot = {}, ...currentPackages } = current.packages;
+  if (JSON.stringify(previousPackages) !== JSON.stringify(currentPackages)) return false;
+  return dependencyKinds.every((kind) => {
+    const wanted = (previousRoot[kind] ?? {}) as Record<string, string>;
+    const declared = (currentRoot[kind] ?? {}) as Record<string, string>;
+    return Object.entries(wanted).every(([name, range]) => declared[name] === range);
+  });
 }
