@@ -5,13 +5,13 @@ import { answerOptions } from "./cors.js";
 
 export type RouteHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
 
-/** Each app's paths, with the methods each allows (`allowedAt`). */
+/** Each app's paths, with the methods each allows (`knownPathAt`). */
 const pathsOf = new WeakMap<FastifyInstance, FindMyWay.Instance<FindMyWay.HTTPVersion.V1>>();
 
 /**
  * Registers one path with its handlers, and answers every other method on it: OPTIONS with the
  * allowed methods (CORS preflight), anything else with a JSON 405 and `Allow`
- * (docs/compatibility.md #2) through the not-found handler, which asks `allowedAt`: Fastify alone
+ * (docs/compatibility.md #2) through the not-found handler, which asks `knownPathAt`: Fastify alone
  * would answer 404 for a known path with the wrong method. (A route of each other method on each
  * path did the same with ~35 router entries a path: a third of the app's build, measured.)
  */
