@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { FastifyInstance, LightMyRequestResponse } from "fastify";
-import { HoldableClock } from "../../helpers/holdableClock.js";
+import { ManualClock } from "../../helpers/manualClock.js";
 import { SoloEngine } from "../../../src/engine/solo/soloEngine.js";
 import { buildHttpApp } from "../../../src/http/httpApp.js";
 import { LedgerApp } from "../../../src/ledger/ledgerApp.js";
@@ -45,19 +45,22 @@ interface Stack {
   readonly engine: SoloEngine;
   readonly app: FastifyInstance;
   readonly uuids: string[];
-  /** The engine's: held, no block is cut. */
-  readonly clock: HoldableClock;
+  /** The engine's: a block is cut only when a test advances it past the interval (`cutBlock`). */
+  readonly clock: ManualClock;
 }
+
+/** The solo engine's block interval here (on the test's manual clock). */
+const blockIntervalMs = 250;
 
 async function startStack(): Promise<Stack> {
   const dir = mkdtempSync(join(tmpdir(), "ledgerd-legacy-http-"));
   const store = SqliteStore.open({ path: join(dir, "ledger.sqlite") });
   const pool = new PreparePool({ ...preparePoolOptionsDefault, threads: 0 });
   const ledger = await LedgerApp.open({}, { store, pool });
-  // Long enough that a status read right after a POST sees the transaction pending.
+  // Blocks are cut only when a test moves the clock (`cutBlock`): a status read after a POST sees the transaction pending.
   const validator = { publicKey: hexKey(node.publicKey), power: 10 };
-  const clock = new HoldableClock();
-  const engine = await SoloEngine.start({ blockIntervalMs: 250 }, { ledger, validator, clock });
+  const clock = new ManualClock();
+  const engine = await SoloEngine.start({ blockIntervalMs }, { ledger, validator, clock });
   const uuids: string[] = [];
   const uuid = () => {
     const made = `11111111-2222-4333-8444-${String(uuids.length).padStart(12, "0")}`;
@@ -99,8 +102,15 @@ async function posted201(stack: Stack, body: LegacyTx | string, url?: string): P
 /** POSTs and waits for the block: the stored transaction. */
 async function commitLegacy(stack: Stack, body: LegacyTx): Promise<LegacyTx> {
   const stored = await posted201(stack, body);
-  await committed(stack, idOf(stored));
+  const done = committed(stack, idOf(stored));
+  await cutBlock(stack);
+  await done;
   return stored;
+}
+
+/** Moves the engine's clock past its block interval: what is pending goes into a block. */
+function cutBlock(stack: Stack): Promise<void> {
+  return stack.clock.advance(blockIntervalMs);
 }
 
 describe("legacy routes", () => {
@@ -142,6 +152,7 @@ describe("legacy routes", () => {
       // Accepted, not in a block yet.
       expectJson(await get(stack.app, `/transactions/${id}/status`), 200, '{"status":"backlog"}');
       expectJson(await get(stack.app, `/transactions/${id}`), 404, notFound);
+      await cutBlock(stack);
       await done;
       expectJson(await get(stack.app, `/transactions/${id}/status/`), 200, '{"status":"valid"}');
       const read = await get(stack.app, `/transactions/${id}/`);
@@ -180,7 +191,6 @@ describe("legacy routes", () => {
     const pendingSpend = legacyTransfer("A", [{ tx: asset, cid: 0 }], [bob.publicKey], [alice]);
     const pendingDone = committed(stack, idOf(pendingSpend));
     // The spend stays pending through every case below: no block is cut until they are done.
-    stack.clock.hold();
     await posted201(stack, pendingSpend);
     const ghost = clientLegacyCreate("B", [alice.publicKey]);
     const signed = legacyTransfer("B", [{ tx: asset, cid: 0 }], [carol.publicKey], [alice]);
@@ -205,7 +215,7 @@ describe("legacy routes", () => {
       ),
       ["the same transaction again while pending", pendingSpend, /^Transaction `[0-9a-f]{64}` is already pending$/],
     ];
-    // Blocks committed meanwhile: none while the clock is held.
+    // Blocks committed meanwhile: none, since the clock does not move.
     const blocks: string[][] = [];
     stack.ledger.onCommitted((b) => blocks.push(b.committed.map((tx) => tx.id)));
     for (const [what, body, message] of cases) {
@@ -223,8 +233,8 @@ describe("legacy routes", () => {
         assert.equal(await stack.store.getLegacyRecord(idOf(body)), null, what);
       }
     }
-    assert.deepEqual(blocks, [], "no block while held");
-    stack.clock.release();
+    assert.deepEqual(blocks, [], "no block before the clock moves");
+    await cutBlock(stack);
     await pendingDone;
     assert.deepEqual(blocks.flat(), [idOf(pendingSpend)]);
     // Committed, the other spend is still a DoubleSpend, and the refused ids stay unknown.
@@ -257,8 +267,9 @@ describe("legacy routes", () => {
       posted201(stack, clientLegacyCreate("A", [carol.publicKey])),
     ]);
     expectJson(v2Answer, 202);
+    await cutBlock(stack);
     const height = await blockDone;
-    // Posted within one block interval, they share the block (one queue, arrival order).
+    // Posted before the clock moves, they share the block (one queue, arrival order).
     const legacyHeight = (await stack.store.getLegacyRecord(idOf(legacy)))?.height;
     const block = JSON.parse((await get(stack.app, `/api/v1/blocks/${height}`)).body) as { transactions: JsonObject[] };
     assert.deepEqual(block.transactions.map((tx) => tx["id"]), [v2["id"]]);
