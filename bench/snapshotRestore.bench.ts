@@ -44,11 +44,13 @@ const targetCacheMb = process.env["LEDGERD_BENCH_RESTORE_CACHE_MB"];
  */
 const asANode = { access: "readers", idFilter: true } as const;
 
-async function openLedger(path: string, options: Partial<SqliteStoreOptions> = {}): Promise<{ store: SqliteStore; ledger: LedgerApp; close: () => Promise<void> }> {
-  const store = SqliteStore.open({ path, ...options });
+/** A ledger on a new SQLite store at `path`; `store` is the one the ledger uses, as `wrap` made it. */
+async function openLedger(path: string, options: Partial<SqliteStoreOptions> = {}, wrap = (opened: SqliteStore) => opened): Promise<{ store: SqliteStore; ledger: LedgerApp; close: () => Promise<void> }> {
+  const opened = SqliteStore.open({ path, ...options });
+  const store = wrap(opened);
   const pool = new PreparePool({ ...preparePoolOptionsDefault });
   const ledger = await LedgerApp.open({}, { store, pool });
-  return { store, ledger, close: async () => { await pool.close(); await store.close(); } };
+  return { store, ledger, close: async () => { await pool.close(); await opened.close(); } };
 }
 
 interface Snapshot {
@@ -153,10 +155,7 @@ async function writesAlone(path: string, calls: readonly WriteCall[], options: P
 async function restoreOnce(dir: string, snapshot: Snapshot, round: number, verifyMicros: number): Promise<string> {
   const cache = targetCacheMb === undefined ? {} : { cacheSizeBytes: Number(targetCacheMb) * 2 ** 20 };
   const calls: WriteCall[] = [];
-  const store = SqliteStore.open({ path: join(dir, `target-${round}-${Date.now()}.sqlite`), ...asANode, ...cache });
-  const pool = new PreparePool({ ...preparePoolOptionsDefault });
-  const recorded = recording(store, calls);
-  const ledger = await LedgerApp.open({}, { store: recorded, pool });
+  const target = await openLedger(join(dir, `target-${round}-${Date.now()}.sqlite`), { ...asANode, ...cache }, (store) => recording(store, calls));
   let first: Pass;
   let second: Pass;
   try {
@@ -166,14 +165,13 @@ async function restoreOnce(dir: string, snapshot: Snapshot, round: number, verif
     for (const chunk of snapshot.chunks) if (verifier.chunk(chunk) !== null) throw new Error("the snapshot does not verify");
     if (verifier.finish() !== null) throw new Error("the snapshot does not verify");
     first = { seconds: (performance.now() - started) / 1000, cpu: cpuSeconds(cpu) };
-    const headers: SnapshotHeaders = { store: recorded, onRefused: () => undefined };
+    const headers: SnapshotHeaders = { store: target.store, onRefused: () => undefined };
     started = performance.now();
     cpu = process.cpuUsage();
-    await restoreSnapshot(ledger, snapshot.metadata, (async function* () { yield* snapshot.chunks; })(), headers);
+    await restoreSnapshot(target.ledger, snapshot.metadata, (async function* () { yield* snapshot.chunks; })(), headers);
     second = { seconds: (performance.now() - started) / 1000, cpu: cpuSeconds(cpu) };
   } finally {
-    await pool.close();
-    await store.close();
+    await target.close();
   }
   const expected = { height: snapshot.metadata.height, appHash: snapshot.metadata.app_hash };
   const writes = await writesAlone(join(dir, `writes-${round}-${Date.now()}.sqlite`), calls, { ...asANode, ...cache }, expected);

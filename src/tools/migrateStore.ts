@@ -37,16 +37,16 @@ export async function migrateToPostgres(config: Config, url: string, onProgress?
   try {
     // No vacuum at the bulk load's end: the tool runs its own, awaited, below.
     const noBulkVacuum = { bulkLoadVacuumTxsMin: Number.POSITIVE_INFINITY };
-    target = await PostgresStore.open({ ...options.postgresStore, ...(url === "" ? {} : { url }), access: "writer", ...noBulkVacuum });
+    const writing = await PostgresStore.open({ ...options.postgresStore, ...(url === "" ? {} : { url }), access: "writer", ...noBulkVacuum });
+    target = writing;
     const head = await source.getChainState();
     if (head.chainId === null) throw new Error("the SQLite ledger has no chain yet");
-    const from = (await checkResumable(source, target, head.chainId)) + 1;
-    const ledger = await LedgerApp.open(options.ledger, { store: target, pool });
+    const from = (await checkResumable(source, writing, head.chainId)) + 1;
+    const ledger = await LedgerApp.open(options.ledger, { store: writing, pool });
     if (from === 1) await ledger.initChain(head.chainId, await source.getValidators(1), head.commitment, head);
-    const writing = target;
     await inBulkLoad(writing, {}, () => copyBlocks(source, writing, ledger, { from, to: head.height }, onProgress));
     // A second run's vacuum is short: the pages the first left all-visible are skipped.
-    if (from <= head.height) await target.vacuum();
+    if (from <= head.height) await writing.vacuum();
     return { from, to: head.height, appHash: ledger.info().appHash };
   } finally {
     await pool.close();
