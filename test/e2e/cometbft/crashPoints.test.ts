@@ -21,7 +21,7 @@ import { makeRandomKeypair } from "../../../src/transaction/builders/makeRandomK
 import { create } from "../../helpers/txFactory.js";
 import { waitFor } from "../../helpers/waitFor.js";
 import { cleanEnv, repoRoot, runLedgerd, runLedgerdAsync } from "../../unit/cli/ledgerdProcess.js";
-import { freeBasePort, getText, logTail, nodeOf, post, requireCometBft, rpc, waitForAgreement } from "./network.js";
+import { cometLogEnd, freeBasePort, getText, logTail, nodeOf, post, requireCometBft, rpc, waitForAgreement, waitForAppGone } from "./network.js";
 import { logFile } from "../../../src/testnet/processes.js";
 import { ledgerdArgs } from "../../helpers/ledgerdCli.js";
 
@@ -66,14 +66,16 @@ async function crashAt(point: FailpointName, drive: (round: number) => Promise<v
   await startTestnet(root, { nodes: [0], failpoints: point });
   const pid = runningPid(root, node, "ledgerd");
   assert.ok(pid !== null);
+  const cometLogFrom = cometLogEnd(root, node);
   for (let round = 0; existsSync(`/proc/${pid}`); round++) {
     assert.ok(round < 200, `${point} never reached:\n${logTail(root, node, "ledgerd")}`);
     await drive(round);
   }
   const lines = readFileSync(logFile(root, node, "ledgerd"), "utf8").trimEnd().split("\n");
   assert.equal(lines.at(-1), `failpoint ${point}: SIGKILL`, "the process died at the point, by its SIGKILL");
-  // CometBFT stops when its ABCI connections close; it is started again with ledgerd.
-  await waitFor("CometBFT to stop", () => runningPid(root, node, "cometbft") === null, { timeoutMs: 30_000 });
+  // CometBFT stops when its ABCI connections close (or is stopped by the start, if its shutdown
+  // hangs); it is started again with ledgerd.
+  await waitForAppGone(root, node, cometLogFrom);
   await startTestnet(root, { nodes: [0] });
 }
 

@@ -16,12 +16,11 @@ import { configFileName } from "../../../src/config/loadConfig.js";
 import type { JsonObject } from "../../../src/json/jsonValue.js";
 import { walDamage } from "../../../src/store/sqlite/walCheck.js";
 import { createTestnet, type TestnetManifest } from "../../../src/testnet/testnet.js";
-import { runningPid, startTestnet, stopTestnet } from "../../../src/testnet/processes.js";
+import { startTestnet, stopTestnet } from "../../../src/testnet/processes.js";
 import { Random } from "../../helpers/random.js";
 import { create, keypairOf } from "../../helpers/txFactory.js";
 import { flipWalFrame } from "../../helpers/diskFaults.js";
-import { waitFor } from "../../helpers/waitFor.js";
-import { appState, freeBasePort, getText, ledgerDataDir, nodeOf, post, requireCometBft, type AppState } from "./network.js";
+import { appState, freeBasePort, getText, killLedgerd, ledgerDataDir, nodeOf, post, requireCometBft, type AppState } from "./network.js";
 
 const seed = 38_0002;
 const root = mkdtempSync(join(tmpdir(), "ledgerd-disk-comet-"));
@@ -87,8 +86,7 @@ describe("disk faults under CometBFT", () => {
     await startTestnet(root);
     await commit(4);
     const before: AppState | null = await appState(node());
-    process.kill(runningPid(root, node(), "ledgerd")!, "SIGKILL");
-    await waitFor("CometBFT to stop without its app", () => (runningPid(root, node(), "cometbft") === null ? true : null), { timeoutMs: 60_000 });
+    await killLedgerd(root, node());
     const wal = join(dataDir(), "ledgerd.sqlite-wal");
     const { frame, frames } = flipWalFrame(wal, new Random(seed));
     const where = `seed ${seed}, frame ${frame} of ${frames}`;

@@ -16,7 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { after, before, describe, it } from "node:test";
-import { createTestnet, runningPid, startTestnet, stopTestnet, type TestnetManifest, type TestnetNode } from "../../../src/testnet/testnet.js";
+import { createTestnet, startTestnet, stopTestnet, type TestnetManifest, type TestnetNode } from "../../../src/testnet/testnet.js";
 import { encodeBase58 } from "../../../src/crypto-conditions/encodeBase58.js";
 import type { LegacyTx } from "../../../src/legacy/types.js";
 import type { Keypair } from "../../../src/transaction/builders/makeKeypair.js";
@@ -26,7 +26,7 @@ import { writeJson } from "../../../src/json/writeJson.js";
 import { clientLegacyCreate, idOf as legacyIdOf } from "../../helpers/legacyFactory.js";
 import { create, transfer } from "../../helpers/txFactory.js";
 import { driverScenarios, type NodeUnderTest } from "../driverScenarios.js";
-import { appState, consensusRound, freeBasePort, getText, httpUrl, ledgerDataDir, logTail, nodeOf, post, prevoteStep, requireCometBft, rpc, waitForAgreement, type ConsensusRound } from "./network.js";
+import { appState, consensusRound, freeBasePort, getText, httpUrl, killLedgerd, ledgerDataDir, logTail, nodeOf, post, prevoteStep, requireCometBft, rpc, waitForAgreement, type ConsensusRound } from "./network.js";
 import { waitFor } from "../../helpers/waitFor.js";
 import { session } from "../../helpers/streamSession.js";
 
@@ -256,13 +256,7 @@ describe("a 4-validator CometBFT network on loopback", () => {
     try {
       // Transactions in flight when node1 dies, and more while it is down.
       await waitFor("the load to reach 6 transactions before the kill", () => ids.length >= 6, { timeoutMs: 60_000, abortIf: loadFailed });
-      const pid = runningPid(root, victim, "ledgerd");
-      assert.ok(pid !== null, "node1's ledgerd is running");
-      process.kill(pid, "SIGKILL");
-      // Its CometBFT sees its application gone (v0.38 proxy/multi_app_conn.go) and sends itself
-      // SIGTERM; whether its shutdown ends is CometBFT's affair (it hung once under load,
-      // cometbft/cometbft#4054): `testnet start` below stops a CometBFT left running.
-      await waitFor("node1's CometBFT to see its app gone", () => runningPid(root, victim, "cometbft") === null || logTail(root, victim, "cometbft", 200).includes("connection terminated. Did the application crash?"), { timeoutMs: 60_000 });
+      await killLedgerd(root, victim);
       const whileDown = ids.length + 6;
       await waitFor("6 more transactions while node1 is down", () => ids.length >= whileDown, { timeoutMs: 60_000, abortIf: loadFailed });
       loading = false;

@@ -3,12 +3,12 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { randomInt } from "node:crypto";
-import { copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { configFileName } from "../../../src/config/loadConfig.js";
 import { goDuration, setTomlValues } from "../../../src/engine/cometbft/cometBftConfig.js";
-import { defaultCometBftBinary, logFile, type TestnetManifest, type TestnetNode } from "../../../src/testnet/testnet.js";
+import { defaultCometBftBinary, logFile, runningPid, type TestnetManifest, type TestnetNode } from "../../../src/testnet/testnet.js";
 import { waitFor } from "../../helpers/waitFor.js";
 
 /**
@@ -158,6 +158,40 @@ export function logTail(root: string, node: TestnetNode, which: "ledgerd" | "com
   const path = logFile(root, node, which);
   if (!existsSync(path)) return `(no ${path})`;
   return readFileSync(path, "utf8").split("\n").slice(-lines).join("\n");
+}
+
+/** Where a node's CometBFT log ends now: `waitForAppGone` reads only what is written after. */
+export function cometLogEnd(root: string, node: TestnetNode): number {
+  const path = logFile(root, node, "cometbft");
+  return existsSync(path) ? statSync(path).size : 0;
+}
+
+/**
+ * Waits until a node's CometBFT has seen its ledgerd die: it exited, or it logged (after `from`)
+ * that an ABCI connection ended (v0.38 proxy/multi_app_conn.go), after which it sends itself
+ * SIGTERM. Whether that shutdown ends is CometBFT's affair: it can hang under load
+ * (cometbft/cometbft#4054), and `startTestnet` stops a CometBFT left running without its ledgerd.
+ * So a test waits for this, never for the exit.
+ */
+export async function waitForAppGone(root: string, node: TestnetNode, from: number, timeoutMs = 60_000): Promise<void> {
+  const logSince = (): string => {
+    const path = logFile(root, node, "cometbft");
+    return existsSync(path) ? readFileSync(path).subarray(from).toString("utf8") : "";
+  };
+  await waitFor(
+    `${node.name}'s CometBFT to see its ledgerd gone`,
+    () => runningPid(root, node, "cometbft") === null || logSince().includes("connection terminated. Did the application crash?"),
+    { timeoutMs },
+  );
+}
+
+/** SIGKILLs a node's ledgerd and waits until its CometBFT has seen it gone (`waitForAppGone`). */
+export async function killLedgerd(root: string, node: TestnetNode): Promise<void> {
+  const pid = runningPid(root, node, "ledgerd");
+  assert.ok(pid !== null, `${node.name}'s ledgerd is running`);
+  const from = cometLogEnd(root, node);
+  process.kill(pid, "SIGKILL");
+  await waitForAppGone(root, node, from);
 }
 
 export function nodeOf(manifest: TestnetManifest, index: number): TestnetNode {
