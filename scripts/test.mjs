@@ -106,9 +106,14 @@ function runLane(lane) {
 let passed = 0;
 let failed = 0;
 let status = 0;
+/** Each lane's failures as the spec reporter lists them at its end, printed again last. */
+const failures = [];
+const failuresHeading = "\n\u2716 failing tests:\n";
 /** A lane's output, printed whole when it ends so that two lanes' lines do not interleave. */
 function report(result) {
   process.stdout.write(result.out);
+  const at = result.out.indexOf(failuresHeading);
+  if (at >= 0) failures.push(result.out.slice(at + failuresHeading.length).trim());
   passed += Number(/^ℹ pass (\d+)$/m.exec(result.out)?.[1] ?? 0);
   failed += Number(/^ℹ fail (\d+)$/m.exec(result.out)?.[1] ?? 0);
   if (result.status !== 0) status = result.status;
@@ -129,5 +134,8 @@ await Promise.all([
     await drainQueue();
   })(),
 ]);
+// A lane that ended early printed its failures in the middle of the output; a reader of the
+// output's end (a CI log cut to its last lines) finds them here.
+if (failures.length > 0) console.log(`\nThe failures of every lane, in one place:\n\n${failures.join("\n\n")}`);
 console.log(`\n${passed} passed, ${failed} failed`);
 process.exit(status !== 0 || failed > 0 ? status || 1 : 0);
