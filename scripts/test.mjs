@@ -48,14 +48,14 @@ function buildExplorer() {
 }
 
 // Tests start worker threads from bundles of the sources in .cache/workers (src/workerThread.ts),
-// one per state of the sources; those a day old are of sources long since changed.
+// a folder per entry and state of the sources; those a day old are of sources long since changed.
 function pruneWorkerBundles() {
   const dir = ".cache/workers";
   if (!existsSync(dir)) return;
   const dayAgo = Date.now() - 24 * 60 * 60 * 1000;
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
-    if (statSync(path).mtimeMs < dayAgo) rmSync(path, { force: true });
+    if (statSync(path).mtimeMs < dayAgo) rmSync(path, { recursive: true, force: true });
   }
 }
 

@@ -67,11 +67,13 @@ function bundleFromSources(entry: string): string {
   const hash = createHash("sha256").update(entry);
   for (const tree of trees) hash.update(treeDigest(tree));
   const dir = fileURLToPath(new URL("../.cache/workers/", import.meta.url));
-  const bundle = join(dir, `${hash.digest("hex").slice(0, 24)}.mjs`);
+  const folder = join(dir, hash.digest("hex").slice(0, 24));
+  // The name bundleSources.mjs gives a split bundle's entry.
+  const bundle = join(folder, "entry.mjs");
   if (!existsSync(bundle)) {
     mkdirSync(dir, { recursive: true });
     const script = fileURLToPath(new URL("./workerFromSources.mjs", import.meta.url));
-    const made = spawnSync(process.execPath, [script, entry, bundle], { encoding: "utf8" });
+    const made = spawnSync(process.execPath, [script, entry, folder], { encoding: "utf8" });
     if (made.status !== 0) throw new Error(`bundling ${entry} failed: ${made.stderr}`);
   }
   bundles.set(entry, bundle);

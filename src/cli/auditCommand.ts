@@ -7,7 +7,7 @@ import { setTimeout as wait } from "node:timers/promises";
 import type { Command } from "commander";
 import { parseHostPort } from "../config/parseHostPort.js";
 import { MetricsServer } from "../metrics/metricsServer.js";
-import { auditExit, auditIntervalSecondsDefault, auditSamplesDefault, AuditMetrics, followAudit, noteKeysOf } from "../tools/audit.js";
+import { auditExit, auditIntervalSecondsDefault, auditSamplesDefault } from "../tools/auditOptions.js";
 
 interface AuditFlags {
   node: string[];
@@ -29,6 +29,8 @@ function count(text: string, flag: string): number {
 }
 
 async function runAudit(flags: AuditFlags): Promise<number> {
+  // The auditor is loaded when the command runs, not when the command line is parsed.
+  const { AuditMetrics, followAudit, noteKeysOf } = await import("../tools/audit.js");
   const witnesses = noteKeysOf(flags.witness, true);
   const quorum = flags.quorum === undefined ? witnesses.length : count(flags.quorum, "--quorum");
   if (quorum > witnesses.length) throw new Error(`--quorum ${quorum} is more than the ${witnesses.length} --witness keys`);

@@ -1,29 +1,21 @@
 // What each command does once commander has parsed it. The only console output of ledgerd is
 // in src/cli/ (STYLE rule 15: no console.* outside it): `keys` and `config` print JSON,
 // `init` says what it wrote; a running node speaks through its logger.
+//
+// A command's own work is imported when it runs (`await import`), not here: a node's start brings
+// Fastify, the engines and the stores, and `ledgerd keys` or `election show` need none of them
+// (each command loaded them all before: ~0.6 s of CPU, in every command a script or test runs).
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { isAbsolute, join, relative } from "node:path";
 import { ConfigError } from "../config/configError.js";
 import { configFileName, loadConfig, type ConfigSources } from "../config/loadConfig.js";
 import type { Config } from "../config/schema.js";
 import type { CommitmentVersion } from "../proofs/commitment.js";
-import { runDoctor } from "../tools/doctor.js";
-import { verifyChain } from "../ledger/verifyChain.js";
-import { backupLedger, restoreLedger } from "../tools/backups.js";
-import { exportChain, importChain } from "../tools/exportImport.js";
-import { importFromBigchaindb } from "../tools/bigchaindbImport.js";
 import type { BigchaindbImportOptions } from "../tools/bigchaindbImportOptions.js";
-import { describeRefusal } from "../tools/bigchaindbRefusals.js";
-import { ledgerLogSource, mirrorLog, nodeLogSource } from "../tools/mirror.js";
-import { migrateToPostgres } from "../tools/migrateStore.js";
-import { databaseName, openLedgerReader } from "../node/openStore.js";
-import { startReadServer } from "../node/readServer.js";
 import { moduleOptions } from "../config/moduleOptions.js";
-import { createLogger } from "../node/logger.js";
 import { createNodeKey, keyFileOfValidator, newKeyFile, readNodeKey } from "../node/nodeKey.js";
 import { makeDirs } from "../node/preflight.js";
 import { StartRefused } from "../node/startRefused.js";
-import { startNode } from "../node/startNode.js";
 import { withProgress } from "./progress.js";
 
 /** On top of the engine's commit timeout, how long a shutdown may take before the process quits. */
@@ -91,6 +83,7 @@ function fileSettings(config: Config): Omit<Config, "data_dir"> {
  */
 export async function runStart(flags: ConfigSources["flags"]): Promise<void> {
   const config = loadSettings(flags);
+  const [{ createLogger }, { startNode }] = await Promise.all([import("../node/logger.js"), import("../node/startNode.js")]);
   const logger = createLogger(config.log.level);
   // A bug that escaped every handler: one structured line, then out (the state is unknown).
   process.on("uncaughtException", (error, origin) => {
@@ -139,6 +132,11 @@ export async function runStart(flags: ConfigSources["flags"]): Promise<void> {
  */
 export async function runServeReads(flags: ConfigSources["flags"], writerUrl: string): Promise<void> {
   const config = loadSettings(flags);
+  const [{ createLogger }, { startReadServer }, { databaseName }] = await Promise.all([
+    import("../node/logger.js"),
+    import("../node/readServer.js"),
+    import("../node/openStore.js"),
+  ]);
   const logger = createLogger(config.log.level);
   const server = await startReadServer(config, { writerUrl, logger });
   logger.info({ http: `${server.address.host}:${server.address.port}`, writer: writerUrl || null, database: databaseName(moduleOptions(config)) }, "ledgerd serving reads");
@@ -165,6 +163,7 @@ export class StartFailed extends Error {
  * failure; exit code 1 when any failed.
  */
 export async function runDoctorCommand(flags: ConfigSources["flags"]): Promise<void> {
+  const { runDoctor } = await import("../tools/doctor.js");
   const checks = await runDoctor(loadSettings(flags));
   for (const check of checks) {
     console.log(`${check.ok ? "ok  " : "FAIL"} ${check.name}: ${check.detail}${check.fix === undefined ? "" : `\n     -> ${check.fix}`}`);
@@ -180,6 +179,7 @@ export async function runDoctorCommand(flags: ConfigSources["flags"]): Promise<v
  */
 export async function runVerifyChain(flags: ConfigSources["flags"], from: number | undefined): Promise<void> {
   const config = loadSettings(flags);
+  const [{ openLedgerReader }, { verifyChain }] = await Promise.all([import("../node/openStore.js"), import("../ledger/verifyChain.js")]);
   const store = await openLedgerReader(config);
   try {
     const report = await withProgress("verify-chain", (onProgress) => verifyChain(store, { ...(from === undefined ? {} : { from }), onProgress }));
@@ -195,26 +195,30 @@ export async function runVerifyChain(flags: ConfigSources["flags"], from: number
 }
 
 /** `ledgerd backup DEST`: the ledger at one height, beside a running node (src/tools/backups.ts). */
-export function runBackup(flags: ConfigSources["flags"], dest: string): void {
+export async function runBackup(flags: ConfigSources["flags"], dest: string): Promise<void> {
+  const { backupLedger } = await import("../tools/backups.js");
   const manifest = backupLedger(loadSettings(flags), dest);
   console.log(`backed up height ${manifest.height} (app hash ${manifest.appHash || '""'}) to ${dest}`);
 }
 
 /** `ledgerd restore SRC`: the backup into a data folder without a ledger, once it verifies. */
 export async function runRestore(flags: ConfigSources["flags"], src: string): Promise<void> {
+  const { restoreLedger } = await import("../tools/backups.js");
   const report = await withProgress("restore: verified", (onProgress) => restoreLedger(loadSettings(flags), src, onProgress));
   console.log(`restored heights 1 to ${report.to} (${report.txs} transactions, verified)`);
 }
 
 /** `ledgerd export FILE`: the chain as JSON lines (src/tools/exportImport.ts). */
 export async function runExport(flags: ConfigSources["flags"], file: string): Promise<void> {
+  const { exportChain } = await import("../tools/exportImport.js");
   const height = await withProgress("export", (onProgress) => exportChain(loadSettings(flags), file, onProgress));
   console.log(`exported heights 1 to ${height} to ${file}`);
 }
 
-/** `ledgerd import FILE`: re-executes an export into a data folder without a ledger. */
 /** `ledgerd migrate-store --to postgres [--url URL]` (src/tools/migrateStore.ts). */
 export async function runMigrateStore(flags: ConfigSources["flags"], url: string): Promise<void> {
+  // Loaded for this command only: it brings PostgreSQL's driver (see openStore).
+  const { migrateToPostgres } = await import("../tools/migrateStore.js");
   const done = await withProgress("migrate-store", (onProgress) => migrateToPostgres(loadSettings(flags), url, onProgress));
   if (done.from > done.to) {
     console.log(`PostgreSQL already holds heights 1 to ${done.to} of this ledger: nothing to migrate`);
@@ -224,7 +228,9 @@ export async function runMigrateStore(flags: ConfigSources["flags"], url: string
   console.log("to run on it: stop the node, run migrate-store once more (it resumes), then set database.backend=postgres and database.url");
 }
 
+/** `ledgerd import FILE`: re-executes an export into a data folder without a ledger. */
 export async function runImport(flags: ConfigSources["flags"], file: string, rule?: CommitmentVersion): Promise<void> {
+  const { importChain } = await import("../tools/exportImport.js");
   const done = await withProgress("import", (onProgress) => importChain(loadSettings(flags), file, onProgress, rule));
   if (done.rehashed) {
     console.log(`imported heights 1 to ${done.height} as a new chain with app hash rule ${String(rule)}: last app hash ${done.appHash || '""'}`);
@@ -240,6 +246,10 @@ export async function runImport(flags: ConfigSources["flags"], file: string, rul
  * again to resume).
  */
 export async function runImportFromBigchaindb(flags: ConfigSources["flags"], url: string, options: BigchaindbImportOptions): Promise<void> {
+  const [{ importFromBigchaindb }, { describeRefusal }] = await Promise.all([
+    import("../tools/bigchaindbImport.js"),
+    import("../tools/bigchaindbRefusals.js"),
+  ]);
   const done = await withProgress("import --from-bigchaindb", (onProgress) =>
     importFromBigchaindb(loadSettings(flags), {
       url,
@@ -261,6 +271,7 @@ export const importRefusedExit = 2;
 
 /** `ledgerd mirror --to DIR [--node URL]`: the log as static files (src/tools/mirror.ts). */
 export async function runMirror(flags: ConfigSources["flags"], dir: string, node: string | undefined): Promise<void> {
+  const { ledgerLogSource, mirrorLog, nodeLogSource } = await import("../tools/mirror.js");
   const source = node === undefined ? await ledgerLogSource(loadSettings(flags)) : nodeLogSource(node);
   try {
     const report = await mirrorLog(source, dir);

@@ -3,7 +3,6 @@
 import { existsSync } from "node:fs";
 import { moduleOptions, type ModuleOptions } from "../config/moduleOptions.js";
 import type { Config } from "../config/schema.js";
-import { PostgresStore } from "../store/postgres/postgresStore.js";
 import { SqliteStore } from "../store/sqlite/sqliteStore.js";
 import { openThreadedSqliteStore } from "../store/sqlite/threadedStore.js";
 import type { Store } from "../store/store.js";
@@ -12,6 +11,9 @@ import type { Logger } from "pino";
 /** `logger`: where the store reports what fails outside a call (PostgreSQL's background vacuum). */
 export async function openStore(options: ModuleOptions, role: "writer" | "reader", logger?: Pick<Logger, "warn">): Promise<Store> {
   if (options.storeBackend === "postgres") {
+    // Imported here, not at the top: PostgreSQL's driver costs ~0.15 s of CPU to load, in every
+    // process and HTTP worker thread of a node, and most nodes keep their ledger in SQLite.
+    const { PostgresStore } = await import("../store/postgres/postgresStore.js");
     return PostgresStore.open({ ...options.postgresStore, access: role }, logger === undefined ? {} : { onVacuumError: vacuumWarning(logger) });
   }
   if (role === "reader") return SqliteStore.open({ ...options.sqliteStore, access: "reader" });

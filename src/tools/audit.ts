@@ -18,12 +18,9 @@ import { openNote, parseVerifierKey, splitNote, type NoteKey } from "../proofs/s
 import { bundleEntry, extendsTree, tileHolding, withTiles } from "../proofs/tileNodes.js";
 import type { TileRef } from "../proofs/tiles.js";
 import { nodeLogSource, nodeRequestTimeoutMs, type LogSource } from "./mirror.js";
+import { auditExit } from "./auditOptions.js";
 
 export const auditStateVersion = 1;
-/** Inclusion proofs checked per new checkpoint, by default. */
-export const auditSamplesDefault = 4;
-/** Seconds between rounds when following, by default. */
-export const auditIntervalSecondsDefault = 60;
 
 /** What the auditor alarms on (the metric's `kind` label). */
 export type AlarmKind = "rollback" | "split_view" | "bad_signature" | "quorum_unmet" | "bad_inclusion";
@@ -77,9 +74,6 @@ export interface RoundReport {
   readonly troubles: { readonly node: string; readonly message: string }[];
   readonly verified: { readonly node: string; readonly origin: string; readonly size: number; readonly from: number }[];
 }
-
-/** Exit codes: the worst of a round (docs/transparency.md "Auditor"). */
-export const auditExit = { ok: 0, trouble: 1, badSignature: 2, inconsistent: 3 } as const;
 
 export function exitCodeOf(report: RoundReport): number {
   const kinds = new Set(report.alarms.map((a) => a.kind));
