@@ -6,14 +6,11 @@ import type { Rejection } from "../errors/ledgerError.js";
 import { sharedReportTxs, type PrepareBatch, type PrepareJob, type PrepareRequest, type PrepareResponse } from "./preparePool.js";
 import { prepareBytes } from "./prepared.js";
 import type { Door, PreparedBase } from "./txKind.js";
-import { compileSchemaValidators } from "../transaction/validateSchema.js";
 import { nameThisThread } from "../workerThread.js";
 
 if (parentPort === null) throw new Error("prepareWorker must run as a worker thread");
 const port = parentPort;
 nameThisThread("ledgerd-verify");
-// This thread validates every transaction it takes: compile the schemas before the first comes.
-compileSchemaValidators();
 
 function prepareOne(bytes: Uint8Array, door: Door | null | undefined): PreparedBase | Rejection {
   try {

@@ -195,3 +195,12 @@ export const createSchema = transactionSchema("CREATE");
 export const transferSchema = transactionSchema("TRANSFER");
 export const validatorElectionSchema = transactionSchema("VALIDATOR_ELECTION");
 export const voteSchema = transactionSchema("VOTE");
+
+/** The operations whose bodies a schema checks (all but the refused chain migration), and each one's schema. */
+export const checkedOperationSchemas = {
+  CREATE: createSchema,
+  TRANSFER: transferSchema,
+  VALIDATOR_ELECTION: validatorElectionSchema,
+  VOTE: voteSchema,
+} as const;
+export type CheckedOperation = keyof typeof checkedOperationSchemas;

@@ -1,39 +1,21 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import type { ErrorObject } from "ajv";
 import { reject, type Rejection } from "../errors/ledgerError.js";
 import { isJsonObject, JsonNumber, type JsonValue } from "../json/jsonValue.js";
 import { pyRepr } from "./pyRepr.js";
-import { createSchema, knownOperations, transferSchema, validatorElectionSchema, voteSchema } from "./schemas.js";
+import * as generated from "./schemaValidators.generated.js";
+import { knownOperations, type CheckedOperation } from "./schemas.js";
 
-type CheckedOperation = Exclude<(typeof knownOperations)[number], "CHAIN_MIGRATION_ELECTION">;
-const schemas: Record<CheckedOperation, object> = {
-  CREATE: createSchema,
-  TRANSFER: transferSchema,
-  VALIDATOR_ELECTION: validatorElectionSchema,
-  VOTE: voteSchema,
-};
-
-// ajv turns each schema into straight-line code, once, at its first use: compiling the four took
-// ~0.2 s of CPU, which every process and thread that imports this module paid at load, though
-// most never validate a transaction (a `ledgerd` command, the writer thread, an HTTP worker).
-// A prepare thread compiles them as it starts (compileSchemaValidators), off the first
-// transaction's way.
-let ajv: Ajv | undefined;
-const validators = new Map<CheckedOperation, ValidateFunction>();
-
-function validatorOf(operation: CheckedOperation): ValidateFunction {
-  let validate = validators.get(operation);
-  if (validate === undefined) {
-    ajv ??= new Ajv({ allErrors: false, strict: true, allowUnionTypes: true });
-    validate = ajv.compile(schemas[operation]);
-    validators.set(operation, validate);
-  }
-  return validate;
+/** What ajv's code for a schema is: a check of a value, and the errors of its last failed check. */
+interface SchemaValidator {
+  (data: unknown): boolean;
+  errors?: ErrorObject[] | null;
 }
 
-/** Compiles every operation's validator now rather than at its first use. */
-export function compileSchemaValidators(): void {
-  for (const operation of Object.keys(schemas) as CheckedOperation[]) validatorOf(operation);
-}
+// ajv's code for each operation's schema, made once by `npm run generate:validators`
+// (scripts/validatorCode.ts) rather than compiled here: compiling the four took every prepare
+// thread ~0.15 to 0.2 s of CPU as it started. The generated module is not type-checked (it is
+// ajv's output), so its exports are given their type here.
+const validators = generated as unknown as Readonly<Record<CheckedOperation, SchemaValidator>>;
 
 /**
  * Checks a transaction body against the v2.0 schema of its operation. The message follows the
@@ -49,7 +31,7 @@ export function validateSchema(tx: JsonValue): Rejection | null {
   // A chain migration halts the chain for an operator to restart it elsewhere; a CometBFT network
   // is upgraded another way (docs/compatibility.md #11).
   if (operation === "CHAIN_MIGRATION_ELECTION") return reject("ValidationError", chainMigrationRefusal);
-  const validate = validatorOf(operation as CheckedOperation);
+  const validate = validators[operation as CheckedOperation];
   if (!validate(tx)) {
     const first = validate.errors?.[0];
     return schemaReject(first === undefined ? "invalid" : describeAjvError(first, tx));
