@@ -1,6 +1,8 @@
-// `npm run generate:validators`: writes the transaction schemas' validators (validatorCode.ts).
+// `npm run generate:validators`: writes the schemas' validators (validatorCode.ts).
 import { writeFileSync } from "node:fs";
-import { transactionValidatorsModule, transactionValidatorsPath } from "./validatorCode.js";
+import { generatedValidators } from "./validatorCode.js";
 
-writeFileSync(transactionValidatorsPath, transactionValidatorsModule());
-console.log(`wrote ${transactionValidatorsPath}`);
+for (const { path, text } of generatedValidators) {
+  writeFileSync(path, text());
+  console.log(`wrote ${path}`);
+}

@@ -7,11 +7,11 @@
 import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
-import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import type { ErrorObject } from "ajv";
 import { ConfigError, type ConfigProblem } from "./configError.js";
 import { configDefault, deepFreeze } from "./defaults.js";
-import { parseHostPort } from "./parseHostPort.js";
-import { configSchema, type Config } from "./schema.js";
+import { validate as generatedConfigValidator } from "./configValidator.generated.js";
+import type { Config } from "./schema.js";
 import { settingsThatCannotWork } from "./settingsThatCannotWork.js";
 import { envNameOf, envPrefix, settingAliases, settingList, type Setting } from "./settingList.js";
 
@@ -40,21 +40,10 @@ export interface ConfigDeps {
   readonly homeDir: string;
 }
 
-// Compiled at the first load of settings, not when this module is imported: ~0.12 s of CPU that
-// every process and thread importing it paid, though most never load settings (a test's
-// process, `ledgerd keys`, a node's worker threads).
-let validateConfig: ValidateFunction | undefined;
-
-function configValidator(): ValidateFunction {
-  if (validateConfig === undefined) {
-    const ajv = new Ajv({ allErrors: true, strict: true, verbose: true });
-    ajv.addFormat("host-port", { type: "string", validate: (text: string) => parseHostPort(text) !== null });
-    ajv.addFormat("optional-host-port", { type: "string", validate: (text: string) => text === "" || parseHostPort(text) !== null });
-    ajv.addFormat("http-url", { type: "string", validate: (text: string) => isHttpUrl(text) });
-    validateConfig = ajv.compile(configSchema);
-  }
-  return validateConfig;
-}
+// ajv's code for the schema, made once by `npm run generate:validators` (scripts/validatorCode.ts)
+// rather than compiled in each process that loads settings (~0.1 s of CPU each). The generated
+// module is not type-checked (it is ajv's output), so its export is given its type here.
+const validateConfig = generatedConfigValidator as unknown as ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
 
 const settingByKey = new Map<string, Setting>(settingList.map((s) => [s.key, s]));
 
@@ -76,9 +65,8 @@ export function loadConfig(sources: ConfigSources, deps: ConfigDeps = defaultDep
     if (typed !== undefined) setPath(merged, key, typed, value.source, origin);
   }
 
-  const validate = configValidator();
-  if (!validate(merged)) {
-    for (const error of validate.errors ?? []) problems.push(problemOf(error, origin));
+  if (!validateConfig(merged)) {
+    for (const error of validateConfig.errors ?? []) problems.push(problemOf(error, origin));
   } else {
     problems.push(...settingsThatCannotWork(merged as unknown as Config, (key) => sourceOf(key, origin)));
   }
@@ -305,16 +293,6 @@ function expandHome(path: string, deps: ConfigDeps): string {
   if (path === "~") return deps.homeDir;
   if (path.startsWith("~/")) return join(deps.homeDir, path.slice(2));
   return path;
-}
-
-/** An `http://host[:port][/path]` URL (CometBFT's RPC speaks plain HTTP). */
-function isHttpUrl(text: string): boolean {
-  if (!/^http:\/\/[^\s/]+(?:\/\S*)?$/.test(text)) return false;
-  try {
-    return new URL(text).protocol === "http:";
-  } catch {
-    return false;
-  }
 }
 
 function isPlainObject(value: unknown): value is Mutable {
