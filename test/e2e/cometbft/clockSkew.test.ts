@@ -3,9 +3,9 @@
 // test-only clock-offset build (scripts/build-cometbft-variant.sh: Go's time.Now moved by
 // CMT_CLOCK_OFFSET; libfaketime cannot reach a Go program), their ledgerd runs under libfaketime.
 // Transactions posted to the skewed nodes and to the honest ones all commit; every node serves
-// them and agrees on the app hash; each block's time (BFT time, the weighted median of the
-// previous height's precommit timestamps) rises and stays within the honest validators'
-// timestamps, though node 1 signs three minutes ahead; `ledgerd doctor` says node 1's clock is
+// them and agrees on the app hash; each block's time rises and is BFT time, the weighted median
+// of the previous height's precommit timestamps by CometBFT's own rule, an honest validator's
+// timestamp when all four precommits made the commit, though node 1 signs three minutes ahead; `ledgerd doctor` says node 1's clock is
 // ahead (its own precommits) and node 2's behind (a block time ahead of it). Then node 2 runs 90 s behind, past CometBFT's
 // block_time_tolerance (60 s): its CometBFT finds the next block "too far in the future" and its
 // consensus stops, while the other three go on; with its clock right again it catches up.
@@ -71,6 +71,29 @@ after(async () => {
 const idOf = (tx: JsonObject): string => tx["id"] as string;
 const ms = (rfc3339: string): number => Date.parse(rfc3339);
 
+/** An RFC 3339 time to the nanosecond, as CometBFT writes them (`2026-11-28T21:51:36.951111458Z`). */
+function nanosOf(rfc3339: string): bigint {
+  const fraction = /\.(\d+)Z$/.exec(rfc3339)?.[1] ?? "";
+  return BigInt(Date.parse(rfc3339.replace(/\.\d+Z$/, "Z"))) * 1_000_000n + BigInt(fraction.padEnd(9, "0").slice(0, 9));
+}
+
+/**
+ * BFT time as CometBFT computes it (v0.38 state.MedianTime, cmttime.WeightedMedian): the
+ * precommits present, by time, each weighing its validator's power; the first whose weight reaches
+ * what is left of half the present power, halved with integer division. So with three precommits
+ * of equal power present it is the earliest but one only when that half is above one weight: for
+ * four equal validators with one absent, it is the earliest of the three.
+ */
+function bftTime(votes: readonly { readonly timestamp: string; readonly power: bigint }[]): string {
+  const sorted = [...votes].sort((a, b) => (nanosOf(a.timestamp) < nanosOf(b.timestamp) ? -1 : nanosOf(a.timestamp) > nanosOf(b.timestamp) ? 1 : 0));
+  let median = sorted.reduce((sum, v) => sum + v.power, 0n) / 2n;
+  for (const vote of sorted) {
+    if (median <= vote.power) return vote.timestamp;
+    median -= vote.power;
+  }
+  assert.fail("no precommit present");
+}
+
 describe("clock skew: a validator three minutes ahead and one thirty seconds behind", () => {
   it("the variant's clock and libfaketime's each move by their offset", () => {
     for (const skew of skews) {
@@ -118,7 +141,9 @@ describe("clock skew: a validator three minutes ahead and one thirty seconds beh
       addressOf.set(key.address, manifest.nodes.indexOf(node));
     }
     assert.equal(validatorSet.validators.length, validators);
+    const powerOf = new Map((validatorSet.validators as { address: string; voting_power: string }[]).map((v) => [v.address, BigInt(v.voting_power)]));
     const aheadBy: number[] = [];
+    let everyoneSigned = 0;
     let previous = 0;
     for (let height = 1; height <= agreed.height; height++) {
       const header = (await rpc(nodeOf(manifest, 0), `block?height=${height}`)).block;
@@ -131,10 +156,18 @@ describe("clock skew: a validator three minutes ahead and one thirty seconds beh
       const honest = signatures.filter((s) => honestIndexes.includes(addressOf.get(s.validator_address)!)).map((s) => ms(s.timestamp));
       const ahead = signatures.find((s) => addressOf.get(s.validator_address) === skews[0].index);
       if (ahead !== undefined) aheadBy.push(ms(ahead.timestamp) - time);
-      // With one clock ahead and one behind among four equal validators, the median is an honest vote.
-      assert.ok(honest.length > 0 && time >= Math.min(...honest) && time <= Math.max(...honest),
-        `height ${height}: block time ${header.header.time}, precommits ${JSON.stringify(header.last_commit.signatures.map((s: { validator_address: string }) => ({ ...s, node: addressOf.get(s.validator_address), signature: undefined })))}`);
+      const said = `height ${height}: block time ${header.header.time}, precommits ${JSON.stringify(header.last_commit.signatures.map((s: { validator_address: string }) => ({ ...s, node: addressOf.get(s.validator_address), signature: undefined })))}`;
+      // The skewed clocks move no block time off CometBFT's rule, whichever precommits made the commit.
+      assert.equal(header.header.time, bftTime(signatures.map((s) => ({ timestamp: s.timestamp, power: powerOf.get(s.validator_address)! }))), said);
+      // With one clock ahead and one behind among four equal validators all present, that is an
+      // honest vote. (With one of the four absent it is the earliest of three: the behind clock's,
+      // when it is present.)
+      if (signatures.length === validators) {
+        everyoneSigned++;
+        assert.ok(honest.length > 0 && time >= Math.min(...honest) && time <= Math.max(...honest), said);
+      }
     }
+    assert.ok(everyoneSigned > 0, "no block's last commit held every validator's precommit");
     assert.ok(aheadBy.length > 0 && aheadBy.every((d) => d > skews[0].ms - 10_000), `node 1's precommits ahead of block time by ${aheadBy.join(", ")} ms`);
     t.diagnostic(`${committed.length} transactions committed up to height ${agreed.height}; node 1's precommits ${Math.min(...aheadBy)}–${Math.max(...aheadBy)} ms ahead of the block time`);
 
