@@ -17,7 +17,7 @@ import { PreparePool, preparePoolOptionsDefault } from "../src/ledger/preparePoo
 import { PostgresStore } from "../src/store/postgres/postgresStore.js";
 import { SqliteStore } from "../src/store/sqlite/sqliteStore.js";
 import type { Store } from "../src/store/store.js";
-import { startPostgres, type PostgresServer } from "../test/helpers/postgres.js";
+import { durableServerSettings, startPostgres, type PostgresServer } from "../test/helpers/postgres.js";
 import { benchBackends, postgresCpuMs, vacuumAnalyze } from "./store.bench.js";
 import type { CommittedTx } from "../src/transaction/committed.js";
 import { makeCreate } from "../src/transaction/builders/makeCreate.js";
@@ -150,7 +150,7 @@ export async function run(): Promise<void> {
 /** The benchmark on one backend: committed tx/s (CREATE and TRANSFER together) empty and at the fill. */
 async function runOn(backend: "sqlite" | "postgres"): Promise<{ empty: number; full: number; cpuEmpty: number; cpuFull: number }> {
   const dir = mkdtempSync(join(tmpdir(), "ledgerd-bench-engine-"));
-  const server = backend === "postgres" ? await startPostgres() : null;
+  const server = backend === "postgres" ? await startPostgres(durableServerSettings) : null;
   try {
     const url = server === null ? "" : await server.newDatabase();
     const path = join(dir, "ledger.sqlite");

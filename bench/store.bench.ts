@@ -15,7 +15,7 @@ import { dirname, join } from "node:path";
 import pg from "pg";
 import { PostgresStore } from "../src/store/postgres/postgresStore.js";
 import { SqliteStore } from "../src/store/sqlite/sqliteStore.js";
-import { startPostgres, type PostgresServer } from "../test/helpers/postgres.js";
+import { durableServerSettings, startPostgres, type PostgresServer } from "../test/helpers/postgres.js";
 import type { Store } from "../src/store/store.js";
 import type { CommittedTx, OutputRef } from "../src/transaction/committed.js";
 import { inVerifies, ofVerifyRate } from "./lib.js";
@@ -44,7 +44,7 @@ export async function benchStore(backend: "sqlite" | "postgres", dir: string): P
   // A quarter of the machine's memory, as docs/postgres.md ("Tuning") advises, instead of
   // initdb's 128 MB: a broad search reads the pages of 10,000 matches spread over the text table.
   const sharedBuffers = `${Math.floor(totalmem() / 4 / 2 ** 20)}MB`;
-  const server = await startPostgres({ shared_buffers: sharedBuffers });
+  const server = await startPostgres({ ...durableServerSettings, shared_buffers: sharedBuffers });
   const url = await server.newDatabase();
   const store = await PostgresStore.open({ url });
   // After a bulk fill PostgreSQL's autovacuum would run under the measured reads (2 cores):

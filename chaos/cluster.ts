@@ -18,7 +18,7 @@ import {
   freeBasePort, shareValidatorKey, validatorAddressOf,
 } from "../test/e2e/cometbft/network.js";
 import { ageGenesis } from "../test/helpers/clockSkew.js";
-import { startPostgres, type PostgresServer } from "../test/helpers/postgres.js";
+import { durableServerSettings, startPostgres, type PostgresServer } from "../test/helpers/postgres.js";
 import { Links, type LinkProxy } from "./links.js";
 import { latestHeight } from "./http.js";
 import {
@@ -83,7 +83,7 @@ export class ChaosCluster {
     const manifest = { ...made, nodes: made.nodes.slice(0, count) };
     const proxies = proxiesOf(manifest.nodes, basePort);
     for (const [i, node] of manifest.nodes.entries()) peersThroughProxies(root, node, i, manifest.nodes, proxies);
-    const postgres = postgresNodes.length === 0 ? null : await startPostgres();
+    const postgres = postgresNodes.length === 0 ? null : await startPostgres(durableServerSettings);
     for (const i of postgresNodes) ledgerInPostgres(root, manifest.nodes[i]!, await postgres!.newDatabase());
     const links = await Links.start(`127.0.0.1:${basePort + toxiproxyApiOffset}`, proxies, join(root, "toxiproxy.log"));
     const twin = made.nodes[count] ?? null;

@@ -89,8 +89,19 @@ async function freePort(): Promise<number> {
   });
 }
 
-/** `settings`: server settings for the command line (`log_min_duration_statement`, ...). */
+/**
+ * What a test's server runs with unless `settings` says otherwise: no fsync, no full-page writes.
+ * A test's faults are processes that die (the node SIGKILLed, `pg_ctl stop -m immediate`), never
+ * the machine, and what PostgreSQL has written survives its processes' death without them; the
+ * fsync of every commit (4 to 12 ms on this disk) was most of the PostgreSQL tests' time.
+ */
+export const testServerSettings = { fsync: "off", full_page_writes: "off" } as const;
+/** A server as operators run one: what benchmarks and the chaos suite start, to measure it. */
+export const durableServerSettings = { fsync: "on", full_page_writes: "on" } as const;
+
+/** `settings`: server settings for the command line (`log_min_duration_statement`, ...), over `testServerSettings`. */
 export async function startPostgres(settings: Readonly<Record<string, string>> = {}): Promise<PostgresServer> {
+  const effective = { ...testServerSettings, ...settings };
   const dir = mkdtempSync(join(tmpdir(), "ledgerd-pg-"));
   if (process.getuid?.() === 0) {
     const id = spawnSync("id", ["-u", "postgres"], { encoding: "utf8" });
@@ -100,7 +111,7 @@ export async function startPostgres(settings: Readonly<Record<string, string>> =
   const data = join(dir, "data");
   const port = await freePort();
   run("initdb", ["-D", data, "-U", "ledgerd", "--auth=trust", "--encoding=UTF8", "--locale=C", "--no-sync"]);
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1${Object.entries(settings).map(([k, v]) => ` -c ${k}=${v}`).join("")}`;
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1${Object.entries(effective).map(([k, v]) => ` -c ${k}=${v}`).join("")}`;
   const startArgs = ["-l", join(dir, "server.log"), "-o", options];
   const start = () => pgCtl(data, startArgs, "start");
   start();
