@@ -4,7 +4,7 @@
 //
 // A command's own work is imported when it runs (`await import`), not here: a node's start brings
 // Fastify, the engines and the stores, and `ledgerd keys` or `election show` need none of them
-// (each command loaded them all before: ~0.6 s of CPU, in every command a script or test runs).
+// (each command loaded them all before: `ledgerd keys` took 0.64 to 0.76 s of CPU, now 0.30 s).
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { isAbsolute, join, relative } from "node:path";
 import { ConfigError } from "../config/configError.js";

@@ -8,7 +8,7 @@ import type { HttpOptions } from "../http/options.js";
 import type { CheckpointOptions, LedgerOptions, PreparePoolOptions, WitnessOptions } from "../ledger/options.js";
 import type { MetricsOptions } from "../metrics/options.js";
 import { postgresStoreOptionsDefault, type PostgresStoreOptions } from "../store/postgres/options.js";
-import type { SqliteStoreOptions } from "../store/sqlite/options.js";
+import { sqliteStoreOptionsDefault, type SqliteStoreOptions } from "../store/sqlite/options.js";
 import { parseHostPort } from "./parseHostPort.js";
 import type { Config } from "./schema.js";
 
@@ -123,6 +123,7 @@ export function moduleOptions(config: Config): ModuleOptions {
       mmapSizeBytes: config.database.mmap_size_bytes,
       walAutocheckpointPages: config.database.wal_autocheckpoint_pages,
       checkpointIntervalMs: config.database.checkpoint_interval_ms,
+      checkpointStartWalBytes: sqliteStoreOptionsDefault.checkpointStartWalBytes,
       journalSizeLimitBytes: config.database.journal_size_limit_bytes,
       searchWordsMax: config.database.search_words_max,
       searchRankedMatchesMax: config.database.search_ranked_matches_max,

@@ -24,7 +24,7 @@ describe("thread names", { skip: process.platform !== "linux" && "names are set 
     // An answer from the verify thread means it has run its module, which names it.
     const answer = await pool.prepare(Buffer.from("{}"));
     assert.ok("code" in answer, "an empty object is no transaction");
-    const store = await openThreadedSqliteStore({ path: join(dir, "names.sqlite") });
+    const store = await openThreadedSqliteStore({ path: join(dir, "names.sqlite"), checkpointStartWalBytes: 0 });
     try {
       // The writer answered its open; the checkpoint thread it started names itself when its
       // module has loaded, a moment later.

@@ -28,6 +28,13 @@ export interface SqliteStoreOptions {
    * no longer pauses to do it. 0: SQLite's own checkpoints, inside that commit.
    */
   readonly checkpointIntervalMs: number;
+  /**
+   * The log's size at which that thread starts: a store whose log stays small (a node that
+   * commits little, a test's store) never pays the thread's start, ~90 ms of CPU. 0: at open. Far
+   * below the writer's own mark meanwhile (`walAutocheckpointPages` times checkpointer.ts's
+   * `fallbackFactor` pages), so the log is copied beside the writer long before a commit would.
+   */
+  readonly checkpointStartWalBytes: number;
   /** After a checkpoint the log file is truncated to this size. */
   readonly journalSizeLimitBytes: number;
   /** A text search with more words than this (every word as written, repeats included) is refused. */
@@ -98,6 +105,7 @@ export const sqliteStoreOptionsDefault: SqliteStoreOptions = Object.freeze({
   mmapSizeBytes: 1024 * 1024 * 1024,
   walAutocheckpointPages: 4000,
   checkpointIntervalMs: 250,
+  checkpointStartWalBytes: 4 * 1024 * 1024,
   journalSizeLimitBytes: 64 * 1024 * 1024,
   searchWordsMax: 64,
   searchRankedMatchesMax: 10_000,

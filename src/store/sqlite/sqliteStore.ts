@@ -120,8 +120,10 @@ export class SqliteStore implements Store {
   /** Told once of the first damage a read meets (onDamaged). */
   #damaged: ((error: Error) => void) | null = null;
   #damageTold = false;
-  /** The checkpoint thread, when this store writes a file others may open (checkpointer.ts). */
-  readonly #checkpointer: Checkpointer | null;
+  /** The checkpoint thread, once this store, writing a file others may open, has started it (checkpointer.ts). */
+  #checkpointer: Checkpointer | null = null;
+  /** How to start it, until it is: from the first commit that leaves the log at `startWalBytes`. */
+  #checkpointerPlan: { readonly start: () => Checkpointer; readonly startWalBytes: number } | null = null;
   /** During a bulk load: the transactions written since its open SQLite transaction began. */
   #bulk: { txs: number } | null = null;
 
@@ -171,14 +173,26 @@ export class SqliteStore implements Store {
       wordsMax: options.searchWordsMax,
       rankedMatchesMax: options.searchRankedMatchesMax,
     };
-    this.#checkpointer = !checkpoints ? null : Checkpointer.start(
-      { path: db.name, synchronous: options.synchronous, intervalMs: options.checkpointIntervalMs },
-      (error) => {
-        // The writer takes its checkpoints back; the log stays bounded either way.
-        if (db.open) db.pragma(`wal_autocheckpoint = ${Math.floor(options.walAutocheckpointPages)}`);
-        process.emitWarning(`SQLite checkpoints are back inside commits: ${error.message}`, "LedgerdWarning");
-      },
-    );
+    if (checkpoints) {
+      const data = { path: db.name, synchronous: options.synchronous, intervalMs: options.checkpointIntervalMs };
+      const start = (): Checkpointer =>
+        Checkpointer.start(data, (error) => {
+          // The writer takes its checkpoints back; the log stays bounded either way.
+          if (db.open) db.pragma(`wal_autocheckpoint = ${Math.floor(options.walAutocheckpointPages)}`);
+          process.emitWarning(`SQLite checkpoints are back inside commits: ${error.message}`, "LedgerdWarning");
+        });
+      this.#checkpointerPlan = { start, startWalBytes: options.checkpointStartWalBytes };
+      this.#startCheckpointerWhenDue();
+    }
+  }
+
+  /** Starts the checkpoint thread once the log has reached the plan's size (a syscall a commit until then). */
+  #startCheckpointerWhenDue(): void {
+    const plan = this.#checkpointerPlan;
+    if (plan === null) return;
+    if (plan.startWalBytes > 0 && (statSync(`${this.#c.db.name}-wal`, { throwIfNoEntry: false })?.size ?? 0) < plan.startWalBytes) return;
+    this.#checkpointerPlan = null;
+    this.#checkpointer = plan.start();
   }
 
   /** The connection, for tests and diagnostics (pragmas, query plans). Do not write through it. */
@@ -189,6 +203,11 @@ export class SqliteStore implements Store {
   /** Rows of the hashed indexes waiting in memory for their slice's merge (deferredIndex.ts), for tests and diagnostics. */
   get indexRowsWaiting(): number {
     return this.#c.merged.reduce((n, _, slice) => n + rowsWaitingIn(this.#c, slice), 0);
+  }
+
+  /** Whether the checkpoint thread runs (options.checkpointStartWalBytes), for tests and diagnostics. */
+  get checkpointing(): boolean {
+    return this.#checkpointer !== null;
   }
 
   /** The bytes of this connection's filter of the committed ids (options.idFilter), for tests and diagnostics; 0 without. */
@@ -519,6 +538,7 @@ export class SqliteStore implements Store {
       bulk.txs = 0;
     }
     this.#pageCache!.update();
+    this.#startCheckpointerWhenDue();
     return rows;
   }
 

@@ -38,8 +38,9 @@ function ledgerBytes(store: SqliteStore): number {
  */
 async function checkpointedStore(): Promise<string> {
   const path = freshPath();
-  const store = SqliteStore.open({ path, access: "readers", checkpointIntervalMs: 20 });
+  const store = SqliteStore.open({ path, access: "readers", checkpointIntervalMs: 20, checkpointStartWalBytes: 0 });
   try {
+    assert.ok(store.checkpointing, "started at open");
     assert.equal(store.database.pragma("wal_autocheckpoint", { simple: true }), 4000 * fallbackFactor, "the writer's own mark is only a fallback");
     await commitBlocks(store);
     const ledger = ledgerBytes(store);
@@ -51,6 +52,29 @@ async function checkpointedStore(): Promise<string> {
 }
 
 describe("SQLite checkpoints on a thread of their own", () => {
+  it("starts its thread at the first commit that leaves the log at checkpointStartWalBytes, not before", async () => {
+    const path = freshPath();
+    const startWalBytes = 512 * 1024; // a fresh store's log holds ~180 KiB after its schema, a block here ~100 KiB
+    const store = SqliteStore.open({ path, access: "readers", checkpointIntervalMs: 20, checkpointStartWalBytes: startWalBytes });
+    try {
+      assert.equal(store.checkpointing, false, "not at open");
+      await store.initChain("chain", [validator("a")], "bigchaindb");
+      const seen: boolean[] = [];
+      for (let height = 1; !store.checkpointing; height++) {
+        assert.ok(height <= 100, "the log never reached the mark");
+        await store.commitBlock(block(height, Array.from({ length: 20 }, (_, i) => createTx({ label: `s${height}-${i}`, data: { text: "x".repeat(200) } }))));
+        const logBytes = statSync(`${path}-wal`).size;
+        assert.equal(store.checkpointing, logBytes >= startWalBytes, `height ${height}: a ${logBytes}-byte log`);
+        seen.push(store.checkpointing);
+      }
+      assert.ok(seen.length > 1, "some commits ran without the thread");
+      const ledger = ledgerBytes(store);
+      await waitFor(`the thread to copy the log into the database file (${ledger} bytes)`, () => statSync(path).size === ledger);
+    } finally {
+      await store.close();
+    }
+  });
+
   it("copies the log into the database file while no commit reaches the writer's mark", async () => {
     const path = await checkpointedStore();
     assert.equal(existsSync(`${path}-wal`), false, "the thread's connection closed before the writer's (the last one removes the log)");

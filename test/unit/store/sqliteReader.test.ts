@@ -75,16 +75,15 @@ function splitStore(writer: SqliteStore, reader: SqliteStore): Store {
 }
 
 /** A writer that lets readers in, and a reader on the same file (as an HTTP worker opens it). */
-function openPair(options: { indexSlices?: number; indexRowsWaitingMax?: number; indexMergeRowsMax?: number; checkpointIntervalMs?: number } = {}) {
+function openPair(options: { indexSlices?: number; indexRowsWaitingMax?: number; indexMergeRowsMax?: number } = {}) {
   const path = freshPath();
   const writer = SqliteStore.open({ ...options, path, access: "readers" });
   const reader = SqliteStore.open({ path, access: "reader" });
   return { writer, reader, path };
 }
 
-// Without the writer's checkpoint thread, as in sqliteStore.test.ts's writer-thread conformance.
 storeConformance("sqlite reader beside its writer", async () => {
-  const { writer, reader } = openPair({ indexSlices: 4, checkpointIntervalMs: 0 });
+  const { writer, reader } = openPair({ indexSlices: 4 });
   return splitStore(writer, reader);
 });
 

@@ -34,10 +34,7 @@ const freshPath = () => join(dir, `store-${++files}.sqlite`);
 
 storeConformance("sqlite", async () => SqliteStore.open({ path: freshPath() }));
 // The same with the writes on a thread of their own, read through a store that follows them.
-// Without the checkpoint thread: it copies the log every 250 ms, after most of these tests have
-// ended, and it cost each test a thread's start (~90 ms of CPU); sqliteCheckpointer.test.ts
-// tests it beside a writer.
-storeConformance("sqlite (writer thread)", () => openThreadedSqliteStore({ path: freshPath(), checkpointIntervalMs: 0 }));
+storeConformance("sqlite (writer thread)", () => openThreadedSqliteStore({ path: freshPath() }));
 // The same with every index row merged at each commit, so lookups go through the index tables.
 storeConformance("sqlite (indexes merged at once)", async () =>
   SqliteStore.open({ path: freshPath(), indexSlices: 1 }),
