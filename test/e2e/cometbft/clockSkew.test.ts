@@ -79,7 +79,7 @@ function nanosOf(rfc3339: string): bigint {
 
 /**
  * BFT time as CometBFT computes it (v0.38 state.MedianTime, cmttime.WeightedMedian): the
- * precommits present, by time, each weighing its validator's power; the first whose weight reaches
+ * precommits present (for the block or for nil), by time, each weighing its validator's power; the first whose weight reaches
  * what is left of half the present power, halved with integer division. So with three precommits
  * of equal power present it is the earliest but one only when that half is above one weight: for
  * four equal validators with one absent, it is the earliest of the three.
@@ -151,8 +151,10 @@ describe("clock skew: a validator three minutes ahead and one thirty seconds beh
       assert.ok(time > previous, `height ${height}: ${header.header.time} not after the block before`);
       previous = time;
       if (height === 1) continue;
+      // Every precommit in the commit counts, one for nil (flag 3) as much as one for the block
+      // (flag 2); only an absent validator's (flag 1) is left out.
       const signatures = (header.last_commit.signatures as { validator_address: string; timestamp: string; block_id_flag: number }[])
-        .filter((s) => s.block_id_flag === 2);
+        .filter((s) => s.block_id_flag !== 1);
       const honest = signatures.filter((s) => honestIndexes.includes(addressOf.get(s.validator_address)!)).map((s) => ms(s.timestamp));
       const ahead = signatures.find((s) => addressOf.get(s.validator_address) === skews[0].index);
       if (ahead !== undefined) aheadBy.push(ms(ahead.timestamp) - time);
