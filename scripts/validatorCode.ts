@@ -39,7 +39,7 @@ const ucs2lengthImport = 'import ucs2length from "ajv/dist/runtime/ucs2length.js
 /** ajv's standalone code, its `require` of a runtime helper made an import (an ES module has no require). */
 function moduleOf(ajv: Ajv, refs: Record<string, string> | ReturnType<Ajv["compile"]>, from: string, imports: readonly string[]): string {
   // A CommonJS module: its function is its `default` export, under an ES import's default.
-  let code = standalone.default(ajv, refs as never);
+  let code = standalone.default(ajv, refs);
   const extra = [...imports];
   if (code.includes(ucs2lengthRequire)) {
     code = code.replaceAll(ucs2lengthRequire, "ucs2length.default");
