@@ -117,9 +117,16 @@ function signLoad(count: number): Buffer[] {
  */
 const commitWarmUpSeconds = 10;
 
-/** Open-loop `commit` posts at `rate` per second for `seconds`; the latency of each. */
-async function commitLatency(node: BenchNode, rate: number, seconds: number): Promise<number[]> {
+/** The cold round's latencies by the second their post was sent in, to show where its tail lies. */
+const coldSliceSeconds = 2;
+
+/**
+ * Open-loop `commit` posts at `rate` per second for `seconds`; the latency of each, sorted, and
+ * by slices of `coldSliceSeconds` of the round (each slice's sorted).
+ */
+async function commitLatency(node: BenchNode, rate: number, seconds: number): Promise<number[] & { slices: number[][] }> {
   const txs = signLoad(rate * seconds);
+  const slices: number[][] = Array.from({ length: Math.ceil(seconds / coldSliceSeconds) }, () => []);
   const latencies: number[] = [];
   const pending: Promise<void>[] = [];
   const start = performance.now();
@@ -131,10 +138,12 @@ async function commitLatency(node: BenchNode, rate: number, seconds: number): Pr
     pending.push(post(node.base, "commit", txs[i]!).then((status) => {
       if (status !== 202) throw new Error(`commit answered ${status}`);
       latencies.push(performance.now() - sent);
+      slices[Math.floor(i / (rate * coldSliceSeconds))]!.push(performance.now() - sent);
     }));
   }
   await Promise.all(pending);
-  return latencies.sort((a, b) => a - b);
+  for (const slice of slices) slice.sort((a, b) => a - b);
+  return Object.assign(latencies.sort((a, b) => a - b), { slices });
 }
 
 /** One round's counts; rounds add up (`addRounds`). */
@@ -254,6 +263,18 @@ async function sustainedRounds(node: BenchNode): Promise<void> {
   console.log(`the node's threads: ${(nodeUs / verifyUs).toFixed(2)} raw verifies of CPU per committed transaction (goal <= 3.0; one raw verify ${verifyUs.toFixed(0)} µs of CPU, ${verifyMicros.map((us) => us.toFixed(0)).join(" / ")} around the rounds)`);
 }
 
+/** Two rounds' CPU a transaction by thread (from three readings of `threadCpuMs`), side by side. */
+function threadsPerTx(start: Map<string, number>, middle: Map<string, number>, firstTxs: number, end: Map<string, number>, secondTxs: number): string {
+  const threads = [...new Set([...middle.keys(), ...end.keys()])];
+  const perTx = (from: Map<string, number>, to: Map<string, number>, thread: string, txs: number) => ((to.get(thread) ?? 0) - (from.get(thread) ?? 0)) * 1000 / txs;
+  return threads
+    .map((thread) => [thread, perTx(start, middle, thread, firstTxs), perTx(middle, end, thread, secondTxs)] as const)
+    .filter(([, first, second]) => first + second >= 1)
+    .sort((a, b) => b[1] - a[1])
+    .map(([thread, first, second]) => `${thread} ${first.toFixed(0)} / ${second.toFixed(0)}`)
+    .join(", ");
+}
+
 /** The CPU breakdown, largest first, with the sum and what two cores allow at that cost. */
 function printCpuBreakdown(cpuPerTx: Map<string, number>): void {
   const rows = [...cpuPerTx].filter(([, us]) => us >= 0.5).sort((a, b) => b[1] - a[1]);
@@ -297,10 +318,15 @@ export async function run(): Promise<void> {
       console.log(`${label}: p50 ${r.p50} ms, p99 ${r.p99} ms, ${fmt(r.rps)} req/s (1 connection)`);
     }
     if (!sustainOnly) {
+      const coldCpu = threadCpuMs(node.proc.pid!);
       const cold = await commitLatency(node, 1_000, commitWarmUpSeconds);
+      const warmCpu = threadCpuMs(node.proc.pid!);
       console.log(`commit latency at 1,000 tx/s offered, the first ${commitWarmUpSeconds} s after the node's start: p50 ${percentile(cold, 50).toFixed(1)} ms, p99 ${percentile(cold, 99).toFixed(1)} ms`);
+      const slices = cold.slices.map((slice, i) => `${i * coldSliceSeconds}-${(i + 1) * coldSliceSeconds} s ${percentile(slice, 50).toFixed(0)} / ${percentile(slice, 99).toFixed(0)}`);
+      console.log(`  the same by ${coldSliceSeconds} s of sends, p50 / p99 ms: ${slices.join(", ")}`);
       const latencies = await commitLatency(node, 1_000, quick ? 5 : 15);
       console.log(`commit latency at 1,000 tx/s offered: p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms (goal: p99 <= 50 ms)`);
+      console.log(`  CPU per transaction by thread (µs), the first ${commitWarmUpSeconds} s / the round after: ${threadsPerTx(coldCpu, warmCpu, cold.length, threadCpuMs(node.proc.pid!), latencies.length)}`);
     }
     await sustainedRounds(node);
     console.log(`node peak RSS: ${peakRssMiB(node.proc.pid!).toFixed(0)} MiB`);
