@@ -1,9 +1,10 @@
 // The proofs a node serves (ledger/proofs.ts) over a real SQLite store of 20,000 transactions:
-// every transaction's proof verifies with the verifier alone (proofs/verify.ts); a proof with
-// any single bit flipped, another height, index or size fails; consistency proofs between
-// random heights verify, and fail against a history forked from this one.
+// a proof of a transaction of every block, at every place in a block, verifies with the verifier
+// alone (proofs/verify.ts); a proof with any single bit flipped, another height, index or size
+// fails; consistency proofs between random heights verify, and fail against a history forked
+// from this one.
 //
-// Why 20,000 (it was 100,000: 57 s alone on this 2-core machine, ~290 s when busy; now 13 s):
+// Why 20,000 (it was 100,000: 57 s alone on this 2-core machine, ~290 s when busy):
 // nothing in the proofs' code depends on the ledger's size but the tree's depth, which the same
 // loops walk at any size (proofs/history.ts and proofs/merkle.ts branch on a size's bits, not on
 // its magnitude; the one size threshold, blockTree.ts's 64-leaf chunks, is above these
@@ -53,6 +54,21 @@ async function buildChain(path: string, total: number, fork?: { at: number }): P
   return { store, ids, height };
 }
 
+/**
+ * The transactions whose proofs are checked: one of each block (the block's history leaf, so
+ * every history index and every edge shape up to the last size), at the place in its block that
+ * moves on by one from block to block (so every place 0..24 is proved some 30 times), and the
+ * whole of the first and the last two blocks. Proving all 20,000 took 14 s and reached no shape
+ * these 900 do not: a proof's path depends on the place in the block, the block's size and its
+ * history index, never on which transaction sits there.
+ */
+function provedIds(ids: readonly string[]): string[] {
+  const blocks: string[][] = [];
+  for (let i = 0; i < ids.length; i += txsPerBlock) blocks.push(ids.slice(i, i + txsPerBlock));
+  const whole = new Set([0, blocks.length - 2, blocks.length - 1]);
+  return blocks.flatMap((block, b) => (whole.has(b) ? block : [block[b % block.length]!]));
+}
+
 const flipBit = (hex: string, bit: number): string => {
   const bytes = Buffer.from(hex, "hex");
   bytes[bit >> 3]! ^= 1 << (bit & 7);
@@ -66,17 +82,19 @@ describe("proofs of a 20,000-transaction ledger", () => {
   });
   after(() => chain.store.close());
 
-  it("every transaction's proof verifies, to the last height and to the block's own", async () => {
+  it("a transaction of every block verifies (every place in a block in turn), to the last height and to the block's own", async () => {
     const head = await chain.store.getChainState();
+    const proved = provedIds(chain.ids);
     let verified = 0;
-    for (const id of chain.ids) {
+    for (const id of proved) {
       const proof: TransactionProof = { ...(await transactionProof(chain.store, id)), signed_header: null };
       const verdict = verifyTransactionProof(proof, {}, id);
       assert.ok(verdict.ok, `${id}: ${verdict.ok ? "" : verdict.reason}`);
       assert.equal(verdict.appHash, head.appHash);
       verified++;
     }
-    assert.equal(verified, txCount);
+    assert.equal(verified, proved.length);
+    assert.ok(proved.length > txCount / txsPerBlock, "a transaction of every block, and whole blocks");
     // Anchored at its own block: the app hash that block's commit stored.
     const id = chain.ids[12_345]!;
     const height = (await chain.store.getBlockHeightOfTransaction(id))!;
