@@ -1,13 +1,15 @@
 // The schemas' validators as plain code: ajv's standalone output, written into src/ by
 // `npm run generate:validators` and committed. Compiling a schema is the same work each time:
 // the four transaction schemas took every prepare thread ~0.15 to 0.2 s of CPU as it started, and
-// the settings' schema ~0.1 s in every process that loaded settings (a node, each command).
+// the settings' schema ~0.1 s in every process that loaded settings (a node, each command); the
+// export lines' two were the last schemas src compiled at run time (`ledgerd import`).
 // test/unit/generatedValidators.test.ts fails when a committed file is not what this gives.
 import { Ajv, type Options } from "ajv";
 import { _ } from "ajv/dist/compile/codegen/index.js";
 import standalone from "ajv/dist/standalone/index.js";
 import { configFormats } from "../src/config/configFormats.js";
 import { configSchema } from "../src/config/schema.js";
+import { blockSchema, headerSchema } from "../src/tools/exportSchemas.js";
 import { checkedOperationSchemas } from "../src/transaction/schemas.js";
 
 export interface GeneratedValidators {
@@ -22,6 +24,8 @@ export interface GeneratedValidators {
  * `type: ["object", "null"]` for the asset's data and the metadata.
  */
 export const transactionAjvOptions = { allErrors: false, strict: true, allowUnionTypes: true } as const satisfies Options;
+/** An export line's first error only (an import names one field). */
+export const exportAjvOptions = { allErrors: false, strict: true } as const satisfies Options;
 /** Every problem of the settings at once, each with the schema and value it concerns. */
 export const configAjvOptions = { allErrors: true, strict: true, verbose: true } as const satisfies Options;
 
@@ -66,7 +70,14 @@ function configValidator(): string {
   return moduleOf(ajv, ajv.compile(configSchema), "src/config/schema.ts, exported as validate", ['import { configFormats } from "./configFormats.js";']);
 }
 
+function exportValidators(): string {
+  const ajv = new Ajv({ ...exportAjvOptions, code: { source: true, esm: true, lines: true } });
+  ajv.addSchema(headerSchema, "header").addSchema(blockSchema, "block");
+  return moduleOf(ajv, { header: "header", block: "block" }, "src/tools/exportSchemas.ts, exported as header and block", []);
+}
+
 export const generatedValidators: readonly GeneratedValidators[] = [
   { path: "src/transaction/schemaValidators.generated.ts", text: transactionValidators },
   { path: "src/config/configValidator.generated.ts", text: configValidator },
+  { path: "src/tools/exportValidators.generated.ts", text: exportValidators },
 ];

@@ -2,14 +2,14 @@
 // uses it: the JSON schema of the header and of a block line, then what a schema cannot say (a
 // validator listed twice, a total power past what a number holds exactly). A file that passes
 // gives a ledger a node can start on; any other is refused naming its line and field.
-import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
-import { chainIdCharsMax } from "../config/schema.js";
-import { commitmentVersions, type CommitmentVersion } from "../proofs/commitment.js";
+import type { ErrorObject, ValidateFunction } from "ajv";
+import type { CommitmentVersion } from "../proofs/commitment.js";
 import type { Validator } from "../store/store.js";
 import type { BlockLine } from "../ledger/blockLine.js";
+import type { exportFormat, exportVersion } from "./exportSchemas.js";
+import * as generated from "./exportValidators.generated.js";
 
-export const exportFormat = "ledgerd-export";
-export const exportVersion = 1;
+export { exportFormat, exportValidatorsMax, exportVersion } from "./exportSchemas.js";
 
 /**
  * Most bytes in one line of an export, the header or a block. A block's line holds its
@@ -18,9 +18,6 @@ export const exportVersion = 1;
  * write a longer line, so it never writes a file an import refuses.
  */
 export const exportLineBytesMax = 64 * 1024 * 1024;
-
-/** Validators in the header's first set: CometBFT's `MaxVotesCount`. */
-export const exportValidatorsMax = 10_000;
 
 export interface ExportHeader {
   readonly format: typeof exportFormat;
@@ -44,80 +41,15 @@ export interface ExportHeader {
 /** A block's line (ledger/blockLine.ts, shared with state-sync snapshots). */
 export type ExportBlock = BlockLine;
 
-const safeInteger = (minimum: number) => ({ type: "integer", minimum, maximum: Number.MAX_SAFE_INTEGER }) as const;
-
-const headerSchema = {
-  type: "object",
-  additionalProperties: false,
-  required: ["format", "version", "chain_id", "validators", "from", "to"],
-  properties: {
-    format: { const: exportFormat },
-    version: { const: exportVersion },
-    // A chain id the setting engine.chain_id cannot name is a ledger no node starts on.
-    chain_id: { type: "string", minLength: 1, maxLength: chainIdCharsMax },
-    validators: {
-      type: "array",
-      // A chain without a validator makes no block.
-      minItems: 1,
-      maxItems: exportValidatorsMax,
-      items: {
-        type: "object",
-        additionalProperties: false,
-        required: ["publicKey", "power"],
-        properties: { publicKey: { type: "string", pattern: "^[0-9a-f]{64}$" }, power: safeInteger(1) },
-      },
-    },
-    commitment: { enum: [...commitmentVersions] },
-    // ABCI's uint64, in decimal.
-    app_version: { type: "string", pattern: "^(0|[1-9][0-9]{0,19})$" },
-    rule_heights: { type: "object", additionalProperties: safeInteger(1) },
-    from: { const: 1 },
-    to: safeInteger(0),
-  },
-} as const;
-
-const blockSchema = {
-  type: "object",
-  additionalProperties: false,
-  required: ["height", "app_hash", "txs"],
-  properties: {
-    height: safeInteger(1),
-    // "" while a v1 chain's history is empty (docs/proofs.md), else a hash in hex.
-    app_hash: { type: "string", pattern: "^([0-9a-f]{64})?$" },
-    txs: { type: "array", items: { type: "string" } },
-    evidence: {
-      type: "array",
-      items: {
-        type: "object",
-        additionalProperties: false,
-        required: ["type", "validator_address", "power", "infraction_height", "time", "total_power"],
-        properties: {
-          type: { enum: ["duplicate_vote", "light_client_attack", "unknown"] },
-          validator_address: { type: "string", pattern: "^[0-9A-F]*$" },
-          power: safeInteger(0),
-          infraction_height: safeInteger(0),
-          time: { type: "string" },
-          total_power: safeInteger(0),
-        },
-      },
-    },
-  },
-} as const;
-
-// Compiled at first use: only `ledgerd import` reads an export, and every command loads this module.
-let compiled: { header: ValidateFunction<ExportHeader>; block: ValidateFunction<ExportBlock> } | undefined;
-function lineValidators(): NonNullable<typeof compiled> {
-  if (compiled === undefined) {
-    const ajv = new Ajv({ allErrors: false, strict: true });
-    compiled = { header: ajv.compile<ExportHeader>(headerSchema), block: ajv.compile<ExportBlock>(blockSchema) };
-  }
-  return compiled;
-}
+// ajv's code for the two lines' schemas (exportSchemas.ts), made once by `npm run
+// generate:validators` (scripts/validatorCode.ts) rather than compiled at first use; the
+// generated module is not type-checked (it is ajv's output), so its checks are typed here.
+const validateHeader = generated.header as unknown as ValidateFunction<ExportHeader>;
+const validateBlock = generated.block as unknown as ValidateFunction<ExportBlock>;
 
 /** Line 1 of an export, checked; throws naming the field that is wrong. */
 export function readHeader(text: string): ExportHeader {
   const value = parseLine(text, 1);
-  const validateHeader = lineValidators().header;
   if (!validateHeader(value)) throw schemaError(1, "the header", validateHeader.errors);
   const seen = new Map<string, number>();
   let power = 0;
@@ -136,7 +68,6 @@ export function readHeader(text: string): ExportHeader {
 /** A block's line (line `number`), checked; throws naming the line and the field. */
 export function readBlock(text: string, number: number): ExportBlock {
   const value = parseLine(text, number);
-  const validateBlock = lineValidators().block;
   if (!validateBlock(value)) throw schemaError(number, "a block's line", validateBlock.errors);
   return value;
 }

@@ -12,7 +12,9 @@ import { configDefault } from "../../src/config/defaults.js";
 import { configSchema } from "../../src/config/schema.js";
 import * as transactionValidators from "../../src/transaction/schemaValidators.generated.js";
 import { checkedOperationSchemas, type CheckedOperation } from "../../src/transaction/schemas.js";
-import { configAjvOptions, generatedValidators, transactionAjvOptions } from "../../scripts/validatorCode.js";
+import { blockSchema, headerSchema } from "../../src/tools/exportSchemas.js";
+import * as exportValidators from "../../src/tools/exportValidators.generated.js";
+import { configAjvOptions, exportAjvOptions, generatedValidators, transactionAjvOptions } from "../../scripts/validatorCode.js";
 import { create, keypairOf, transfer } from "../helpers/txFactory.js";
 
 const repo = fileURLToPath(new URL("../../", import.meta.url));
@@ -55,6 +57,26 @@ describe("the generated validators", () => {
     for (const operation of Object.keys(checkedOperationSchemas) as CheckedOperation[]) {
       assertSameAnswers(checks[operation], ajv.compile(checkedOperationSchemas[operation]), values, operation);
     }
+  });
+
+  it("the export lines' checks answer as ajv's compile of their schemas", () => {
+    const ajv = new Ajv(exportAjvOptions);
+    const header = { format: "ledgerd-export", version: 1, chain_id: "c", validators: [{ publicKey: "ab".repeat(32), power: 10 }], from: 1, to: 3 };
+    const headers = [
+      header,
+      { ...header, app_version: "7", rule_heights: { x: 2 }, commitment: "v1" },
+      { ...header, format: "other" },
+      { ...header, validators: [] },
+      { ...header, validators: [{ publicKey: "AB", power: 1 }] },
+      { ...header, chain_id: "c".repeat(1_000) },
+      { ...header, extra: 1 },
+      null,
+    ];
+    assertSameAnswers(exportValidators.header as unknown as Check, ajv.compile(headerSchema), headers, "header");
+    const block = { height: 2, app_hash: "ab".repeat(32), txs: ["{}"] };
+    const evidence = { type: "duplicate_vote", validator_address: "AB01", power: 10, infraction_height: 1, time: "t", total_power: 40 };
+    const blocks = [block, { ...block, app_hash: "" }, { ...block, height: 0 }, { ...block, evidence: [evidence] }, { ...block, evidence: [{ ...evidence, type: "x" }] }, { ...block, txs: [1] }, []];
+    assertSameAnswers(exportValidators.block as unknown as Check, ajv.compile(blockSchema), blocks, "block");
   });
 
   it("the settings' check answers as ajv's compile of their schema, formats included", () => {
