@@ -33,7 +33,7 @@ import type { CommittedTx } from "../src/transaction/committed.js";
 import { makeRandomKeypair } from "../src/transaction/builders/makeRandomKeypair.js";
 import { fmt, inVerifies, median, percentile, rawVerifyCpuMicros, rawVerifyRate, signCreates } from "./lib.js";
 import { RawHttpConnection } from "./rawHttp.js";
-import { fillConditionUri, machineCpuMs, openForFill, sampleThreadStates, peakRssMiB, runCli, startNode, stopNode, threadCpuMs, type BenchNode } from "./nodeProcess.js";
+import { cpuSince, fillConditionUri, machineCpuMs, openForFill, sampleThreadStates, peakRssMiB, runCli, startNode, stopNode, threadCpuMs, type BenchNode } from "./nodeProcess.js";
 
 const quick = process.env["LEDGERD_BENCH_QUICK"] === "1";
 const storedTxs = quick ? 100_000 : 1_000_000;
@@ -126,8 +126,8 @@ const coldSliceSeconds = 2;
  */
 async function commitLatency(node: BenchNode, rate: number, seconds: number): Promise<number[] & { slices: number[][] }> {
   const txs = signLoad(rate * seconds);
-  const slices: number[][] = Array.from({ length: Math.ceil(seconds / coldSliceSeconds) }, () => []);
-  const latencies: number[] = [];
+  /** Each post's latency, in the order sent. */
+  const latencies: number[] = new Array<number>(txs.length);
   const pending: Promise<void>[] = [];
   const start = performance.now();
   for (let i = 0; i < txs.length; i++) {
@@ -137,13 +137,14 @@ async function commitLatency(node: BenchNode, rate: number, seconds: number): Pr
     const sent = performance.now();
     pending.push(post(node.base, "commit", txs[i]!).then((status) => {
       if (status !== 202) throw new Error(`commit answered ${status}`);
-      latencies.push(performance.now() - sent);
-      slices[Math.floor(i / (rate * coldSliceSeconds))]!.push(performance.now() - sent);
+      latencies[i] = performance.now() - sent;
     }));
   }
   await Promise.all(pending);
-  for (const slice of slices) slice.sort((a, b) => a - b);
-  return Object.assign(latencies.sort((a, b) => a - b), { slices });
+  const byNumber = (a: number, b: number) => a - b;
+  const sliceTxs = rate * coldSliceSeconds;
+  const slices = Array.from({ length: Math.ceil(txs.length / sliceTxs) }, (_, k) => latencies.slice(k * sliceTxs, (k + 1) * sliceTxs).sort(byNumber));
+  return Object.assign(latencies.sort(byNumber), { slices });
 }
 
 /** One round's counts; rounds add up (`addRounds`). */
@@ -196,9 +197,9 @@ async function sustained(node: BenchNode, txs: readonly Buffer[], seconds: numbe
   const committedInWindow = committed;
   const clientCpu = process.cpuUsage(clientCpuBefore);
   const cpuMs = new Map<string, number>();
-  for (const [group, ms] of threadCpuMs(node.proc.pid!)) cpuMs.set(`node: ${group}`, ms - (nodeCpuBefore.get(group) ?? 0));
+  for (const [group, ms] of cpuSince(nodeCpuBefore, threadCpuMs(node.proc.pid!))) cpuMs.set(`node: ${group}`, ms);
   cpuMs.set("load generator (this process)", (clientCpu.user + clientCpu.system) / 1000);
-  const machineMs = new Map([...machineCpuMs()].map(([state, ms]) => [state, ms - (machineBefore.get(state) ?? 0)]));
+  const machineMs = cpuSince(machineBefore, machineCpuMs());
   ws.close();
   return { committed: committedInWindow, accepted, seconds: elapsed, latencies, cpuMs, machineMs };
 }
@@ -265,10 +266,11 @@ async function sustainedRounds(node: BenchNode): Promise<void> {
 
 /** Two rounds' CPU a transaction by thread (from three readings of `threadCpuMs`), side by side. */
 function threadsPerTx(start: Map<string, number>, middle: Map<string, number>, firstTxs: number, end: Map<string, number>, secondTxs: number): string {
-  const threads = [...new Set([...middle.keys(), ...end.keys()])];
-  const perTx = (from: Map<string, number>, to: Map<string, number>, thread: string, txs: number) => ((to.get(thread) ?? 0) - (from.get(thread) ?? 0)) * 1000 / txs;
+  const [first, second] = [cpuSince(start, middle), cpuSince(middle, end)];
+  const threads = [...new Set([...first.keys(), ...second.keys()])];
+  const perTx = (spent: Map<string, number>, thread: string, txs: number) => ((spent.get(thread) ?? 0) * 1000) / txs;
   return threads
-    .map((thread) => [thread, perTx(start, middle, thread, firstTxs), perTx(middle, end, thread, secondTxs)] as const)
+    .map((thread) => [thread, perTx(first, thread, firstTxs), perTx(second, thread, secondTxs)] as const)
     .filter(([, first, second]) => first + second >= 1)
     .sort((a, b) => b[1] - a[1])
     .map(([thread, first, second]) => `${thread} ${first.toFixed(0)} / ${second.toFixed(0)}`)

@@ -270,6 +270,11 @@ export function sampleThreadStates(pid: number, busiest: number, everyMs: number
   };
 }
 
+/** What each key of two readings of CPU time (`threadCpuMs`, `machineCpuMs`, ...) spent between them. */
+export function cpuSince(before: ReadonlyMap<string, number>, after: ReadonlyMap<string, number>): Map<string, number> {
+  return new Map([...after].map(([key, ms]) => [key, ms - (before.get(key) ?? 0)]));
+}
+
 export function threadCpuMs(pid: number): Map<string, number> {
   const groups = new Map<string, number>();
   for (const each of nodeProcesses(pid)) {

@@ -69,11 +69,16 @@ const typecheckFlag = "--typecheck";
 const typecheck = process.argv.includes(typecheckFlag) ? runTypecheck() : null;
 
 function runTypecheck() {
+  return runCollected("npm", ["run", "--silent", "typecheck"], "pipe");
+}
+
+/** Runs a child, its output (stdout, and stderr when `stderr` is "pipe") kept; its output and exit status. */
+function runCollected(command, args, stderr) {
   return new Promise((resolve) => {
-    const child = spawn("npm", ["run", "--silent", "typecheck"], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(command, args, { stdio: ["inherit", "pipe", stderr] });
     const chunks = [];
     child.stdout.on("data", (chunk) => chunks.push(chunk));
-    child.stderr.on("data", (chunk) => chunks.push(chunk));
+    child.stderr?.on("data", (chunk) => chunks.push(chunk));
     child.on("close", (code) => resolve({ out: Buffer.concat(chunks).toString("utf8"), status: code ?? 1 }));
   });
 }
@@ -112,14 +117,9 @@ const bundleOf = await bundledTests(files);
 
 /** Runs one lane's files with node's test runner; its output and exit status. */
 function runLane(lane) {
-  return new Promise((resolve) => {
-    const bundles = lane.files.map((file) => bundleOf.get(file));
-    const args = ["--test", `--test-concurrency=${lane.concurrency}`, "--test-reporter=spec", ...bundles];
-    const child = spawn(process.execPath, args, { stdio: ["inherit", "pipe", "inherit"] });
-    const chunks = [];
-    child.stdout.on("data", (chunk) => chunks.push(chunk));
-    child.on("close", (code) => resolve({ out: Buffer.concat(chunks).toString("utf8"), status: code ?? 1 }));
-  });
+  const bundles = lane.files.map((file) => bundleOf.get(file));
+  const args = ["--test", `--test-concurrency=${lane.concurrency}`, "--test-reporter=spec", ...bundles];
+  return runCollected(process.execPath, args, "inherit");
 }
 
 let passed = 0;

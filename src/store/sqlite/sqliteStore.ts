@@ -190,7 +190,7 @@ export class SqliteStore implements Store {
   #startCheckpointerWhenDue(): void {
     const plan = this.#checkpointerPlan;
     if (plan === null) return;
-    if (plan.startWalBytes > 0 && (statSync(`${this.#c.db.name}-wal`, { throwIfNoEntry: false })?.size ?? 0) < plan.startWalBytes) return;
+    if (plan.startWalBytes > 0 && fileBytes(`${this.#c.db.name}-wal`) < plan.startWalBytes) return;
     this.#checkpointerPlan = null;
     this.#checkpointer = plan.start();
   }
